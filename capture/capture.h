@@ -1,0 +1,83 @@
+/* Packet capture: pcap/pcapng files and live interfaces -> op records (SMB1/2/3, NFSv3/v4). */
+#ifndef REPRISE_CAPTURE_H
+#define REPRISE_CAPTURE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "formats/sink.h"
+
+/* How ops are grouped into clients. */
+typedef enum rp_client_key {
+	RP_CLIENT_ADDR_PRINCIPAL = 0, /* address + uid (NFS AUTH_SYS) or SMB session: the default */
+	RP_CLIENT_ADDR,               /* client address only */
+	RP_CLIENT_CONN,               /* one client per transport connection */
+} rp_client_key;
+
+typedef struct rp_capture_opts {
+	rp_client_key client_key;
+	uint64_t match_timeout_ns; /* a call without a reply for this long (capture time) is unmatched; 0 = 30 s */
+	uint32_t max_flows;        /* live flow state bound; 0 = 65536 */
+} rp_capture_opts;
+
+/* Outcomes counted during a decode; the conversion summary prints them. */
+#define RP_CAP_UNSUPPORTED_MAX 64
+typedef struct rp_capture_stats {
+	uint64_t frames;      /* packets read */
+	uint64_t bytes;       /* captured bytes read */
+	uint64_t ops;         /* op records emitted */
+	uint64_t messages;    /* protocol messages (RPC calls/replies, SMB PDUs) decoded */
+	uint64_t truncated;   /* messages cut short (snaplen, gaps) */
+	uint64_t invalid;     /* messages that break their protocol's rules */
+	uint64_t unsupported; /* messages of a known protocol that reprise does not map (by name below) */
+	uint64_t unmatched;   /* calls without replies and replies without calls */
+	uint64_t encrypted;   /* SMB3 transform messages: undecodable without keys */
+	uint64_t gaps;        /* TCP sequence gaps (lost segments) */
+	uint64_t ignored;     /* frames of other protocols */
+	uint64_t kernel_drops; /* live capture: packets the kernel dropped */
+	uint32_t n_unsupported;
+	struct {
+		char name[48];
+		uint64_t count;
+	} unsupported_by_name[RP_CAP_UNSUPPORTED_MAX];
+} rp_capture_stats;
+
+/* Print the summary ("frames 1200, ops 340, truncated 0, ...") on f. */
+void rp_capture_stats_print(const rp_capture_stats *st, FILE *f);
+/* Nonzero when anything was truncated, invalid, unsupported, unmatched or encrypted. */
+bool rp_capture_stats_lossy(const rp_capture_stats *st);
+
+typedef struct rp_capture rp_capture;
+
+/* A decoder over packets you feed it (fuzzers, tests, the file and live paths). */
+int rp_capture_create(rp_capture **out, rp_sink *sink, const rp_capture_opts *opts, char *errbuf);
+/* Feed one packet: link type (DLT_*), Unix time in ns, captured bytes and original length. */
+int rp_capture_packet(rp_capture *cap, int dlt, uint64_t ts_ns, const uint8_t *data, uint32_t caplen,
+		      uint32_t wirelen);
+/* Flush pending calls as unmatched, finish the sink; stats are final after this. */
+int rp_capture_finish(rp_capture *cap);
+const rp_capture_stats *rp_capture_get_stats(const rp_capture *cap);
+const char *rp_capture_error(const rp_capture *cap);
+void rp_capture_destroy(rp_capture *cap); /* NULL is a no-op */
+
+/* Decode a pcap or pcapng file into sink. */
+int rp_capture_file(const char *path, rp_sink *sink, const rp_capture_opts *opts, rp_capture_stats *stats,
+		    char *errbuf);
+
+typedef struct rp_live_opts {
+	const char *iface;
+	const char *filter;     /* BPF; NULL = NFS and SMB ports */
+	double duration_s;      /* 0 = until stopped */
+	int buffer_bytes;       /* 0 = 64 MiB */
+	volatile sig_atomic_t *stop; /* set by the caller's signal handler, with rp_capture_live_break() */
+} rp_live_opts;
+
+/* Capture live from an interface until duration, *stop or an error. */
+int rp_capture_live(const rp_live_opts *live, rp_sink *sink, const rp_capture_opts *opts,
+		    rp_capture_stats *stats, char *errbuf);
+/* Async-signal-safe: stop the live capture that is running (pcap_breakloop). */
+void rp_capture_live_break(void);
+
+#endif

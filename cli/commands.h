@@ -1,0 +1,16 @@
+/* The reprise subcommands. */
+#ifndef REPRISE_CLI_COMMANDS_H
+#define REPRISE_CLI_COMMANDS_H
+
+#include "cli/opts.h"
+
+typedef struct rp_command {
+	const rp_cmd *spec;
+	int (*run)(int argc, char **argv); /* argv[0] is the command name; returns the exit status */
+} rp_command;
+
+extern const rp_command rp__cmd_convert;
+extern const rp_command rp__cmd_cat;
+extern const rp_command rp__cmd_stat;
+
+#endif

@@ -1,0 +1,115 @@
+/* reprise: capture, convert, inspect and replay file-system workloads. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+
+/* Add a command here and in commands.h; --help, `reprise help` and the man page follow. */
+static const rp_command *const commands[] = {
+};
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: reprise COMMAND [options] [args]\n\ncommands:\n");
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		fprintf(f, "  %-10s %s\n", commands[i]->spec->name, commands[i]->spec->summary);
+	fprintf(f, "\n'reprise COMMAND --help' describes one command; 'reprise --version' the version.\n");
+}
+
+static const rp_command *find(const char *name)
+{
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		if (strcmp(commands[i]->spec->name, name) == 0)
+			return commands[i];
+	return NULL;
+}
+
+/* troff for docs/reprise.1, from the same tables as --help. */
+static void man_escape(const char *s, FILE *f)
+{
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\\\", f);
+		else if (*s == '-')
+			fputs("\\-", f);
+		else if (*s == '\n' && s[1] == '\n') {
+			fputs("\n.PP\n", f);
+			s++;
+		} else if (*s == '\n' && (s[1] == '.' || s[1] == '\''))
+			fputs("\n\\&", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+static void man_page(FILE *f)
+{
+	fputs(".TH REPRISE 1 \"\" \"reprise " REPRISE_VERSION "\" \"User Commands\"\n"
+	      ".SH NAME\nreprise \\- capture, convert, inspect and replay file\\-system workloads\n"
+	      ".SH SYNOPSIS\n.B reprise\n.I COMMAND\n[options] [args]\n.SH COMMANDS\n",
+	      f);
+	for (size_t i = 0; i < N_COMMANDS; i++) {
+		const rp_cmd *const c = commands[i]->spec;
+		fprintf(f, ".SS \"reprise %s ", c->name);
+		man_escape(c->usage, f);
+		fputs("\"\n", f);
+		man_escape(c->summary, f);
+		fputs("\n", f);
+		if (c->details) {
+			fputs(".PP\n", f);
+			man_escape(c->details, f);
+			fputs("\n", f);
+		}
+		for (const rp_opt *o = c->opts; o && o->name; o++) {
+			fputs(".TP\n", f);
+			if (o->short_name)
+				fprintf(f, "\\fB\\-%c\\fR, ", o->short_name);
+			fputs("\\fB\\-\\-", f);
+			man_escape(o->name, f);
+			fputs("\\fR", f);
+			if (o->arg)
+				fprintf(f, " \\fI%s\\fR", o->arg);
+			fputs("\n", f);
+			man_escape(o->help, f);
+			fputs("\n", f);
+		}
+	}
+	fputs(".SH SEE ALSO\n.BR dbench (1),\n.BR tshark (1)\n", f);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	const char *const name = argv[1];
+	if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(name, "--version") == 0) {
+		printf("reprise %s\n", REPRISE_VERSION);
+		return 0;
+	}
+	if (strcmp(name, "--man") == 0) {
+		man_page(stdout);
+		return 0;
+	}
+	if (strcmp(name, "help") == 0) {
+		const rp_command *const c = argc > 2 ? find(argv[2]) : NULL;
+		if (c)
+			rp_opts_help(c->spec, stdout);
+		else
+			usage(stdout);
+		return 0;
+	}
+	const rp_command *const c = find(name);
+	if (!c) {
+		fprintf(stderr, "reprise: unknown command '%s'\n\n", name);
+		usage(stderr);
+		return 2;
+	}
+	return c->run(argc - 1, argv + 1);
+}

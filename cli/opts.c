@@ -1,0 +1,158 @@
+/* Table-driven option parsing and help text. */
+#include "cli/opts.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+double rp_parse_duration(const char *s)
+{
+	char *end = NULL;
+	errno = 0;
+	const double v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return -1;
+	if (*end == '\0' || strcmp(end, "s") == 0)
+		return v;
+	if (strcmp(end, "ms") == 0)
+		return v / 1e3;
+	if (strcmp(end, "us") == 0)
+		return v / 1e6;
+	if (strcmp(end, "m") == 0)
+		return v * 60;
+	if (strcmp(end, "h") == 0)
+		return v * 3600;
+	return -1;
+}
+
+static const rp_opt *find_long(const rp_cmd *cmd, const char *name, size_t len)
+{
+	for (const rp_opt *o = cmd->opts; o && o->name; o++)
+		if (strlen(o->name) == len && strncmp(o->name, name, len) == 0)
+			return o;
+	return NULL;
+}
+
+static const rp_opt *find_short(const rp_cmd *cmd, char c)
+{
+	for (const rp_opt *o = cmd->opts; o && o->name; o++)
+		if (o->short_name == c)
+			return o;
+	return NULL;
+}
+
+static int set_value(const rp_cmd *cmd, const rp_opt *o, const char *arg)
+{
+	char *end = NULL;
+	switch (o->kind) {
+	case RP_OPT_FLAG:
+		*(bool *)o->value = true;
+		return 0;
+	case RP_OPT_STRING:
+		*(const char **)o->value = arg;
+		return 0;
+	case RP_OPT_UINT: {
+		errno = 0;
+		const unsigned long long v = strtoull(arg, &end, 0);
+		if (errno || end == arg || *end || arg[0] == '-')
+			break;
+		*(uint64_t *)o->value = v;
+		return 0;
+	}
+	case RP_OPT_DOUBLE: {
+		errno = 0;
+		const double v = strtod(arg, &end);
+		if (errno || end == arg || *end)
+			break;
+		*(double *)o->value = v;
+		return 0;
+	}
+	case RP_OPT_DURATION: {
+		const double v = rp_parse_duration(arg);
+		if (v < 0)
+			break;
+		*(double *)o->value = v;
+		return 0;
+	}
+	}
+	fprintf(stderr, "reprise %s: --%s: bad value '%s'\n", cmd->name, o->name, arg);
+	return -1;
+}
+
+int rp_opts_parse(const rp_cmd *cmd, int argc, char **argv, char **pos, int *npos)
+{
+	*npos = 0;
+	bool only_pos = false;
+	for (int i = 1; i < argc; i++) {
+		char *const a = argv[i];
+		if (only_pos || a[0] != '-' || a[1] == '\0') {
+			pos[(*npos)++] = a;
+			continue;
+		}
+		if (strcmp(a, "--") == 0) {
+			only_pos = true;
+			continue;
+		}
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			rp_opts_help(cmd, stdout);
+			return 1;
+		}
+		const rp_opt *o;
+		const char *inline_arg = NULL;
+		if (a[1] == '-') {
+			const char *const eq = strchr(a + 2, '=');
+			o = find_long(cmd, a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
+			inline_arg = eq ? eq + 1 : NULL;
+		} else {
+			o = find_short(cmd, a[1]);
+			inline_arg = a[2] ? a + 2 : NULL;
+		}
+		if (!o) {
+			fprintf(stderr, "reprise %s: unknown option '%s' (see reprise %s --help)\n", cmd->name, a,
+				cmd->name);
+			return -1;
+		}
+		if (o->kind == RP_OPT_FLAG) {
+			if (inline_arg) {
+				fprintf(stderr, "reprise %s: --%s takes no value\n", cmd->name, o->name);
+				return -1;
+			}
+			*(bool *)o->value = true;
+			continue;
+		}
+		if (!inline_arg) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "reprise %s: --%s needs a value\n", cmd->name, o->name);
+				return -1;
+			}
+			inline_arg = argv[++i];
+		}
+		if (set_value(cmd, o, inline_arg) < 0)
+			return -1;
+	}
+	if (*npos < cmd->min_args || (cmd->max_args >= 0 && *npos > cmd->max_args)) {
+		fprintf(stderr, "usage: reprise %s %s\n(see reprise %s --help)\n", cmd->name, cmd->usage, cmd->name);
+		return -1;
+	}
+	return 0;
+}
+
+void rp_opts_help(const rp_cmd *cmd, FILE *f)
+{
+	fprintf(f, "usage: reprise %s %s\n\n%s\n", cmd->name, cmd->usage, cmd->summary);
+	if (cmd->details)
+		fprintf(f, "\n%s\n", cmd->details);
+	if (!cmd->opts || !cmd->opts->name)
+		return;
+	fprintf(f, "\noptions:\n");
+	for (const rp_opt *o = cmd->opts; o->name; o++) {
+		char left[64];
+		if (o->short_name)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->short_name, o->name, o->arg ? " " : "",
+				 o->arg ? o->arg : "");
+		else
+			snprintf(left, sizeof(left), "    --%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+		fprintf(f, "  %-28s %s\n", left, o->help);
+	}
+	fprintf(f, "  %-28s %s\n", "-h, --help", "show this help");
+}

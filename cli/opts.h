@@ -1,0 +1,46 @@
+/* Option tables: one table per command drives parsing, --help and the man page. */
+#ifndef REPRISE_CLI_OPTS_H
+#define REPRISE_CLI_OPTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef enum rp_optkind {
+	RP_OPT_FLAG,   /* bool, no argument */
+	RP_OPT_STRING, /* const char * */
+	RP_OPT_UINT,   /* uint64_t, decimal or 0x hex */
+	RP_OPT_DOUBLE, /* double */
+	RP_OPT_DURATION, /* double seconds; accepts 10, 10s, 250ms, 2m, 1h */
+} rp_optkind;
+
+typedef struct rp_opt {
+	const char *name;  /* long name without "--" */
+	char short_name;   /* 0 if none */
+	rp_optkind kind;
+	void *value;       /* bool*, const char**, uint64_t*, double* */
+	const char *arg;   /* argument name for help ("N", "FILE"); NULL for flags */
+	const char *help;
+} rp_opt;
+
+typedef struct rp_cmd {
+	const char *name;
+	const char *usage;   /* "IN OUT" */
+	const char *summary; /* one line */
+	const char *details; /* paragraphs for --help and the man page; may be NULL */
+	const rp_opt *opts;  /* terminated by an entry with name NULL */
+	int min_args, max_args; /* positional arguments; max -1 = any */
+} rp_cmd;
+
+/*
+ * Parse argv (argv[0] is the command name) against cmd.  Positional arguments
+ * are collected into pos (room for argc entries); "--" ends options and the
+ * rest are positional.  Returns 0, 1 if --help was printed, or -1 after
+ * printing an error to stderr.
+ */
+int rp_opts_parse(const rp_cmd *cmd, int argc, char **argv, char **pos, int *npos);
+void rp_opts_help(const rp_cmd *cmd, FILE *f);
+/* Parse a duration ("10", "1.5s", "250ms", "2m", "1h") into seconds; -1 if bad. */
+double rp_parse_duration(const char *s);
+
+#endif

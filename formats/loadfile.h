@@ -1,0 +1,35 @@
+/* dbench loadfiles, SMB and NFS dialects: reader and writer. */
+#ifndef REPRISE_FORMATS_LOADFILE_H
+#define REPRISE_FORMATS_LOADFILE_H
+
+#include <stdio.h>
+
+#include "formats/reader.h"
+#include "formats/sink.h"
+
+/* Open a loadfile reader (rp_reader_open() calls this for loadfiles). */
+int rp_loadfile_reader_open(rp_reader **out, const char *path, const rp_read_opts *opts, char *errbuf);
+/* Same over a memory buffer that outlives the reader; `name` is used in messages. */
+int rp_loadfile_reader_open_mem(rp_reader **out, const void *buf, size_t len, const char *name,
+				const rp_read_opts *opts, char *errbuf);
+
+typedef enum rp_loadfile_dialect {
+	RP_LOADFILE_AUTO = 0, /* from the trace's source: NFS traces as NFS, the rest as SMB */
+	RP_LOADFILE_SMB,
+	RP_LOADFILE_NFS,
+} rp_loadfile_dialect;
+
+typedef struct rp_loadfile_wopts {
+	rp_loadfile_dialect dialect;
+	bool timestamps; /* write the timestamped form (a leading time in seconds) */
+} rp_loadfile_wopts;
+
+typedef struct rp_loadfile_writer rp_loadfile_writer;
+
+/* A sink that writes a loadfile to path ("-" = stdout). */
+int rp_loadfile_writer_open(rp_loadfile_writer **out, const char *path, const rp_loadfile_wopts *opts,
+			    char *errbuf);
+rp_sink *rp_loadfile_writer_sink(rp_loadfile_writer *w);
+int rp_loadfile_writer_close(rp_loadfile_writer *w, char *errbuf); /* NULL is a no-op */
+
+#endif
