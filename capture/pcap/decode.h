@@ -62,6 +62,18 @@ int rp__smb_message(rp_capctx *cx, rp_conn *conn, const rp_msg *m);
 
 /* ---- capctx: what every decoder uses to emit ops ---- */
 
+/* Lifetime (capture.c): one capctx per decode, writing into sink and stats. */
+rp_capctx *rp__capctx_create(rp_sink *sink, const rp_capture_opts *opts, rp_capture_stats *stats);
+/* Call before each frame's layers run: sets "now", counts the frame, emits what timed out. */
+void rp__capctx_frame(rp_capctx *cx, uint64_t ts_ns, uint32_t caplen);
+/* Emit everything still pending (as unmatched where unanswered) and finish the sink. */
+int rp__capctx_finish(rp_capctx *cx);
+/* The first sink error, if any (0 otherwise); its detail. Decoders carry on regardless. */
+int rp__capctx_error(const rp_capctx *cx, const char **detail);
+void rp__capctx_destroy(rp_capctx *cx); /* NULL is a no-op */
+/* The conn's frame number currently being decoded (1-based). */
+uint64_t rp__cap_frame(const rp_capctx *cx);
+
 /* Outcome counters (see rp_capture_stats). */
 typedef enum rp_outcome {
 	RP_OUT_TRUNCATED,
