@@ -119,6 +119,13 @@ void rp__cap_cancel(rp_capctx *cx, rp_slot slot); /* drop it: it must not become
 /* Emit an op that needs no reply matching, at its place in time order. */
 void rp__cap_emit(rp_capctx *cx, const rp_op *op);
 
+/*
+ * Per-capture state of a protocol (the NFS handle map, SMB session tables),
+ * created on first use with create() and freed with destroy() at the end.
+ * key tells states apart (use the address of a static in your file).
+ */
+void *rp__cap_state(rp_capctx *cx, const void *key, void *(*create)(void), void (*destroy)(void *));
+
 /* Capture-time "now" (ns since start) of the packet being decoded. */
 uint64_t rp__cap_now(const rp_capctx *cx);
 const rp_capture_opts *rp__cap_opts(const rp_capctx *cx);
