@@ -44,6 +44,8 @@ struct rp_reader {
 	rp_strtab *strings; /* strings defined so far; ids as in the trace */
 	rp_read_opts opts;
 	uint64_t skipped;   /* lenient: bad lines skipped */
+	uint64_t in_bytes;  /* progress: input bytes consumed so far (implementations keep it roughly current) */
+	uint64_t in_size;   /* progress: input size in bytes; 0 if unknown */
 	char note[RP_ERRBUF_SIZE];   /* non-fatal: "cut at byte N after frame K" */
 	char errbuf[RP_ERRBUF_SIZE]; /* detail of the last error */
 };
