@@ -23,6 +23,10 @@ const char *rp_status_proto_name(rp_status_kind kind, uint32_t code);
 /* Parse a protocol status name (for NT also "0xC0000034"); returns 0 and sets *code, or -1. */
 int rp_status_proto_parse(rp_status_kind kind, const char *name, size_t len, uint32_t *code);
 
+/* The status table's rows, for tests and documentation generators: 0 and the row, or -1 past the end. */
+size_t rp__status_row_count(void);
+int rp__status_row(size_t i, rp_status_kind *kind, uint32_t *code, int32_t *canon, int *pref, const char **name);
+
 /* Fill op->status_kind, proto_status and the canonical status from a protocol status. */
 static inline void rp_op_set_status(rp_op *op, rp_status_kind kind, uint32_t code)
 {
