@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#define RP_OPTS_MAX_POS 256
+
 typedef enum rp_optkind {
 	RP_OPT_FLAG,   /* bool, no argument */
 	RP_OPT_STRING, /* const char * */
@@ -34,7 +36,7 @@ typedef struct rp_cmd {
 
 /*
  * Parse argv (argv[0] is the command name) against cmd.  Positional arguments
- * are collected into pos (room for argc entries); "--" ends options and the
+ * are collected into pos (room for RP_OPTS_MAX_POS entries; more is an error); "--" ends options and the
  * rest are positional.  Returns 0, 1 if --help was printed, or -1 after
  * printing an error to stderr.
  */

@@ -1,0 +1,134 @@
+/* reprise cat TRACE: one op per line in the canonical text form. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/input.h"
+
+/* A sink that prints ops; keeps the strings it is given to name paths. */
+typedef struct print_sink {
+	rp_sink base;
+	rp_strtab *strings;
+	FILE *out;
+	bool meta;
+} print_sink;
+
+static int pr_meta(rp_sink *s, const rp_trace_meta *m)
+{
+	print_sink *const p = (print_sink *)s;
+	if (p->meta) {
+		fprintf(p->out, "# source %s%s%s\n", rp_source_name(m->source),
+			m->flags & RP_META_TIMED ? " timed" : "", m->flags & RP_META_ANONYMIZED ? " anonymized" : "");
+		if (m->capture_start_ns)
+			fprintf(p->out, "# start %" PRId64 ".%09" PRId64 "\n", m->capture_start_ns / 1000000000,
+				m->capture_start_ns % 1000000000);
+		if (m->host[0])
+			fprintf(p->out, "# host %s\n", m->host);
+		if (m->source_name[0])
+			fprintf(p->out, "# input %s\n", m->source_name);
+	}
+	return 0;
+}
+
+static int pr_string(rp_sink *s, uint32_t id, const char *str, uint32_t len)
+{
+	print_sink *const p = (print_sink *)s;
+	const int64_t got = rp_strtab_append(p->strings, str, len);
+	if (got < 0 || (uint32_t)got != id)
+		return rp_fail(s->errbuf, got < 0 ? (int)got : RP_E_STATE, "string %u: %s", id,
+			       got < 0 ? rp_strerror((int)got) : "out of order");
+	return 0;
+}
+
+static const char *pr_lookup(void *ctx, uint32_t id, uint32_t *len)
+{
+	return rp_strtab_get(ctx, id, len);
+}
+
+static int pr_op(rp_sink *s, const rp_op *op)
+{
+	print_sink *const p = (print_sink *)s;
+	char line[4 * RP_STR_MAX + 512];
+	size_t n = rp_op_format(line, sizeof(line), op, pr_lookup, p->strings);
+	if (n >= sizeof(line))
+		n = sizeof(line) - 1;
+	line[n++] = '\n';
+	if (fwrite(line, 1, n, p->out) != n)
+		return rp_fail(s->errbuf, RP_E_IO, "write error on output");
+	return 0;
+}
+
+static int pr_finish(rp_sink *s)
+{
+	print_sink *const p = (print_sink *)s;
+	return fflush(p->out) == 0 ? 0 : rp_fail(s->errbuf, RP_E_IO, "write error on output");
+}
+
+static struct {
+	bool meta, lenient;
+	uint64_t client;
+	bool client_set;
+} o;
+static const char *client_arg;
+
+static const rp_opt options[] = {
+	{ "client", 'c', RP_OPT_STRING, &client_arg, "N", "only the ops of client N" },
+	{ "meta", 'm', RP_OPT_FLAG, &o.meta, NULL, "start with the trace's metadata as # comment lines" },
+	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfile input: skip bad lines, count and report them" },
+	{ NULL, 0, 0, NULL, NULL, NULL },
+};
+
+static const rp_cmd spec = {
+	.name = "cat",
+	.usage = "[options] TRACE",
+	.summary = "print a trace one op per line in reprise's canonical text form",
+	.details = "Each line: start and end time in seconds since the trace began (- if no reply was seen),\n"
+		   "c<client>, the op name, its fields (path=\"...\" path2= fh= off= len= ret= access= disp= opts=\n"
+		   "mode= level= flags=; an op's own fields always, others when non-zero), then -> and the\n"
+		   "canonical status with the original protocol status in parentheses.  TRACE may also be a\n"
+		   "loadfile or a packet capture, decoded on the fly.  See docs/op-model.md.",
+	.opts = options,
+	.min_args = 1,
+	.max_args = 1,
+};
+
+static int run(int argc, char **argv)
+{
+	memset(&o, 0, sizeof(o));
+	client_arg = NULL;
+	char *pos[RP_OPTS_MAX_POS];
+	int npos = 0;
+	const int prc = rp_opts_parse(&spec, argc, argv, pos, &npos);
+	if (prc)
+		return prc > 0 ? 0 : 2;
+	rp_input_opts io = { .lenient = o.lenient, .quiet = true, .cmd = "cat" };
+	if (client_arg) {
+		char *end = NULL;
+		const unsigned long v = strtoul(client_arg, &end, 10);
+		if (!*client_arg || *end || v > UINT32_MAX) {
+			fprintf(stderr, "reprise cat: --client: bad client number '%s'\n", client_arg);
+			return 2;
+		}
+		io.filter_client = true;
+		io.client = (uint32_t)v;
+	}
+	static char buf[1 << 20];
+	setvbuf(stdout, buf, _IOFBF, sizeof(buf));
+	print_sink p = {
+		.base = { .meta = pr_meta, .string = pr_string, .op = pr_op, .finish = pr_finish },
+		.strings = rp_strtab_create(),
+		.out = stdout,
+		.meta = o.meta,
+	};
+	if (!p.strings) {
+		fprintf(stderr, "reprise cat: out of memory\n");
+		return 1;
+	}
+	const int rc = rp__cli_pump(pos[0], &p.base, &io);
+	rp_strtab_destroy(p.strings);
+	return rc;
+}
+
+const rp_command rp__cmd_cat = { &spec, run };

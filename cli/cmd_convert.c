@@ -1,0 +1,138 @@
+/* reprise convert IN OUT: between .rpz, dbench loadfiles and (as input) pcap/pcapng. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/input.h"
+#include "formats/loadfile.h"
+#include "formats/rpz.h"
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+	const size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+typedef enum out_kind { OUT_UNKNOWN, OUT_RPZ, OUT_LOADFILE } out_kind;
+
+static out_kind out_kind_of(const char *to, const char *path)
+{
+	if (to)
+		return strcmp(to, "rpz") == 0 ? OUT_RPZ : strcmp(to, "loadfile") == 0 ? OUT_LOADFILE : OUT_UNKNOWN;
+	if (has_suffix(path, ".rpz"))
+		return OUT_RPZ;
+	if (has_suffix(path, ".txt") || has_suffix(path, ".load") || has_suffix(path, ".loadfile") ||
+	    strcmp(path, "-") == 0)
+		return OUT_LOADFILE;
+	return OUT_UNKNOWN;
+}
+
+static struct {
+	bool lenient, strict, quiet, timestamps;
+	const char *to, *dialect, *client_key;
+	uint64_t level;
+} o;
+
+static const rp_opt options[] = {
+	{ "to", 0, RP_OPT_STRING, &o.to, "FORMAT", "output format: rpz or loadfile (default: from OUT's extension)" },
+	{ "dialect", 0, RP_OPT_STRING, &o.dialect, "D", "loadfile dialect: smb, nfs or auto (default auto: NFS traffic -> nfs)" },
+	{ "timestamps", 0, RP_OPT_FLAG, &o.timestamps, NULL, "loadfile: write the timestamped form (a leading time in seconds)" },
+	{ "level", 0, RP_OPT_UINT, &o.level, "N", "rpz: zstd compression level (default: the writer's)" },
+	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfile input: skip bad lines, count and report them" },
+	{ "strict", 0, RP_OPT_FLAG, &o.strict, NULL, "pcap input: fail when anything was truncated, invalid, unsupported, unmatched or encrypted" },
+	{ "client-key", 0, RP_OPT_STRING, &o.client_key, "KEY", "pcap input: a client is addr+principal (default), addr or conn" },
+	{ "quiet", 'q', RP_OPT_FLAG, &o.quiet, NULL, "no summary or progress on stderr" },
+	{ NULL, 0, 0, NULL, NULL, NULL },
+};
+
+static const rp_cmd spec = {
+	.name = "convert",
+	.usage = "[options] IN OUT",
+	.summary = "convert a trace, dbench loadfile or packet capture into a trace or loadfile",
+	.details = "IN is sniffed: .rpz trace, dbench loadfile (SMB or NFS dialect, plain or timestamped),\n"
+		   "or pcap/pcapng capture of SMB1/2/3 or NFSv3/v4 traffic.  OUT's format comes from --to or\n"
+		   "its extension: .rpz, or .txt/.load/.loadfile (and - for standard output) for a loadfile.\n"
+		   "A capture prints a conversion summary on stderr: frames, ops, and how many messages were\n"
+		   "truncated, invalid, unsupported (by name), unmatched or encrypted.",
+	.opts = options,
+	.min_args = 2,
+	.max_args = 2,
+};
+
+static int parse_client_key(const char *s, rp_client_key *out)
+{
+	if (!s || strcmp(s, "addr+principal") == 0)
+		*out = RP_CLIENT_ADDR_PRINCIPAL;
+	else if (strcmp(s, "addr") == 0)
+		*out = RP_CLIENT_ADDR;
+	else if (strcmp(s, "conn") == 0)
+		*out = RP_CLIENT_CONN;
+	else
+		return -1;
+	return 0;
+}
+
+static int run(int argc, char **argv)
+{
+	memset(&o, 0, sizeof(o));
+	char *pos[RP_OPTS_MAX_POS];
+	int npos = 0;
+	const int prc = rp_opts_parse(&spec, argc, argv, pos, &npos);
+	if (prc)
+		return prc > 0 ? 0 : 2;
+	const char *const in = pos[0], *const outp = pos[1];
+
+	rp_input_opts io = { .lenient = o.lenient, .strict = o.strict, .quiet = o.quiet, .cmd = "convert" };
+	if (parse_client_key(o.client_key, &io.capture.client_key) < 0) {
+		fprintf(stderr, "reprise convert: --client-key must be addr+principal, addr or conn\n");
+		return 2;
+	}
+	rp_loadfile_dialect dialect = RP_LOADFILE_AUTO;
+	if (o.dialect && strcmp(o.dialect, "smb") == 0)
+		dialect = RP_LOADFILE_SMB;
+	else if (o.dialect && strcmp(o.dialect, "nfs") == 0)
+		dialect = RP_LOADFILE_NFS;
+	else if (o.dialect && strcmp(o.dialect, "auto") != 0) {
+		fprintf(stderr, "reprise convert: --dialect must be smb, nfs or auto\n");
+		return 2;
+	}
+
+	char errbuf[RP_ERRBUF_SIZE] = "";
+	int rc = 0;
+	switch (out_kind_of(o.to, outp)) {
+	case OUT_RPZ: {
+		const rp_rpz_wopts wo = { .level = (int)o.level };
+		rp_rpz_writer *w = NULL;
+		if (rp_rpz_writer_open(&w, outp, &wo, errbuf) < 0) {
+			fprintf(stderr, "reprise convert: %s\n", errbuf);
+			return 1;
+		}
+		rc = rp__cli_pump(in, rp_rpz_writer_sink(w), &io);
+		if (rp_rpz_writer_close(w, errbuf) < 0 && !rc) {
+			fprintf(stderr, "reprise convert: %s\n", errbuf);
+			rc = 1;
+		}
+		break;
+	}
+	case OUT_LOADFILE: {
+		const rp_loadfile_wopts wo = { .dialect = dialect, .timestamps = o.timestamps };
+		rp_loadfile_writer *w = NULL;
+		if (rp_loadfile_writer_open(&w, outp, &wo, errbuf) < 0) {
+			fprintf(stderr, "reprise convert: %s\n", errbuf);
+			return 1;
+		}
+		rc = rp__cli_pump(in, rp_loadfile_writer_sink(w), &io);
+		if (rp_loadfile_writer_close(w, errbuf) < 0 && !rc) {
+			fprintf(stderr, "reprise convert: %s\n", errbuf);
+			rc = 1;
+		}
+		break;
+	}
+	case OUT_UNKNOWN:
+		fprintf(stderr, "reprise convert: %s: cannot tell the output format: use --to rpz|loadfile\n", outp);
+		return 2;
+	}
+	return rc;
+}
+
+const rp_command rp__cmd_convert = { &spec, run };

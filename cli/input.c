@@ -1,0 +1,160 @@
+/* Any input into a sink: traces and loadfiles through the reader, pcaps through capture. */
+#include "cli/input.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Wraps the caller's sink to draw a progress bar on a terminal. */
+typedef struct progress_sink {
+	rp_sink base;
+	rp_sink *inner;
+	const rp_reader *reader; /* for the byte position, when reading a trace */
+	uint64_t size;           /* input size */
+	uint64_t ops;
+	double next_draw;
+	bool drawn;
+} progress_sink;
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void draw(progress_sink *p)
+{
+	if (p->reader && p->reader->in_size) {
+		const double frac = (double)p->reader->in_bytes / (double)p->reader->in_size;
+		const int width = 30, fill = (int)(frac * width + 0.5);
+		fprintf(stderr, "\r[%.*s%*s] %3.0f%%  %" PRIu64 " ops", fill > width ? width : fill,
+			"##############################", fill > width ? 0 : width - fill, "", frac * 100, p->ops);
+	} else {
+		fprintf(stderr, "\r%" PRIu64 " ops", p->ops);
+	}
+	p->drawn = true;
+}
+
+static int p_meta(rp_sink *s, const rp_trace_meta *m)
+{
+	progress_sink *const p = (progress_sink *)s;
+	const int rc = p->inner->meta(p->inner, m);
+	if (rc < 0)
+		memcpy(s->errbuf, p->inner->errbuf, sizeof(s->errbuf));
+	return rc;
+}
+
+static int p_string(rp_sink *s, uint32_t id, const char *str, uint32_t len)
+{
+	progress_sink *const p = (progress_sink *)s;
+	const int rc = p->inner->string(p->inner, id, str, len);
+	if (rc < 0)
+		memcpy(s->errbuf, p->inner->errbuf, sizeof(s->errbuf));
+	return rc;
+}
+
+static int p_op(rp_sink *s, const rp_op *op)
+{
+	progress_sink *const p = (progress_sink *)s;
+	if ((++p->ops & 0xffff) == 0) {
+		const double t = now_s();
+		if (t >= p->next_draw) {
+			draw(p);
+			p->next_draw = t + 0.2;
+		}
+	}
+	const int rc = p->inner->op(p->inner, op);
+	if (rc < 0)
+		memcpy(s->errbuf, p->inner->errbuf, sizeof(s->errbuf));
+	return rc;
+}
+
+static int p_finish(rp_sink *s)
+{
+	progress_sink *const p = (progress_sink *)s;
+	if (p->drawn)
+		fprintf(stderr, "\r%*s\r", 60, "");
+	const int rc = p->inner->finish(p->inner);
+	if (rc < 0)
+		memcpy(s->errbuf, p->inner->errbuf, sizeof(s->errbuf));
+	return rc;
+}
+
+/* Inputs this large get a progress bar when stderr is a terminal. */
+#define PROGRESS_MIN_BYTES (16u << 20)
+
+static bool want_progress(const char *path, const rp_input_opts *opts)
+{
+	struct stat st;
+	return !opts->quiet && isatty(STDERR_FILENO) && stat(path, &st) == 0 &&
+	       (uint64_t)st.st_size >= PROGRESS_MIN_BYTES;
+}
+
+static int pump_pcap(const char *path, rp_sink *sink, const rp_input_opts *opts)
+{
+	char errbuf[RP_ERRBUF_SIZE] = "";
+	rp_capture_stats st;
+	memset(&st, 0, sizeof(st));
+	const int rc = rp_capture_file(path, sink, &opts->capture, &st, errbuf);
+	if (!opts->quiet || rc < 0)
+		rp_capture_stats_print(&st, stderr);
+	if (rc < 0) {
+		fprintf(stderr, "reprise %s: %s\n", opts->cmd, errbuf);
+		return 1;
+	}
+	if (opts->strict && rp_capture_stats_lossy(&st)) {
+		fprintf(stderr, "reprise %s: %s: --strict: the decode was lossy (see the summary above)\n", opts->cmd,
+			path);
+		return 1;
+	}
+	return 0;
+}
+
+int rp__cli_pump(const char *path, rp_sink *sink, const rp_input_opts *opts)
+{
+	FILE *const f = fopen(path, "rb");
+	if (!f) {
+		fprintf(stderr, "reprise %s: %s: %s\n", opts->cmd, path, strerror(errno));
+		return 1;
+	}
+	unsigned char head[4096];
+	const size_t n = fread(head, 1, sizeof(head), f);
+	fclose(f);
+
+	progress_sink prog = {
+		.base = { .meta = p_meta, .string = p_string, .op = p_op, .finish = p_finish },
+		.inner = sink,
+	};
+	rp_sink *const out = want_progress(path, opts) ? &prog.base : sink;
+
+	if (rp_format_sniff(head, n, path) == RP_FMT_PCAP)
+		return pump_pcap(path, out, opts);
+
+	char errbuf[RP_ERRBUF_SIZE] = "";
+	const rp_read_opts ropts = { .lenient = opts->lenient, .filter_client = opts->filter_client,
+				     .client = opts->client };
+	rp_reader *r = NULL;
+	int rc = rp_reader_open(&r, path, &ropts, errbuf);
+	if (rc < 0) {
+		fprintf(stderr, "reprise %s: %s\n", opts->cmd, errbuf);
+		return 1;
+	}
+	prog.reader = r;
+	rc = rp_reader_pump(r, out, errbuf);
+	if (r->note[0])
+		fprintf(stderr, "reprise %s: warning: %s\n", opts->cmd, r->note);
+	if (r->skipped)
+		fprintf(stderr, "reprise %s: %s: skipped %" PRIu64 " bad line%s (--lenient)\n", opts->cmd, path,
+			r->skipped, r->skipped == 1 ? "" : "s");
+	rp_reader_close(r);
+	if (rc < 0) {
+		fprintf(stderr, "reprise %s: %s\n", opts->cmd, errbuf);
+		return 1;
+	}
+	return 0;
+}

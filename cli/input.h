@@ -1,0 +1,29 @@
+/* Reading any input the CLI accepts (trace, loadfile, pcap) into a sink, with progress. */
+#ifndef REPRISE_CLI_INPUT_H
+#define REPRISE_CLI_INPUT_H
+
+#include <stdbool.h>
+
+#include "capture/capture.h"
+#include "formats/reader.h"
+#include "formats/sink.h"
+
+typedef struct rp_input_opts {
+	bool lenient;         /* loadfiles: skip and count bad lines */
+	bool strict;          /* pcaps: fail when anything was lossy */
+	bool quiet;           /* no summary, no progress */
+	bool filter_client;
+	uint32_t client;
+	rp_capture_opts capture;
+	const char *cmd;      /* "convert", for messages */
+} rp_input_opts;
+
+/*
+ * Pump the input at path into sink (meta, strings, ops, finish).  Prints the
+ * conversion summary (pcaps) or the skipped-line count (lenient loadfiles)
+ * and notes such as "cut at byte N" on stderr, and a progress bar when stderr
+ * is a terminal.  Returns 0, or a nonzero exit status after printing the error.
+ */
+int rp__cli_pump(const char *path, rp_sink *sink, const rp_input_opts *opts);
+
+#endif

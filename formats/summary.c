@@ -1,0 +1,243 @@
+/* Trace summaries for `reprise stat`: counts, bytes, clients, files, I/O size histograms. */
+#include "formats/summary.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/error.h"
+
+/* A growable bitset over dense ids (string ids, client ids). */
+typedef struct idset {
+	uint64_t *words;
+	size_t n_words;
+	uint64_t count;
+} idset;
+
+static int idset_add(idset *b, uint64_t id)
+{
+	const size_t w = (size_t)(id / 64);
+	if (w >= b->n_words) {
+		size_t n = b->n_words ? b->n_words : 16;
+		while (n <= w)
+			n *= 2;
+		uint64_t *const words = realloc(b->words, n * sizeof(*words));
+		if (!words)
+			return RP_E_NOMEM;
+		memset(words + b->n_words, 0, (n - b->n_words) * sizeof(*words));
+		b->words = words;
+		b->n_words = n;
+	}
+	const uint64_t bit = 1ull << (id % 64);
+	if (!(b->words[w] & bit)) {
+		b->words[w] |= bit;
+		b->count++;
+	}
+	return 0;
+}
+
+struct rp_summary {
+	uint64_t ops;
+	uint64_t count[RP_OP__COUNT];
+	uint64_t failed[RP_OP__COUNT]; /* status neither OK nor unknown */
+	uint64_t unknown_status;
+	uint64_t bytes_read, bytes_written;
+	uint64_t t_min, t_max;
+	idset paths, clients;
+	uint64_t read_sizes[RP_SIZE_BUCKETS], write_sizes[RP_SIZE_BUCKETS];
+};
+
+rp_summary *rp_summary_create(void)
+{
+	rp_summary *const s = calloc(1, sizeof(*s));
+	if (s)
+		s->t_min = UINT64_MAX;
+	return s;
+}
+
+void rp_summary_destroy(rp_summary *s)
+{
+	if (!s)
+		return;
+	free(s->paths.words);
+	free(s->clients.words);
+	free(s);
+}
+
+static unsigned size_bucket(uint64_t n)
+{
+	unsigned b = 0;
+	while (n && b < RP_SIZE_BUCKETS - 1) {
+		n >>= 1;
+		b++;
+	}
+	return b;
+}
+
+int rp_summary_add(rp_summary *s, const rp_op *op)
+{
+	s->ops++;
+	if (op->op < RP_OP__COUNT) {
+		s->count[op->op]++;
+		if (op->status == RP_STATUS_UNKNOWN)
+			s->unknown_status++;
+		else if (op->status != RP_STATUS_OK)
+			s->failed[op->op]++;
+	}
+	if (op->op != RP_OP_SLEEP) {
+		if (op->t_start < s->t_min)
+			s->t_min = op->t_start;
+		const uint64_t end = op->t_end != RP_TIME_UNKNOWN && op->t_end > op->t_start ? op->t_end : op->t_start;
+		if (end > s->t_max)
+			s->t_max = end;
+	}
+	/* Bytes moved are the returned counts; a write whose reply was never
+	 * seen still carried its data, so it counts what was sent. */
+	if (op->op == RP_OP_READ) {
+		s->bytes_read += op->result;
+		s->read_sizes[size_bucket(op->length)]++;
+	} else if (op->op == RP_OP_WRITE) {
+		s->bytes_written += op->status == RP_STATUS_UNKNOWN ? op->length : op->result;
+		s->write_sizes[size_bucket(op->length)]++;
+	}
+	int rc = 0;
+	if (op->path)
+		rc |= idset_add(&s->paths, op->path);
+	if (op->path2)
+		rc |= idset_add(&s->paths, op->path2);
+	rc |= idset_add(&s->clients, op->client);
+	return rc ? RP_E_NOMEM : 0;
+}
+
+uint64_t rp_summary_ops(const rp_summary *s)
+{
+	return s->ops;
+}
+
+uint64_t rp_summary_count(const rp_summary *s, unsigned op)
+{
+	return op < RP_OP__COUNT ? s->count[op] : 0;
+}
+
+static double duration_s(const rp_summary *s)
+{
+	return s->t_min == UINT64_MAX || s->t_max < s->t_min ? 0.0 : (double)(s->t_max - s->t_min) / 1e9;
+}
+
+/* Lower bound of a size bucket: 0, 1, 2, 4, ... */
+static uint64_t bucket_low(unsigned b)
+{
+	return b == 0 ? 0 : 1ull << (b - 1);
+}
+
+static void print_sizes(const char *what, const uint64_t *hist, FILE *f)
+{
+	uint64_t total = 0;
+	for (unsigned b = 0; b < RP_SIZE_BUCKETS; b++)
+		total += hist[b];
+	if (!total)
+		return;
+	fprintf(f, "\n%s sizes:\n", what);
+	for (unsigned b = 0; b < RP_SIZE_BUCKETS; b++) {
+		if (!hist[b])
+			continue;
+		char range[48];
+		if (b <= 1)
+			snprintf(range, sizeof(range), "%" PRIu64, bucket_low(b));
+		else
+			snprintf(range, sizeof(range), "%" PRIu64 "-%" PRIu64, bucket_low(b), bucket_low(b + 1) - 1);
+		fprintf(f, "  %-24s %12" PRIu64 "  %5.1f%%\n", range, hist[b], 100.0 * (double)hist[b] / (double)total);
+	}
+}
+
+void rp_summary_print(const rp_summary *s, const rp_trace_meta *meta, FILE *f)
+{
+	fprintf(f, "source      %s%s\n", rp_source_name(meta->source),
+		meta->flags & RP_META_ANONYMIZED ? " (anonymized)" : "");
+	if (meta->source_name[0])
+		fprintf(f, "input       %s\n", meta->source_name);
+	if (meta->host[0])
+		fprintf(f, "host        %s\n", meta->host);
+	fprintf(f, "ops         %" PRIu64 "\n", s->ops);
+	fprintf(f, "clients     %" PRIu64 "\n", s->clients.count);
+	if (meta->flags & RP_META_TIMED)
+		fprintf(f, "duration    %.6f s\n", duration_s(s));
+	else
+		fprintf(f, "duration    untimed\n");
+	fprintf(f, "files       %" PRIu64 "\n", s->paths.count);
+	fprintf(f, "read        %" PRIu64 " bytes\n", s->bytes_read);
+	fprintf(f, "written     %" PRIu64 " bytes\n", s->bytes_written);
+	if (s->unknown_status)
+		fprintf(f, "no reply    %" PRIu64 "\n", s->unknown_status);
+	fprintf(f, "\n%-12s %12s %7s %10s\n", "op", "count", "share", "failed");
+	for (unsigned i = 0; i < RP_OP__COUNT; i++) {
+		if (!s->count[i])
+			continue;
+		fprintf(f, "%-12s %12" PRIu64 " %6.2f%% %10" PRIu64 "\n", rp_op_name(i), s->count[i],
+			100.0 * (double)s->count[i] / (double)s->ops, s->failed[i]);
+	}
+	print_sizes("read", s->read_sizes, f);
+	print_sizes("write", s->write_sizes, f);
+}
+
+static void json_string(const char *str, FILE *f)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20 || *p >= 0x7f)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+static void json_sizes(const char *key, const uint64_t *hist, FILE *f)
+{
+	fprintf(f, ",\n  \"%s\": [", key);
+	const char *sep = "";
+	for (unsigned b = 0; b < RP_SIZE_BUCKETS; b++) {
+		if (!hist[b])
+			continue;
+		fprintf(f, "%s{\"min\": %" PRIu64 ", \"count\": %" PRIu64 "}", sep, bucket_low(b), hist[b]);
+		sep = ", ";
+	}
+	fputc(']', f);
+}
+
+void rp_summary_print_json(const rp_summary *s, const rp_trace_meta *meta, FILE *f)
+{
+	fprintf(f, "{\n  \"source\": ");
+	json_string(rp_source_name(meta->source), f);
+	fprintf(f, ",\n  \"anonymized\": %s", meta->flags & RP_META_ANONYMIZED ? "true" : "false");
+	fprintf(f, ",\n  \"timed\": %s", meta->flags & RP_META_TIMED ? "true" : "false");
+	fprintf(f, ",\n  \"ops\": %" PRIu64, s->ops);
+	fprintf(f, ",\n  \"clients\": %" PRIu64, s->clients.count);
+	fprintf(f, ",\n  \"duration_s\": %.9f", duration_s(s));
+	fprintf(f, ",\n  \"files\": %" PRIu64, s->paths.count);
+	fprintf(f, ",\n  \"bytes_read\": %" PRIu64, s->bytes_read);
+	fprintf(f, ",\n  \"bytes_written\": %" PRIu64, s->bytes_written);
+	fprintf(f, ",\n  \"no_reply\": %" PRIu64, s->unknown_status);
+	fprintf(f, ",\n  \"op_counts\": {");
+	const char *sep = "";
+	for (unsigned i = 0; i < RP_OP__COUNT; i++) {
+		if (!s->count[i])
+			continue;
+		fprintf(f, "%s\"%s\": %" PRIu64, sep, rp_op_name(i), s->count[i]);
+		sep = ", ";
+	}
+	fprintf(f, "},\n  \"op_failures\": {");
+	sep = "";
+	for (unsigned i = 0; i < RP_OP__COUNT; i++) {
+		if (!s->failed[i])
+			continue;
+		fprintf(f, "%s\"%s\": %" PRIu64, sep, rp_op_name(i), s->failed[i]);
+		sep = ", ";
+	}
+	fputc('}', f);
+	json_sizes("read_sizes", s->read_sizes, f);
+	json_sizes("write_sizes", s->write_sizes, f);
+	fprintf(f, "\n}\n");
+}
