@@ -1,0 +1,265 @@
+/* Unit tests of the formats core: errors, cursor, string table, op text form, sniffing, summaries. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/cursor.h"
+#include "formats/error.h"
+#include "formats/op.h"
+#include "formats/reader.h"
+#include "formats/sink.h"
+#include "formats/status.h"
+#include "formats/strtab.h"
+#include "formats/summary.h"
+
+static void errors_have_names_and_messages(void **state)
+{
+	(void)state;
+	assert_string_equal(rp_strerror(RP_E_NOMEM), "out of memory");
+	assert_string_equal(rp_err_name(RP_E_CORRUPT), "RP_E_CORRUPT");
+	assert_string_equal(rp_err_name(RP_OK), "RP_OK");
+	assert_string_equal(rp_strerror(-9999), "unknown error");
+	assert_string_equal(rp_err_name(12), "RP_E_UNKNOWN");
+	char eb[RP_ERRBUF_SIZE];
+	assert_int_equal(rp_fail(eb, RP_E_IO, "x.rpz: frame %d", 12), RP_E_IO);
+	assert_string_equal(eb, "x.rpz: frame 12");
+	assert_int_equal(rp_fail(NULL, RP_E_IO, "no buffer"), RP_E_IO);
+}
+
+static void cursor_reads_and_stops_at_the_end(void **state)
+{
+	(void)state;
+	const uint8_t b[] = { 0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0, 0x01 };
+	rp_cur c = rp_cur_make(b, sizeof(b));
+	assert_int_equal(rp_cur_be16(&c), 0x1234);
+	assert_int_equal(rp_cur_le16(&c), 0x7856);
+	assert_int_equal(rp_cur_be32(&c), 0x9abcdef0u);
+	assert_int_equal(rp_cur_left(&c), 1);
+	assert_false(c.err);
+	assert_int_equal(rp_cur_le32(&c), 0); /* only one byte left */
+	assert_true(c.err);
+	assert_int_equal(rp_cur_u8(&c), 0); /* sticky */
+	assert_int_equal(rp_cur_left(&c), 0);
+
+	rp_cur d = rp_cur_make(b, sizeof(b));
+	assert_int_equal(rp_cur_be64(&d), 0x123456789abcdef0ull);
+	rp_cur sub = rp_cur_sub(&d, 2);
+	assert_true(sub.err && d.err);
+}
+
+static void cursor_varints_round_trip(void **state)
+{
+	(void)state;
+	const uint64_t values[] = { 0, 1, 127, 128, 300, 1ull << 32, UINT64_MAX };
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+		uint8_t buf[10];
+		const size_t n = rp_put_uvarint(buf, values[i]);
+		rp_cur c = rp_cur_make(buf, n);
+		assert_true(rp_cur_uvarint(&c) == values[i]);
+		assert_false(c.err);
+		assert_int_equal(rp_cur_left(&c), 0);
+		rp_cur cut = rp_cur_make(buf, n - 1);
+		(void)rp_cur_uvarint(&cut);
+		assert_true(n == 1 || cut.err);
+	}
+	const uint8_t eleven[11] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 };
+	rp_cur c = rp_cur_make(eleven, sizeof(eleven));
+	(void)rp_cur_uvarint(&c);
+	assert_true(c.err);
+}
+
+static void cursor_xdr_opaque_pads(void **state)
+{
+	(void)state;
+	const uint8_t b[] = { 'a', 'b', 'c', 0, 0xff };
+	rp_cur c = rp_cur_make(b, sizeof(b));
+	const uint8_t *const s = rp_cur_xdr_opaque(&c, 3);
+	assert_non_null(s);
+	assert_memory_equal(s, "abc", 3);
+	assert_int_equal(rp_cur_left(&c), 1);
+	rp_cur d = rp_cur_make(b, 3);
+	assert_null(rp_cur_xdr_opaque(&d, 3)); /* padding missing */
+}
+
+static void strtab_interns_and_grows(void **state)
+{
+	(void)state;
+	rp_strtab *const t = rp_strtab_create();
+	assert_non_null(t);
+	int added = 0;
+	assert_int_equal(rp_strtab_intern(t, "a", 1, &added), 1);
+	assert_true(added);
+	assert_int_equal(rp_strtab_intern(t, "b", 1, &added), 2);
+	assert_int_equal(rp_strtab_intern(t, "a", 1, &added), 1);
+	assert_false(added);
+	assert_int_equal(rp_strtab_intern(t, "", 0, &added), 3); /* empty strings are strings */
+	char buf[32];
+	for (int i = 0; i < 100000; i++) {
+		const int n = snprintf(buf, sizeof(buf), "/dir/file%d", i);
+		assert_int_equal(rp_strtab_intern(t, buf, (uint32_t)n, NULL), 4 + i);
+	}
+	for (int i = 0; i < 100000; i += 997) {
+		const int n = snprintf(buf, sizeof(buf), "/dir/file%d", i);
+		assert_int_equal(rp_strtab_intern(t, buf, (uint32_t)n, &added), 4 + i);
+		assert_false(added);
+		uint32_t len = 0;
+		assert_string_equal(rp_strtab_get(t, (uint32_t)(4 + i), &len), buf);
+		assert_int_equal(len, n);
+	}
+	assert_null(rp_strtab_get(t, 0, NULL));
+	assert_null(rp_strtab_get(t, rp_strtab_count(t) + 1, NULL));
+	assert_int_equal(rp_strtab_append(t, "a", 1), rp_strtab_count(t)); /* append never dedups */
+	assert_int_equal(rp_strtab_intern(t, "a", 1, NULL), 1);
+	static char big[RP_STR_MAX + 1];
+	assert_int_equal(rp_strtab_intern(t, big, sizeof(big), NULL), RP_E_LIMIT);
+	rp_strtab_clear(t);
+	assert_int_equal(rp_strtab_count(t), 0);
+	assert_int_equal(rp_strtab_intern(t, "z", 1, NULL), 1);
+	rp_strtab_destroy(t);
+	rp_strtab_destroy(NULL);
+}
+
+static void op_names_round_trip(void **state)
+{
+	(void)state;
+	static const char *const canonical[] = { "open", "close", "read", "write", "flush", "stat", "setattr",
+						 "unlink", "mkdir", "rmdir", "rename", "link", "symlink", "readlink",
+						 "readdir", "lock", "unlock", "statfs", "access", "getxattr",
+						 "setxattr", "deltree", "sleep" };
+	for (size_t i = 0; i < sizeof(canonical) / sizeof(canonical[0]); i++) {
+		const int op = rp_op_from_name(canonical[i], strlen(canonical[i]));
+		assert_true(op >= 0);
+		assert_string_equal(rp_op_name((unsigned)op), canonical[i]);
+	}
+	assert_int_equal(rp_op_from_name("frobnicate", 10), -1);
+	assert_null(rp_op_name(RP_OP__COUNT));
+}
+
+static const char *lookup(void *ctx, uint32_t id, uint32_t *len)
+{
+	return rp_strtab_get(ctx, id, len);
+}
+
+static void op_text_form_is_canonical(void **state)
+{
+	(void)state;
+	rp_strtab *const t = rp_strtab_create();
+	const uint32_t p = (uint32_t)rp_strtab_intern(t, "/a \"b\"\\\x01", 9, NULL);
+	rp_op op = { .t_start = 1500000000, .t_end = 1500001000, .client = 3, .op = RP_OP_WRITE, .handle = 7,
+		     .offset = 0, .length = 65536, .result = 65536, .path = p };
+	rp_op_set_status(&op, RP_SK_NT, 0);
+	char line[512];
+	const size_t n = rp_op_format(line, sizeof(line), &op, lookup, t);
+	assert_int_equal(n, strlen(line));
+	assert_string_equal(line, "1.500000000 1.500001000 c3 write path=\"/a \\\"b\\\"\\\\\\x01\" fh=7 off=0 len=65536 "
+				  "ret=65536 -> OK (NT_STATUS_OK)");
+	/* Too small a buffer: truncated, NUL-terminated, and the needed size returned. */
+	char small[10];
+	assert_int_equal(rp_op_format(small, sizeof(small), &op, lookup, t), n);
+	assert_int_equal(strlen(small), 9);
+
+	rp_op none = { .t_start = 0, .t_end = RP_TIME_UNKNOWN, .op = RP_OP_STAT, .status = RP_STATUS_UNKNOWN,
+		       .flags = RP_OPF_NO_REPLY };
+	rp_op_format(line, sizeof(line), &none, lookup, t);
+	assert_string_equal(line, "0.000000000 - c0 stat flags=noreply -> UNKNOWN");
+	rp_strtab_destroy(t);
+}
+
+static void sniffing_tells_formats_apart(void **state)
+{
+	(void)state;
+	const uint8_t rpz[] = { 'R', 'P', 'Z', 0x89, 1 };
+	const uint8_t pcap[] = { 0xd4, 0xc3, 0xb2, 0xa1 };
+	const uint8_t pcapng[] = { 0x0a, 0x0d, 0x0d, 0x0a };
+	assert_int_equal(rp_format_sniff(rpz, sizeof(rpz), NULL), RP_FMT_RPZ);
+	assert_int_equal(rp_format_sniff(pcap, sizeof(pcap), NULL), RP_FMT_PCAP);
+	assert_int_equal(rp_format_sniff(pcapng, sizeof(pcapng), NULL), RP_FMT_PCAP);
+	const char smb[] = "# comment\n\nNTCreateX \"\\a\" 0x1 0x2 1 NT_STATUS_OK\n";
+	assert_int_equal(rp_format_sniff(smb, strlen(smb), NULL), RP_FMT_LOADFILE_SMB);
+	const char smb_ts[] = "0.001 NTCreateX \"\\a\" 0x1 0x2 1 NT_STATUS_OK\n";
+	assert_int_equal(rp_format_sniff(smb_ts, strlen(smb_ts), NULL), RP_FMT_LOADFILE_SMB);
+	const char nfs[] = "GETATTR3 \"/x\" 0x00000000\n";
+	assert_int_equal(rp_format_sniff(nfs, strlen(nfs), NULL), RP_FMT_LOADFILE_NFS);
+	const char nfs_ts[] = "1.5 WRITE3 \"/x\" 0 4096 2 0x00000000\n";
+	assert_int_equal(rp_format_sniff(nfs_ts, strlen(nfs_ts), NULL), RP_FMT_LOADFILE_NFS);
+	const char strace[] = "1234  1700000000.123456 openat(AT_FDCWD, \"x\", O_RDONLY) = 3 <0.000010>\n";
+	assert_int_equal(rp_format_sniff(strace, strlen(strace), NULL), RP_FMT_STRACE);
+}
+
+static void summary_counts_what_matters(void **state)
+{
+	(void)state;
+	rp_summary *const s = rp_summary_create();
+	const rp_op ops[] = {
+		{ .op = RP_OP_OPEN, .path = 1, .client = 1, .t_start = 0, .t_end = 10 },
+		{ .op = RP_OP_WRITE, .client = 1, .length = 4096, .result = 4096, .t_start = 20, .t_end = 30 },
+		{ .op = RP_OP_READ, .client = 2, .length = 100, .result = 50, .t_start = 40, .t_end = 2000000040 },
+		{ .op = RP_OP_RENAME, .path = 1, .path2 = 2, .client = 2, .status = 2, .t_start = 50,
+		  .t_end = RP_TIME_UNKNOWN },
+		{ .op = RP_OP_WRITE, .client = 1, .length = 10, .status = RP_STATUS_UNKNOWN, .t_start = 60,
+		  .t_end = RP_TIME_UNKNOWN },
+	};
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		assert_int_equal(rp_summary_add(s, &ops[i]), 0);
+	assert_int_equal(rp_summary_ops(s), 5);
+	assert_int_equal(rp_summary_count(s, RP_OP_WRITE), 2);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *const f = open_memstream(&buf, &len);
+	const rp_trace_meta meta = { .source = RP_SRC_PCAP_SMB, .flags = RP_META_TIMED };
+	rp_summary_print_json(s, &meta, f);
+	fclose(f);
+	assert_non_null(strstr(buf, "\"ops\": 5,"));
+	assert_non_null(strstr(buf, "\"clients\": 2,"));
+	assert_non_null(strstr(buf, "\"files\": 2,"));
+	assert_non_null(strstr(buf, "\"bytes_read\": 50,"));
+	assert_non_null(strstr(buf, "\"bytes_written\": 4106,")); /* the unanswered write carried its data */
+	assert_non_null(strstr(buf, "\"duration_s\": 2.000000040,"));
+	assert_non_null(strstr(buf, "\"op_counts\": {\"open\": 1, \"read\": 1, \"write\": 2, \"rename\": 1}"));
+	assert_non_null(strstr(buf, "\"op_failures\": {\"rename\": 1}"));
+	free(buf);
+	rp_summary_destroy(s);
+}
+
+static void memsink_keeps_everything(void **state)
+{
+	(void)state;
+	rp_memsink m;
+	assert_int_equal(rp_memsink_init(&m), 0);
+	rp_strtab *const tab = rp_strtab_create();
+	assert_int_equal(m.base.meta(&m.base, &(rp_trace_meta){ .source = RP_SRC_SYNTHETIC }), 0);
+	assert_int_equal(rp_sink_intern(&m.base, tab, "/x", 2), 1);
+	assert_int_equal(rp_sink_intern(&m.base, tab, "/x", 2), 1);
+	assert_int_equal(rp_sink_intern(&m.base, tab, "/y", 2), 2);
+	for (int i = 0; i < 5000; i++)
+		assert_int_equal(m.base.op(&m.base, &(rp_op){ .op = RP_OP_STAT, .path = 1 + (i & 1) }), 0);
+	assert_int_equal(m.base.finish(&m.base), 0);
+	assert_int_equal(m.n_ops, 5000);
+	assert_string_equal(rp_memsink_string(&m, 2, NULL), "/y");
+	/* Out-of-order string ids are a producer bug and are refused. */
+	assert_int_equal(m.base.string(&m.base, 9, "z", 1), RP_E_STATE);
+	rp_strtab_destroy(tab);
+	rp_memsink_fini(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(errors_have_names_and_messages),
+		cmocka_unit_test(cursor_reads_and_stops_at_the_end),
+		cmocka_unit_test(cursor_varints_round_trip),
+		cmocka_unit_test(cursor_xdr_opaque_pads),
+		cmocka_unit_test(strtab_interns_and_grows),
+		cmocka_unit_test(op_names_round_trip),
+		cmocka_unit_test(op_text_form_is_canonical),
+		cmocka_unit_test(sniffing_tells_formats_apart),
+		cmocka_unit_test(summary_counts_what_matters),
+		cmocka_unit_test(memsink_keeps_everything),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
