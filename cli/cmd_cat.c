@@ -50,7 +50,7 @@ static const char *pr_lookup(void *ctx, uint32_t id, uint32_t *len)
 static int pr_op(rp_sink *s, const rp_op *op)
 {
 	print_sink *const p = (print_sink *)s;
-	char line[4 * RP_STR_MAX + 512];
+	static char line[4 * RP_STR_MAX + 512]; /* a path can be RP_STR_MAX bytes, each escaped to 4 */
 	size_t n = rp_op_format(line, sizeof(line), op, pr_lookup, p->strings);
 	if (n >= sizeof(line))
 		n = sizeof(line) - 1;
