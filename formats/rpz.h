@@ -20,7 +20,12 @@ typedef struct rp_rpz_wopts {
  * killed mid-way leaves a file readable up to its last whole frame.
  */
 int rp_rpz_writer_open(rp_rpz_writer **out, const char *path, const rp_rpz_wopts *opts, char *errbuf);
+/* Same on an open stream (tests: open_memstream); close flushes f but leaves it open. */
+int rp_rpz_writer_open_file(rp_rpz_writer **out, FILE *f, const char *name, const rp_rpz_wopts *opts,
+			    char *errbuf);
 rp_sink *rp_rpz_writer_sink(rp_rpz_writer *w);
+/* Bytes written so far (header and whole frames; the index after close). */
+uint64_t rp_rpz_writer_bytes(const rp_rpz_writer *w);
 /* Flush, write the index and close; returns 0 or an error.  NULL is a no-op. */
 int rp_rpz_writer_close(rp_rpz_writer *w, char *errbuf);
 
@@ -28,5 +33,31 @@ int rp_rpz_writer_close(rp_rpz_writer *w, char *errbuf);
 int rp_rpz_reader_open(rp_reader **out, const char *path, const rp_read_opts *opts, char *errbuf);
 /* Same, over a memory buffer that outlives the reader (fuzzers, tests). */
 int rp_rpz_reader_open_mem(rp_reader **out, const void *buf, size_t len, const rp_read_opts *opts, char *errbuf);
+
+/* What an .rpz reader knows about its file. */
+typedef struct rp_rpz_info {
+	uint32_t version_major, version_minor;
+	uint64_t header_len;
+	bool has_index;     /* a whole, valid index: the file was closed cleanly */
+	uint32_t frames;    /* from the index (0 without one) */
+	uint64_t ops;       /* from the index */
+	uint32_t strings;   /* from the index */
+	uint64_t frames_read; /* frames decoded so far on this pass */
+} rp_rpz_info;
+
+/* One index entry. */
+typedef struct rp_rpz_frame_info {
+	uint64_t offset;   /* of the frame's header in the file */
+	uint64_t size;     /* bytes, header included */
+	uint64_t first_op; /* number of ops before the frame */
+	uint64_t t_first;  /* t_start of its first op (0 if it has none) */
+	uint32_t n_ops;
+	uint32_t strings_end; /* strings defined once the frame is read */
+} rp_rpz_frame_info;
+
+/* RP_E_INVAL if r is not an .rpz reader. */
+int rp_rpz_reader_info(const rp_reader *r, rp_rpz_info *out);
+/* Entry i of the index; RP_E_NOTFOUND without an index, RP_E_RANGE past the last frame. */
+int rp_rpz_reader_frame(const rp_reader *r, uint32_t i, rp_rpz_frame_info *out);
 
 #endif

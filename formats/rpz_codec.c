@@ -1,0 +1,524 @@
+/* .rpz frame content: shapes, delta-coded varint columns and strings (docs/rpz-format.md §4). */
+#include "formats/rpz_internal.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/cursor.h"
+#include "formats/error.h"
+
+const uint8_t rp__rpz_magic[RPZ_MAGIC_LEN] = { 'R', 'P', 'Z', 0x89, '\r', '\n', 0x1a, '\n' };
+
+/* ---- CRC-32C ---------------------------------------------------------- */
+
+static uint32_t crc_table[8][256];
+static bool crc_ready;
+
+static void crc_init(void)
+{
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+		for (int k = 0; k < 8; k++)
+			c = (c >> 1) ^ (0x82f63b78u & (0u - (c & 1)));
+		crc_table[0][i] = c;
+	}
+	for (uint32_t i = 0; i < 256; i++)
+		for (int t = 1; t < 8; t++)
+			crc_table[t][i] = (crc_table[t - 1][i] >> 8) ^ crc_table[0][crc_table[t - 1][i] & 0xff];
+	crc_ready = true;
+}
+
+uint32_t rp__crc32c(uint32_t crc, const void *buf, size_t len)
+{
+	/* The table is a pure function of constants: computing it twice in a
+	 * race writes the same values, so no lock is needed beyond the flag. */
+	if (!crc_ready)
+		crc_init();
+	const uint8_t *p = buf;
+	crc = ~crc;
+	while (len >= 8) {
+		const uint32_t lo = crc ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+					   (uint32_t)p[3] << 24);
+		crc = crc_table[7][lo & 0xff] ^ crc_table[6][(lo >> 8) & 0xff] ^ crc_table[5][(lo >> 16) & 0xff] ^
+		      crc_table[4][lo >> 24] ^ crc_table[3][p[4]] ^ crc_table[2][p[5]] ^ crc_table[1][p[6]] ^
+		      crc_table[0][p[7]];
+		p += 8;
+		len -= 8;
+	}
+	while (len--)
+		crc = (crc >> 8) ^ crc_table[0][(crc ^ *p++) & 0xff];
+	return ~crc;
+}
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static inline uint64_t zz(uint64_t v) { return (v << 1) ^ (0u - (v >> 63)); }
+static inline uint64_t unzz(uint64_t z) { return (z >> 1) ^ (0u - (z & 1)); }
+static inline uint32_t zz32(uint32_t v) { return (v << 1) ^ (0u - (v >> 31)); }
+static inline uint32_t unzz32(uint32_t z) { return (z >> 1) ^ (0u - (z & 1)); }
+
+static inline uint32_t hslot(uint64_t handle)
+{
+	return (uint32_t)((handle * 0x9e3779b97f4a7c15ull) >> (64 - RPZ_HCACHE_BITS));
+}
+
+typedef struct hcache_entry {
+	uint64_t handle;
+	uint64_t next; /* offset + length of the handle's last positioned op */
+} hcache_entry;
+
+/* A growable byte buffer; writers reserve first, then put without checks. */
+typedef struct bbuf {
+	uint8_t *p;
+	size_t len, cap;
+} bbuf;
+
+static int reserve(bbuf *b, size_t more)
+{
+	if (b->cap - b->len >= more)
+		return 0;
+	size_t cap = b->cap ? b->cap : 4096;
+	while (cap - b->len < more) {
+		if (cap > SIZE_MAX / 2)
+			return RP_E_NOMEM;
+		cap *= 2;
+	}
+	uint8_t *const p = realloc(b->p, cap);
+	if (!p)
+		return RP_E_NOMEM;
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
+static inline void put(bbuf *b, uint64_t v) { b->len += rp_put_uvarint(b->p + b->len, v); }
+
+/* ---- encoder ------------------------------------------------------------- */
+
+/* The categorical fields of an op plus its column mask: one dictionary entry. */
+#define KEY_WORDS 9
+typedef struct shape_key {
+	uint32_t w[KEY_WORDS];
+} shape_key;
+
+struct rpz_enc {
+	bbuf col[RPZ_NCOLS];
+	bbuf shapes, out;
+	shape_key *keys;
+	uint32_t n_keys;
+	uint32_t *slots; /* 0 = empty, else key index + 1 */
+	uint32_t slot_mask;
+	hcache_entry hc[1u << RPZ_HCACHE_BITS];
+};
+
+rpz_enc *rp__rpz_enc_create(uint32_t max_ops)
+{
+	rpz_enc *const e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	uint32_t n = 64;
+	while (n < 2 * (max_ops ? max_ops : 1))
+		n *= 2;
+	e->slots = calloc(n, sizeof(*e->slots));
+	e->keys = malloc((size_t)(max_ops ? max_ops : 1) * sizeof(*e->keys));
+	e->slot_mask = n - 1;
+	if (!e->slots || !e->keys) {
+		rp__rpz_enc_destroy(e);
+		return NULL;
+	}
+	return e;
+}
+
+void rp__rpz_enc_destroy(rpz_enc *e)
+{
+	if (!e)
+		return;
+	for (int i = 0; i < RPZ_NCOLS; i++)
+		free(e->col[i].p);
+	free(e->shapes.p);
+	free(e->out.p);
+	free(e->keys);
+	free(e->slots);
+	free(e);
+}
+
+static uint32_t key_hash(const shape_key *k)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull;
+	for (int i = 0; i < KEY_WORDS; i++)
+		h = (h ^ k->w[i]) * 0xff51afd7ed558ccdull;
+	return (uint32_t)(h >> 32);
+}
+
+/* Index of k in this frame's shape dictionary, adding it (and its bytes) if new. */
+static uint32_t shape_index(rpz_enc *e, const shape_key *k)
+{
+	uint32_t s = key_hash(k) & e->slot_mask;
+	for (;;) {
+		const uint32_t v = e->slots[s];
+		if (v == 0)
+			break;
+		if (memcmp(&e->keys[v - 1], k, sizeof(*k)) == 0)
+			return v - 1;
+		s = (s + 1) & e->slot_mask;
+	}
+	const uint32_t idx = e->n_keys++;
+	e->keys[idx] = *k;
+	e->slots[s] = idx + 1;
+	bbuf *const b = &e->shapes; /* room reserved by the caller */
+	put(b, k->w[0] & 0xffff);   /* mask */
+	put(b, k->w[1] & 0xffff);   /* op */
+	put(b, k->w[0] >> 16);      /* flags */
+	b->p[b->len++] = (uint8_t)(k->w[1] >> 16); /* status_kind */
+	put(b, zz32(k->w[2]));      /* status */
+	for (int i = 3; i < KEY_WORDS; i++)
+		put(b, k->w[i]);
+	return idx;
+}
+
+int rp__rpz_encode(rpz_enc *e, const rpz_frame_id *id, const rp_op *ops, const uint8_t *strings,
+		   size_t strings_len, const uint8_t **out, size_t *out_len)
+{
+	const uint32_t n = id->n_ops;
+	for (int i = 0; i < RPZ_NCOLS; i++) {
+		e->col[i].len = 0;
+		if (reserve(&e->col[i], (size_t)n * 10 + 16) < 0)
+			return RP_E_NOMEM;
+	}
+	e->shapes.len = 0;
+	/* a shape is at most 6 varints of 32 bits, 3 of 16 and a byte */
+	if (reserve(&e->shapes, (size_t)n * 40 + 16) < 0)
+		return RP_E_NOMEM;
+	if (e->n_keys)
+		memset(e->slots, 0, ((size_t)e->slot_mask + 1) * sizeof(*e->slots));
+	e->n_keys = 0;
+	memset(e->hc, 0, sizeof(e->hc));
+
+	uint64_t t_prev = 0, h_prev = 0;
+	uint32_t client_prev = 0;
+	bbuf *const c = e->col;
+	for (uint32_t i = 0; i < n; i++) {
+		const rp_op *const o = &ops[i];
+		uint32_t mask = 0;
+		mask |= o->t_end != RP_TIME_UNKNOWN ? RPZ_M_TEND : 0;
+		mask |= o->client != client_prev ? RPZ_M_CLIENT : 0;
+		mask |= o->handle ? RPZ_M_HANDLE : 0;
+		mask |= o->offset ? RPZ_M_OFFSET : 0;
+		mask |= o->length ? RPZ_M_LENGTH : 0;
+		mask |= o->result ? RPZ_M_RESULT : 0;
+		mask |= o->path ? RPZ_M_PATH : 0;
+		mask |= o->path2 ? RPZ_M_PATH2 : 0;
+		const shape_key k = { .w = {
+			mask | (uint32_t)o->flags << 16,
+			o->op | (uint32_t)o->status_kind << 16,
+			(uint32_t)o->status,
+			o->proto_status, o->access, o->disposition, o->options, o->mode, o->level,
+		} };
+		put(&c[RPZ_COL_SHAPE], shape_index(e, &k));
+		put(&c[RPZ_COL_TIME], zz(o->t_start - t_prev));
+		t_prev = o->t_start;
+		if (mask & RPZ_M_TEND)
+			put(&c[RPZ_COL_DUR], zz(o->t_end - o->t_start));
+		if (mask & RPZ_M_CLIENT)
+			put(&c[RPZ_COL_CLIENT], o->client);
+		client_prev = o->client;
+		uint64_t predicted = 0;
+		hcache_entry *hc = NULL;
+		if (mask & RPZ_M_HANDLE) {
+			put(&c[RPZ_COL_HANDLE], zz(o->handle - h_prev));
+			h_prev = o->handle;
+			hc = &e->hc[hslot(o->handle)];
+			predicted = hc->handle == o->handle ? hc->next : 0;
+		}
+		if (mask & RPZ_M_OFFSET)
+			put(&c[RPZ_COL_OFFSET], zz(o->offset - predicted));
+		if (mask & RPZ_M_LENGTH)
+			put(&c[RPZ_COL_LENGTH], o->length);
+		if (mask & RPZ_M_RESULT)
+			put(&c[RPZ_COL_RESULT], zz(o->result - o->length));
+		if (hc && (mask & (RPZ_M_OFFSET | RPZ_M_LENGTH)))
+			*hc = (hcache_entry){ o->handle, o->offset + o->length };
+		if (mask & RPZ_M_PATH)
+			put(&c[RPZ_COL_PATH], o->path);
+		if (mask & RPZ_M_PATH2)
+			put(&c[RPZ_COL_PATH2], o->path2);
+	}
+
+	size_t total = strings_len + e->shapes.len + 16 * 10;
+	for (int i = 0; i < RPZ_NCOLS; i++)
+		total += e->col[i].len + 10;
+	bbuf *const b = &e->out;
+	b->len = 0;
+	if (reserve(b, total) < 0)
+		return RP_E_NOMEM;
+	put(b, id->frame_no);
+	put(b, id->first_op);
+	put(b, n);
+	put(b, id->first_string);
+	put(b, id->n_strings);
+	put(b, strings_len);
+	put(b, e->n_keys);
+	put(b, e->shapes.len);
+	put(b, RPZ_NCOLS);
+	for (int i = 0; i < RPZ_NCOLS; i++)
+		put(b, e->col[i].len);
+	if (strings_len)
+		memcpy(b->p + b->len, strings, strings_len);
+	b->len += strings_len;
+	memcpy(b->p + b->len, e->shapes.p, e->shapes.len);
+	b->len += e->shapes.len;
+	for (int i = 0; i < RPZ_NCOLS; i++) {
+		memcpy(b->p + b->len, e->col[i].p, e->col[i].len);
+		b->len += e->col[i].len;
+	}
+	if (b->len > RPZ_CONTENT_MAX)
+		return RP_E_LIMIT;
+	*out = b->p;
+	*out_len = b->len;
+	return 0;
+}
+
+/* ---- decoder ------------------------------------------------------------- */
+
+typedef struct dshape {
+	rp_op tmpl; /* categorical fields filled, the rest zero */
+	uint32_t mask;
+} dshape;
+
+/* LEB128 through the cursor, with an unchecked fast path when 10 bytes remain. */
+static inline uint64_t rdv(rp_cur *c)
+{
+	if (c->end - c->p >= 10) {
+		const uint8_t *p = c->p;
+		uint64_t b = *p++;
+		if (b < 0x80) {
+			c->p = p;
+			return b;
+		}
+		uint64_t v = b & 0x7f;
+		for (unsigned shift = 7; shift < 70; shift += 7) {
+			b = *p++;
+			v |= (b & 0x7f) << (shift & 63);
+			if (b < 0x80) {
+				c->p = p;
+				return v;
+			}
+		}
+		c->err = true;
+		return 0;
+	}
+	return rp_cur_uvarint(c);
+}
+
+static inline uint32_t rd32(rp_cur *c)
+{
+	const uint64_t v = rdv(c);
+	if (v > UINT32_MAX)
+		c->err = true;
+	return (uint32_t)v;
+}
+
+static inline uint16_t rd16(rp_cur *c)
+{
+	const uint64_t v = rdv(c);
+	if (v > UINT16_MAX)
+		c->err = true;
+	return (uint16_t)v;
+}
+
+static const char *const col_names[RPZ_NCOLS] = {
+	"shape", "time", "duration", "client", "handle", "offset", "length", "result", "path", "path2",
+};
+
+static int grow(void **p, size_t *cap, size_t n, size_t size)
+{
+	if (n <= *cap)
+		return 0;
+	void *const q = realloc(*p, n * size);
+	if (!q)
+		return RP_E_NOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+static int decode_strings(rp_cur *sc, uint32_t first, uint32_t count, rp_strtab *tab, char *errbuf)
+{
+	const uint32_t have = rp_strtab_count(tab);
+	if (count && first > have + 1)
+		return rp_fail(errbuf, RP_E_CORRUPT, "strings start at id %u but only %u are defined", first, have);
+	for (uint32_t i = 0; i < count; i++) {
+		const uint64_t len = rdv(sc);
+		if (len > RP_STR_MAX)
+			return rp_fail(errbuf, RP_E_CORRUPT, "string %u is %llu bytes long", first + i,
+				       (unsigned long long)len);
+		const char *const s = (const char *)rp_cur_take(sc, (size_t)len);
+		if (sc->err)
+			return rp_fail(errbuf, RP_E_CORRUPT, "string %u runs past its section", first + i);
+		const uint32_t sid = first + i;
+		if (sid <= have) { /* defined on an earlier pass: must be the same */
+			uint32_t old_len = 0;
+			const char *const old = rp_strtab_get(tab, sid, &old_len);
+			if (old_len != len || memcmp(old, s, (size_t)len) != 0)
+				return rp_fail(errbuf, RP_E_CORRUPT, "string %u differs from the first pass", sid);
+			continue;
+		}
+		const int64_t got = rp_strtab_append(tab, s, (uint32_t)len);
+		if (got < 0)
+			return rp_fail(errbuf, (int)got, "string %u: %s", sid, rp_strerror((int)got));
+	}
+	if (rp_cur_left(sc))
+		return rp_fail(errbuf, RP_E_CORRUPT, "%zu stray bytes after the strings", rp_cur_left(sc));
+	return 0;
+}
+
+static int decode_shapes(rpz_dec *d, rp_cur *hc, uint32_t n, char *errbuf)
+{
+	if (grow(&d->shapes, &d->cap_shapes, n ? n : 1, sizeof(dshape)) < 0)
+		return rp_fail(errbuf, RP_E_NOMEM, "out of memory for %u shapes", n);
+	dshape *const sh = d->shapes;
+	for (uint32_t i = 0; i < n; i++) {
+		dshape *const s = &sh[i];
+		memset(s, 0, sizeof(*s));
+		s->mask = rd16(hc);
+		s->tmpl.op = rd16(hc);
+		s->tmpl.flags = rd16(hc);
+		s->tmpl.status_kind = rp_cur_u8(hc);
+		s->tmpl.status = (int32_t)unzz32(rd32(hc));
+		s->tmpl.proto_status = rd32(hc);
+		s->tmpl.access = rd32(hc);
+		s->tmpl.disposition = rd32(hc);
+		s->tmpl.options = rd32(hc);
+		s->tmpl.mode = rd32(hc);
+		s->tmpl.level = rd32(hc);
+		s->tmpl.t_end = RP_TIME_UNKNOWN;
+		if (hc->err)
+			return rp_fail(errbuf, RP_E_CORRUPT, "shape %u is cut or out of range", i);
+		if (s->mask & ~RPZ_M_ALL)
+			return rp_fail(errbuf, RP_E_CORRUPT, "shape %u: unknown column bits 0x%x", i, s->mask);
+		if (s->tmpl.op >= RP_OP__COUNT)
+			return rp_fail(errbuf, RP_E_UNSUPPORTED, "shape %u: op code %u unknown (a newer writer?)", i,
+				       s->tmpl.op);
+	}
+	if (rp_cur_left(hc))
+		return rp_fail(errbuf, RP_E_CORRUPT, "%zu stray bytes after the shapes", rp_cur_left(hc));
+	return 0;
+}
+
+int64_t rp__rpz_decode(rpz_dec *d, const uint8_t *content, size_t len, uint64_t expect_no,
+		       uint64_t expect_first, rp_strtab *tab, char *errbuf)
+{
+	rp_cur c = rp_cur_make(content, len);
+	const uint64_t frame_no = rdv(&c), first_op = rdv(&c);
+	const uint64_t n_ops = rdv(&c), first_string = rdv(&c), n_strings = rdv(&c);
+	const uint64_t strings_len = rdv(&c), n_shapes = rdv(&c), shapes_len = rdv(&c), n_cols = rdv(&c);
+	if (c.err)
+		return rp_fail(errbuf, RP_E_CORRUPT, "content header is cut");
+	if (frame_no != expect_no)
+		return rp_fail(errbuf, RP_E_CORRUPT, "content says it is frame %llu", (unsigned long long)frame_no);
+	if (first_op != expect_first)
+		return rp_fail(errbuf, RP_E_CORRUPT, "first op is %llu, expected %llu", (unsigned long long)first_op,
+			       (unsigned long long)expect_first);
+	/* every op takes at least two bytes (shape and time), every string one */
+	if (n_ops > RPZ_FRAME_OPS_MAX || n_ops > len / 2)
+		return rp_fail(errbuf, RP_E_CORRUPT, "%llu ops cannot fit in %zu bytes", (unsigned long long)n_ops, len);
+	if (n_strings > len || first_string == 0 || first_string + n_strings > (uint64_t)UINT32_MAX)
+		return rp_fail(errbuf, RP_E_CORRUPT, "bad string range %llu+%llu", (unsigned long long)first_string,
+			       (unsigned long long)n_strings);
+	if (n_shapes > n_ops || n_cols < RPZ_NCOLS || n_cols > RPZ_NCOLS_MAX)
+		return rp_fail(errbuf, RP_E_CORRUPT, "bad counts: %llu shapes, %llu columns",
+			       (unsigned long long)n_shapes, (unsigned long long)n_cols);
+	uint64_t col_len[RPZ_NCOLS_MAX];
+	for (uint64_t i = 0; i < n_cols; i++)
+		col_len[i] = rdv(&c);
+	if (c.err)
+		return rp_fail(errbuf, RP_E_CORRUPT, "column table is cut");
+
+	rp_cur sc = rp_cur_sub(&c, strings_len > len ? len + 1 : (size_t)strings_len);
+	rp_cur hcur = rp_cur_sub(&c, shapes_len > len ? len + 1 : (size_t)shapes_len);
+	rp_cur col[RPZ_NCOLS];
+	for (uint64_t i = 0; i < n_cols; i++) {
+		const rp_cur sub = rp_cur_sub(&c, col_len[i] > len ? len + 1 : (size_t)col_len[i]);
+		if (i < RPZ_NCOLS)
+			col[i] = sub; /* columns of later minor versions are skipped */
+	}
+	if (c.err)
+		return rp_fail(errbuf, RP_E_CORRUPT, "sections run past the end of the content");
+	if (rp_cur_left(&c))
+		return rp_fail(errbuf, RP_E_CORRUPT, "%zu stray bytes after the columns", rp_cur_left(&c));
+
+	int rc = decode_strings(&sc, (uint32_t)first_string, (uint32_t)n_strings, tab, errbuf);
+	if (rc < 0)
+		return rc;
+	rc = decode_shapes(d, &hcur, (uint32_t)n_shapes, errbuf);
+	if (rc < 0)
+		return rc;
+	if (grow((void **)&d->ops, &d->cap_ops, n_ops ? (size_t)n_ops : 1, sizeof(rp_op)) < 0)
+		return rp_fail(errbuf, RP_E_NOMEM, "out of memory for %llu ops", (unsigned long long)n_ops);
+
+	const dshape *const sh = d->shapes;
+	const uint32_t n_str = rp_strtab_count(tab);
+	hcache_entry hcache[1u << RPZ_HCACHE_BITS];
+	memset(hcache, 0, sizeof(hcache));
+	uint64_t t = 0, h_prev = 0;
+	uint32_t client = 0;
+	rp_op *const ops = d->ops;
+	for (uint32_t i = 0; i < (uint32_t)n_ops; i++) {
+		const uint64_t s = rdv(&col[RPZ_COL_SHAPE]);
+		if (s >= n_shapes)
+			return rp_fail(errbuf, RP_E_CORRUPT, "op %u: shape %llu of %llu", i, (unsigned long long)s,
+				       (unsigned long long)n_shapes);
+		rp_op *const o = &ops[i];
+		*o = sh[s].tmpl;
+		const uint32_t m = sh[s].mask;
+		t += unzz(rdv(&col[RPZ_COL_TIME]));
+		o->t_start = t;
+		if (m & RPZ_M_TEND)
+			o->t_end = t + unzz(rdv(&col[RPZ_COL_DUR]));
+		if (m & RPZ_M_CLIENT)
+			client = rd32(&col[RPZ_COL_CLIENT]);
+		o->client = client;
+		uint64_t predicted = 0;
+		hcache_entry *hc = NULL;
+		if (m & RPZ_M_HANDLE) {
+			h_prev += unzz(rdv(&col[RPZ_COL_HANDLE]));
+			o->handle = h_prev;
+			hc = &hcache[hslot(h_prev)];
+			predicted = hc->handle == h_prev ? hc->next : 0;
+		}
+		if (m & RPZ_M_OFFSET)
+			o->offset = predicted + unzz(rdv(&col[RPZ_COL_OFFSET]));
+		if (m & RPZ_M_LENGTH)
+			o->length = rdv(&col[RPZ_COL_LENGTH]);
+		if (m & RPZ_M_RESULT)
+			o->result = o->length + unzz(rdv(&col[RPZ_COL_RESULT]));
+		if (hc && (m & (RPZ_M_OFFSET | RPZ_M_LENGTH)))
+			*hc = (hcache_entry){ h_prev, o->offset + o->length };
+		if (m & RPZ_M_PATH) {
+			o->path = rd32(&col[RPZ_COL_PATH]);
+			if (o->path > n_str)
+				return rp_fail(errbuf, RP_E_CORRUPT, "op %u: string %u is not defined", i, o->path);
+		}
+		if (m & RPZ_M_PATH2) {
+			o->path2 = rd32(&col[RPZ_COL_PATH2]);
+			if (o->path2 > n_str)
+				return rp_fail(errbuf, RP_E_CORRUPT, "op %u: string %u is not defined", i, o->path2);
+		}
+	}
+	for (int i = 0; i < RPZ_NCOLS; i++) {
+		if (col[i].err)
+			return rp_fail(errbuf, RP_E_CORRUPT, "%s column is short or holds a bad value", col_names[i]);
+		if (rp_cur_left(&col[i]))
+			return rp_fail(errbuf, RP_E_CORRUPT, "%s column has %zu stray bytes", col_names[i],
+				       rp_cur_left(&col[i]));
+	}
+	return (int64_t)n_ops;
+}
+
+void rp__rpz_dec_fini(rpz_dec *d)
+{
+	free(d->ops);
+	free(d->shapes);
+	memset(d, 0, sizeof(*d));
+}
