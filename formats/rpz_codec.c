@@ -423,7 +423,8 @@ int64_t rp__rpz_decode(rpz_dec *d, const uint8_t *content, size_t len, uint64_t 
 	/* every op takes at least two bytes (shape and time), every string one */
 	if (n_ops > RPZ_FRAME_OPS_MAX || n_ops > len / 2)
 		return rp_fail(errbuf, RP_E_CORRUPT, "%llu ops cannot fit in %zu bytes", (unsigned long long)n_ops, len);
-	if (n_strings > len || first_string == 0 || first_string + n_strings > (uint64_t)UINT32_MAX)
+	if (n_strings > len || first_string != (uint64_t)d->strings_end + 1 ||
+	    first_string + n_strings > (uint64_t)UINT32_MAX)
 		return rp_fail(errbuf, RP_E_CORRUPT, "bad string range %llu+%llu", (unsigned long long)first_string,
 			       (unsigned long long)n_strings);
 	if (n_shapes > n_ops || n_cols < RPZ_NCOLS || n_cols > RPZ_NCOLS_MAX)
@@ -451,6 +452,7 @@ int64_t rp__rpz_decode(rpz_dec *d, const uint8_t *content, size_t len, uint64_t 
 	int rc = decode_strings(&sc, (uint32_t)first_string, (uint32_t)n_strings, tab, errbuf);
 	if (rc < 0)
 		return rc;
+	d->strings_end += (uint32_t)n_strings;
 	rc = decode_shapes(d, &hcur, (uint32_t)n_shapes, errbuf);
 	if (rc < 0)
 		return rc;
@@ -458,7 +460,7 @@ int64_t rp__rpz_decode(rpz_dec *d, const uint8_t *content, size_t len, uint64_t 
 		return rp_fail(errbuf, RP_E_NOMEM, "out of memory for %llu ops", (unsigned long long)n_ops);
 
 	const dshape *const sh = d->shapes;
-	const uint32_t n_str = rp_strtab_count(tab);
+	const uint32_t n_str = d->strings_end; /* not later strings a rewound table still holds */
 	hcache_entry hcache[1u << RPZ_HCACHE_BITS];
 	memset(hcache, 0, sizeof(hcache));
 	uint64_t t = 0, h_prev = 0;

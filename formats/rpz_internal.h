@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "formats/error.h"
 #include "formats/op.h"
 #include "formats/strtab.h"
 
@@ -93,11 +94,12 @@ typedef struct rpz_dec {
 	size_t cap_ops;
 	void *shapes;
 	size_t cap_shapes;
+	uint32_t strings_end; /* last string id defined by the frames decoded on this pass */
 } rpz_dec;
 
 /*
  * Decode frame content: check that it is frame `expect_no` starting at op
- * `expect_first`, define its strings in tab (ids already there are compared,
+ * `expect_first` whose strings follow d->strings_end, define its strings in tab (ids already there are compared,
  * not appended again: a rewind), and decode its ops into d->ops.  Returns
  * the op count or a negative rp error with a detail (without the frame
  * prefix, which the caller adds) in errbuf.

@@ -130,7 +130,7 @@ static int read_header(rpz_reader *r, char *errbuf)
 	r->version_minor = rp_cur_le16(&c);
 	const uint32_t hlen = rp_cur_le32(&c);
 	if (major != RPZ_VERSION_MAJOR)
-		return rp_fail(errbuf, RP_E_VERSION, "%s: format version %u.%u; this reader knows %u.x", r->name, major,
+		return rp_fail(errbuf, RP_E_VERSION, "%s: header: format version %u.%u; this reader knows %u.x", r->name, major,
 			       r->version_minor, RPZ_VERSION_MAJOR);
 	if (hlen < RPZ_HEADER_FIXED + 2 + 4 || hlen > RPZ_HEADER_MAX)
 		return rp_fail(errbuf, RP_E_CORRUPT, "%s: header length %u", r->name, hlen);
@@ -221,7 +221,7 @@ static int reach_index(rpz_reader *r, uint64_t start, const uint8_t *fh)
 			return fail(r, RP_E_CORRUPT, "frame %llu: an index at byte %llu, before the end",
 				    (unsigned long long)r->frame_no, (unsigned long long)start);
 		if (r->frame_no != r->index_frames || r->ops_done != r->index_ops ||
-		    rp_strtab_count(r->base.strings) != r->index_strings)
+		    r->dec.strings_end != r->index_strings)
 			return fail(r, RP_E_CORRUPT, "index: says %u frames and %llu ops, file has %llu and %llu",
 				    r->index_frames, (unsigned long long)r->index_ops, (unsigned long long)r->frame_no,
 				    (unsigned long long)r->ops_done);
@@ -277,7 +277,7 @@ static int check_entry(rpz_reader *r, uint64_t start, int64_t n)
 		return fail(r, rc, "index: cannot read entry %llu", (unsigned long long)r->frame_no);
 	const uint64_t t_first = n ? r->dec.ops[0].t_start : 0;
 	if (le64(e) != start || le64(e + 8) != r->ops_done || le64(e + 16) != t_first || le32(e + 24) != (uint64_t)n ||
-	    le32(e + 28) != rp_strtab_count(r->base.strings))
+	    le32(e + 28) != r->dec.strings_end)
 		return fail(r, RP_E_CORRUPT, "frame %llu: does not match its index entry", (unsigned long long)r->frame_no);
 	return 0;
 }
@@ -398,6 +398,7 @@ static int rpz_rewind(rp_reader *base)
 	r->frame_no = 0;
 	r->ops_done = 0;
 	r->n = r->next = 0;
+	r->dec.strings_end = 0;
 	r->state = 0;
 	base->note[0] = '\0';
 	return 0;

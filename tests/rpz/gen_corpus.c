@@ -1,0 +1,99 @@
+/* Writes the .rpz fuzz seed corpora: small valid traces, cut and damaged copies, and raw frame contents. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/rpz_internal.h"
+#include "rpz_testlib.h"
+
+static int save(const char *dir, const char *name, const void *buf, size_t len)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *const f = fopen(path, "wb");
+	if (!f || fwrite(buf, 1, len, f) != len || fclose(f) != 0) {
+		fprintf(stderr, "%s: cannot write\n", path);
+		return 1;
+	}
+	return 0;
+}
+
+static int traces(const char *dir)
+{
+	static const struct {
+		const char *name;
+		size_t ops;
+		uint32_t strs, frame_ops;
+	} kinds[] = {
+		{ "empty", 0, 0, 0 }, { "strings-only", 0, 4, 0 }, { "one-op", 1, 1, 0 },
+		{ "small", 40, 8, 0 }, { "frames", 120, 16, 32 },
+	};
+	int bad = 0;
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		tl_trace t;
+		tl_make(&t, kinds[k].ops, kinds[k].strs, 1000 + k);
+		uint8_t *buf = NULL;
+		size_t len = 0;
+		const rp_rpz_wopts o = { .frame_ops = kinds[k].frame_ops, .level = 3 };
+		if (tl_write(&t, &o, &buf, &len) < 0) {
+			fprintf(stderr, "%s: write failed\n", kinds[k].name);
+			return 1;
+		}
+		char name[128];
+		snprintf(name, sizeof(name), "%s.rpz", kinds[k].name);
+		bad |= save(dir, name, buf, len);
+		if (kinds[k].ops >= 40) { /* cut in a frame, at the index, in the header; one flipped byte */
+			snprintf(name, sizeof(name), "%s-cut-mid.rpz", kinds[k].name);
+			bad |= save(dir, name, buf, len * 2 / 3);
+			snprintf(name, sizeof(name), "%s-cut-index.rpz", kinds[k].name);
+			bad |= save(dir, name, buf, len - 10);
+			snprintf(name, sizeof(name), "%s-cut-header.rpz", kinds[k].name);
+			bad |= save(dir, name, buf, 20);
+			buf[len / 2] ^= 0x20;
+			snprintf(name, sizeof(name), "%s-flipped.rpz", kinds[k].name);
+			bad |= save(dir, name, buf, len);
+		}
+		free(buf);
+		tl_free(&t);
+	}
+	return bad;
+}
+
+static int contents(const char *dir)
+{
+	rpz_enc *const e = rp__rpz_enc_create(64);
+	int bad = !e;
+	for (int k = 0; !bad && k < 4; k++) {
+		tl_trace t;
+		tl_make(&t, (size_t)k * 20, (uint32_t)k * 3, 2000 + (uint64_t)k);
+		/* the frame defines every string, varint-length prefixed */
+		uint8_t strs[4096];
+		size_t sl = 0;
+		for (uint32_t i = 0; i < t.n_strs; i++) {
+			sl += rp_put_uvarint(strs + sl, t.lens[i]);
+			memcpy(strs + sl, t.strs[i], t.lens[i]);
+			sl += t.lens[i];
+		}
+		const rpz_frame_id id = { .frame_no = 0, .first_op = 0, .n_ops = (uint32_t)t.n_ops, .first_string = 1,
+					  .n_strings = t.n_strs };
+		const uint8_t *out = NULL;
+		size_t len = 0;
+		bad |= rp__rpz_encode(e, &id, t.ops, strs, sl, &out, &len) < 0;
+		char name[64];
+		snprintf(name, sizeof(name), "content-%d.bin", k);
+		if (!bad)
+			bad |= save(dir, name, out, len);
+		tl_free(&t);
+	}
+	rp__rpz_enc_destroy(e);
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s CORPUS_RPZ_DIR CORPUS_FRAME_DIR\n", argv[0]);
+		return 2;
+	}
+	return traces(argv[1]) | contents(argv[2]);
+}
