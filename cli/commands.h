@@ -12,5 +12,6 @@ typedef struct rp_command {
 extern const rp_command rp__cmd_convert;
 extern const rp_command rp__cmd_cat;
 extern const rp_command rp__cmd_stat;
+extern const rp_command rp__cmd_replay;
 
 #endif

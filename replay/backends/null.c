@@ -1,0 +1,109 @@
+/* The null backend: completes every op at once without doing anything, to measure the engine itself. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay/backend.h"
+
+/* Requests an async null client may have in flight (the engine keeps one per client). */
+#define NULL_QUEUE 64
+
+typedef struct null_backend {
+	bool async;
+} null_backend;
+
+typedef struct null_client {
+	uint64_t next_handle;
+	rp_breq *queue[NULL_QUEUE];
+	unsigned n_queued;
+} null_client;
+
+static const rp_backend_opt null_opts[] = {
+	{ "async", NULL, "complete requests from poll() instead of submit() (tests the asynchronous path)" },
+	{ NULL, NULL, NULL },
+};
+
+static int null_create(void **out, const rp_backend_args *args, char *errbuf)
+{
+	null_backend *const nb = calloc(1, sizeof(*nb));
+	if (!nb)
+		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+	for (size_t i = 0; i < args->n_kv; i++)
+		if (strcmp(args->kv[i].key, "async") == 0)
+			nb->async = true;
+	*out = nb;
+	return 0;
+}
+
+static void null_destroy(void *backend)
+{
+	free(backend);
+}
+
+static int null_client_init(void *backend, void *client, const char *dir, char *errbuf)
+{
+	(void)backend, (void)dir, (void)errbuf;
+	((null_client *)client)->next_handle = 1;
+	return 0;
+}
+
+static void null_client_fini(void *backend, void *client)
+{
+	(void)backend, (void)client;
+}
+
+static void complete(null_client *c, rp_breq *req)
+{
+	req->status = 0;
+	req->result = req->op->op == RP_OP_READ || req->op->op == RP_OP_WRITE ? req->op->length : req->op->result;
+	if (req->op->op == RP_OP_OPEN)
+		req->bh = c->next_handle++;
+}
+
+static int null_submit(void *backend, void *client, rp_breq *req)
+{
+	null_client *const c = client;
+	if (((null_backend *)backend)->async && req->cb) {
+		if (c->n_queued == NULL_QUEUE)
+			return RP_E_LIMIT;
+		c->queue[c->n_queued++] = req;
+		return 0;
+	}
+	complete(c, req);
+	if (req->cb)
+		req->cb(req);
+	return 0;
+}
+
+static int null_poll(void *backend, void *client, uint64_t timeout_ns)
+{
+	(void)backend, (void)timeout_ns;
+	null_client *const c = client;
+	const unsigned n = c->n_queued;
+	for (unsigned i = 0; i < n; i++) {
+		complete(c, c->queue[i]);
+		c->queue[i]->cb(c->queue[i]);
+	}
+	c->n_queued = 0;
+	return (int)n;
+}
+
+static void null_release(void *backend, void *client, uint64_t bh)
+{
+	(void)backend, (void)client, (void)bh;
+}
+
+const rp_backend_ops rp__backend_null = {
+	.version = RP_BACKEND_VERSION,
+	.name = "null",
+	.summary = "does nothing: every op succeeds at once (measures the engine)",
+	.caps = RP_BCAP_CONFINED | RP_BCAP_ASYNC,
+	.client_size = sizeof(null_client),
+	.opts = null_opts,
+	.create = null_create,
+	.destroy = null_destroy,
+	.client_init = null_client_init,
+	.client_fini = null_client_fini,
+	.submit = null_submit,
+	.poll = null_poll,
+	.release = null_release,
+};

@@ -1,0 +1,490 @@
+/* The posix backend: every trace op as *at() calls strictly beneath the target directory. */
+#include "replay/backends/posix.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+/* One read or write moves at most this much per call; larger requests loop. */
+#define IO_CHUNK (16u * 1024u * 1024u)
+
+/* SMB info levels (MS-CIFS 2.2.8, MS-FSCC 2.4) that change what setattr does. */
+#define LEVEL_DISPOSITION 1013
+#define LEVEL_ALLOCATION 1019
+#define LEVEL_END_OF_FILE 1020
+/* NFSv4 LOCKT (RFC 7530 op 13), as loadfile TEST4 records it in level (docs/loadfile.md). */
+#define LEVEL_NFS4_LOCKT 13
+
+/* What a backend handle points at. */
+typedef struct pfile {
+	int fd;
+	bool delete_on_close;
+	bool dir;
+	char path[]; /* for delete-on-close */
+} pfile;
+
+static const rp_backend_opt posix_opts[] = {
+	{ "sync", NULL, "open every file O_SYNC (dbench -s)" },
+	{ "fsync-writes", NULL, "fsync after every write (dbench -F)" },
+	{ "no-openat2", NULL, "resolve paths with the O_NOFOLLOW component walk even where openat2 exists" },
+	{ NULL, NULL, NULL },
+};
+
+int rp__posix_buf(posix_client *c, size_t n)
+{
+	if (c->buf_size >= n)
+		return 0;
+	char *const b = realloc(c->buf, n);
+	if (!b)
+		return -ENOMEM;
+	/* Written data is a fixed pattern, not whatever was read last. */
+	memset(b + c->buf_size, 0x5a, n - c->buf_size);
+	c->buf = b;
+	c->buf_size = n;
+	return 0;
+}
+
+static int posix_create(void **out, const rp_backend_args *args, char *errbuf)
+{
+	posix_backend *const pb = calloc(1, sizeof(*pb));
+	if (!pb)
+		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+	for (size_t i = 0; i < args->n_kv; i++) {
+		const char *const k = args->kv[i].key;
+		if (strcmp(k, "sync") == 0)
+			pb->o_sync = true;
+		else if (strcmp(k, "fsync-writes") == 0)
+			pb->fsync_writes = true;
+		else if (strcmp(k, "no-openat2") == 0)
+			pb->force_walk = true;
+	}
+	pb->target = open(args->target, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (pb->target < 0) {
+		const int err = errno;
+		free(pb);
+		return rp_fail(errbuf, RP_E_SYSTEM, "%s: %s", args->target, strerror(err));
+	}
+	*out = pb;
+	return 0;
+}
+
+static void posix_destroy(void *backend)
+{
+	posix_backend *const pb = backend;
+	if (!pb)
+		return;
+	close(pb->target);
+	free(pb);
+}
+
+static int posix_client_init(void *backend, void *client, const char *dir, char *errbuf)
+{
+	posix_backend *const pb = backend;
+	posix_client *const c = client;
+	const rp_beneath top = { .root = pb->target, .no_openat2 = &pb->no_openat2, .force_walk = pb->force_walk };
+	if (dir[0]) {
+		const char *name;
+		const int parent = rp__beneath_parent(&top, dir, &name);
+		if (parent < 0)
+			return rp_fail(errbuf, RP_E_SYSTEM, "%s: %s", dir, strerror(-parent));
+		const int rc = mkdirat(parent, name, 0777) < 0 && errno != EEXIST ? errno : 0;
+		rp__beneath_close(&top, parent);
+		if (rc)
+			return rp_fail(errbuf, RP_E_SYSTEM, "mkdir %s: %s", dir, strerror(rc));
+	}
+	const int root = rp__beneath_open(&top, dir, O_PATH | O_DIRECTORY, 0);
+	if (root < 0)
+		return rp_fail(errbuf, RP_E_SYSTEM, "%s: %s", dir[0] ? dir : ".", strerror(-root));
+	c->b = top;
+	c->b.root = root;
+	return 0;
+}
+
+static void posix_client_fini(void *backend, void *client)
+{
+	posix_client *const c = client;
+	if (c->b.root >= 0)
+		close(c->b.root);
+	free(c->buf);
+	c->buf = NULL;
+}
+
+/* open(2) flags for an open in the trace's dialect; *dir: wants a directory; *file: must not be one. */
+static int open_flags(const rp_breq *req, bool *dir, bool *file, bool *doc)
+{
+	const rp_op *const op = req->op;
+	*dir = (op->flags & RP_OPF_DIRECTORY) != 0;
+	*file = false;
+	*doc = false;
+	switch (req->dialect) {
+	case RP_DIALECT_NT: {
+		*dir = *dir || (op->options & RP_NT_DIRECTORY_FILE);
+		*file = (op->options & RP_NT_NON_DIRECTORY_FILE) != 0;
+		*doc = (op->options & RP_NT_DELETE_ON_CLOSE) != 0;
+		static const int disp[] = {
+			[RP_NT_SUPERSEDE] = O_CREAT | O_TRUNC, [RP_NT_OPEN] = 0,
+			[RP_NT_CREATE] = O_CREAT | O_EXCL,     [RP_NT_OPEN_IF] = O_CREAT,
+			[RP_NT_OVERWRITE] = O_TRUNC,           [RP_NT_OVERWRITE_IF] = O_CREAT | O_TRUNC,
+		};
+		return O_RDWR | (op->disposition <= RP_NT_OVERWRITE_IF ? disp[op->disposition] : 0);
+	}
+	case RP_DIALECT_POSIX:
+		*dir = *dir || (op->access & O_DIRECTORY);
+		return (int)(op->access & (O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC | O_APPEND | O_DIRECTORY));
+	case RP_DIALECT_NFS:
+		return O_RDWR | ((op->flags & RP_OPF_CREATE) ? O_CREAT | (op->disposition ? O_EXCL : 0) : 0);
+	}
+	return O_RDWR;
+}
+
+static int do_open(posix_backend *pb, posix_client *c, rp_breq *req)
+{
+	bool dir, file, doc;
+	int flags = open_flags(req, &dir, &file, &doc);
+	const unsigned mode = req->op->mode ? req->op->mode & 07777 : dir ? 0777 : 0666;
+	int fd;
+	if (dir) {
+		if (flags & O_CREAT) {
+			const char *name;
+			const int parent = rp__beneath_parent(&c->b, req->path, &name);
+			if (parent < 0)
+				return -parent;
+			const int rc = mkdirat(parent, name, mode) < 0 ? errno : 0;
+			rp__beneath_close(&c->b, parent);
+			if (rc && (rc != EEXIST || (flags & O_EXCL)))
+				return rc;
+		}
+		fd = rp__beneath_open(&c->b, req->path, O_RDONLY | O_DIRECTORY, 0);
+	} else {
+		if (pb->o_sync)
+			flags |= O_SYNC;
+		fd = rp__beneath_open(&c->b, req->path, flags, mode);
+		if (fd == -EACCES && (flags & O_ACCMODE) == O_RDWR)
+			fd = rp__beneath_open(&c->b, req->path, (flags & ~O_ACCMODE) | O_RDONLY, mode);
+		if (fd == -EISDIR && !file && !(flags & (O_EXCL | O_TRUNC))) {
+			fd = rp__beneath_open(&c->b, req->path, O_RDONLY | O_DIRECTORY, 0);
+			dir = true;
+		}
+	}
+	if (fd < 0)
+		return -fd;
+	const size_t plen = strlen(req->path);
+	pfile *const f = malloc(sizeof(*f) + plen + 1);
+	if (!f) {
+		close(fd);
+		return ENOMEM;
+	}
+	f->fd = fd;
+	f->dir = dir;
+	f->delete_on_close = doc;
+	memcpy(f->path, req->path, plen + 1);
+	req->bh = (uint64_t)(uintptr_t)f;
+	return 0;
+}
+
+static int do_close(posix_client *c, uint64_t bh)
+{
+	pfile *const f = (pfile *)(uintptr_t)bh;
+	int rc = close(f->fd) < 0 ? errno : 0;
+	if (f->delete_on_close) {
+		const char *name;
+		const int parent = rp__beneath_parent(&c->b, f->path, &name);
+		if (parent >= 0) {
+			if (unlinkat(parent, name, f->dir ? AT_REMOVEDIR : 0) < 0 && rc == 0 && errno != ENOENT)
+				rc = errno;
+			rp__beneath_close(&c->b, parent);
+		}
+	}
+	free(f);
+	return rc;
+}
+
+static int do_io(posix_backend *pb, posix_client *c, rp_breq *req, int fd, bool write)
+{
+	uint64_t done = 0, left = req->op->length, off = req->op->offset;
+	if (rp__posix_buf(c, left < IO_CHUNK ? (size_t)left : IO_CHUNK) < 0)
+		return ENOMEM;
+	while (left) {
+		const size_t n = left < c->buf_size ? (size_t)left : c->buf_size;
+		const ssize_t got = write ? pwrite(fd, c->buf, n, (off_t)off) : pread(fd, c->buf, n, (off_t)off);
+		if (got < 0) {
+			req->result = done;
+			return errno;
+		}
+		done += (uint64_t)got;
+		off += (uint64_t)got;
+		left -= (uint64_t)got;
+		if ((size_t)got < n)
+			break; /* end of file */
+	}
+	req->result = done;
+	if (write && pb->fsync_writes && fsync(fd) < 0)
+		return errno;
+	/* A stable write (NFS FILE_SYNC, O_SYNC in the trace) reaches the disk before it completes. */
+	if (write && (req->op->flags & RP_OPF_STABLE) && !pb->fsync_writes && fdatasync(fd) < 0)
+		return errno;
+	return 0;
+}
+
+static int do_lock(int fd, const rp_op *op, bool unlock)
+{
+	/* Open file description locks conflict between clients even though they share a process. */
+	struct flock l;
+	memset(&l, 0, sizeof(l));
+	l.l_type = unlock ? F_UNLCK : (op->flags & RP_OPF_EXCLUSIVE) ? F_WRLCK : F_RDLCK;
+	l.l_whence = SEEK_SET;
+	l.l_start = (off_t)(op->offset & INT64_MAX);
+	l.l_len = (off_t)(op->length & INT64_MAX);
+	if (op->level == LEVEL_NFS4_LOCKT) {
+		/* Test only: a conflicting lock is reported as NFS4ERR_DENIED would be. */
+		if (fcntl(fd, F_OFD_GETLK, &l) < 0)
+			return errno;
+		return l.l_type == F_UNLCK ? 0 : EAGAIN;
+	}
+	return fcntl(fd, F_OFD_SETLK, &l) < 0 ? errno : 0;
+}
+
+static int do_setattr(posix_client *c, const rp_breq *req, int fd)
+{
+	const rp_op *const op = req->op;
+	if (fd >= 0) {
+		pfile *const f = (pfile *)(uintptr_t)req->bh;
+		if (op->level == LEVEL_DISPOSITION) {
+			f->delete_on_close = true;
+			return 0;
+		}
+		if (op->level == LEVEL_END_OF_FILE || op->level == LEVEL_ALLOCATION)
+			return ftruncate(fd, (off_t)(op->length & INT64_MAX)) < 0 ? errno : 0;
+		if (op->mode && fchmod(fd, op->mode & 07777) < 0)
+			return errno;
+		return futimens(fd, NULL) < 0 ? errno : 0;
+	}
+	const char *name;
+	const int parent = rp__beneath_parent(&c->b, req->path, &name);
+	if (parent < 0)
+		return -parent;
+	int rc = 0;
+	if (op->mode && fchmodat(parent, name, op->mode & 07777, 0) < 0)
+		rc = errno;
+	if (rc == 0 && utimensat(parent, name, NULL, AT_SYMLINK_NOFOLLOW) < 0)
+		rc = errno;
+	rp__beneath_close(&c->b, parent);
+	return rc;
+}
+
+/* Ops on a parent directory and a last component; the root itself has no parent. */
+static int do_at(posix_client *c, const rp_breq *req)
+{
+	const rp_op *const op = req->op;
+	struct stat st;
+	if (req->path[0] == '\0' && (op->op == RP_OP_STAT || op->op == RP_OP_LOOKUP || op->op == RP_OP_ACCESS))
+		return fstatat(c->b.root, "", &st, AT_EMPTY_PATH) < 0 ? errno : 0;
+	const char *name;
+	const int parent = rp__beneath_parent(&c->b, req->path, &name);
+	if (parent < 0)
+		return -parent;
+	int rc = 0;
+	switch (op->op) {
+	case RP_OP_STAT:
+	case RP_OP_LOOKUP:
+	case RP_OP_ACCESS:
+		rc = fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW);
+		break;
+	case RP_OP_UNLINK:
+		rc = unlinkat(parent, name, 0);
+		break;
+	case RP_OP_MKDIR:
+		rc = mkdirat(parent, name, op->mode ? op->mode & 07777 : 0777);
+		break;
+	case RP_OP_RMDIR:
+		rc = unlinkat(parent, name, AT_REMOVEDIR);
+		break;
+	case RP_OP_MKNOD: {
+		/* Regular files and FIFOs only: a trace never gets to make device nodes. */
+		const mode_t type = op->mode & S_IFMT;
+		if (type && type != S_IFREG && type != S_IFIFO) {
+			errno = EPERM;
+			rc = -1;
+			break;
+		}
+		rc = mknodat(parent, name, (type ? type : S_IFREG) | (op->mode & 07777 ? op->mode & 07777 : 0666), 0);
+		break;
+	}
+	case RP_OP_READLINK: {
+		char buf[4096];
+		const ssize_t n = readlinkat(parent, name, buf, sizeof(buf));
+		rc = n < 0 ? -1 : 0;
+		break;
+	}
+	case RP_OP_SYMLINK:
+		/* path is the new link, path2 its contents: contents are never resolved by us. */
+		rc = symlinkat(req->path2 ? req->path2 : "", parent, name);
+		break;
+	case RP_OP_RENAME:
+	case RP_OP_LINK: {
+		const char *name2;
+		const int parent2 = req->path2 ? rp__beneath_parent(&c->b, req->path2, &name2) : -EINVAL;
+		if (parent2 < 0) {
+			rp__beneath_close(&c->b, parent);
+			return -parent2;
+		}
+		if (op->op == RP_OP_LINK)
+			rc = linkat(parent, name, parent2, name2, 0);
+		else
+			/* SMB renames never replace an existing target; POSIX and NFS ones do. */
+			rc = renameat2(parent, name, parent2, name2,
+				       req->dialect == RP_DIALECT_NT ? RENAME_NOREPLACE : 0);
+		const int err = errno;
+		rp__beneath_close(&c->b, parent2);
+		errno = err;
+		break;
+	}
+	default:
+		errno = ENOSYS;
+		rc = -1;
+	}
+	const int err = rc < 0 ? errno : 0;
+	rp__beneath_close(&c->b, parent);
+	return err;
+}
+
+static int do_xattr(posix_client *c, const rp_breq *req, int hfd)
+{
+	const rp_op *const op = req->op;
+	int fd = hfd;
+	if (fd < 0) {
+		/* O_NONBLOCK: a FIFO in the tree must not hang the client. */
+		fd = rp__beneath_open(&c->b, req->path ? req->path : "", O_RDONLY | O_NONBLOCK, 0);
+		if (fd < 0)
+			return -fd;
+	}
+	const char *const name = req->path2 && req->path2[0] ? req->path2 : "user.reprise";
+	const size_t len = op->length < 65536 ? (size_t)op->length : 65536;
+	int rc = rp__posix_buf(c, 65536) < 0 ? ENOMEM : 0;
+	ssize_t n = 0;
+	if (rc == 0) {
+		switch (op->op) {
+		case RP_OP_GETXATTR: n = fgetxattr(fd, name, c->buf, len ? len : c->buf_size); break;
+		case RP_OP_SETXATTR: n = fsetxattr(fd, name, c->buf, len, 0); break;
+		case RP_OP_LISTXATTR: n = flistxattr(fd, c->buf, c->buf_size); break;
+		default: n = fremovexattr(fd, name); break;
+		}
+		rc = n < 0 ? errno : 0;
+	}
+	if (fd != hfd)
+		close(fd);
+	return rc;
+}
+
+/* Handle ops named by path (NFS READ3/WRITE3/COMMIT3, SMB1 READ/WRITE): open, do, close. */
+static int by_path(posix_backend *pb, posix_client *c, rp_breq *req)
+{
+	const rp_op *const op = req->op;
+	if (op->op == RP_OP_CLOSE)
+		return 0; /* nothing of ours is open under a path */
+	const int flags = (op->op == RP_OP_READ ? O_RDONLY : O_RDWR) | (pb->o_sync ? O_SYNC : 0);
+	const int fd = rp__beneath_open(&c->b, req->path, flags | O_NONBLOCK, 0);
+	if (fd < 0)
+		return -fd;
+	int rc;
+	switch (op->op) {
+	case RP_OP_READ:
+	case RP_OP_WRITE:
+		rc = do_io(pb, c, req, fd, op->op == RP_OP_WRITE);
+		break;
+	case RP_OP_FLUSH:
+		rc = fsync(fd) < 0 ? errno : 0;
+		break;
+	default:
+		rc = do_lock(fd, op, op->op == RP_OP_UNLOCK);
+		break;
+	}
+	close(fd);
+	return rc;
+}
+
+static int posix_do(posix_backend *pb, posix_client *c, rp_breq *req)
+{
+	const rp_op *const op = req->op;
+	const int fd = req->bh ? ((pfile *)(uintptr_t)req->bh)->fd : -1;
+	if (fd < 0 && req->path &&
+	    (op->op == RP_OP_READ || op->op == RP_OP_WRITE || op->op == RP_OP_FLUSH || op->op == RP_OP_LOCK ||
+	     op->op == RP_OP_UNLOCK || op->op == RP_OP_CLOSE))
+		return by_path(pb, c, req);
+	switch (op->op) {
+	case RP_OP_OPEN:
+		return req->path ? do_open(pb, c, req) : EINVAL;
+	case RP_OP_CLOSE:
+		return req->bh ? do_close(c, req->bh) : EBADF;
+	case RP_OP_READ:
+	case RP_OP_WRITE:
+		return fd >= 0 ? do_io(pb, c, req, fd, op->op == RP_OP_WRITE) : EBADF;
+	case RP_OP_FLUSH:
+		return fd < 0 ? EBADF : fsync(fd) < 0 ? errno : 0;
+	case RP_OP_LOCK:
+	case RP_OP_UNLOCK:
+		return fd >= 0 ? do_lock(fd, op, op->op == RP_OP_UNLOCK) : EBADF;
+	case RP_OP_STATFS: {
+		struct statfs sf;
+		return fstatfs(fd >= 0 ? fd : c->b.root, &sf) < 0 ? errno : 0;
+	}
+	case RP_OP_SETATTR:
+		return fd >= 0 || req->path ? do_setattr(c, req, fd) : EBADF;
+	case RP_OP_READDIR:
+		return rp__posix_readdir(pb, c, req, fd, &req->result);
+	case RP_OP_DELTREE:
+		return req->path ? rp__posix_deltree(c, req->path) : EINVAL;
+	case RP_OP_GETXATTR:
+	case RP_OP_SETXATTR:
+	case RP_OP_LISTXATTR:
+	case RP_OP_REMOVEXATTR:
+		return do_xattr(c, req, fd);
+	case RP_OP_STAT:
+	case RP_OP_LOOKUP:
+	case RP_OP_ACCESS:
+		if (!req->path) {
+			struct stat st;
+			return fd < 0 ? EBADF : fstat(fd, &st) < 0 ? errno : 0;
+		}
+		return do_at(c, req);
+	default:
+		return req->path ? do_at(c, req) : EINVAL;
+	}
+}
+
+static int posix_submit(void *backend, void *client, rp_breq *req)
+{
+	req->result = 0;
+	req->status = posix_do(backend, client, req);
+	if (req->cb)
+		req->cb(req);
+	return 0;
+}
+
+static void posix_release(void *backend, void *client, uint64_t bh)
+{
+	(void)backend;
+	do_close(client, bh);
+}
+
+const rp_backend_ops rp__backend_posix = {
+	.version = RP_BACKEND_VERSION,
+	.name = "posix",
+	.summary = "local directory: *at() calls beneath the target (openat2 RESOLVE_BENEATH)",
+	.caps = RP_BCAP_CONFINED | RP_BCAP_DATA,
+	.client_size = sizeof(posix_client),
+	.opts = posix_opts,
+	.create = posix_create,
+	.destroy = posix_destroy,
+	.client_init = posix_client_init,
+	.client_fini = posix_client_fini,
+	.submit = posix_submit,
+	.poll = NULL,
+	.release = posix_release,
+};

@@ -1,0 +1,186 @@
+/* posix backend: directory listings (SMB FIND_FIRST patterns, readdir) and dbench's deltree. */
+#include "replay/backends/posix.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* A tree deeper than this is treated as an attack on the stack, not a workload. */
+#define DELTREE_MAX_DEPTH 128
+
+struct linux_dirent64 {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+#define DENTS_BUF (64u * 1024u)
+
+static bool has_wildcard(const char *s)
+{
+	return strpbrk(s, "*?<>\"") != NULL;
+}
+
+/* Count entries of dirfd (not . and ..) matching pattern (NULL = all). */
+static int count_entries(posix_client *c, int dirfd, const char *pattern, int fnflags, uint64_t *count)
+{
+	if (rp__posix_buf(c, DENTS_BUF) < 0)
+		return ENOMEM;
+	*count = 0;
+	if (lseek(dirfd, 0, SEEK_SET) < 0)
+		return errno;
+	for (;;) {
+		const long n = syscall(SYS_getdents64, dirfd, c->buf, DENTS_BUF);
+		if (n < 0)
+			return errno;
+		if (n == 0)
+			return 0;
+		for (long off = 0; off < n;) {
+			const struct linux_dirent64 *const d = (const void *)(c->buf + off);
+			off += d->d_reclen;
+			if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0)
+				continue;
+			if (!pattern || fnmatch(pattern, d->d_name, fnflags) == 0)
+				(*count)++;
+		}
+	}
+}
+
+/*
+ * NT (FIND_FIRST): the last component is a pattern matched case-insensitively
+ * in its parent directory; no match is ENOENT (NT_STATUS_NO_SUCH_FILE).  Other
+ * dialects: list the directory named by the path or the handle.
+ */
+int rp__posix_readdir(posix_backend *pb, posix_client *c, const rp_breq *req, int handle_fd, uint64_t *result)
+{
+	(void)pb;
+	int dirfd = -1, rc;
+	uint64_t n = 0;
+	const char *pattern = NULL;
+	char pat[NAME_MAX + 1];
+	if (!req->path) {
+		if (handle_fd < 0)
+			return EBADF;
+		rc = count_entries(c, handle_fd, NULL, 0, &n);
+	} else if (req->dialect == RP_DIALECT_NT || has_wildcard(req->path)) {
+		const char *const slash = strrchr(req->path, '/');
+		const char *const last = slash ? slash + 1 : req->path;
+		if (strlen(last) > NAME_MAX)
+			return ENAMETOOLONG;
+		/* DOS wildcards: '?'-like '>' and '*'-like '<' ('"' is '.'), close enough for counting. */
+		size_t i = 0;
+		for (; last[i]; i++)
+			pat[i] = last[i] == '<' ? '*' : last[i] == '>' ? '?' : last[i] == '"' ? '.' : last[i];
+		pat[i] = '\0';
+		pattern = pat[0] ? pat : "*";
+		char dir[PATH_MAX];
+		const size_t dl = slash ? (size_t)(slash - req->path) : 0;
+		if (dl >= sizeof(dir))
+			return ENAMETOOLONG;
+		memcpy(dir, req->path, dl);
+		dir[dl] = '\0';
+		dirfd = rp__beneath_open(&c->b, dir, O_RDONLY | O_DIRECTORY, 0);
+		if (dirfd < 0)
+			return -dirfd;
+		rc = count_entries(c, dirfd, pattern, FNM_CASEFOLD, &n);
+		if (rc == 0 && n == 0 && req->dialect == RP_DIALECT_NT)
+			rc = ENOENT;
+	} else {
+		dirfd = rp__beneath_open(&c->b, req->path, O_RDONLY | O_DIRECTORY, 0);
+		if (dirfd < 0)
+			return -dirfd;
+		rc = count_entries(c, dirfd, NULL, 0, &n);
+	}
+	if (dirfd >= 0)
+		close(dirfd);
+	/* A listing returns at most the requested number of entries. */
+	*result = req->op->length && n > req->op->length ? req->op->length : n;
+	return rc;
+}
+
+static int empty_dir(posix_client *c, int dirfd, int depth)
+{
+	if (depth > DELTREE_MAX_DEPTH)
+		return ELOOP;
+	/* Deleting while listing: restart the listing until a pass removes nothing. */
+	char *const buf = malloc(DENTS_BUF);
+	if (!buf)
+		return ENOMEM;
+	int rc = 0;
+	for (bool again = true; again && rc == 0;) {
+		again = false;
+		if (lseek(dirfd, 0, SEEK_SET) < 0) {
+			rc = errno;
+			break;
+		}
+		long n;
+		while (rc == 0 && (n = syscall(SYS_getdents64, dirfd, buf, DENTS_BUF)) > 0) {
+			for (long off = 0; off < n && rc == 0;) {
+				const struct linux_dirent64 *const d = (const void *)(buf + off);
+				off += d->d_reclen;
+				if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0)
+					continue;
+				if (unlinkat(dirfd, d->d_name, 0) == 0) {
+					again = true;
+					continue;
+				}
+				if (errno != EISDIR && errno != EPERM) {
+					rc = errno == ENOENT ? 0 : errno;
+					continue;
+				}
+				/* A directory: O_NOFOLLOW so a symlink swapped in cannot lead outside. */
+				const int sub = openat(dirfd, d->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+				if (sub < 0) {
+					rc = errno;
+					continue;
+				}
+				rc = empty_dir(c, sub, depth + 1);
+				close(sub);
+				if (rc == 0 && unlinkat(dirfd, d->d_name, AT_REMOVEDIR) < 0)
+					rc = errno;
+				again = true;
+			}
+		}
+		if (rc == 0 && n < 0)
+			rc = errno;
+	}
+	free(buf);
+	return rc;
+}
+
+/* Remove path and everything under it; a missing path is not an error (dbench's Deltree). */
+int rp__posix_deltree(posix_client *c, const char *path)
+{
+	const char *name;
+	const int parent = rp__beneath_parent(&c->b, path, &name);
+	if (parent < 0)
+		return parent == -ENOENT ? 0 : -parent;
+	int rc = 0;
+	if (unlinkat(parent, name, 0) == 0 || errno == ENOENT)
+		goto out;
+	if (errno != EISDIR && errno != EPERM) {
+		rc = errno;
+		goto out;
+	}
+	const int dirfd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dirfd < 0) {
+		rc = errno;
+		goto out;
+	}
+	rc = empty_dir(c, dirfd, 0);
+	close(dirfd);
+	if (rc == 0 && unlinkat(parent, name, AT_REMOVEDIR) < 0)
+		rc = errno;
+out:
+	rp__beneath_close(&c->b, parent);
+	return rc;
+}

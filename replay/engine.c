@@ -1,0 +1,311 @@
+/* The replay engine: options, backend choice, client threads, start/stop/wait, progress. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "replay/engine.h"
+
+void rp_replay_opts_init(rp_replay_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->warmup_s = -1;
+	o->speed = 1.0;
+	o->spin_us = 50;
+}
+
+static bool has_prefix(const char *s, const char *p)
+{
+	return strncmp(s, p, strlen(p)) == 0;
+}
+
+/* The backend the target's form asks for. */
+static int pick_backend(const rp_replay_opts *o, const rp_backend_ops **out, char *errbuf)
+{
+	if (o->backend_ops) {
+		*out = o->backend_ops;
+		return 0;
+	}
+	const char *name = o->backend;
+	if (!name) {
+		if (has_prefix(o->target, "nfs://") || has_prefix(o->target, "smb://")) {
+			name = has_prefix(o->target, "nfs://") ? "nfs" : "smb";
+			if (!rp_backend_find(name))
+				return rp_fail(errbuf, RP_E_UNSUPPORTED,
+					       "%s: the %s backend is not built into this reprise (network backends "
+					       "come with libnfs/libsmbclient support); replay into a directory instead",
+					       o->target, name);
+		} else if (strstr(o->target, "://")) {
+			return rp_fail(errbuf, RP_E_UNSUPPORTED, "%s: unknown URL scheme (directories, nfs:// and smb://)",
+				       o->target);
+		} else {
+			name = "posix";
+		}
+	}
+	*out = rp_backend_find(name);
+	if (!*out)
+		return rp_fail(errbuf, RP_E_NOTFOUND, "no backend '%s' in this build (see --list-backends)", name);
+	return 0;
+}
+
+static rp_dialect dialect_of(const rp_trace_meta *m)
+{
+	switch (m->source) {
+	case RP_SRC_LOADFILE_NFS:
+	case RP_SRC_PCAP_NFS:
+		return RP_DIALECT_NFS;
+	case RP_SRC_SYSCALL:
+	case RP_SRC_STRACE:
+	case RP_SRC_CTF:
+		return RP_DIALECT_POSIX;
+	default:
+		return RP_DIALECT_NT;
+	}
+}
+
+static int check_opts(const rp_replay_opts *o, char *errbuf)
+{
+	if (!o->target || !*o->target)
+		return rp_fail(errbuf, RP_E_INVAL, "no target (--target DIR)");
+	if (!(o->speed > 0) || o->speed > 1e9)
+		return rp_fail(errbuf, RP_E_RANGE, "speed must be > 0");
+	if (o->duration_s < 0 || o->duration_s > 1e8 || o->clone_offset_s < 0 || o->clone_offset_s > 1e6)
+		return rp_fail(errbuf, RP_E_RANGE, "durations must be >= 0");
+	if ((unsigned)o->timing > RP_TIMING_THINK || (unsigned)o->on_mismatch > RP_MISMATCH_ABORT)
+		return rp_fail(errbuf, RP_E_INVAL, "bad timing or mismatch policy");
+	if (o->clones > 65536)
+		return rp_fail(errbuf, RP_E_RANGE, "at most 65536 clients");
+	return 0;
+}
+
+int rp_replay_create(rp_replay **out, const rp_replay_opts *opts, rp_workload *w, char *errbuf)
+{
+	*out = NULL;
+	int rc = check_opts(opts, errbuf);
+	if (rc < 0)
+		return rc;
+	rp_replay *const r = calloc(1, sizeof(*r));
+	if (!r)
+		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+	r->opts = *opts;
+	r->w = w;
+	r->target = strdup(opts->target);
+	if (!r->target) {
+		rc = rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+		goto fail;
+	}
+	r->opts.target = r->target;
+	r->opts.backend = r->opts.backend_opts = NULL; /* not kept: the caller's strings */
+	rc = pick_backend(opts, &r->bops, errbuf);
+	if (rc < 0)
+		goto fail;
+	if (r->bops->version < 1 || r->bops->version > RP_BACKEND_VERSION) {
+		rc = rp_fail(errbuf, RP_E_VERSION, "backend %s: interface version %d, this engine knows 1..%d",
+			     r->bops->name, r->bops->version, RP_BACKEND_VERSION);
+		goto fail;
+	}
+	rc = rp_backend_parse_opts(r->bops, opts->backend_opts, &r->kv, &r->n_kv, &r->kv_storage, errbuf);
+	if (rc < 0)
+		goto fail;
+	if (opts->clock) {
+		r->clock = *opts->clock;
+		r->spin_ns = 0; /* an injected clock only advances when slept on */
+	} else {
+		r->clock = (rp_replay_clock){ rp__clock_mono, rp__clock_mono_sleep, NULL };
+		r->spin_ns = opts->spin_us > 0 ? (uint64_t)(opts->spin_us * 1e3) : 0;
+	}
+	r->inv_speed = 1.0 / opts->speed;
+	r->offset_ns = (uint64_t)(opts->clone_offset_s * 1e9);
+	r->dialect = dialect_of(&w->meta);
+	atomic_init(&r->stop, false);
+	atomic_init(&r->aborted, 0);
+	rc = rp__scan(r, errbuf);
+	if (rc < 0)
+		goto fail;
+	const rp_backend_args args = { .target = r->target, .kv = r->kv, .n_kv = r->n_kv, .n_clients = r->n_clients };
+	rc = r->bops->create(&r->bstate, &args, errbuf);
+	if (rc < 0) {
+		r->bstate = NULL;
+		goto fail;
+	}
+	*out = r;
+	return 0;
+fail:
+	rp_replay_destroy(r);
+	return rc;
+}
+
+static int make_clients(rp_replay *r, char *errbuf)
+{
+	const uint32_t copies = r->opts.clones ? r->opts.clones : 1;
+	r->n_clients = copies * r->n_trace_clients;
+	r->clients = calloc(r->n_clients ? r->n_clients : 1, sizeof(*r->clients));
+	if (!r->clients)
+		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+	for (uint32_t k = 0, i = 0; k < copies; k++) {
+		for (uint32_t t = 0; t < r->n_trace_clients; t++, i++) {
+			const size_t sz = (sizeof(rp_client) + 63) & ~(size_t)63;
+			rp_client *const c = aligned_alloc(64, sz);
+			if (!c)
+				return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+			memset(c, 0, sz);
+			r->clients[i] = c;
+			c->r = r;
+			c->index = i;
+			c->trace_client = r->trace_clients[t];
+			c->clone = k;
+			if (r->opts.clones)
+				snprintf(c->dir, sizeof(c->dir), "client%u", k + 1);
+			rp__handles_init(&c->handles);
+			c->bstate = calloc(1, r->bops->client_size ? r->bops->client_size : 1);
+			if (r->opts.timing != RP_TIMING_AFAP && (c->lag = malloc(sizeof(*c->lag))))
+				rp__hist_init(c->lag);
+			if (!c->bstate || (r->opts.timing != RP_TIMING_AFAP && !c->lag))
+				return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+		}
+	}
+	return 0;
+}
+
+int rp_replay_prepare(rp_replay *r, char *errbuf)
+{
+	if (r->prepared)
+		return 0;
+	r->prepared = true;
+	if (r->opts.no_prepare)
+		return 0;
+	return rp__prepare_run(r, errbuf);
+}
+
+int rp_replay_start(rp_replay *r, char *errbuf)
+{
+	if (r->started)
+		return rp_fail(errbuf, RP_E_STATE, "already started");
+	int rc = rp_replay_prepare(r, errbuf);
+	if (rc < 0)
+		return rc;
+	rc = make_clients(r, errbuf);
+	if (rc < 0)
+		return rc;
+	/* Every client starts at one absolute time, a little ahead, so thread creation is not in it. */
+	const uint64_t now = r->clock.now(r->clock.ctx);
+	r->t0 = now + 10000000ull * (r->opts.clock == NULL);
+	const double warm = r->opts.warmup_s >= 0 ? r->opts.warmup_s : r->opts.duration_s / 5;
+	r->res.warmup_s = r->opts.duration_s > 0 ? warm : 0;
+	r->warm_end = r->t0 + (uint64_t)(r->res.warmup_s * 1e9);
+	r->end = r->opts.duration_s > 0 ? r->warm_end + (uint64_t)(r->opts.duration_s * 1e9) : 0;
+	r->started = true;
+	for (uint32_t i = 0; i < r->n_clients; i++) {
+		rp_client *const c = r->clients[i];
+		atomic_store(&c->running, 1);
+		if (pthread_create(&c->thread, NULL, rp__client_main, c) != 0) {
+			atomic_store(&c->running, 0);
+			rp_replay_stop(r);
+			return rp_fail(errbuf, RP_E_SYSTEM, "cannot start client thread %u: %s", i, strerror(errno));
+		}
+		c->started = true;
+	}
+	return 0;
+}
+
+static uint32_t running(const rp_replay *r)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < r->n_clients; i++)
+		n += atomic_load_explicit(&r->clients[i]->running, memory_order_acquire) != 0;
+	return n;
+}
+
+int rp_replay_wait(rp_replay *r, unsigned timeout_ms)
+{
+	/* Polled from the caller's thread: the clients never wake anyone on their hot path. */
+	const unsigned step_ms = 20;
+	for (unsigned waited = 0;; waited += step_ms) {
+		if (!r->started || running(r) == 0)
+			return 1;
+		if (waited >= timeout_ms)
+			return 0;
+		const struct timespec ts = { 0, step_ms * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+}
+
+void rp_replay_stop(rp_replay *r)
+{
+	atomic_store_explicit(&r->stop, true, memory_order_relaxed);
+}
+
+void rp_replay_progress_get(rp_replay *r, rp_replay_progress *p)
+{
+	memset(p, 0, sizeof(*p));
+	if (!r->started)
+		return;
+	const uint64_t now = r->clock.now(r->clock.ctx);
+	p->elapsed_s = now > r->t0 ? (double)(now - r->t0) / 1e9 : 0;
+	p->warmup = now < r->warm_end;
+	uint64_t lag = 0;
+	for (uint32_t i = 0; i < r->n_clients; i++) {
+		rp_client *const c = r->clients[i];
+		p->running += atomic_load_explicit(&c->running, memory_order_relaxed) != 0;
+		p->ops += atomic_load_explicit(&c->prog_ops, memory_order_relaxed);
+		p->bytes += atomic_load_explicit(&c->prog_bytes, memory_order_relaxed);
+		const uint64_t l = atomic_exchange_explicit(&c->prog_lag_max, 0, memory_order_relaxed);
+		if (l > lag)
+			lag = l;
+	}
+	p->lag_max_us = (double)lag / 1e3;
+}
+
+int rp_replay_finish(rp_replay *r, char *errbuf)
+{
+	if (r->finished)
+		return 0;
+	r->finished = true;
+	for (uint32_t i = 0; i < r->n_clients; i++)
+		if (r->clients[i]->started)
+			pthread_join(r->clients[i]->thread, NULL);
+	const int rc = rp__stats_merge(r);
+	if (rc < 0)
+		return rp_fail(errbuf, rc, "out of memory merging statistics");
+	for (uint32_t i = 0; i < r->n_clients; i++)
+		if (r->clients[i]->rc < 0)
+			return rp_fail(errbuf, r->clients[i]->rc, "%s", r->clients[i]->errbuf);
+	return 0;
+}
+
+int rp_replay_run(rp_replay *r, char *errbuf)
+{
+	int rc = rp_replay_start(r, errbuf);
+	if (rc == 0)
+		while (!rp_replay_wait(r, 1000))
+			;
+	const int frc = r->started ? rp_replay_finish(r, rc < 0 ? NULL : errbuf) : 0;
+	return rc < 0 ? rc : frc;
+}
+
+const rp_replay_results *rp_replay_get_results(const rp_replay *r)
+{
+	return &r->res;
+}
+
+void rp_replay_destroy(rp_replay *r)
+{
+	if (!r)
+		return;
+	if (r->started && !r->finished) {
+		rp_replay_stop(r);
+		rp_replay_finish(r, NULL);
+	}
+	for (uint32_t i = 0; r->clients && i < r->n_clients; i++)
+		rp__client_free(r->clients[i]);
+	free(r->clients);
+	if (r->bstate)
+		r->bops->destroy(r->bstate);
+	rp__prepare_free(r);
+	free(r->trace_clients);
+	free(r->res.series);
+	free(r->kv);
+	free(r->kv_storage);
+	free(r->target);
+	free(r);
+}

@@ -1,0 +1,121 @@
+/* Inside libreprise-replay: the engine's state, shared by engine.c, client.c, prepare.c and stats.c. */
+#ifndef REPRISE_REPLAY_ENGINE_H
+#define REPRISE_REPLAY_ENGINE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "replay/handles.h"
+#include "replay/hist.h"
+#include "replay/replay.h"
+#include "replay/workload.h"
+
+/* One op kind's numbers for one client. */
+typedef struct rp_opacc {
+	rp_hist *lat; /* allocated on first use */
+	uint64_t count, bytes, failures, mismatches, unknown, skipped, escapes;
+} rp_opacc;
+
+/* One second of one client's run (lag in ns). */
+typedef struct rp_csecond {
+	uint64_t ops, bytes, failures, lag_max;
+} rp_csecond;
+
+/* A trace path after normalisation: the string, or why it cannot be used. */
+typedef struct rp_pathent {
+	char *s;
+	int err; /* 0, EXDEV (escapes), ENAMETOOLONG, EINVAL */
+} rp_pathent;
+
+typedef struct rp_client {
+	rp_replay *r;
+	uint32_t index;        /* 0 .. n_clients-1 */
+	uint32_t trace_client; /* its client id in the trace */
+	uint32_t clone;        /* which copy (0 when not cloning) */
+	char dir[24];          /* beneath the target: "client3", or "" */
+	void *bstate;          /* backend per-client state */
+	bool binit;
+	rp_op_source *src;
+	rp_handles handles;
+	rp_pathent *paths; /* by string id */
+	size_t n_paths;
+
+	rp_opacc acc[RP_OP__COUNT];
+	rp_hist *lag;
+	uint64_t warmup_ops, passes;
+	uint64_t last_done; /* completion time of its last op */
+	uint64_t errnos[RP_REPLAY_ERRNO_MAX];
+	rp_csecond *series;
+	size_t n_series;
+	rp_replay_sample samples[RP_REPLAY_SAMPLES];
+	size_t n_samples;
+	const char *stop; /* why it stopped */
+	int rc;
+	char errbuf[RP_ERRBUF_SIZE];
+	pthread_t thread;
+	bool started;
+
+	/* Read by the progress snapshot; written with relaxed stores, on its own cache line. */
+	_Alignas(64) _Atomic uint64_t prog_ops;
+	_Atomic uint64_t prog_bytes;
+	_Atomic uint64_t prog_lag_max;
+	_Atomic int running;
+} rp_client;
+
+/* A file or directory the workload expects to exist before it starts. */
+typedef struct rp_prep_item {
+	char *path;
+	bool dir;
+	uint64_t size;
+} rp_prep_item;
+
+struct rp_replay {
+	rp_replay_opts opts;
+	char *target;
+	const rp_backend_ops *bops;
+	void *bstate;
+	rp_backend_kv *kv;
+	size_t n_kv;
+	char *kv_storage;
+	rp_workload *w;
+	rp_dialect dialect;
+	rp_replay_clock clock;
+	uint64_t spin_ns, offset_ns;
+	double inv_speed;
+
+	uint32_t *trace_clients;
+	uint32_t n_trace_clients;
+	rp_client **clients;
+	uint32_t n_clients;
+	rp_prep_item *prep;
+	size_t n_prep;
+	bool prepared, started, finished;
+
+	atomic_bool stop;   /* SIGINT, abort on mismatch */
+	atomic_int aborted; /* set by a mismatch under RP_MISMATCH_ABORT */
+	uint64_t t0, warm_end, end; /* absolute ns; end 0 = run each client through its trace once */
+	rp_replay_results res;
+};
+
+/* clock.c */
+uint64_t rp__clock_mono(void *ctx);
+void rp__clock_mono_sleep(void *ctx, uint64_t deadline_ns);
+/* Wait for deadline with sleep-then-spin; returns the time seen, early if stop is raised. */
+uint64_t rp__wait_until(const rp_replay *r, uint64_t deadline);
+
+/* path.c: normalise a trace path ('\' or '/' separated) to relative '/' form; length or -errno. */
+int rp__path_norm(const char *in, uint32_t len, char *out, size_t cap);
+
+/* prepare.c */
+int rp__scan(rp_replay *r, char *errbuf);
+int rp__prepare_run(rp_replay *r, char *errbuf);
+void rp__prepare_free(rp_replay *r);
+
+/* client.c */
+void *rp__client_main(void *arg);
+void rp__client_free(rp_client *c);
+
+/* stats.c */
+int rp__stats_merge(rp_replay *r);
+
+#endif

@@ -1,0 +1,195 @@
+/* libreprise-replay: run a trace or loadfile against a backend with timing fidelity (DESIGN §6). */
+#ifndef REPRISE_REPLAY_REPLAY_H
+#define REPRISE_REPLAY_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "formats/error.h"
+#include "formats/op.h"
+#include "formats/sink.h"
+#include "replay/backend.h"
+
+/* ---- Where ops come from ---------------------------------------------------------------- */
+
+/* A pull source of one client's ops (or every client's, for the scan). */
+typedef struct rp_op_source rp_op_source;
+struct rp_op_source {
+	int (*next)(rp_op_source *s, rp_op *op); /* 1, 0 at the end, or a negative rp error (detail in errbuf) */
+	int (*rewind)(rp_op_source *s);
+	const char *(*string)(rp_op_source *s, uint32_t id, uint32_t *len); /* NULL if unknown */
+	void (*close)(rp_op_source *s);
+	char errbuf[RP_ERRBUF_SIZE];
+};
+
+/*
+ * A workload opens as many independent sources as the engine asks for: one
+ * per client thread (so memory does not grow with the trace) and one over all
+ * clients for the scan that finds the clients and plans `prepare`.
+ */
+typedef struct rp_workload rp_workload;
+
+/* A trace or loadfile on disk (rp_reader_open: .rpz or loadfile, sniffed). */
+int rp_workload_open_file(rp_workload **out, const char *path, bool lenient, char *errbuf);
+/*
+ * Ops in memory (tests, generators).  ops, the strings behind str/str_ctx and
+ * meta must outlive the workload; nothing is copied.
+ */
+int rp_workload_open_mem(rp_workload **out, const rp_op *ops, size_t n_ops, const rp_trace_meta *meta,
+			 rp_string_fn str, void *str_ctx, char *errbuf);
+void rp_workload_destroy(rp_workload *w); /* NULL is a no-op */
+const rp_trace_meta *rp_workload_meta(const rp_workload *w);
+
+/* ---- Options ---------------------------------------------------------------------------- */
+
+typedef enum rp_timing {
+	RP_TIMING_AFAP = 0,  /* as fast as possible, closed loop */
+	RP_TIMING_TRACE = 1, /* each op at its recorded time (open loop), scaled by speed */
+	RP_TIMING_THINK = 2, /* keep each client's recorded gap between one op's end and the next's start */
+} rp_timing;
+
+typedef enum rp_on_mismatch {
+	RP_MISMATCH_WARN = 0,  /* count, keep examples, go on */
+	RP_MISMATCH_SKIP = 1,  /* count, go on, and skip ops on handles whose open failed (no cascade) */
+	RP_MISMATCH_ABORT = 2, /* stop the run cleanly at the first mismatch */
+} rp_on_mismatch;
+
+/* A clock the engine reads and sleeps on; tests inject a fake one.  Times are ns, monotonic. */
+typedef struct rp_replay_clock {
+	uint64_t (*now)(void *ctx);
+	void (*sleep_until)(void *ctx, uint64_t deadline_ns); /* may return early: the engine re-checks */
+	void *ctx;
+} rp_replay_clock;
+
+/* Called from each client thread before its first op (tests: pin a fake clock to the thread). */
+typedef void (*rp_replay_thread_fn)(void *ctx, uint32_t client);
+
+typedef struct rp_replay_opts {
+	const char *target;       /* directory, or a URL for network backends */
+	const char *backend;      /* NULL: chosen from the target's form */
+	const rp_backend_ops *backend_ops; /* overrides backend (tests, embedders) */
+	const char *backend_opts; /* "name=value,flag,..." for the backend's own table */
+	uint32_t clones;          /* 0: the trace's clients as they are; N: N copies in TARGET/client1..N */
+	double clone_offset_s;    /* copy k starts k * this later */
+	double duration_s;        /* 0: one pass through the trace; else loop it for this long */
+	double warmup_s;          /* < 0: duration / 5 (dbench); ops that start in the warm-up are left out */
+	rp_timing timing;
+	double speed;             /* trace and think: recorded time is divided by this (2 = twice as fast) */
+	bool no_prepare;
+	rp_on_mismatch on_mismatch;
+	double spin_us;           /* sleep until this long before a deadline, then spin (default 50) */
+	const rp_replay_clock *clock; /* NULL: CLOCK_MONOTONIC */
+	rp_replay_thread_fn on_thread;
+	void *on_thread_ctx;
+} rp_replay_opts;
+
+void rp_replay_opts_init(rp_replay_opts *o);
+
+/* ---- Results ---------------------------------------------------------------------------- */
+
+typedef struct rp_replay_opstats {
+	uint64_t count;     /* executed in the measured period */
+	uint64_t bytes;     /* read/write bytes moved */
+	uint64_t failures;  /* the backend returned an error */
+	uint64_t mismatches; /* status differs from the trace's */
+	uint64_t unknown_handles;
+	uint64_t skipped;   /* not run: --on-mismatch=skip after a failed open */
+	uint64_t escapes;   /* path tried to leave the target (not run) */
+	double avg_us, p50_us, p99_us, p999_us, max_us;
+} rp_replay_opstats;
+
+typedef struct rp_replay_second {
+	uint64_t ops, bytes, failures;
+	double lag_max_us;
+	bool warmup;
+} rp_replay_second;
+
+/* Up to this many mismatches are kept as examples. */
+#define RP_REPLAY_SAMPLES 16
+
+typedef struct rp_replay_sample {
+	uint32_t client;
+	uint64_t index; /* op number within the client's pass, from 1 */
+	uint16_t op;
+	int32_t expected, actual;
+	char path[160];
+} rp_replay_sample;
+
+/* errno values counted individually; larger ones are counted under 0 ("other"). */
+#define RP_REPLAY_ERRNO_MAX 160
+
+typedef struct rp_replay_results {
+	const char *backend;
+	rp_timing timing;
+	double speed;
+	uint32_t clients;
+	const char *stop; /* "end", "time", "interrupted", "mismatch", "error" */
+	double elapsed_s; /* the measured period */
+	double warmup_s;
+	uint64_t ops, bytes; /* measured period, all clients */
+	double ops_per_sec, mb_per_sec; /* MB = 10^6 bytes */
+	double lag_p50_us, lag_p99_us, lag_max_us; /* trace and think timing; 0 for afap */
+	uint64_t lag_count;
+	uint64_t warmup_ops;
+	uint64_t passes; /* whole passes through the trace, all clients */
+	uint64_t failures, mismatches, unknown_handles, skipped, escapes;
+	rp_replay_opstats op[RP_OP__COUNT];
+	uint64_t errnos[RP_REPLAY_ERRNO_MAX]; /* failures by errno; [0] = others */
+	rp_replay_second *series; /* one per second since the start */
+	size_t n_series;
+	rp_replay_sample samples[RP_REPLAY_SAMPLES];
+	size_t n_samples;
+	struct {
+		bool ran;
+		uint64_t dirs, files, bytes, failures;
+		double seconds;
+	} prepare;
+	char error[RP_ERRBUF_SIZE]; /* a client that failed (reader error): what and where */
+} rp_replay_results;
+
+/* ---- Running ---------------------------------------------------------------------------- */
+
+typedef struct rp_replay rp_replay;
+
+/* Check options, create the backend, scan the workload (clients, prepare plan). */
+int rp_replay_create(rp_replay **out, const rp_replay_opts *opts, rp_workload *w, char *errbuf);
+void rp_replay_destroy(rp_replay *r); /* NULL is a no-op */
+
+/* The prepare phase (skipped with no_prepare); rp_replay_start runs it if not called. */
+int rp_replay_prepare(rp_replay *r, char *errbuf);
+/* Start one thread per client; returns at once. */
+int rp_replay_start(rp_replay *r, char *errbuf);
+/* Wait up to timeout_ms for every client to finish: 1 done, 0 still running. */
+int rp_replay_wait(rp_replay *r, unsigned timeout_ms);
+/* Ask every client to stop after its current op.  Async-signal-safe. */
+void rp_replay_stop(rp_replay *r);
+
+typedef struct rp_replay_progress {
+	double elapsed_s;     /* since the start */
+	uint32_t running;     /* clients still running */
+	uint64_t ops, bytes;  /* totals so far, warm-up included */
+	double lag_max_us;    /* largest issue lag since the previous call */
+	bool warmup;
+} rp_replay_progress;
+/* A snapshot from relaxed per-client counters (call from one thread, about once a second). */
+void rp_replay_progress_get(rp_replay *r, rp_replay_progress *p);
+
+/* Join the clients and merge their statistics.  Returns 0, or the first client error. */
+int rp_replay_finish(rp_replay *r, char *errbuf);
+/* prepare + start + wait + finish. */
+int rp_replay_run(rp_replay *r, char *errbuf);
+const rp_replay_results *rp_replay_get_results(const rp_replay *r);
+
+/* ---- Reports ---------------------------------------------------------------------------- */
+
+/* The final table (text), as the CLI prints it. */
+void rp_replay_write_table(const rp_replay_results *res, FILE *f);
+/* Everything as one JSON object (schema: docs/replay.md). */
+void rp_replay_write_json(const rp_replay_results *res, FILE *f);
+const char *rp_timing_name(rp_timing t);
+/* "EIO" etc., or NULL. */
+const char *rp_replay_errno_name(int err);
+
+#endif

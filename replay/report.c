@@ -1,0 +1,215 @@
+/* Replay results as a text table and as JSON (schema: docs/replay.md). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "replay/replay.h"
+
+const char *rp_timing_name(rp_timing t)
+{
+	switch (t) {
+	case RP_TIMING_AFAP: return "afap";
+	case RP_TIMING_TRACE: return "trace";
+	case RP_TIMING_THINK: return "think";
+	}
+	return "unknown";
+}
+
+const char *rp_replay_errno_name(int err)
+{
+	return err > 0 ? strerrorname_np(err) : NULL;
+}
+
+/* Canonical status as text: OK, UNKNOWN, OTHER, ENOENT, or the number. */
+static const char *status_text(int32_t st, char *buf, size_t n)
+{
+	if (st == 0)
+		return "OK";
+	if (st == -1)
+		return "UNKNOWN";
+	if (st == -2)
+		return "OTHER";
+	const char *const name = rp_replay_errno_name(st);
+	if (name)
+		return name;
+	snprintf(buf, n, "%d", (int)st);
+	return buf;
+}
+
+void rp_replay_write_table(const rp_replay_results *res, FILE *f)
+{
+	fprintf(f, "\n %-12s %10s %9s %9s %9s %9s %9s %8s %8s\n", "Operation", "Count", "AvgLat", "p50", "p99",
+		"p99.9", "MaxLat", "Failed", "Mismatch");
+	fprintf(f, " %.*s\n", 99, "---------------------------------------------------------------------------------------------------");
+	for (unsigned op = 0; op < RP_OP__COUNT; op++) {
+		const rp_replay_opstats *const o = &res->op[op];
+		if (!o->count && !o->skipped && !o->escapes)
+			continue;
+		fprintf(f, " %-12s %10llu %9.3f %9.3f %9.3f %9.3f %9.3f %8llu %8llu\n", rp_op_name(op),
+			(unsigned long long)o->count, o->avg_us / 1e3, o->p50_us / 1e3, o->p99_us / 1e3,
+			o->p999_us / 1e3, o->max_us / 1e3, (unsigned long long)o->failures,
+			(unsigned long long)o->mismatches);
+	}
+	fprintf(f, " (latencies in ms)\n\n");
+	if (res->prepare.ran)
+		fprintf(f, "Prepare: %llu directories, %llu files (%.1f MB) in %.3f s, %llu failed\n",
+			(unsigned long long)res->prepare.dirs, (unsigned long long)res->prepare.files,
+			(double)res->prepare.bytes / 1e6, res->prepare.seconds, (unsigned long long)res->prepare.failures);
+	fprintf(f, "Throughput %.2f MB/sec  %.0f ops/sec  %u clients  %.2f s measured", res->mb_per_sec,
+		res->ops_per_sec, res->clients, res->elapsed_s);
+	if (res->warmup_s > 0)
+		fprintf(f, " after %.2f s warm-up", res->warmup_s);
+	fprintf(f, "  (%s timing, %s backend, stopped: %s)\n", rp_timing_name(res->timing), res->backend, res->stop);
+	if (res->lag_count)
+		fprintf(f, "Issue lag: p50 %.1f us  p99 %.1f us  max %.1f us\n", res->lag_p50_us, res->lag_p99_us,
+			res->lag_max_us);
+	if (res->failures || res->mismatches || res->unknown_handles || res->skipped || res->escapes)
+		fprintf(f, "Failed %llu, mismatched %llu, unknown handles %llu, skipped %llu, escaping paths %llu\n",
+			(unsigned long long)res->failures, (unsigned long long)res->mismatches,
+			(unsigned long long)res->unknown_handles, (unsigned long long)res->skipped,
+			(unsigned long long)res->escapes);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		const unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+/* JSON has no NaN or infinity. */
+static void json_num(FILE *f, double v)
+{
+	if (!isfinite(v))
+		v = 0;
+	fprintf(f, "%.6g", v);
+}
+
+static void json_u64(FILE *f, const char *key, uint64_t v, bool comma)
+{
+	fprintf(f, "\"%s\": %llu%s", key, (unsigned long long)v, comma ? ", " : "");
+}
+
+static void json_dbl(FILE *f, const char *key, double v, bool comma)
+{
+	fprintf(f, "\"%s\": ", key);
+	json_num(f, v);
+	if (comma)
+		fputs(", ", f);
+}
+
+void rp_replay_write_json(const rp_replay_results *res, FILE *f)
+{
+	fputs("{\n  \"backend\": ", f);
+	json_str(f, res->backend ? res->backend : "");
+	fprintf(f, ",\n  \"timing\": \"%s\", ", rp_timing_name(res->timing));
+	json_dbl(f, "speed", res->speed, true);
+	json_u64(f, "clients", res->clients, true);
+	fprintf(f, "\"stop\": \"%s\",\n  ", res->stop ? res->stop : "end");
+	json_dbl(f, "elapsed_s", res->elapsed_s, true);
+	json_dbl(f, "warmup_s", res->warmup_s, true);
+	json_u64(f, "total_ops", res->ops, true);
+	json_u64(f, "bytes", res->bytes, false);
+	fputs(",\n  ", f);
+	json_dbl(f, "ops_per_sec", res->ops_per_sec, true);
+	json_dbl(f, "mb_per_sec", res->mb_per_sec, false);
+	fputs(",\n  \"lag_us\": {", f);
+	json_dbl(f, "p50", res->lag_p50_us, true);
+	json_dbl(f, "p99", res->lag_p99_us, true);
+	json_dbl(f, "max", res->lag_max_us, true);
+	json_u64(f, "count", res->lag_count, false);
+	fputs("},\n  ", f);
+	json_u64(f, "warmup_ops", res->warmup_ops, true);
+	json_u64(f, "passes", res->passes, true);
+	json_u64(f, "failures", res->failures, true);
+	json_u64(f, "mismatches", res->mismatches, true);
+	json_u64(f, "unknown_handles", res->unknown_handles, true);
+	json_u64(f, "skipped", res->skipped, true);
+	json_u64(f, "escapes", res->escapes, false);
+
+	fputs(",\n  \"op_counts\": {", f);
+	bool first = true;
+	for (unsigned op = 0; op < RP_OP__COUNT; op++) {
+		if (!res->op[op].count)
+			continue;
+		fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", rp_op_name(op), (unsigned long long)res->op[op].count);
+		first = false;
+	}
+	fputs("},\n  \"ops\": {", f);
+	first = true;
+	for (unsigned op = 0; op < RP_OP__COUNT; op++) {
+		const rp_replay_opstats *const o = &res->op[op];
+		if (!o->count && !o->skipped && !o->escapes)
+			continue;
+		fprintf(f, "%s\n    \"%s\": {", first ? "" : ",", rp_op_name(op));
+		first = false;
+		json_u64(f, "count", o->count, true);
+		json_u64(f, "bytes", o->bytes, true);
+		json_dbl(f, "avg_us", o->avg_us, true);
+		json_dbl(f, "p50_us", o->p50_us, true);
+		json_dbl(f, "p99_us", o->p99_us, true);
+		json_dbl(f, "p999_us", o->p999_us, true);
+		json_dbl(f, "max_us", o->max_us, true);
+		json_u64(f, "failures", o->failures, true);
+		json_u64(f, "mismatches", o->mismatches, true);
+		json_u64(f, "unknown_handles", o->unknown_handles, true);
+		json_u64(f, "skipped", o->skipped, true);
+		json_u64(f, "escapes", o->escapes, false);
+		fputc('}', f);
+	}
+	fputs(first ? "},\n  \"errors\": {" : "\n  },\n  \"errors\": {", f);
+	first = true;
+	for (unsigned e = 0; e < RP_REPLAY_ERRNO_MAX; e++) {
+		if (!res->errnos[e])
+			continue;
+		const char *const name = e ? rp_replay_errno_name((int)e) : "other";
+		fprintf(f, "%s", first ? "" : ", ");
+		if (name)
+			json_str(f, name);
+		else
+			fprintf(f, "\"%u\"", e);
+		fprintf(f, ": %llu", (unsigned long long)res->errnos[e]);
+		first = false;
+	}
+	fputs("},\n  \"prepare\": {", f);
+	fprintf(f, "\"ran\": %s, ", res->prepare.ran ? "true" : "false");
+	json_u64(f, "dirs", res->prepare.dirs, true);
+	json_u64(f, "files", res->prepare.files, true);
+	json_u64(f, "bytes", res->prepare.bytes, true);
+	json_u64(f, "failures", res->prepare.failures, true);
+	json_dbl(f, "seconds", res->prepare.seconds, false);
+	fputs("},\n  \"mismatch_samples\": [", f);
+	for (size_t i = 0; i < res->n_samples; i++) {
+		const rp_replay_sample *const s = &res->samples[i];
+		char b1[16], b2[16];
+		fprintf(f, "%s\n    {\"client\": %u, \"index\": %llu, \"op\": \"%s\", \"path\": ", i ? "," : "", s->client,
+			(unsigned long long)s->index, rp_op_name(s->op) ? rp_op_name(s->op) : "?");
+		json_str(f, s->path);
+		fprintf(f, ", \"expected\": \"%s\", \"actual\": \"%s\"}", status_text(s->expected, b1, sizeof(b1)),
+			status_text(s->actual, b2, sizeof(b2)));
+	}
+	fputs(res->n_samples ? "\n  ],\n  \"series\": [" : "],\n  \"series\": [", f);
+	for (size_t i = 0; i < res->n_series; i++) {
+		const rp_replay_second *const s = &res->series[i];
+		fprintf(f, "%s\n    {\"t\": %zu, ", i ? "," : "", i);
+		json_u64(f, "ops", s->ops, true);
+		json_u64(f, "bytes", s->bytes, true);
+		json_u64(f, "failures", s->failures, true);
+		json_dbl(f, "lag_max_us", s->lag_max_us, true);
+		fprintf(f, "\"warmup\": %s}", s->warmup ? "true" : "false");
+	}
+	fputs(res->n_series ? "\n  ],\n  \"error\": " : "],\n  \"error\": ", f);
+	if (res->error[0])
+		json_str(f, res->error);
+	else
+		fputs("null", f);
+	fputs("\n}\n", f);
+}
