@@ -37,6 +37,9 @@ typedef struct rp_capture_stats {
 	uint64_t gaps;        /* TCP sequence gaps (lost segments) */
 	uint64_t ignored;     /* frames of other protocols */
 	uint64_t kernel_drops; /* live capture: packets the kernel dropped */
+	uint64_t segments_dropped; /* TCP segments too far ahead of the stream to hold (their bytes became gaps) */
+	uint64_t frags_dropped;    /* IP datagrams whose fragments never all came (timeout, bounds, conflicts) */
+	uint64_t flows_evicted;    /* flows dropped early because max_flows were live */
 	uint32_t n_unsupported;
 	struct {
 		char name[48];
@@ -46,7 +49,8 @@ typedef struct rp_capture_stats {
 
 /* Print the summary ("frames 1200, ops 340, truncated 0, ...") on f. */
 void rp_capture_stats_print(const rp_capture_stats *st, FILE *f);
-/* Nonzero when anything was truncated, invalid, unsupported, unmatched or encrypted. */
+/* True when anything was truncated, invalid, unsupported, unmatched or encrypted, or bytes were lost
+ * (TCP gaps, kernel drops): the trace may lack ops the workload had. */
 bool rp_capture_stats_lossy(const rp_capture_stats *st);
 
 typedef struct rp_capture rp_capture;
@@ -60,6 +64,8 @@ int rp_capture_packet(rp_capture *cap, int dlt, uint64_t ts_ns, const uint8_t *d
 int rp_capture_finish(rp_capture *cap);
 const rp_capture_stats *rp_capture_get_stats(const rp_capture *cap);
 const char *rp_capture_error(const rp_capture *cap);
+/* Name the input (file or interface) and host for the trace's metadata; either may be NULL. */
+void rp_capture_set_source(rp_capture *cap, const char *source, const char *host);
 void rp_capture_destroy(rp_capture *cap); /* NULL is a no-op */
 
 /* Decode a pcap or pcapng file into sink. */
