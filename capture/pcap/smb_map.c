@@ -1,0 +1,194 @@
+/* Open-addressing hash map with 24-byte keys used by the SMB decoders' tables. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture/pcap/smb_int.h"
+
+struct rp_smb_map {
+	size_t value_size;
+	void (*vfree)(void *value);
+	size_t cap; /* a power of two, or 0 */
+	size_t count;
+	smb_key *keys;
+	uint8_t *used;
+	uint8_t *values;
+};
+
+static uint64_t mix(uint64_t x)
+{
+	/* a 64-bit finaliser: spreads nearby MessageIds and FIDs over the table */
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	return x ^ (x >> 33);
+}
+
+static size_t hash(const smb_key *k)
+{
+	return (size_t)mix(k->a ^ mix(k->b ^ mix(k->c)));
+}
+
+static bool key_eq(const smb_key *x, const smb_key *y)
+{
+	return x->a == y->a && x->b == y->b && x->c == y->c;
+}
+
+rp_smb_map *rp__smb_map_create(size_t value_size, void (*vfree)(void *value))
+{
+	rp_smb_map *const m = calloc(1, sizeof *m);
+	if (!m)
+		return NULL;
+	m->value_size = value_size;
+	m->vfree = vfree;
+	return m;
+}
+
+void rp__smb_map_destroy(rp_smb_map *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->used[i] && m->vfree)
+			m->vfree(m->values + i * m->value_size);
+	free(m->keys);
+	free(m->used);
+	free(m->values);
+	free(m);
+}
+
+static size_t find(const rp_smb_map *m, const smb_key *k, bool *found)
+{
+	const size_t mask = m->cap - 1;
+	size_t i = hash(k) & mask;
+	while (m->used[i]) {
+		if (key_eq(&m->keys[i], k)) {
+			*found = true;
+			return i;
+		}
+		i = (i + 1) & mask;
+	}
+	*found = false;
+	return i;
+}
+
+void *rp__smb_map_get(const rp_smb_map *m, const smb_key *k)
+{
+	if (!m || m->count == 0)
+		return NULL;
+	bool found;
+	const size_t i = find(m, k, &found);
+	return found ? m->values + i * m->value_size : NULL;
+}
+
+static bool grow(rp_smb_map *m)
+{
+	const size_t ncap = m->cap ? m->cap * 2 : 16;
+	smb_key *const keys = calloc(ncap, sizeof *keys);
+	uint8_t *const used = calloc(ncap, 1);
+	uint8_t *const values = calloc(ncap, m->value_size);
+	if (!keys || !used || !values) {
+		free(keys);
+		free(used);
+		free(values);
+		return false;
+	}
+	for (size_t i = 0; i < m->cap; i++) {
+		if (!m->used[i])
+			continue;
+		size_t j = hash(&m->keys[i]) & (ncap - 1);
+		while (used[j])
+			j = (j + 1) & (ncap - 1);
+		used[j] = 1;
+		keys[j] = m->keys[i];
+		memcpy(values + j * m->value_size, m->values + i * m->value_size, m->value_size);
+	}
+	free(m->keys);
+	free(m->used);
+	free(m->values);
+	m->keys = keys;
+	m->used = used;
+	m->values = values;
+	m->cap = ncap;
+	return true;
+}
+
+void *rp__smb_map_put(rp_smb_map *m, const smb_key *k, bool *fresh)
+{
+	if (m->cap && m->count) {
+		bool found;
+		const size_t i = find(m, k, &found);
+		if (found) {
+			if (fresh)
+				*fresh = false;
+			return m->values + i * m->value_size;
+		}
+	}
+	/* keep the load under 1/2 so probe runs stay short */
+	if ((m->count + 1) * 2 > m->cap && !grow(m))
+		return NULL;
+	bool found;
+	const size_t i = find(m, k, &found);
+	m->used[i] = 1;
+	m->keys[i] = *k;
+	memset(m->values + i * m->value_size, 0, m->value_size);
+	m->count++;
+	if (fresh)
+		*fresh = true;
+	return m->values + i * m->value_size;
+}
+
+void rp__smb_map_del(rp_smb_map *m, const smb_key *k)
+{
+	if (!m || m->count == 0)
+		return;
+	bool found;
+	size_t i = find(m, k, &found);
+	if (!found)
+		return;
+	if (m->vfree)
+		m->vfree(m->values + i * m->value_size);
+	/* backward-shift deletion: no tombstones, probe chains stay intact */
+	const size_t mask = m->cap - 1;
+	size_t j = i;
+	for (;;) {
+		m->used[i] = 0;
+		for (;;) {
+			j = (j + 1) & mask;
+			if (!m->used[j])
+				goto done;
+			const size_t home = hash(&m->keys[j]) & mask;
+			/* j may move to i only if its home is not in (i, j] cyclically */
+			const bool between = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+			if (!between)
+				break;
+		}
+		m->keys[i] = m->keys[j];
+		memcpy(m->values + i * m->value_size, m->values + j * m->value_size, m->value_size);
+		m->used[i] = 1;
+		i = j;
+	}
+done:
+	m->count--;
+}
+
+size_t rp__smb_map_count(const rp_smb_map *m)
+{
+	return m ? m->count : 0;
+}
+
+void *rp__smb_map_next(const rp_smb_map *m, size_t *pos, smb_key *key)
+{
+	if (!m)
+		return NULL;
+	for (size_t i = *pos; i < m->cap; i++) {
+		if (m->used[i]) {
+			*pos = i + 1;
+			if (key)
+				*key = m->keys[i];
+			return m->values + i * m->value_size;
+		}
+	}
+	*pos = m->cap;
+	return NULL;
+}
