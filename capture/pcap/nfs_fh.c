@@ -15,8 +15,12 @@
  */
 
 /* Handles remembered per capture.  An entry is ~100 bytes plus its handle,
- * directory handle and name, so this bounds the map to some 100 MB. */
-#define MAP_MAX (1u << 19)
+ * directory handle and name, so this bounds the map to some 100 MB.  (The
+ * unit tests build this file with a small bound to exercise eviction.) */
+#ifndef RP_FHMAP_MAX
+#define RP_FHMAP_MAX (1u << 19)
+#endif
+#define MAP_MAX RP_FHMAP_MAX
 /* A parent chain deeper than this is a cycle made by a hostile capture. */
 #define DEPTH_MAX 256
 #define FH_MAX RP_NFS4_FHSIZE

@@ -258,13 +258,16 @@ static void bad(rp_capctx *cx, const rp_msg *m)
 	rp__cap_count(cx, is_truncated(m) ? RP_OUT_TRUNCATED : RP_OUT_INVALID, NULL);
 }
 
-/* An opaque_auth (flavor + body<MAX_AUTH_BYTES>); returns the body as a sub-cursor. */
-static rp_cur read_auth(rp_cur *c, uint32_t *flavor)
+/* An opaque_auth (flavor + body<MAX_AUTH_BYTES>); returns the body as a sub-cursor.
+ * *too_big says the length broke the limit (invalid, whether or not the message is cut). */
+static rp_cur read_auth(rp_cur *c, uint32_t *flavor, bool *too_big)
 {
 	*flavor = rp_cur_be32(c);
 	const uint32_t len = rp_cur_be32(c);
-	if (len > MAX_AUTH_BYTES)
+	if (!c->err && len > MAX_AUTH_BYTES) {
+		*too_big = true;
 		c->err = true;
+	}
 	if (c->err)
 		return (rp_cur){ .err = true };
 	rp_cur body = rp_cur_sub(c, len);
@@ -304,15 +307,16 @@ static void on_call(rp_capctx *cx, calls *t, rp_conn *conn, const rp_msg *m, rp_
 	call.prog = rp_cur_be32(c);
 	call.vers = rp_cur_be32(c);
 	call.proc = rp_cur_be32(c);
-	rp_cur cred = read_auth(c, &call.auth_flavor);
+	bool too_big = false;
+	rp_cur cred = read_auth(c, &call.auth_flavor, &too_big);
 	uint32_t verf_flavor = 0;
-	(void)read_auth(c, &verf_flavor);
-	if (c->err || rpcvers != 2) {
-		/* An auth body over MAX_AUTH_BYTES is invalid even in a cut message. */
-		if (rpcvers != 2 || !is_truncated(m))
-			rp__cap_count(cx, RP_OUT_INVALID, NULL);
-		else
-			bad(cx, m);
+	(void)read_auth(c, &verf_flavor, &too_big);
+	if (c->err && !too_big) {
+		bad(cx, m);
+		return;
+	}
+	if (too_big || rpcvers != 2) {
+		rp__cap_count(cx, RP_OUT_INVALID, NULL);
 		return;
 	}
 	uint8_t gss_service = 0;
@@ -371,7 +375,8 @@ static void on_reply(rp_capctx *cx, calls *t, rp_conn *conn, const rp_msg *m, rp
 	rep.reply_stat = rp_cur_be32(c);
 	if (rep.reply_stat == 0) {
 		uint32_t verf_flavor = 0;
-		(void)read_auth(c, &verf_flavor);
+		bool too_big = false;
+		(void)read_auth(c, &verf_flavor, &too_big);
 		rep.accept_stat = rp_cur_be32(c);
 	} else if (rep.reply_stat == 1) {
 		rp_cur_skip(c, 4); /* reject_stat; what follows does not matter here */
