@@ -247,7 +247,7 @@ static void run(rp_client *c)
 	}
 	uint64_t base = start;
 	for (;;) {
-		uint64_t span = 0, index = 0, prev_done = r->clock.now(r->clock.ctx), prev_rec_end = 0;
+		uint64_t span = 0, first_start = 0, index = 0, prev_done = r->clock.now(r->clock.ctx), prev_rec_end = 0;
 		for (;;) {
 			if (stopping(r)) {
 				c->stop = atomic_load(&r->aborted) ? "mismatch" : "interrupted";
@@ -264,7 +264,8 @@ static void run(rp_client *c)
 				break;
 			if (op.op >= RP_OP__COUNT)
 				continue; /* an op newer than this engine: the reader already vouched for the record */
-			index++;
+			if (index++ == 0)
+				first_start = op.t_start;
 			const uint64_t rec_end = op.t_end != RP_TIME_UNKNOWN && op.t_end > op.t_start ? op.t_end : op.t_start;
 			if (rec_end > span)
 				span = rec_end;
@@ -312,8 +313,13 @@ static void run(rp_client *c)
 			c->stop = "error";
 			return;
 		}
-		/* The next pass starts one recorded span later (at least 1 us, so an untimed trace still advances). */
-		const uint64_t step = scale(r, span);
+		/*
+		 * The next pass starts one mean inter-op gap after the last op of this
+		 * one, as if the trace went on (at least 1 us, so an untimed trace still
+		 * advances).
+		 */
+		const uint64_t gap = index > 1 && span > first_start ? (span - first_start) / (index - 1) : 0;
+		const uint64_t step = scale(r, span + gap);
 		base += step > 1000 ? step : 1000;
 	}
 }

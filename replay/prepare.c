@@ -462,6 +462,8 @@ int rp__prepare_run(rp_replay *r, char *errbuf)
 {
 	const uint64_t t = mono_ns();
 	r->res.prepare.ran = true;
+	if (r->n_prep == 0)
+		return 0;
 	const uint32_t copies = r->opts.clones ? r->opts.clones : 1;
 	void *const cs = calloc(1, r->bops->client_size ? r->bops->client_size : 1);
 	if (!cs)

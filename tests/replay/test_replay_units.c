@@ -1,0 +1,143 @@
+/* Unit tests: log-linear histograms, the handle table, trace path normalisation. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "replay/engine.h"
+#include "replay/handles.h"
+#include "replay/hist.h"
+
+static int cmp_u64(const void *a, const void *b)
+{
+	const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Quantiles stay within 1 % of the exact order statistic over 9 decades. */
+static void test_hist_accuracy(void **state)
+{
+	(void)state;
+	enum { N = 200000 };
+	uint64_t *const v = malloc(N * sizeof(*v));
+	rp_hist *const h = malloc(sizeof(*h));
+	rp__hist_init(h);
+	uint64_t x = 88172645463325252ull;
+	for (int i = 0; i < N; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		v[i] = 1 + (x % 1000) * (uint64_t)(1ull << (x >> 58) % 30) / 7;
+		rp__hist_add(h, v[i]);
+	}
+	qsort(v, N, sizeof(*v), cmp_u64);
+	const double qs[] = { 0.01, 0.1, 0.5, 0.9, 0.99, 0.999, 0.9999 };
+	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
+		const uint64_t exact = v[(size_t)(qs[i] * N + 0.999999) - 1];
+		const uint64_t got = rp__hist_quantile(h, qs[i]);
+		const double rel = exact ? ((double)got - (double)exact) / (double)exact : 0;
+		assert_true(rel < 0.01 && rel > -0.01);
+	}
+	assert_int_equal(rp__hist_quantile(h, 1.0), v[N - 1]);
+	assert_int_equal(h->min, v[0]);
+	assert_int_equal(h->count, N);
+	free(v);
+	free(h);
+}
+
+/* Merging two halves gives the histogram of the whole, bucket for bucket. */
+static void test_hist_merge(void **state)
+{
+	(void)state;
+	rp_hist *const a = malloc(sizeof(*a)), *const b = malloc(sizeof(*b)), *const all = malloc(sizeof(*all));
+	rp__hist_init(a), rp__hist_init(b), rp__hist_init(all);
+	for (uint64_t i = 1; i < 100000; i += 7) {
+		rp__hist_add(i % 2 ? a : b, i * 13);
+		rp__hist_add(all, i * 13);
+	}
+	rp__hist_merge(a, b);
+	assert_memory_equal(a, all, sizeof(*a));
+	/* Huge values go to the last bucket; the exact max is kept. */
+	rp__hist_add(a, UINT64_MAX / 2);
+	assert_int_equal(rp__hist_quantile(a, 1.0), UINT64_MAX / 2);
+	for (unsigned i = 0; i < RP_HIST_BUCKETS; i++) {
+		uint64_t lo, hi;
+		rp__hist_bucket_range(i, &lo, &hi);
+		assert_int_equal(rp__hist_index(lo), i);
+		assert_int_equal(rp__hist_index(hi), i);
+	}
+	free(a), free(b), free(all);
+}
+
+static void test_handles(void **state)
+{
+	(void)state;
+	rp_handles t;
+	rp__handles_init(&t);
+	uint64_t v;
+	assert_int_equal(rp__handles_get(&t, 5, &v), 0);
+	for (uint64_t k = 1; k <= 100000; k++)
+		assert_int_equal(rp__handles_put(&t, k * 3, k), 0);
+	for (uint64_t k = 1; k <= 100000; k += 2)
+		assert_int_equal(rp__handles_del(&t, k * 3, &v), 1);
+	assert_int_equal(t.live, 50000);
+	for (uint64_t k = 1; k <= 100000; k++) {
+		const int got = rp__handles_get(&t, k * 3, &v);
+		assert_int_equal(got, k % 2 == 0);
+		if (got)
+			assert_int_equal(v, k);
+	}
+	/* Churn: many put/delete cycles do not fill the table with tombstones. */
+	for (uint64_t k = 1; k <= 1000000; k++) {
+		assert_int_equal(rp__handles_put(&t, 1000000 + k, k), 0);
+		assert_int_equal(rp__handles_del(&t, 1000000 + k, &v), 1);
+	}
+	assert_true(t.cap <= 1u << 18);
+	assert_int_equal(rp__handles_put(&t, 0, 1), RP_E_INVAL);
+	uint64_t key;
+	size_t n = 0;
+	while (rp__handles_pop(&t, &key, &v))
+		n++;
+	assert_int_equal(n, 50000);
+	rp__handles_fini(&t);
+}
+
+static void check_norm(const char *in, const char *want, int err)
+{
+	char out[64];
+	const int n = rp__path_norm(in, (uint32_t)strlen(in), out, sizeof(out));
+	if (err) {
+		assert_int_equal(n, -err);
+		return;
+	}
+	assert_true(n >= 0);
+	assert_string_equal(out, want);
+}
+
+static void test_path_norm(void **state)
+{
+	(void)state;
+	check_norm("\\clients\\client1\\~dmtmp\\PWRPNT", "clients/client1/~dmtmp/PWRPNT", 0);
+	check_norm("/export/a//b/./c/", "export/a/b/c", 0);
+	check_norm("a\\b/../c", "a/c", 0);
+	check_norm("\\", "", 0);
+	check_norm("", "", 0);
+	check_norm("..", NULL, EXDEV);
+	check_norm("\\a\\..\\..\\etc\\passwd", NULL, EXDEV);
+	check_norm("/../etc", NULL, EXDEV);
+	check_norm("a/b/../../..", NULL, EXDEV);
+	check_norm("..hidden/x", "..hidden/x", 0);
+	check_norm("0123456789/0123456789/0123456789/0123456789/0123456789/0123456789/0123", NULL, ENAMETOOLONG);
+	const char nul[] = { 'a', '\0', 'b' };
+	char out[8];
+	assert_int_equal(rp__path_norm(nul, 3, out, sizeof(out)), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hist_accuracy),
+		cmocka_unit_test(test_hist_merge),
+		cmocka_unit_test(test_handles),
+		cmocka_unit_test(test_path_norm),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
