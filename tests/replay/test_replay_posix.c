@@ -1,0 +1,351 @@
+/* posix backend tests: NT open semantics, I/O, directories, prepare, clones, and confinement beneath the target. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static char top[256], target[300], outside[300];
+
+static void rm_rf(const char *p)
+{
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", p);
+	if (system(cmd) != 0)
+		fail_msg("cannot remove %s", p);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	const char *const tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	snprintf(top, sizeof(top), "%s/reprise-replay-XXXXXX", tmp);
+	if (!mkdtemp(top))
+		return -1;
+	snprintf(target, sizeof(target), "%s/target", top);
+	snprintf(outside, sizeof(outside), "%s/outside", top);
+	mkdir(target, 0777);
+	mkdir(outside, 0777);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	rm_rf(top);
+	return 0;
+}
+
+static bool exists(const char *rel)
+{
+	char p[600];
+	struct stat st;
+	snprintf(p, sizeof(p), "%s/%s", target, rel);
+	return lstat(p, &st) == 0;
+}
+
+static long long size_of(const char *rel)
+{
+	char p[600];
+	struct stat st;
+	snprintf(p, sizeof(p), "%s/%s", target, rel);
+	return stat(p, &st) == 0 ? (long long)st.st_size : -1;
+}
+
+static const rp_replay_results *run_posix(wl *t, const char *bopts, bool prepare, uint32_t clones, rp_replay **r)
+{
+	rp_replay_opts o;
+	rp_replay_opts_init(&o);
+	o.target = target;
+	o.backend_opts = bopts;
+	o.no_prepare = !prepare;
+	o.clones = clones;
+	char eb[RP_ERRBUF_SIZE];
+	if (rp_replay_create(r, &o, wl_open(t), eb) < 0 || rp_replay_run(*r, eb) < 0)
+		fail_msg("%s", eb);
+	return rp_replay_get_results(*r);
+}
+
+static rp_op *nt_open(wl *t, const char *path, uint32_t disp, uint32_t options, uint64_t h, int32_t status)
+{
+	rp_op *const op = wl_add(t, 1, RP_OP_OPEN, path, h, 0, 0, status);
+	op->disposition = disp;
+	op->options = options;
+	return op;
+}
+
+/* A dbench-like sequence: every status as recorded, files where they should be. */
+static void test_nt_sequence(void **state)
+{
+	(void)state;
+	wl t;
+	wl_init(&t, RP_SRC_LOADFILE_SMB);
+	wl_add(&t, 1, RP_OP_DELTREE, "\\clients\\client1", 0, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_MKDIR, "\\clients", 0, 0, 0, 0);
+	nt_open(&t, "\\clients\\client1", RP_NT_CREATE, RP_NT_DIRECTORY_FILE, 100, 0);
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 100, 0, 0, 0);
+	nt_open(&t, "\\clients\\client1\\mixfile", RP_NT_OPEN, RP_NT_NON_DIRECTORY_FILE, 101, ENOENT);
+	wl_add(&t, 1, RP_OP_STAT, "\\clients\\client1\\nothere", 0, 0, 0, ENOENT);
+	nt_open(&t, "\\clients\\client1\\f.txt", RP_NT_CREATE, RP_NT_NON_DIRECTORY_FILE, 102, 0);
+	wl_add(&t, 1, RP_OP_WRITE, NULL, 102, 0, 65536, 0);
+	wl_add(&t, 1, RP_OP_WRITE, NULL, 102, (1ull << 32), 10, 0); /* 64-bit offsets */
+	wl_add(&t, 1, RP_OP_READ, NULL, 102, 4096, 4096, 0);
+	wl_add(&t, 1, RP_OP_FLUSH, NULL, 102, 0, 0, 0);
+	rp_op *const lk = wl_add(&t, 1, RP_OP_LOCK, NULL, 102, 100, 10, 0);
+	lk->flags = RP_OPF_EXCLUSIVE;
+	wl_add(&t, 1, RP_OP_UNLOCK, NULL, 102, 100, 10, 0);
+	rp_op *const sa = wl_add(&t, 1, RP_OP_SETATTR, NULL, 102, 0, 0, 0);
+	sa->level = 1004;
+	wl_add(&t, 1, RP_OP_STAT, NULL, 102, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_STATFS, NULL, 0, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 102, 0, 0, 0);
+	nt_open(&t, "\\clients\\client1\\f.txt", RP_NT_CREATE, RP_NT_NON_DIRECTORY_FILE, 103, EEXIST);
+	rp_op *const rd = wl_add(&t, 1, RP_OP_READDIR, "\\clients\\client1\\*.TXT", 0, 0, 1366, 0);
+	rd->result = 1;
+	wl_add(&t, 1, RP_OP_READDIR, "\\clients\\client1\\*.doc", 0, 0, 1366, ENOENT);
+	rp_op *const rn = wl_add(&t, 1, RP_OP_RENAME, "\\clients\\client1\\f.txt", 0, 0, 0, 0);
+	rn->path2 = wl_str(&t, "\\clients\\client1\\g.txt");
+	nt_open(&t, "\\clients\\client1\\tmp", RP_NT_OVERWRITE_IF, RP_NT_DELETE_ON_CLOSE, 104, 0);
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 104, 0, 0, 0);
+	nt_open(&t, "\\clients\\client1\\g.txt", RP_NT_OPEN, RP_NT_DIRECTORY_FILE, 105, ENOTDIR);
+	wl_add(&t, 1, RP_OP_MKDIR, "\\clients\\client1\\sub", 0, 0, 0, 0);
+	nt_open(&t, "\\clients\\client1\\sub\\deep", RP_NT_OVERWRITE_IF, 0, 106, 0);
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 106, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_RMDIR, "\\clients\\client1\\sub", 0, 0, 0, ENOTEMPTY);
+	wl_add(&t, 1, RP_OP_UNLINK, "\\clients\\client1\\sub\\deep", 0, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_RMDIR, "\\clients\\client1\\sub", 0, 0, 0, 0);
+	rp_replay *r;
+	const rp_replay_results *const res = run_posix(&t, NULL, true, 0, &r);
+	for (size_t i = 0; i < res->n_samples; i++)
+		print_message("mismatch: %s %s expected %d got %d\n", rp_op_name(res->samples[i].op),
+			      res->samples[i].path, res->samples[i].expected, res->samples[i].actual);
+	assert_int_equal(res->mismatches, 0);
+	assert_int_equal(res->unknown_handles, 0);
+	assert_true(exists("clients/client1/g.txt"));
+	assert_false(exists("clients/client1/f.txt"));
+	assert_false(exists("clients/client1/tmp"));
+	assert_false(exists("clients/client1/sub"));
+	assert_int_equal(size_of("clients/client1/g.txt"), (1ll << 32) + 10);
+	assert_int_equal(res->op[RP_OP_WRITE].bytes, 65536 + 10);
+	assert_int_equal(res->op[RP_OP_READ].bytes, 4096);
+	rp_replay_destroy(r);
+	wl_fini(&t);
+	/* Deltree removes the whole tree again on the next run. */
+	wl_init(&t, RP_SRC_LOADFILE_SMB);
+	wl_add(&t, 1, RP_OP_DELTREE, "\\clients", 0, 0, 0, 0);
+	run_posix(&t, NULL, false, 0, &r);
+	assert_false(exists("clients"));
+	rp_replay_destroy(r);
+	wl_fini(&t);
+}
+
+/* prepare makes what the workload reads but never creates, with the size its reads need. */
+static void test_prepare(void **state)
+{
+	(void)state;
+	for (int prep = 1; prep >= 0; prep--) {
+		wl t;
+		wl_init(&t, RP_SRC_LOADFILE_SMB);
+		nt_open(&t, "\\pre\\data.bin", RP_NT_OPEN, 0, 1, 0);
+		rp_op *const rd = wl_add(&t, 1, RP_OP_READ, NULL, 1, 8192, 4096, 0);
+		rd->result = 4096;
+		wl_add(&t, 1, RP_OP_CLOSE, NULL, 1, 0, 0, 0);
+		wl_add(&t, 1, RP_OP_STAT, "\\pre\\other\\dir", 0, 0, 0, 0)->flags = RP_OPF_DIRECTORY;
+		/* Made by the workload itself: not prepared. */
+		nt_open(&t, "\\made\\x", RP_NT_OVERWRITE_IF, 0, 2, 0);
+		wl_add(&t, 1, RP_OP_MKDIR, "\\made", 0, 0, 0, 0);
+		wl_add(&t, 1, RP_OP_STAT, "\\gone", 0, 0, 0, ENOENT);
+		rm_rf(target);
+		mkdir(target, 0777);
+		rp_replay *r;
+		const rp_replay_results *const res = run_posix(&t, NULL, prep, 2, &r);
+		if (prep) {
+			assert_true(res->prepare.ran);
+			assert_int_equal(res->prepare.files, 2);
+			assert_int_equal(res->prepare.dirs, 2 * 3);
+			assert_int_equal(size_of("client1/pre/data.bin"), 12288);
+			assert_int_equal(size_of("client2/pre/data.bin"), 12288);
+			assert_true(exists("client2/pre/other/dir"));
+			assert_false(exists("client1/gone"));
+			/* made\x fails in the trace too (its directory comes later): only that mismatch is expected. */
+			assert_int_equal(res->op[RP_OP_OPEN].mismatches, 2);
+			assert_int_equal(res->op[RP_OP_READ].mismatches, 0);
+			assert_int_equal(res->op[RP_OP_READ].bytes, 2 * 4096);
+		} else {
+			assert_false(res->prepare.ran);
+			assert_int_equal(res->op[RP_OP_OPEN].mismatches, 0 + 2 * 2);
+		}
+		rp_replay_destroy(r);
+		wl_fini(&t);
+	}
+	rm_rf(target);
+	mkdir(target, 0777);
+}
+
+static char *snapshot(void)
+{
+	char cmd[700];
+	snprintf(cmd, sizeof(cmd), "cd '%s' && find . -printf '%%p %%y %%s %%T@ %%m\\n' | sort && cat secret/data",
+		 outside);
+	FILE *const p = popen(cmd, "r");
+	static char buf[8192];
+	const size_t n = fread(buf, 1, sizeof(buf) - 1, p);
+	buf[n] = '\0';
+	pclose(p);
+	return strdup(buf);
+}
+
+/* No '..', absolute path or planted symlink lets a trace read, create or change anything outside. */
+static void confinement(const char *bopts)
+{
+	char p[700];
+	snprintf(p, sizeof(p), "%s/secret", outside);
+	mkdir(p, 0777);
+	snprintf(p, sizeof(p), "%s/secret/data", outside);
+	FILE *const f = fopen(p, "w");
+	fputs("do not touch\n", f);
+	fclose(f);
+	snprintf(p, sizeof(p), "%s/link", target);
+	assert_int_equal(symlink("../outside/secret", p), 0);
+	snprintf(p, sizeof(p), "%s/abs", target);
+	char abs_target[400];
+	snprintf(abs_target, sizeof(abs_target), "%s/secret", outside);
+	assert_int_equal(symlink(abs_target, p), 0);
+	snprintf(p, sizeof(p), "%s/filelink", target);
+	snprintf(abs_target, sizeof(abs_target), "%s/secret/data", outside);
+	assert_int_equal(symlink(abs_target, p), 0);
+	snprintf(p, sizeof(p), "%s/dangling", target);
+	snprintf(abs_target, sizeof(abs_target), "%s/secret/newfile", outside);
+	assert_int_equal(symlink(abs_target, p), 0);
+	char *const before = snapshot();
+
+	wl t;
+	wl_init(&t, RP_SRC_LOADFILE_SMB);
+	static const char *const paths[] = {
+		"\\..\\outside\\secret\\data", "..\\..\\etc\\passwd", "/../outside/secret/data", "\\link\\data",
+		"\\abs\\data", "\\filelink", "\\dangling", "\\link\\new", "\\abs\\..\\..\\x",
+	};
+	uint64_t h = 1;
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++, h++) {
+		nt_open(&t, paths[i], RP_NT_OVERWRITE_IF, 0, h, 0);
+		wl_add(&t, 1, RP_OP_WRITE, NULL, h, 0, 100, 0);
+		wl_add(&t, 1, RP_OP_READ, NULL, h, 0, 100, 0);
+		rp_op *const sa = wl_add(&t, 1, RP_OP_SETATTR, NULL, h, 0, 0, 0);
+		sa->level = 1020; /* truncate */
+		wl_add(&t, 1, RP_OP_CLOSE, NULL, h, 0, 0, 0);
+		wl_add(&t, 1, RP_OP_UNLINK, paths[i], 0, 0, 0, 0);
+		wl_add(&t, 1, RP_OP_MKDIR, paths[i], 0, 0, 0, 0);
+		wl_add(&t, 1, RP_OP_RMDIR, paths[i], 0, 0, 0, 0);
+		wl_add(&t, 1, RP_OP_SETATTR, paths[i], 0, 0, 0, 0);
+		wl_add(&t, 1, RP_OP_READDIR, paths[i], 0, 0, 100, 0);
+		wl_add(&t, 1, RP_OP_SETXATTR, paths[i], 0, 0, 4, 0);
+		rp_op *const mv = wl_add(&t, 1, RP_OP_RENAME, paths[i], 0, 0, 0, 0);
+		mv->path2 = wl_str(&t, "\\stolen");
+		rp_op *const mv2 = wl_add(&t, 1, RP_OP_RENAME, "\\victim", 0, 0, 0, 0);
+		mv2->path2 = wl_str(&t, paths[i]);
+		rp_op *const ln = wl_add(&t, 1, RP_OP_LINK, paths[i], 0, 0, 0, 0);
+		ln->path2 = wl_str(&t, "\\hardlink");
+	}
+	/* A victim file to move out, and deltrees through the links. */
+	nt_open(&t, "\\victim", RP_NT_OVERWRITE_IF, 0, 99, 0);
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 99, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_DELTREE, "\\link\\", 0, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_DELTREE, "\\abs\\data", 0, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_DELTREE, "\\..", 0, 0, 0, 0);
+	rp_replay *r;
+	const rp_replay_results *const res = run_posix(&t, bopts, true, 0, &r);
+	char *const after = snapshot();
+	assert_string_equal(before, after);
+	assert_false(exists("stolen"));
+	assert_false(exists("hardlink"));
+	assert_true(res->escapes > 0);
+	assert_true(res->failures > 0);
+	free(before);
+	free(after);
+	rp_replay_destroy(r);
+	wl_fini(&t);
+	rm_rf(target);
+	rm_rf(outside);
+	mkdir(target, 0777);
+	mkdir(outside, 0777);
+}
+
+static void test_confinement_openat2(void **state)
+{
+	(void)state;
+	confinement(NULL);
+}
+
+static void test_confinement_walk(void **state)
+{
+	(void)state;
+	confinement("no-openat2");
+}
+
+/* A target that is itself reached through a planted clientN symlink stays confined too. */
+static void test_clone_dir_symlink(void **state)
+{
+	(void)state;
+	char p[700];
+	snprintf(p, sizeof(p), "%s/client1", target);
+	assert_int_equal(symlink(outside, p), 0);
+	wl t;
+	wl_init(&t, RP_SRC_LOADFILE_SMB);
+	nt_open(&t, "\\x", RP_NT_OVERWRITE_IF, 0, 1, 0);
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 1, 0, 0, 0);
+	rp_replay_opts o;
+	rp_replay_opts_init(&o);
+	o.target = target;
+	o.clones = 1;
+	char eb[RP_ERRBUF_SIZE];
+	rp_replay *r = NULL;
+	assert_int_equal(rp_replay_create(&r, &o, wl_open(&t), eb), 0);
+	assert_true(rp_replay_run(r, eb) < 0); /* the client cannot open its directory */
+	snprintf(p, sizeof(p), "%s/x", outside);
+	assert_int_not_equal(access(p, F_OK), 0);
+	rp_replay_destroy(r);
+	wl_fini(&t);
+	rm_rf(target);
+	mkdir(target, 0777);
+}
+
+/* posix options: sync and fsync-writes still run everything; a missing target is an error. */
+static void test_options(void **state)
+{
+	(void)state;
+	wl t;
+	wl_init(&t, RP_SRC_LOADFILE_SMB);
+	nt_open(&t, "\\s", RP_NT_OVERWRITE_IF, 0, 1, 0);
+	wl_add(&t, 1, RP_OP_WRITE, NULL, 1, 0, 1000, 0);
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 1, 0, 0, 0);
+	rp_replay *r;
+	const rp_replay_results *const res = run_posix(&t, "sync,fsync-writes", false, 0, &r);
+	assert_int_equal(res->mismatches, 0);
+	assert_int_equal(size_of("s"), 1000);
+	rp_replay_destroy(r);
+	rp_replay_opts o;
+	rp_replay_opts_init(&o);
+	o.target = "/nonexistent/reprise";
+	char eb[RP_ERRBUF_SIZE];
+	assert_true(rp_replay_create(&r, &o, t.w, eb) < 0);
+	assert_non_null(strstr(eb, "/nonexistent/reprise"));
+	wl_fini(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_nt_sequence),
+		cmocka_unit_test(test_prepare),
+		cmocka_unit_test(test_confinement_openat2),
+		cmocka_unit_test(test_confinement_walk),
+		cmocka_unit_test(test_clone_dir_symlink),
+		cmocka_unit_test(test_options),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
