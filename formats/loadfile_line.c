@@ -218,7 +218,7 @@ static int status(rp__lf_reader *r, const tok *t, uint8_t dialect, rp_op *op)
 	char b[64];
 	if (t->quoted)
 		return rp__lf_fail(r, RP_E_SYNTAX, "bad status: a quoted string");
-	if (t->n == 12 && memcmp(t->p, "NT_STATUS_OK", 12) == 0) {
+	if (dialect == RP__LF_SMB && t->n == 12 && memcmp(t->p, "NT_STATUS_OK", 12) == 0) {
 		rp_op_set_status(op, RP_SK_NT, 0);
 		return 0;
 	}

@@ -290,16 +290,17 @@ typedef struct row {
 #define K_N3S RP_SK_NFS3
 #define K_N4 RP_SK_NFS4
 #define K_N4S RP_SK_NFS4
-#define N_E(n) #n
-#define N_NT(n) "NT_STATUS_" #n
-#define N_N3(n) "NFS3ERR_" #n
-#define N_N3S(n) "NFS3_" #n
-#define N_N4(n) "NFS4ERR_" #n
-#define N_N4S(n) "NFS4_" #n
+/* Name prefixes per kind (the rows' names are stringized in ROW, before errno macros expand). */
+#define N_E ""
+#define N_NT "NT_STATUS_"
+#define N_N3 "NFS3ERR_"
+#define N_N3S "NFS3_"
+#define N_N4 "NFS4ERR_"
+#define N_N4S "NFS4_"
 
 static const row rows[] = {
 #define ROW(kind, name, code, canon, pref) \
-	{ N_##kind(name), (uint32_t)(code), (int32_t)(canon), K_##kind, (pref), (uint16_t)(sizeof(N_##kind(name)) - 1) },
+	{ N_##kind #name, (uint32_t)(code), (int32_t)(canon), K_##kind, (pref), (uint16_t)(sizeof(N_##kind #name) - 1) },
 	RP_STATUS_MAP(ROW)
 #undef ROW
 };
