@@ -469,7 +469,13 @@ static void step_fh(walker *w, pop *p, const nfs4_arg *a)
 	}
 }
 
-/* Count the ops of a COMPOUND that cannot be decoded: `left` ops from the one that stopped the walk on. */
+/*
+ * Count the ops of a COMPOUND that cannot be decoded, `left` of them from the
+ * one that stopped the walk: a cut message is one truncated message; an
+ * unknown op number is unsupported by name and so is every op after it; a
+ * value that breaks the XDR rules makes the message invalid and the ops
+ * after it unsupported.
+ */
 static void count_lost(rp_capctx *cx, nfs4_step why, bool truncated, bool stop_op_kept, uint64_t left)
 {
 	const char *rest = "NFSv4 op after an undecodable op";
@@ -478,7 +484,8 @@ static void count_lost(rp_capctx *cx, nfs4_step why, bool truncated, bool stop_o
 		rest = "NFSv4 op after an unknown op";
 		left--;
 	} else if (truncated) {
-		rest = "NFSv4 op lost to truncation";
+		rp__cap_count(cx, RP_OUT_TRUNCATED, NULL);
+		return;
 	} else {
 		rp__cap_count(cx, RP_OUT_INVALID, NULL);
 		if (!stop_op_kept && left)
@@ -844,17 +851,13 @@ static void nfs4_reply(rp_capctx *cx, rp_conn *conn, const rp_rpc_call *call, co
 		memset(&rr, 0, sizeof(rr));
 		rr.opnum = rp_cur_be32(res);
 		rr.status = rp_cur_be32(res);
-		if (res->err || rr.opnum != p->opnum) {
-			if (!res->err)
-				rp__cap_count(cx, RP_OUT_INVALID, NULL); /* results out of step with the call */
+		if (res->err || rr.opnum != p->opnum) { /* cut, or results out of step with the call */
 			cut = true;
 			break;
 		}
 		const bool body = rp__nfs4_res(res, &rr) == STEP_OK;
 		apply(&r, p, &rr, body);
 		if (!body || rr.data_cut) {
-			if (!rep->truncated && !rr.data_cut)
-				rp__cap_count(cx, RP_OUT_INVALID, NULL);
 			cut = true;
 			i++;
 			break;
@@ -868,6 +871,8 @@ static void nfs4_reply(rp_capctx *cx, rp_conn *conn, const rp_rpc_call *call, co
 	}
 	if (!failed && i < c->n)
 		cut = true; /* fewer results than ops without a failure: we cannot know the rest */
+	if (cut)
+		rp__cap_count(cx, rep->truncated ? RP_OUT_TRUNCATED : RP_OUT_INVALID, NULL);
 	finish_rest(&r, i, failed, fail_status, cut);
 	compound_free(c);
 }
