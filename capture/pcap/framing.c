@@ -55,6 +55,13 @@ int rp__frame_looks_rpc(const uint8_t *p, size_t n, bool marked)
 		const uint32_t rpcvers = rp_cur_be32(&c);
 		if (!c.err && rpcvers != 2)
 			return 0;
+		/*
+		 * A datagram is one whole message: xid, CALL and version 2 are
+		 * enough, and a call with a broken credential is the decoder's
+		 * to count as invalid.  In a stream we may be scanning any bytes.
+		 */
+		if (!marked)
+			return c.err ? -1 : 1;
 		rp_cur_skip(&c, 12);
 		const uint32_t flavor = rp_cur_be32(&c);
 		const uint32_t len = rp_cur_be32(&c);

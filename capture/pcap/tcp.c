@@ -111,8 +111,17 @@ static void enqueue(rp_tcp_ctx *t, rp_tcp_dir *D, uint8_t d, const rp_tcp_seginf
 {
 	if (seq - D->next > t->window) {
 		t->dropped++; /* too far ahead to be worth holding: its bytes become a gap later */
+		if (++D->far < RP_TCP_FAR_RESYNC)
+			return;
+		/* Segment after segment lands there: the capture lost a burst, not one segment. */
+		rp__tcp_flush(t, D, d, s->ts_ns, s->frame);
+		skip_to(t, D, d, seq, s->ts_ns, s->frame);
+		D->far = 0;
+		emit(t, D, d, p, len, wire_len, s->ts_ns, s->frame);
+		drain(t, D, d);
 		return;
 	}
+	D->far = 0;
 	rp_tcp_seg **pp = &D->ooo;
 	while (*pp && seq_lt((*pp)->seq, seq))
 		pp = &(*pp)->next;
@@ -158,6 +167,7 @@ static void payload(rp_tcp_ctx *t, rp_tcp_dir *D, uint8_t d, const rp_tcp_seginf
 		seq = D->next;
 	}
 	if (seq == D->next) {
+		D->far = 0;
 		emit(t, D, d, p, len, wire_len, s->ts_ns, s->frame);
 		if (D->ooo)
 			drain(t, D, d);

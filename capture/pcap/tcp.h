@@ -35,6 +35,7 @@ typedef struct rp_tcp_dir {
 	rp_tcp_seg *ooo;  /* out-of-order segments, sorted by sequence */
 	uint32_t ooo_bytes;
 	uint64_t hole_since_ns; /* when the oldest hole opened */
+	uint8_t far;      /* segments in a row that landed beyond the window */
 } rp_tcp_dir;
 
 /* Where the ordered stream goes.  A gap stands for n bytes that never came. */
@@ -46,11 +47,15 @@ typedef struct rp_tcp_out {
 
 /*
  * Bounds shared by every connection of one decode.  A segment starting more
- * than `window` bytes past the next expected byte is dropped and counted; when
+ * than `window` bytes past the next expected byte is dropped and counted
+ * (RP_TCP_FAR_RESYNC of them in a row mean the stream jumped: everything up
+ * to the last one is declared lost and the stream goes on from there); when
  * a direction queues more than `window` bytes, or all directions together more
  * than `max_queued`, or a hole stays open for `hole_timeout_ns`, the hole is
  * declared a gap and the stream moves on.
  */
+#define RP_TCP_FAR_RESYNC 4
+
 typedef struct rp_tcp_ctx {
 	uint32_t window;          /* 0 = 4 MiB */
 	uint64_t max_queued;      /* 0 = 256 MiB */
