@@ -113,6 +113,7 @@ enum rp__lf_ctl {
 #define RP__LF_HASH_SLOTS 256
 typedef struct rp__lf_dict {
 	uint8_t slot[RP__LF_HASH_SLOTS]; /* index + 1; 0 = empty */
+	uint8_t len[RP__LF_K__END];      /* each word's length */
 	uint8_t n_req[RP__LF_C__COUNT];  /* arguments before any '?' in the spec */
 	uint8_t n_max[RP__LF_C__COUNT];  /* all arguments */
 } rp__lf_dict;

@@ -83,6 +83,17 @@ static int tokenize(rp__lf_reader *r, const char *p, const char *end, tok *toks,
 /* strtol(s, NULL, 0)'s grammar without its silent overflow: 0x hex, 0 octal, decimal. */
 static bool parse_num(const char *s, size_t n, uint64_t *out)
 {
+	/* the common case: a short decimal without a leading zero */
+	if (n > 0 && n < 20 && s[0] > '0' && s[0] <= '9') {
+		uint64_t v = 0;
+		size_t i = 0;
+		while (i < n && (unsigned)(s[i] - '0') < 10)
+			v = v * 10 + (uint64_t)(s[i++] - '0');
+		if (i == n) {
+			*out = v;
+			return true;
+		}
+	}
 	unsigned base = 10;
 	size_t i = 0;
 	if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
@@ -219,7 +230,7 @@ static int status(rp__lf_reader *r, const tok *t, uint8_t dialect, rp_op *op)
 	if (t->quoted)
 		return rp__lf_fail(r, RP_E_SYNTAX, "bad status: a quoted string");
 	if (dialect == RP__LF_SMB && t->n == 12 && memcmp(t->p, "NT_STATUS_OK", 12) == 0) {
-		rp_op_set_status(op, RP_SK_NT, 0);
+		op->status_kind = RP_SK_NT; /* proto_status and status stay 0 */
 		return 0;
 	}
 	if (t->n == 1 && t->p[0] == '*') { /* don't care */
@@ -233,6 +244,16 @@ static int status(rp__lf_reader *r, const tok *t, uint8_t dialect, rp_op *op)
 		return 0;
 	}
 	const rp_status_kind kind = dialect == RP__LF_SMB ? RP_SK_NT : dialect == RP__LF_NFS4 ? RP_SK_NFS4 : RP_SK_NFS3;
+	/* the last few distinct status words, looked up once each */
+	for (unsigned i = 0; i < RP__LF_STATUS_CACHE; i++) {
+		const rp__lf_scache *const c = &r->scache[i];
+		if (c->n == t->n && c->kind == kind && memcmp(c->word, t->p, t->n) == 0) {
+			op->status_kind = (uint8_t)kind;
+			op->proto_status = c->code;
+			op->status = c->canon;
+			return 0;
+		}
+	}
 	uint32_t code;
 	if (rp_status_proto_parse(kind, t->p, t->n, &code) < 0) {
 		const bool hex = t->n > 2 && t->p[0] == '0' && (t->p[1] == 'x' || t->p[1] == 'X');
@@ -240,6 +261,14 @@ static int status(rp__lf_reader *r, const tok *t, uint8_t dialect, rp_op *op)
 				   shown(t->p, t->n, b, sizeof(b)));
 	}
 	rp_op_set_status(op, kind, code);
+	if (t->n <= sizeof(r->scache[0].word)) {
+		rp__lf_scache *const c = &r->scache[r->scache_next++ % RP__LF_STATUS_CACHE];
+		memcpy(c->word, t->p, t->n);
+		c->n = (uint8_t)t->n;
+		c->kind = (uint8_t)kind;
+		c->code = code;
+		c->canon = op->status;
+	}
 	return 0;
 }
 
@@ -408,12 +437,31 @@ static int timestamp(rp__lf_reader *r, const char *p, size_t n, uint64_t *ns)
 	return 0;
 }
 
+/*
+ * How many leading bytes are certainly free of control bytes and DEL, eight
+ * at a time (the word tests flag any byte below 0x20 or equal to 0x7f; a
+ * flagged word is left to the byte loop, which also allows tab and CR).
+ */
+static size_t clean_prefix(const char *s, size_t n)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x;
+		memcpy(&x, s + i, 8);
+		const uint64_t d = x ^ (0x7f * ones);
+		if (((x - 0x20 * ones) & ~x & highs) | ((d - ones) & ~d & highs))
+			break;
+	}
+	return i;
+}
+
 int rp__lf_parse_line(rp__lf_reader *r, const char *s, size_t n, rp__lf_line *out)
 {
 	out->kind = RP__LF_L_BLANK;
 	out->has_time = false;
 	/* Bytes a text line never holds are binary garbage, not a loadfile. */
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = clean_prefix(s, n); i < n; i++) {
 		const unsigned char ch = (unsigned char)s[i];
 		if ((ch < 0x20 && ch != '\t' && ch != '\r') || ch == 0x7f)
 			return rp__lf_fail(r, RP_E_SYNTAX, "binary data (byte 0x%02x at column %zu)", ch, i + 1);

@@ -38,6 +38,15 @@ typedef struct rp__lf_line {
 	rp_op op;       /* for RP__LF_L_OP; t_start is the caller's */
 } rp__lf_line;
 
+/* Status words already looked up (a loadfile uses a handful). */
+#define RP__LF_STATUS_CACHE 8
+typedef struct rp__lf_scache {
+	char word[48];
+	uint8_t n, kind;
+	uint32_t code;
+	int32_t canon;
+} rp__lf_scache;
+
 typedef struct rp__lf_reader {
 	rp_reader base;
 	char *name; /* for messages */
@@ -76,6 +85,9 @@ typedef struct rp__lf_reader {
 	char rnd[RP__LF_RND_SLOTS][RP__LF_RND_MAX + 1];
 	uint16_t rnd_len[RP__LF_RND_SLOTS];
 	bool have_rnd;
+
+	rp__lf_scache scache[RP__LF_STATUS_CACHE];
+	unsigned scache_next;
 
 	char *scratch;      /* RP__LF_LINE_MAX bytes: paths with '\' turned into '/', $n substitutions */
 	char *subst;        /* RP__LF_LINE_MAX bytes */
