@@ -12,6 +12,7 @@ typedef struct rp_command {
 extern const rp_command rp__cmd_convert;
 extern const rp_command rp__cmd_cat;
 extern const rp_command rp__cmd_stat;
+extern const rp_command rp__cmd_capture;
 extern const rp_command rp__cmd_replay;
 
 #endif

@@ -9,6 +9,7 @@ static const rp_command *const commands[] = {
 	&rp__cmd_convert,
 	&rp__cmd_cat,
 	&rp__cmd_stat,
+	&rp__cmd_capture,
 	&rp__cmd_replay,
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
