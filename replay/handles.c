@@ -14,7 +14,7 @@ static inline size_t slot_of(uint64_t key, size_t cap)
 void rp__handles_init(rp_handles *t)
 {
 	t->keys = t->vals = NULL;
-	t->cap = t->used = t->live = 0;
+	t->cap = t->used = t->live = t->scan = 0;
 }
 
 void rp__handles_fini(rp_handles *t)
@@ -120,9 +120,12 @@ int rp__handles_del(rp_handles *t, uint64_t key, uint64_t *val)
 
 int rp__handles_pop(rp_handles *t, uint64_t *key, uint64_t *val)
 {
-	for (size_t i = 0; t->live && i < t->cap; i++) {
+	/* Resume where the last pop stopped, so draining the table is linear, not quadratic. */
+	for (size_t n = 0; t->live && n < t->cap; n++) {
+		const size_t i = (t->scan + n) & (t->cap - 1);
 		if (t->keys[i] == 0 || t->keys[i] == RP__HANDLE_TOMB)
 			continue;
+		t->scan = i + 1;
 		*key = t->keys[i];
 		*val = t->vals[i];
 		t->keys[i] = RP__HANDLE_TOMB;

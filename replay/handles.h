@@ -11,6 +11,7 @@ typedef struct rp_handles {
 	size_t cap;     /* power of two */
 	size_t used;    /* live + tombstones */
 	size_t live;
+	size_t scan;    /* where rp__handles_pop resumes */
 } rp_handles;
 
 #define RP__HANDLE_TOMB UINT64_MAX

@@ -1,0 +1,61 @@
+#!/bin/sh
+# End-to-end replay through the reprise binary (TAP): loadfiles, clones, trace timing, confinement, client.txt.
+set -u
+reprise=$1
+data=$2
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/reprise-e2e-XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+n=0
+fails=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
+skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
+check() { if eval "$2"; then ok "$1"; else notok "$1"; fi; }
+# json FILE EXPR: evaluate a python expression over the JSON as d.
+json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"; }
+echo "1..12"
+
+# 1. A small loadfile, three copies, one pass: every status as recorded, prepare makes \input\existing.dat.
+mkdir "$tmp/t1"
+"$reprise" replay "$data/small.load" --target "$tmp/t1" --clients 3 -q --json "$tmp/1.json" >"$tmp/1.out" 2>&1
+check "small loadfile runs" "[ $? -eq 0 ]"
+check "no mismatches, 3 clients" "json '$tmp/1.json' 'd[\"mismatches\"] == 0 and d[\"clients\"] == 3 and d[\"op_counts\"][\"read\"] == 6'"
+check "clone directories and prepared input" \
+	"[ -d '$tmp/t1/client1/work/d' ] && [ -d '$tmp/t1/client3/work/d' ] && [ \$(stat -c %s '$tmp/t1/client2/input/existing.dat') -eq 131072 ]"
+check "json has the documented keys" "json '$tmp/1.json' 'all(k in d for k in (\"ops_per_sec\",\"mb_per_sec\",\"lag_us\",\"op_counts\",\"ops\",\"series\")) and set(d[\"ops\"][\"read\"]) >= {\"count\",\"avg_us\",\"p50_us\",\"p99_us\",\"p999_us\",\"max_us\",\"mismatches\"}'"
+
+# 2. A timestamped loadfile (1 ms apart) in trace mode: lag recorded for every op, the run lasts the trace.
+mkdir "$tmp/t2"
+awk 'BEGIN { print "0.000 Mkdir \"\\\\d\" NT_STATUS_OK";
+	for (i = 1; i <= 300; i++) printf "%.6f QUERY_PATH_INFORMATION \"\\\\d\" 1004 NT_STATUS_OK\n", i / 1000 }' >"$tmp/timed.load"
+"$reprise" replay "$tmp/timed.load" --target "$tmp/t2" --timing trace -q --json "$tmp/2.json" >/dev/null 2>&1
+check "trace timing runs" "[ $? -eq 0 ]"
+check "lag for every op, 0.3 s elapsed" "json '$tmp/2.json' 'd[\"lag_us\"][\"count\"] == 301 and 0.29 < d[\"elapsed_s\"] < 0.6 and d[\"mismatches\"] == 0'"
+"$reprise" replay "$tmp/timed.load" --target "$tmp/t2" --timing trace --speed 3 -q --json "$tmp/2b.json" >/dev/null 2>&1
+check "--speed 3 runs three times faster" "json '$tmp/2b.json' '0.09 < d[\"elapsed_s\"] < 0.25'"
+
+# 3. Confinement: '..' and a planted symlink to outside.
+mkdir -p "$tmp/t3/target" "$tmp/t3/outside"
+ln -s ../outside "$tmp/t3/target/link"
+"$reprise" replay "$data/escape.load" --target "$tmp/t3/target" -q --json "$tmp/3.json" >/dev/null 2>&1
+check "nothing created outside the target" \
+	"[ -z \"\$(ls -A '$tmp/t3/outside')\" ] && [ ! -e '$tmp/t3/escaped.txt' ] && [ ! -e '$tmp/escaped.txt' ] && [ ! -e '$tmp/t3/escaped-dir' ]"
+check "escapes counted" "json '$tmp/3.json' 'd[\"escapes\"] >= 2'"
+
+# 4. Usage errors exit 2; a network target says why it cannot run.
+"$reprise" replay "$data/small.load" >/dev/null 2>&1
+check "missing --target is a usage error" "[ $? -eq 2 ]"
+"$reprise" replay "$data/small.load" --target nfs://127.0.0.1/export -q >"$tmp/4.out" 2>&1
+check "nfs:// target explains itself" "grep -q 'not built' '$tmp/4.out'"
+
+# 5. dbench's client.txt for two seconds, two clients, if Debian's dbench is installed.
+if [ -r /usr/share/dbench/client.txt ]; then
+	mkdir "$tmp/t5"
+	"$reprise" replay /usr/share/dbench/client.txt --target "$tmp/t5" --clients 2 -t 2 --warmup 0.5 -q \
+		--json "$tmp/5.json" >/dev/null 2>&1
+	check "client.txt: 2 s, no mismatches, looped by time" \
+		"json '$tmp/5.json' 'd[\"mismatches\"] == 0 and d[\"stop\"] == \"time\" and d[\"total_ops\"] > 1000 and 1.99 < d[\"elapsed_s\"] < 2.01'"
+else
+	skip "no /usr/share/dbench/client.txt (apt-get install dbench)"
+fi
+[ $fails -eq 0 ]
