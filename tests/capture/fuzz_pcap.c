@@ -1,0 +1,38 @@
+/* Fuzz target: a pcap/pcapng file in memory -> libpcap -> every capture layer and decoder -> a memsink. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "capture/pcap/pcapfile.h"
+#include "formats/sink.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size == 0)
+		return 0;
+	/* libpcap reads FILE streams only; fmemopen gives it one over the input. */
+	FILE *const f = fmemopen((void *)data, size, "rb");
+	if (!f)
+		return 0;
+	char errbuf[RP_ERRBUF_SIZE];
+	pcap_t *p = NULL;
+	if (rp__pcap_open_stream(&p, f, "fuzz", errbuf) < 0)
+		return 0;
+	rp_memsink m;
+	if (rp_memsink_init(&m) != 0) {
+		pcap_close(p);
+		return 0;
+	}
+	rp_capture *cap = NULL;
+	const rp_capture_opts opts = { .max_flows = 64 };
+	if (rp_capture_create(&cap, &m.base, &opts, errbuf) == 0) {
+		(void)rp__pcap_feed(p, cap, "fuzz", errbuf);
+		(void)rp_capture_finish(cap);
+		rp_capture_destroy(cap);
+	}
+	pcap_close(p);
+	rp_memsink_fini(&m);
+	return 0;
+}
