@@ -119,11 +119,13 @@ static void put_time(rp_loadfile_writer *w, const rp_op *op)
 static void put_status(rp_loadfile_writer *w, const rp_op *op, uint8_t cmd_dialect)
 {
 	put_c(w, ' ');
-	if (op->status_kind == RP_SK_NONE && op->status == RP_STATUS_UNKNOWN) {
-		put_c(w, '*'); /* don't care */
-		return;
-	}
 	if (w->dialect == RP__LF_SMB) {
+		/*
+		 * dbench 4.0 (Debian's) skips a line whose status is '*' ("Badly
+		 * formed status") and so loses the op: "don't care" and "no reply
+		 * seen" are written as success, which it does not check but for
+		 * opens and handles.
+		 */
 		const uint32_t code = op->status_kind == RP_SK_NT ? op->proto_status
 								 : rp_status_to_proto(RP_SK_NT, op->status);
 		const char *const name = rp_status_proto_name(RP_SK_NT, code);
@@ -131,6 +133,10 @@ static void put_status(rp_loadfile_writer *w, const rp_op *op, uint8_t cmd_diale
 			put(w, name, strlen(name));
 		else
 			put_hex(w, code, 8);
+		return;
+	}
+	if (op->status_kind == RP_SK_NONE && op->status == RP_STATUS_UNKNOWN) {
+		put_c(w, '*'); /* don't care */
 		return;
 	}
 	const rp_status_kind want = cmd_dialect == RP__LF_NFS4 ? RP_SK_NFS4 : RP_SK_NFS3;
@@ -292,7 +298,12 @@ static int write_smb(rp_loadfile_writer *w, const rp_op *op)
 	case RP_OP_WRITE: k = RP__LF_C_WRITEX; by_handle = true; break;
 	case RP_OP_FLUSH: k = RP__LF_C_FLUSH; by_handle = true; break;
 	case RP_OP_SETATTR: k = RP__LF_C_SFILEINFO; by_handle = true; break;
-	case RP_OP_LOCK: k = RP__LF_C_LOCKX; by_handle = true; break;
+	case RP_OP_LOCK:
+		if (op->level == RP__LF_LEVEL_TEST4 && op->status_kind == RP_SK_NFS4)
+			return comment(w, op, "a lock test takes no lock");
+		k = RP__LF_C_LOCKX;
+		by_handle = true;
+		break;
 	case RP_OP_UNLOCK: k = RP__LF_C_UNLOCKX; by_handle = true; break;
 	case RP_OP_STAT: k = op->handle ? RP__LF_C_QFILEINFO : RP__LF_C_QPATHINFO; break;
 	case RP_OP_LOOKUP:
@@ -314,12 +325,28 @@ static int write_smb(rp_loadfile_writer *w, const rp_op *op)
 		return comment(w, op, "no path");
 	if (k == RP__LF_C_RENAME && !op->path2)
 		return comment(w, op, "no second path");
+	rp_op o = *op;
+	/* dbench checks ReadX/WriteX byte counts: when the source did not say (NFS loadfiles), all of them */
+	if ((k == RP__LF_C_READX || k == RP__LF_C_WRITEX) && w->source != RP_SRC_LOADFILE_SMB && o.result == 0 &&
+	    o.status == RP_STATUS_OK)
+		o.result = o.length;
+	/* dbench 4.0 creates nothing for FILE_OPEN_IF; its FILE_CREATE is O_CREAT without O_EXCL */
+	if (k == RP__LF_C_NTCREATEX && w->source != RP_SRC_LOADFILE_SMB && o.disposition == 3)
+		o.disposition = 2;
+	if (k == RP__LF_C_NTCREATEX && !op->handle && w->source != RP_SRC_LOADFILE_SMB) {
+		/* an open with no handle (NFS CREATE3, LOOKUP): open and close it again */
+		o.handle = w->next_fnum++;
+		int rc = emit(w, k, &o, o.path);
+		rp_op close = { .t_start = op->t_start, .handle = o.handle, .status_kind = RP_SK_NT };
+		if (rc == 0 && o.status == RP_STATUS_OK)
+			rc = emit(w, RP__LF_C_CLOSE, &close, 0);
+		return rc;
+	}
 	if (by_handle && !op->handle) {
 		if (k == RP__LF_C_CLOSE || !op->path)
 			return comment(w, op, "no handle");
-		return with_fnum(w, k, op);
+		return with_fnum(w, k, &o);
 	}
-	rp_op o = *op;
 	if (k == RP__LF_C_QPATHINFO && o.level == 0)
 		o.level = 1004; /* FileBasicInformation */
 	if (k == RP__LF_C_UNLINK && w->source != RP_SRC_LOADFILE_SMB && o.options == 0)
@@ -346,7 +373,10 @@ static int write_nfs(rp_loadfile_writer *w, const rp_op *op)
 			if (rc < 0)
 				return rp_fail(w->sink.errbuf, rc, "out of memory");
 		}
-		k = (op->flags & RP_OPF_CREATE) ? RP__LF_C_CREATE3 : RP__LF_C_LOOKUP3;
+		if (!(op->flags & RP_OPF_CREATE))
+			k = RP__LF_C_LOOKUP3;
+		else
+			k = (op->flags & RP_OPF_DIRECTORY) ? RP__LF_C_MKDIR3 : RP__LF_C_CREATE3;
 		break;
 	case RP_OP_CLOSE: return comment(w, op, "NFS has no close");
 	case RP_OP_READ: k = RP__LF_C_READ3; break;

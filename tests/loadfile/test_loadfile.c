@@ -450,7 +450,7 @@ static void test_writer_cross_dialect(void **state)
 			  "GETATTR3 \"/d/f\" 0x00000046\n");
 	const char *const smb = write_text(&m, RP_LOADFILE_SMB, false);
 	assert_string_equal(smb, "NTCreateX \"\\d\\f\" 0x0 0x1 60000 NT_STATUS_OK\n"
-				 "ReadX 60000 0 4096 0 NT_STATUS_OK\n"
+				 "ReadX 60000 0 4096 4096 NT_STATUS_OK\n"
 				 "Close 60000 NT_STATUS_OK\n"
 				 "FIND_FIRST \"\\d\\*\" 260 0 0 NT_STATUS_OK\n"
 				 "# reprise: no SMB-dialect command: 0.000000000 - c0 link path=\"/d/h\" path2=\"/d/f\" "
