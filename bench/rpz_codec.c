@@ -15,6 +15,13 @@ static double now(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+static double cpu(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
 static int usage(const char *me)
 {
 	fprintf(stderr,
@@ -58,10 +65,10 @@ static int encode(const char *in, const char *out, int level, uint32_t frame_ops
 static int decode(const char *in, int repeat)
 {
 	char eb[RP_ERRBUF_SIZE];
-	double best = 1e30;
+	double best = 1e30, best_cpu = 1e30;
 	uint64_t n = 0, check = 0;
 	for (int i = 0; i < repeat; i++) {
-		const double t0 = now();
+		const double t0 = now(), c0 = cpu();
 		rp_reader *r = NULL;
 		if (rp_rpz_reader_open(&r, in, NULL, eb) < 0) {
 			fprintf(stderr, "%s\n", eb);
@@ -82,12 +89,15 @@ static int decode(const char *in, int repeat)
 			return 1;
 		}
 		rp_reader_close(r);
-		const double dt = now() - t0;
+		const double dt = now() - t0, dc = cpu() - c0;
 		if (dt < best)
 			best = dt;
+		if (dc < best_cpu)
+			best_cpu = dc;
 	}
-	printf("decode_s %.4f\nops %" PRIu64 "\nmops_per_s %.1f\ncheck %" PRIu64 "\n", best, n, (double)n / best / 1e6,
-	       check);
+	/* CPU time too: on a shared machine wall time counts other people's work */
+	printf("decode_s %.4f\ndecode_cpu_s %.4f\nops %" PRIu64 "\nmops_per_s %.1f\nmops_per_cpu_s %.1f\ncheck %" PRIu64
+	       "\n", best, best_cpu, n, (double)n / best / 1e6, (double)n / best_cpu / 1e6, check);
 	return 0;
 }
 

@@ -63,10 +63,7 @@ static inline uint32_t hslot(uint64_t handle)
 	return (uint32_t)((handle * 0x9e3779b97f4a7c15ull) >> (64 - RPZ_HCACHE_BITS));
 }
 
-typedef struct hcache_entry {
-	uint64_t handle;
-	uint64_t next; /* offset + length of the handle's last positioned op */
-} hcache_entry;
+typedef rpz_hcache_entry hcache_entry;
 
 /* A growable byte buffer; writers reserve first, then put without checks. */
 typedef struct bbuf {
@@ -406,9 +403,10 @@ static int decode_shapes(rpz_dec *d, rp_cur *hc, uint32_t n, char *errbuf)
 	return 0;
 }
 
-int64_t rp__rpz_decode(rpz_dec *d, const uint8_t *content, size_t len, uint64_t expect_no,
-		       uint64_t expect_first, rp_strtab *tab, char *errbuf)
+int64_t rp__rpz_open(rpz_dec *d, const uint8_t *content, size_t len, uint64_t expect_no, uint64_t expect_first,
+		     rp_strtab *tab, char *errbuf)
 {
+	d->n_ops = d->done = 0;
 	rp_cur c = rp_cur_make(content, len);
 	const uint64_t frame_no = rdv(&c), first_op = rdv(&c);
 	const uint64_t n_ops = rdv(&c), first_string = rdv(&c), n_strings = rdv(&c);
@@ -438,11 +436,10 @@ int64_t rp__rpz_decode(rpz_dec *d, const uint8_t *content, size_t len, uint64_t 
 
 	rp_cur sc = rp_cur_sub(&c, strings_len > len ? len + 1 : (size_t)strings_len);
 	rp_cur hcur = rp_cur_sub(&c, shapes_len > len ? len + 1 : (size_t)shapes_len);
-	rp_cur col[RPZ_NCOLS];
 	for (uint64_t i = 0; i < n_cols; i++) {
 		const rp_cur sub = rp_cur_sub(&c, col_len[i] > len ? len + 1 : (size_t)col_len[i]);
 		if (i < RPZ_NCOLS)
-			col[i] = sub; /* columns of later minor versions are skipped */
+			d->col[i] = sub; /* columns of later minor versions are skipped */
 	}
 	if (c.err)
 		return rp_fail(errbuf, RP_E_CORRUPT, "sections run past the end of the content");
@@ -456,71 +453,83 @@ int64_t rp__rpz_decode(rpz_dec *d, const uint8_t *content, size_t len, uint64_t 
 	rc = decode_shapes(d, &hcur, (uint32_t)n_shapes, errbuf);
 	if (rc < 0)
 		return rc;
-	if (grow((void **)&d->ops, &d->cap_ops, n_ops ? (size_t)n_ops : 1, sizeof(rp_op)) < 0)
-		return rp_fail(errbuf, RP_E_NOMEM, "out of memory for %llu ops", (unsigned long long)n_ops);
-
-	const dshape *const sh = d->shapes;
-	const uint32_t n_str = d->strings_end; /* not later strings a rewound table still holds */
-	hcache_entry hcache[1u << RPZ_HCACHE_BITS];
-	memset(hcache, 0, sizeof(hcache));
-	uint64_t t = 0, h_prev = 0;
-	uint32_t client = 0;
-	rp_op *const ops = d->ops;
-	for (uint32_t i = 0; i < (uint32_t)n_ops; i++) {
-		const uint64_t s = rdv(&col[RPZ_COL_SHAPE]);
-		if (s >= n_shapes)
-			return rp_fail(errbuf, RP_E_CORRUPT, "op %u: shape %llu of %llu", i, (unsigned long long)s,
-				       (unsigned long long)n_shapes);
-		rp_op *const o = &ops[i];
-		*o = sh[s].tmpl;
-		const uint32_t m = sh[s].mask;
-		t += unzz(rdv(&col[RPZ_COL_TIME]));
-		o->t_start = t;
-		if (m & RPZ_M_TEND)
-			o->t_end = t + unzz(rdv(&col[RPZ_COL_DUR]));
-		if (m & RPZ_M_CLIENT)
-			client = rd32(&col[RPZ_COL_CLIENT]);
-		o->client = client;
-		uint64_t predicted = 0;
-		hcache_entry *hc = NULL;
-		if (m & RPZ_M_HANDLE) {
-			h_prev += unzz(rdv(&col[RPZ_COL_HANDLE]));
-			o->handle = h_prev;
-			hc = &hcache[hslot(h_prev)];
-			predicted = hc->handle == h_prev ? hc->next : 0;
-		}
-		if (m & RPZ_M_OFFSET)
-			o->offset = predicted + unzz(rdv(&col[RPZ_COL_OFFSET]));
-		if (m & RPZ_M_LENGTH)
-			o->length = rdv(&col[RPZ_COL_LENGTH]);
-		if (m & RPZ_M_RESULT)
-			o->result = o->length + unzz(rdv(&col[RPZ_COL_RESULT]));
-		if (hc && (m & (RPZ_M_OFFSET | RPZ_M_LENGTH)))
-			*hc = (hcache_entry){ h_prev, o->offset + o->length };
-		if (m & RPZ_M_PATH) {
-			o->path = rd32(&col[RPZ_COL_PATH]);
-			if (o->path > n_str)
-				return rp_fail(errbuf, RP_E_CORRUPT, "op %u: string %u is not defined", i, o->path);
-		}
-		if (m & RPZ_M_PATH2) {
-			o->path2 = rd32(&col[RPZ_COL_PATH2]);
-			if (o->path2 > n_str)
-				return rp_fail(errbuf, RP_E_CORRUPT, "op %u: string %u is not defined", i, o->path2);
-		}
-	}
-	for (int i = 0; i < RPZ_NCOLS; i++) {
-		if (col[i].err)
-			return rp_fail(errbuf, RP_E_CORRUPT, "%s column is short or holds a bad value", col_names[i]);
-		if (rp_cur_left(&col[i]))
-			return rp_fail(errbuf, RP_E_CORRUPT, "%s column has %zu stray bytes", col_names[i],
-				       rp_cur_left(&col[i]));
-	}
+	d->n_shapes = n_shapes;
+	d->n_ops = (uint32_t)n_ops;
+	d->t = d->h_prev = 0;
+	d->client = 0;
+	memset(d->hc, 0, sizeof(d->hc));
+	rp_cur peek = d->col[RPZ_COL_TIME];
+	d->t_first = n_ops ? unzz(rdv(&peek)) : 0;
 	return (int64_t)n_ops;
+}
+
+static int bad_op(const rpz_dec *d, char *errbuf)
+{
+	for (int i = 0; i < RPZ_NCOLS; i++)
+		if (d->col[i].err)
+			return rp_fail(errbuf, RP_E_CORRUPT, "op %u: %s column is short or holds a bad value", d->done,
+				       col_names[i]);
+	return rp_fail(errbuf, RP_E_CORRUPT, "op %u is bad", d->done);
+}
+
+int rp__rpz_next(rpz_dec *d, rp_op *o, char *errbuf)
+{
+	if (d->done == d->n_ops) {
+		for (int i = 0; i < RPZ_NCOLS; i++)
+			if (rp_cur_left(&d->col[i]))
+				return rp_fail(errbuf, RP_E_CORRUPT, "%s column has %zu stray bytes", col_names[i],
+					       rp_cur_left(&d->col[i]));
+		return 0;
+	}
+	rp_cur *const col = d->col;
+	const uint64_t s = rdv(&col[RPZ_COL_SHAPE]);
+	if (s >= d->n_shapes)
+		return rp_fail(errbuf, RP_E_CORRUPT, "op %u: shape %llu of %llu", d->done, (unsigned long long)s,
+			       (unsigned long long)d->n_shapes);
+	const dshape *const sh = (const dshape *)d->shapes + s;
+	*o = sh->tmpl;
+	const uint32_t m = sh->mask;
+	d->t += unzz(rdv(&col[RPZ_COL_TIME]));
+	o->t_start = d->t;
+	if (m & RPZ_M_TEND)
+		o->t_end = d->t + unzz(rdv(&col[RPZ_COL_DUR]));
+	if (m & RPZ_M_CLIENT)
+		d->client = rd32(&col[RPZ_COL_CLIENT]);
+	o->client = d->client;
+	uint64_t predicted = 0;
+	hcache_entry *hc = NULL;
+	if (m & RPZ_M_HANDLE) {
+		d->h_prev += unzz(rdv(&col[RPZ_COL_HANDLE]));
+		o->handle = d->h_prev;
+		hc = &d->hc[hslot(d->h_prev)];
+		predicted = hc->handle == d->h_prev ? hc->next : 0;
+	}
+	if (m & RPZ_M_OFFSET)
+		o->offset = predicted + unzz(rdv(&col[RPZ_COL_OFFSET]));
+	if (m & RPZ_M_LENGTH)
+		o->length = rdv(&col[RPZ_COL_LENGTH]);
+	if (m & RPZ_M_RESULT)
+		o->result = o->length + unzz(rdv(&col[RPZ_COL_RESULT]));
+	if (hc && (m & (RPZ_M_OFFSET | RPZ_M_LENGTH)))
+		*hc = (hcache_entry){ d->h_prev, o->offset + o->length };
+	if (m & RPZ_M_PATH)
+		o->path = rd32(&col[RPZ_COL_PATH]);
+	if (m & RPZ_M_PATH2)
+		o->path2 = rd32(&col[RPZ_COL_PATH2]);
+	/* one check per op for every sticky cursor error and undefined string */
+	if ((col[RPZ_COL_SHAPE].err | col[RPZ_COL_TIME].err | col[RPZ_COL_DUR].err | col[RPZ_COL_CLIENT].err |
+	     col[RPZ_COL_HANDLE].err | col[RPZ_COL_OFFSET].err | col[RPZ_COL_LENGTH].err | col[RPZ_COL_RESULT].err |
+	     col[RPZ_COL_PATH].err | col[RPZ_COL_PATH2].err))
+		return bad_op(d, errbuf);
+	if (o->path > d->strings_end || o->path2 > d->strings_end)
+		return rp_fail(errbuf, RP_E_CORRUPT, "op %u: string %u is not defined", d->done,
+			       o->path > d->strings_end ? o->path : o->path2);
+	d->done++;
+	return 1;
 }
 
 void rp__rpz_dec_fini(rpz_dec *d)
 {
-	free(d->ops);
 	free(d->shapes);
 	memset(d, 0, sizeof(*d));
 }

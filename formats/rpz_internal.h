@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "formats/cursor.h"
 #include "formats/error.h"
 #include "formats/op.h"
 #include "formats/strtab.h"
@@ -88,24 +89,43 @@ void rp__rpz_enc_destroy(rpz_enc *e);
 int rp__rpz_encode(rpz_enc *e, const rpz_frame_id *id, const rp_op *ops, const uint8_t *strings,
 		   size_t strings_len, const uint8_t **out, size_t *out_len);
 
-/* Frame decoder state: reusable buffers. */
+typedef struct rpz_hcache_entry {
+	uint64_t handle;
+	uint64_t next; /* offset + length of the handle's last positioned op */
+} rpz_hcache_entry;
+
+/*
+ * Frame decoder: the shape dictionary and one cursor per column of the open
+ * frame; ops are decoded one at a time straight into the caller's rp_op, so
+ * the reader holds no per-op array.
+ */
 typedef struct rpz_dec {
-	rp_op *ops;
-	size_t cap_ops;
 	void *shapes;
 	size_t cap_shapes;
-	uint32_t strings_end; /* last string id defined by the frames decoded on this pass */
+	uint64_t n_shapes;
+	uint32_t strings_end; /* last string id defined by the frames opened on this pass */
+	uint32_t n_ops, done; /* ops in the open frame, ops decoded from it */
+	uint64_t t_first;     /* t_start of its first op */
+	uint64_t t, h_prev;   /* running time and handle */
+	uint32_t client;
+	rp_cur col[RPZ_NCOLS];
+	rpz_hcache_entry hc[1u << RPZ_HCACHE_BITS];
 } rpz_dec;
 
 /*
- * Decode frame content: check that it is frame `expect_no` starting at op
- * `expect_first` whose strings follow d->strings_end, define its strings in tab (ids already there are compared,
- * not appended again: a rewind), and decode its ops into d->ops.  Returns
- * the op count or a negative rp error with a detail (without the frame
- * prefix, which the caller adds) in errbuf.
+ * Open frame content: check that it is frame `expect_no` starting at op
+ * `expect_first` whose strings follow d->strings_end, define its strings in
+ * tab (ids already there are compared, not appended again: a rewind) and
+ * read its shape dictionary.  Returns the op count or a negative rp error
+ * with a detail (without the frame prefix, which the caller adds) in errbuf.
  */
-int64_t rp__rpz_decode(rpz_dec *d, const uint8_t *content, size_t len, uint64_t expect_no,
-		       uint64_t expect_first, rp_strtab *tab, char *errbuf);
+int64_t rp__rpz_open(rpz_dec *d, const uint8_t *content, size_t len, uint64_t expect_no, uint64_t expect_first,
+		     rp_strtab *tab, char *errbuf);
+/*
+ * Decode the next op of the open frame into *op: 1, 0 once every op is
+ * decoded and every column used up exactly, or a negative rp error.
+ */
+int rp__rpz_next(rpz_dec *d, rp_op *op, char *errbuf);
 void rp__rpz_dec_fini(rpz_dec *d);
 
 #endif

@@ -31,7 +31,7 @@ typedef struct rpz_reader {
 
 	uint64_t frame_no;      /* frames decoded so far on this pass */
 	uint64_t ops_done;      /* ops in those frames */
-	size_t n, next;         /* ops of the current frame, next to hand out */
+	bool in_frame;          /* dec holds an open frame */
 	int state;              /* 0 reading, 1 at the end, < 0 a sticky error */
 
 	rpz_dec dec;
@@ -275,7 +275,7 @@ static int check_entry(rpz_reader *r, uint64_t start, int64_t n)
 	const int rc = read_at(r, r->index_off + 8 + r->frame_no * RPZ_INDEX_ENTRY, e, sizeof(e));
 	if (rc < 0)
 		return fail(r, rc, "index: cannot read entry %llu", (unsigned long long)r->frame_no);
-	const uint64_t t_first = n ? r->dec.ops[0].t_start : 0;
+	const uint64_t t_first = r->dec.t_first;
 	if (le64(e) != start || le64(e + 8) != r->ops_done || le64(e + 16) != t_first || le32(e + 24) != (uint64_t)n ||
 	    le32(e + 28) != r->dec.strings_end)
 		return fail(r, RP_E_CORRUPT, "frame %llu: does not match its index entry", (unsigned long long)r->frame_no);
@@ -352,7 +352,7 @@ static int next_frame(rpz_reader *r)
 		return fail(r, RP_E_CORRUPT, "frame %llu: %s", k,
 			    ZSTD_isError(dlen) ? ZSTD_getErrorName(dlen) : "decompressed size differs");
 	char detail[RP_ERRBUF_SIZE];
-	const int64_t n = rp__rpz_decode(&r->dec, r->content, content_len, k, r->ops_done, r->base.strings, detail);
+	const int64_t n = rp__rpz_open(&r->dec, r->content, content_len, k, r->ops_done, r->base.strings, detail);
 	if (n < 0)
 		return fail(r, (int)n, "frame %llu: %s", k, detail);
 	if ((uint64_t)n != n_ops)
@@ -360,10 +360,7 @@ static int next_frame(rpz_reader *r)
 	const int rc = check_entry(r, start, n);
 	if (rc < 0)
 		return rc;
-	r->frame_no++;
-	r->ops_done += (uint64_t)n;
-	r->n = (size_t)n;
-	r->next = 0;
+	r->in_frame = true;
 	return 0;
 }
 
@@ -372,15 +369,25 @@ static int next_frame(rpz_reader *r)
 static int rpz_next(rp_reader *base, rp_op *op)
 {
 	rpz_reader *const r = (rpz_reader *)base;
-	while (r->next == r->n) {
+	for (;;) {
+		if (r->in_frame) {
+			char detail[RP_ERRBUF_SIZE];
+			const int rc = rp__rpz_next(&r->dec, op, detail);
+			if (rc > 0)
+				return 1;
+			if (rc < 0)
+				return fail(r, rc, "frame %llu: %s", (unsigned long long)r->frame_no, detail);
+			/* the frame is used up: count it and go on */
+			r->in_frame = false;
+			r->frame_no++;
+			r->ops_done += r->dec.n_ops;
+		}
 		if (r->state != 0)
 			return r->state < 0 ? r->state : 0;
 		const int rc = next_frame(r);
 		if (rc < 0)
 			return rc;
 	}
-	*op = r->dec.ops[r->next++];
-	return 1;
 }
 
 static int rpz_rewind(rp_reader *base)
@@ -397,7 +404,7 @@ static int rpz_rewind(rp_reader *base)
 	r->pos = r->body;
 	r->frame_no = 0;
 	r->ops_done = 0;
-	r->n = r->next = 0;
+	r->in_frame = false;
 	r->dec.strings_end = 0;
 	r->state = 0;
 	base->note[0] = '\0';

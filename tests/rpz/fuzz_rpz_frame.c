@@ -20,7 +20,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* the first pass defines strings; the second compares them as a rewind does */
 	for (int pass = 0; pass < 2; pass++) {
 		d.strings_end = 0;
-		if (rp__rpz_decode(&d, data, size, 0, 0, tab, eb) < 0)
+		if (rp__rpz_open(&d, data, size, 0, 0, tab, eb) < 0)
+			break;
+		rp_op op;
+		int rc;
+		while ((rc = rp__rpz_next(&d, &op, eb)) > 0) {
+		}
+		if (rc < 0)
 			break;
 	}
 	rp__rpz_dec_fini(&d);
