@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 #include "replay/engine.h"
 
@@ -328,6 +329,9 @@ void *rp__client_main(void *arg)
 {
 	rp_client *const c = arg;
 	rp_replay *const r = c->r;
+	/* The default 50 us timer slack would make every sleep that late: scheduled timing wants 1 ns. */
+	if (r->opts.timing != RP_TIMING_AFAP)
+		prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 	if (r->opts.on_thread)
 		r->opts.on_thread(r->opts.on_thread_ctx, c->index);
 	int rc = r->bops->client_init(r->bstate, c->bstate, c->dir, c->errbuf);
