@@ -400,7 +400,7 @@ static uint64_t read_entries(rp_cur *c, bool plus, rp_fhmap *m, const nfs3_pendi
 			size_t fh_len = 0;
 			const uint8_t *const fh = read_post_op_fh(c, &fh_len);
 			if (fh && !c->err && p->fh_len)
-				rp__fhmap_child(m, p->fh, p->fh_len, name, nlen, fh, fh_len);
+				rp__fhmap_child_listed(m, p->fh, p->fh_len, name, nlen, fh, fh_len);
 		}
 		if (c->err)
 			break;

@@ -309,6 +309,15 @@ void rp__fhmap_child(rp_fhmap *m, const uint8_t *dir_fh, size_t dlen, const char
 		set_info(m, e, dir_fh, dlen, name, nlen);
 }
 
+void rp__fhmap_child_listed(rp_fhmap *m, const uint8_t *dir_fh, size_t dlen, const char *name, size_t nlen,
+			    const uint8_t *fh, size_t len)
+{
+	const ent *const e = m ? find(m, fh, len) : NULL;
+	if (e && e->kind != K_NONE && (e->kind == K_PATH || e->in_names))
+		return;
+	rp__fhmap_child(m, dir_fh, dlen, name, nlen, fh, len);
+}
+
 void rp__fhmap_forget(rp_fhmap *m, const uint8_t *fh, size_t len)
 {
 	ent *const e = m ? find(m, fh, len) : NULL;

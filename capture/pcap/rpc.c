@@ -20,6 +20,16 @@ enum { GSS_SVC_NONE = 1, GSS_SVC_INTEGRITY = 2, GSS_SVC_PRIVACY = 3 };
  * forgotten, so a capture of calls whose replies were not captured cannot make
  * memory grow without limit; its op still goes out, as unmatched, from capctx. */
 #define CALLS_MAX (1u << 16)
+/*
+ * Replies that arrive before their call.  TCP reassembly may finish a call
+ * that lost segments (and so is delivered cut short) only after its reply has
+ * gone through the other direction.  Such a reply is counted unmatched when it
+ * comes, kept for a while, and still completes the call if the call turns up
+ * on the same connection with an earlier time.  ORPHAN_BYTES bounds the copy:
+ * every result reprise reads sits well inside it (READ data is never read).
+ */
+#define ORPHANS_MAX 64
+#define ORPHAN_BYTES (64u * 1024u)
 
 typedef struct call_ent {
 	struct call_ent *hnext;      /* hash chain */
@@ -33,10 +43,19 @@ typedef struct call_ent {
 	max_align_t pending[];       /* prog->pending_size bytes */
 } call_ent;
 
+typedef struct orphan {
+	uint64_t conn_id;
+	uint64_t born; /* capture ns */
+	rp_msg m;      /* m.data is owned (a copy of at most ORPHAN_BYTES) */
+	uint32_t xid;
+} orphan;
+
 typedef struct calls {
 	call_ent **buckets;
 	size_t n_buckets, n;
 	call_ent *oldest, *newest;
+	orphan orphans[ORPHANS_MAX]; /* in arrival order, n_orphans used */
+	size_t n_orphans;
 } calls;
 
 static const int calls_key;
@@ -69,6 +88,8 @@ static void calls_destroy(void *p)
 		free(e);
 		e = next;
 	}
+	for (size_t i = 0; i < t->n_orphans; i++)
+		free((void *)t->orphans[i].m.data);
 	free(t->buckets);
 	free(t);
 }
@@ -169,6 +190,53 @@ static void expire(rp_capctx *cx, calls *t)
 	const uint64_t timeout = rp__cap_opts(cx)->match_timeout_ns;
 	while (t->oldest && now > t->oldest->born && now - t->oldest->born > timeout)
 		forget(cx, t, t->oldest);
+	size_t keep = 0;
+	for (size_t i = 0; i < t->n_orphans; i++) {
+		orphan *const o = &t->orphans[i];
+		if (now > o->born && now - o->born > timeout)
+			free((void *)o->m.data);
+		else
+			t->orphans[keep++] = *o;
+	}
+	t->n_orphans = keep;
+}
+
+/* Keep a reply that found no call, in case its call is delivered late. */
+static void keep_orphan(calls *t, const rp_conn *conn, const rp_msg *m, uint32_t xid, uint64_t born)
+{
+	if (t->n_orphans == ORPHANS_MAX) {
+		free((void *)t->orphans[0].m.data);
+		memmove(&t->orphans[0], &t->orphans[1], (ORPHANS_MAX - 1) * sizeof(orphan));
+		t->n_orphans--;
+	}
+	const size_t len = m->len < ORPHAN_BYTES ? m->len : ORPHAN_BYTES;
+	uint8_t *const copy = malloc(len ? len : 1);
+	if (!copy)
+		return;
+	memcpy(copy, m->data, len);
+	orphan *const o = &t->orphans[t->n_orphans++];
+	o->conn_id = conn->id;
+	o->born = born;
+	o->xid = xid;
+	o->m = *m;
+	o->m.data = copy;
+	o->m.len = len;
+	o->m.truncated = m->truncated || len < m->len;
+}
+
+/* Take the kept reply for (conn, xid) sent after t_call, if any; the caller frees its data. */
+static bool take_orphan(calls *t, uint64_t conn_id, uint32_t xid, uint64_t ts_call, rp_msg *out)
+{
+	for (size_t i = 0; i < t->n_orphans; i++) {
+		const orphan *const o = &t->orphans[i];
+		if (o->conn_id == conn_id && o->xid == xid && o->m.ts_ns >= ts_call) {
+			*out = o->m;
+			memmove(&t->orphans[i], &t->orphans[i + 1], (t->n_orphans - i - 1) * sizeof(orphan));
+			t->n_orphans--;
+			return true;
+		}
+	}
+	return false;
 }
 
 /* ---- programs ---- */
@@ -299,6 +367,8 @@ static rp_cur gss_integ_body(rp_cur *c)
 	return body;
 }
 
+static void on_reply(rp_capctx *cx, calls *t, rp_conn *conn, const rp_msg *m, rp_cur *c, uint32_t xid, bool again);
+
 static void on_call(rp_capctx *cx, calls *t, rp_conn *conn, const rp_msg *m, rp_cur *c, uint32_t xid)
 {
 	rp_rpc_call call = { .xid = xid, .ts_ns = m->ts_ns, .frame = m->frame, .client_end = m->from,
@@ -362,14 +432,24 @@ static void on_call(rp_capctx *cx, calls *t, rp_conn *conn, const rp_msg *m, rp_
 		count_other(cx, &call);
 	}
 	call_ent *const e = insert(cx, t, conn->id, &call, prog);
-	if (!e || !prog)
+	if (!e)
 		return;
-	e->gss_service = gss_service;
-	rp_cur args = gss_service == GSS_SVC_INTEGRITY ? gss_integ_body(c) : *c;
-	prog->call(cx, conn, &e->call, &args, e->pending);
+	if (prog) {
+		e->gss_service = gss_service;
+		rp_cur args = gss_service == GSS_SVC_INTEGRITY ? gss_integ_body(c) : *c;
+		prog->call(cx, conn, &e->call, &args, e->pending);
+	}
+	rp_msg late;
+	if (take_orphan(t, conn->id, xid, m->ts_ns, &late)) {
+		rp_cur rc = rp_cur_make(late.data, late.len);
+		rp_cur_skip(&rc, 8); /* xid, msg_type: read when it was kept */
+		on_reply(cx, t, conn, &late, &rc, xid, true);
+		free((void *)late.data);
+	}
 }
 
-static void on_reply(rp_capctx *cx, calls *t, rp_conn *conn, const rp_msg *m, rp_cur *c, uint32_t xid)
+/* again: a kept reply, already counted, now meeting its late call. */
+static void on_reply(rp_capctx *cx, calls *t, rp_conn *conn, const rp_msg *m, rp_cur *c, uint32_t xid, bool again)
 {
 	rp_rpc_reply rep = { .ts_ns = m->ts_ns, .frame = m->frame, .truncated = is_truncated(m) };
 	rep.reply_stat = rp_cur_be32(c);
@@ -387,10 +467,12 @@ static void on_reply(rp_capctx *cx, calls *t, rp_conn *conn, const rp_msg *m, rp
 		bad(cx, m);
 		return;
 	}
-	rp__cap_count(cx, RP_OUT_MESSAGE, NULL);
+	if (!again)
+		rp__cap_count(cx, RP_OUT_MESSAGE, NULL);
 	call_ent *const e = lookup(t, conn->id, xid);
 	if (!e) {
 		rp__cap_count(cx, RP_OUT_UNMATCHED, "RPC reply without call");
+		keep_orphan(t, conn, m, xid, rp__cap_time(cx, m->ts_ns));
 		return;
 	}
 	if (e->answered) {
@@ -421,7 +503,7 @@ int rp__rpc_message(rp_capctx *cx, rp_conn *conn, const rp_msg *m)
 	if (type == MSG_CALL)
 		on_call(cx, t, conn, m, &c, xid);
 	else if (type == MSG_REPLY)
-		on_reply(cx, t, conn, m, &c, xid);
+		on_reply(cx, t, conn, m, &c, xid, false);
 	else
 		rp__cap_count(cx, RP_OUT_INVALID, NULL);
 	return 0;

@@ -71,6 +71,10 @@ void rp__fhmap_set(rp_fhmap *m, const uint8_t *fh, size_t len, const char *path,
 /* fh is `name` inside directory dir_fh (LOOKUP, CREATE, MKDIR, READDIRPLUS, OPEN, ...). */
 void rp__fhmap_child(rp_fhmap *m, const uint8_t *dir_fh, size_t dlen, const char *name, size_t nlen,
 		     const uint8_t *fh, size_t len);
+/* fh was listed as `name` in dir_fh (READDIRPLUS, READDIR with handles): learnt only
+ * when fh has no live name yet, since a hard-linked file is listed under each name. */
+void rp__fhmap_child_listed(rp_fhmap *m, const uint8_t *dir_fh, size_t dlen, const char *name, size_t nlen,
+			    const uint8_t *fh, size_t len);
 /* Forget fh (REMOVE/RMDIR of its name, or a stale handle). */
 void rp__fhmap_forget(rp_fhmap *m, const uint8_t *fh, size_t len);
 /* String id of fh's path; synthesises one if unknown and sets *synth (may be NULL). */

@@ -219,6 +219,29 @@ static void udp_duplicates(void **state)
 	env_free(e);
 }
 
+/* A reply delivered before its (late-reassembled, earlier) call still completes it. */
+static void reply_before_call(void **state)
+{
+	(void)state;
+	env *const e = env_new(RP_L4_TCP);
+	xb c = { .n = 0 }, r = { .n = 0 };
+	xb_call(&c, 1, NFS, 3, 1, 0);
+	xb_fh(&c, 0x11, 8);
+	getattr_reply(&r, 1);
+	const uint64_t t0 = e->ts;
+	rp__capctx_frame(e->cx, t0, 0); /* the capture starts before both */
+	e->ts += 5000000;
+	env_send(e, 1, &r); /* reply stamped t0 + 6 ms */
+	e->ts = t0;         /* the call's packet came first (t0 + 1 ms) */
+	env_send(e, 0, &c);
+	env_finish(e);
+	assert_int_equal(e->ms.n_ops, 1);
+	CHECK(e, strstr(e->lines[0], "NFS3ERR_STALE") != NULL);
+	assert_int_equal(e->ms.ops[0].t_end - e->ms.ops[0].t_start, 5000000);
+	assert_int_equal(e->st.unmatched, 1); /* counted when it came */
+	env_free(e);
+}
+
 /* The same xid reused for another procedure is a new call. */
 static void xid_reuse(void **state)
 {
@@ -348,6 +371,7 @@ int main(void)
 		cmocka_unit_test(auth_sys_clients), cmocka_unit_test(auth_none_and_gss),
 		cmocka_unit_test(bad_headers),      cmocka_unit_test(unmatched),
 		cmocka_unit_test(udp_duplicates),   cmocka_unit_test(xid_reuse),
+		cmocka_unit_test(reply_before_call),
 		cmocka_unit_test(timeout),          cmocka_unit_test(rpc_errors),
 		cmocka_unit_test(other_programs),   cmocka_unit_test(many_unanswered),
 	};
