@@ -27,7 +27,7 @@ enum rp_backend_cap {
 typedef enum rp_dialect {
 	RP_DIALECT_NT = 0,    /* SMB/CIFS: NT create disposition and create options */
 	RP_DIALECT_POSIX = 1, /* syscalls: access holds O_ flags */
-	RP_DIALECT_NFS = 2,   /* NFS: RP_OPF_CREATE, disposition = createhow (0 unchecked, 1 guarded, 2 exclusive) */
+	RP_DIALECT_NFS = 2,   /* NFS: RP_OPF_CREATE; disposition CREATE (2) = guarded/exclusive, else unchecked */
 } rp_dialect;
 
 /* NT create dispositions (MS-SMB2 2.2.13 CreateDisposition, MS-CIFS NT_CREATE_ANDX). */

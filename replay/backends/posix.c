@@ -138,7 +138,8 @@ static int open_flags(const rp_breq *req, bool *dir, bool *file, bool *doc)
 		*dir = *dir || (op->access & O_DIRECTORY);
 		return (int)(op->access & (O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC | O_APPEND | O_DIRECTORY));
 	case RP_DIALECT_NFS:
-		return O_RDWR | ((op->flags & RP_OPF_CREATE) ? O_CREAT | (op->disposition ? O_EXCL : 0) : 0);
+		/* Loadfiles record createhow as an NT disposition: GUARDED/EXCLUSIVE as CREATE (docs/loadfile.md). */
+		return O_RDWR | ((op->flags & RP_OPF_CREATE) ? O_CREAT | (op->disposition == RP_NT_CREATE ? O_EXCL : 0) : 0);
 	}
 	return O_RDWR;
 }
