@@ -291,7 +291,10 @@ static void build_op(rp_capctx *cx, rp_fhmap *m, uint32_t proc, const args3 *a, 
 	case P_CREATE:
 		op->op = RP_OP_OPEN;
 		op->flags |= RP_OPF_CREATE;
-		op->disposition = a->how; /* RP_DIALECT_NFS: createhow3 */
+		/* As NFS loadfiles record it (docs/loadfile.md): an NT disposition,
+		 * UNCHECKED -> OPEN_IF (3), GUARDED/EXCLUSIVE -> CREATE (2); level = createhow3. */
+		op->disposition = a->how == UNCHECKED ? 3 : 2;
+		op->level = a->how;
 		op->mode = a->sa.mode;
 		break;
 	case P_MKDIR:

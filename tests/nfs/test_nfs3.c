@@ -219,7 +219,7 @@ static const pcase cases[] = {
 	{ 5, "readlink path=\"/dir/f\" path2=\"/abs/target\" -> OK (NFS3_OK)", 0, NULL },
 	{ 6, "read path=\"/dir/f\" fh=1 off=8192 len=16 ret=16 -> OK (NFS3_OK)", 0, NULL },
 	{ 7, "write path=\"/dir/f\" fh=1 off=4096 len=16 ret=16 flags=stable -> OK (NFS3_OK)", 0, NULL },
-	{ 8, "open path=\"/dir/new\" fh=1 disp=1 mode=0640 flags=create -> OK (NFS3_OK)", FH_NEW, "\"/dir/new\"" },
+	{ 8, "open path=\"/dir/new\" fh=1 disp=2 mode=0640 level=1 flags=create -> OK (NFS3_OK)", FH_NEW, "\"/dir/new\"" },
 	{ 9, "mkdir path=\"/dir/new\" mode=0755 -> OK (NFS3_OK)", FH_NEW, "\"/dir/new\"" },
 	{ 10, "symlink path=\"/dir/new\" path2=\"../target\" -> OK (NFS3_OK)", FH_NEW, "\"/dir/new\"" },
 	{ 11, "mknod path=\"/dir/new\" mode=0600 level=7 -> OK (NFS3_OK)", FH_NEW, "\"/dir/new\"" },
