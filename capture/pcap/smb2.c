@@ -311,6 +311,11 @@ void rp__smb2_message(rp_capctx *cx, rp_conn *conn, smb_conn *sc, const rp_msg *
 		return;
 	size_t at = 0;
 	for (;;) {
+		if (at >= m->len) {
+			/* NextCommand points into bytes that were not captured */
+			rp__cap_count(cx, RP_OUT_TRUNCATED, NULL);
+			break;
+		}
 		smb2_hdr h = { 0 };
 		h.pdu = m->data + at;
 		h.have = m->len - at;
