@@ -211,8 +211,10 @@ static bool is_statfs(const uint32_t *mask)
 	return false;
 }
 
-/* setattr `level`: which attributes a SETATTR sets (documented in capture-mapping.md). */
-enum { SET_SIZE = 1, SET_MODE = 2, SET_OWNER = 4, SET_ATIME = 8, SET_MTIME = 16 };
+/* setattr `level`: which attributes a SETATTR sets, the same mask as NFSv3's (capture-mapping.md). */
+enum { SET_MODE = 1, SET_UID = 2, SET_GID = 4, SET_SIZE = 8, SET_ATIME = 16, SET_MTIME = 32 };
+/* open `disp`: as NFSv3 CREATE records it (SMB create dispositions, as dbench loadfiles do). */
+enum { DISP_OPEN = 1, DISP_CREATE = 2, DISP_OPEN_IF = 3 };
 
 static uint32_t open_flags(const nfs4_arg *a)
 {
@@ -325,6 +327,7 @@ static void file_op(walker *w, pop *p, const nfs4_arg *a, rp_op *op)
 		op->access = open_flags(a);
 		op->mode = a->attrs.has_mode ? a->attrs.mode : 0;
 		op->level = a->how; /* open_claim_type4 */
+		op->disposition = !a->create ? DISP_OPEN : a->createmode == 0 ? DISP_OPEN_IF : DISP_CREATE;
 		if (a->create)
 			op->flags |= RP_OPF_CREATE;
 		break;
@@ -362,7 +365,8 @@ static void file_op(walker *w, pop *p, const nfs4_arg *a, rp_op *op)
 		op->length = a->attrs.has_size ? a->attrs.size : 0;
 		op->mode = a->attrs.has_mode ? a->attrs.mode : 0;
 		op->level = (a->attrs.has_size ? SET_SIZE : 0) | (a->attrs.has_mode ? SET_MODE : 0) |
-			    (a->attrs.has_uid ? SET_OWNER : 0) | (a->attrs.has_atime ? SET_ATIME : 0) |
+			    (a->attrs.has_uid ? SET_UID : 0) | (a->attrs.has_gid ? SET_GID : 0) |
+			    (a->attrs.has_atime ? SET_ATIME : 0) |
 			    (a->attrs.has_mtime ? SET_MTIME : 0);
 		break;
 	case OP4_WRITE:
@@ -410,6 +414,7 @@ static void step_fh(walker *w, pop *p, const nfs4_arg *a)
 			c->objs[i].key_off = stash(c, a->fh, a->fh_len);
 			c->objs[i].key_len = (uint32_t)a->fh_len;
 			c->objs[i].keyed = !c->oom;
+			c->objs[i].path = rp__nfs4_alias_get(w->st, a->fh, a->fh_len); /* a pNFS data-server handle */
 		}
 		w->cur = i;
 		break;
@@ -758,6 +763,10 @@ static void apply(replier *r, pop *p, const nfs4_res *res, bool body)
 	case OP4_READDIR:
 		if (ok)
 			learn_dirents(r, p, res->dir);
+		break;
+	case OP4_LAYOUTGET:
+		for (uint32_t k = 0; ok && k < res->n_ds; k++)
+			rp__nfs4_alias_put(r->st, res->ds_fh[k], res->ds_len[k], obj_path(r->cx, r->m, c, p->cur, NULL));
 		break;
 	case OP4_CREATE:
 		if (ok && p->how == 2)

@@ -240,8 +240,11 @@ static void walk(rp_cur *v, const uint32_t *mask, size_t words, nfs4_attrs *out)
 			out->has_fh = !v->err;
 			continue;
 		}
-		case A_OWNER: case A_OWNER_GROUP:
+		case A_OWNER:
 			out->has_uid = true;
+			break;
+		case A_OWNER_GROUP:
+			out->has_gid = true;
 			break;
 		case A_TIME_ACCESS_SET:
 			out->has_atime = true;

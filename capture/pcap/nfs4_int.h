@@ -57,7 +57,7 @@ nfs4_sid_kind rp__nfs4_sid_kind(const nfs4_stateid *s);
 /* What a few attributes of a fattr4 said (RFC 7530 §5). */
 typedef struct nfs4_attrs {
 	uint32_t mask[3];     /* the first three bitmap words */
-	bool has_type, has_size, has_mode, has_uid, has_atime, has_mtime, has_fh;
+	bool has_type, has_size, has_mode, has_uid, has_gid, has_atime, has_mtime, has_fh;
 	uint32_t type; /* nfs_ftype4 */
 	uint64_t size;
 	uint32_t mode;
@@ -104,6 +104,10 @@ typedef struct nfs4_res {
 	uint32_t committed;
 	nfs4_attrs attrs; /* GETATTR */
 	rp_cur dir;       /* READDIR: the entry list, for rp__nfs4_dirent */
+	/* LAYOUTGET of a file layout: the data servers' handles for the file (RFC 8881 §13.3) */
+	const uint8_t *ds_fh[8];
+	size_t ds_len[8];
+	uint32_t n_ds;
 	bool data_cut;
 } nfs4_res;
 
@@ -142,6 +146,9 @@ void rp__nfs4_sid_forget(nfs4_state *st, const nfs4_stateid *sid);
 uint64_t rp__nfs4_open_get(nfs4_state *st, uint32_t path);
 void rp__nfs4_open_put(nfs4_state *st, uint32_t path, uint64_t handle);
 void rp__nfs4_open_forget(nfs4_state *st, uint32_t path, uint64_t handle);
+/* pNFS: a data-server handle that stands for the file at path id (from LAYOUTGET). */
+uint32_t rp__nfs4_alias_get(nfs4_state *st, const uint8_t *fh, size_t len);
+void rp__nfs4_alias_put(nfs4_state *st, const uint8_t *fh, size_t len, uint32_t path);
 /* Is the object at path id known to be a directory (CREATE, GETATTR, READDIR)? */
 bool rp__nfs4_is_dir(nfs4_state *st, uint32_t path);
 void rp__nfs4_set_dir(nfs4_state *st, uint32_t path, bool dir);

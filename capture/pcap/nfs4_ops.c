@@ -610,14 +610,33 @@ bool rp__nfs4_dirent(rp_cur *c, const uint8_t **name, size_t *len, nfs4_attrs *a
 	return !c->err;
 }
 
+/* nfsv4_1_file_layout4 (RFC 8881 §13.3): the handles the data servers know the file by. */
+static void file_layout(rp_cur body, nfs4_res *r)
+{
+	rp_cur_skip(&body, 16 + 4 + 4 + 8); /* deviceid, util, first stripe index, pattern offset */
+	const uint32_t n = count(&body, 4);
+	for (uint32_t i = 0; i < n && !body.err; i++) {
+		size_t len;
+		const uint8_t *const fh = string(&body, RP_NFS4_FHSIZE, &len);
+		if (!body.err && len && r->n_ds < sizeof(r->ds_fh) / sizeof(r->ds_fh[0])) {
+			r->ds_fh[r->n_ds] = fh;
+			r->ds_len[r->n_ds++] = len;
+		}
+	}
+}
+
 static void layout_get_res(rp_cur *c, nfs4_res *r)
 {
 	(void)rp_cur_xdr_bool(c);
 	stateid(c, &r->sid);
 	const uint32_t n = count(c, 28);
 	for (uint32_t i = 0; i < n && !c->err; i++) {
-		rp_cur_skip(c, 8 + 8 + 4 + 4);
-		skip_opaque(c, NFS4_DATA_MAX);
+		rp_cur_skip(c, 8 + 8 + 4);
+		const uint32_t type = rp_cur_be32(c);
+		size_t len;
+		const uint8_t *const body = string(c, NFS4_DATA_MAX, &len);
+		if (!c->err && type == 1) /* LAYOUT4_NFSV4_1_FILES */
+			file_layout(rp_cur_make(body, len), r);
 	}
 }
 

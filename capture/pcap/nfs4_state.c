@@ -9,7 +9,8 @@
  * by the key's first byte: 'S' + stateid.other (a stateid's seqid changes
  * with every use; `other` names the state), 'O' + path id (the newest open
  * handle of a file, for COMMIT and special stateids), 'D' + path id (a
- * directory).  Stateids whose CLOSE we never see would make it grow without
+ * directory), 'L' + a 120-bit hash of a pNFS data-server handle (the file it
+ * stands for).  Stateids whose CLOSE we never see would make it grow without
  * end, so past MAX_ENTRIES it starts again empty: later I/O on a forgotten
  * stateid gets a fresh handle, which replay opens lazily.
  */
@@ -224,4 +225,32 @@ void rp__nfs4_set_dir(nfs4_state *st, uint32_t path, bool dir)
 		put(st, k, 0, path);
 	else
 		del(st, k);
+}
+
+static void alias_key(uint8_t *k, const uint8_t *fh, size_t len)
+{
+	uint64_t h1 = 0xcbf29ce484222325ull, h2 = 0x84222325cbf29ce4ull ^ len;
+	for (size_t i = 0; i < len; i++) {
+		h1 = (h1 ^ fh[i]) * 0x100000001b3ull;
+		h2 = (h2 ^ fh[len - 1 - i]) * 0x100000001b3ull;
+	}
+	k[0] = 'L';
+	memcpy(k + 1, &h1, 8);
+	memcpy(k + 9, &h2, 7);
+}
+
+uint32_t rp__nfs4_alias_get(nfs4_state *st, const uint8_t *fh, size_t len)
+{
+	uint8_t k[16];
+	alias_key(k, fh, len);
+	const entry *const e = st ? find(st, k) : NULL;
+	return e ? e->path : 0;
+}
+
+void rp__nfs4_alias_put(nfs4_state *st, const uint8_t *fh, size_t len, uint32_t path)
+{
+	uint8_t k[16];
+	alias_key(k, fh, len);
+	if (path)
+		put(st, k, 0, path);
 }

@@ -56,7 +56,58 @@ def nfs3_row(row, exports):
     return op, [n for n in names if n and n not in ('.', '..')]
 
 
-PROTOCOLS = {'NFSv3': nfs3_row}
+# ---- NFSv4 (COMPOUND ops -> reprise ops; see docs/capture-mapping.md "## NFSv4") ----
+
+NFS4_OPS = {
+    'OPEN': 'open', 'CLOSE': 'close', 'READ': 'read', 'READ_PLUS': 'read', 'WRITE': 'write',
+    'COMMIT': 'flush', 'GETATTR': 'stat', 'SETATTR': 'setattr', 'LOOKUP': 'lookup', 'LOOKUPP': 'lookup',
+    'ACCESS': 'access', 'READLINK': 'readlink', 'READDIR': 'readdir', 'CREATE': 'create',
+    'REMOVE': 'unlink', 'RENAME': 'rename', 'LINK': 'link', 'LOCK': 'lock', 'LOCKU': 'unlock',
+    'GETXATTR': 'getxattr', 'SETXATTR': 'setxattr', 'LISTXATTRS': 'listxattr', 'REMOVEXATTR': 'removexattr',
+}
+# reprise splits what tshark's op names cannot: compare them merged.
+NFS4_MERGE = {'statfs': 'stat', 'rmdir': 'unlink', 'mkdir': 'create', 'symlink': 'create', 'mknod': 'create'}
+
+
+def nfs4_row(row, state):
+    """A list of (reprise op, file names) for the COMPOUND a tshark row completes, or False if not NFSv4.
+
+    tshark lists one row per op.  reprise folds a GETATTR or ACCESS into the
+    compound's main op (the first other file op; else the first ACCESS), and
+    emits no op for ops the server never ran (after the first failing op, i.e.
+    ops with no reply row).  Calls are collected per xid and counted when the
+    reply's rows arrive (or at the end for unanswered calls)."""
+    if not row['proto'].startswith('NFSv4') or row['op'] == 'NULL':
+        return False
+    key = row['id']
+    comp = state.setdefault('nfs4', {}).setdefault(key, {'call': [], 'reply': 0})
+    if row['dir'] == 'call':
+        comp['call'].append(row)
+    else:
+        comp['reply'] += 1
+    return []
+
+
+def nfs4_flush(state):
+    out = []
+    for comp in state.get('nfs4', {}).values():
+        ops = comp['call']
+        ran = ops[:comp['reply']] if comp['reply'] else ops
+        names = [r['op'] for r in ops]
+        main = next((i for i, n in enumerate(names) if n in NFS4_OPS and n not in ('GETATTR', 'ACCESS')), None)
+        if main is None:
+            main = next((i for i, n in enumerate(names) if n == 'ACCESS'), None)
+        for i, r in enumerate(ran):
+            op = NFS4_OPS.get(r['op'])
+            if not op or (r['op'] in ('GETATTR', 'ACCESS') and main is not None and main != i):
+                continue
+            out.append((op, [n for n in r['name'].split(' -> ') if n] if r['name'] else []))
+    return out
+
+
+PROTOCOLS = {'NFSv3': nfs3_row, 'NFSv4': nfs4_row}
+FLUSH = {'NFSv4': nfs4_flush}
+MERGE = {'NFSv4': NFS4_MERGE}
 
 
 # ---- reading both sides ----
@@ -110,18 +161,26 @@ def main():
 
     want = collections.Counter()
     tshark_names = set()
+    flush = FLUSH.get(args.proto)
+    if flush:
+        state = {}
     for row in read_tsv(capture + '.ops.tsv'):
-        if row.get('dir') != 'call':
+        if row.get('dir') != 'call' and not flush:
             continue
         r = mapper(row, state)
         if r is False:
             continue
-        op, names = r
-        if op:
-            want[op] += 1
+        for op, names in (r if isinstance(r, list) else [r]):
+            if op:
+                want[op] += 1
+            tshark_names.update(names)
+    for op, names in flush(state) if flush else []:
+        want[op] += 1
         tshark_names.update(names)
 
     got, reprise_names = read_reprise(reprise_lines(capture, args))
+    for a, b in MERGE.get(args.proto, {}).items():
+        got[b] += got.pop(a, 0)
     ops = sorted(set(want) | set(got))
     print('%-10s %8s %8s' % ('op', 'tshark', 'reprise'))
     same = True
