@@ -177,7 +177,7 @@ static void deliver(rp_framer *f, rp_frame_conn *fc, uint8_t d, const uint8_t *b
 /* Join the bodies of the first `frags` fragments of the record at p (plus `extra` bytes of the next). */
 static const uint8_t *join(rp_framer *f, const uint8_t *p, uint32_t frags, size_t body_len, size_t extra)
 {
-	const size_t need = body_len + extra;
+	const size_t need = body_len + extra ? body_len + extra : 1; /* never a NULL scratch, even for empty fragments */
 	if (need > f->join_cap) {
 		uint8_t *const b = realloc(f->join, need);
 		if (!b)
