@@ -378,7 +378,9 @@ static int open_common(rp__lf_reader *r, const rp_read_opts *opts, const char *n
 		return rp_fail(errbuf, rc, "%s", r->base.errbuf);
 	r->base.meta.source = r->dialect == RP__LF_SMB ? RP_SRC_LOADFILE_SMB : RP_SRC_LOADFILE_NFS;
 	r->base.meta.flags = r->timed ? RP_META_TIMED : 0;
-	snprintf(r->base.meta.source_name, sizeof(r->base.meta.source_name), "%s", name);
+	/* The file's name, not where it lives: a trace must not depend on its directory. */
+	const char *const slash = strrchr(name, '/');
+	snprintf(r->base.meta.source_name, sizeof(r->base.meta.source_name), "%s", slash ? slash + 1 : name);
 	return 0;
 }
 

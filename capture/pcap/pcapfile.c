@@ -65,7 +65,10 @@ int rp_capture_file(const char *path, rp_sink *sink, const rp_capture_opts *opts
 		pcap_close(p);
 		return rc;
 	}
-	rp_capture_set_source(cap, path, NULL);
+	/* The file's name, not where it lives here: traces are shared and must not
+	 * depend on the directory they were made in. */
+	const char *const slash = strrchr(path, '/');
+	rp_capture_set_source(cap, slash ? slash + 1 : path, NULL);
 	rc = rp__pcap_feed(p, cap, path, errbuf);
 	pcap_close(p);
 	const int frc = rp_capture_finish(cap);
