@@ -25,13 +25,69 @@ static double cpu(void)
 static int usage(const char *me)
 {
 	fprintf(stderr,
-		"usage: %s encode IN OUT.rpz [LEVEL [FRAME_OPS]]   time IN -> .rpz (reading included)\n"
+		"usage: %s encode IN OUT.rpz [LEVEL [FRAME_OPS [PASSES]]]  time IN -> .rpz (reading included);\n"
+		"       PASSES > 1 writes IN's ops that many times over (a long trace for memory checks)\n"
 		"       %s decode IN.rpz [REPEAT]                  time reading every op, best of REPEAT\n",
 		me, me);
 	return 2;
 }
 
-static int encode(const char *in, const char *out, int level, uint32_t frame_ops)
+/* Peak resident memory of this process in KiB (VmHWM), or 0 if unknown. */
+static long peak_rss_kb(void)
+{
+	FILE *const f = fopen("/proc/self/status", "r");
+	if (!f)
+		return 0;
+	char line[256];
+	long kb = 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmHWM: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/* Copy every op of r into sink `passes` times, re-interning strings into the sink's numbering. */
+static int copy_passes(rp_reader *r, rp_sink *sink, int passes, char *eb)
+{
+	rp_strtab *const tab = rp_strtab_create();
+	if (!tab)
+		return rp_fail(eb, RP_E_NOMEM, "out of memory");
+	int rc = sink->meta(sink, &r->meta);
+	uint64_t t_base = 0, t_last = 0;
+	for (int p = 0; rc >= 0 && p < passes; p++) {
+		if (p > 0 && (rc = rp_reader_rewind(r)) < 0)
+			break;
+		rp_op op;
+		while (rc >= 0 && (rc = rp_reader_next(r, &op)) > 0) {
+			uint32_t len = 0;
+			const char *s1 = op.path ? rp_reader_string(r, op.path, &len) : NULL;
+			const int64_t p1 = s1 ? rp_sink_intern(sink, tab, s1, len) : 0;
+			const char *s2 = op.path2 ? rp_reader_string(r, op.path2, &len) : NULL;
+			const int64_t p2 = s2 ? rp_sink_intern(sink, tab, s2, len) : 0;
+			if (p1 < 0 || p2 < 0) {
+				rc = (int)(p1 < 0 ? p1 : p2);
+				break;
+			}
+			op.path = (uint32_t)p1;
+			op.path2 = (uint32_t)p2;
+			op.t_start += t_base; /* later passes follow the earlier ones in time */
+			if (op.t_end != RP_TIME_UNKNOWN)
+				op.t_end += t_base;
+			t_last = op.t_start > t_last ? op.t_start : t_last;
+			rc = sink->op(sink, &op);
+		}
+		t_base = t_last + 1;
+	}
+	if (rc >= 0)
+		rc = sink->finish(sink);
+	if (rc < 0)
+		rp_fail(eb, rc, "%s", r->errbuf[0] ? r->errbuf : sink->errbuf);
+	rp_strtab_destroy(tab);
+	return rc;
+}
+
+static int encode(const char *in, const char *out, int level, uint32_t frame_ops, int passes)
 {
 	char eb[RP_ERRBUF_SIZE];
 	const double t0 = now();
@@ -47,7 +103,8 @@ static int encode(const char *in, const char *out, int level, uint32_t frame_ops
 		rp_reader_close(r);
 		return 1;
 	}
-	int rc = rp_reader_pump(r, rp_rpz_writer_sink(w), eb);
+	int rc = passes > 1 ? copy_passes(r, rp_rpz_writer_sink(w), passes, eb)
+			    : rp_reader_pump(r, rp_rpz_writer_sink(w), eb);
 	if (rc < 0)
 		fprintf(stderr, "%s\n", eb);
 	if (rp_rpz_writer_close(w, eb) < 0 && rc == 0) {
@@ -97,7 +154,8 @@ static int decode(const char *in, int repeat)
 	}
 	/* CPU time too: on a shared machine wall time counts other people's work */
 	printf("decode_s %.4f\ndecode_cpu_s %.4f\nops %" PRIu64 "\nmops_per_s %.1f\nmops_per_cpu_s %.1f\ncheck %" PRIu64
-	       "\n", best, best_cpu, n, (double)n / best / 1e6, (double)n / best_cpu / 1e6, check);
+	       "\npeak_rss_kb %ld\n", best, best_cpu, n, (double)n / best / 1e6, (double)n / best_cpu / 1e6, check,
+	       peak_rss_kb());
 	return 0;
 }
 
@@ -105,7 +163,7 @@ int main(int argc, char **argv)
 {
 	if (argc >= 4 && strcmp(argv[1], "encode") == 0)
 		return encode(argv[2], argv[3], argc > 4 ? atoi(argv[4]) : 0,
-			      argc > 5 ? (uint32_t)strtoul(argv[5], NULL, 10) : 0);
+			      argc > 5 ? (uint32_t)strtoul(argv[5], NULL, 10) : 0, argc > 6 ? atoi(argv[6]) : 1);
 	if (argc >= 3 && strcmp(argv[1], "decode") == 0)
 		return decode(argv[2], argc > 3 ? atoi(argv[3]) : 5);
 	return usage(argv[0]);

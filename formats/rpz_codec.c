@@ -184,8 +184,9 @@ int rp__rpz_encode(rpz_enc *e, const rpz_frame_id *id, const rp_op *ops, const u
 			return RP_E_NOMEM;
 	}
 	e->shapes.len = 0;
-	/* a shape is at most 6 varints of 32 bits, 3 of 16 and a byte */
-	if (reserve(&e->shapes, (size_t)n * 40 + 16) < 0)
+	/* a new shape takes at most 44 bytes: 7 varints of 32 bits (5 bytes each),
+	 * op and flags (3 each), the mask (2) and status_kind (1) */
+	if (reserve(&e->shapes, (size_t)n * 44 + 16) < 0)
 		return RP_E_NOMEM;
 	if (e->n_keys)
 		memset(e->slots, 0, ((size_t)e->slot_mask + 1) * sizeof(*e->slots));

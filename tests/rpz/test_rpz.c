@@ -108,6 +108,34 @@ static void test_roundtrip_extremes(void **state)
 	tl_free(&t);
 }
 
+/* Every op its own shape, every categorical field at its widest varint: the encoder's worst case. */
+static void test_worst_case_shapes(void **state)
+{
+	(void)state;
+	tl_trace t;
+	tl_make(&t, 3000, 3000, 9); /* string i+1 is defined before op i */
+	for (size_t i = 0; i < t.n_ops; i++) {
+		rp_op *const o = &t.ops[i];
+		*o = (rp_op){ .t_start = UINT64_MAX - i, .t_end = i, .handle = UINT64_MAX - i, .offset = UINT64_MAX / 3 + i,
+			      .length = UINT64_MAX - 7 * i, .result = i * 0x0101010101010101ull, .client = UINT32_MAX - (uint32_t)i,
+			      .path = 1, .path2 = 1, .access = UINT32_MAX - (uint32_t)i, .disposition = UINT32_MAX,
+			      .options = UINT32_MAX, .mode = UINT32_MAX, .level = UINT32_MAX, .proto_status = UINT32_MAX,
+			      .status = INT32_MIN, .op = RP_OP__COUNT - 1, .flags = UINT16_MAX, .status_kind = UINT8_MAX };
+	}
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	const rp_rpz_wopts o = { .frame_ops = 3000, .level = 1 };
+	assert_int_equal(tl_write(&t, &o, &buf, &len), 0);
+	readback rb;
+	read_all(buf, len, NULL, &rb);
+	assert_int_equal(rb.rc, 0);
+	assert_int_equal(rb.n_ops, t.n_ops);
+	assert_same_ops(rb.ops, t.ops, t.n_ops);
+	free(rb.ops);
+	free(buf);
+	tl_free(&t);
+}
+
 static void test_long_strings(void **state)
 {
 	(void)state;
@@ -554,6 +582,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip_extremes),
+		cmocka_unit_test(test_worst_case_shapes),
 		cmocka_unit_test(test_long_strings),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_multiframe_index),
