@@ -105,9 +105,65 @@ def nfs4_flush(state):
     return out
 
 
-PROTOCOLS = {'NFSv3': nfs3_row, 'NFSv4': nfs4_row}
-FLUSH = {'NFSv4': nfs4_flush}
-MERGE = {'NFSv4': NFS4_MERGE}
+# ---- SMB2/3 (MS-SMB2 commands -> reprise ops; see docs/capture-mapping.md "## SMB2/3") ----
+
+SMB2_OPS = {
+    'CREATE': 'open', 'CLOSE': 'close', 'READ': 'read', 'WRITE': 'write', 'FLUSH': 'flush',
+    'LOCK': 'lock', 'QUERY_DIRECTORY': 'readdir',
+}
+# reprise splits what tshark's columns cannot tell apart: compare them merged.
+SMB2_MERGE = {'rmdir': 'unlink', 'unlock': 'lock'}
+
+
+def smb2_detail(row):
+    return dict(kv.split('=', 1) for kv in row.get('detail', '').split(',') if '=' in kv)
+
+
+def smb2_row(row, state):
+    """Collect SMB2 rows; smb2_flush maps the requests.
+
+    reprise makes no op for requests on an IPC$ tree (named pipes: DCE/RPC), so
+    the tree ids of IPC$ TREE_CONNECT responses are remembered and their
+    requests left out."""
+    if row['proto'] != 'SMB2':
+        return False
+    state.setdefault('smb2', []).append(row)
+    return []
+
+
+def smb2_flush(state):
+    rows = state.get('smb2', [])
+    pipes = set()
+    for r in rows:
+        if r['op'] == 'TREE_CONNECT' and r['dir'] == 'resp' and r['name'].upper().endswith('\\IPC$'):
+            pipes.add(smb2_detail(r).get('tid'))
+    out = []
+    for r in rows:
+        if r['dir'] != 'req':
+            continue
+        d = smb2_detail(r)
+        if d.get('tid') in pipes:
+            continue
+        op = SMB2_OPS.get(r['op'])
+        if r['op'] == 'QUERY_INFO':
+            op = {'0x01': 'stat', '0x02': 'statfs', '0x03': 'getxattr'}.get(d.get('class'))
+        elif r['op'] == 'SET_INFO':
+            level = d.get('infolevel')
+            if d.get('class') == '0x03':
+                op = 'setxattr'
+            elif d.get('class') != '0x01':
+                op = None
+            else:
+                op = {'0x0a': 'rename', '0x41': 'rename', '0x0d': 'unlink', '0x40': 'unlink'}.get(level, 'setattr')
+        name = r['name'].replace(' (related)', '')
+        names = [] if not op or name.startswith('\\\\') else [n for n in re.split(r'[\\/]| -> ', name) if n]
+        out.append((op, names))
+    return out
+
+
+PROTOCOLS = {'NFSv3': nfs3_row, 'NFSv4': nfs4_row, 'SMB2': smb2_row}
+FLUSH = {'NFSv4': nfs4_flush, 'SMB2': smb2_flush}
+MERGE = {'NFSv4': NFS4_MERGE, 'SMB2': SMB2_MERGE}
 
 
 # ---- reading both sides ----
@@ -175,7 +231,8 @@ def main():
                 want[op] += 1
             tshark_names.update(names)
     for op, names in flush(state) if flush else []:
-        want[op] += 1
+        if op:
+            want[op] += 1
         tshark_names.update(names)
 
     got, reprise_names = read_reprise(reprise_lines(capture, args))
