@@ -29,6 +29,8 @@ static int fill(rp__lf_reader *r, uint64_t at)
 	r->win = r->buf;
 	r->win_off = at;
 	r->win_len = got;
+	r->base.in_bytes = at + got; /* progress, for `reprise convert`'s bar */
+	r->base.in_size = r->size;
 	if (at + got < r->size && got < RP__LF_WINDOW)
 		r->size = at + got;
 	return 0;

@@ -70,6 +70,8 @@ static int64_t fetch(rpz_reader *r, size_t n, const uint8_t **p)
 	}
 	*p = r->comp;
 	r->pos += got;
+	r->base.in_bytes = r->pos; /* progress, for `reprise convert`'s bar */
+	r->base.in_size = r->size_known ? r->size : 0;
 	return (int64_t)got;
 }
 
