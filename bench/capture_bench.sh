@@ -8,7 +8,7 @@
 #   tshark -r F -T fields -e rpc.xid          (the dissectors, one field out)
 #   tcpdump -nn -r F > /dev/null              (one line per packet)
 # and prints packets/s, MB/s and the ratios.  Needs root (capturing on lo) to make the capture.
-#   usage: bench/capture_bench.sh [capture.pcap]     REPRISE=path/to/reprise  RUNS=3
+#   usage: bench/capture_bench.sh [capture.pcap]     REPRISE=path/to/reprise  RUNS=3  KEEP=save-capture-here.pcap
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 reprise=${REPRISE:-$top/build/cli/reprise}
@@ -53,7 +53,7 @@ make_capture() {
 		nfs-cp "$work/files/f$i.txt" "nfs://127.0.0.1/export/n$i.txt?$q" > /dev/null
 	done
 	for i in $(seq 1 "$((m / 4))"); do
-		nfs-cp "nfs://127.0.0.1/export/n$i.txt?$q" "$work/back.txt" > /dev/null
+		nfs-cp "nfs://127.0.0.1/export/n$i.txt?$q" "$work/back$i.txt" > /dev/null
 	done
 	sleep 1
 	kill "$tcpdump_pid"
@@ -66,37 +66,52 @@ if [ -z "$cap" ]; then
 	cap=$work/bench.pcap
 	echo "making the capture (smbd + nfs-ganesha on lo) ..."
 	make_capture "$cap"
+	[ -n "${KEEP:-}" ] && cp "$cap" "$KEEP" && echo "capture kept in $KEEP"
 fi
 packets=$(tcpdump -nn -r "$cap" 2>/dev/null | wc -l)
 bytes=$(stat -c %s "$cap")
 echo "capture: $packets packets, $bytes bytes"
 
-# Wall seconds of the fastest of N runs of a command (output discarded).
+# "WALL CPU" seconds (CPU = user + sys) of the fastest of N runs of a command, output discarded.
+# The machine may be shared: CPU time is the steadier measure, wall time is shown too.
 best() {
-	local n=$1 b= i t0 t1 s
+	local n=$1 bw= bc= i w c
 	shift
 	for i in $(seq 1 "$n"); do
-		t0=$(date +%s.%N)
-		"$@" > /dev/null 2>&1 || true
-		t1=$(date +%s.%N)
-		s=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.4f", b - a}')
-		if [ -z "$b" ] || awk -v x="$s" -v y="$b" 'BEGIN{exit !(x < y)}'; then b=$s; fi
+		/usr/bin/time -o "$work/time" -f "%e %U %S" "$@" > /dev/null 2>&1 || true
+		w=$(awk '{print $1}' "$work/time")
+		c=$(awk '{printf "%.2f", $2 + $3}' "$work/time")
+		if [ -z "$bc" ] || awk -v x="$c" -v y="$bc" 'BEGIN{exit !(x < y)}'; then bc=$c; fi
+		if [ -z "$bw" ] || awk -v x="$w" -v y="$bw" 'BEGIN{exit !(x < y)}'; then bw=$w; fi
 	done
-	echo "$b"
+	echo "$bw $bc"
 }
 
-t_reprise=$(best "$runs" "$reprise" convert --to rpz -q "$cap" /dev/null)
+t_decode=$(best "$runs" "$reprise" stat "$cap")
+t_convert=$(best "$runs" "$reprise" convert --to rpz -q "$cap" /dev/null)
 t_tcpdump=$(best "$runs" tcpdump -nn -r "$cap")
 t_tshark=$(best 1 tshark -r "$cap" -T fields -e rpc.xid)
 "$reprise" convert --to rpz "$cap" /dev/null 2> "$work/summary.txt" || true
 
-rate() { awk -v p="$packets" -v b="$bytes" -v t="$1" 'BEGIN{ if (t <= 0) t = 0.001; printf "%12.0f pkt/s %9.1f MB/s %8.3f s", p / t, b / t / 1e6, t }'; }
+# rate "WALL CPU": packets/s and MB/s by CPU time, then both times.
+rate() {
+	echo "$1" | awk -v p="$packets" -v b="$bytes" '{ c = $2 > 0 ? $2 : 0.01;
+		printf "%10.0f pkt/s %8.1f MB/s   cpu %6.2f s  wall %6.2f s", p / c, b / c / 1e6, $2, $1 }'
+}
 echo
-printf "%-34s %s\n" "reprise convert --to rpz" "$(rate "$t_reprise")"
-printf "%-34s %s\n" "tcpdump -nn -r" "$(rate "$t_tcpdump")"
-printf "%-34s %s\n" "tshark -T fields -e rpc.xid" "$(rate "$t_tshark")"
+echo "rates by CPU time (user + sys), best of $runs runs (tshark: 1 run):"
+printf "%-36s %s\n" "reprise stat (decode, no .rpz)" "$(rate "$t_decode")"
+printf "%-36s %s\n" "reprise convert --to rpz /dev/null" "$(rate "$t_convert")"
+printf "%-36s %s\n" "tcpdump -nn -r" "$(rate "$t_tcpdump")"
+printf "%-36s %s\n" "tshark -T fields -e rpc.xid" "$(rate "$t_tshark")"
 echo
-awk -v r="$t_reprise" -v d="$t_tcpdump" -v s="$t_tshark" 'BEGIN{ if (r <= 0) r = 0.001;
-	printf "reprise vs tshark:  %.1fx faster (target >= 50x)\n", s / r;
-	printf "reprise vs tcpdump: %.1fx faster (target >= 5x)\n", d / r }'
+ratio() { # name reprise-times peer-times target
+	awk -v n="$1" -v r="$2" -v p="$3" -v t="$4" 'BEGIN{ split(r, R, " "); split(p, P, " ");
+		rc = R[2] > 0 ? R[2] : 0.01; rw = R[1] > 0 ? R[1] : 0.01;
+		printf "%-44s %6.1fx cpu  %6.1fx wall  (target >= %sx)\n", n, P[2] / rc, P[1] / rw, t }'
+}
+ratio "reprise stat vs tshark" "$t_decode" "$t_tshark" 50
+ratio "reprise stat vs tcpdump" "$t_decode" "$t_tcpdump" 5
+ratio "reprise convert (with zstd) vs tshark" "$t_convert" "$t_tshark" 50
+ratio "reprise convert (with zstd) vs tcpdump" "$t_convert" "$t_tcpdump" 5
 echo "reprise summary: $(head -1 "$work/summary.txt")"

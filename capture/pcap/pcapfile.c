@@ -55,6 +55,8 @@ int rp_capture_file(const char *path, rp_sink *sink, const rp_capture_opts *opts
 	FILE *const f = fopen(path, "rb");
 	if (!f)
 		return rp_fail(errbuf, RP_E_IO, "%s: %s", path, strerror(errno));
+	/* libpcap freads each record header and body: a big buffer saves a read() per few packets. */
+	(void)setvbuf(f, NULL, _IOFBF, 1 << 20);
 	pcap_t *p = NULL;
 	int rc = rp__pcap_open_stream(&p, f, path, errbuf);
 	if (rc < 0)
