@@ -594,6 +594,16 @@ void rp__smb2_response_body(smb2_x *x, smb2_pending *p, rp_cur *b)
 	}
 	if (h->cmd != SMB2_CREATE)
 		f = rp__smb2_resolve(x, p, &key);
+	if (p->fid_mode == SMB2_FID_DEP && !f && st != NT_STATUS_OK) {
+		/* A related operation on the FileId of a CREATE earlier in the chain
+		 * that failed: the server fails it with a cascaded status without
+		 * touching the file system (MS-SMB2 3.3.5.2.7.2), so it is no
+		 * operation of the workload and replaying it would only mismatch. */
+		for (uint32_t i = 0; i < p->slots.n; i++)
+			rp__cap_cancel(x->cx, rp__smb_slots_at(&p->slots, i));
+		rp__cap_count(x->cx, RP_OUT_IGNORED, NULL);
+		return;
+	}
 	for (uint32_t i = 0; i < p->slots.n; i++) {
 		const rp_slot s = rp__smb_slots_at(&p->slots, i);
 		rp_op *const op = rp__cap_slot(x->cx, s);
