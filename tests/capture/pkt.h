@@ -18,7 +18,12 @@ typedef struct buf {
 static inline void put8(buf *x, uint8_t v) { x->b[x->n++] = v; }
 static inline void put16(buf *x, uint16_t v) { put8(x, (uint8_t)(v >> 8)); put8(x, (uint8_t)v); }
 static inline void put32(buf *x, uint32_t v) { put16(x, (uint16_t)(v >> 16)); put16(x, (uint16_t)v); }
-static inline void putn(buf *x, const void *p, size_t n) { memcpy(x->b + x->n, p, n); x->n += n; }
+static inline void putn(buf *x, const void *p, size_t n)
+{
+	if (n) /* p may be NULL for an empty payload */
+		memcpy(x->b + x->n, p, n);
+	x->n += n;
+}
 static inline void putpat(buf *x, size_t n, uint8_t seed)
 {
 	for (size_t i = 0; i < n; i++)
