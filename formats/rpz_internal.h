@@ -31,7 +31,10 @@ extern const uint8_t rp__rpz_magic[RPZ_MAGIC_LEN]; /* 'R' 'P' 'Z' 0x89 '\r' '\n'
 #define RPZ_FRAME_OPS_MAX (256u * 1024u)
 #define RPZ_CONTENT_MAX (64u * 1024u * 1024u) /* decompressed frame bytes */
 #define RPZ_STRINGS_FLUSH (16u * 1024u * 1024u) /* writer: start a new frame past this */
-#define RPZ_LEVEL_DEFAULT 19
+/* Level 9: on client.txt 7 % larger than level 19 (104,961 vs 97,903 bytes) and five
+ * times faster to write, which live capture and convert pay per op; `--level 19` is
+ * there for archives. */
+#define RPZ_LEVEL_DEFAULT 9
 
 /* Columns of a frame, in stored order (§4). */
 enum rpz_col {
