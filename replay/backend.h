@@ -14,8 +14,11 @@
 #include "formats/error.h"
 #include "formats/op.h"
 
-/* Bump when a field is added; a backend states the version it was written against. */
-#define RP_BACKEND_VERSION 1
+/*
+ * Bump when a field is added; a backend states the version it was written against.
+ * 2: rp_breq.no_handle.
+ */
+#define RP_BACKEND_VERSION 2
 
 enum rp_backend_cap {
 	RP_BCAP_ASYNC = 1u << 0,    /* submit() may complete later: drive it with poll() */
@@ -65,6 +68,15 @@ struct rp_breq {
 	uint64_t result; /* bytes transferred, entries returned */
 	void (*cb)(rp_breq *req);
 	void *data; /* the submitter's */
+	/*
+	 * (version 2) The op needs a handle and the trace gave it none: handle 0
+	 * with EBADF recorded, as SMB2 compounds record the ops after a CREATE
+	 * that failed.  path and path2 are NULL and bh is 0; the backend fails it
+	 * the way its protocol fails an invalid handle (EBADF) and must not
+	 * resolve anything by path.  Version 1 backends never see such a request:
+	 * the engine answers EBADF for them.
+	 */
+	bool no_handle;
 };
 
 /* One backend option: its table drives parsing of --backend-opt and the help text. */

@@ -11,7 +11,7 @@
 #define NS 1000000000ull
 
 /* The path behind string id, normalised and cached per client (ids are per source). */
-static const rp_pathent *path_get(rp_client *c, uint32_t id)
+static const rp_pathent *path_load(rp_client *c, uint32_t id)
 {
 	static const rp_pathent bad = { NULL, EINVAL };
 	if (id >= c->n_paths) {
@@ -47,15 +47,22 @@ static const rp_pathent *path_get(rp_client *c, uint32_t id)
 	return e;
 }
 
+static inline const rp_pathent *path_get(rp_client *c, uint32_t id)
+{
+	if (id < c->n_paths && (c->paths[id].s || c->paths[id].err))
+		return &c->paths[id];
+	return path_load(c, id);
+}
+
 static void async_done(rp_breq *req)
 {
 	*(bool *)req->data = true;
 }
 
-static void submit(rp_client *c, rp_breq *req)
+static inline void submit(rp_client *c, rp_breq *req)
 {
 	const rp_replay *const r = c->r;
-	if (!(r->bops->caps & RP_BCAP_ASYNC) || !r->bops->poll) {
+	if (!c->async) {
 		req->cb = NULL;
 		r->bops->submit(r->bstate, c->bstate, req);
 		return;
@@ -72,7 +79,8 @@ static void submit(rp_client *c, rp_breq *req)
 		r->bops->poll(r->bstate, c->bstate, 1000000);
 }
 
-static rp_csecond *second(rp_client *c, uint64_t t)
+/* The series entry for time t, when t is past the cached second. */
+static rp_csecond *second_slow(rp_client *c, uint64_t t)
 {
 	const rp_replay *const r = c->r;
 	const size_t i = t > r->t0 ? (size_t)((t - r->t0) / NS) : 0;
@@ -82,72 +90,83 @@ static rp_csecond *second(rp_client *c, uint64_t t)
 			n *= 2;
 		rp_csecond *const s = realloc(c->series, n * sizeof(*s));
 		if (!s)
-			return NULL;
+			return c->sec = NULL;
 		memset(s + c->n_series, 0, (n - c->n_series) * sizeof(*s));
 		c->series = s;
 		c->n_series = n;
 	}
-	return &c->series[i];
+	c->sec_end = r->t0 + (uint64_t)(i + 1) * NS;
+	return c->sec = &c->series[i];
 }
 
-static bool matches(int32_t expected, int32_t actual)
+static inline rp_csecond *second(rp_client *c, uint64_t t)
 {
-	if (expected == RP_STATUS_UNKNOWN)
+	/* Issue times only grow within a client: one compare per op until the second is over. */
+	return t < c->sec_end && c->sec ? c->sec : second_slow(c, t);
+}
+
+static inline bool matches(int32_t expected, int32_t actual)
+{
+	if (expected == actual || expected == RP_STATUS_UNKNOWN)
 		return true;
-	if (expected == RP_STATUS_OTHER)
-		return actual != 0;
-	return expected == actual;
+	return expected == RP_STATUS_OTHER && actual != 0;
 }
 
-static void sample(rp_client *c, const rp_op *op, uint64_t index, int32_t actual, const char *path)
+/* A mismatch: keep an example, and stop everything under --on-mismatch=abort. */
+static void mismatch(rp_client *c, const rp_op *op, uint64_t index, int32_t actual, const char *path)
 {
-	if (c->n_samples == RP_REPLAY_SAMPLES)
-		return;
-	rp_replay_sample *const s = &c->samples[c->n_samples++];
-	s->client = c->index;
-	s->index = index;
-	s->op = op->op;
-	s->expected = op->status;
-	s->actual = actual;
-	snprintf(s->path, sizeof(s->path), "%s", path ? path : "");
+	rp_replay *const r = c->r;
+	if (c->n_samples < RP_REPLAY_SAMPLES) {
+		rp_replay_sample *const s = &c->samples[c->n_samples++];
+		s->client = c->index;
+		s->index = index;
+		s->op = op->op;
+		s->expected = op->status;
+		s->actual = actual;
+		snprintf(s->path, sizeof(s->path), "%s", path ? path : "");
+	}
+	if (r->opts.on_mismatch == RP_MISMATCH_ABORT) {
+		atomic_store(&r->aborted, 1);
+		atomic_store(&r->stop, true);
+	}
+}
+
+static rp_hist *new_hist(void)
+{
+	rp_hist *const h = malloc(sizeof(*h));
+	if (h)
+		rp__hist_init(h);
+	return h;
 }
 
 /* Statistics for one op that ran (or was refused by the engine: lat_ok false). */
-static void record(rp_client *c, const rp_op *op, uint64_t index, uint64_t sched, uint64_t issue, uint64_t done,
-		   bool lat_ok, int32_t status, uint64_t result, const char *path)
+static inline __attribute__((always_inline)) void record(rp_client *c, const rp_op *op, uint64_t index, uint64_t sched, uint64_t issue,
+			  uint64_t done, bool lat_ok, int32_t status, uint64_t result, const char *path)
 {
-	rp_replay *const r = c->r;
-	const bool warm = issue < r->warm_end;
-	const bool bad = !matches(op->status, status);
+	const rp_replay *const r = c->r;
 	const bool io = op->op == RP_OP_READ || op->op == RP_OP_WRITE;
 	const uint64_t bytes = io && status == 0 ? result : 0;
-	const uint64_t lag = sched && issue > sched ? issue - sched : 0;
+	const uint64_t lag = issue > sched ? issue - sched : 0; /* sched is 0 in afap: no lag recorded below */
 
 	rp_csecond *const s = second(c, issue);
 	if (s) {
 		s->ops++;
 		s->bytes += bytes;
 		s->failures += status != 0;
-		if (lag > s->lag_max)
+		if (sched && lag > s->lag_max)
 			s->lag_max = lag;
 	}
-	atomic_store_explicit(&c->prog_ops, atomic_load_explicit(&c->prog_ops, memory_order_relaxed) + 1,
-			      memory_order_relaxed);
+	/* Only this thread writes them: a relaxed store of a private running total, no read-modify-write. */
+	atomic_store_explicit(&c->prog_ops, ++c->n_ops, memory_order_relaxed);
 	if (bytes)
-		atomic_store_explicit(&c->prog_bytes,
-				      atomic_load_explicit(&c->prog_bytes, memory_order_relaxed) + bytes,
-				      memory_order_relaxed);
-	if (lag > atomic_load_explicit(&c->prog_lag_max, memory_order_relaxed))
+		atomic_store_explicit(&c->prog_bytes, c->n_bytes += bytes, memory_order_relaxed);
+	if (sched && lag > atomic_load_explicit(&c->prog_lag_max, memory_order_relaxed))
 		atomic_store_explicit(&c->prog_lag_max, lag, memory_order_relaxed);
 
-	if (bad) {
-		sample(c, op, index, status, path);
-		if (r->opts.on_mismatch == RP_MISMATCH_ABORT) {
-			atomic_store(&r->aborted, 1);
-			atomic_store(&r->stop, true);
-		}
-	}
-	if (warm) {
+	const bool bad = !matches(op->status, status);
+	if (bad)
+		mismatch(c, op, index, status, path);
+	if (issue < r->warm_end) {
 		c->warmup_ops++;
 		return;
 	}
@@ -159,62 +178,97 @@ static void record(rp_client *c, const rp_op *op, uint64_t index, uint64_t sched
 		a->failures++;
 		c->errnos[status > 0 && status < RP_REPLAY_ERRNO_MAX ? status : 0]++;
 	}
-	if (lat_ok) {
-		if (!a->lat && (a->lat = malloc(sizeof(*a->lat))))
-			rp__hist_init(a->lat);
-		if (a->lat)
-			rp__hist_add(a->lat, done - issue);
-	}
-	if (sched && c->lag)
+	if (lat_ok && (a->lat || (a->lat = new_hist())))
+		rp__hist_add(a->lat, done - issue);
+	if (sched)
 		rp__hist_add(c->lag, lag);
 }
 
-/* Run one op now.  Returns the completion time. */
-static uint64_t exec(rp_client *c, const rp_op *op, uint64_t index, uint64_t sched, uint64_t issue)
+/* Ops that act on an open handle: with handle 0 and EBADF recorded, they had none (see backend.h). */
+#define BIT(op) (1u << RP_OP_##op)
+static const uint32_t handle_ops = BIT(CLOSE) | BIT(READ) | BIT(WRITE) | BIT(FLUSH) | BIT(LOCK) | BIT(UNLOCK) |
+				   BIT(STAT) | BIT(SETATTR) | BIT(STATFS) | BIT(READDIR) | BIT(GETXATTR) |
+				   BIT(SETXATTR) | BIT(LISTXATTR) | BIT(REMOVEXATTR);
+#undef BIT
+_Static_assert(RP_OP__COUNT <= 32, "handle_ops is a 32-bit mask");
+
+/* What the engine decided about an op before issuing it. */
+enum verdict {
+	V_ISSUE = 0,   /* hand it to the backend */
+	V_REFUSE,      /* a path the engine will not use: recorded as failed with `refuse` */
+	V_UNKNOWN,     /* a handle whose open failed: EBADF, counted as unknown */
+	V_SKIP,        /* the same under --on-mismatch=skip: not run, not counted as a failure */
+	V_NO_HANDLE_1, /* no handle, and a version 1 backend: EBADF without it */
+};
+
+/* Resolve the op's paths and handle into req (done before its deadline, so the wait ends in the issue). */
+static inline enum verdict resolve(rp_client *c, const rp_op *op, rp_breq *req, int *refuse)
 {
-	rp_replay *const r = c->r;
-	rp_breq req;
-	memset(&req, 0, sizeof(req));
-	req.op = op;
-	req.dialect = r->dialect;
-	int refuse = 0;
+	const rp_replay *const r = c->r;
+	req->op = op;
+	req->path = req->path2 = NULL;
+	req->bh = 0;
+	req->dialect = r->dialect;
+	req->no_handle = op->handle == 0 && op->status == EBADF && (handle_ops >> op->op & 1u);
+	if (req->no_handle)
+		return r->bops->version >= 2 ? V_ISSUE : V_NO_HANDLE_1;
 	if (op->path) {
 		const rp_pathent *const p = path_get(c, op->path);
-		req.path = p->s;
-		refuse = p->err;
+		req->path = p->s;
+		if ((*refuse = p->err))
+			return V_REFUSE;
 	}
-	if (op->path2 && !refuse) {
+	if (op->path2) {
 		const rp_pathent *const p = path_get(c, op->path2);
-		req.path2 = p->s;
-		refuse = p->err;
+		req->path2 = p->s;
+		if ((*refuse = p->err))
+			return V_REFUSE;
 	}
-	if (refuse) {
-		c->acc[op->op].escapes += refuse == EXDEV && issue >= r->warm_end;
-		record(c, op, index, sched, issue, issue, false, refuse, 0, req.path);
-		return issue;
+	if (op->handle && op->op != RP_OP_OPEN && !rp__handles_get(&c->handles, op->handle, &req->bh))
+		return r->opts.on_mismatch == RP_MISMATCH_SKIP ? V_SKIP : V_UNKNOWN;
+	return V_ISSUE;
+}
+
+/* Run one resolved op now.  Returns the completion time. */
+static uint64_t exec(rp_client *c, const rp_op *op, rp_breq *req, enum verdict v, int refuse, uint64_t index,
+		     uint64_t sched, uint64_t t)
+{
+	rp_replay *const r = c->r;
+	const bool counted = t >= r->warm_end;
+	switch (v) {
+	case V_REFUSE:
+		c->acc[op->op].escapes += refuse == EXDEV && counted;
+		record(c, op, index, sched, t, t, false, refuse, 0, req->path);
+		return t;
+	case V_SKIP:
+		c->acc[op->op].skipped += counted;
+		return t;
+	case V_UNKNOWN:
+		c->acc[op->op].unknown += counted;
+		/* fall through */
+	case V_NO_HANDLE_1:
+		record(c, op, index, sched, t, t, false, EBADF, 0, req->path);
+		return t;
+	case V_ISSUE:
+		break;
 	}
-	if (op->op != RP_OP_OPEN && op->handle && !rp__handles_get(&c->handles, op->handle, &req.bh)) {
-		if (r->opts.on_mismatch == RP_MISMATCH_SKIP) {
-			c->acc[op->op].skipped += issue >= r->warm_end;
-			return issue;
+	/* The issue time is taken last, right before the backend call: lag and latency are the call's. */
+	const uint64_t issue = rp__now(r);
+	submit(c, req);
+	const uint64_t done = rp__now(r);
+	if (op->op == RP_OP_OPEN) {
+		if (req->status == 0 && op->handle) {
+			uint64_t old;
+			if (rp__handles_get(&c->handles, op->handle, &old))
+				r->bops->release(r->bstate, c->bstate, old);
+			if (rp__handles_put(&c->handles, op->handle, req->bh) < 0)
+				r->bops->release(r->bstate, c->bstate, req->bh);
 		}
-		c->acc[op->op].unknown += issue >= r->warm_end;
-		record(c, op, index, sched, issue, issue, false, EBADF, 0, req.path);
-		return issue;
-	}
-	submit(c, &req);
-	const uint64_t done = r->clock.now(r->clock.ctx);
-	if (op->op == RP_OP_OPEN && req.status == 0 && op->handle) {
-		uint64_t old;
-		if (rp__handles_get(&c->handles, op->handle, &old))
-			r->bops->release(r->bstate, c->bstate, old);
-		if (rp__handles_put(&c->handles, op->handle, req.bh) < 0)
-			r->bops->release(r->bstate, c->bstate, req.bh);
-	} else if (op->op == RP_OP_CLOSE) {
+	} else if (op->op == RP_OP_CLOSE && op->handle) {
 		uint64_t old;
 		rp__handles_del(&c->handles, op->handle, &old);
 	}
-	record(c, op, index, sched, issue, done, true, req.status, req.result, req.path);
+	record(c, op, index, sched, issue, done, true, req->status, req->result, req->path);
 	c->last_done = done;
 	return done;
 }
@@ -232,7 +286,7 @@ static inline uint64_t scale(const rp_replay *r, uint64_t t)
 	return r->inv_speed == 1.0 ? t : (uint64_t)((double)t * r->inv_speed);
 }
 
-static bool stopping(const rp_replay *r)
+static inline bool stopping(const rp_replay *r)
 {
 	return atomic_load_explicit(&r->stop, memory_order_relaxed);
 }
@@ -241,6 +295,8 @@ static bool stopping(const rp_replay *r)
 static void run(rp_client *c)
 {
 	rp_replay *const r = c->r;
+	const rp_timing timing = r->opts.timing;
+	const uint64_t end = r->end;
 	const uint64_t start = r->t0 + (uint64_t)c->clone * r->offset_ns;
 	if (rp__wait_until(r, start) < start) {
 		c->stop = "interrupted";
@@ -248,63 +304,73 @@ static void run(rp_client *c)
 	}
 	uint64_t base = start;
 	for (;;) {
-		uint64_t span = 0, first_start = 0, index = 0, prev_done = r->clock.now(r->clock.ctx), prev_rec_end = 0;
+		uint64_t span = 0, first_start = 0, index = 0, prev_done = rp__now(r), prev_rec_end = 0;
+		const rp_op *ops = NULL;
+		int n = 0, k = 0;
 		for (;;) {
 			if (stopping(r)) {
 				c->stop = atomic_load(&r->aborted) ? "mismatch" : "interrupted";
 				return;
 			}
-			rp_op op;
-			const int rc = c->src->next(c->src, &op);
-			if (rc < 0) {
-				c->rc = rp_fail(c->errbuf, rc, "client %u: %s", c->index, c->src->errbuf);
-				c->stop = "error";
-				return;
+			if (k == n) {
+				n = c->src->next(c->src, &ops);
+				k = 0;
+				if (n < 0) {
+					c->rc = rp_fail(c->errbuf, n, "client %u: %s", c->index, c->src->errbuf);
+					c->stop = "error";
+					return;
+				}
+				if (n == 0)
+					break;
 			}
-			if (rc == 0)
-				break;
-			if (op.op >= RP_OP__COUNT)
+			const rp_op *const op = &ops[k++];
+			if (op->op >= RP_OP__COUNT)
 				continue; /* an op newer than this engine: the reader already vouched for the record */
 			if (index++ == 0)
-				first_start = op.t_start;
-			const uint64_t rec_end = op.t_end != RP_TIME_UNKNOWN && op.t_end > op.t_start ? op.t_end : op.t_start;
+				first_start = op->t_start;
+			const uint64_t rec_end =
+				op->t_end != RP_TIME_UNKNOWN && op->t_end > op->t_start ? op->t_end : op->t_start;
 			if (rec_end > span)
 				span = rec_end;
 			uint64_t sched = 0;
-			if (r->opts.timing == RP_TIMING_TRACE) {
-				sched = base + scale(r, op.t_start);
-			} else if (r->opts.timing == RP_TIMING_THINK) {
-				const uint64_t gap = index > 1 && op.t_start > prev_rec_end ? op.t_start - prev_rec_end : 0;
+			if (timing == RP_TIMING_TRACE) {
+				sched = base + scale(r, op->t_start);
+			} else if (timing == RP_TIMING_THINK) {
+				const uint64_t gap = index > 1 && op->t_start > prev_rec_end ? op->t_start - prev_rec_end : 0;
 				sched = prev_done + scale(r, gap);
 			}
-			if (op.op == RP_OP_SLEEP) {
+			if (op->op == RP_OP_SLEEP) {
 				/* An explicit pause; in trace timing the timestamps already hold it. */
-				if (r->opts.timing != RP_TIMING_TRACE)
-					prev_done = rp__wait_until(r, (sched ? sched : prev_done) + scale(r, op.length));
+				if (timing != RP_TIMING_TRACE)
+					prev_done = rp__wait_until(r, (sched ? sched : prev_done) + scale(r, op->length));
 				prev_rec_end = rec_end;
 				c->acc[RP_OP_SLEEP].count += prev_done >= r->warm_end;
 				continue;
 			}
+			rp_breq req;
+			int refuse = 0;
+			const enum verdict v = resolve(c, op, &req, &refuse);
+			/* afap: the previous completion is the time now, near enough to end the run on. */
+			uint64_t t = prev_done;
 			if (sched) {
-				if (r->end && sched >= r->end) {
+				if (end && sched >= end) {
 					c->stop = "time";
 					return;
 				}
-				rp__wait_until(r, sched);
+				t = rp__wait_until(r, sched);
+				if (stopping(r))
+					continue; /* reported at the top of the loop */
 			}
-			const uint64_t issue = r->clock.now(r->clock.ctx);
-			if (r->end && issue >= r->end) {
+			if (end && t >= end) {
 				c->stop = "time";
 				return;
 			}
-			if (stopping(r))
-				continue; /* reported at the top of the loop */
-			prev_done = exec(c, &op, index, sched, issue);
+			prev_done = exec(c, op, &req, v, refuse, index, sched, t);
 			prev_rec_end = rec_end;
 		}
 		release_all(c);
 		c->passes++;
-		if (index == 0 || !r->end) {
+		if (index == 0 || !end) {
 			c->stop = "end";
 			return;
 		}
@@ -341,6 +407,7 @@ void *rp__client_main(void *arg)
 		goto out;
 	}
 	c->binit = true;
+	c->async = (r->bops->caps & RP_BCAP_ASYNC) && r->bops->poll;
 	rc = r->w->open(r->w, false, c->trace_client, &c->src, c->errbuf);
 	if (rc < 0) {
 		c->rc = rc;

@@ -9,9 +9,7 @@
 uint64_t rp__clock_mono(void *ctx)
 {
 	(void)ctx;
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return rp__mono_ns();
 }
 
 void rp__clock_mono_sleep(void *ctx, uint64_t deadline_ns)
@@ -27,7 +25,7 @@ uint64_t rp__wait_until(const rp_replay *r, uint64_t deadline)
 {
 	const rp_replay_clock *const clk = &r->clock;
 	for (;;) {
-		const uint64_t now = clk->now(clk->ctx);
+		const uint64_t now = rp__now(r);
 		if (now >= deadline || atomic_load_explicit(&r->stop, memory_order_relaxed))
 			return now;
 		const uint64_t left = deadline - now;

@@ -112,6 +112,7 @@ int rp_replay_create(rp_replay **out, const rp_replay_opts *opts, rp_workload *w
 		r->spin_ns = 0; /* an injected clock only advances when slept on */
 	} else {
 		r->clock = (rp_replay_clock){ rp__clock_mono, rp__clock_mono_sleep, NULL };
+		r->mono = true;
 		r->spin_ns = opts->spin_us > 0 ? (uint64_t)(opts->spin_us * 1e3) : 0;
 	}
 	r->inv_speed = 1.0 / opts->speed;

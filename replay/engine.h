@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <time.h>
 
 #include "replay/handles.h"
 #include "replay/hist.h"
@@ -35,6 +36,7 @@ typedef struct rp_client {
 	char dir[24];          /* beneath the target: "client3", or "" */
 	void *bstate;          /* backend per-client state */
 	bool binit;
+	bool async;            /* the backend completes through poll() */
 	rp_op_source *src;
 	rp_handles handles;
 	rp_pathent *paths; /* by string id */
@@ -47,6 +49,9 @@ typedef struct rp_client {
 	uint64_t errnos[RP_REPLAY_ERRNO_MAX];
 	rp_csecond *series;
 	size_t n_series;
+	rp_csecond *sec;  /* the series entry of the current second (NULL: none yet, or no memory) */
+	uint64_t sec_end; /* absolute ns at which that second ends */
+	uint64_t n_ops, n_bytes; /* running totals, published to prog_* */
 	rp_replay_sample samples[RP_REPLAY_SAMPLES];
 	size_t n_samples;
 	const char *stop; /* why it stopped */
@@ -80,6 +85,7 @@ struct rp_replay {
 	rp_workload *w;
 	rp_dialect dialect;
 	rp_replay_clock clock;
+	bool mono; /* clock is CLOCK_MONOTONIC: read it inline, not through clock.now */
 	uint64_t spin_ns, offset_ns;
 	double inv_speed;
 
@@ -98,6 +104,17 @@ struct rp_replay {
 };
 
 /* clock.c */
+static inline uint64_t rp__mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+/* The engine's clock (a vDSO read for the real one, no indirect call). */
+static inline uint64_t rp__now(const rp_replay *r)
+{
+	return r->mono ? rp__mono_ns() : r->clock.now(r->clock.ctx);
+}
 uint64_t rp__clock_mono(void *ctx);
 void rp__clock_mono_sleep(void *ctx, uint64_t deadline_ns);
 /* Wait for deadline with sleep-then-spin; returns the time seen, early if stop is raised. */

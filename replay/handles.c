@@ -5,11 +5,6 @@
 
 #include "formats/error.h"
 
-static inline size_t slot_of(uint64_t key, size_t cap)
-{
-	/* Fibonacci hashing: trace handle ids are often small and sequential. */
-	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 17) & (cap - 1);
-}
 
 void rp__handles_init(rp_handles *t)
 {
@@ -26,23 +21,12 @@ void rp__handles_fini(rp_handles *t)
 
 static size_t find(const rp_handles *t, uint64_t key)
 {
-	size_t i = slot_of(key, t->cap);
+	size_t i = rp__handles_slot(key, t->cap);
 	for (;;) {
 		if (t->keys[i] == key || t->keys[i] == 0)
 			return i;
 		i = (i + 1) & (t->cap - 1);
 	}
-}
-
-int rp__handles_get(const rp_handles *t, uint64_t key, uint64_t *val)
-{
-	if (t->cap == 0 || key == 0 || key == RP__HANDLE_TOMB)
-		return 0;
-	const size_t i = find(t, key);
-	if (t->keys[i] != key)
-		return 0;
-	*val = t->vals[i];
-	return 1;
 }
 
 static int grow(rp_handles *t)
@@ -58,7 +42,7 @@ static int grow(rp_handles *t)
 	for (size_t i = 0; i < t->cap; i++) {
 		if (t->keys[i] == 0 || t->keys[i] == RP__HANDLE_TOMB)
 			continue;
-		size_t j = slot_of(t->keys[i], cap);
+		size_t j = rp__handles_slot(t->keys[i], cap);
 		while (keys[j])
 			j = (j + 1) & (cap - 1);
 		keys[j] = t->keys[i];
@@ -83,7 +67,7 @@ int rp__handles_put(rp_handles *t, uint64_t key, uint64_t val)
 			return rc;
 	}
 	/* Reuse the first tombstone on the probe path if the key is absent. */
-	size_t i = slot_of(key, t->cap), tomb = SIZE_MAX;
+	size_t i = rp__handles_slot(key, t->cap), tomb = SIZE_MAX;
 	for (;;) {
 		if (t->keys[i] == key) {
 			t->vals[i] = val;

@@ -332,34 +332,40 @@ int rp__scan(rp_replay *r, char *errbuf)
 	rp__handles_init(&seen);
 	bool timed = (r->w->meta.flags & RP_META_TIMED) != 0;
 	char p1[PATH_MAX], p2[PATH_MAX];
+	const rp_op *ops = NULL;
+	int n = 0, k = 0;
 	for (;;) {
-		rp_op op;
-		rc = src->next(src, &op);
-		if (rc < 0) {
-			rp_fail(errbuf, rc, "%s", src->errbuf);
-			goto out;
+		if (k == n) {
+			n = src->next(src, &ops);
+			k = 0;
+			if (n < 0) {
+				rc = rp_fail(errbuf, n, "%s", src->errbuf);
+				goto out;
+			}
+			if (n == 0)
+				break;
 		}
-		if (rc == 0)
-			break;
-		if (op.op >= RP_OP__COUNT)
+		const rp_op *const op = &ops[k++];
+		if (op->op >= RP_OP__COUNT)
 			continue;
 		uint64_t one;
-		if (!rp__handles_get(&seen, (uint64_t)op.client + 1, &one) &&
-		    rp__handles_put(&seen, (uint64_t)op.client + 1, 1) < 0) {
+		if (!rp__handles_get(&seen, (uint64_t)op->client + 1, &one) &&
+		    rp__handles_put(&seen, (uint64_t)op->client + 1, 1) < 0) {
 			rc = rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 			goto out;
 		}
-		timed = timed || op.t_start != 0;
+		timed = timed || op->t_start != 0;
 		if (r->opts.no_prepare)
 			continue;
 		const char *a = NULL, *b = NULL;
 		uint32_t len;
 		const char *raw;
-		if (op.path && (raw = src->string(src, op.path, &len)) && rp__path_norm(raw, len, p1, sizeof(p1)) >= 0)
+		if (op->path && (raw = src->string(src, op->path, &len)) && rp__path_norm(raw, len, p1, sizeof(p1)) >= 0)
 			a = p1;
-		if (op.path2 && (raw = src->string(src, op.path2, &len)) && rp__path_norm(raw, len, p2, sizeof(p2)) >= 0)
+		if (op->path2 && (raw = src->string(src, op->path2, &len)) &&
+		    rp__path_norm(raw, len, p2, sizeof(p2)) >= 0)
 			b = p2;
-		if (scan_op(r, &s, &op, a, b) < 0) {
+		if (scan_op(r, &s, op, a, b) < 0) {
 			rc = rp_fail(errbuf, RP_E_NOMEM, "out of memory planning prepare");
 			goto out;
 		}

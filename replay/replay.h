@@ -14,10 +14,17 @@
 
 /* ---- Where ops come from ---------------------------------------------------------------- */
 
-/* A pull source of one client's ops (or every client's, for the scan). */
+/*
+ * A pull source of one client's ops (or every client's, for the scan), in
+ * batches so the engine's loop pays for one indirect call per batch, not per op.
+ */
 typedef struct rp_op_source rp_op_source;
 struct rp_op_source {
-	int (*next)(rp_op_source *s, rp_op *op); /* 1, 0 at the end, or a negative rp error (detail in errbuf) */
+	/*
+	 * The next ops: n > 0 of them at *ops (valid until the next call to next,
+	 * rewind or close), 0 at the end, or a negative rp error (detail in errbuf).
+	 */
+	int (*next)(rp_op_source *s, const rp_op **ops);
 	int (*rewind)(rp_op_source *s);
 	const char *(*string)(rp_op_source *s, uint32_t id, uint32_t *len); /* NULL if unknown */
 	void (*close)(rp_op_source *s);

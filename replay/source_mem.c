@@ -9,6 +9,7 @@ typedef struct mem_workload {
 	size_t n;
 	rp_string_fn str;
 	void *str_ctx;
+	bool one_client; /* every op has the same client: a filtered source need not look */
 } mem_workload;
 
 typedef struct mem_source {
@@ -19,17 +20,34 @@ typedef struct mem_source {
 	uint32_t client;
 } mem_source;
 
-static int mem_next(rp_op_source *s, rp_op *op)
+/* Longest run handed out at once (a bound, so a stop request is never far away). */
+#define MEM_RUN 4096
+
+static int mem_next(rp_op_source *s, const rp_op **out)
 {
+	/* Zero copy: a run of consecutive ops of the wanted client, straight from the array. */
 	mem_source *const m = (mem_source *)s;
-	while (m->pos < m->w->n) {
-		const rp_op *const o = &m->w->ops[m->pos++];
-		if (m->all || o->client == m->client) {
-			*op = *o;
-			return 1;
-		}
+	const rp_op *const ops = m->w->ops;
+	const size_t n = m->w->n;
+	const bool all = m->all || (m->w->one_client && n && ops[0].client == m->client);
+	size_t i = m->pos;
+	if (!all)
+		while (i < n && ops[i].client != m->client)
+			i++;
+	if (i == n) {
+		m->pos = n;
+		return 0;
 	}
-	return 0;
+	size_t j = i + 1;
+	const size_t lim = n - i > MEM_RUN ? i + MEM_RUN : n;
+	if (all)
+		j = lim;
+	else
+		while (j < lim && ops[j].client == m->client)
+			j++;
+	m->pos = j;
+	*out = &ops[i];
+	return (int)(j - i);
 }
 
 static int mem_rewind(rp_op_source *s)
@@ -84,6 +102,9 @@ int rp_workload_open_mem(rp_workload **out, const rp_op *ops, size_t n_ops, cons
 	w->n = n_ops;
 	w->str = str;
 	w->str_ctx = str_ctx;
+	w->one_client = true;
+	for (size_t i = 1; i < n_ops && w->one_client; i++)
+		w->one_client = ops[i].client == ops[0].client;
 	*out = &w->base;
 	return 0;
 }

@@ -136,8 +136,8 @@ static int fault_submit(void *backend, void *client, rp_breq *req)
 	fault_client *const c = client;
 	const unsigned op = req->op->op;
 	const uint64_t n = op < RP_OP__COUNT ? ++c->seen[op] : 0;
-	req->status = 0;
-	req->result = op == RP_OP_READ || op == RP_OP_WRITE ? req->op->length : req->op->result;
+	req->status = req->no_handle ? EBADF : 0;
+	req->result = req->no_handle ? 0 : op == RP_OP_READ || op == RP_OP_WRITE ? req->op->length : req->op->result;
 	for (size_t i = 0; i < fb->n_rules; i++) {
 		const fault_rule *const r = &fb->rules[i];
 		if (r->op == op && n >= r->from && n <= r->to) {

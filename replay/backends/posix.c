@@ -413,6 +413,8 @@ static int by_path(posix_backend *pb, posix_client *c, rp_breq *req)
 static int posix_do(posix_backend *pb, posix_client *c, rp_breq *req)
 {
 	const rp_op *const op = req->op;
+	if (req->no_handle)
+		return EBADF; /* no fd: what the by-handle call would return, without resolving any path */
 	const int fd = req->bh ? ((pfile *)(uintptr_t)req->bh)->fd : -1;
 	if (fd < 0 && req->path &&
 	    (op->op == RP_OP_READ || op->op == RP_OP_WRITE || op->op == RP_OP_FLUSH || op->op == RP_OP_LOCK ||
