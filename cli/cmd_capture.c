@@ -5,6 +5,7 @@
 
 #include "capture/capture.h"
 #include "cli/commands.h"
+#include "cli/input.h"
 #include "formats/rpz.h"
 
 static struct {
@@ -53,19 +54,6 @@ static void on_signal(int sig)
 	rp_capture_live_break();
 }
 
-static int client_key(const char *s, rp_client_key *k)
-{
-	if (!s || strcmp(s, "addr+principal") == 0)
-		*k = RP_CLIENT_ADDR_PRINCIPAL;
-	else if (strcmp(s, "addr") == 0)
-		*k = RP_CLIENT_ADDR;
-	else if (strcmp(s, "conn") == 0)
-		*k = RP_CLIENT_CONN;
-	else
-		return -1;
-	return 0;
-}
-
 static int run(int argc, char **argv)
 {
 	memset(&o, 0, sizeof(o));
@@ -79,7 +67,7 @@ static int run(int argc, char **argv)
 		return 2;
 	}
 	rp_capture_opts copts = { .max_flows = (uint32_t)o.max_flows };
-	if (client_key(o.client_key, &copts.client_key) != 0) {
+	if (rp__cli_client_key(o.client_key, &copts.client_key) != 0) {
 		fprintf(stderr, "reprise capture: --client-key: use addr+principal, addr or conn\n");
 		return 2;
 	}

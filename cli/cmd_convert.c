@@ -59,19 +59,6 @@ static const rp_cmd spec = {
 	.max_args = 2,
 };
 
-static int parse_client_key(const char *s, rp_client_key *out)
-{
-	if (!s || strcmp(s, "addr+principal") == 0)
-		*out = RP_CLIENT_ADDR_PRINCIPAL;
-	else if (strcmp(s, "addr") == 0)
-		*out = RP_CLIENT_ADDR;
-	else if (strcmp(s, "conn") == 0)
-		*out = RP_CLIENT_CONN;
-	else
-		return -1;
-	return 0;
-}
-
 static int run(int argc, char **argv)
 {
 	memset(&o, 0, sizeof(o));
@@ -83,7 +70,7 @@ static int run(int argc, char **argv)
 	const char *const in = pos[0], *const outp = pos[1];
 
 	rp_input_opts io = { .lenient = o.lenient, .strict = o.strict, .quiet = o.quiet, .cmd = "convert" };
-	if (parse_client_key(o.client_key, &io.capture.client_key) < 0) {
+	if (rp__cli_client_key(o.client_key, &io.capture.client_key) < 0) {
 		fprintf(stderr, "reprise convert: --client-key must be addr+principal, addr or conn\n");
 		return 2;
 	}

@@ -85,6 +85,19 @@ static int p_finish(rp_sink *s)
 	return rc;
 }
 
+int rp__cli_client_key(const char *s, rp_client_key *out)
+{
+	if (!s || strcmp(s, "addr+principal") == 0)
+		*out = RP_CLIENT_ADDR_PRINCIPAL;
+	else if (strcmp(s, "addr") == 0)
+		*out = RP_CLIENT_ADDR;
+	else if (strcmp(s, "conn") == 0)
+		*out = RP_CLIENT_CONN;
+	else
+		return -1;
+	return 0;
+}
+
 /* Inputs this large get a progress bar when stderr is a terminal. */
 #define PROGRESS_MIN_BYTES (16u << 20)
 

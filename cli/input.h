@@ -18,6 +18,9 @@ typedef struct rp_input_opts {
 	const char *cmd;      /* "convert", for messages */
 } rp_input_opts;
 
+/* Parse --client-key: "addr+principal" (also NULL: the default), "addr" or "conn"; -1 if bad. */
+int rp__cli_client_key(const char *s, rp_client_key *out);
+
 /*
  * Pump the input at path into sink (meta, strings, ops, finish).  Prints the
  * conversion summary (pcaps) or the skipped-line count (lenient loadfiles)
