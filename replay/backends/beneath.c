@@ -56,7 +56,7 @@ static int open_walk(const rp_beneath *b, const char *path, int flags, unsigned 
 	return fd < 0 ? -err : fd;
 }
 
-int rp__beneath_open(const rp_beneath *b, const char *path, int flags, unsigned mode)
+static int open_beneath(const rp_beneath *b, const char *path, int flags, unsigned mode, uint64_t resolve)
 {
 	if (path[0] == '/')
 		return -EXDEV; /* the engine never passes one; refuse rather than trust */
@@ -66,7 +66,7 @@ int rp__beneath_open(const rp_beneath *b, const char *path, int flags, unsigned 
 		how.flags = (uint64_t)(unsigned)(flags | O_CLOEXEC);
 		/* openat2 rejects a mode without O_CREAT/O_TMPFILE. */
 		how.mode = (flags & (O_CREAT | __O_TMPFILE)) ? mode : 0;
-		how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+		how.resolve = resolve;
 		const long fd = syscall(SYS_openat2, b->root, path[0] ? path : ".", &how, sizeof(how));
 		if (fd >= 0)
 			return (int)fd;
@@ -75,6 +75,38 @@ int rp__beneath_open(const rp_beneath *b, const char *path, int flags, unsigned 
 		atomic_store_explicit(b->no_openat2, 1, memory_order_relaxed);
 	}
 	return open_walk(b, path, flags, mode);
+}
+
+int rp__beneath_open(const rp_beneath *b, const char *path, int flags, unsigned mode)
+{
+	return open_beneath(b, path, flags, mode, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
+}
+
+int rp__beneath_open_nosym(const rp_beneath *b, const char *path, int flags, unsigned mode)
+{
+	return open_beneath(b, path, flags, mode, RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
+}
+
+int rp__beneath_openat(const rp_beneath *b, int dirfd, const char *name, int flags, unsigned mode)
+{
+	if (name[0] == '\0' || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return -EINVAL; /* one real component only: the caller split the path */
+	if (!b->force_walk && !atomic_load_explicit(b->no_openat2, memory_order_relaxed)) {
+		struct open_how how;
+		memset(&how, 0, sizeof(how));
+		how.flags = (uint64_t)(unsigned)(flags | O_CLOEXEC);
+		how.mode = (flags & (O_CREAT | __O_TMPFILE)) ? mode : 0;
+		how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+		const long fd = syscall(SYS_openat2, dirfd, name, &how, sizeof(how));
+		if (fd >= 0)
+			return (int)fd;
+		if (errno != ENOSYS)
+			return -errno;
+		atomic_store_explicit(b->no_openat2, 1, memory_order_relaxed);
+	}
+	/* As the walk's last step: a symlink is never followed. */
+	const int fd = openat(dirfd, name, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+	return fd < 0 ? -errno : fd;
 }
 
 int rp__beneath_parent(const rp_beneath *b, const char *path, const char **name)

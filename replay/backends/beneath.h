@@ -19,6 +19,18 @@ typedef struct rp_beneath {
  */
 int rp__beneath_open(const rp_beneath *b, const char *path, int flags, unsigned mode);
 
+/* The same, but no symlink is followed anywhere on the path (ELOOP if there is one). */
+int rp__beneath_open_nosym(const rp_beneath *b, const char *path, int flags, unsigned mode);
+
+/*
+ * Open one component `name` (no '/', not "", "." or "..") of a directory fd
+ * that was itself resolved beneath the root: openat2 RESOLVE_BENEATH of that
+ * directory (a symlink is followed only while it stays beneath it: EXDEV
+ * otherwise, and the caller may retry from the root with the whole path), or,
+ * without openat2, O_NOFOLLOW.  Returns an fd or -errno.
+ */
+int rp__beneath_openat(const rp_beneath *b, int dirfd, const char *name, int flags, unsigned mode);
+
 /*
  * Open the parent directory of `path` beneath the root and point *name at the
  * last component.  Returns a directory fd (O_PATH; b->root itself for a

@@ -70,6 +70,7 @@ static int posix_create(void **out, const rp_backend_args *args, char *errbuf)
 		free(pb);
 		return rp_fail(errbuf, RP_E_SYSTEM, "%s: %s", args->target, strerror(err));
 	}
+	pthread_mutex_init(&pb->gens_mu, NULL);
 	*out = pb;
 	return 0;
 }
@@ -80,7 +81,33 @@ static void posix_destroy(void *backend)
 	if (!pb)
 		return;
 	close(pb->target);
+	for (posix_gen *g = pb->gens, *next; g; g = next) {
+		next = g->next;
+		free(g);
+	}
+	pthread_mutex_destroy(&pb->gens_mu);
 	free(pb);
+}
+
+/* The generation shared by every client working in dir (made on first use); NULL without memory. */
+static _Atomic uint64_t *gen_for(posix_backend *pb, const char *dir)
+{
+	pthread_mutex_lock(&pb->gens_mu);
+	posix_gen *g = pb->gens;
+	while (g && strcmp(g->dir, dir) != 0)
+		g = g->next;
+	if (!g) {
+		const size_t n = strlen(dir);
+		g = malloc(sizeof(*g) + n + 1);
+		if (g) {
+			atomic_init(&g->gen, 0);
+			memcpy(g->dir, dir, n + 1);
+			g->next = pb->gens;
+			pb->gens = g;
+		}
+	}
+	pthread_mutex_unlock(&pb->gens_mu);
+	return g ? &g->gen : NULL;
 }
 
 static int posix_client_init(void *backend, void *client, const char *dir, char *errbuf)
@@ -103,12 +130,21 @@ static int posix_client_init(void *backend, void *client, const char *dir, char 
 		return rp_fail(errbuf, RP_E_SYSTEM, "%s: %s", dir[0] ? dir : ".", strerror(-root));
 	c->b = top;
 	c->b.root = root;
+	rp__posix_cache_init(c);
+	c->gen = gen_for(pb, dir);
+	if (!c->gen) {
+		close(root);
+		c->b.root = -1;
+		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+	}
+	c->gen_seen = atomic_load(c->gen);
 	return 0;
 }
 
 static void posix_client_fini(void *backend, void *client)
 {
 	posix_client *const c = client;
+	rp__posix_cache_flush(c);
 	if (c->b.root >= 0)
 		close(c->b.root);
 	free(c->buf);
@@ -153,23 +189,23 @@ static int do_open(posix_backend *pb, posix_client *c, rp_breq *req)
 	if (dir) {
 		if (flags & O_CREAT) {
 			const char *name;
-			const int parent = rp__beneath_parent(&c->b, req->path, &name);
+			const int parent = rp__posix_parent(c, req->path, &name);
 			if (parent < 0)
 				return -parent;
 			const int rc = mkdirat(parent, name, mode) < 0 ? errno : 0;
-			rp__beneath_close(&c->b, parent);
+			rp__posix_release(c, parent);
 			if (rc && (rc != EEXIST || (flags & O_EXCL)))
 				return rc;
 		}
-		fd = rp__beneath_open(&c->b, req->path, O_RDONLY | O_DIRECTORY, 0);
+		fd = rp__posix_open(c, req->path, O_RDONLY | O_DIRECTORY, 0);
 	} else {
 		if (pb->o_sync)
 			flags |= O_SYNC;
-		fd = rp__beneath_open(&c->b, req->path, flags, mode);
+		fd = rp__posix_open(c, req->path, flags, mode);
 		if (fd == -EACCES && (flags & O_ACCMODE) == O_RDWR)
-			fd = rp__beneath_open(&c->b, req->path, (flags & ~O_ACCMODE) | O_RDONLY, mode);
+			fd = rp__posix_open(c, req->path, (flags & ~O_ACCMODE) | O_RDONLY, mode);
 		if (fd == -EISDIR && !file && !(flags & (O_EXCL | O_TRUNC))) {
-			fd = rp__beneath_open(&c->b, req->path, O_RDONLY | O_DIRECTORY, 0);
+			fd = rp__posix_open(c, req->path, O_RDONLY | O_DIRECTORY, 0);
 			dir = true;
 		}
 	}
@@ -195,11 +231,14 @@ static int do_close(posix_client *c, uint64_t bh)
 	int rc = close(f->fd) < 0 ? errno : 0;
 	if (f->delete_on_close) {
 		const char *name;
-		const int parent = rp__beneath_parent(&c->b, f->path, &name);
+		const int parent = rp__posix_parent(c, f->path, &name);
 		if (parent >= 0) {
-			if (unlinkat(parent, name, f->dir ? AT_REMOVEDIR : 0) < 0 && rc == 0 && errno != ENOENT)
+			const bool gone = unlinkat(parent, name, f->dir ? AT_REMOVEDIR : 0) == 0;
+			if (!gone && rc == 0 && errno != ENOENT)
 				rc = errno;
-			rp__beneath_close(&c->b, parent);
+			rp__posix_release(c, parent);
+			if (gone && f->dir)
+				rp__posix_forget(c, f->path);
 		}
 	}
 	free(f);
@@ -267,7 +306,7 @@ static int do_setattr(posix_client *c, const rp_breq *req, int fd)
 		return futimens(fd, NULL) < 0 ? errno : 0;
 	}
 	const char *name;
-	const int parent = rp__beneath_parent(&c->b, req->path, &name);
+	const int parent = rp__posix_parent(c, req->path, &name);
 	if (parent < 0)
 		return -parent;
 	int rc = 0;
@@ -275,7 +314,7 @@ static int do_setattr(posix_client *c, const rp_breq *req, int fd)
 		rc = errno;
 	if (rc == 0 && utimensat(parent, name, NULL, AT_SYMLINK_NOFOLLOW) < 0)
 		rc = errno;
-	rp__beneath_close(&c->b, parent);
+	rp__posix_release(c, parent);
 	return rc;
 }
 
@@ -287,10 +326,11 @@ static int do_at(posix_client *c, const rp_breq *req)
 	if (req->path[0] == '\0' && (op->op == RP_OP_STAT || op->op == RP_OP_LOOKUP || op->op == RP_OP_ACCESS))
 		return fstatat(c->b.root, "", &st, AT_EMPTY_PATH) < 0 ? errno : 0;
 	const char *name;
-	const int parent = rp__beneath_parent(&c->b, req->path, &name);
+	const int parent = rp__posix_parent(c, req->path, &name);
 	if (parent < 0)
 		return -parent;
 	int rc = 0;
+	bool moved = false; /* a directory may have moved or gone: cached fds beneath it are stale */
 	switch (op->op) {
 	case RP_OP_STAT:
 	case RP_OP_LOOKUP:
@@ -305,6 +345,7 @@ static int do_at(posix_client *c, const rp_breq *req)
 		break;
 	case RP_OP_RMDIR:
 		rc = unlinkat(parent, name, AT_REMOVEDIR);
+		moved = rc == 0;
 		break;
 	case RP_OP_MKNOD: {
 		/* Regular files and FIFOs only: a trace never gets to make device nodes. */
@@ -330,9 +371,9 @@ static int do_at(posix_client *c, const rp_breq *req)
 	case RP_OP_RENAME:
 	case RP_OP_LINK: {
 		const char *name2;
-		const int parent2 = req->path2 ? rp__beneath_parent(&c->b, req->path2, &name2) : -EINVAL;
+		const int parent2 = req->path2 ? rp__posix_parent(c, req->path2, &name2) : -EINVAL;
 		if (parent2 < 0) {
-			rp__beneath_close(&c->b, parent);
+			rp__posix_release(c, parent);
 			return -parent2;
 		}
 		if (op->op == RP_OP_LINK)
@@ -342,8 +383,9 @@ static int do_at(posix_client *c, const rp_breq *req)
 			rc = renameat2(parent, name, parent2, name2,
 				       req->dialect == RP_DIALECT_NT ? RENAME_NOREPLACE : 0);
 		const int err = errno;
-		rp__beneath_close(&c->b, parent2);
+		rp__posix_release(c, parent2);
 		errno = err;
+		moved = rc == 0 && op->op == RP_OP_RENAME;
 		break;
 	}
 	default:
@@ -351,7 +393,12 @@ static int do_at(posix_client *c, const rp_breq *req)
 		rc = -1;
 	}
 	const int err = rc < 0 ? errno : 0;
-	rp__beneath_close(&c->b, parent);
+	rp__posix_release(c, parent);
+	if (moved) {
+		rp__posix_forget(c, req->path);
+		if (op->op == RP_OP_RENAME)
+			rp__posix_forget(c, req->path2); /* a directory it replaced */
+	}
 	return err;
 }
 
@@ -361,7 +408,7 @@ static int do_xattr(posix_client *c, const rp_breq *req, int hfd)
 	int fd = hfd;
 	if (fd < 0) {
 		/* O_NONBLOCK: a FIFO in the tree must not hang the client. */
-		fd = rp__beneath_open(&c->b, req->path ? req->path : "", O_RDONLY | O_NONBLOCK, 0);
+		fd = rp__posix_open(c, req->path ? req->path : "", O_RDONLY | O_NONBLOCK, 0);
 		if (fd < 0)
 			return -fd;
 	}
@@ -390,7 +437,7 @@ static int by_path(posix_backend *pb, posix_client *c, rp_breq *req)
 	if (op->op == RP_OP_CLOSE)
 		return 0; /* nothing of ours is open under a path */
 	const int flags = (op->op == RP_OP_READ ? O_RDONLY : O_RDWR) | (pb->o_sync ? O_SYNC : 0);
-	const int fd = rp__beneath_open(&c->b, req->path, flags | O_NONBLOCK, 0);
+	const int fd = rp__posix_open(c, req->path, flags | O_NONBLOCK, 0);
 	if (fd < 0)
 		return -fd;
 	int rc;
@@ -464,6 +511,7 @@ static int posix_do(posix_backend *pb, posix_client *c, rp_breq *req)
 static int posix_submit(void *backend, void *client, rp_breq *req)
 {
 	req->result = 0;
+	rp__posix_begin(client);
 	req->status = posix_do(backend, client, req);
 	if (req->cb)
 		req->cb(req);
@@ -473,6 +521,7 @@ static int posix_submit(void *backend, void *client, rp_breq *req)
 static void posix_release(void *backend, void *client, uint64_t bh)
 {
 	(void)backend;
+	rp__posix_begin(client);
 	do_close(client, bh);
 }
 

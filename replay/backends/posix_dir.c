@@ -82,26 +82,19 @@ int rp__posix_readdir(posix_backend *pb, posix_client *c, const rp_breq *req, in
 			pat[i] = last[i] == '<' ? '*' : last[i] == '>' ? '?' : last[i] == '"' ? '.' : last[i];
 		pat[i] = '\0';
 		pattern = pat[0] ? pat : "*";
-		char dir[PATH_MAX];
-		const size_t dl = slash ? (size_t)(slash - req->path) : 0;
-		if (dl >= sizeof(dir))
-			return ENAMETOOLONG;
-		memcpy(dir, req->path, dl);
-		dir[dl] = '\0';
-		dirfd = rp__beneath_open(&c->b, dir, O_RDONLY | O_DIRECTORY, 0);
+		dirfd = rp__posix_listdir(c, req->path, slash ? (size_t)(slash - req->path) : 0);
 		if (dirfd < 0)
 			return -dirfd;
 		rc = count_entries(c, dirfd, pattern, FNM_CASEFOLD, &n);
 		if (rc == 0 && n == 0 && req->dialect == RP_DIALECT_NT)
 			rc = ENOENT;
 	} else {
-		dirfd = rp__beneath_open(&c->b, req->path, O_RDONLY | O_DIRECTORY, 0);
+		dirfd = rp__posix_listdir(c, req->path, strlen(req->path));
 		if (dirfd < 0)
 			return -dirfd;
 		rc = count_entries(c, dirfd, NULL, 0, &n);
 	}
-	if (dirfd >= 0)
-		close(dirfd);
+	rp__posix_release(c, dirfd);
 	/* A listing returns at most the requested number of entries. */
 	*result = req->op->length && n > req->op->length ? req->op->length : n;
 	return rc;
@@ -161,7 +154,7 @@ static int empty_dir(posix_client *c, int dirfd, int depth)
 int rp__posix_deltree(posix_client *c, const char *path)
 {
 	const char *name;
-	const int parent = rp__beneath_parent(&c->b, path, &name);
+	const int parent = rp__posix_parent(c, path, &name);
 	if (parent < 0)
 		return parent == -ENOENT ? 0 : -parent;
 	int rc = 0;
@@ -181,6 +174,7 @@ int rp__posix_deltree(posix_client *c, const char *path)
 	if (rc == 0 && unlinkat(parent, name, AT_REMOVEDIR) < 0)
 		rc = errno;
 out:
-	rp__beneath_close(&c->b, parent);
+	rp__posix_release(c, parent);
+	rp__posix_forget(c, path); /* whatever of it is gone, no cached fd may outlive it */
 	return rc;
 }

@@ -314,6 +314,114 @@ static void test_clone_dir_symlink(void **state)
 	mkdir(target, 0777);
 }
 
+/* The directory fd cache never outlives a rename, rmdir or deltree: old paths fail, new ones work. */
+static void test_dircache_invalidation(void **state)
+{
+	(void)state;
+	for (int walk = 0; walk < 2; walk++) {
+		wl t;
+		wl_init(&t, RP_SRC_LOADFILE_SMB);
+		wl_add(&t, 1, RP_OP_MKDIR, "\\a", 0, 0, 0, 0);
+		wl_add(&t, 1, RP_OP_MKDIR, "\\a\\b", 0, 0, 0, 0);
+		nt_open(&t, "\\a\\b\\f", RP_NT_CREATE, 0, 1, 0);
+		wl_add(&t, 1, RP_OP_CLOSE, NULL, 1, 0, 0, 0);
+		wl_add(&t, 1, RP_OP_STAT, "\\a\\b\\f", 0, 0, 0, 0); /* a\b is cached now */
+		rp_op *const mv = wl_add(&t, 1, RP_OP_RENAME, "\\a", 0, 0, 0, 0);
+		mv->path2 = wl_str(&t, "\\c");
+		wl_add(&t, 1, RP_OP_STAT, "\\a\\b\\f", 0, 0, 0, ENOENT);
+		wl_add(&t, 1, RP_OP_STAT, "\\c\\b\\f", 0, 0, 0, 0);
+		nt_open(&t, "\\a\\b\\g", RP_NT_CREATE, 0, 2, ENOENT);
+		/* A new a\b is a new, empty directory. */
+		wl_add(&t, 1, RP_OP_MKDIR, "\\a", 0, 0, 0, 0);
+		wl_add(&t, 1, RP_OP_MKDIR, "\\a\\b", 0, 0, 0, 0);
+		wl_add(&t, 1, RP_OP_STAT, "\\a\\b\\f", 0, 0, 0, ENOENT);
+		wl_add(&t, 1, RP_OP_READDIR, "\\a\\b\\*", 0, 0, 100, ENOENT);
+		/* rmdir and deltree forget too. */
+		wl_add(&t, 1, RP_OP_STAT, "\\c\\b\\f", 0, 0, 0, 0);
+		wl_add(&t, 1, RP_OP_DELTREE, "\\c", 0, 0, 0, 0);
+		wl_add(&t, 1, RP_OP_STAT, "\\c\\b\\f", 0, 0, 0, ENOENT);
+		wl_add(&t, 1, RP_OP_MKDIR, "\\c", 0, 0, 0, 0);
+		wl_add(&t, 1, RP_OP_MKDIR, "\\c\\b", 0, 0, 0, 0);
+		wl_add(&t, 1, RP_OP_STAT, "\\c\\b\\f", 0, 0, 0, ENOENT);
+		wl_add(&t, 1, RP_OP_RMDIR, "\\a\\b", 0, 0, 0, 0);
+		wl_add(&t, 1, RP_OP_STAT, "\\a\\b\\f", 0, 0, 0, ENOENT);
+		nt_open(&t, "\\a\\b", RP_NT_CREATE, RP_NT_DIRECTORY_FILE, 3, 0);
+		nt_open(&t, "\\a\\b\\h", RP_NT_CREATE, 0, 4, 0);
+		wl_add(&t, 1, RP_OP_CLOSE, NULL, 4, 0, 0, 0);
+		wl_add(&t, 1, RP_OP_UNLINK, "\\a\\b\\h", 0, 0, 0, 0);
+		wl_add(&t, 1, RP_OP_CLOSE, NULL, 3, 0, 0, 0);
+		rp_replay *r;
+		const rp_replay_results *const res = run_posix(&t, walk ? "no-openat2" : NULL, false, 0, &r);
+		for (size_t i = 0; i < res->n_samples; i++)
+			print_message("mismatch: %s %s expected %d got %d\n", rp_op_name(res->samples[i].op),
+				      res->samples[i].path, res->samples[i].expected, res->samples[i].actual);
+		assert_int_equal(res->mismatches, 0);
+		assert_true(exists("a/b"));
+		assert_true(exists("c/b"));
+		rp_replay_destroy(r);
+		wl_fini(&t);
+		rm_rf(target);
+		mkdir(target, 0777);
+	}
+}
+
+/* Drive the posix backend directly: one request, synchronously. */
+static int breq(const rp_backend_ops *b, void *bs, void *cs, unsigned opcode, const char *path, const char *path2)
+{
+	rp_op op;
+	memset(&op, 0, sizeof(op));
+	op.op = (uint16_t)opcode;
+	op.mode = 0777;
+	rp_breq req;
+	memset(&req, 0, sizeof(req));
+	req.op = &op;
+	req.path = path;
+	req.path2 = path2;
+	req.dialect = RP_DIALECT_POSIX;
+	assert_int_equal(b->submit(bs, cs, &req), 0);
+	return req.status;
+}
+
+/* Two clients in one directory: a rename by one empties the other's cache; symlinked directories are not cached. */
+static void test_dircache_shared(void **state)
+{
+	(void)state;
+	const rp_backend_ops *const b = rp_backend_find("posix");
+	assert_non_null(b);
+	const rp_backend_args args = { .target = target, .n_clients = 2 };
+	char eb[RP_ERRBUF_SIZE];
+	void *bs;
+	assert_int_equal(b->create(&bs, &args, eb), 0);
+	void *const c1 = calloc(1, b->client_size), *const c2 = calloc(1, b->client_size);
+	assert_int_equal(b->client_init(bs, c1, "", eb), 0);
+	assert_int_equal(b->client_init(bs, c2, "", eb), 0);
+	assert_int_equal(breq(b, bs, c1, RP_OP_MKDIR, "a", NULL), 0);
+	assert_int_equal(breq(b, bs, c1, RP_OP_MKDIR, "a/b", NULL), 0);
+	assert_int_equal(breq(b, bs, c1, RP_OP_MKDIR, "a/b/d", NULL), 0);
+	assert_int_equal(breq(b, bs, c1, RP_OP_STAT, "a/b/d", NULL), 0); /* c1 caches a/b */
+	assert_int_equal(breq(b, bs, c2, RP_OP_RENAME, "a", "z"), 0);
+	assert_int_equal(breq(b, bs, c1, RP_OP_STAT, "a/b/d", NULL), ENOENT);
+	assert_int_equal(breq(b, bs, c1, RP_OP_STAT, "z/b/d", NULL), 0);
+	assert_int_equal(breq(b, bs, c2, RP_OP_RMDIR, "z/b/d", NULL), 0);
+	assert_int_equal(breq(b, bs, c1, RP_OP_STAT, "z/b/d", NULL), ENOENT);
+	/* A directory reached through a symlink: retargeting the link is seen at once. */
+	assert_int_equal(breq(b, bs, c1, RP_OP_MKDIR, "one", NULL), 0);
+	assert_int_equal(breq(b, bs, c1, RP_OP_MKDIR, "two", NULL), 0);
+	assert_int_equal(breq(b, bs, c1, RP_OP_MKDIR, "one/x", NULL), 0);
+	assert_int_equal(breq(b, bs, c1, RP_OP_SYMLINK, "ln", "one"), 0);
+	assert_int_equal(breq(b, bs, c1, RP_OP_STAT, "ln/x", NULL), 0);
+	assert_int_equal(breq(b, bs, c2, RP_OP_UNLINK, "ln", NULL), 0);
+	assert_int_equal(breq(b, bs, c2, RP_OP_SYMLINK, "ln", "two"), 0);
+	assert_int_equal(breq(b, bs, c1, RP_OP_STAT, "ln/x", NULL), ENOENT);
+	b->client_fini(bs, c1);
+	b->client_fini(bs, c2);
+	b->destroy(bs);
+	free(c1);
+	free(c2);
+	rm_rf(target);
+	mkdir(target, 0777);
+}
+
 /* posix options: sync and fsync-writes still run everything; a missing target is an error. */
 static void test_options(void **state)
 {
@@ -346,6 +454,8 @@ int main(void)
 		cmocka_unit_test(test_confinement_walk),
 		cmocka_unit_test(test_clone_dir_symlink),
 		cmocka_unit_test(test_options),
+		cmocka_unit_test(test_dircache_invalidation),
+		cmocka_unit_test(test_dircache_shared),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
