@@ -354,6 +354,57 @@ static void test_async_null(void **state)
 	}
 }
 
+/* Handle 0 with EBADF recorded: null and fault answer EBADF; a version 1 backend never sees the op. */
+static _Atomic int v1_submits;
+static int v1_submit(void *b, void *cs, rp_breq *req)
+{
+	(void)b, (void)cs;
+	atomic_fetch_add(&v1_submits, 1);
+	req->status = 0;
+	return 0;
+}
+static const rp_backend_ops v1_ops = {
+	.version = 1, .name = "v1", .summary = "test", .client_size = sizeof(rec_client),
+	.create = rec_create, .destroy = rec_destroy, .client_init = rec_client_init,
+	.client_fini = rec_client_fini, .submit = v1_submit, .release = rec_release,
+};
+
+static void test_no_handle(void **state)
+{
+	(void)state;
+	for (int b = 0; b < 4; b++) {
+		rec_reset();
+		atomic_store(&v1_submits, 0);
+		wl t;
+		wl_init(&t, RP_SRC_PCAP_SMB);
+		wl_add(&t, 1, RP_OP_STAT, "/.Trash", 0, 0, 0, EBADF);
+		wl_add(&t, 1, RP_OP_CLOSE, NULL, 0, 0, 0, EBADF);
+		wl_add(&t, 1, RP_OP_READ, NULL, 0, 0, 10, EBADF);
+		wl_add(&t, 1, RP_OP_MKDIR, "/d", 0, 0, 0, 0); /* not a handle op: issued as usual */
+		rp_replay_opts o;
+		rp_replay_opts_init(&o);
+		o.target = "unused";
+		o.no_prepare = true;
+		if (b == 0)
+			o.backend = "null";
+		else if (b == 1)
+			o.backend = "fault";
+		else if (b == 2)
+			o.backend_opts = "async", o.backend = "null";
+		else
+			o.backend_ops = &v1_ops;
+		rp_replay *const r = make(&t, &o);
+		const rp_replay_results *const res = run(r);
+		assert_int_equal(res->mismatches, 0);
+		assert_int_equal(res->errnos[EBADF], 3);
+		assert_int_equal(res->op[RP_OP_READ].bytes, 0);
+		if (b == 3)
+			assert_int_equal(atomic_load(&v1_submits), 1);
+		rp_replay_destroy(r);
+		wl_fini(&t);
+	}
+}
+
 /* Bad options are refused with a message before anything runs. */
 static void test_bad_options(void **state)
 {
@@ -456,6 +507,7 @@ int main(void)
 		cmocka_unit_test(test_mismatch_skip),
 		cmocka_unit_test(test_mismatch_abort),
 		cmocka_unit_test(test_async_null),
+		cmocka_unit_test(test_no_handle),
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_stop),

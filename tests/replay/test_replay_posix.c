@@ -422,6 +422,47 @@ static void test_dircache_shared(void **state)
 	mkdir(target, 0777);
 }
 
+/*
+ * SMB2 compounds: the ops after a CREATE that failed carry handle 0 and
+ * EBADF (NT_STATUS_FILE_CLOSED).  They are issued without a handle and not
+ * resolved by path, so they fail EBADF here too, even where the path exists.
+ */
+static void test_compound_no_handle(void **state)
+{
+	(void)state;
+	wl t;
+	wl_init(&t, RP_SRC_PCAP_SMB);
+	nt_open(&t, "/x", RP_NT_CREATE, 0, 1, 0);
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 1, 0, 0, 0);
+	nt_open(&t, "/.Trash", RP_NT_OPEN, 0, 0, ENOENT);
+	wl_add(&t, 1, RP_OP_STAT, "/.Trash", 0, 0, 0, EBADF)->level = 18;
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 0, 0, 0, EBADF);
+	nt_open(&t, "/x", RP_NT_CREATE, 0, 0, EEXIST);
+	wl_add(&t, 1, RP_OP_STAT, "/x", 0, 0, 0, EBADF)->level = 18; /* by path it would succeed */
+	wl_add(&t, 1, RP_OP_SETATTR, "/x", 0, 0, 0, EBADF)->level = 20;
+	wl_add(&t, 1, RP_OP_READ, "/x", 0, 0, 10, EBADF);
+	wl_add(&t, 1, RP_OP_WRITE, "/x", 0, 0, 10, EBADF);
+	wl_add(&t, 1, RP_OP_STATFS, "/x", 0, 0, 0, EBADF);
+	wl_add(&t, 1, RP_OP_GETXATTR, "/x", 0, 0, 0, EBADF);
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 0, 0, 0, EBADF);
+	/* Not a handle op, or not EBADF: by path as always. */
+	wl_add(&t, 1, RP_OP_STAT, "/x", 0, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_STAT, "/.Trash", 0, 0, 0, ENOENT);
+	wl_add(&t, 1, RP_OP_UNLINK, "/x", 0, 0, 0, 0);
+	rp_replay *r;
+	const rp_replay_results *const res = run_posix(&t, NULL, false, 0, &r);
+	for (size_t i = 0; i < res->n_samples; i++)
+		print_message("mismatch: %s %s expected %d got %d\n", rp_op_name(res->samples[i].op),
+			      res->samples[i].path, res->samples[i].expected, res->samples[i].actual);
+	assert_int_equal(res->mismatches, 0);
+	assert_int_equal(res->unknown_handles, 0);
+	assert_int_equal(res->errnos[EBADF], 9);
+	assert_int_equal(res->op[RP_OP_WRITE].bytes, 0);
+	assert_int_equal(size_of("x"), -1);
+	rp_replay_destroy(r);
+	wl_fini(&t);
+}
+
 /* posix options: sync and fsync-writes still run everything; a missing target is an error. */
 static void test_options(void **state)
 {
@@ -456,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_dircache_invalidation),
 		cmocka_unit_test(test_dircache_shared),
+		cmocka_unit_test(test_compound_no_handle),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
