@@ -42,6 +42,16 @@ enum {
 	RP_NT_OVERWRITE = 4,
 	RP_NT_OVERWRITE_IF = 5,
 };
+/* NT access mask bits we act on (MS-DTYP 2.4.3 ACCESS_MASK; MS-SMB2 2.2.13.1.1); #defines: 0x80000000 is no int. */
+#define RP_NT_READ_DATA 0x1u
+#define RP_NT_WRITE_DATA 0x2u
+#define RP_NT_APPEND_DATA 0x4u
+#define RP_NT_EXECUTE 0x20u
+#define RP_NT_MAXIMUM_ALLOWED 0x02000000u
+#define RP_NT_GENERIC_ALL 0x10000000u
+#define RP_NT_GENERIC_EXECUTE 0x20000000u
+#define RP_NT_GENERIC_WRITE 0x40000000u
+#define RP_NT_GENERIC_READ 0x80000000u
 /* NT create options we act on. */
 enum {
 	RP_NT_DIRECTORY_FILE = 0x1,

@@ -26,6 +26,8 @@ typedef struct pfile {
 	int fd;
 	bool delete_on_close;
 	bool dir;
+	/* An NT open grants only the data access it asked for: I/O beyond it is ACCESS_DENIED (EACCES). */
+	bool no_read, no_write;
 	char path[]; /* for delete-on-close */
 } pfile;
 
@@ -151,42 +153,87 @@ static void posix_client_fini(void *backend, void *client)
 	c->buf = NULL;
 }
 
-/* open(2) flags for an open in the trace's dialect; *dir: wants a directory; *file: must not be one. */
-static int open_flags(const rp_breq *req, bool *dir, bool *file, bool *doc)
+/* How to open what an open op names, in the trace's dialect. */
+typedef struct oflags {
+	int flags;        /* open(2) flags */
+	bool dir;         /* wants a directory */
+	bool file;        /* must not be one (NT FILE_NON_DIRECTORY_FILE) */
+	bool doc;         /* delete on close */
+	bool fallback_ro; /* no access was asked for as such: read-write, else read-only */
+	bool meta_only;   /* NT: no data access asked for (attributes, DELETE, ...): O_PATH if unreadable */
+	bool nt;          /* NT semantics: a directory opened read-only is found out; I/O checks the access */
+	bool no_read, no_write;
+} oflags;
+
+static const uint32_t nt_read_bits = RP_NT_READ_DATA | RP_NT_EXECUTE | RP_NT_GENERIC_READ | RP_NT_GENERIC_EXECUTE |
+				     RP_NT_GENERIC_ALL;
+static const uint32_t nt_write_bits = RP_NT_WRITE_DATA | RP_NT_APPEND_DATA | RP_NT_GENERIC_WRITE | RP_NT_GENERIC_ALL;
+
+static int nt_accmode(uint32_t access, oflags *o)
+{
+	/* No mask (dbench loadfiles) or MAXIMUM_ALLOWED: as much as the file allows. */
+	if (access == 0 || (access & RP_NT_MAXIMUM_ALLOWED)) {
+		o->fallback_ro = true;
+		return O_RDWR;
+	}
+	const bool rd = (access & nt_read_bits) != 0, wr = (access & nt_write_bits) != 0;
+	o->no_read = !rd;
+	o->no_write = !wr;
+	if (rd && wr)
+		return O_RDWR;
+	if (wr)
+		return O_WRONLY; /* FILE_APPEND_DATA too: SMB writes carry their offset, O_APPEND would ignore it */
+	o->meta_only = !rd;
+	return O_RDONLY;
+}
+
+static oflags open_flags(const rp_breq *req)
 {
 	const rp_op *const op = req->op;
-	*dir = (op->flags & RP_OPF_DIRECTORY) != 0;
-	*file = false;
-	*doc = false;
+	oflags o = { .dir = (op->flags & RP_OPF_DIRECTORY) != 0 };
 	switch (req->dialect) {
 	case RP_DIALECT_NT: {
-		*dir = *dir || (op->options & RP_NT_DIRECTORY_FILE);
-		*file = (op->options & RP_NT_NON_DIRECTORY_FILE) != 0;
-		*doc = (op->options & RP_NT_DELETE_ON_CLOSE) != 0;
+		o.nt = true;
+		o.dir = o.dir || (op->options & RP_NT_DIRECTORY_FILE);
+		o.file = (op->options & RP_NT_NON_DIRECTORY_FILE) != 0;
+		o.doc = (op->options & RP_NT_DELETE_ON_CLOSE) != 0;
 		static const int disp[] = {
 			[RP_NT_SUPERSEDE] = O_CREAT | O_TRUNC, [RP_NT_OPEN] = 0,
 			[RP_NT_CREATE] = O_CREAT | O_EXCL,     [RP_NT_OPEN_IF] = O_CREAT,
 			[RP_NT_OVERWRITE] = O_TRUNC,           [RP_NT_OVERWRITE_IF] = O_CREAT | O_TRUNC,
 		};
-		return O_RDWR | (op->disposition <= RP_NT_OVERWRITE_IF ? disp[op->disposition] : 0);
+		o.flags = nt_accmode(op->access, &o) | (op->disposition <= RP_NT_OVERWRITE_IF ? disp[op->disposition] : 0);
+		return o;
 	}
 	case RP_DIALECT_POSIX:
-		*dir = *dir || (op->access & O_DIRECTORY);
-		return (int)(op->access & (O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC | O_APPEND | O_DIRECTORY));
+		o.dir = o.dir || (op->access & O_DIRECTORY);
+		o.flags = (int)(op->access & (O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC | O_APPEND | O_DIRECTORY));
+		return o;
 	case RP_DIALECT_NFS:
+		/* NFSv4 OPEN records share_access as O_ flags; NFSv3 and loadfiles have none (0): read-write. */
+		if (op->access & (O_ACCMODE | O_CREAT))
+			o.flags = (int)(op->access & O_ACCMODE);
+		else {
+			o.flags = O_RDWR;
+			o.fallback_ro = true;
+		}
 		/* Loadfiles record createhow as an NT disposition: GUARDED/EXCLUSIVE as CREATE (docs/loadfile.md). */
-		return O_RDWR | ((op->flags & RP_OPF_CREATE) ? O_CREAT | (op->disposition == RP_NT_CREATE ? O_EXCL : 0) : 0);
+		if (op->flags & RP_OPF_CREATE)
+			o.flags |= O_CREAT | (op->disposition == RP_NT_CREATE ? O_EXCL : 0);
+		return o;
 	}
-	return O_RDWR;
+	o.flags = O_RDWR;
+	o.fallback_ro = true;
+	return o;
 }
 
 static int do_open(posix_backend *pb, posix_client *c, rp_breq *req)
 {
-	bool dir, file, doc;
-	int flags = open_flags(req, &dir, &file, &doc);
-	const unsigned mode = req->op->mode ? req->op->mode & 07777 : dir ? 0777 : 0666;
+	oflags o = open_flags(req);
+	int flags = o.flags;
+	const unsigned mode = req->op->mode ? req->op->mode & 07777 : o.dir ? 0777 : 0666;
 	int fd;
-	if (dir) {
+	if (o.dir) {
 		if (flags & O_CREAT) {
 			const char *name;
 			const int parent = rp__posix_parent(c, req->path, &name);
@@ -202,11 +249,25 @@ static int do_open(posix_backend *pb, posix_client *c, rp_breq *req)
 		if (pb->o_sync)
 			flags |= O_SYNC;
 		fd = rp__posix_open(c, req->path, flags, mode);
-		if (fd == -EACCES && (flags & O_ACCMODE) == O_RDWR)
+		if (fd == -EACCES && o.fallback_ro && (flags & O_ACCMODE) == O_RDWR) {
 			fd = rp__posix_open(c, req->path, (flags & ~O_ACCMODE) | O_RDONLY, mode);
-		if (fd == -EISDIR && !file && !(flags & (O_EXCL | O_TRUNC))) {
+			o.no_write = o.nt;
+		}
+		if (fd == -EACCES && o.meta_only) /* attributes only: no read permission needed */
+			fd = rp__posix_open(c, req->path, O_PATH | (flags & O_DIRECTORY), 0);
+		if (fd == -EISDIR && !o.file && !(flags & (O_EXCL | O_TRUNC))) {
 			fd = rp__posix_open(c, req->path, O_RDONLY | O_DIRECTORY, 0);
-			dir = true;
+			o.dir = true;
+		} else if (fd >= 0 && o.nt && (flags & O_ACCMODE) == O_RDONLY) {
+			/* Read-only opens of a directory succeed in POSIX; SMB tells them apart. */
+			struct stat st;
+			if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+				if (o.file || (flags & (O_EXCL | O_TRUNC))) {
+					close(fd);
+					return EISDIR;
+				}
+				o.dir = true;
+			}
 		}
 	}
 	if (fd < 0)
@@ -218,8 +279,10 @@ static int do_open(posix_backend *pb, posix_client *c, rp_breq *req)
 		return ENOMEM;
 	}
 	f->fd = fd;
-	f->dir = dir;
-	f->delete_on_close = doc;
+	f->dir = o.dir;
+	f->delete_on_close = o.doc;
+	f->no_read = o.no_read;
+	f->no_write = o.no_write;
 	memcpy(f->path, req->path, plen + 1);
 	req->bh = (uint64_t)(uintptr_t)f;
 	return 0;
@@ -300,7 +363,7 @@ static int do_setattr(posix_client *c, const rp_breq *req, int fd)
 			return 0;
 		}
 		if (op->level == LEVEL_END_OF_FILE || op->level == LEVEL_ALLOCATION)
-			return ftruncate(fd, (off_t)(op->length & INT64_MAX)) < 0 ? errno : 0;
+			return f->no_write ? EACCES : ftruncate(fd, (off_t)(op->length & INT64_MAX)) < 0 ? errno : 0;
 		if (op->mode && fchmod(fd, op->mode & 07777) < 0)
 			return errno;
 		return futimens(fd, NULL) < 0 ? errno : 0;
@@ -473,8 +536,14 @@ static int posix_do(posix_backend *pb, posix_client *c, rp_breq *req)
 	case RP_OP_CLOSE:
 		return req->bh ? do_close(c, req->bh) : EBADF;
 	case RP_OP_READ:
-	case RP_OP_WRITE:
-		return fd >= 0 ? do_io(pb, c, req, fd, op->op == RP_OP_WRITE) : EBADF;
+	case RP_OP_WRITE: {
+		if (fd < 0)
+			return EBADF;
+		const pfile *const f = (const pfile *)(uintptr_t)req->bh;
+		if (op->op == RP_OP_WRITE ? f->no_write : f->no_read)
+			return EACCES;
+		return do_io(pb, c, req, fd, op->op == RP_OP_WRITE);
+	}
 	case RP_OP_FLUSH:
 		return fd < 0 ? EBADF : fsync(fd) < 0 ? errno : 0;
 	case RP_OP_LOCK:

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -463,6 +465,91 @@ static void test_compound_no_handle(void **state)
 	wl_fini(&t);
 }
 
+/* Root ignores permission bits: drop (or give back) CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH from the effective set. */
+static void dac_caps(bool on)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+	struct __user_cap_data_struct d[2];
+	if (syscall(SYS_capget, &h, d) != 0)
+		return;
+	const uint32_t bits = (1u << CAP_DAC_OVERRIDE) | (1u << CAP_DAC_READ_SEARCH);
+	d[0].effective = on ? d[0].effective | (d[0].permitted & bits) : d[0].effective & ~bits;
+	if (syscall(SYS_capset, &h, d) != 0)
+		fail_msg("capset: %s", strerror(errno));
+}
+
+static rp_op *nt_open_access(wl *t, const char *path, uint32_t access, uint32_t disp, uint32_t options, uint64_t h,
+			     int32_t status)
+{
+	rp_op *const op = nt_open(t, path, disp, options, h, status);
+	op->access = access;
+	return op;
+}
+
+/* NT opens get the data access their mask asks for: a write mask on a read-only file is ACCESS_DENIED. */
+static void test_nt_access(void **state)
+{
+	(void)state;
+	char p[700];
+	snprintf(p, sizeof(p), "%s/ro", target);
+	FILE *const f = fopen(p, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite("0123456789", 1, 10, f), 10);
+	fclose(f);
+	assert_int_equal(chmod(p, 0444), 0);
+	snprintf(p, sizeof(p), "%s/d", target);
+	assert_int_equal(mkdir(p, 0777), 0);
+	wl t;
+	wl_init(&t, RP_SRC_PCAP_SMB);
+	nt_open_access(&t, "/ro", RP_NT_GENERIC_READ | RP_NT_GENERIC_WRITE, RP_NT_OPEN, 0, 1, EACCES);
+	nt_open_access(&t, "/ro", RP_NT_WRITE_DATA, RP_NT_OPEN, 0, 1, EACCES);
+	nt_open_access(&t, "/ro", RP_NT_APPEND_DATA, RP_NT_OPEN, 0, 1, EACCES);
+	nt_open_access(&t, "/ro", RP_NT_READ_DATA, RP_NT_OPEN, 0, 2, 0);
+	wl_add(&t, 1, RP_OP_READ, NULL, 2, 0, 10, 0);
+	wl_add(&t, 1, RP_OP_WRITE, NULL, 2, 0, 10, EACCES);
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 2, 0, 0, 0);
+	/* No mask (dbench loadfiles) and MAXIMUM_ALLOWED: what the file allows, here reading. */
+	nt_open_access(&t, "/ro", 0, RP_NT_OPEN, 0, 3, 0);
+	wl_add(&t, 1, RP_OP_READ, NULL, 3, 0, 10, 0);
+	wl_add(&t, 1, RP_OP_WRITE, NULL, 3, 0, 10, EACCES);
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 3, 0, 0, 0);
+	nt_open_access(&t, "/ro", RP_NT_MAXIMUM_ALLOWED, RP_NT_OPEN, 0, 4, 0);
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 4, 0, 0, 0);
+	/* Attributes only (FILE_READ_ATTRIBUTES | SYNCHRONIZE): stat works, data does not. */
+	nt_open_access(&t, "/ro", 0x100080, RP_NT_OPEN, 0, 5, 0);
+	wl_add(&t, 1, RP_OP_STAT, NULL, 5, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_READ, NULL, 5, 0, 10, EACCES);
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 5, 0, 0, 0);
+	/* Write-only: writes and truncation work, reads do not. */
+	nt_open_access(&t, "/w", RP_NT_WRITE_DATA, RP_NT_CREATE, 0, 6, 0);
+	wl_add(&t, 1, RP_OP_WRITE, NULL, 6, 0, 100, 0);
+	wl_add(&t, 1, RP_OP_READ, NULL, 6, 0, 100, EACCES);
+	wl_add(&t, 1, RP_OP_SETATTR, NULL, 6, 0, 50, 0)->level = 1020;
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 6, 0, 0, 0);
+	nt_open_access(&t, "/w", RP_NT_READ_DATA, RP_NT_OPEN, 0, 7, 0);
+	wl_add(&t, 1, RP_OP_SETATTR, NULL, 7, 0, 10, EACCES)->level = 1020;
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 7, 0, 0, 0);
+	/* A read-only open of a directory is still found to be one. */
+	nt_open_access(&t, "/d", RP_NT_READ_DATA, RP_NT_OPEN, RP_NT_NON_DIRECTORY_FILE, 8, EISDIR);
+	nt_open_access(&t, "/d", RP_NT_READ_DATA, RP_NT_OPEN, 0, 9, 0);
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 9, 0, 0, 0);
+	dac_caps(false);
+	rp_replay *r;
+	const rp_replay_results *const res = run_posix(&t, NULL, false, 0, &r);
+	dac_caps(true);
+	for (size_t i = 0; i < res->n_samples; i++)
+		print_message("mismatch: %s %s expected %d got %d\n", rp_op_name(res->samples[i].op),
+			      res->samples[i].path, res->samples[i].expected, res->samples[i].actual);
+	assert_int_equal(res->mismatches, 0);
+	assert_int_equal(res->unknown_handles, 0);
+	assert_int_equal(size_of("w"), 50);
+	assert_int_equal(res->op[RP_OP_READ].bytes, 20);
+	rp_replay_destroy(r);
+	wl_fini(&t);
+	rm_rf(target);
+	mkdir(target, 0777);
+}
+
 /* posix options: sync and fsync-writes still run everything; a missing target is an error. */
 static void test_options(void **state)
 {
@@ -498,6 +585,7 @@ int main(void)
 		cmocka_unit_test(test_dircache_invalidation),
 		cmocka_unit_test(test_dircache_shared),
 		cmocka_unit_test(test_compound_no_handle),
+		cmocka_unit_test(test_nt_access),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
