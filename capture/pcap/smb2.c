@@ -1,5 +1,6 @@
 /* SMB2/3 chains: headers, compounds, request/response matching, async replies (MS-SMB2 2.2.1, 3.2.4.1.4, 3.3.4.2). */
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -306,9 +307,11 @@ static bool parse_header(rp_cur *c, smb2_hdr *h)
 
 void rp__smb2_message(rp_capctx *cx, rp_conn *conn, smb_conn *sc, const rp_msg *m)
 {
-	smb2_chain *const ch = calloc(1, sizeof *ch);
-	if (!ch)
-		return;
+	/* On the stack and zeroed only up to the path buffer: this runs per message. */
+	smb2_chain chain;
+	memset(&chain, 0, offsetof(smb2_chain, path));
+	chain.path[0] = '\0';
+	smb2_chain *const ch = &chain;
 	size_t at = 0;
 	for (;;) {
 		if (at >= m->len) {
@@ -356,6 +359,5 @@ void rp__smb2_message(rp_capctx *cx, rp_conn *conn, smb_conn *sc, const rp_msg *
 			break;
 		at += h.next;
 	}
-	free(ch);
 	sweep(cx, sc);
 }
