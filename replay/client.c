@@ -1,5 +1,6 @@
 /* One replay client: its thread, its op source, its schedule, its handle table and statistics. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,8 @@
 #include "replay/engine.h"
 
 #define NS 1000000000ull
+/* In the handle table: the trace's open of this handle failed here (no backend handle is ever this). */
+#define BH_FAILED UINT64_MAX
 
 /* The path behind string id, normalised and cached per client (ids are per source). */
 static const rp_pathent *path_load(rp_client *c, uint32_t id)
@@ -113,7 +116,8 @@ static inline bool matches(int32_t expected, int32_t actual)
 }
 
 /* A mismatch: keep an example, and stop everything under --on-mismatch=abort. */
-static void mismatch(rp_client *c, const rp_op *op, uint64_t index, int32_t actual, const char *path)
+static void mismatch(rp_client *c, const rp_op *op, uint64_t index, int32_t expected, int32_t actual,
+		     const char *path)
 {
 	rp_replay *const r = c->r;
 	if (c->n_samples < RP_REPLAY_SAMPLES) {
@@ -121,7 +125,7 @@ static void mismatch(rp_client *c, const rp_op *op, uint64_t index, int32_t actu
 		s->client = c->index;
 		s->index = index;
 		s->op = op->op;
-		s->expected = op->status;
+		s->expected = expected;
 		s->actual = actual;
 		snprintf(s->path, sizeof(s->path), "%s", path ? path : "");
 	}
@@ -140,8 +144,9 @@ static rp_hist *new_hist(void)
 }
 
 /* Statistics for one op that ran (or was refused by the engine: lat_ok false). */
-static inline __attribute__((always_inline)) void record(rp_client *c, const rp_op *op, uint64_t index, uint64_t sched, uint64_t issue,
-			  uint64_t done, bool lat_ok, int32_t status, uint64_t result, const char *path)
+static inline __attribute__((always_inline)) void record(rp_client *c, const rp_op *op, uint64_t index, uint64_t sched,
+							 uint64_t issue, uint64_t done, bool lat_ok, int32_t expected,
+							 int32_t status, uint64_t result, const char *path)
 {
 	const rp_replay *const r = c->r;
 	const bool io = op->op == RP_OP_READ || op->op == RP_OP_WRITE;
@@ -163,9 +168,9 @@ static inline __attribute__((always_inline)) void record(rp_client *c, const rp_
 	if (sched && lag > atomic_load_explicit(&c->prog_lag_max, memory_order_relaxed))
 		atomic_store_explicit(&c->prog_lag_max, lag, memory_order_relaxed);
 
-	const bool bad = !matches(op->status, status);
+	const bool bad = !matches(expected, status);
 	if (bad)
-		mismatch(c, op, index, status, path);
+		mismatch(c, op, index, expected, status, path);
 	if (issue < r->warm_end) {
 		c->warmup_ops++;
 		return;
@@ -192,6 +197,48 @@ static const uint32_t handle_ops = BIT(CLOSE) | BIT(READ) | BIT(WRITE) | BIT(FLU
 #undef BIT
 _Static_assert(RP_OP__COUNT <= 32, "handle_ops is a 32-bit mask");
 
+/* A creation that finds what the previous pass left (the scan found those: rp__scan). */
+static inline bool loop_conflict(const rp_client *c, uint64_t index)
+{
+	uint64_t one;
+	return c->passes > 0 && c->r->loop_conflicts.live && index < UINT32_MAX &&
+	       rp__handles_get(&c->r->loop_conflicts, (uint64_t)c->trace_client << 32 | index, &one);
+}
+
+/*
+ * The status to expect: the recorded one, except that a mkdir (symlink,
+ * link, ...) of what the previous pass left fails EEXIST in every pass after
+ * the first, whatever the target.
+ */
+static inline int32_t expected(const rp_client *c, const rp_op *op, uint64_t index, int32_t got)
+{
+	if (got == EEXIST && op->status == 0 && loop_conflict(c, index))
+		return EEXIST;
+	return op->status;
+}
+
+/*
+ * An exclusive create of a file the previous pass left: the trace wants a
+ * new, empty file and a handle to use, so create-or-truncate it instead.
+ */
+static const rp_op *loop_open(rp_client *c, const rp_op *op)
+{
+	c->scratch = *op;
+	switch (c->r->dialect) {
+	case RP_DIALECT_NT:
+		c->scratch.disposition = RP_NT_OVERWRITE_IF;
+		break;
+	case RP_DIALECT_POSIX:
+		c->scratch.access = (op->access & ~(uint32_t)O_EXCL) | O_TRUNC;
+		break;
+	case RP_DIALECT_NFS:
+		c->scratch.disposition = RP_NT_OPEN_IF;
+		c->scratch.access |= O_TRUNC;
+		break;
+	}
+	return &c->scratch;
+}
+
 /* What the engine decided about an op before issuing it. */
 enum verdict {
 	V_ISSUE = 0,   /* hand it to the backend */
@@ -202,10 +249,10 @@ enum verdict {
 };
 
 /* Resolve the op's paths and handle into req (done before its deadline, so the wait ends in the issue). */
-static inline enum verdict resolve(rp_client *c, const rp_op *op, rp_breq *req, int *refuse)
+static inline enum verdict resolve(rp_client *c, const rp_op *op, uint64_t index, rp_breq *req, int *refuse)
 {
 	const rp_replay *const r = c->r;
-	req->op = op;
+	req->op = op->op == RP_OP_OPEN && op->status == 0 && loop_conflict(c, index) ? loop_open(c, op) : op;
 	req->path = req->path2 = NULL;
 	req->bh = 0;
 	req->dialect = r->dialect;
@@ -224,8 +271,19 @@ static inline enum verdict resolve(rp_client *c, const rp_op *op, rp_breq *req, 
 		if ((*refuse = p->err))
 			return V_REFUSE;
 	}
-	if (op->handle && op->op != RP_OP_OPEN && !rp__handles_get(&c->handles, op->handle, &req->bh))
-		return r->opts.on_mismatch == RP_MISMATCH_SKIP ? V_SKIP : V_UNKNOWN;
+	if (op->handle && op->op != RP_OP_OPEN) {
+		const bool known = rp__handles_get(&c->handles, op->handle, &req->bh);
+		/* A handle never opened in this pass but named with its path (NFSv3, synthetic SMB ones): by path. */
+		if (!known && req->path)
+			return V_ISSUE;
+		if (!known || req->bh == BH_FAILED) {
+			uint64_t gone;
+			req->bh = 0;
+			if (op->op == RP_OP_CLOSE)
+				rp__handles_del(&c->handles, op->handle, &gone);
+			return r->opts.on_mismatch == RP_MISMATCH_SKIP ? V_SKIP : V_UNKNOWN;
+		}
+	}
 	return V_ISSUE;
 }
 
@@ -238,7 +296,7 @@ static uint64_t exec(rp_client *c, const rp_op *op, rp_breq *req, enum verdict v
 	switch (v) {
 	case V_REFUSE:
 		c->acc[op->op].escapes += refuse == EXDEV && counted;
-		record(c, op, index, sched, t, t, false, refuse, 0, req->path);
+		record(c, op, index, sched, t, t, false, op->status, refuse, 0, req->path);
 		return t;
 	case V_SKIP:
 		c->acc[op->op].skipped += counted;
@@ -247,7 +305,7 @@ static uint64_t exec(rp_client *c, const rp_op *op, rp_breq *req, enum verdict v
 		c->acc[op->op].unknown += counted;
 		/* fall through */
 	case V_NO_HANDLE_1:
-		record(c, op, index, sched, t, t, false, EBADF, 0, req->path);
+		record(c, op, index, sched, t, t, false, op->status, EBADF, 0, req->path);
 		return t;
 	case V_ISSUE:
 		break;
@@ -257,18 +315,27 @@ static uint64_t exec(rp_client *c, const rp_op *op, rp_breq *req, enum verdict v
 	submit(c, req);
 	const uint64_t done = rp__now(r);
 	if (op->op == RP_OP_OPEN) {
-		if (req->status == 0 && op->handle) {
-			uint64_t old;
-			if (rp__handles_get(&c->handles, op->handle, &old))
+		uint64_t old;
+		const bool live = op->handle && rp__handles_get(&c->handles, op->handle, &old) && old != BH_FAILED;
+		if (op->handle && req->status == 0) {
+			if (live)
 				r->bops->release(r->bstate, c->bstate, old);
 			if (rp__handles_put(&c->handles, op->handle, req->bh) < 0)
 				r->bops->release(r->bstate, c->bstate, req->bh);
+		} else if (op->handle && !live) {
+			/*
+			 * A failed open is remembered, so the ops on its handle count as
+			 * unknown and never go by path.  It leaves a live handle with the
+			 * same id alone: a failed open allocates none (client.txt reuses fnums).
+			 */
+			rp__handles_put(&c->handles, op->handle, BH_FAILED);
 		}
 	} else if (op->op == RP_OP_CLOSE && op->handle) {
 		uint64_t old;
 		rp__handles_del(&c->handles, op->handle, &old);
 	}
-	record(c, op, index, sched, issue, done, true, req->status, req->result, req->path);
+	record(c, op, index, sched, issue, done, true, expected(c, op, index, req->status), req->status, req->result,
+	       req->path);
 	c->last_done = done;
 	return done;
 }
@@ -278,7 +345,8 @@ static void release_all(rp_client *c)
 	const rp_replay *const r = c->r;
 	uint64_t key, bh;
 	while (rp__handles_pop(&c->handles, &key, &bh))
-		r->bops->release(r->bstate, c->bstate, bh);
+		if (bh != BH_FAILED)
+			r->bops->release(r->bstate, c->bstate, bh);
 }
 
 static inline uint64_t scale(const rp_replay *r, uint64_t t)
@@ -349,7 +417,7 @@ static void run(rp_client *c)
 			}
 			rp_breq req;
 			int refuse = 0;
-			const enum verdict v = resolve(c, op, &req, &refuse);
+			const enum verdict v = resolve(c, op, index, &req, &refuse);
 			/* afap: the previous completion is the time now, near enough to end the run on. */
 			uint64_t t = prev_done;
 			if (sched) {

@@ -38,6 +38,7 @@ typedef struct rp_client {
 	bool binit;
 	bool async;            /* the backend completes through poll() */
 	rp_op_source *src;
+	rp_op scratch;         /* an op the engine rewrote (loop_open) */
 	rp_handles handles;
 	rp_pathent *paths; /* by string id */
 	size_t n_paths;
@@ -95,6 +96,11 @@ struct rp_replay {
 	uint32_t n_clients;
 	rp_prep_item *prep;
 	size_t n_prep;
+	/*
+	 * (trace client << 32 | op index in its pass) of the creations that find
+	 * what the previous pass left (EEXIST in every pass after the first).
+	 */
+	rp_handles loop_conflicts;
 	bool prepared, started, finished;
 
 	atomic_bool stop;   /* SIGINT, abort on mismatch */

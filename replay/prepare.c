@@ -21,14 +21,18 @@ typedef struct pent {
 	uint64_t hash;
 	uint8_t state;
 	bool dir;
-	uint64_t need;    /* bytes its reads need */
-	uint64_t written; /* end of the workload's own writes */
+	bool pre, pre_dir; /* it had to exist before the run (and was a directory then): the prepare plan */
+	uint64_t need;  /* bytes its reads need from prepare */
+	uint64_t wmax;  /* size the workload itself gave it so far (write ends, sizes set) */
+	bool truncated; /* its prepared content is gone (truncating open, size set): reads need nothing more */
 } pent;
 
 /* Path -> entry (open addressing); (client, handle) -> entry index. */
 typedef struct scan {
 	pent *e;
 	size_t cap, n;
+	bool loop;              /* the second pass: states as the first left them; only creation conflicts matter */
+	rp_handles *conflicts;  /* (client, index) of creations that fail in later passes */
 	uint32_t *hkeys_client; /* parallel arrays for the handle map */
 	uint64_t *hkeys_handle;
 	size_t *hvals;
@@ -107,7 +111,24 @@ static int expect(scan *s, const char *path, size_t n, bool dir)
 		return -1;
 	e->state = parent == P_PRE ? P_PRE : P_CREATED;
 	e->dir = dir;
+	if (e->state == P_PRE && !s->loop) {
+		e->pre = true;
+		e->pre_dir = dir;
+	}
 	return e->state;
+}
+
+/* Everything beneath dir is gone (deltree, rmdir, a directory renamed away). */
+static void absent_below(scan *s, const char *dir)
+{
+	const size_t n = strlen(dir);
+	if (n == 0)
+		return;
+	for (size_t i = 0; i < s->cap; i++) {
+		pent *const e = &s->e[i];
+		if (e->path && e->state && strncmp(e->path, dir, n) == 0 && e->path[n] == '/')
+			e->state = P_ABSENT;
+	}
 }
 
 static int set_state(scan *s, const char *path, uint8_t state, bool dir)
@@ -125,7 +146,8 @@ static int set_state(scan *s, const char *path, uint8_t state, bool dir)
 		return -1;
 	e->state = state;
 	e->dir = dir;
-	e->written = 0;
+	e->wmax = 0;
+	e->truncated = false;
 	return 0;
 }
 
@@ -178,6 +200,41 @@ static pent *hget(scan *s, uint32_t client, uint64_t handle)
 	return v && v != SIZE_MAX ? &s->e[v - 1] : NULL;
 }
 
+/* Whether an open empties the file it opens (the trace's dialect). */
+static bool open_truncates(rp_dialect d, const rp_op *op)
+{
+	if (d == RP_DIALECT_NT)
+		return op->disposition == RP_NT_SUPERSEDE || op->disposition == RP_NT_OVERWRITE ||
+		       op->disposition == RP_NT_OVERWRITE_IF;
+	return (op->access & O_TRUNC) != 0;
+}
+
+/* A setattr that sets the size (to op->length): SMB end of file, NFS size in the attribute mask. */
+static bool sets_size(rp_dialect d, const rp_op *op)
+{
+	if (d == RP_DIALECT_NT)
+		return op->level == 20 || op->level == 1020; /* FileEndOfFileInformation (MS-FSCC 2.4.13), SMB1 pass-through */
+	if (d == RP_DIALECT_NFS)
+		return (op->level & 8) != 0; /* docs/capture-mapping.md: NFS SETATTR mask, 8 = size */
+	return false;
+}
+
+/*
+ * The file a read, write or setattr acts on: its open handle's entry, else
+ * (NFSv3, synthetic SMB handles: a path and a handle never opened) its path,
+ * which must then exist.  *e NULL when unknown; -1 when out of memory.
+ */
+static int file_of(scan *s, const rp_op *op, const char *p1, pent **e)
+{
+	*e = op->handle ? hget(s, op->client, op->handle) : NULL;
+	if (*e || !p1 || !p1[0])
+		return 0;
+	if (expect(s, p1, strlen(p1), false) < 0)
+		return -1;
+	*e = lookup(s, p1, strlen(p1));
+	return *e ? 0 : -1;
+}
+
 /* Whether an open may create what it names (the trace's dialect). */
 static bool open_creates(rp_dialect d, const rp_op *op)
 {
@@ -190,9 +247,41 @@ static bool open_creates(rp_dialect d, const rp_op *op)
 	return false;
 }
 
-static int scan_op(rp_replay *r, scan *s, const rp_op *op, const char *p1, const char *p2)
+/* Whether an op makes p1 (or p2) and fails with EEXIST when it is already there. */
+static const char *creates_new(rp_dialect d, const rp_op *op, const char *p1, const char *p2)
+{
+	switch (op->op) {
+	case RP_OP_MKDIR:
+	case RP_OP_SYMLINK:
+	case RP_OP_MKNOD:
+		return p1;
+	case RP_OP_LINK:
+		return p2;
+	case RP_OP_RENAME:
+		return d == RP_DIALECT_NT ? p2 : NULL; /* SMB renames never replace */
+	case RP_OP_OPEN:
+		if (d == RP_DIALECT_NT)
+			return op->disposition == RP_NT_CREATE ? p1 : NULL;
+		if (d == RP_DIALECT_POSIX)
+			return (op->access & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL) ? p1 : NULL;
+		return (op->flags & RP_OPF_CREATE) && op->disposition == RP_NT_CREATE ? p1 : NULL;
+	default:
+		return NULL;
+	}
+}
+
+static int scan_op(rp_replay *r, scan *s, const rp_op *op, uint64_t index, const char *p1, const char *p2)
 {
 	const bool ok = op->status == 0 || op->status == RP_STATUS_UNKNOWN;
+	const char *const made = s->loop && op->status == 0 ? creates_new(r->dialect, op, p1, p2) : NULL;
+	if (made && made[0] && index < UINT32_MAX) {
+		const pent *const e = lookup(s, made, strlen(made));
+		if (!e)
+			return -1;
+		if ((e->state == P_PRE || e->state == P_CREATED) &&
+		    rp__handles_put(s->conflicts, (uint64_t)op->client << 32 | index, 1) < 0)
+			return -1;
+	}
 	const bool dirflag = (op->flags & RP_OPF_DIRECTORY) ||
 			     (r->dialect == RP_DIALECT_NT && op->op == RP_OP_OPEN && (op->options & RP_NT_DIRECTORY_FILE));
 	switch (op->op) {
@@ -213,27 +302,54 @@ static int scan_op(rp_replay *r, scan *s, const rp_op *op, const char *p1, const
 			return -1;
 		}
 		pent *const e = lookup(s, p1, strlen(p1));
-		return e && op->handle ? hput(s, op->client, op->handle, (size_t)(e - s->e) + 1) : e ? 0 : -1;
+		if (!e)
+			return -1;
+		if (open_truncates(r->dialect, op)) {
+			e->truncated = true;
+			e->wmax = 0;
+		}
+		return op->handle ? hput(s, op->client, op->handle, (size_t)(e - s->e) + 1) : 0;
 	}
 	case RP_OP_CLOSE:
 		return op->handle ? hput(s, op->client, op->handle, 0) : 0;
 	case RP_OP_READ: {
-		pent *const e = ok && op->result ? hget(s, op->client, op->handle) : NULL;
+		/*
+		 * A read needs the file to reach its end unless the workload itself
+		 * made it that long before (any write: a hole reads as zeros).  A short
+		 * read says exactly where the end was; offset + result covers both.
+		 */
+		pent *e = NULL;
+		if (ok && file_of(s, op, p1, &e) < 0)
+			return -1;
 		const uint64_t end = op->offset + op->result;
-		if (e && e->state == P_PRE && end > e->written && end > e->need)
+		if (e && op->result && !s->loop && e->state == P_PRE && !e->truncated && end > e->wmax && end > e->need)
 			e->need = end;
 		return 0;
 	}
 	case RP_OP_WRITE: {
-		pent *const e = ok ? hget(s, op->client, op->handle) : NULL;
-		if (e && op->offset <= e->written && op->offset + op->length > e->written)
-			e->written = op->offset + op->length;
+		pent *e = NULL;
+		if (ok && file_of(s, op, p1, &e) < 0)
+			return -1;
+		const uint64_t end = op->offset + (op->result ? op->result : op->length);
+		if (e && end > e->wmax)
+			e->wmax = end;
 		return 0;
 	}
+	case RP_OP_SETATTR:
+		if (ok && sets_size(r->dialect, op)) {
+			pent *e = NULL;
+			if (file_of(s, op, p1, &e) < 0)
+				return -1;
+			if (e) {
+				e->wmax = op->length;
+				e->truncated = true;
+			}
+			return 0;
+		}
+		/* fall through */
 	case RP_OP_STAT:
 	case RP_OP_LOOKUP:
 	case RP_OP_ACCESS:
-	case RP_OP_SETATTR:
 	case RP_OP_READLINK:
 	case RP_OP_GETXATTR:
 	case RP_OP_LISTXATTR:
@@ -256,13 +372,27 @@ static int scan_op(rp_replay *r, scan *s, const rp_op *op, const char *p1, const
 			return 0;
 		if (expect(s, p1, strlen(p1), op->op == RP_OP_RMDIR) < 0)
 			return -1;
+		if (op->op == RP_OP_RMDIR)
+			absent_below(s, p1);
 		return set_state(s, p1, P_ABSENT, false);
 	case RP_OP_DELTREE:
-		return p1 ? set_state(s, p1, P_ABSENT, true) : 0;
+		if (!p1)
+			return 0;
+		absent_below(s, p1);
+		return set_state(s, p1, P_ABSENT, true);
 	case RP_OP_MKDIR:
 	case RP_OP_SYMLINK:
-	case RP_OP_MKNOD:
-		return p1 && ok ? set_state(s, p1, P_CREATED, op->op == RP_OP_MKDIR) : 0;
+	case RP_OP_MKNOD: {
+		if (!p1 || !ok)
+			return 0;
+		/* Made while it seemed to exist already: the trace says it did not (a parent used before its mkdir). */
+		pent *const e = lookup(s, p1, strlen(p1));
+		if (!e)
+			return -1;
+		if (e->state == P_PRE && !s->loop)
+			e->pre = false;
+		return set_state(s, p1, P_CREATED, op->op == RP_OP_MKDIR);
+	}
 	case RP_OP_RENAME:
 	case RP_OP_LINK: {
 		if (!p1 || !p2 || !ok)
@@ -271,8 +401,11 @@ static int scan_op(rp_replay *r, scan *s, const rp_op *op, const char *p1, const
 			return -1;
 		const pent *const e = lookup(s, p1, strlen(p1));
 		const bool dir = e && e->dir;
-		if (op->op == RP_OP_RENAME && set_state(s, p1, P_ABSENT, dir) < 0)
-			return -1;
+		if (op->op == RP_OP_RENAME) {
+			absent_below(s, p1);
+			if (set_state(s, p1, P_ABSENT, dir) < 0)
+				return -1;
+		}
 		return set_state(s, p2, P_CREATED, dir);
 	}
 	default:
@@ -303,15 +436,15 @@ static int make_plan(rp_replay *r, scan *s)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < s->cap; i++)
-		n += s->e[i].path && s->e[i].state == P_PRE;
+		n += s->e[i].path && s->e[i].pre;
 	r->prep = calloc(n ? n : 1, sizeof(*r->prep));
 	if (!r->prep)
 		return -1;
 	for (size_t i = 0; i < s->cap; i++) {
 		pent *const e = &s->e[i];
-		if (!e->path || e->state != P_PRE)
+		if (!e->path || !e->pre)
 			continue;
-		r->prep[r->n_prep++] = (rp_prep_item){ .path = e->path, .dir = e->dir, .size = e->need };
+		r->prep[r->n_prep++] = (rp_prep_item){ .path = e->path, .dir = e->pre_dir, .size = e->need };
 		e->path = NULL; /* moved */
 	}
 	/* Sorted, a parent comes before everything beneath it. */
@@ -319,18 +452,14 @@ static int make_plan(rp_replay *r, scan *s)
 	return 0;
 }
 
-/* One pass over every client's ops. */
-int rp__scan(rp_replay *r, char *errbuf)
+/*
+ * One pass over every client's ops.  Each client's ops are numbered from 1 as
+ * the client loop numbers them (counts: client id + 1 -> ops so far).  track:
+ * follow paths (prepare, loop conflicts), not only find the clients.
+ */
+static int scan_pass(rp_replay *r, rp_op_source *src, scan *s, rp_handles *counts, bool track, bool *timed,
+		     char *errbuf)
 {
-	rp_op_source *src = NULL;
-	int rc = r->w->open(r->w, true, 0, &src, errbuf);
-	if (rc < 0)
-		return rc;
-	scan s;
-	memset(&s, 0, sizeof(s));
-	rp_handles seen; /* client id + 1 -> 1 */
-	rp__handles_init(&seen);
-	bool timed = (r->w->meta.flags & RP_META_TIMED) != 0;
 	char p1[PATH_MAX], p2[PATH_MAX];
 	const rp_op *ops = NULL;
 	int n = 0, k = 0;
@@ -338,24 +467,20 @@ int rp__scan(rp_replay *r, char *errbuf)
 		if (k == n) {
 			n = src->next(src, &ops);
 			k = 0;
-			if (n < 0) {
-				rc = rp_fail(errbuf, n, "%s", src->errbuf);
-				goto out;
-			}
+			if (n < 0)
+				return rp_fail(errbuf, n, "%s", src->errbuf);
 			if (n == 0)
-				break;
+				return 0;
 		}
 		const rp_op *const op = &ops[k++];
 		if (op->op >= RP_OP__COUNT)
 			continue;
-		uint64_t one;
-		if (!rp__handles_get(&seen, (uint64_t)op->client + 1, &one) &&
-		    rp__handles_put(&seen, (uint64_t)op->client + 1, 1) < 0) {
-			rc = rp_fail(errbuf, RP_E_NOMEM, "out of memory");
-			goto out;
-		}
-		timed = timed || op->t_start != 0;
-		if (r->opts.no_prepare)
+		uint64_t index = 0;
+		rp__handles_get(counts, (uint64_t)op->client + 1, &index);
+		if (rp__handles_put(counts, (uint64_t)op->client + 1, ++index) < 0)
+			return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+		*timed = *timed || op->t_start != 0;
+		if (!track)
 			continue;
 		const char *a = NULL, *b = NULL;
 		uint32_t len;
@@ -365,11 +490,27 @@ int rp__scan(rp_replay *r, char *errbuf)
 		if (op->path2 && (raw = src->string(src, op->path2, &len)) &&
 		    rp__path_norm(raw, len, p2, sizeof(p2)) >= 0)
 			b = p2;
-		if (scan_op(r, &s, op, a, b) < 0) {
-			rc = rp_fail(errbuf, RP_E_NOMEM, "out of memory planning prepare");
-			goto out;
-		}
+		if (scan_op(r, s, op, index, a, b) < 0)
+			return rp_fail(errbuf, RP_E_NOMEM, "out of memory planning prepare");
 	}
+}
+
+int rp__scan(rp_replay *r, char *errbuf)
+{
+	rp_op_source *src = NULL;
+	int rc = r->w->open(r->w, true, 0, &src, errbuf);
+	if (rc < 0)
+		return rc;
+	scan s;
+	memset(&s, 0, sizeof(s));
+	rp_handles seen, again; /* client id + 1 -> ops so far, in the first pass and the second */
+	rp__handles_init(&seen);
+	rp__handles_init(&again);
+	bool timed = (r->w->meta.flags & RP_META_TIMED) != 0;
+	const bool loops = r->opts.duration_s > 0;
+	rc = scan_pass(r, src, &s, &seen, !r->opts.no_prepare || loops, &timed, errbuf);
+	if (rc < 0)
+		goto out;
 	if (seen.live == 0) {
 		rc = rp_fail(errbuf, RP_E_INVAL, "the trace has no ops");
 		goto out;
@@ -378,8 +519,25 @@ int rp__scan(rp_replay *r, char *errbuf)
 		rc = rp_fail(errbuf, RP_E_INVAL, "the trace has no timestamps: use --timing=afap (or think)");
 		goto out;
 	}
+	if (loops) {
+		/*
+		 * A second pass from the state the first leaves: what it creates that
+		 * is then already there (client.txt's Mkdir "\clients", which its own
+		 * Deltree does not remove) fails with EEXIST in every later pass.
+		 */
+		s.loop = true;
+		s.conflicts = &r->loop_conflicts;
+		rc = src->rewind(src);
+		if (rc < 0) {
+			rc = rp_fail(errbuf, rc, "%s", src->errbuf);
+			goto out;
+		}
+		rc = scan_pass(r, src, &s, &again, true, &timed, errbuf);
+		if (rc < 0)
+			goto out;
+	}
 	r->trace_clients = malloc(seen.live * sizeof(*r->trace_clients));
-	if (!r->trace_clients || make_plan(r, &s) < 0) {
+	if (!r->trace_clients || (!r->opts.no_prepare && make_plan(r, &s) < 0)) {
 		rc = rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 		goto out;
 	}
@@ -390,6 +548,7 @@ int rp__scan(rp_replay *r, char *errbuf)
 	rc = 0;
 out:
 	rp__handles_fini(&seen);
+	rp__handles_fini(&again);
 	scan_free(&s);
 	src->close(src);
 	return rc;
@@ -493,6 +652,7 @@ int rp__prepare_run(rp_replay *r, char *errbuf)
 
 void rp__prepare_free(rp_replay *r)
 {
+	rp__handles_fini(&r->loop_conflicts);
 	for (size_t i = 0; i < r->n_prep; i++)
 		free(r->prep[i].path);
 	free(r->prep);

@@ -18,6 +18,8 @@
 #define LEVEL_DISPOSITION 1013
 #define LEVEL_ALLOCATION 1019
 #define LEVEL_END_OF_FILE 1020
+/* NFS SETATTR attribute mask bit for the size, as the NFS decoders record it (docs/capture-mapping.md). */
+#define NFS_SET_SIZE 8
 /* NFSv4 LOCKT (RFC 7530 op 13), as loadfile TEST4 records it in level (docs/loadfile.md). */
 #define LEVEL_NFS4_LOCKT 13
 
@@ -353,20 +355,57 @@ static int do_lock(int fd, const rp_op *op, bool unlock)
 	return fcntl(fd, F_OFD_SETLK, &l) < 0 ? errno : 0;
 }
 
+/* The size a setattr sets, if it sets one: SMB end of file or allocation, NFS size (docs/capture-mapping.md). */
+static bool setattr_size(const rp_breq *req, off_t *size)
+{
+	const rp_op *const op = req->op;
+	bool sets = false;
+	if (req->dialect == RP_DIALECT_NT)
+		sets = op->level == LEVEL_END_OF_FILE || op->level == LEVEL_ALLOCATION ||
+		       op->level == LEVEL_END_OF_FILE - 1000 || op->level == LEVEL_ALLOCATION - 1000;
+	else if (req->dialect == RP_DIALECT_NFS)
+		sets = (op->level & NFS_SET_SIZE) != 0;
+	*size = (off_t)(op->length & INT64_MAX);
+	return sets;
+}
+
 static int do_setattr(posix_client *c, const rp_breq *req, int fd)
 {
 	const rp_op *const op = req->op;
+	off_t size;
+	const bool sized = setattr_size(req, &size);
 	if (fd >= 0) {
 		pfile *const f = (pfile *)(uintptr_t)req->bh;
-		if (op->level == LEVEL_DISPOSITION) {
-			f->delete_on_close = true;
+		if (req->dialect == RP_DIALECT_NT && op->level == LEVEL_DISPOSITION) {
+			f->delete_on_close = true; /* dbench's SMB1 Sfileinfo 1013 */
 			return 0;
 		}
-		if (op->level == LEVEL_END_OF_FILE || op->level == LEVEL_ALLOCATION)
-			return f->no_write ? EACCES : ftruncate(fd, (off_t)(op->length & INT64_MAX)) < 0 ? errno : 0;
+		if (req->dialect == RP_DIALECT_NT && (op->level == 13 || op->level == 64)) {
+			/* SMB2 FileDisposition(Ex)Information: the decoder made the "delete" ones unlinks; this clears it. */
+			f->delete_on_close = false;
+			return 0;
+		}
+		if (sized) {
+			if (f->no_write)
+				return EACCES;
+			if (ftruncate(fd, size) < 0)
+				return errno;
+			if (req->dialect == RP_DIALECT_NT)
+				return 0;
+		}
 		if (op->mode && fchmod(fd, op->mode & 07777) < 0)
 			return errno;
 		return futimens(fd, NULL) < 0 ? errno : 0;
+	}
+	if (sized) {
+		/* By path (NFS SETATTR on a handle never opened): open for writing, set the size, close. */
+		const int wfd = rp__posix_open(c, req->path, O_WRONLY | O_NONBLOCK, 0);
+		if (wfd < 0)
+			return -wfd;
+		const int rc = ftruncate(wfd, size) < 0 ? errno : 0;
+		close(wfd);
+		if (rc)
+			return rc;
 	}
 	const char *name;
 	const int parent = rp__posix_parent(c, req->path, &name);

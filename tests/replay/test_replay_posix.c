@@ -248,10 +248,11 @@ static void confinement(const char *bopts)
 		wl_add(&t, 1, RP_OP_SETXATTR, paths[i], 0, 0, 4, 0);
 		rp_op *const mv = wl_add(&t, 1, RP_OP_RENAME, paths[i], 0, 0, 0, 0);
 		mv->path2 = wl_str(&t, "\\stolen");
-		rp_op *const mv2 = wl_add(&t, 1, RP_OP_RENAME, "\\victim", 0, 0, 0, 0);
-		mv2->path2 = wl_str(&t, paths[i]);
 		rp_op *const ln = wl_add(&t, 1, RP_OP_LINK, paths[i], 0, 0, 0, 0);
 		ln->path2 = wl_str(&t, "\\hardlink");
+		/* After the link: once the victim lands on a path inside, linking it would be no escape. */
+		rp_op *const mv2 = wl_add(&t, 1, RP_OP_RENAME, "\\victim", 0, 0, 0, 0);
+		mv2->path2 = wl_str(&t, paths[i]);
 	}
 	/* A victim file to move out, and deltrees through the links. */
 	nt_open(&t, "\\victim", RP_NT_OVERWRITE_IF, 0, 99, 0);
@@ -265,6 +266,12 @@ static void confinement(const char *bopts)
 	assert_string_equal(before, after);
 	assert_false(exists("stolen"));
 	assert_false(exists("hardlink"));
+	/* prepare made the victim (the trace renames it first): it was really moved, to the one path inside. */
+	char fl[600];
+	struct stat st;
+	snprintf(fl, sizeof(fl), "%s/filelink", target);
+	assert_int_equal(lstat(fl, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
 	assert_true(res->escapes > 0);
 	assert_true(res->failures > 0);
 	free(before);
@@ -550,6 +557,114 @@ static void test_nt_access(void **state)
 	mkdir(target, 0777);
 }
 
+/*
+ * prepare sizes files from what reads need beyond what the workload itself
+ * wrote or set (any write end, a size set), reads by path (NFS) too, and
+ * makes pre-existing files the workload later removes.
+ */
+static void test_prepare_sizes(void **state)
+{
+	(void)state;
+	wl t;
+	wl_init(&t, RP_SRC_LOADFILE_SMB);
+	nt_open(&t, "\\s\\a", RP_NT_OPEN, 0, 1, 0);
+	wl_add(&t, 1, RP_OP_WRITE, NULL, 1, 4096, 100, 0); /* not from 0: the file is 4196 bytes after it */
+	wl_add(&t, 1, RP_OP_READ, NULL, 1, 0, 4096, 0);    /* needs nothing from prepare */
+	wl_add(&t, 1, RP_OP_READ, NULL, 1, 8192, 100, 0);  /* needs 8292 */
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 1, 0, 0, 0);
+	nt_open(&t, "\\s\\b", RP_NT_OVERWRITE, 0, 2, 0); /* emptied: what was prepared does not matter */
+	wl_add(&t, 1, RP_OP_WRITE, NULL, 2, 0, 100, 0);
+	wl_add(&t, 1, RP_OP_READ, NULL, 2, 0, 100, 0);
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 2, 0, 0, 0);
+	nt_open(&t, "\\s\\gone", RP_NT_OPEN, 0, 3, 0); /* existed, then removed: still prepared */
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 3, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_UNLINK, "\\s\\gone", 0, 0, 0, 0);
+	rp_replay *r;
+	const rp_replay_results *res = run_posix(&t, NULL, true, 0, &r);
+	assert_int_equal(res->mismatches, 0);
+	assert_int_equal(res->prepare.files, 3);
+	assert_int_equal(res->prepare.bytes, 8292);
+	assert_int_equal(size_of("s/a"), 8292);
+	assert_int_equal(size_of("s/b"), 100);
+	assert_false(exists("s/gone"));
+	assert_int_equal(res->op[RP_OP_READ].bytes, 4096 + 100 + 100);
+	rp_replay_destroy(r);
+	wl_fini(&t);
+
+	/* NFS: reads and size-setting setattrs by path, on handles never opened (replayed by path). */
+	wl_init(&t, RP_SRC_LOADFILE_NFS);
+	rp_op *rd = wl_add(&t, 1, RP_OP_READ, "/n/data", 7, 0, 8192, 0);
+	rd->result = 8192;
+	rp_op *const sa = wl_add(&t, 1, RP_OP_SETATTR, "/n/t", 8, 0, 100, 0);
+	sa->level = 8; /* size */
+	rd = wl_add(&t, 1, RP_OP_READ, "/n/t", 8, 0, 100, 0);
+	rd->result = 100;
+	rm_rf(target);
+	mkdir(target, 0777);
+	res = run_posix(&t, NULL, true, 0, &r);
+	assert_int_equal(res->mismatches, 0);
+	assert_int_equal(res->unknown_handles, 0);
+	assert_int_equal(size_of("n/data"), 8192);
+	assert_int_equal(size_of("n/t"), 100);
+	assert_int_equal(res->prepare.bytes, 8192);
+	assert_int_equal(res->op[RP_OP_READ].bytes, 8192 + 100);
+	rp_replay_destroy(r);
+	wl_fini(&t);
+	rm_rf(target);
+	mkdir(target, 0777);
+}
+
+/*
+ * Looping: what a pass creates and leaves (client.txt's Mkdir "\clients") is
+ * there when the next pass creates it again; that EEXIST is the loop's, not a
+ * mismatch.  The same EEXIST in the first pass still is one.
+ */
+static void test_loop_leftovers(void **state)
+{
+	(void)state;
+	for (int planted = 0; planted < 2; planted++) {
+		wl t;
+		wl_init(&t, RP_SRC_LOADFILE_SMB);
+		wl_add(&t, 1, RP_OP_DELTREE, "\\top\\sub", 0, 0, 0, 0);
+		wl_add(&t, 1, RP_OP_MKDIR, "\\top", 0, 0, 0, 0);
+		wl_add(&t, 1, RP_OP_MKDIR, "\\top\\sub", 0, 0, 0, 0); /* removed by the deltree first: no conflict */
+		nt_open(&t, "\\top\\sub\\f", RP_NT_CREATE, 0, 1, 0);
+		wl_add(&t, 1, RP_OP_CLOSE, NULL, 1, 0, 0, 0);
+		nt_open(&t, "\\top\\keep", RP_NT_CREATE, 0, 2, 0); /* left behind: conflicts in later passes */
+		wl_add(&t, 1, RP_OP_CLOSE, NULL, 2, 0, 0, 0);
+		if (planted) {
+			char p[600];
+			snprintf(p, sizeof(p), "%s/top", target);
+			assert_int_equal(mkdir(p, 0777), 0);
+		}
+		rp_replay_opts o;
+		rp_replay_opts_init(&o);
+		o.target = target;
+		o.duration_s = 0.2;
+		o.warmup_s = 0;
+		char eb[RP_ERRBUF_SIZE];
+		rp_replay *r;
+		if (rp_replay_create(&r, &o, wl_open(&t), eb) < 0 || rp_replay_run(r, eb) < 0)
+			fail_msg("%s", eb);
+		const rp_replay_results *const res = rp_replay_get_results(r);
+		assert_true(res->passes > 2);
+		/* Each later pass: the mkdir fails EEXIST (counted as a failure); the create reopens the file. */
+		assert_true(res->errnos[EEXIST] >= res->passes - 1);
+		assert_int_equal(res->unknown_handles, 0);
+		for (size_t i = 0; i < res->n_samples; i++)
+			print_message("mismatch: %s %s #%u expected %d got %d\n", rp_op_name(res->samples[i].op),
+				      res->samples[i].path, (unsigned)res->samples[i].index, res->samples[i].expected,
+				      res->samples[i].actual);
+		assert_int_equal(res->mismatches, planted ? 1 : 0);
+		if (planted)
+			assert_int_equal(res->samples[0].index, 2);
+		rp_replay_destroy(r);
+		wl_fini(&t);
+		rm_rf(target);
+		mkdir(target, 0777);
+	}
+}
+
 /* posix options: sync and fsync-writes still run everything; a missing target is an error. */
 static void test_options(void **state)
 {
@@ -586,6 +701,8 @@ int main(void)
 		cmocka_unit_test(test_dircache_shared),
 		cmocka_unit_test(test_compound_no_handle),
 		cmocka_unit_test(test_nt_access),
+		cmocka_unit_test(test_prepare_sizes),
+		cmocka_unit_test(test_loop_leftovers),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
