@@ -1,4 +1,4 @@
-/* Reading pcap and pcapng through libpcap into an rp_capture. */
+/* Reading pcap and pcapng files into an rp_capture (classic pcap by the block reader, the rest by libpcap). */
 #ifndef REPRISE_CAPTURE_PCAPFILE_H
 #define REPRISE_CAPTURE_PCAPFILE_H
 
@@ -19,6 +19,10 @@ int rp__pcap_open_stream(pcap_t **out, FILE *f, const char *name, char *errbuf);
  * (a killed tcpdump) ends the input quietly and counts one truncated message.
  */
 int rp__pcap_feed(pcap_t *p, rp_capture *cap, const char *name, char *errbuf);
+
+/* The same from the block reader (capture/pcap/pcapread.h) over a classic pcap file. */
+struct rp_pcap_reader;
+int rp__pcap_feed_fast(struct rp_pcap_reader *r, rp_capture *cap, const char *name, char *errbuf);
 
 /* Count an outcome on cap's summary (capture.c). */
 void rp__capture_count(rp_capture *cap, rp_outcome what);
