@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "formats/error.h"
 
@@ -13,26 +14,56 @@ struct rp_strtab {
 	size_t *off;     /* off[id] */
 	uint32_t count;  /* ids 1..count are in use */
 	uint32_t cap;    /* room in off/len, index 0 unused */
-	uint32_t *slots; /* hash index: 0 = empty, else id */
+	uint64_t *slots; /* hash index: 0 = empty, else id | the hash's top 32 bits << 32 */
 	uint32_t n_slots; /* power of two, or 0 before the first intern */
+	uint64_t key[2];  /* per-table hash key */
 };
 
-static uint64_t hash_bytes(const char *s, uint32_t len)
+__extension__ typedef unsigned __int128 u128;
+
+/* 64x64 -> 128-bit multiply folded to 64 bits: every input bit reaches every output bit. */
+static inline uint64_t fold(uint64_t a, uint64_t b)
 {
-	/* FNV-1a, 64-bit: paths are short and this is not adversarial-critical
-	 * because the table grows and probes linearly with no worst-case cliff
-	 * beyond what the input itself costs to read. */
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (uint32_t i = 0; i < len; i++) {
-		h ^= (uint8_t)s[i];
-		h *= 0x100000001b3ull;
+	const u128 m = (u128)a * b;
+	return (uint64_t)m ^ (uint64_t)(m >> 64);
+}
+
+/*
+ * Strings come from untrusted input (captures, traces), so the hash is keyed
+ * per table with random bits: nobody can pick names that all land in one
+ * probe run.  Ids do not depend on the hash, so output stays deterministic.
+ * Eight bytes per step; the length goes into the start state so zero-padded
+ * tails of different lengths differ.
+ */
+static uint64_t hash_bytes(const rp_strtab *t, const char *s, uint32_t len)
+{
+	uint64_t h = t->key[0] ^ ((uint64_t)len * 0x9e3779b97f4a7c15ull);
+	uint32_t i = 0;
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+		memcpy(&w, s + i, 8);
+		h = fold(w ^ t->key[1], h ^ 0xa0761d6478bd642full);
 	}
-	return h ^ (h >> 29);
+	if (i < len) {
+		uint64_t w = 0;
+		memcpy(&w, s + i, len - i);
+		h = fold(w ^ t->key[1], h ^ 0xe7037ed1a0b428dbull);
+	}
+	return fold(h ^ t->key[0], 0x8ebc6af09c88c6e3ull);
 }
 
 rp_strtab *rp_strtab_create(void)
 {
-	return calloc(1, sizeof(rp_strtab));
+	rp_strtab *const t = calloc(1, sizeof(rp_strtab));
+	if (!t)
+		return NULL;
+	if (getrandom(t->key, sizeof(t->key), GRND_NONBLOCK) != (ssize_t)sizeof(t->key)) {
+		/* No entropy yet (early boot): the addresses of this table and of the code still vary per run. */
+		t->key[0] = (uint64_t)(uintptr_t)t * 0x9e3779b97f4a7c15ull;
+		t->key[1] = (uint64_t)(uintptr_t)&rp_strtab_create * 0xc2b2ae3d27d4eb4full;
+	}
+	t->key[1] |= 1; /* never zero: a zero key would let one crafted word reset the state */
+	return t;
 }
 
 void rp_strtab_destroy(rp_strtab *t)
@@ -114,12 +145,17 @@ static int64_t add(rp_strtab *t, const char *str, uint32_t len)
 	return id;
 }
 
-static void index_put(uint32_t *slots, uint32_t n_slots, uint64_t h, uint32_t id)
+static inline uint64_t slot_of(uint64_t h, uint32_t id)
+{
+	return (h & 0xffffffff00000000ull) | id;
+}
+
+static void index_put(uint64_t *slots, uint32_t n_slots, uint64_t h, uint32_t id)
 {
 	uint32_t i = (uint32_t)h & (n_slots - 1);
 	while (slots[i])
 		i = (i + 1) & (n_slots - 1);
-	slots[i] = id;
+	slots[i] = slot_of(h, id);
 }
 
 static int rehash(rp_strtab *t)
@@ -127,11 +163,11 @@ static int rehash(rp_strtab *t)
 	const uint32_t n = t->n_slots ? t->n_slots * 2 : 1024;
 	if (n <= t->n_slots)
 		return RP_E_LIMIT;
-	uint32_t *const slots = calloc(n, sizeof(*slots));
+	uint64_t *const slots = calloc(n, sizeof(*slots));
 	if (!slots)
 		return RP_E_NOMEM;
 	for (uint32_t id = 1; id <= t->count; id++)
-		index_put(slots, n, hash_bytes(t->arena + t->off[id], t->len[id]), id);
+		index_put(slots, n, hash_bytes(t, t->arena + t->off[id], t->len[id]), id);
 	free(t->slots);
 	t->slots = slots;
 	t->n_slots = n;
@@ -149,7 +185,7 @@ int64_t rp_strtab_append(rp_strtab *t, const char *str, uint32_t len)
 	}
 	const int64_t id = add(t, str, len);
 	if (id > 0 && t->n_slots)
-		index_put(t->slots, t->n_slots, hash_bytes(str, len), (uint32_t)id);
+		index_put(t->slots, t->n_slots, hash_bytes(t, str, len), (uint32_t)id);
 	return id;
 }
 
@@ -164,17 +200,20 @@ int64_t rp_strtab_intern(rp_strtab *t, const char *str, uint32_t len, int *added
 		if (rc < 0)
 			return rc;
 	}
-	const uint64_t h = hash_bytes(str, len);
+	const uint64_t h = hash_bytes(t, str, len);
+	const uint64_t tag = h & 0xffffffff00000000ull;
 	uint32_t i = (uint32_t)h & (t->n_slots - 1);
-	for (; t->slots[i]; i = (i + 1) & (t->n_slots - 1)) {
-		const uint32_t id = t->slots[i];
-		if (t->len[id] == len && memcmp(t->arena + t->off[id], str, len) == 0)
+	for (uint64_t v; (v = t->slots[i]) != 0; i = (i + 1) & (t->n_slots - 1)) {
+		const uint32_t id = (uint32_t)v;
+		/* the tag spares the string compare (and its cache misses) for almost every other string */
+		if ((v & 0xffffffff00000000ull) == tag && t->len[id] == len &&
+		    memcmp(t->arena + t->off[id], str, len) == 0)
 			return id;
 	}
 	const int64_t id = add(t, str, len);
 	if (id < 0)
 		return id;
-	t->slots[i] = (uint32_t)id;
+	t->slots[i] = slot_of(h, (uint32_t)id);
 	if (added)
 		*added = 1;
 	return id;

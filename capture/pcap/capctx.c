@@ -12,6 +12,9 @@
  * unmatched, so one lost reply cannot make memory grow with the capture. */
 #define MAX_SLOTS (1u << 20)
 #define MAX_STATES 8
+/* Recent (connection, end, principal) -> client id answers, so that an op
+ * costs no key building and interning: direct-mapped, exact (a miss asks the table). */
+#define CLIENT_MEMO 256
 
 enum slot_state { SLOT_RESERVED, SLOT_DONE, SLOT_CANCELLED };
 
@@ -20,6 +23,13 @@ typedef struct slot {
 	uint64_t reserved_at; /* capture ns */
 	uint8_t state;
 } slot;
+
+typedef struct client_memo {
+	uint64_t conn_id; /* 0: empty (connection ids start at 1) */
+	uint64_t principal;
+	uint32_t id;
+	uint8_t end;
+} client_memo;
 
 typedef struct state_entry {
 	const void *key;
@@ -40,6 +50,7 @@ struct rp_capctx {
 	rp_strtab *paths;
 	uint32_t defined; /* paths ids 1..defined have reached the sink */
 	rp_strtab *clients; /* binary client keys -> dense ids */
+	client_memo memo[CLIENT_MEMO];
 	bool meta_sent;
 
 	slot *ring; /* slots head..tail-1 live at ring[seq & (cap-1)] */
@@ -280,7 +291,7 @@ void rp__cap_count(rp_capctx *cx, rp_outcome what, const char *name)
 	}
 }
 
-uint32_t rp__cap_client(rp_capctx *cx, const rp_conn *conn, uint8_t client_end, uint64_t principal)
+static uint32_t client_lookup(rp_capctx *cx, const rp_conn *conn, uint8_t client_end, uint64_t principal)
 {
 	uint8_t key[1 + 16 + 8 + 8];
 	size_t n = 0;
@@ -304,6 +315,18 @@ uint32_t rp__cap_client(rp_capctx *cx, const rp_conn *conn, uint8_t client_end, 
 	}
 	const int64_t id = rp_strtab_intern(cx->clients, (const char *)key, (uint32_t)n, NULL);
 	return id > 0 ? (uint32_t)id : 0;
+}
+
+uint32_t rp__cap_client(rp_capctx *cx, const rp_conn *conn, uint8_t client_end, uint64_t principal)
+{
+	const uint64_t h = (conn->id * 0x9e3779b97f4a7c15ull) ^ (principal * 0xc2b2ae3d27d4eb4full) ^ client_end;
+	client_memo *const m = &cx->memo[(h ^ (h >> 29) ^ (h >> 47)) & (CLIENT_MEMO - 1)];
+	if (m->conn_id == conn->id && m->principal == principal && m->end == client_end && conn->id)
+		return m->id;
+	const uint32_t id = client_lookup(cx, conn, client_end, principal);
+	if (id)
+		*m = (client_memo){ .conn_id = conn->id, .principal = principal, .id = id, .end = client_end };
+	return id;
 }
 
 uint32_t rp__cap_path(rp_capctx *cx, const char *s, size_t len)
