@@ -1,10 +1,12 @@
 /* Open-addressing hash map with 24-byte keys used by the SMB decoders' tables. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "capture/pcap/smb_int.h"
 
 struct rp_smb_map {
+	uint64_t seed[2]; /* per-map hash key */
 	size_t value_size;
 	void (*vfree)(void *value);
 	size_t cap; /* a power of two, or 0 */
@@ -14,19 +16,17 @@ struct rp_smb_map {
 	uint8_t *values;
 };
 
-static uint64_t mix(uint64_t x)
-{
-	/* a 64-bit finaliser: spreads nearby MessageIds and FIDs over the table */
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	return x ^ (x >> 33);
-}
+__extension__ typedef unsigned __int128 u128;
 
-static size_t hash(const smb_key *k)
+/*
+ * MessageIds, FileIds and FIDs come from the capture, so the hash is keyed
+ * per map with random bits (crafted ids cannot fill one probe run), and one
+ * folded 64x64-bit multiply spreads nearby ids over the table.
+ */
+static inline size_t hash(const rp_smb_map *m, const smb_key *k)
 {
-	return (size_t)mix(k->a ^ mix(k->b ^ mix(k->c)));
+	const u128 x = (u128)(k->a ^ m->seed[0]) * (k->b ^ (k->c * 0x9e3779b97f4a7c15ULL) ^ m->seed[1]);
+	return (size_t)((uint64_t)x ^ (uint64_t)(x >> 64));
 }
 
 static bool key_eq(const smb_key *x, const smb_key *y)
@@ -41,6 +41,11 @@ rp_smb_map *rp__smb_map_create(size_t value_size, void (*vfree)(void *value))
 		return NULL;
 	m->value_size = value_size;
 	m->vfree = vfree;
+	if (getrandom(m->seed, sizeof m->seed, GRND_NONBLOCK) != (ssize_t)sizeof m->seed) {
+		m->seed[0] = (uint64_t)(uintptr_t)m * 0xff51afd7ed558ccdULL; /* no entropy yet: the address varies */
+		m->seed[1] = (uint64_t)(uintptr_t)&rp__smb_map_create * 0xc4ceb9fe1a85ec53ULL;
+	}
+	m->seed[1] |= 1;
 	return m;
 }
 
@@ -60,7 +65,7 @@ void rp__smb_map_destroy(rp_smb_map *m)
 static size_t find(const rp_smb_map *m, const smb_key *k, bool *found)
 {
 	const size_t mask = m->cap - 1;
-	size_t i = hash(k) & mask;
+	size_t i = hash(m, k) & mask;
 	while (m->used[i]) {
 		if (key_eq(&m->keys[i], k)) {
 			*found = true;
@@ -96,7 +101,7 @@ static bool grow(rp_smb_map *m)
 	for (size_t i = 0; i < m->cap; i++) {
 		if (!m->used[i])
 			continue;
-		size_t j = hash(&m->keys[i]) & (ncap - 1);
+		size_t j = hash(m, &m->keys[i]) & (ncap - 1);
 		while (used[j])
 			j = (j + 1) & (ncap - 1);
 		used[j] = 1;
@@ -115,20 +120,19 @@ static bool grow(rp_smb_map *m)
 
 void *rp__smb_map_put(rp_smb_map *m, const smb_key *k, bool *fresh)
 {
-	if (m->cap && m->count) {
-		bool found;
-		const size_t i = find(m, k, &found);
-		if (found) {
-			if (fresh)
-				*fresh = false;
-			return m->values + i * m->value_size;
-		}
+	bool found = false;
+	size_t i = m->cap ? find(m, k, &found) : 0;
+	if (found) {
+		if (fresh)
+			*fresh = false;
+		return m->values + i * m->value_size;
 	}
 	/* keep the load under 1/2 so probe runs stay short */
-	if ((m->count + 1) * 2 > m->cap && !grow(m))
-		return NULL;
-	bool found;
-	const size_t i = find(m, k, &found);
+	if ((m->count + 1) * 2 > m->cap) {
+		if (!grow(m))
+			return NULL;
+		i = find(m, k, &found);
+	}
 	m->used[i] = 1;
 	m->keys[i] = *k;
 	memset(m->values + i * m->value_size, 0, m->value_size);
@@ -157,7 +161,7 @@ void rp__smb_map_del(rp_smb_map *m, const smb_key *k)
 			j = (j + 1) & mask;
 			if (!m->used[j])
 				goto done;
-			const size_t home = hash(&m->keys[j]) & mask;
+			const size_t home = hash(m, &m->keys[j]) & mask;
 			/* j may move to i only if its home is not in (i, j] cyclically */
 			const bool between = i <= j ? (home > i && home <= j) : (home > i || home <= j);
 			if (!between)
