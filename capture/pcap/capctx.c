@@ -59,6 +59,7 @@ struct rp_capctx {
 
 	state_entry states[MAX_STATES];
 	unsigned n_states;
+	const state_entry *last_state; /* the one asked for last: decoders ask per message */
 
 	int err; /* first sink error */
 	char errbuf[RP_ERRBUF_SIZE];
@@ -410,9 +411,13 @@ void rp__cap_emit(rp_capctx *cx, const rp_op *op)
 
 void *rp__cap_state(rp_capctx *cx, const void *key, void *(*create)(void), void (*destroy)(void *))
 {
+	if (cx->last_state && cx->last_state->key == key)
+		return cx->last_state->ptr;
 	for (unsigned i = 0; i < cx->n_states; i++)
-		if (cx->states[i].key == key)
+		if (cx->states[i].key == key) {
+			cx->last_state = &cx->states[i];
 			return cx->states[i].ptr;
+		}
 	if (cx->n_states == MAX_STATES)
 		return NULL;
 	void *const ptr = create();

@@ -60,7 +60,8 @@ static char *dup_str(const char *s)
 	return d;
 }
 
-smb_file *rp__smb_file_open(rp_capctx *cx, const smb_key *k, const char *path, uint32_t flags)
+smb_file *rp__smb_file_open_taking(rp_capctx *cx, const smb_key *k, char **text, const char *path,
+				   uint32_t path_id, uint32_t flags)
 {
 	rp_smb_state *const st = rp__smb_state(cx);
 	if (!st)
@@ -73,10 +74,20 @@ smb_file *rp__smb_file_open(rp_capctx *cx, const smb_key *k, const char *path, u
 		free(f->path_text);
 	*f = (smb_file){ .handle = st->next_handle++, .flags = flags };
 	if (path) {
-		f->path_text = dup_str(path);
-		f->path = rp__smb_intern(cx, path);
+		if (text && *text) {
+			f->path_text = *text;
+			*text = NULL;
+		} else {
+			f->path_text = dup_str(path);
+		}
+		f->path = path_id ? path_id : rp__smb_intern(cx, path);
 	}
 	return f;
+}
+
+smb_file *rp__smb_file_open(rp_capctx *cx, const smb_key *k, const char *path, uint32_t flags)
+{
+	return rp__smb_file_open_taking(cx, k, NULL, path, 0, flags);
 }
 
 smb_file *rp__smb_file_use(rp_capctx *cx, const smb_key *k, const char *proto)
@@ -271,7 +282,7 @@ static void conn_free(void *p)
 	if (!sc)
 		return;
 	rp__smb_map_destroy(sc->pending2);
-	rp__smb_map_destroy(sc->recent2);
+	free(sc->recent2);
 	rp__smb_map_destroy(sc->pending1);
 	rp__smb_map_destroy(sc->search1);
 	free(sc);

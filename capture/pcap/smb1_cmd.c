@@ -425,6 +425,7 @@ static void record_tree(smb1_x *x)
 		return;
 	const smb_key k = { x->conn->id, (uint64_t)x->uid << 16 | x->tid, 3 };
 	smb_tree *const t = rp__smb_map_put(st->trees, &k, NULL);
+	st->trees_gen++;
 	if (t)
 		t->pipe = s && memcmp(s, "IPC\0", 4) == 0;
 }

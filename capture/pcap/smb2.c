@@ -106,11 +106,6 @@ static void sweep(rp_capctx *cx, smb_conn *sc)
 	}
 	const size_t n = rp__smb_map_count(pm);
 	sc->sweep_at = n * 2 > 64 ? n * 2 : 64;
-	/* the CREATE -> FileId memory for related operations only matters within a chain's round trip */
-	if (rp__smb_map_count(sc->recent2) > 4096) {
-		rp__smb_map_destroy(sc->recent2);
-		sc->recent2 = NULL;
-	}
 }
 
 /* The FileId a request names, or the one a related operation inherits from the chain. */
@@ -161,10 +156,9 @@ const smb_file *rp__smb2_resolve(smb2_x *x, const smb2_pending *p, smb_key *key)
 		return rp__smb_file_get(x->cx, key);
 	}
 	if (p->fid_mode == SMB2_FID_DEP && x->sc->recent2) {
-		const smb_key rk = { p->dep_mid, 0, 0 };
-		const smb_key *const fk = rp__smb_map_get(x->sc->recent2, &rk);
-		if (fk) {
-			*key = *fk;
+		const smb2_recent *const r = &x->sc->recent2[p->dep_mid % SMB2_RECENT];
+		if (r->mid_plus1 == p->dep_mid + 1 && r->mid_plus1) {
+			*key = r->fid;
 			return rp__smb_file_get(x->cx, key);
 		}
 	}
@@ -173,22 +167,30 @@ const smb_file *rp__smb2_resolve(smb2_x *x, const smb2_pending *p, smb_key *key)
 
 void rp__smb2_remember_create(smb2_x *x, const smb_key *fid)
 {
-	if (!x->sc->recent2 && !(x->sc->recent2 = rp__smb_map_create(sizeof(smb_key), NULL)))
+	if (!x->sc->recent2 && !(x->sc->recent2 = calloc(SMB2_RECENT, sizeof(smb2_recent))))
 		return;
-	const smb_key rk = { x->h->mid, 0, 0 };
-	smb_key *const v = rp__smb_map_put(x->sc->recent2, &rk, NULL);
-	if (v)
-		*v = *fid;
+	smb2_recent *const r = &x->sc->recent2[x->h->mid % SMB2_RECENT];
+	r->mid_plus1 = x->h->mid + 1;
+	r->fid = *fid;
 }
 
 static bool is_tree_pipe(smb2_x *x)
 {
-	const rp_smb_state *const st = rp__smb_state(x->cx);
-	if (!st)
+	smb_conn *const sc = x->sc;
+	if (!sc->st && !(sc->st = rp__smb_state(x->cx)))
 		return false;
+	/* Most requests name the tree the one before named: ask the table only when that changes. */
+	if (sc->tree_known && sc->tree_gen == sc->st->trees_gen && sc->tree_session == x->session &&
+	    sc->tree_id == x->tree)
+		return sc->tree_pipe;
 	const smb_key k = { x->session, x->tree, 2 };
-	const smb_tree *const t = rp__smb_map_get(st->trees, &k);
-	return t && t->pipe;
+	const smb_tree *const t = rp__smb_map_get(sc->st->trees, &k);
+	sc->tree_known = true;
+	sc->tree_gen = sc->st->trees_gen;
+	sc->tree_session = x->session;
+	sc->tree_id = x->tree;
+	sc->tree_pipe = t && t->pipe;
+	return sc->tree_pipe;
 }
 
 /* A request that becomes no op but whose response must not count as unmatched. */
@@ -277,7 +279,7 @@ static void response(smb2_x *x)
 		if (x->bad == SMB2_BAD_INVALID || x->bad == SMB2_BAD_TRUNCATED)
 			rp__cap_count(x->cx, x->bad == SMB2_BAD_INVALID ? RP_OUT_INVALID : RP_OUT_TRUNCATED, NULL);
 	}
-	rp__smb_map_del(x->sc->pending2, &k);
+	rp__smb_map_del_value(x->sc->pending2, p); /* nothing above adds to or takes from pending2 */
 }
 
 /* Read one 64-byte header at the cursor's start. */

@@ -104,6 +104,7 @@ static void req_create(smb2_x *x, rp_cur *b)
 	p->dir = (opts & FILE_DIRECTORY_FILE) != 0;
 	rp_op op = rp__smb2_op(x, RP_OP_OPEN);
 	op.path = path_id(x, path);
+	p->path_id = op.path;
 	op.access = access;
 	op.disposition = disp;
 	op.options = opts;
@@ -526,6 +527,7 @@ static void record_tree(smb2_x *x, rp_cur *b)
 		return;
 	const smb_key k = { x->h->session, x->h->tree, 2 };
 	smb_tree *const t = rp__smb_map_put(st->trees, &k, NULL);
+	st->trees_gen++;
 	if (t)
 		t->pipe = type == 0x02; /* SMB2_SHARE_TYPE_PIPE */
 }
@@ -562,7 +564,8 @@ void rp__smb2_response_body(smb2_x *x, smb2_pending *p, rp_cur *b)
 				break;
 			key = smb2_file_key(fp, fv);
 			const bool dir = p->dir || (open_attrs & FILE_ATTRIBUTE_DIRECTORY);
-			f = rp__smb_file_open(x->cx, &key, p->path, dir ? SMB_FILE_DIR : 0);
+			/* the file takes the pending entry's copy of the path, and its string id */
+			f = rp__smb_file_open_taking(x->cx, &key, &p->path, p->path, p->path_id, dir ? SMB_FILE_DIR : 0);
 			rp__smb2_remember_create(x, &key);
 			result = action; /* 0 superseded, 1 opened, 2 created, 3 overwritten */
 			has_result = true;

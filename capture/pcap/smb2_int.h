@@ -76,6 +76,7 @@ typedef struct smb2_pending {
 	uint64_t session;
 	uint32_t tree;
 	char *path; /* CREATE: the path opened; SET_INFO rename: the new path */
+	uint32_t path_id; /* CREATE: path's string id */
 } smb2_pending;
 
 enum smb2_bad { SMB2_BAD_NONE = 0, SMB2_BAD_INVALID, SMB2_BAD_TRUNCATED };

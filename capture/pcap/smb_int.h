@@ -23,6 +23,8 @@ void *rp__smb_map_get(const rp_smb_map *m, const smb_key *k);
 /* The value for k, zeroed when new (*fresh = true); NULL when out of memory. */
 void *rp__smb_map_put(rp_smb_map *m, const smb_key *k, bool *fresh);
 void rp__smb_map_del(rp_smb_map *m, const smb_key *k);
+/* Delete the entry whose value rp__smb_map_get/put returned (no change to m since). */
+void rp__smb_map_del_value(rp_smb_map *m, void *value);
 size_t rp__smb_map_count(const rp_smb_map *m);
 /* Iterate: *pos starts at 0; returns the next value (and its key) or NULL at the end.
  * Deleting the entry just returned is allowed when the caller then restarts at *pos - 1. */
@@ -51,6 +53,7 @@ typedef struct smb_tree {
 typedef struct rp_smb_state {
 	rp_smb_map *files; /* smb_key -> smb_file */
 	rp_smb_map *trees; /* (kind, session/uid, tree id) -> smb_tree */
+	uint64_t trees_gen; /* bumped on every change to trees: connections cache answers from it */
 	uint64_t next_handle;
 } rp_smb_state;
 
@@ -70,6 +73,10 @@ static inline smb_key smb1_file_key(uint64_t conn_id, uint16_t fid)
 smb_file *rp__smb_file_get(rp_capctx *cx, const smb_key *k);
 /* A fresh file (new handle id) for key, replacing any older one; path may be NULL. */
 smb_file *rp__smb_file_open(rp_capctx *cx, const smb_key *k, const char *path, uint32_t flags);
+/* The same for a path already interned as path_id (0: intern it) whose owned copy *text the file
+ * takes over (*text becomes NULL; with a NULL *text the path is copied). */
+smb_file *rp__smb_file_open_taking(rp_capctx *cx, const smb_key *k, char **text, const char *path,
+				   uint32_t path_id, uint32_t flags);
 /* The file for key, synthesising a path (RP_OPF_SYNTH_PATH) when it was never opened. */
 smb_file *rp__smb_file_use(rp_capctx *cx, const smb_key *k, const char *proto);
 void rp__smb_file_close(rp_capctx *cx, const smb_key *k);
@@ -115,13 +122,30 @@ void rp__smb_slots_free(smb_slots *s);
 
 /* ---- the two dialect decoders ---- */
 
+/*
+ * SMB2: the FileIds the latest CREATE responses carried, by MessageId, for
+ * related operations whose response comes after their CREATE's (MS-SMB2
+ * 3.2.4.1.4).  That is within one compound's round trip, so a small ring
+ * indexed by MessageId is enough, and its size bounds the memory per connection.
+ */
+#define SMB2_RECENT 256
+typedef struct smb2_recent {
+	uint64_t mid_plus1; /* 0: empty */
+	smb_key fid;
+} smb2_recent;
+
 /* Per-connection SMB state (conn->proto_state); each dialect creates its maps on first use. */
 typedef struct smb_conn {
 	rp_smb_map *pending2; /* SMB2: MessageId -> smb2_pending */
-	rp_smb_map *recent2;  /* SMB2: MessageId of a CREATE -> its FileId (for related ops) */
+	smb2_recent *recent2; /* SMB2: SMB2_RECENT entries, or NULL before the first CREATE response */
 	rp_smb_map *pending1; /* SMB1: (MID, PID, UID, TID, chain index) -> smb1_pending */
 	rp_smb_map *search1;  /* SMB1: (UID, TID, SID) -> search pattern */
 	uint64_t sweep_at;    /* pending entries at which to look for timed-out ones next */
+	rp_smb_state *st;     /* the capture's SMB state, once looked up (it outlives connections) */
+	/* The last tree asked about: is it IPC$?  Valid while st->trees_gen is tree_gen. */
+	uint64_t tree_session, tree_gen;
+	uint32_t tree_id;
+	bool tree_known, tree_pipe;
 } smb_conn;
 
 smb_conn *rp__smb_conn(rp_conn *conn);

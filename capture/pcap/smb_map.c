@@ -142,17 +142,11 @@ void *rp__smb_map_put(rp_smb_map *m, const smb_key *k, bool *fresh)
 	return m->values + i * m->value_size;
 }
 
-void rp__smb_map_del(rp_smb_map *m, const smb_key *k)
+/* Remove slot i: backward-shift deletion, no tombstones, probe chains stay intact. */
+static void remove_at(rp_smb_map *m, size_t i)
 {
-	if (!m || m->count == 0)
-		return;
-	bool found;
-	size_t i = find(m, k, &found);
-	if (!found)
-		return;
 	if (m->vfree)
 		m->vfree(m->values + i * m->value_size);
-	/* backward-shift deletion: no tombstones, probe chains stay intact */
 	const size_t mask = m->cap - 1;
 	size_t j = i;
 	for (;;) {
@@ -174,6 +168,23 @@ void rp__smb_map_del(rp_smb_map *m, const smb_key *k)
 	}
 done:
 	m->count--;
+}
+
+void rp__smb_map_del(rp_smb_map *m, const smb_key *k)
+{
+	if (!m || m->count == 0)
+		return;
+	bool found;
+	const size_t i = find(m, k, &found);
+	if (found)
+		remove_at(m, i);
+}
+
+void rp__smb_map_del_value(rp_smb_map *m, void *value)
+{
+	const size_t i = (size_t)((uint8_t *)value - m->values) / m->value_size;
+	if (i < m->cap && m->used[i])
+		remove_at(m, i);
 }
 
 size_t rp__smb_map_count(const rp_smb_map *m)
