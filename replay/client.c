@@ -366,7 +366,7 @@ static void run(rp_client *c)
 	const rp_timing timing = r->opts.timing;
 	const uint64_t end = r->end;
 	const uint64_t start = r->t0 + (uint64_t)c->clone * r->offset_ns;
-	if (rp__wait_until(r, start) < start) {
+	if (rp__wait_until(r, &c->late_est, start) < start) {
 		c->stop = "interrupted";
 		return;
 	}
@@ -410,7 +410,7 @@ static void run(rp_client *c)
 			if (op->op == RP_OP_SLEEP) {
 				/* An explicit pause; in trace timing the timestamps already hold it. */
 				if (timing != RP_TIMING_TRACE)
-					prev_done = rp__wait_until(r, (sched ? sched : prev_done) + scale(r, op->length));
+					prev_done = rp__wait_until(r, &c->late_est, (sched ? sched : prev_done) + scale(r, op->length));
 				prev_rec_end = rec_end;
 				c->acc[RP_OP_SLEEP].count += prev_done >= r->warm_end;
 				continue;
@@ -425,7 +425,7 @@ static void run(rp_client *c)
 					c->stop = "time";
 					return;
 				}
-				t = rp__wait_until(r, sched);
+				t = rp__wait_until(r, &c->late_est, sched);
 				if (stopping(r))
 					continue; /* reported at the top of the loop */
 			}

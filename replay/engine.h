@@ -53,6 +53,7 @@ typedef struct rp_client {
 	rp_csecond *sec;  /* the series entry of the current second (NULL: none yet, or no memory) */
 	uint64_t sec_end; /* absolute ns at which that second ends */
 	uint64_t n_ops, n_bytes; /* running totals, published to prog_* */
+	uint64_t late_est;       /* how late its sleeps have been waking (rp__wait_until) */
 	rp_replay_sample samples[RP_REPLAY_SAMPLES];
 	size_t n_samples;
 	const char *stop; /* why it stopped */
@@ -123,8 +124,11 @@ static inline uint64_t rp__now(const rp_replay *r)
 }
 uint64_t rp__clock_mono(void *ctx);
 void rp__clock_mono_sleep(void *ctx, uint64_t deadline_ns);
-/* Wait for deadline with sleep-then-spin; returns the time seen, early if stop is raised. */
-uint64_t rp__wait_until(const rp_replay *r, uint64_t deadline);
+/*
+ * Wait for deadline with sleep-then-spin; returns the time seen, early if stop
+ * is raised.  late_est (per client, may be NULL) learns how late sleeps wake.
+ */
+uint64_t rp__wait_until(const rp_replay *r, uint64_t *late_est, uint64_t deadline);
 
 /* path.c: normalise a trace path ('\' or '/' separated) to relative '/' form; length or -errno. */
 int rp__path_norm(const char *in, uint32_t len, char *out, size_t cap);
