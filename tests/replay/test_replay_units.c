@@ -131,6 +131,30 @@ static void test_path_norm(void **state)
 	assert_int_equal(rp__path_norm(nul, 3, out, sizeof(out)), -EINVAL);
 }
 
+/* Sleep-then-spin never returns before the deadline, and learns how late this machine's sleeps wake. */
+static void test_wait_until(void **state)
+{
+	(void)state;
+	rp_replay *const r = calloc(1, sizeof(*r));
+	r->clock = (rp_replay_clock){ rp__clock_mono, rp__clock_mono_sleep, NULL };
+	r->mono = true;
+	r->spin_ns = 50000;
+	atomic_init(&r->stop, false);
+	uint64_t late = 0;
+	const uint64_t t0 = rp__mono_ns();
+	for (int i = 1; i <= 20; i++) {
+		const uint64_t deadline = t0 + (uint64_t)i * 1000000;
+		assert_true(rp__wait_until(r, &late, deadline) >= deadline);
+	}
+	assert_true(late > 0); /* no timer fires exactly on time */
+	assert_true(rp__wait_until(r, NULL, t0 + 22000000) >= t0 + 22000000);
+	/* A stop request ends a wait early. */
+	atomic_store(&r->stop, true);
+	const uint64_t far = rp__mono_ns() + 10000000000ull;
+	assert_true(rp__wait_until(r, &late, far) < far);
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -138,6 +162,7 @@ int main(void)
 		cmocka_unit_test(test_hist_merge),
 		cmocka_unit_test(test_handles),
 		cmocka_unit_test(test_path_norm),
+		cmocka_unit_test(test_wait_until),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
