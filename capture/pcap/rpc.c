@@ -31,17 +31,31 @@ enum { GSS_SVC_NONE = 1, GSS_SVC_INTEGRITY = 2, GSS_SVC_PRIVACY = 3 };
 #define ORPHANS_MAX 64
 #define ORPHAN_BYTES (64u * 1024u)
 
+/*
+ * A call entry lives for the match timeout (answered or not, to recognise
+ * duplicates); the program's pending state only until the reply.  So that
+ * state comes from a per-program pool and goes back to it at the reply, and
+ * entries are recycled too: a steady stream of calls allocates nothing.
+ */
 typedef struct call_ent {
-	struct call_ent *hnext;      /* hash chain */
+	struct call_ent *hnext;      /* hash chain; the free list's link once forgotten */
 	struct call_ent *older, *newer; /* age list */
 	uint64_t conn_id;
 	uint64_t born;               /* capture ns of the call */
 	const rp_rpc_prog *prog;     /* NULL: a call only matched, not decoded */
 	rp_rpc_call call;
 	uint8_t gss_service;         /* RPCSEC_GSS DATA calls: how the results are wrapped */
+	uint8_t prog_index;          /* prog's place in decoded[] (its pending pool) */
 	bool answered;               /* kept after its reply to recognise duplicates */
-	max_align_t pending[];       /* prog->pending_size bytes */
+	void *pending;               /* prog->pending_size bytes until the reply or the drop; else NULL */
 } call_ent;
+
+/* A pending block on its pool's free list. */
+typedef struct free_block {
+	struct free_block *next;
+} free_block;
+
+#define N_DECODED 3
 
 typedef struct orphan {
 	uint64_t conn_id;
@@ -54,6 +68,8 @@ typedef struct calls {
 	call_ent **buckets;
 	size_t n_buckets, n;
 	call_ent *oldest, *newest;
+	call_ent *free_ents;                 /* recycled entries */
+	free_block *free_pending[N_DECODED]; /* recycled pending blocks, per program */
 	orphan orphans[ORPHANS_MAX]; /* in arrival order, n_orphans used */
 	size_t n_orphans;
 } calls;
@@ -83,11 +99,23 @@ static void calls_destroy(void *p)
 		return;
 	for (call_ent *e = t->oldest; e;) {
 		call_ent *const next = e->newer;
-		if (e->prog && e->prog->drop && !e->answered)
+		if (e->pending && e->prog->drop)
 			e->prog->drop(NULL, e->pending);
+		free(e->pending);
 		free(e);
 		e = next;
 	}
+	while (t->free_ents) {
+		call_ent *const e = t->free_ents;
+		t->free_ents = e->hnext;
+		free(e);
+	}
+	for (size_t i = 0; i < N_DECODED; i++)
+		while (t->free_pending[i]) {
+			free_block *const b = t->free_pending[i];
+			t->free_pending[i] = b->next;
+			free(b);
+		}
 	for (size_t i = 0; i < t->n_orphans; i++)
 		free((void *)t->orphans[i].m.data);
 	free(t->buckets);
@@ -129,14 +157,27 @@ static void unlink_ent(calls *t, call_ent *e)
 	t->n--;
 }
 
+/* Give a call's pending state back to its program's pool. */
+static void release_pending(calls *t, call_ent *e)
+{
+	if (!e->pending)
+		return;
+	free_block *const b = e->pending;
+	b->next = t->free_pending[e->prog_index];
+	t->free_pending[e->prog_index] = b;
+	e->pending = NULL;
+}
+
 /* Forget a call: an unanswered one releases its pending state (its op slots stay
  * with capctx, which emits them as unmatched when they time out). */
 static void forget(rp_capctx *cx, calls *t, call_ent *e)
 {
 	unlink_ent(t, e);
-	if (e->prog && e->prog->drop && !e->answered)
+	if (e->pending && e->prog->drop)
 		e->prog->drop(cx, e->pending);
-	free(e);
+	release_pending(t, e);
+	e->hnext = t->free_ents;
+	t->free_ents = e;
 }
 
 static void grow(calls *t)
@@ -156,16 +197,34 @@ static void grow(calls *t)
 }
 
 static call_ent *insert(rp_capctx *cx, calls *t, uint64_t conn_id, const rp_rpc_call *call,
-			const rp_rpc_prog *prog)
+			const rp_rpc_prog *prog, uint8_t prog_index)
 {
 	while (t->n >= CALLS_MAX && t->oldest)
 		forget(cx, t, t->oldest);
 	if (t->n >= t->n_buckets)
 		grow(t);
-	const size_t psize = prog ? prog->pending_size : 0;
-	call_ent *const e = calloc(1, sizeof(*e) + psize);
-	if (!e)
+	void *pending = NULL;
+	if (prog) {
+		/* the program's state starts zeroed, whether fresh or recycled */
+		const size_t psize = prog->pending_size > sizeof(free_block) ? prog->pending_size : sizeof(free_block);
+		free_block *const b = t->free_pending[prog_index];
+		if (b) {
+			t->free_pending[prog_index] = b->next;
+			pending = memset(b, 0, psize);
+		} else if (!(pending = calloc(1, psize))) {
+			return NULL;
+		}
+	}
+	call_ent *e = t->free_ents;
+	if (e) {
+		t->free_ents = e->hnext;
+		memset(e, 0, sizeof(*e));
+	} else if (!(e = calloc(1, sizeof(*e)))) {
+		free(pending);
 		return NULL;
+	}
+	e->pending = pending;
+	e->prog_index = prog_index;
 	e->conn_id = conn_id;
 	e->born = rp__cap_time(cx, call->ts_ns);
 	e->prog = prog;
@@ -305,11 +364,15 @@ static void count_other(rp_capctx *cx, const rp_rpc_call *call)
 	rp__cap_count(cx, o->ignore || call->proc == 0 || mount_aux ? RP_OUT_IGNORED : RP_OUT_UNSUPPORTED, name);
 }
 
-static const rp_rpc_prog *find_prog(uint32_t prog, uint32_t vers)
+_Static_assert(sizeof(decoded) / sizeof(decoded[0]) == N_DECODED, "one pending pool per decoded program");
+
+static const rp_rpc_prog *find_prog(uint32_t prog, uint32_t vers, uint8_t *index)
 {
-	for (size_t i = 0; i < sizeof(decoded) / sizeof(decoded[0]); i++)
-		if (decoded[i]->prog == prog && decoded[i]->vers == vers)
+	for (size_t i = 0; i < N_DECODED; i++)
+		if (decoded[i]->prog == prog && decoded[i]->vers == vers) {
+			*index = (uint8_t)i;
 			return decoded[i];
+		}
 	return NULL;
 }
 
@@ -421,7 +484,8 @@ static void on_call(rp_capctx *cx, calls *t, rp_conn *conn, const rp_msg *m, rp_
 		forget(cx, t, prev); /* the xid was reused for another call */
 	}
 
-	const rp_rpc_prog *prog = find_prog(call.prog, call.vers);
+	uint8_t prog_index = 0;
+	const rp_rpc_prog *prog = find_prog(call.prog, call.vers, &prog_index);
 	if (prog && gss_control) {
 		rp__cap_count(cx, RP_OUT_IGNORED, "RPCSEC_GSS control");
 		prog = NULL;
@@ -431,7 +495,7 @@ static void on_call(rp_capctx *cx, calls *t, rp_conn *conn, const rp_msg *m, rp_
 	} else if (!prog) {
 		count_other(cx, &call);
 	}
-	call_ent *const e = insert(cx, t, conn->id, &call, prog);
+	call_ent *const e = insert(cx, t, conn->id, &call, prog, prog_index);
 	if (!e)
 		return;
 	if (prog) {
@@ -485,6 +549,7 @@ static void on_reply(rp_capctx *cx, calls *t, rp_conn *conn, const rp_msg *m, rp
 	const bool success = rep.reply_stat == 0 && rep.accept_stat == 0;
 	rp_cur res = success && e->gss_service == GSS_SVC_INTEGRITY ? gss_integ_body(c) : *c;
 	e->prog->reply(cx, conn, &e->call, &rep, success ? &res : NULL, e->pending);
+	release_pending(t, e); /* reply() consumed it; the entry stays to recognise duplicates */
 }
 
 int rp__rpc_message(rp_capctx *cx, rp_conn *conn, const rp_msg *m)
