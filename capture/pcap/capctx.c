@@ -15,6 +15,8 @@
 /* Recent (connection, end, principal) -> client id answers, so that an op
  * costs no key building and interning: direct-mapped, exact (a miss asks the table). */
 #define CLIENT_MEMO 256
+/* (status kind, protocol code) -> canonical status answers kept, direct-mapped by code. */
+#define STATUS_MEMO 16
 
 enum slot_state { SLOT_RESERVED, SLOT_DONE, SLOT_CANCELLED };
 
@@ -30,6 +32,12 @@ typedef struct client_memo {
 	uint32_t id;
 	uint8_t end;
 } client_memo;
+
+typedef struct status_memo {
+	uint32_t code;
+	int32_t status;
+	uint8_t kind; /* RP_SK_NONE: empty */
+} status_memo;
 
 typedef struct state_entry {
 	const void *key;
@@ -51,6 +59,7 @@ struct rp_capctx {
 	uint32_t defined; /* paths ids 1..defined have reached the sink */
 	rp_strtab *clients; /* binary client keys -> dense ids */
 	client_memo memo[CLIENT_MEMO];
+	status_memo status_memo[STATUS_MEMO];
 	bool meta_sent;
 
 	slot *ring; /* slots head..tail-1 live at ring[seq & (cap-1)] */
@@ -231,6 +240,19 @@ int rp__capctx_finish(rp_capctx *cx)
 			sink_failed(cx, rc);
 	}
 	return cx->err;
+}
+
+void rp__cap_set_status(rp_capctx *cx, rp_op *op, rp_status_kind kind, uint32_t code)
+{
+	status_memo *const m = &cx->status_memo[(code ^ (code >> 16) ^ kind) & (STATUS_MEMO - 1)];
+	op->status_kind = (uint8_t)kind;
+	op->proto_status = code;
+	if (m->kind != (uint8_t)kind || m->code != code || kind == RP_SK_NONE) {
+		m->kind = (uint8_t)kind;
+		m->code = code;
+		m->status = rp_status_from_proto(kind, code);
+	}
+	op->status = m->status;
 }
 
 uint64_t rp__cap_time(rp_capctx *cx, uint64_t ts_ns)

@@ -9,6 +9,7 @@
 #include "capture/capture.h"
 #include "formats/cursor.h"
 #include "formats/op.h"
+#include "formats/status.h"
 
 /*
  * The layers:
@@ -87,6 +88,9 @@ typedef enum rp_outcome {
 } rp_outcome;
 
 void rp__cap_count(rp_capctx *cx, rp_outcome what, const char *name);
+
+/* rp_op_set_status, remembering the last few answers: replies repeat the same few codes. */
+void rp__cap_set_status(rp_capctx *cx, rp_op *op, rp_status_kind kind, uint32_t code);
 
 /* ns since the first packet of the capture. */
 uint64_t rp__cap_time(rp_capctx *cx, uint64_t ts_ns);

@@ -527,7 +527,7 @@ static void nfs3_reply(rp_capctx *cx, rp_conn *conn, const rp_rpc_call *call, co
 	const uint32_t status = rp_cur_be32(res);
 	if (!res->err) {
 		if (op)
-			rp_op_set_status(op, RP_SK_NFS3, status);
+			rp__cap_set_status(cx, op, RP_SK_NFS3, status);
 		read_result(cx, rp__fhmap(cx), call->proc, status, res, p, op);
 	}
 	if (res->err)

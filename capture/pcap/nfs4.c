@@ -717,7 +717,7 @@ static void apply(replier *r, pop *p, const nfs4_res *res, bool body)
 	compound *const c = r->c;
 	rp_op *op = rp__cap_slot(r->cx, p->slot);
 	if (op) {
-		rp_op_set_status(op, RP_SK_NFS4, res->status);
+		rp__cap_set_status(r->cx, op, RP_SK_NFS4, res->status);
 		op->t_end = r->t_end;
 		op->flags &= (uint16_t)~RP_OPF_NO_REPLY;
 		if (p->sid_kind == SID_CURRENT && !op->handle)

@@ -165,7 +165,24 @@ int rp__smb_path(char *out, const uint8_t *s, size_t n, bool utf16)
 {
 	size_t at = 0;
 	out[at++] = '/';
-	rp_cur c = rp_cur_make(s, utf16 ? n & ~(size_t)1 : n);
+	const size_t unit = utf16 ? 2 : 1;
+	const size_t end = utf16 ? n & ~(size_t)1 : n;
+	/* ASCII, the common case, without the general decoder; it takes over at the first other character. */
+	size_t i = 0;
+	for (; i < end; i += unit) {
+		const uint8_t ch = s[i];
+		if (ch >= 0x80 || (utf16 && s[i + 1]))
+			break;
+		if (ch == 0)
+			goto done; /* SMB1 strings are NUL-terminated; SMB2 names may carry one too */
+		const char o = ch == '\\' ? '/' : (char)ch;
+		if (o == '/' && out[at - 1] == '/')
+			continue;
+		if (at + 5 > SMB_PATH_MAX)
+			return -1;
+		out[at++] = o;
+	}
+	rp_cur c = rp_cur_make(s + i, end - i);
 	while (rp_cur_left(&c) > 0) {
 		uint32_t cp;
 		if (utf16) {
@@ -195,6 +212,7 @@ int rp__smb_path(char *out, const uint8_t *s, size_t n, bool utf16)
 			return -1;
 		at += put_utf8(out, at, cp);
 	}
+done:
 	if (at > 1 && out[at - 1] == '/')
 		at--;
 	out[at] = '\0';
@@ -241,7 +259,7 @@ void rp__smb_complete(rp_capctx *cx, rp_op *op, const rp_msg *m, uint32_t ntstat
 {
 	op->t_end = rp__cap_time(cx, m->ts_ns);
 	op->flags &= (uint16_t)~RP_OPF_NO_REPLY;
-	rp_op_set_status(op, RP_SK_NT, ntstatus);
+	rp__cap_set_status(cx, op, RP_SK_NT, ntstatus);
 }
 
 bool rp__smb_slots_add(smb_slots *s, rp_slot slot)
