@@ -8,13 +8,23 @@
 #   tshark -r F -T fields -e rpc.xid          (the dissectors, one field out)
 #   tcpdump -nn -r F > /dev/null              (one line per packet)
 # and prints packets/s, MB/s and the ratios.  Needs root (capturing on lo) to make the capture.
-#   usage: bench/capture_bench.sh [capture.pcap]     REPRISE=path/to/reprise  RUNS=3  KEEP=save-capture-here.pcap
+#
+# Measure: CPU time (task-clock: user + sys, ns resolution) by `perf stat -r N`, so a 20 ms decode
+# is well above the clock's resolution; N back-to-back runs of a decoder are also the "N times
+# larger capture" figure.  The machine may be shared, so the decoders run interleaved in ROUNDS
+# rounds and each figure is the median of its rounds' means (the spread across rounds is shown).
+#   usage: bench/capture_bench.sh [capture.pcap]
+#   REPRISE=path/to/reprise  RUNS=20 (reprise runs per round)  PEER_RUNS=5 (tcpdump)  TSHARK_RUNS=1
+#   ROUNDS=3  KEEP=save-capture-here.pcap
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 reprise=${REPRISE:-$top/build/cli/reprise}
-runs=${RUNS:-3}
+runs=${RUNS:-20}
+peer_runs=${PEER_RUNS:-5}
+tshark_runs=${TSHARK_RUNS:-1}
+rounds=${ROUNDS:-3}
 [ -x "$reprise" ] || { echo "capture_bench: no $reprise (build first, or set REPRISE)" >&2; exit 1; }
-for t in tshark tcpdump; do command -v $t >/dev/null || { echo "capture_bench: $t not installed" >&2; exit 1; }; done
+for t in tshark tcpdump perf; do command -v $t >/dev/null || { echo "capture_bench: $t not installed" >&2; exit 1; }; done
 
 work=$(mktemp -d /tmp/reprise-capbench.XXXXXX)
 tcpdump_pid=
@@ -71,47 +81,61 @@ fi
 packets=$(tcpdump -nn -r "$cap" 2>/dev/null | wc -l)
 bytes=$(stat -c %s "$cap")
 echo "capture: $packets packets, $bytes bytes"
-
-# "WALL CPU" seconds (CPU = user + sys) of the fastest of N runs of a command, output discarded.
-# The machine may be shared: CPU time is the steadier measure, wall time is shown too.
-best() {
-	local n=$1 bw= bc= i w c
-	shift
-	for i in $(seq 1 "$n"); do
-		/usr/bin/time -o "$work/time" -f "%e %U %S" "$@" > /dev/null 2>&1 || true
-		w=$(awk '{print $1}' "$work/time")
-		c=$(awk '{printf "%.2f", $2 + $3}' "$work/time")
-		if [ -z "$bc" ] || awk -v x="$c" -v y="$bc" 'BEGIN{exit !(x < y)}'; then bc=$c; fi
-		if [ -z "$bw" ] || awk -v x="$w" -v y="$bw" 'BEGIN{exit !(x < y)}'; then bw=$w; fi
-	done
-	echo "$bw $bc"
-}
-
-t_decode=$(best "$runs" "$reprise" stat "$cap")
-t_convert=$(best "$runs" "$reprise" convert --to rpz -q "$cap" /dev/null)
-t_tcpdump=$(best "$runs" tcpdump -nn -r "$cap")
-t_tshark=$(best 1 tshark -r "$cap" -T fields -e rpc.xid)
 "$reprise" convert --to rpz "$cap" /dev/null 2> "$work/summary.txt" || true
-
-# rate "WALL CPU": packets/s and MB/s by CPU time, then both times.
-rate() {
-	echo "$1" | awk -v p="$packets" -v b="$bytes" '{ c = $2 > 0 ? $2 : 0.01;
-		printf "%10.0f pkt/s %8.1f MB/s   cpu %6.2f s  wall %6.2f s", p / c, b / c / 1e6, $2, $1 }'
-}
-echo
-echo "rates by CPU time (user + sys), best of $runs runs (tshark: 1 run):"
-printf "%-36s %s\n" "reprise stat (decode, no .rpz)" "$(rate "$t_decode")"
-printf "%-36s %s\n" "reprise convert --to rpz /dev/null" "$(rate "$t_convert")"
-printf "%-36s %s\n" "tcpdump -nn -r" "$(rate "$t_tcpdump")"
-printf "%-36s %s\n" "tshark -T fields -e rpc.xid" "$(rate "$t_tshark")"
-echo
-ratio() { # name reprise-times peer-times target
-	awk -v n="$1" -v r="$2" -v p="$3" -v t="$4" 'BEGIN{ split(r, R, " "); split(p, P, " ");
-		rc = R[2] > 0 ? R[2] : 0.01; rw = R[1] > 0 ? R[1] : 0.01;
-		printf "%-44s %6.1fx cpu  %6.1fx wall  (target >= %sx)\n", n, P[2] / rc, P[1] / rw, t }'
-}
-ratio "reprise stat vs tshark" "$t_decode" "$t_tshark" 50
-ratio "reprise stat vs tcpdump" "$t_decode" "$t_tcpdump" 5
-ratio "reprise convert (with zstd) vs tshark" "$t_convert" "$t_tshark" 50
-ratio "reprise convert (with zstd) vs tcpdump" "$t_convert" "$t_tcpdump" 5
 echo "reprise summary: $(head -1 "$work/summary.txt")"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# "CPU_MS WALL_MS": the means over n runs of a command (its output discarded), by perf stat.
+measure() {
+	local n=$1
+	shift
+	perf stat -x, -o "$work/perf.csv" -r "$n" -e task-clock -- "$@" > /dev/null 2>&1 || true
+	local cpu
+	cpu=$(awk -F, '$3 == "task-clock" { print $1 }' "$work/perf.csv")
+	[ -n "$cpu" ] || { echo "capture_bench: perf stat failed for: $*" >&2; exit 1; }
+	echo "$cpu"
+}
+
+names=(stat convert tcpdump tshark)
+declare -A all
+for r in $(seq 1 "$rounds"); do
+	all[stat]+="$(measure "$runs" "$reprise" stat "$cap") "
+	all[convert]+="$(measure "$runs" "$reprise" convert --to rpz -q "$cap" /dev/null) "
+	all[tcpdump]+="$(measure "$peer_runs" tcpdump -nn -r "$cap") "
+	all[tshark]+="$(measure "$tshark_runs" tshark -r "$cap" -T fields -e rpc.xid) "
+done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# median, min and max of a list of numbers
+stats() { echo "$1" | tr ' ' '\n' | grep . | sort -g | awk '{ a[NR] = $1 } END {
+	printf "%.3f %.3f %.3f", (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2), a[1], a[NR] }'; }
+declare -A med
+for n in "${names[@]}"; do
+	read -r m lo hi <<< "$(stats "${all[$n]}")"
+	med[$n]=$m
+	all[$n]="$lo $hi"
+done
+
+row() { # label name runs-per-round
+	read -r lo hi <<< "${all[$2]}"
+	awk -v l="$1" -v c="${med[$2]}" -v lo="$lo" -v hi="$hi" -v p="$packets" -v b="$bytes" -v n="$3" 'BEGIN {
+		s = c / 1000; printf "%-38s %11.0f pkt/s %8.1f MB/s  cpu %8.2f ms (rounds %.2f-%.2f, %d runs each)\n",
+		l, p / s, b / s / 1e6, c, lo, hi, n }'
+}
+echo
+echo "CPU time (task-clock) per decode of the capture: median over $rounds rounds of the mean of each round's runs"
+row "reprise stat F (decode)" stat "$runs"
+row "reprise convert --to rpz F /dev/null" convert "$runs"
+row "tcpdump -nn -r F > /dev/null" tcpdump "$peer_runs"
+row "tshark -r F -T fields -e rpc.xid" tshark "$tshark_runs"
+awk -v p="$packets" -v r="$runs" -v c="${med[stat]}" 'BEGIN {
+	printf "(%d back-to-back runs of reprise stat = one capture of %d packets: %.2f s of CPU)\n", r, p * r, c * r / 1000 }'
+echo
+ratio() { # label reprise-name peer-name target
+	awk -v l="$1" -v r="${med[$2]}" -v p="${med[$3]}" -v t="$4" 'BEGIN {
+		x = p / r; printf "%-44s %7.1fx  (target >= %dx: %s)\n", l, x, t, (x >= t ? "met" : "NOT met") }'
+}
+ratio "reprise stat vs tshark" stat tshark 50
+ratio "reprise stat vs tcpdump" stat tcpdump 5
+ratio "reprise convert (with zstd) vs tshark" convert tshark 50
+ratio "reprise convert (with zstd) vs tcpdump" convert tcpdump 5
