@@ -4,8 +4,11 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "formats/reader.h"
 #include "harness.h"
+#include "replay/workload.h"
 
 /* ---- A recording backend: checks program order per client and keeps what it saw. */
 
@@ -405,6 +408,60 @@ static void test_no_handle(void **state)
 	}
 }
 
+/* A loadfile workload (converted to .rpz in memory) gives each client exactly the ops the text reader gives. */
+static void test_loadfile_workload(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/reprise-wl-XXXXXX";
+	const int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	static const char text[] =
+		"NTCreateX \"\\\\d\\\\f\" 0x40 0x5 1 NT_STATUS_OK\n"
+		"LOOP 3\n"
+		"WriteX 1 */4096%65536 4096 4096 NT_STATUS_OK\n"
+		"ReadX 1 +4096 4096 4096 NT_STATUS_OK\n"
+		"ENDLOOP\n"
+		"QUERY_PATH_INFORMATION \"\\\\d\\\\none\" 1004 NT_STATUS_OBJECT_NAME_NOT_FOUND\n"
+		"Close 1 NT_STATUS_OK\n";
+	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(fd);
+	char eb[RP_ERRBUF_SIZE];
+	rp_workload *w;
+	assert_int_equal(rp_workload_open_file(&w, path, false, eb), 0);
+	assert_int_equal(rp_workload_meta(w)->source, RP_SRC_LOADFILE_SMB);
+	rp_op_source *src;
+	assert_int_equal(w->open(w, false, 0, &src, eb), 0);
+	for (int pass = 0; pass < 2; pass++) {
+		rp_reader *rd;
+		assert_int_equal(rp_reader_open(&rd, path, &(rp_read_opts){ 0 }, eb), 0);
+		size_t n_ops = 0;
+		const rp_op *ops;
+		int n;
+		while ((n = src->next(src, &ops)) > 0) {
+			for (int i = 0; i < n; i++, n_ops++) {
+				rp_op want;
+				assert_int_equal(rp_reader_next(rd, &want), 1);
+				assert_memory_equal(&ops[i], &want, sizeof(want));
+				uint32_t la, lb;
+				if (want.path) {
+					const char *const a = src->string(src, ops[i].path, &la);
+					const char *const b = rp_reader_string(rd, want.path, &lb);
+					assert_true(a && b && la == lb && memcmp(a, b, la) == 0);
+				}
+			}
+		}
+		assert_int_equal(n, 0);
+		assert_int_equal(n_ops, 9);
+		rp_op extra;
+		assert_int_equal(rp_reader_next(rd, &extra), 0);
+		rp_reader_close(rd);
+		assert_int_equal(src->rewind(src), 0);
+	}
+	src->close(src);
+	rp_workload_destroy(w);
+	unlink(path);
+}
+
 /* Bad options are refused with a message before anything runs. */
 static void test_bad_options(void **state)
 {
@@ -508,6 +565,7 @@ int main(void)
 		cmocka_unit_test(test_mismatch_abort),
 		cmocka_unit_test(test_async_null),
 		cmocka_unit_test(test_no_handle),
+		cmocka_unit_test(test_loadfile_workload),
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_stop),
