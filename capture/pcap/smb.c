@@ -51,7 +51,7 @@ smb_file *rp__smb_file_get(rp_capctx *cx, const smb_key *k)
 	return st ? rp__smb_map_get(st->files, k) : NULL;
 }
 
-static char *dup_str(const char *s)
+char *rp__smb_strdup(const char *s)
 {
 	const size_t n = strlen(s) + 1;
 	char *const d = malloc(n);
@@ -78,7 +78,7 @@ smb_file *rp__smb_file_open_taking(rp_capctx *cx, const smb_key *k, char **text,
 			f->path_text = *text;
 			*text = NULL;
 		} else {
-			f->path_text = dup_str(path);
+			f->path_text = rp__smb_strdup(path);
 		}
 		f->path = path_id ? path_id : rp__smb_intern(cx, path);
 	}
@@ -115,7 +115,7 @@ void rp__smb_file_close(rp_capctx *cx, const smb_key *k)
 
 void rp__smb_file_rename(rp_capctx *cx, smb_file *f, const char *path)
 {
-	char *const d = dup_str(path);
+	char *const d = rp__smb_strdup(path);
 	if (!d)
 		return;
 	free(f->path_text);

@@ -13,15 +13,6 @@
 #define LOCKING_ANDX_CANCEL_LOCK 0x08u
 #define LOCKING_ANDX_LARGE_FILES 0x10u
 
-static char *dup_str(const char *s)
-{
-	const size_t n = strlen(s) + 1;
-	char *const d = malloc(n);
-	if (d)
-		memcpy(d, s, n);
-	return d;
-}
-
 static bool words_ok(smb1_x *x, const rp_cur *w)
 {
 	if (!w->err)
@@ -92,7 +83,7 @@ static void req_nt_create(smb1_x *x)
 	smb1_pending *const p = rp__smb1_pending(x);
 	if (!p)
 		return;
-	p->path = dup_str(path);
+	p->path = rp__smb_strdup(path);
 	p->dir = (opts & FILE_DIRECTORY_FILE) != 0;
 	rp_op op = rp__smb1_op(x, RP_OP_OPEN);
 	op.path = path_id(x, path);
@@ -140,7 +131,7 @@ static void req_open_andx(smb1_x *x)
 	smb1_pending *const p = rp__smb1_pending(x);
 	if (!p)
 		return;
-	p->path = dup_str(path);
+	p->path = rp__smb_strdup(path);
 	rp_op op = rp__smb1_op(x, RP_OP_OPEN);
 	op.path = path_id(x, path);
 	op.access = access_of[mode & 0x3];

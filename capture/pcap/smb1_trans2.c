@@ -26,15 +26,6 @@ enum {
 	PASS_FileEndOfFileInformation = 1020,
 };
 
-static char *dup_str(const char *s)
-{
-	const size_t n = strlen(s) + 1;
-	char *const d = malloc(n);
-	if (d)
-		memcpy(d, s, n);
-	return d;
-}
-
 /* A parameter or data section at off/count from the header; cut when not all captured. */
 static bool section(smb1_x *x, uint16_t off, uint16_t count, rp_cur *out, bool *cut)
 {
@@ -69,7 +60,7 @@ static void reserve(smb1_x *x, uint16_t sub, rp_op *op, const char *keep)
 		return;
 	p->sub = sub;
 	if (keep)
-		p->path = dup_str(keep);
+		p->path = rp__smb_strdup(keep);
 	rp__smb1_reserve(x, p, op);
 }
 
@@ -141,7 +132,7 @@ static void set_info(smb1_x *x, uint16_t sub, rp_op *op, uint16_t level, rp_cur 
 	p->sub = sub;
 	if (op->op == RP_OP_RENAME) {
 		p->rename = true;
-		p->path = dup_str(to);
+		p->path = rp__smb_strdup(to);
 	}
 	rp__smb1_reserve(x, p, op);
 }

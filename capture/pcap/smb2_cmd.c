@@ -64,15 +64,6 @@ static uint32_t path_id(smb2_x *x, const char *path)
 	return path ? rp__smb_intern(x->cx, path) : 0;
 }
 
-static char *dup_str(const char *s)
-{
-	const size_t n = strlen(s) + 1;
-	char *const d = malloc(n);
-	if (d)
-		memcpy(d, s, n);
-	return d;
-}
-
 /* ---- requests ---- */
 
 static void req_create(smb2_x *x, rp_cur *b)
@@ -100,7 +91,7 @@ static void req_create(smb2_x *x, rp_cur *b)
 	smb2_pending *const p = rp__smb2_pending(x);
 	if (!p)
 		return;
-	p->path = dup_str(path);
+	p->path = rp__smb_strdup(path);
 	p->dir = (opts & FILE_DIRECTORY_FILE) != 0;
 	rp_op op = rp__smb2_op(x, RP_OP_OPEN);
 	op.path = path_id(x, path);
@@ -448,7 +439,7 @@ static void req_set_info(smb2_x *x, rp_cur *b)
 	put_path(x, p, &op);
 	if (rename) {
 		p->rename = true;
-		p->path = dup_str(newpath);
+		p->path = rp__smb_strdup(newpath);
 		op.path2 = path_id(x, newpath);
 	}
 	rp__smb2_reserve(x, p, &op);

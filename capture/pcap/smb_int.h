@@ -99,6 +99,9 @@ int rp__smb_path(char *out, const uint8_t *s, size_t n, bool utf16);
 /* Join a directory and a name: "/" and "x" give "/x", "/a" and "b" give "/a/b"; -1 when too long. */
 int rp__smb_join(char *out, const char *dir, const char *name);
 
+/* A malloc'd copy of a NUL-terminated string (NULL when out of memory): pending paths, file tables. */
+char *rp__smb_strdup(const char *s);
+
 /* Interned path id (0 on error) for a NUL-terminated path. */
 uint32_t rp__smb_intern(rp_capctx *cx, const char *path);
 
