@@ -294,6 +294,27 @@ void rp__smb_slots_free(smb_slots *s)
 
 /* ---- per-connection state ---- */
 
+void rp__smb_sweep(rp_capctx *cx, rp_smb_map *pending, size_t t_req_off, uint64_t *sweep_at)
+{
+	if (rp__smb_map_count(pending) < *sweep_at)
+		return;
+	const uint64_t now = rp__cap_now(cx);
+	const uint64_t limit = rp__cap_opts(cx)->match_timeout_ns;
+	size_t pos = 0;
+	smb_key k;
+	const unsigned char *p;
+	while ((p = rp__smb_map_next(pending, &pos, &k)) != NULL) {
+		uint64_t t_req;
+		memcpy(&t_req, p + t_req_off, sizeof t_req);
+		if (now - t_req > limit) {
+			rp__smb_map_del(pending, &k);
+			pos--;
+		}
+	}
+	const size_t n = rp__smb_map_count(pending);
+	*sweep_at = n * 2 > 64 ? n * 2 : 64;
+}
+
 static void conn_free(void *p)
 {
 	smb_conn *const sc = p;

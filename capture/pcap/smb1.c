@@ -1,5 +1,6 @@
 /* SMB1 (CIFS) messages and AndX chains -> op records for the common file commands (MS-CIFS 2.2.3, 2.2.4, 2.2.6). */
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -308,25 +309,6 @@ static void complete_rest(smb1_x *x, unsigned from)
 	}
 }
 
-static void sweep(rp_capctx *cx, smb_conn *sc)
-{
-	rp_smb_map *const pm = sc->pending1;
-	if (rp__smb_map_count(pm) < sc->sweep_at)
-		return;
-	const uint64_t now = rp__cap_now(cx);
-	const uint64_t limit = rp__cap_opts(cx)->match_timeout_ns;
-	size_t pos = 0;
-	smb_key k;
-	const smb1_pending *p;
-	while ((p = rp__smb_map_next(pm, &pos, &k)) != NULL) {
-		if (now - p->t_req > limit) {
-			rp__smb_map_del(pm, &k);
-			pos--;
-		}
-	}
-	const size_t n = rp__smb_map_count(pm);
-	sc->sweep_at = n * 2 > 64 ? n * 2 : 64;
-}
 
 void rp__smb1_message(rp_capctx *cx, rp_conn *conn, smb_conn *sc, const rp_msg *m)
 {
@@ -385,5 +367,5 @@ void rp__smb1_message(rp_capctx *cx, rp_conn *conn, smb_conn *sc, const rp_msg *
 	if (reply && x->status != NT_STATUS_OK)
 		complete_rest(x, i);
 	free(x);
-	sweep(cx, sc);
+	rp__smb_sweep(cx, sc->pending1, offsetof(smb1_pending, t_req), &sc->sweep_at);
 }

@@ -87,26 +87,6 @@ rp_op rp__smb2_op(smb2_x *x, unsigned opcode)
 	return rp__smb_op(x->cx, x->conn, x->m, x->session, opcode);
 }
 
-/* Drop pending calls older than the match timeout: capctx has emitted their ops as unmatched. */
-static void sweep(rp_capctx *cx, smb_conn *sc)
-{
-	rp_smb_map *const pm = sc->pending2;
-	if (rp__smb_map_count(pm) < sc->sweep_at)
-		return;
-	const uint64_t now = rp__cap_now(cx);
-	const uint64_t limit = rp__cap_opts(cx)->match_timeout_ns;
-	size_t pos = 0;
-	smb_key k;
-	const smb2_pending *p;
-	while ((p = rp__smb_map_next(pm, &pos, &k)) != NULL) {
-		if (now - p->t_req > limit) {
-			rp__smb_map_del(pm, &k);
-			pos--;
-		}
-	}
-	const size_t n = rp__smb_map_count(pm);
-	sc->sweep_at = n * 2 > 64 ? n * 2 : 64;
-}
 
 /* The FileId a request names, or the one a related operation inherits from the chain. */
 void rp__smb2_fid(smb2_x *x, smb2_pending *p, rp_op *op, uint64_t persistent, uint64_t volatile_id)
@@ -361,5 +341,5 @@ void rp__smb2_message(rp_capctx *cx, rp_conn *conn, smb_conn *sc, const rp_msg *
 			break;
 		at += h.next;
 	}
-	sweep(cx, sc);
+	rp__smb_sweep(cx, sc->pending2, offsetof(smb2_pending, t_req), &sc->sweep_at);
 }

@@ -152,6 +152,13 @@ typedef struct smb_conn {
 } smb_conn;
 
 smb_conn *rp__smb_conn(rp_conn *conn);
+/*
+ * Drop pending requests older than the match timeout (capctx has emitted
+ * their ops as unmatched).  The map's values hold their request's capture
+ * time as a uint64_t at t_req_off.  Looks only once the map has grown to
+ * *sweep_at entries, then sets *sweep_at to twice what is left (at least 64).
+ */
+void rp__smb_sweep(rp_capctx *cx, rp_smb_map *pending, size_t t_req_off, uint64_t *sweep_at);
 
 void rp__smb2_message(rp_capctx *cx, rp_conn *conn, smb_conn *sc, const rp_msg *m);
 void rp__smb1_message(rp_capctx *cx, rp_conn *conn, smb_conn *sc, const rp_msg *m);
