@@ -89,6 +89,30 @@ static pent *lookup(scan *s, const char *path, size_t n)
 	return &s->e[i];
 }
 
+/* The entry for path, or NULL when the scan has not seen it (never adds one). */
+static pent *find(const scan *s, const char *path, size_t n)
+{
+	if (!s->cap)
+		return NULL;
+	const uint64_t h = hash_str(path, n);
+	for (size_t i = h & (s->cap - 1); s->e[i].path; i = (i + 1) & (s->cap - 1))
+		if (s->e[i].hash == h && strncmp(s->e[i].path, path, n) == 0 && s->e[i].path[n] == '\0')
+			return &s->e[i];
+	return NULL;
+}
+
+/*
+ * The op says path is a directory (RP_OPF_DIRECTORY, a listed directory, an
+ * rmdir): if it is still the thing that existed before the run, prepare makes
+ * a directory, however the first op that named it saw it.
+ */
+static void hint_dir(scan *s, const char *path, size_t n)
+{
+	pent *const e = n ? find(s, path, n) : NULL;
+	if (e && e->pre && e->state == P_PRE)
+		e->pre_dir = true;
+}
+
 /* The workload uses path as existing.  Returns its state after the decision. */
 static int expect(scan *s, const char *path, size_t n, bool dir)
 {
@@ -284,6 +308,15 @@ static int scan_op(rp_replay *r, scan *s, const rp_op *op, uint64_t index, const
 	}
 	const bool dirflag = (op->flags & RP_OPF_DIRECTORY) ||
 			     (r->dialect == RP_DIALECT_NT && op->op == RP_OP_OPEN && (op->options & RP_NT_DIRECTORY_FILE));
+	if (p1 && (ok || op->status == EEXIST)) {
+		if (dirflag || op->op == RP_OP_RMDIR || op->op == RP_OP_MKDIR)
+			hint_dir(s, p1, strlen(p1));
+		if (op->op == RP_OP_READDIR) {
+			const char *const slash = strrchr(p1, '/');
+			const bool pattern = r->dialect == RP_DIALECT_NT || strpbrk(p1, "*?");
+			hint_dir(s, p1, pattern ? (slash ? (size_t)(slash - p1) : 0) : strlen(p1));
+		}
+	}
 	switch (op->op) {
 	case RP_OP_OPEN: {
 		if (!p1)
@@ -383,6 +416,8 @@ static int scan_op(rp_replay *r, scan *s, const rp_op *op, uint64_t index, const
 	case RP_OP_MKDIR:
 	case RP_OP_SYMLINK:
 	case RP_OP_MKNOD: {
+		if (p1 && op->status == EEXIST) /* it was there already */
+			return expect(s, p1, strlen(p1), op->op == RP_OP_MKDIR) < 0 ? -1 : 0;
 		if (!p1 || !ok)
 			return 0;
 		/* Made while it seemed to exist already: the trace says it did not (a parent used before its mkdir). */
@@ -434,6 +469,21 @@ static void scan_free(scan *s)
 
 static int make_plan(rp_replay *r, scan *s)
 {
+	/*
+	 * Decided at the end, not at first sight: whatever was ever the parent of
+	 * another path is a directory (NFSv4 looks up /home, which says nothing of
+	 * its type, before /home/nst).
+	 */
+	for (size_t i = 0; i < s->cap; i++) {
+		const char *const path = s->e[i].path;
+		if (!path)
+			continue;
+		for (const char *slash = strchr(path, '/'); slash; slash = strchr(slash + 1, '/')) {
+			pent *const parent = find(s, path, (size_t)(slash - path));
+			if (parent && parent->pre)
+				parent->pre_dir = true;
+		}
+	}
 	size_t n = 0;
 	for (size_t i = 0; i < s->cap; i++)
 		n += s->e[i].path && s->e[i].pre;

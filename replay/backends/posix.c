@@ -329,6 +329,13 @@ static int do_io(posix_backend *pb, posix_client *c, rp_breq *req, int fd, bool 
 			break; /* end of file */
 	}
 	req->result = done;
+	/*
+	 * In the NT dialect a read that gets nothing for a non-zero length, at or
+	 * past the end of file, is STATUS_END_OF_FILE (MS-SMB2 3.3.5.12), which
+	 * the status tables map to ENODATA; POSIX and NFS call it success.
+	 */
+	if (!write && done == 0 && req->op->length > 0 && req->dialect == RP_DIALECT_NT)
+		return ENODATA;
 	if (write && pb->fsync_writes && fsync(fd) < 0)
 		return errno;
 	/* A stable write (NFS FILE_SYNC, O_SYNC in the trace) reaches the disk before it completes. */

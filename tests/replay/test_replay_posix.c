@@ -124,7 +124,7 @@ static void test_nt_sequence(void **state)
 	rp_replay *r;
 	const rp_replay_results *const res = run_posix(&t, NULL, true, 0, &r);
 	for (size_t i = 0; i < res->n_samples; i++)
-		print_message("mismatch: %s %s expected %d got %d\n", rp_op_name(res->samples[i].op),
+		print_message("# mismatch: %s %s expected %d got %d\n", rp_op_name(res->samples[i].op),
 			      res->samples[i].path, res->samples[i].expected, res->samples[i].actual);
 	assert_int_equal(res->mismatches, 0);
 	assert_int_equal(res->unknown_handles, 0);
@@ -362,7 +362,7 @@ static void test_dircache_invalidation(void **state)
 		rp_replay *r;
 		const rp_replay_results *const res = run_posix(&t, walk ? "no-openat2" : NULL, false, 0, &r);
 		for (size_t i = 0; i < res->n_samples; i++)
-			print_message("mismatch: %s %s expected %d got %d\n", rp_op_name(res->samples[i].op),
+			print_message("# mismatch: %s %s expected %d got %d\n", rp_op_name(res->samples[i].op),
 				      res->samples[i].path, res->samples[i].expected, res->samples[i].actual);
 		assert_int_equal(res->mismatches, 0);
 		assert_true(exists("a/b"));
@@ -461,7 +461,7 @@ static void test_compound_no_handle(void **state)
 	rp_replay *r;
 	const rp_replay_results *const res = run_posix(&t, NULL, false, 0, &r);
 	for (size_t i = 0; i < res->n_samples; i++)
-		print_message("mismatch: %s %s expected %d got %d\n", rp_op_name(res->samples[i].op),
+		print_message("# mismatch: %s %s expected %d got %d\n", rp_op_name(res->samples[i].op),
 			      res->samples[i].path, res->samples[i].expected, res->samples[i].actual);
 	assert_int_equal(res->mismatches, 0);
 	assert_int_equal(res->unknown_handles, 0);
@@ -545,7 +545,7 @@ static void test_nt_access(void **state)
 	const rp_replay_results *const res = run_posix(&t, NULL, false, 0, &r);
 	dac_caps(true);
 	for (size_t i = 0; i < res->n_samples; i++)
-		print_message("mismatch: %s %s expected %d got %d\n", rp_op_name(res->samples[i].op),
+		print_message("# mismatch: %s %s expected %d got %d\n", rp_op_name(res->samples[i].op),
 			      res->samples[i].path, res->samples[i].expected, res->samples[i].actual);
 	assert_int_equal(res->mismatches, 0);
 	assert_int_equal(res->unknown_handles, 0);
@@ -614,6 +614,117 @@ static void test_prepare_sizes(void **state)
 	mkdir(target, 0777);
 }
 
+static bool is_dir(const char *rel)
+{
+	char p[600];
+	struct stat st;
+	snprintf(p, sizeof(p), "%s/%s", target, rel);
+	return lstat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void print_samples(const rp_replay_results *res)
+{
+	for (size_t i = 0; i < res->n_samples; i++)
+		print_message("# mismatch: %s %s #%u expected %d got %d\n", rp_op_name(res->samples[i].op),
+			      res->samples[i].path, (unsigned)res->samples[i].index, res->samples[i].expected,
+			      res->samples[i].actual);
+}
+
+/*
+ * Prepare decides what a path is at the end of the scan: a path that is ever
+ * the parent of another (NFSv4 LOOKUP /home, which says nothing of its type,
+ * then /home/nst), is flagged a directory by a later op, is listed, or is
+ * rmdir'd, is made a directory, even when the first op that named it did not say.
+ */
+static void test_prepare_dirs(void **state)
+{
+	(void)state;
+	wl t;
+	wl_init(&t, RP_SRC_PCAP_NFS);
+	wl_add(&t, 1, RP_OP_LOOKUP, "/home", 0, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_LOOKUP, "/home/nst", 0, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_ACCESS, "/home/nst/share", 0, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_LOOKUP, "/home/nst/share/missing", 0, 0, 0, ENOENT);
+	wl_add(&t, 1, RP_OP_ACCESS, "/home/nst/leaf", 0, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_STAT, "/flagged", 0, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_STAT, "/flagged", 0, 0, 0, 0)->flags = RP_OPF_DIRECTORY;
+	wl_add(&t, 1, RP_OP_LOOKUP, "/listed", 0, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_READDIR, "/listed", 0, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_LOOKUP, "/removed", 0, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_RMDIR, "/removed", 0, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_MKDIR, "/there", 0, 0, 0, EEXIST); /* it existed, as a directory */
+	wl_add(&t, 1, RP_OP_LOOKUP, "/file", 0, 0, 0, 0);     /* nothing says otherwise: a file */
+	/* Named only as the parent of a path seen missing: still a directory (ENOENT, not ENOTDIR). */
+	wl_add(&t, 1, RP_OP_LOOKUP, "/p/q", 0, 0, 0, ENOENT);
+	wl_add(&t, 1, RP_OP_LOOKUP, "/p", 0, 0, 0, 0);
+	/* A file that is removed and made again as a directory stays a file in prepare. */
+	wl_add(&t, 1, RP_OP_LOOKUP, "/f2", 0, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_UNLINK, "/f2", 0, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_MKDIR, "/f2", 0, 0, 0, 0)->mode = 0777;
+	rp_replay *r;
+	const rp_replay_results *const res = run_posix(&t, NULL, true, 0, &r);
+	print_samples(res);
+	assert_int_equal(res->mismatches, 0);
+	assert_true(is_dir("home"));
+	assert_true(is_dir("home/nst"));
+	assert_true(is_dir("home/nst/share")); /* ENOENT, not ENOTDIR, beneath it */
+	assert_true(exists("home/nst/leaf") && !is_dir("home/nst/leaf"));
+	assert_true(is_dir("flagged"));
+	assert_true(is_dir("listed"));
+	assert_false(exists("removed"));
+	assert_true(is_dir("there"));
+	assert_true(exists("file") && !is_dir("file"));
+	assert_true(is_dir("p"));
+	assert_true(is_dir("f2"));
+	rp_replay_destroy(r);
+	wl_fini(&t);
+	rm_rf(target);
+	mkdir(target, 0777);
+}
+
+/*
+ * A read that gets nothing at or past the end of file: STATUS_END_OF_FILE
+ * (ENODATA) in the NT dialect (MS-SMB2 3.3.5.12), success with 0 bytes in
+ * the NFS and POSIX dialects.  A zero-length read is success everywhere.
+ */
+static void test_read_eof(void **state)
+{
+	(void)state;
+	static const uint32_t sources[] = { RP_SRC_PCAP_SMB, RP_SRC_PCAP_NFS, RP_SRC_SYSCALL };
+	for (size_t k = 0; k < sizeof(sources) / sizeof(sources[0]); k++) {
+		const bool nt = sources[k] == RP_SRC_PCAP_SMB;
+		wl t;
+		wl_init(&t, sources[k]);
+		rp_op *op = wl_add(&t, 1, RP_OP_OPEN, "/f", 1, 0, 0, 0);
+		if (nt) {
+			op->disposition = RP_NT_CREATE;
+		} else {
+			op->flags = RP_OPF_CREATE;
+			op->access = O_RDWR | O_CREAT;
+		}
+		wl_add(&t, 1, RP_OP_WRITE, nt ? NULL : "/f", 1, 0, 100, 0);
+		op = wl_add(&t, 1, RP_OP_READ, nt ? NULL : "/f", 1, 50, 100, 0); /* short: 50 bytes, OK */
+		op->result = 50;
+		op = wl_add(&t, 1, RP_OP_READ, nt ? NULL : "/f", 1, 100, 987, nt ? ENODATA : 0);
+		op->result = 0;
+		op = wl_add(&t, 1, RP_OP_READ, nt ? NULL : "/f", 1, 5000, 10, nt ? ENODATA : 0);
+		op->result = 0;
+		op = wl_add(&t, 1, RP_OP_READ, nt ? NULL : "/f", 1, 100, 0, 0);
+		op->result = 0;
+		wl_add(&t, 1, RP_OP_CLOSE, NULL, 1, 0, 0, 0);
+		rp_replay *r;
+		const rp_replay_results *const res = run_posix(&t, NULL, false, 0, &r);
+		print_samples(res);
+		assert_int_equal(res->mismatches, 0);
+		assert_int_equal(res->errnos[ENODATA], nt ? 2 : 0);
+		assert_int_equal(res->op[RP_OP_READ].bytes, 50);
+		rp_replay_destroy(r);
+		wl_fini(&t);
+		rm_rf(target);
+		mkdir(target, 0777);
+	}
+}
+
 /*
  * Looping: what a pass creates and leaves (client.txt's Mkdir "\clients") is
  * there when the next pass creates it again; that EEXIST is the loop's, not a
@@ -652,7 +763,7 @@ static void test_loop_leftovers(void **state)
 		assert_true(res->errnos[EEXIST] >= res->passes - 1);
 		assert_int_equal(res->unknown_handles, 0);
 		for (size_t i = 0; i < res->n_samples; i++)
-			print_message("mismatch: %s %s #%u expected %d got %d\n", rp_op_name(res->samples[i].op),
+			print_message("# mismatch: %s %s #%u expected %d got %d\n", rp_op_name(res->samples[i].op),
 				      res->samples[i].path, (unsigned)res->samples[i].index, res->samples[i].expected,
 				      res->samples[i].actual);
 		assert_int_equal(res->mismatches, planted ? 1 : 0);
@@ -703,6 +814,8 @@ int main(void)
 		cmocka_unit_test(test_nt_access),
 		cmocka_unit_test(test_prepare_sizes),
 		cmocka_unit_test(test_loop_leftovers),
+		cmocka_unit_test(test_prepare_dirs),
+		cmocka_unit_test(test_read_eof),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
