@@ -1,75 +1,28 @@
-/* NFSv4.0/4.1/4.2 COMPOUND calls and replies -> op records (RFC 7530, RFC 8881, RFC 7862, RFC 8276). */
+/* NFSv4.0/4.1/4.2 COMPOUND calls -> op records, the handle state machine, the RPC program (RFC 7530, RFC 8881, RFC 7862, RFC 8276). */
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "capture/pcap/nfs4_int.h"
-#include "formats/status.h"
 
 /*
  * A COMPOUND is decoded whole at call time: every op's arguments are read
  * (XDR is not self-describing, so an op we cannot step over ends the walk),
  * the current/saved filehandle state machine runs over the ops to give each
  * file op its path, and each file op reserves its slot in call order.  What
- * the reply needs (objects, names, stateids) is copied into a `compound`
- * that the RPC layer's pending area points to.  The reply's per-op results
- * complete the slots, feed the shared handle map (GETFH, REMOVE, RENAME) and
- * map OPEN/LOCK stateids to trace handles.  docs/capture-mapping.md
- * ("## NFSv4") states every rule.
+ * the reply needs (objects, names, stateids) is copied into an
+ * `nfs4_compound` (nfs4_int.h) that the RPC layer's pending area points to.
+ * The reply's per-op results (nfs4_reply.c) complete the slots, feed the
+ * shared handle map (GETFH, REMOVE, RENAME) and map OPEN/LOCK stateids to
+ * trace handles.  docs/capture-mapping.md ("## NFSv4") states every rule.
  */
 
-enum obj_kind {
-	OBJ_FH,    /* a handle from PUTFH */
-	OBJ_ROOT,  /* PUTROOTFH / PUTPUBFH */
-	OBJ_CHILD, /* name inside another object (LOOKUP, OPEN by name, CREATE) */
-	OBJ_PATH,  /* known by path only (LOOKUPP of a handle) */
-};
-
-typedef struct obj {
-	uint8_t kind;
-	bool keyed;     /* key is set (and, for a child, registered in the handle map) */
-	bool synth;
-	int32_t parent; /* OBJ_CHILD */
-	uint32_t key_off, key_len;   /* arena: handle bytes, real or virtual */
-	uint32_t name_off, name_len; /* arena: OBJ_CHILD name */
-	uint32_t path;  /* string id, 0 until asked for */
-} obj;
-
-typedef struct pop {
-	uint32_t opnum;
-	uint8_t role;
-	uint8_t sid_kind;
-	bool folded; /* a GETATTR/ACCESS that rides along with the compound's main op */
-	rp_slot slot;
-	int32_t cur, saved; /* objects current and saved when the op runs; -1 none */
-	int32_t made;       /* the object the op makes current (LOOKUP, OPEN by name, CREATE) */
-	uint32_t name_off, name_len, name2_off, name2_len;
-	nfs4_stateid sid;
-	uint32_t how;
-	uint32_t path;
-} pop;
-
-typedef struct compound {
-	pop *ops;
-	uint32_t n;
-	obj *objs;
-	uint32_t n_objs, cap_objs;
-	uint8_t *arena;
-	size_t arena_len, arena_cap;
-	bool oom;
-} compound;
-
-typedef struct pending {
-	compound *c;
-} pending;
-
-#define NO_OBJ (-1)
 /* Virtual handles stand for objects whose real handle the call does not carry;
  * they start with 0xff and never collide with server handles in practice. */
 static const uint8_t vroot[] = "\xffreprise-nfs4-root";
 #define VKEY_LEN 20
 
-static void compound_free(compound *c)
+void rp__nfs4_compound_free(nfs4_compound *c)
 {
 	if (!c)
 		return;
@@ -80,7 +33,7 @@ static void compound_free(compound *c)
 }
 
 /* Copy bytes into the arena; returns their offset (the compound is marked oom on failure). */
-static uint32_t stash(compound *c, const void *p, size_t n)
+uint32_t rp__nfs4_stash(nfs4_compound *c, const void *p, size_t n)
 {
 	if (c->arena_len + n > c->arena_cap) {
 		size_t cap = c->arena_cap ? c->arena_cap : 512;
@@ -101,11 +54,11 @@ static uint32_t stash(compound *c, const void *p, size_t n)
 	return off;
 }
 
-static int32_t new_obj(compound *c, uint8_t kind)
+static int32_t new_obj(nfs4_compound *c, uint8_t kind)
 {
 	if (c->n_objs == c->cap_objs) {
 		const uint32_t cap = c->cap_objs ? c->cap_objs * 2 : 8;
-		obj *const o = realloc(c->objs, cap * sizeof(*o));
+		nfs4_obj *const o = realloc(c->objs, cap * sizeof(*o));
 		if (!o) {
 			c->oom = true;
 			return NO_OBJ;
@@ -113,7 +66,7 @@ static int32_t new_obj(compound *c, uint8_t kind)
 		c->objs = o;
 		c->cap_objs = cap;
 	}
-	obj *const o = &c->objs[c->n_objs];
+	nfs4_obj *const o = &c->objs[c->n_objs];
 	memset(o, 0, sizeof(*o));
 	o->kind = kind;
 	o->parent = NO_OBJ;
@@ -129,57 +82,55 @@ static uint64_t fnv(uint64_t h, const uint8_t *p, size_t n)
 	return h;
 }
 
-static const uint8_t *key_of(const compound *c, const obj *o) { return c->arena + o->key_off; }
-static const char *name_of(const compound *c, uint32_t off) { return (const char *)c->arena + off; }
 
 /*
  * The handle-map key of object i.  A child gets a virtual handle made from
  * its parent's key and its name, registered as that name in the parent the
  * first time something needs it as a directory (LOOKUP a, LOOKUP b).
  */
-static bool obj_key(rp_fhmap *m, compound *c, int32_t i)
+bool rp__nfs4_obj_key(rp_fhmap *m, nfs4_compound *c, int32_t i)
 {
 	if (i == NO_OBJ || (uint32_t)i >= c->n_objs)
 		return false;
-	obj *const o = &c->objs[i];
+	nfs4_obj *const o = &c->objs[i];
 	if (o->keyed)
 		return true;
-	if (o->kind != OBJ_CHILD || !obj_key(m, c, o->parent))
+	if (o->kind != OBJ_CHILD || !rp__nfs4_obj_key(m, c, o->parent))
 		return false;
-	const obj *const p = &c->objs[o->parent];
+	const nfs4_obj *const p = &c->objs[o->parent];
 	uint8_t k[VKEY_LEN] = { 0xff, 'R', '4', 'v' };
-	const uint64_t h1 = fnv(fnv(0xcbf29ce484222325ull, key_of(c, p), p->key_len),
-				(const uint8_t *)name_of(c, o->name_off), o->name_len);
-	const uint64_t h2 = fnv(fnv(0x84222325cbf29ce4ull ^ o->name_len, (const uint8_t *)name_of(c, o->name_off),
+	const uint64_t h1 = fnv(fnv(0xcbf29ce484222325ull, nfs4_key_of(c, p), p->key_len),
+				(const uint8_t *)nfs4_name_of(c, o->name_off), o->name_len);
+	const uint64_t h2 = fnv(fnv(0x84222325cbf29ce4ull ^ o->name_len, (const uint8_t *)nfs4_name_of(c, o->name_off),
 				    o->name_len),
-				key_of(c, p), p->key_len);
+				nfs4_key_of(c, p), p->key_len);
 	memcpy(k + 4, &h1, 8);
 	memcpy(k + 12, &h2, 8);
-	const uint32_t off = stash(c, k, sizeof(k));
+	const uint32_t off = rp__nfs4_stash(c, k, sizeof(k));
 	if (c->oom)
 		return false;
 	o->key_off = off;
 	o->key_len = sizeof(k);
 	o->keyed = true;
-	rp__fhmap_child(m, key_of(c, p), p->key_len, name_of(c, o->name_off), o->name_len, key_of(c, o), o->key_len);
+	rp__fhmap_child(m, nfs4_key_of(c, p), p->key_len, nfs4_name_of(c, o->name_off), o->name_len, nfs4_key_of(c, o), o->key_len);
 	return true;
 }
 
 /* The path id of object i (interned on first use). */
-static uint32_t obj_path(rp_capctx *cx, rp_fhmap *m, compound *c, int32_t i, bool *synth)
+uint32_t rp__nfs4_obj_path(rp_capctx *cx, rp_fhmap *m, nfs4_compound *c, int32_t i, bool *synth)
 {
 	if (i == NO_OBJ || (uint32_t)i >= c->n_objs)
 		return 0;
-	obj *const o = &c->objs[i];
+	nfs4_obj *const o = &c->objs[i];
 	if (!o->path) {
 		if (o->kind == OBJ_CHILD) {
-			if (obj_key(m, c, o->parent)) {
-				const obj *const p = &c->objs[o->parent];
-				o->path = rp__fhmap_child_path(cx, m, key_of(c, p), p->key_len, name_of(c, o->name_off),
+			if (rp__nfs4_obj_key(m, c, o->parent)) {
+				const nfs4_obj *const p = &c->objs[o->parent];
+				o->path = rp__fhmap_child_path(cx, m, nfs4_key_of(c, p), p->key_len, nfs4_name_of(c, o->name_off),
 							       o->name_len, &o->synth);
 			}
 		} else if (o->keyed) {
-			o->path = rp__fhmap_path(cx, m, key_of(c, o), o->key_len, &o->synth);
+			o->path = rp__fhmap_path(cx, m, nfs4_key_of(c, o), o->key_len, &o->synth);
 		}
 	}
 	if (synth)
@@ -188,14 +139,14 @@ static uint32_t obj_path(rp_capctx *cx, rp_fhmap *m, compound *c, int32_t i, boo
 }
 
 /* The path of name inside object dir. */
-static uint32_t child_path(rp_capctx *cx, rp_fhmap *m, compound *c, int32_t dir, uint32_t name_off,
+static uint32_t child_path(rp_capctx *cx, rp_fhmap *m, nfs4_compound *c, int32_t dir, uint32_t name_off,
 			   uint32_t name_len, bool *synth)
 {
-	if (!obj_key(m, c, dir))
+	if (!rp__nfs4_obj_key(m, c, dir))
 		return 0;
-	const obj *const d = &c->objs[dir];
+	const nfs4_obj *const d = &c->objs[dir];
 	bool s = false;
-	const uint32_t id = rp__fhmap_child_path(cx, m, key_of(c, d), d->key_len, name_of(c, name_off), name_len, &s);
+	const uint32_t id = rp__fhmap_child_path(cx, m, nfs4_key_of(c, d), d->key_len, nfs4_name_of(c, name_off), name_len, &s);
 	*synth = *synth || s;
 	return id;
 }
@@ -238,7 +189,7 @@ typedef struct walker {
 	rp_capctx *cx;
 	rp_fhmap *m;
 	nfs4_state *st;
-	compound *c;
+	nfs4_compound *c;
 	const rp_rpc_call *call;
 	int32_t cur, saved;
 } walker;
@@ -258,58 +209,58 @@ static uint64_t sid_handle(walker *w, const nfs4_stateid *sid, uint32_t path)
 	case SID_ANON:
 	case SID_BYPASS: {
 		const uint64_t h = rp__nfs4_open_get(w->st, path);
-		if (h || !obj_key(w->m, w->c, w->cur))
+		if (h || !rp__nfs4_obj_key(w->m, w->c, w->cur))
 			return h;
-		const obj *const o = &w->c->objs[w->cur];
-		return rp__fhmap_handle(w->m, key_of(w->c, o), o->key_len);
+		const nfs4_obj *const o = &w->c->objs[w->cur];
+		return rp__fhmap_handle(w->m, nfs4_key_of(w->c, o), o->key_len);
 	}
 	default:
 		return 0;
 	}
 }
 
-static void file_op(walker *w, pop *p, const nfs4_arg *a, rp_op *op)
+static void file_op(walker *w, nfs4_pop *p, const nfs4_arg *a, rp_op *op)
 {
-	compound *const c = w->c;
+	nfs4_compound *const c = w->c;
 	bool synth = false;
 	switch (a->opnum) {
 	case OP4_ACCESS:
 		op->op = RP_OP_ACCESS;
-		op->path = obj_path(w->cx, w->m, c, w->cur, &synth);
+		op->path = rp__nfs4_obj_path(w->cx, w->m, c, w->cur, &synth);
 		op->access = a->count;
 		break;
 	case OP4_CLOSE:
 		op->op = RP_OP_CLOSE;
-		op->path = obj_path(w->cx, w->m, c, w->cur, &synth);
+		op->path = rp__nfs4_obj_path(w->cx, w->m, c, w->cur, &synth);
 		op->handle = sid_handle(w, &a->sid, op->path);
 		break;
 	case OP4_COMMIT:
 		op->op = RP_OP_FLUSH;
-		op->path = obj_path(w->cx, w->m, c, w->cur, &synth);
+		op->path = rp__nfs4_obj_path(w->cx, w->m, c, w->cur, &synth);
 		op->offset = a->offset;
 		op->length = a->count;
 		op->handle = sid_handle(w, &(nfs4_stateid){ 0 }, op->path);
 		break;
 	case OP4_CREATE:
 		op->op = a->how == 2 ? RP_OP_MKDIR : a->how == 5 ? RP_OP_SYMLINK : RP_OP_MKNOD;
-		op->path = obj_path(w->cx, w->m, c, p->made, &synth);
+		op->path = rp__nfs4_obj_path(w->cx, w->m, c, p->made, &synth);
 		if (a->how == 5 && a->name2_len)
 			op->path2 = rp__cap_path(w->cx, (const char *)a->name2, a->name2_len);
 		op->mode = a->attrs.has_mode ? a->attrs.mode : 0;
 		break;
 	case OP4_GETATTR:
 		op->op = is_statfs(a->attrs.mask) ? RP_OP_STATFS : RP_OP_STAT;
-		op->path = obj_path(w->cx, w->m, c, w->cur, &synth);
+		op->path = rp__nfs4_obj_path(w->cx, w->m, c, w->cur, &synth);
 		break;
 	case OP4_LINK:
 		op->op = RP_OP_LINK;
-		op->path = obj_path(w->cx, w->m, c, w->saved, &synth);
+		op->path = rp__nfs4_obj_path(w->cx, w->m, c, w->saved, &synth);
 		op->path2 = child_path(w->cx, w->m, c, w->cur, p->name_off, p->name_len, &synth);
 		break;
 	case OP4_LOCK:
 	case OP4_LOCKU:
 		op->op = a->opnum == OP4_LOCK ? RP_OP_LOCK : RP_OP_UNLOCK;
-		op->path = obj_path(w->cx, w->m, c, w->cur, &synth);
+		op->path = rp__nfs4_obj_path(w->cx, w->m, c, w->cur, &synth);
 		op->handle = sid_handle(w, &a->sid, op->path);
 		op->offset = a->offset;
 		op->length = a->length;
@@ -319,11 +270,11 @@ static void file_op(walker *w, pop *p, const nfs4_arg *a, rp_op *op)
 	case OP4_LOOKUP:
 	case OP4_LOOKUPP:
 		op->op = RP_OP_LOOKUP;
-		op->path = obj_path(w->cx, w->m, c, p->made, &synth);
+		op->path = rp__nfs4_obj_path(w->cx, w->m, c, p->made, &synth);
 		break;
 	case OP4_OPEN:
 		op->op = RP_OP_OPEN;
-		op->path = obj_path(w->cx, w->m, c, p->made != NO_OBJ ? p->made : w->cur, &synth);
+		op->path = rp__nfs4_obj_path(w->cx, w->m, c, p->made != NO_OBJ ? p->made : w->cur, &synth);
 		op->access = open_flags(a);
 		op->mode = a->attrs.has_mode ? a->attrs.mode : 0;
 		op->level = a->how; /* open_claim_type4 */
@@ -334,19 +285,19 @@ static void file_op(walker *w, pop *p, const nfs4_arg *a, rp_op *op)
 	case OP4_READ:
 	case OP4_READ_PLUS:
 		op->op = RP_OP_READ;
-		op->path = obj_path(w->cx, w->m, c, w->cur, &synth);
+		op->path = rp__nfs4_obj_path(w->cx, w->m, c, w->cur, &synth);
 		op->handle = sid_handle(w, &a->sid, op->path);
 		op->offset = a->offset;
 		op->length = a->count;
 		break;
 	case OP4_READDIR:
 		op->op = RP_OP_READDIR;
-		op->path = obj_path(w->cx, w->m, c, w->cur, &synth);
+		op->path = rp__nfs4_obj_path(w->cx, w->m, c, w->cur, &synth);
 		op->length = a->count;
 		break;
 	case OP4_READLINK:
 		op->op = RP_OP_READLINK;
-		op->path = obj_path(w->cx, w->m, c, w->cur, &synth);
+		op->path = rp__nfs4_obj_path(w->cx, w->m, c, w->cur, &synth);
 		break;
 	case OP4_REMOVE:
 		op->path = child_path(w->cx, w->m, c, w->cur, p->name_off, p->name_len, &synth);
@@ -359,7 +310,7 @@ static void file_op(walker *w, pop *p, const nfs4_arg *a, rp_op *op)
 		break;
 	case OP4_SETATTR:
 		op->op = RP_OP_SETATTR;
-		op->path = obj_path(w->cx, w->m, c, w->cur, &synth);
+		op->path = rp__nfs4_obj_path(w->cx, w->m, c, w->cur, &synth);
 		if (rp__nfs4_sid_kind(&a->sid) == SID_NORMAL || rp__nfs4_sid_kind(&a->sid) == SID_CURRENT)
 			op->handle = sid_handle(w, &a->sid, op->path); /* ftruncate() on an open file */
 		op->length = a->attrs.has_size ? a->attrs.size : 0;
@@ -371,7 +322,7 @@ static void file_op(walker *w, pop *p, const nfs4_arg *a, rp_op *op)
 		break;
 	case OP4_WRITE:
 		op->op = RP_OP_WRITE;
-		op->path = obj_path(w->cx, w->m, c, w->cur, &synth);
+		op->path = rp__nfs4_obj_path(w->cx, w->m, c, w->cur, &synth);
 		op->handle = sid_handle(w, &a->sid, op->path);
 		op->offset = a->offset;
 		op->length = a->count;
@@ -384,7 +335,7 @@ static void file_op(walker *w, pop *p, const nfs4_arg *a, rp_op *op)
 		op->op = a->opnum == OP4_GETXATTR   ? RP_OP_GETXATTR
 			 : a->opnum == OP4_SETXATTR ? RP_OP_SETXATTR
 						    : RP_OP_REMOVEXATTR;
-		op->path = obj_path(w->cx, w->m, c, w->cur, &synth);
+		op->path = rp__nfs4_obj_path(w->cx, w->m, c, w->cur, &synth);
 		if (a->name_len) /* the attribute's name */
 			op->path2 = rp__cap_path(w->cx, (const char *)a->name, a->name_len);
 		if (a->opnum == OP4_SETXATTR)
@@ -392,7 +343,7 @@ static void file_op(walker *w, pop *p, const nfs4_arg *a, rp_op *op)
 		break;
 	case OP4_LISTXATTRS:
 		op->op = RP_OP_LISTXATTR;
-		op->path = obj_path(w->cx, w->m, c, w->cur, &synth);
+		op->path = rp__nfs4_obj_path(w->cx, w->m, c, w->cur, &synth);
 		op->length = a->count;
 		break;
 	default:
@@ -404,14 +355,14 @@ static void file_op(walker *w, pop *p, const nfs4_arg *a, rp_op *op)
 }
 
 /* Run the current-filehandle state machine over one op (RFC 8881 §16.2.3). */
-static void step_fh(walker *w, pop *p, const nfs4_arg *a)
+static void step_fh(walker *w, nfs4_pop *p, const nfs4_arg *a)
 {
-	compound *const c = w->c;
+	nfs4_compound *const c = w->c;
 	switch (a->opnum) {
 	case OP4_PUTFH: {
 		const int32_t i = new_obj(c, OBJ_FH);
 		if (i != NO_OBJ) {
-			c->objs[i].key_off = stash(c, a->fh, a->fh_len);
+			c->objs[i].key_off = rp__nfs4_stash(c, a->fh, a->fh_len);
 			c->objs[i].key_len = (uint32_t)a->fh_len;
 			c->objs[i].keyed = !c->oom;
 			c->objs[i].path = rp__nfs4_alias_get(w->st, a->fh, a->fh_len); /* a pNFS data-server handle */
@@ -423,7 +374,7 @@ static void step_fh(walker *w, pop *p, const nfs4_arg *a)
 	case OP4_PUTPUBFH: { /* the public handle is the root on the servers we meet */
 		const int32_t i = new_obj(c, OBJ_ROOT);
 		if (i != NO_OBJ) {
-			c->objs[i].key_off = stash(c, vroot, sizeof(vroot) - 1);
+			c->objs[i].key_off = rp__nfs4_stash(c, vroot, sizeof(vroot) - 1);
 			c->objs[i].key_len = sizeof(vroot) - 1;
 			c->objs[i].keyed = !c->oom;
 			rp__fhmap_set(w->m, vroot, sizeof(vroot) - 1, "/", 1);
@@ -441,7 +392,7 @@ static void step_fh(walker *w, pop *p, const nfs4_arg *a)
 			if (i != NO_OBJ) {
 				bool s = false;
 				static const char dotdot[] = "..";
-				const uint32_t off = stash(c, dotdot, 2);
+				const uint32_t off = rp__nfs4_stash(c, dotdot, 2);
 				c->objs[i].path = child_path(w->cx, w->m, c, w->cur, off, 2, &s);
 				c->objs[i].synth = s;
 			}
@@ -519,7 +470,7 @@ static int64_t main_op(const nfs4_arg *args, uint32_t n)
 static void nfs4_call(rp_capctx *cx, rp_conn *conn, const rp_rpc_call *call, rp_cur *args, void *pend)
 {
 	(void)conn;
-	pending *const pd = pend;
+	nfs4_pending *const pd = pend;
 	if (call->proc == 0) {
 		rp__cap_count(cx, RP_OUT_IGNORED, NULL); /* NULL: a ping */
 		return;
@@ -548,14 +499,14 @@ static void nfs4_call(rp_capctx *cx, rp_conn *conn, const rp_rpc_call *call, rp_
 	const size_t room = rp_cur_left(args) / 4;
 	const uint32_t cap = numops < room ? numops : (uint32_t)room;
 	nfs4_arg *const a = calloc(cap ? cap : 1, sizeof(*a));
-	compound *const c = calloc(1, sizeof(*c));
-	pop *const ops = calloc(cap ? cap : 1, sizeof(*ops));
+	nfs4_compound *const c = calloc(1, sizeof(*c));
+	nfs4_pop *const ops = calloc(cap ? cap : 1, sizeof(*ops));
 	uint8_t *const arena = malloc(512);
 	if (!a || !c || !ops || !arena) {
 		free(a);
 		free(ops);
 		free(arena);
-		compound_free(c);
+		rp__nfs4_compound_free(c);
 		return;
 	}
 	c->ops = ops;
@@ -587,7 +538,7 @@ static void nfs4_call(rp_capctx *cx, rp_conn *conn, const rp_rpc_call *call, rp_
 	const int64_t main = main_op(a, n);
 	const uint64_t t = rp__cap_time(cx, call->ts_ns);
 	for (uint32_t i = 0; i < n; i++) {
-		pop *const p = &c->ops[i];
+		nfs4_pop *const p = &c->ops[i];
 		p->opnum = a[i].opnum;
 		p->role = (uint8_t)rp__nfs4_op_role(p->opnum);
 		p->slot = RP_SLOT_NONE;
@@ -595,9 +546,9 @@ static void nfs4_call(rp_capctx *cx, rp_conn *conn, const rp_rpc_call *call, rp_
 		p->sid = a[i].sid;
 		p->sid_kind = (uint8_t)rp__nfs4_sid_kind(&a[i].sid);
 		p->how = a[i].how;
-		p->name_off = stash(c, a[i].name, a[i].name_len);
+		p->name_off = rp__nfs4_stash(c, a[i].name, a[i].name_len);
 		p->name_len = (uint32_t)a[i].name_len;
-		p->name2_off = stash(c, a[i].name2, a[i].name2_len);
+		p->name2_off = rp__nfs4_stash(c, a[i].name2, a[i].name2_len);
 		p->name2_len = (uint32_t)a[i].name2_len;
 		p->folded = (p->opnum == OP4_GETATTR || p->opnum == OP4_ACCESS) && main >= 0 && main != i;
 		const int32_t before = w.cur;
@@ -625,281 +576,18 @@ static void nfs4_call(rp_capctx *cx, rp_conn *conn, const rp_rpc_call *call, rp_
 	if (c->oom) {
 		for (uint32_t i = 0; i < n; i++)
 			rp__cap_cancel(cx, c->ops[i].slot);
-		compound_free(c);
+		rp__nfs4_compound_free(c);
 		return;
 	}
 	pd->c = c;
-}
-
-/* ---- reply ---- */
-
-typedef struct replier {
-	rp_capctx *cx;
-	rp_fhmap *m;
-	nfs4_state *st;
-	compound *c;
-	uint64_t t_end;
-	uint64_t cur_handle; /* the handle of the stateid the last OPEN/LOCK made (the 4.1 current stateid) */
-} replier;
-
-/* GETFH: the real handle of the object its compound named by a path. */
-static void learn_fh(replier *r, pop *p, const uint8_t *fh, size_t len)
-{
-	compound *const c = r->c;
-	if (p->cur == NO_OBJ)
-		return;
-	obj *const o = &c->objs[p->cur];
-	switch (o->kind) {
-	case OBJ_CHILD:
-		if (obj_key(r->m, c, o->parent)) {
-			const obj *const d = &c->objs[o->parent];
-			rp__fhmap_child(r->m, key_of(c, d), d->key_len, name_of(c, o->name_off), o->name_len, fh, len);
-		}
-		break;
-	case OBJ_ROOT:
-		rp__fhmap_set(r->m, fh, len, "/", 1);
-		break;
-	default:
-		return;
-	}
-	/* Later ops of this reply (a GETFH of a child of this object) name it by its real handle. */
-	const uint32_t off = stash(c, fh, len);
-	if (!c->oom) {
-		o->key_off = off;
-		o->key_len = (uint32_t)len;
-		o->keyed = true;
-	}
-}
-
-static void learn_dirents(replier *r, pop *p, rp_cur dir)
-{
-	compound *const c = r->c;
-	if (!obj_key(r->m, c, p->cur))
-		return;
-	const obj *const d = &c->objs[p->cur];
-	const uint8_t *name;
-	size_t len;
-	nfs4_attrs attrs;
-	while (rp__nfs4_dirent(&dir, &name, &len, &attrs))
-		if (attrs.has_fh)
-			rp__fhmap_child(r->m, key_of(c, d), d->key_len, (const char *)name, len, attrs.fh, attrs.fh_len);
-}
-
-static void open_result(replier *r, pop *p, const nfs4_res *res, rp_op *op)
-{
-	if (res->status != 0 || !res->has_sid)
-		return;
-	const uint64_t known = rp__nfs4_sid_get(r->st, &res->sid, NULL);
-	if (known) {
-		/* Same open-owner, same file: the server merged this open into the
-		 * one it had (an upgrade); the client will CLOSE once. */
-		r->cur_handle = known;
-		if (op) {
-			rp__cap_cancel(r->cx, p->slot);
-			p->slot = RP_SLOT_NONE;
-			rp__cap_count(r->cx, RP_OUT_IGNORED, NULL);
-		}
-		return;
-	}
-	const uint64_t h = rp__fhmap_new_handle(r->m);
-	rp__nfs4_sid_put(r->st, &res->sid, h, p->path);
-	if (res->has_sid2) /* a delegation: I/O under it belongs to this open */
-		rp__nfs4_sid_put(r->st, &res->sid2, h, p->path);
-	rp__nfs4_open_put(r->st, p->path, h);
-	r->cur_handle = h;
-	if (op)
-		op->handle = h;
-}
-
-/* Apply one op's result: complete its slot and learn what it teaches. */
-static void apply(replier *r, pop *p, const nfs4_res *res, bool body)
-{
-	compound *const c = r->c;
-	rp_op *op = rp__cap_slot(r->cx, p->slot);
-	if (op) {
-		rp__cap_set_status(r->cx, op, RP_SK_NFS4, res->status);
-		op->t_end = r->t_end;
-		op->flags &= (uint16_t)~RP_OPF_NO_REPLY;
-		if (p->sid_kind == SID_CURRENT && !op->handle)
-			op->handle = r->cur_handle;
-	}
-	const bool ok = res->status == 0 && body;
-	switch (p->opnum) {
-	case OP4_GETFH:
-		if (ok)
-			learn_fh(r, p, res->fh, res->fh_len);
-		break;
-	case OP4_OPEN:
-		if (body)
-			open_result(r, p, res, op);
-		if (!rp__cap_slot(r->cx, p->slot))
-			op = NULL;
-		break;
-	case OP4_CLOSE:
-		if (ok && op) {
-			rp__nfs4_sid_forget(r->st, &p->sid);
-			rp__nfs4_open_forget(r->st, p->path, op->handle);
-		}
-		break;
-	case OP4_LOCK:
-		if (ok && res->has_sid && op && op->handle) {
-			rp__nfs4_sid_put(r->st, &res->sid, op->handle, p->path);
-			r->cur_handle = op->handle;
-		}
-		break;
-	case OP4_DELEGRETURN:
-		if (ok)
-			rp__nfs4_sid_forget(r->st, &p->sid);
-		break;
-	case OP4_GETATTR:
-		if (ok && res->attrs.has_type && p->cur != NO_OBJ) {
-			const bool dir = res->attrs.type == 2; /* NF4DIR */
-			if (dir || c->objs[p->cur].path)
-				rp__nfs4_set_dir(r->st, obj_path(r->cx, r->m, c, p->cur, NULL), dir);
-			if (op && dir)
-				op->flags |= RP_OPF_DIRECTORY;
-		}
-		break;
-	case OP4_READDIR:
-		if (ok)
-			learn_dirents(r, p, res->dir);
-		break;
-	case OP4_LAYOUTGET:
-		for (uint32_t k = 0; ok && k < res->n_ds; k++)
-			rp__nfs4_alias_put(r->st, res->ds_fh[k], res->ds_len[k], obj_path(r->cx, r->m, c, p->cur, NULL));
-		break;
-	case OP4_CREATE:
-		if (ok && p->how == 2)
-			rp__nfs4_set_dir(r->st, p->path, true);
-		break;
-	case OP4_REMOVE:
-		if (ok && obj_key(r->m, c, p->cur)) {
-			const obj *const d = &c->objs[p->cur];
-			rp__fhmap_unlink_name(r->m, key_of(c, d), d->key_len, name_of(c, p->name_off), p->name_len);
-			rp__nfs4_set_dir(r->st, p->path, false);
-		}
-		break;
-	case OP4_RENAME:
-		if (ok && obj_key(r->m, c, p->saved) && obj_key(r->m, c, p->cur)) {
-			const obj *const from = &c->objs[p->saved], *const to = &c->objs[p->cur];
-			rp__fhmap_rename(r->m, key_of(c, from), from->key_len, name_of(c, p->name_off), p->name_len,
-					 key_of(c, to), to->key_len, name_of(c, p->name2_off), p->name2_len);
-		}
-		break;
-	default:
-		break;
-	}
-	if (op && body)
-		op->result = res->result;
-	rp__cap_done(r->cx, p->slot);
-}
-
-static bool is_fh_op(uint32_t opnum)
-{
-	return opnum == OP4_PUTFH || opnum == OP4_PUTROOTFH || opnum == OP4_PUTPUBFH || opnum == OP4_RESTOREFH ||
-	       opnum == OP4_SAVEFH;
-}
-
-/*
- * The ops after the last result: the server stopped at a failing op (they
- * never ran: cancelled, except that the op a failed PUTFH/RESTOREFH was
- * setting up fails with its status), or the reply is cut short (their
- * results are unknown).
- */
-static void finish_rest(replier *r, uint32_t from, const pop *failed, uint32_t fail_status, bool cut)
-{
-	compound *const c = r->c;
-	bool blame = failed && is_fh_op(failed->opnum);
-	for (uint32_t i = from; i < c->n; i++) {
-		pop *const p = &c->ops[i];
-		rp_op *const op = rp__cap_slot(r->cx, p->slot);
-		if (!op)
-			continue;
-		if (cut) {
-			op->t_end = r->t_end;
-			rp__cap_done(r->cx, p->slot);
-		} else if (blame) {
-			blame = false;
-			const nfs4_res res = { .opnum = p->opnum, .status = fail_status };
-			apply(r, p, &res, false);
-		} else {
-			rp__cap_cancel(r->cx, p->slot);
-		}
-	}
-}
-
-static void nfs4_reply(rp_capctx *cx, rp_conn *conn, const rp_rpc_call *call, const rp_rpc_reply *rep, rp_cur *res,
-		       void *pend)
-{
-	(void)conn;
-	(void)call;
-	pending *const pd = pend;
-	compound *const c = pd->c;
-	pd->c = NULL;
-	if (!c)
-		return;
-	if (!res) { /* rejected or not executed at the RPC level: no op ran */
-		for (uint32_t i = 0; i < c->n; i++)
-			rp__cap_cancel(cx, c->ops[i].slot);
-		compound_free(c);
-		return;
-	}
-	replier r = { .cx = cx, .m = rp__fhmap(cx), .st = rp__nfs4_state(cx), .c = c,
-		      .t_end = rp__cap_time(cx, rep->ts_ns) };
-	(void)rp_cur_be32(res); /* the COMPOUND status is the last op's */
-	size_t tag_len;
-	(void)rp_cur_xdr_var(res, NFS4_TAG_MAX, &tag_len);
-	const uint32_t nres = rp_cur_be32(res);
-	uint32_t i = 0;
-	bool cut = res->err;
-	const pop *failed = NULL;
-	uint32_t fail_status = 0;
-	for (; !cut && i < c->n && i < nres; i++) {
-		pop *const p = &c->ops[i];
-		nfs4_res rr;
-		memset(&rr, 0, sizeof(rr));
-		rr.opnum = rp_cur_be32(res);
-		rr.status = rp_cur_be32(res);
-		if (res->err || rr.opnum != p->opnum) { /* cut, or results out of step with the call */
-			cut = true;
-			break;
-		}
-		const bool body = rp__nfs4_res(res, &rr) == STEP_OK;
-		apply(&r, p, &rr, body);
-		if (!body || rr.data_cut) {
-			cut = true;
-			i++;
-			break;
-		}
-		if (rr.status != 0) {
-			failed = p;
-			fail_status = rr.status;
-			i++;
-			break;
-		}
-	}
-	if (!failed && i < c->n)
-		cut = true; /* fewer results than ops without a failure: we cannot know the rest */
-	if (cut)
-		rp__cap_count(cx, rep->truncated ? RP_OUT_TRUNCATED : RP_OUT_INVALID, NULL);
-	finish_rest(&r, i, failed, fail_status, cut);
-	compound_free(c);
-}
-
-static void nfs4_drop(rp_capctx *cx, void *pend)
-{
-	(void)cx;
-	pending *const pd = pend;
-	compound_free(pd->c);
-	pd->c = NULL;
 }
 
 const rp_rpc_prog rp__nfs4_prog = {
 	.name = "NFSv4",
 	.prog = 100003,
 	.vers = 4,
-	.pending_size = sizeof(pending),
+	.pending_size = sizeof(nfs4_pending),
 	.call = nfs4_call,
-	.reply = nfs4_reply,
-	.drop = nfs4_drop,
+	.reply = rp__nfs4_reply,
+	.drop = rp__nfs4_drop,
 };

@@ -153,4 +153,73 @@ void rp__nfs4_alias_put(nfs4_state *st, const uint8_t *fh, size_t len, uint32_t 
 bool rp__nfs4_is_dir(nfs4_state *st, uint32_t path);
 void rp__nfs4_set_dir(nfs4_state *st, uint32_t path, bool dir);
 
+/*
+ * ---- a COMPOUND in flight: built by the call half (nfs4.c), completed by the
+ * reply half (nfs4_reply.c) ----
+ */
+
+enum nfs4_obj_kind {
+	OBJ_FH,    /* a handle from PUTFH */
+	OBJ_ROOT,  /* PUTROOTFH / PUTPUBFH */
+	OBJ_CHILD, /* name inside another object (LOOKUP, OPEN by name, CREATE) */
+	OBJ_PATH,  /* known by path only (LOOKUPP of a handle) */
+};
+
+typedef struct nfs4_obj {
+	uint8_t kind;
+	bool keyed;     /* key is set (and, for a child, registered in the handle map) */
+	bool synth;
+	int32_t parent; /* OBJ_CHILD */
+	uint32_t key_off, key_len;   /* arena: handle bytes, real or virtual */
+	uint32_t name_off, name_len; /* arena: OBJ_CHILD name */
+	uint32_t path;  /* string id, 0 until asked for */
+} nfs4_obj;
+
+typedef struct nfs4_pop {
+	uint32_t opnum;
+	uint8_t role;
+	uint8_t sid_kind;
+	bool folded; /* a GETATTR/ACCESS that rides along with the compound's main op */
+	rp_slot slot;
+	int32_t cur, saved; /* objects current and saved when the op runs; -1 none */
+	int32_t made;       /* the object the op makes current (LOOKUP, OPEN by name, CREATE) */
+	uint32_t name_off, name_len, name2_off, name2_len;
+	nfs4_stateid sid;
+	uint32_t how;
+	uint32_t path;
+} nfs4_pop;
+
+typedef struct nfs4_compound {
+	nfs4_pop *ops;
+	uint32_t n;
+	nfs4_obj *objs;
+	uint32_t n_objs, cap_objs;
+	uint8_t *arena;
+	size_t arena_len, arena_cap;
+	bool oom;
+} nfs4_compound;
+
+typedef struct nfs4_pending {
+	nfs4_compound *c;
+} nfs4_pending;
+
+#define NO_OBJ (-1)
+
+/* Bytes an object or op keeps (handles, names) live in the compound's arena. */
+static inline const uint8_t *nfs4_key_of(const nfs4_compound *c, const nfs4_obj *o) { return c->arena + o->key_off; }
+static inline const char *nfs4_name_of(const nfs4_compound *c, uint32_t off) { return (const char *)c->arena + off; }
+
+void rp__nfs4_compound_free(nfs4_compound *c); /* NULL is a no-op */
+/* Copy bytes into the arena; returns their offset (the compound is marked oom on failure). */
+uint32_t rp__nfs4_stash(nfs4_compound *c, const void *p, size_t n);
+/* Give object i its handle-map key (a child: a virtual handle from its parent's key and name); false if it has none. */
+bool rp__nfs4_obj_key(rp_fhmap *m, nfs4_compound *c, int32_t i);
+/* The path id of object i (interned on first use); *synth (when given) is set if the path is synthetic. */
+uint32_t rp__nfs4_obj_path(rp_capctx *cx, rp_fhmap *m, nfs4_compound *c, int32_t i, bool *synth);
+
+/* The RPC program's reply and drop entry points (nfs4_reply.c); pending is an nfs4_pending. */
+void rp__nfs4_reply(rp_capctx *cx, rp_conn *conn, const rp_rpc_call *call, const rp_rpc_reply *rep, rp_cur *res,
+		    void *pend);
+void rp__nfs4_drop(rp_capctx *cx, void *pend);
+
 #endif
