@@ -6,42 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/pcap/decode.h"
-#include "formats/sink.h"
+#include "tests/capture_harness.h"
 
-/* ---- building XDR ---- */
-
-typedef struct xb {
-	uint8_t b[8192];
-	size_t n;
-} xb;
-
-static inline void xb_u32(xb *x, uint32_t v)
-{
-	for (int i = 3; i >= 0; i--)
-		x->b[x->n++] = (uint8_t)(v >> (8 * i));
-}
-
-static inline void xb_u64(xb *x, uint64_t v)
-{
-	xb_u32(x, (uint32_t)(v >> 32));
-	xb_u32(x, (uint32_t)v);
-}
-
-static inline void xb_opaque(xb *x, const void *p, size_t n)
-{
-	xb_u32(x, (uint32_t)n);
-	if (n)
-		memcpy(x->b + x->n, p, n);
-	x->n += n;
-	while (x->n & 3)
-		x->b[x->n++] = 0;
-}
-
-static inline void xb_str(xb *x, const char *s)
-{
-	xb_opaque(x, s, strlen(s));
-}
+/* ---- building RPC messages (capture_harness.h: XDR) ---- */
 
 /* A file handle of len bytes, all `tag`. */
 static inline void xb_fh(xb *x, uint8_t tag, size_t len)
@@ -88,64 +55,15 @@ static inline void xb_reply(xb *x, uint32_t xid)
 
 /* ---- a capture context over a memory sink ---- */
 
-typedef struct env {
-	rp_memsink ms;
-	rp_capture_stats st;
-	rp_capctx *cx;
-	rp_conn conn;
-	uint64_t ts;
-	char lines[64][512]; /* formatted ops after env_finish */
-	size_t n_lines;
-} env;
-
+/* One TCP or UDP connection, 10.0.0.1:800 -> 10.0.0.2:2049, into rp__rpc_message. */
 static inline env *env_new(uint8_t l4)
 {
-	env *const e = calloc(1, sizeof(*e));
-	if (!e || rp_memsink_init(&e->ms) != 0)
-		abort();
-	e->cx = rp__capctx_create(&e->ms.base, NULL, &e->st);
-	if (!e->cx)
-		abort();
-	e->conn.id = 7;
-	e->conn.l4 = l4;
-	e->conn.addr[0] = (rp_addr){ .family = 4, .a = { 10, 0, 0, 1 } };
-	e->conn.addr[1] = (rp_addr){ .family = 4, .a = { 10, 0, 0, 2 } };
-	e->conn.port[0] = 800;
-	e->conn.port[1] = 2049;
-	e->ts = 1000000000000000000ull;
-	return e;
-}
-
-/* Feed one message from endpoint `from` (0 client, 1 server), 1 ms after the last. */
-static inline void env_send_cut(env *e, uint8_t from, const uint8_t *data, size_t len, size_t wire_len)
-{
-	e->ts += 1000000;
-	rp__capctx_frame(e->cx, e->ts, (uint32_t)len);
-	const rp_msg m = { .data = data, .len = len, .wire_len = wire_len, .ts_ns = e->ts,
-			   .frame = e->st.frames, .from = from, .truncated = len < wire_len };
-	rp__rpc_message(e->cx, &e->conn, &m);
+	return env_make(7, l4, 800, 2049, rp__rpc_message);
 }
 
 static inline void env_send(env *e, uint8_t from, const xb *x)
 {
 	env_send_cut(e, from, x->b, x->n, x->n);
-}
-
-/* Flush the capture and format every op into e->lines. */
-static inline void env_finish(env *e)
-{
-	rp__capctx_finish(e->cx);
-	for (size_t i = 0; i < e->ms.n_ops && e->n_lines < 64; i++)
-		rp_op_format(e->lines[e->n_lines++], sizeof(e->lines[0]), &e->ms.ops[i], rp_memsink_string, &e->ms);
-}
-
-static inline void env_free(env *e)
-{
-	if (!e)
-		return;
-	rp__capctx_destroy(e->cx);
-	rp_memsink_fini(&e->ms);
-	free(e);
 }
 
 /* Print the ops (for failing tests). */

@@ -5,33 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
-typedef struct xb {
-	uint8_t b[8192];
-	size_t n;
-} xb;
-
-static inline void xb_u32(xb *x, uint32_t v)
-{
-	for (int i = 3; i >= 0; i--)
-		x->b[x->n++] = (uint8_t)(v >> (8 * i));
-}
-
-static inline void xb_u64(xb *x, uint64_t v)
-{
-	xb_u32(x, (uint32_t)(v >> 32));
-	xb_u32(x, (uint32_t)v);
-}
-
-static inline void xb_opaque(xb *x, const void *p, size_t len)
-{
-	xb_u32(x, (uint32_t)len);
-	memcpy(x->b + x->n, p, len);
-	x->n += len;
-	while (x->n % 4)
-		x->b[x->n++] = 0;
-}
-
-static inline void xb_str(xb *x, const char *s) { xb_opaque(x, s, strlen(s)); }
+#include "tests/capture_harness.h" /* xb: the XDR builder */
 
 static inline void xb_fixed(xb *x, const void *p, size_t len)
 {

@@ -6,9 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/pcap/decode.h"
 #include "formats/cursor.h"
-#include "formats/sink.h"
+#include "tests/capture_harness.h"
 
 /* ---- a byte builder ---- */
 
@@ -279,65 +278,15 @@ static inline void s1_bc(mb *m, size_t bc_at)
 
 /* ---- a capture context over a memory sink ---- */
 
-typedef struct env {
-	rp_memsink ms;
-	rp_capture_stats st;
-	rp_capctx *cx;
-	rp_conn conn;
-	uint64_t ts;
-	char lines[64][512];
-	size_t n_lines;
-} env;
-
+/* One TCP connection, 10.0.0.1:50000 -> 10.0.0.2:445, into rp__smb_message. */
 static inline env *env_new(void)
 {
-	env *const e = calloc(1, sizeof(*e));
-	if (!e || rp_memsink_init(&e->ms) != 0)
-		abort();
-	e->cx = rp__capctx_create(&e->ms.base, NULL, &e->st);
-	if (!e->cx)
-		abort();
-	e->conn.id = 9;
-	e->conn.l4 = RP_L4_TCP;
-	e->conn.addr[0] = (rp_addr){ .family = 4, .a = { 10, 0, 0, 1 } };
-	e->conn.addr[1] = (rp_addr){ .family = 4, .a = { 10, 0, 0, 2 } };
-	e->conn.port[0] = 50000;
-	e->conn.port[1] = 445;
-	e->ts = 1000000000000000000ull;
-	return e;
-}
-
-/* Feed one message from endpoint from (0 client, 1 server), 1 ms after the last. */
-static inline void env_send_cut(env *e, uint8_t from, const uint8_t *data, size_t len, size_t wire_len)
-{
-	e->ts += 1000000;
-	rp__capctx_frame(e->cx, e->ts, (uint32_t)len);
-	const rp_msg m = { .data = data, .len = len, .wire_len = wire_len, .ts_ns = e->ts,
-			   .frame = e->st.frames, .from = from, .truncated = len < wire_len };
-	rp__smb_message(e->cx, &e->conn, &m);
+	return env_make(9, RP_L4_TCP, 50000, 445, rp__smb_message);
 }
 
 static inline void env_send(env *e, uint8_t from, const mb *m)
 {
 	env_send_cut(e, from, m->b, m->n, m->n);
-}
-
-static inline void env_finish(env *e)
-{
-	rp__capctx_finish(e->cx);
-	for (size_t i = 0; i < e->ms.n_ops && e->n_lines < 64; i++)
-		rp_op_format(e->lines[e->n_lines++], sizeof(e->lines[0]), &e->ms.ops[i], rp_memsink_string, &e->ms);
-}
-
-static inline void env_free(env *e)
-{
-	if (!e)
-		return;
-	if (e->conn.proto_free)
-		e->conn.proto_free(e->conn.proto_state);
-	rp__capctx_destroy(e->cx);
-	rp_memsink_fini(&e->ms);
-	free(e);
 }
 
 static inline void env_dump(const env *e)
