@@ -51,6 +51,17 @@ smb_file *rp__smb_file_get(rp_capctx *cx, const smb_key *k)
 	return st ? rp__smb_map_get(st->files, k) : NULL;
 }
 
+void rp__smb_nt_create(rp_op *op, uint32_t access, uint32_t disp, uint32_t opts)
+{
+	op->access = access;
+	op->disposition = disp;
+	op->options = opts;
+	if (opts & FILE_DIRECTORY_FILE)
+		op->flags |= RP_OPF_DIRECTORY;
+	if (disp == FILE_SUPERSEDE || disp == FILE_CREATE || disp == FILE_OPEN_IF || disp == FILE_OVERWRITE_IF)
+		op->flags |= RP_OPF_CREATE;
+}
+
 char *rp__smb_strdup(const char *s)
 {
 	const size_t n = strlen(s) + 1;

@@ -5,8 +5,6 @@
 #include "capture/pcap/smb1_int.h"
 #include "capture/pcap/smb1_trans2.h"
 
-#define FILE_DIRECTORY_FILE 0x00000001u
-#define FILE_ATTRIBUTE_DIRECTORY 0x00000010u
 #define LOCKING_ANDX_SHARED_LOCK 0x01u
 #define LOCKING_ANDX_OPLOCK_RELEASE 0x02u
 #define LOCKING_ANDX_CHANGE_LOCKTYPE 0x04u
@@ -87,13 +85,7 @@ static void req_nt_create(smb1_x *x)
 	p->dir = (opts & FILE_DIRECTORY_FILE) != 0;
 	rp_op op = rp__smb1_op(x, RP_OP_OPEN);
 	op.path = path_id(x, path);
-	op.access = access;
-	op.disposition = disp;
-	op.options = opts;
-	if (p->dir)
-		op.flags |= RP_OPF_DIRECTORY;
-	if (disp == 0 || disp == 2 || disp == 3 || disp == 5) /* SUPERSEDE, CREATE, OPEN_IF, OVERWRITE_IF */
-		op.flags |= RP_OPF_CREATE;
+	rp__smb_nt_create(&op, access, disp, opts);
 	rp__smb1_reserve(x, p, &op);
 	chain_open(x, path, p->dir);
 }
@@ -124,9 +116,9 @@ static void req_open_andx(smb1_x *x)
 	const bool create = (open_fn & 0x10) != 0;
 	uint32_t disp;
 	switch (open_fn & 0x03) {
-	case 0: disp = create ? 2 : 1; break; /* fail if exists: FILE_CREATE */
-	case 1: disp = create ? 3 : 1; break; /* open: FILE_OPEN_IF / FILE_OPEN */
-	default: disp = create ? 5 : 4; break; /* truncate: FILE_OVERWRITE_IF / FILE_OVERWRITE */
+	case 0: disp = create ? FILE_CREATE : FILE_OPEN; break; /* fail if exists */
+	case 1: disp = create ? FILE_OPEN_IF : FILE_OPEN; break; /* open */
+	default: disp = create ? FILE_OVERWRITE_IF : FILE_OVERWRITE; break; /* truncate */
 	}
 	smb1_pending *const p = rp__smb1_pending(x);
 	if (!p)

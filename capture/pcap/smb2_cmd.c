@@ -7,13 +7,6 @@
 
 #define SMB2_HDR_LEN 64u
 
-/* CreateOptions and CreateDisposition values (MS-SMB2 2.2.13). */
-#define FILE_DIRECTORY_FILE 0x00000001u
-#define FILE_SUPERSEDE 0u
-#define FILE_CREATE 2u
-#define FILE_OPEN_IF 3u
-#define FILE_OVERWRITE_IF 5u
-#define FILE_ATTRIBUTE_DIRECTORY 0x00000010u
 
 /* QUERY_DIRECTORY Flags, WRITE Flags, LOCK element flags. */
 #define SMB2_RETURN_SINGLE_ENTRY 0x02u
@@ -96,13 +89,7 @@ static void req_create(smb2_x *x, rp_cur *b)
 	rp_op op = rp__smb2_op(x, RP_OP_OPEN);
 	op.path = path_id(x, path);
 	p->path_id = op.path;
-	op.access = access;
-	op.disposition = disp;
-	op.options = opts;
-	if (p->dir)
-		op.flags |= RP_OPF_DIRECTORY;
-	if (disp == FILE_SUPERSEDE || disp == FILE_CREATE || disp == FILE_OPEN_IF || disp == FILE_OVERWRITE_IF)
-		op.flags |= RP_OPF_CREATE;
+	rp__smb_nt_create(&op, access, disp, opts);
 	rp__smb2_reserve(x, p, &op);
 	/* related operations after this one use the FileId its response will carry */
 	smb2_chain *const ch = x->ch;

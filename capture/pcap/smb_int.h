@@ -163,6 +163,19 @@ void rp__smb_sweep(rp_capctx *cx, rp_smb_map *pending, size_t t_req_off, uint64_
 void rp__smb2_message(rp_capctx *cx, rp_conn *conn, smb_conn *sc, const rp_msg *m);
 void rp__smb1_message(rp_capctx *cx, rp_conn *conn, smb_conn *sc, const rp_msg *m);
 
+/* NT create values, the same in SMB2 CREATE and SMB1 NT_CREATE_ANDX (MS-SMB2 2.2.13, MS-CIFS 2.2.4.64.1). */
+#define FILE_SUPERSEDE 0u    /* CreateDisposition */
+#define FILE_OPEN 1u
+#define FILE_CREATE 2u
+#define FILE_OPEN_IF 3u
+#define FILE_OVERWRITE 4u
+#define FILE_OVERWRITE_IF 5u
+#define FILE_DIRECTORY_FILE 0x00000001u      /* CreateOptions */
+#define FILE_ATTRIBUTE_DIRECTORY 0x00000010u /* FileAttributes */
+
+/* An open op's access, disposition and options, with RP_OPF_DIRECTORY and RP_OPF_CREATE as they imply. */
+void rp__smb_nt_create(rp_op *op, uint32_t access, uint32_t disp, uint32_t opts);
+
 /* NTSTATUS values the decoders look at. */
 #define NT_STATUS_OK 0x00000000u
 #define NT_STATUS_PENDING 0x00000103u
