@@ -30,6 +30,7 @@ typedef struct pfile {
 	bool dir;
 	/* An NT open grants only the data access it asked for: I/O beyond it is ACCESS_DENIED (EACCES). */
 	bool no_read, no_write;
+	uint32_t nt_access; /* NT: the access mask asked for (0: none recorded, everything) */
 	char path[]; /* for delete-on-close */
 } pfile;
 
@@ -285,6 +286,7 @@ static int do_open(posix_backend *pb, posix_client *c, rp_breq *req)
 	f->delete_on_close = o.doc;
 	f->no_read = o.no_read;
 	f->no_write = o.no_write;
+	f->nt_access = req->dialect == RP_DIALECT_NT ? req->op->access : 0;
 	memcpy(f->path, req->path, plen + 1);
 	req->bh = (uint64_t)(uintptr_t)f;
 	return 0;
@@ -511,9 +513,71 @@ static int do_at(posix_client *c, const rp_breq *req)
 	return err;
 }
 
+/* ACCESS_MASK bits (MS-DTYP 2.4.3) and SECURITY_INFORMATION bits (MS-DTYP 2.4.7) the NT security ops need. */
+#define NT_READ_CONTROL 0x00020000u
+#define NT_WRITE_DAC 0x00040000u
+#define NT_WRITE_OWNER 0x00080000u
+#define NT_ACCESS_SYSTEM_SECURITY 0x01000000u
+#define NT_SI_OWNER_GROUP 0x3u
+#define NT_SI_DACL 0x4u
+#define NT_SI_SACL 0x8u
+
+/* What an NT access mask grants of the standard rights, generic rights mapped as for files. */
+static uint32_t nt_granted(uint32_t access)
+{
+	if (access == 0 || (access & RP_NT_MAXIMUM_ALLOWED))
+		return UINT32_MAX; /* none recorded (loadfiles), or as much as allowed */
+	uint32_t g = access;
+	if (access & (RP_NT_GENERIC_READ | RP_NT_GENERIC_WRITE | RP_NT_GENERIC_EXECUTE))
+		g |= NT_READ_CONTROL; /* FILE_GENERIC_READ/WRITE/EXECUTE all hold READ_CONTROL */
+	if (access & RP_NT_GENERIC_ALL)
+		g |= NT_READ_CONTROL | NT_WRITE_DAC | NT_WRITE_OWNER;
+	return g;
+}
+
+/*
+ * SMB QUERY_INFO / SET_INFO SECURITY (getxattr, setxattr with no name; level =
+ * AdditionalInformation).  Every file has a security descriptor, so the query
+ * succeeds unless the open lacks the right the parts asked for need: READ_CONTROL
+ * to read, WRITE_OWNER for owner and group, WRITE_DAC for the DACL,
+ * ACCESS_SYSTEM_SECURITY for the SACL (MS-SMB2 3.3.5.20.3, 3.3.5.21.3): ACCESS_DENIED.
+ * The descriptor itself is not in the trace: the call made is an fstat.
+ */
+static int nt_security(posix_client *c, const rp_breq *req, int hfd)
+{
+	const rp_op *const op = req->op;
+	const bool set = op->op == RP_OP_SETXATTR;
+	uint32_t need = 0;
+	if (op->level & NT_SI_SACL)
+		need |= NT_ACCESS_SYSTEM_SECURITY;
+	if (set) {
+		need |= op->level & NT_SI_OWNER_GROUP ? NT_WRITE_OWNER : 0;
+		need |= op->level & NT_SI_DACL ? NT_WRITE_DAC : 0;
+		need |= op->level & ~(NT_SI_OWNER_GROUP | NT_SI_DACL | NT_SI_SACL) ? NT_WRITE_OWNER : 0;
+	} else if (op->level & ~NT_SI_SACL || op->level == 0) {
+		need |= NT_READ_CONTROL;
+	}
+	struct stat st;
+	if (hfd >= 0) {
+		const pfile *const f = (const pfile *)(uintptr_t)req->bh;
+		if ((nt_granted(f->nt_access) & need) != need)
+			return EACCES;
+		return fstat(hfd, &st) < 0 ? errno : 0;
+	}
+	const int fd = rp__posix_open(c, req->path ? req->path : "", O_PATH, 0);
+	if (fd < 0)
+		return -fd;
+	const int rc = fstat(fd, &st) < 0 ? errno : 0;
+	close(fd);
+	return rc;
+}
+
 static int do_xattr(posix_client *c, const rp_breq *req, int hfd)
 {
 	const rp_op *const op = req->op;
+	if (req->dialect == RP_DIALECT_NT && (op->op == RP_OP_GETXATTR || op->op == RP_OP_SETXATTR) &&
+	    !(req->path2 && req->path2[0]))
+		return nt_security(c, req, hfd);
 	int fd = hfd;
 	if (fd < 0) {
 		/* O_NONBLOCK: a FIFO in the tree must not hang the client. */
@@ -613,7 +677,8 @@ static int posix_do(posix_backend *pb, posix_client *c, rp_breq *req)
 	case RP_OP_STAT:
 	case RP_OP_LOOKUP:
 	case RP_OP_ACCESS:
-		if (!req->path) {
+		/* An open handle is what the op queries (SMB QUERY_INFO), even after its name went (delete pending). */
+		if (!req->path || (fd >= 0 && op->op == RP_OP_STAT)) {
 			struct stat st;
 			return fd < 0 ? EBADF : fstat(fd, &st) < 0 ? errno : 0;
 		}

@@ -86,7 +86,13 @@ int rp__posix_readdir(posix_backend *pb, posix_client *c, const rp_breq *req, in
 		if (dirfd < 0)
 			return -dirfd;
 		rc = count_entries(c, dirfd, pattern, FNM_CASEFOLD, &n);
-		if (rc == 0 && n == 0 && req->dialect == RP_DIALECT_NT)
+		/*
+		 * SMB servers list "." and ".." too (MS-FSCC 2.4: a directory's
+		 * entries include them), so "*" finds something even in an empty
+		 * directory; only a pattern that matches nothing at all is NO_SUCH_FILE.
+		 */
+		if (rc == 0 && n == 0 && req->dialect == RP_DIALECT_NT && fnmatch(pattern, ".", FNM_CASEFOLD) != 0 &&
+		    fnmatch(pattern, "..", FNM_CASEFOLD) != 0)
 			rc = ENOENT;
 	} else {
 		dirfd = rp__posix_listdir(c, req->path, strlen(req->path));

@@ -344,7 +344,7 @@ static void test_dircache_invalidation(void **state)
 		wl_add(&t, 1, RP_OP_MKDIR, "\\a", 0, 0, 0, 0);
 		wl_add(&t, 1, RP_OP_MKDIR, "\\a\\b", 0, 0, 0, 0);
 		wl_add(&t, 1, RP_OP_STAT, "\\a\\b\\f", 0, 0, 0, ENOENT);
-		wl_add(&t, 1, RP_OP_READDIR, "\\a\\b\\*", 0, 0, 100, ENOENT);
+		wl_add(&t, 1, RP_OP_READDIR, "\\a\\b\\f*", 0, 0, 100, ENOENT); /* ("*" would find "." and "..") */
 		/* rmdir and deltree forget too. */
 		wl_add(&t, 1, RP_OP_STAT, "\\c\\b\\f", 0, 0, 0, 0);
 		wl_add(&t, 1, RP_OP_DELTREE, "\\c", 0, 0, 0, 0);
@@ -726,6 +726,53 @@ static void test_read_eof(void **state)
 }
 
 /*
+ * SMB semantics a local file system needs help with: "*" lists "." and ".."
+ * even in an empty directory; a security query needs READ_CONTROL, and the SACL
+ * ACCESS_SYSTEM_SECURITY (MS-SMB2 3.3.5.20.3), a set WRITE_DAC / WRITE_OWNER
+ * (3.3.5.21.3); a handle is still queried after its name is deleted.
+ */
+static void test_nt_fidelity(void **state)
+{
+	(void)state;
+	wl t;
+	wl_init(&t, RP_SRC_PCAP_SMB);
+	nt_open(&t, "/d", RP_NT_CREATE, RP_NT_DIRECTORY_FILE, 1, 0);
+	wl_add(&t, 1, RP_OP_READDIR, "/d/*", 1, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_READDIR, "/d/x*", 1, 0, 0, ENOENT);
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 1, 0, 0, 0);
+	nt_open_access(&t, "/f", 0x120089, RP_NT_CREATE, 0, 2, 0); /* READ_CONTROL, no ACCESS_SYSTEM_SECURITY */
+	wl_add(&t, 1, RP_OP_GETXATTR, "/f", 2, 0, 0, 0)->level = 7;           /* owner, group, DACL */
+	wl_add(&t, 1, RP_OP_GETXATTR, "/f", 2, 0, 0, EACCES)->level = 15;     /* and the SACL */
+	wl_add(&t, 1, RP_OP_SETXATTR, "/f", 2, 0, 0, EACCES)->level = 4;      /* no WRITE_DAC */
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 2, 0, 0, 0);
+	nt_open_access(&t, "/f", 0xe0000, RP_NT_OPEN, 0, 3, 0); /* READ_CONTROL | WRITE_DAC | WRITE_OWNER */
+	wl_add(&t, 1, RP_OP_GETXATTR, "/f", 3, 0, 0, 0)->level = 5;
+	wl_add(&t, 1, RP_OP_SETXATTR, "/f", 3, 0, 0, 0)->level = 5;
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 3, 0, 0, 0);
+	nt_open_access(&t, "/f", 0x80, RP_NT_OPEN, 0, 4, 0); /* attributes only */
+	wl_add(&t, 1, RP_OP_GETXATTR, "/f", 4, 0, 0, EACCES)->level = 4;
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 4, 0, 0, 0);
+	nt_open_access(&t, "/f", RP_NT_GENERIC_READ, RP_NT_OPEN, 0, 5, 0);
+	wl_add(&t, 1, RP_OP_GETXATTR, "/f", 5, 0, 0, 0)->level = 4;
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 5, 0, 0, 0);
+	nt_open_access(&t, "/f", 0x10080, RP_NT_OPEN, 0, 6, 0); /* DELETE */
+	wl_add(&t, 1, RP_OP_UNLINK, "/f", 6, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_STAT, "/f", 6, 0, 0, 0)->level = 48; /* by the handle: still there */
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 6, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_STAT, "/f", 0, 0, 0, ENOENT);
+	rp_replay *r;
+	const rp_replay_results *const res = run_posix(&t, NULL, false, 0, &r);
+	print_samples(res);
+	assert_int_equal(res->mismatches, 0);
+	assert_int_equal(res->unknown_handles, 0);
+	assert_int_equal(res->errnos[EACCES], 3);
+	rp_replay_destroy(r);
+	wl_fini(&t);
+	rm_rf(target);
+	mkdir(target, 0777);
+}
+
+/*
  * Looping: what a pass creates and leaves (client.txt's Mkdir "\clients") is
  * there when the next pass creates it again; that EEXIST is the loop's, not a
  * mismatch.  The same EEXIST in the first pass still is one.
@@ -816,6 +863,7 @@ int main(void)
 		cmocka_unit_test(test_loop_leftovers),
 		cmocka_unit_test(test_prepare_dirs),
 		cmocka_unit_test(test_read_eof),
+		cmocka_unit_test(test_nt_fidelity),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
