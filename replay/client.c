@@ -274,8 +274,18 @@ static inline enum verdict resolve(rp_client *c, const rp_op *op, uint64_t index
 	if (op->handle && op->op != RP_OP_OPEN) {
 		const bool known = rp__handles_get(&c->handles, op->handle, &req->bh);
 		/* A handle never opened in this pass but named with its path (NFSv3, synthetic SMB ones): by path. */
-		if (!known && req->path)
+		if (!known && req->path) {
+			/*
+			 * Unless the server said the handle was not open (EBADF,
+			 * NT_STATUS_FILE_CLOSED): by path it would succeed or fail
+			 * on something else, so it goes without a handle as above.
+			 */
+			if (op->status == EBADF && (handle_ops >> op->op & 1u)) {
+				req->no_handle = true;
+				return r->bops->version >= 2 ? V_ISSUE : V_NO_HANDLE_1;
+			}
 			return V_ISSUE;
+		}
 		if (!known || req->bh == BH_FAILED) {
 			uint64_t gone;
 			req->bh = 0;
