@@ -271,6 +271,18 @@ static bool open_creates(rp_dialect d, const rp_op *op)
 	return false;
 }
 
+/*
+ * A captured SMB open that may create but says it opened or overwrote what was
+ * there (CreateAction FILE_OPENED 1, FILE_OVERWRITTEN 3: MS-SMB2 2.2.14): it
+ * existed.  Loadfiles record no CreateAction, so only captures say so.
+ */
+static bool found_existing(const rp_replay *r, const rp_op *op)
+{
+	const uint32_t src = r->w->meta.source;
+	return r->dialect == RP_DIALECT_NT && (src == RP_SRC_PCAP_SMB || src == RP_SRC_PCAP) && op->status == 0 &&
+	       (op->result == 1 || op->result == 3);
+}
+
 /* Whether an op makes p1 (or p2) and fails with EEXIST when it is already there. */
 static const char *creates_new(rp_dialect d, const rp_op *op, const char *p1, const char *p2)
 {
@@ -325,7 +337,7 @@ static int scan_op(rp_replay *r, scan *s, const rp_op *op, uint64_t index, const
 			return expect(s, p1, strlen(p1), dirflag) < 0 ? -1 : 0;
 		if (!ok)
 			return op->status == ENOENT ? set_state(s, p1, P_ABSENT, dirflag) : 0;
-		if (open_creates(r->dialect, op)) {
+		if (open_creates(r->dialect, op) && !found_existing(r, op)) {
 			pent *const e = lookup(s, p1, strlen(p1));
 			if (!e)
 				return -1;

@@ -683,6 +683,25 @@ static void test_prepare_dirs(void **state)
 	wl_fini(&t);
 	rm_rf(target);
 	mkdir(target, 0777);
+
+	/* A captured SMB create that says FILE_OPENED (CreateAction 1) found it there: prepared. */
+	wl_init(&t, RP_SRC_PCAP_SMB);
+	nt_open(&t, "/td", RP_NT_OPEN_IF, RP_NT_DIRECTORY_FILE, 1, 0)->result = 1;
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 1, 0, 0, 0);
+	nt_open(&t, "/td/x", RP_NT_OPEN, 0, 2, 0)->result = 1;
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 2, 0, 0, 0);
+	nt_open(&t, "/new", RP_NT_OPEN_IF, 0, 3, 0)->result = 2; /* FILE_CREATED: not prepared */
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 3, 0, 0, 0);
+	const rp_replay_results *const res2 = run_posix(&t, NULL, true, 0, &r);
+	print_samples(res2);
+	assert_int_equal(res2->mismatches, 0);
+	assert_int_equal(res2->prepare.dirs, 1);
+	assert_int_equal(res2->prepare.files, 1);
+	assert_true(is_dir("td"));
+	rp_replay_destroy(r);
+	wl_fini(&t);
+	rm_rf(target);
+	mkdir(target, 0777);
 }
 
 /*
