@@ -1,0 +1,56 @@
+#!/bin/sh
+# End-to-end replay of packet captures through the reprise binary (TAP): convert, replay on an empty directory, no false mismatches.
+# The mismatches a capture may keep are the real ones listed in docs/replay.md ("Replaying packet traces").
+set -u
+reprise=$1
+pcaps=$2
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/reprise-pcap-e2e-XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+n=0
+# capture | mismatches allowed | python condition every mismatch sample must meet (s: one sample)
+cases='suricata-verify__nfs3-01__input.pcap|0|False
+zeek__nfs_nfs_write.pcap|0|False
+nfstrace__eth-ipv6-tcp-nfsv3__pkts1-1500.pcap|0|False
+suricata-verify__nfs4-01__input.pcap|0|False
+nfstrace__nfsv3-4-41-cifs1-2__nfsv40-port774-head.pcap|0|False
+nfstrace__2sessions-tcp-wsize32k-tcp-wsize512k__pkts1-2400.pcap|0|False
+nfstrace__eth-ipv4-tcp-nfsv41.pcap|8|s["path"].endswith("/Larry7.cue") and s["actual"] in ("ENOENT", "EBADF")
+nfstrace__eth-ipv4-tcp-cifs2.pcap|0|False
+reprise__smb1-nt1-smbclient.pcap|0|False
+zeek__smb_smb2readwrite.pcap|0|False
+zeek__smb_smb2.delete-on-close-perms-delete-existing.pcap|0|False
+zeek__smb_smb3_multichannel.pcap|0|False
+zeek__krb_smb2_krb.pcap|0|False
+zeek__smb_smb2_100_small_files.pcap|0|False
+suricata-verify__smb2-01__smb2-peter.pcap|17|s["op"] == "close" and s["expected"] == "EACCES" and s["actual"] == "OK"'
+echo "1..$(printf '%s\n' "$cases" | wc -l)"
+printf '%s\n' "$cases" | while IFS='|' read -r cap want cond; do
+	n=$((n + 1))
+	if [ ! -r "$pcaps/$cap" ]; then
+		echo "not ok $n - $cap: missing"
+		continue
+	fi
+	dir="$tmp/$n"
+	mkdir "$dir" "$dir/target"
+	if ! "$reprise" convert -q "$pcaps/$cap" "$dir/t.rpz" 2>"$dir/err"; then
+		echo "not ok $n - $cap: convert failed"
+		sed 's/^/# /' "$dir/err"
+		continue
+	fi
+	"$reprise" replay "$dir/t.rpz" --target "$dir/target" -q --json "$dir/r.json" >"$dir/out" 2>&1
+	if python3 - "$dir/r.json" "$want" "$cond" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+want, cond = int(sys.argv[2]), sys.argv[3]
+bad = [s for s in d["mismatch_samples"] if not eval(cond, {}, {"s": s})]
+for s in d["mismatch_samples"]:
+    print("# mismatch: client %d op %d %s %s: expected %s, got %s" %
+          (s["client"], s["index"], s["op"], s["path"], s["expected"], s["actual"]))
+sys.exit(0 if d["stop"] == "end" and d["mismatches"] == want and not bad and d["total_ops"] > 0 else 1)
+EOF
+	then
+		echo "ok $n - $cap: $want mismatches (the documented ones)"
+	else
+		echo "not ok $n - $cap: expected $want documented mismatches"
+	fi
+done | awk '{ print } /^not ok/ { f = 1 } END { exit f }'
