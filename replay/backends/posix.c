@@ -31,6 +31,9 @@ typedef struct pfile {
 	/* An NT open grants only the data access it asked for: I/O beyond it is ACCESS_DENIED (EACCES). */
 	bool no_read, no_write;
 	uint32_t nt_access; /* NT: the access mask asked for (0: none recorded, everything) */
+	/* NT: this handle's own shared locks (a shared lock blocks its holder's writes too), offset and length. */
+	uint64_t (*shared)[2];
+	uint32_t n_shared, cap_shared;
 	char path[]; /* for delete-on-close */
 } pfile;
 
@@ -287,6 +290,8 @@ static int do_open(posix_backend *pb, posix_client *c, rp_breq *req)
 	f->no_read = o.no_read;
 	f->no_write = o.no_write;
 	f->nt_access = req->dialect == RP_DIALECT_NT ? req->op->access : 0;
+	f->shared = NULL;
+	f->n_shared = f->cap_shared = 0;
 	memcpy(f->path, req->path, plen + 1);
 	req->bh = (uint64_t)(uintptr_t)f;
 	return 0;
@@ -308,6 +313,7 @@ static int do_close(posix_client *c, uint64_t bh)
 				rp__posix_forget(c, f->path);
 		}
 	}
+	free(f->shared);
 	free(f);
 	return rc;
 }
@@ -362,6 +368,65 @@ static int do_lock(int fd, const rp_op *op, bool unlock)
 		return l.l_type == F_UNLCK ? 0 : EAGAIN;
 	}
 	return fcntl(fd, F_OFD_SETLK, &l) < 0 ? errno : 0;
+}
+
+static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+	return alen && blen && a < b + blen && b < a + alen;
+}
+
+/*
+ * SMB byte-range locks are mandatory (MS-FSA 2.1.4.10): a read conflicts with
+ * another open's exclusive lock on the range, a write with another open's lock
+ * of either kind and with a shared lock of its own; the op fails
+ * FILE_LOCK_CONFLICT (EAGAIN).  OFD locks are advisory, so the backend asks
+ * (F_OFD_GETLK, which sees other opens' locks) and keeps the handle's own shared
+ * ones.  Only once some NT lock was taken in the run: until then it costs nothing.
+ */
+static int nt_lock_conflict(posix_backend *pb, const pfile *f, int fd, const rp_op *op, bool write)
+{
+	if (!atomic_load_explicit(&pb->nt_locks, memory_order_relaxed) || !op->length)
+		return 0;
+	if (write)
+		for (uint32_t i = 0; i < f->n_shared; i++)
+			if (overlaps(op->offset, op->length, f->shared[i][0], f->shared[i][1]))
+				return EAGAIN;
+	struct flock l;
+	memset(&l, 0, sizeof(l));
+	l.l_type = write ? F_WRLCK : F_RDLCK;
+	l.l_whence = SEEK_SET;
+	l.l_start = (off_t)(op->offset & INT64_MAX);
+	l.l_len = (off_t)(op->length & INT64_MAX);
+	if (fcntl(fd, F_OFD_GETLK, &l) < 0)
+		return 0; /* cannot tell (O_PATH handle): no conflict */
+	return l.l_type == F_UNLCK ? 0 : EAGAIN;
+}
+
+/* Keep an NT handle's own shared locks after a lock or unlock that succeeded. */
+static int nt_track_lock(pfile *f, const rp_op *op, bool unlock)
+{
+	if (unlock) {
+		for (uint32_t i = 0; i < f->n_shared; i++)
+			if (f->shared[i][0] == op->offset && f->shared[i][1] == op->length) {
+				f->shared[i][0] = f->shared[f->n_shared - 1][0];
+				f->shared[i][1] = f->shared[--f->n_shared][1];
+				break;
+			}
+		return 0;
+	}
+	if (op->flags & RP_OPF_EXCLUSIVE)
+		return 0;
+	if (f->n_shared == f->cap_shared) {
+		const uint32_t cap = f->cap_shared ? f->cap_shared * 2 : 4;
+		uint64_t(*const sh)[2] = realloc(f->shared, cap * sizeof(*sh));
+		if (!sh)
+			return ENOMEM;
+		f->shared = sh;
+		f->cap_shared = cap;
+	}
+	f->shared[f->n_shared][0] = op->offset;
+	f->shared[f->n_shared++][1] = op->length;
+	return 0;
 }
 
 /* The size a setattr sets, if it sets one: SMB end of file or allocation, NFS size (docs/capture-mapping.md). */
@@ -652,13 +717,25 @@ static int posix_do(posix_backend *pb, posix_client *c, rp_breq *req)
 		const pfile *const f = (const pfile *)(uintptr_t)req->bh;
 		if (op->op == RP_OP_WRITE ? f->no_write : f->no_read)
 			return EACCES;
+		if (req->dialect == RP_DIALECT_NT) {
+			const int conflict = nt_lock_conflict(pb, f, fd, op, op->op == RP_OP_WRITE);
+			if (conflict)
+				return conflict;
+		}
 		return do_io(pb, c, req, fd, op->op == RP_OP_WRITE);
 	}
 	case RP_OP_FLUSH:
 		return fd < 0 ? EBADF : fsync(fd) < 0 ? errno : 0;
 	case RP_OP_LOCK:
-	case RP_OP_UNLOCK:
-		return fd >= 0 ? do_lock(fd, op, op->op == RP_OP_UNLOCK) : EBADF;
+	case RP_OP_UNLOCK: {
+		if (fd < 0)
+			return EBADF;
+		const int rc = do_lock(fd, op, op->op == RP_OP_UNLOCK);
+		if (rc || req->dialect != RP_DIALECT_NT)
+			return rc;
+		atomic_store_explicit(&pb->nt_locks, true, memory_order_relaxed);
+		return nt_track_lock((pfile *)(uintptr_t)req->bh, op, op->op == RP_OP_UNLOCK);
+	}
 	case RP_OP_STATFS: {
 		struct statfs sf;
 		return fstatfs(fd >= 0 ? fd : c->b.root, &sf) < 0 ? errno : 0;

@@ -794,6 +794,43 @@ static void test_nt_fidelity(void **state)
 	mkdir(target, 0777);
 }
 
+/* SMB byte-range locks are mandatory (MS-FSA 2.1.4.10): conflicting I/O fails FILE_LOCK_CONFLICT (EAGAIN). */
+static void test_nt_mandatory_locks(void **state)
+{
+	(void)state;
+	wl t;
+	wl_init(&t, RP_SRC_PCAP_SMB);
+	nt_open_access(&t, "/l", 0x1f01ff, RP_NT_OPEN_IF, 0, 1, 0);
+	wl_add(&t, 1, RP_OP_WRITE, NULL, 1, 0, 400, 0);
+	wl_add(&t, 1, RP_OP_LOCK, NULL, 1, 0, 100, 0);
+	wl_add(&t, 1, RP_OP_LOCK, NULL, 1, 100, 100, 0);
+	nt_open_access(&t, "/l", 0x1f01ff, RP_NT_OPEN_IF, 0, 2, 0);
+	wl_add(&t, 1, RP_OP_WRITE, NULL, 1, 100, 100, EAGAIN); /* its own shared lock */
+	wl_add(&t, 1, RP_OP_READ, NULL, 1, 100, 100, 0);
+	wl_add(&t, 1, RP_OP_WRITE, NULL, 2, 100, 100, EAGAIN);
+	wl_add(&t, 1, RP_OP_READ, NULL, 2, 100, 100, 0);
+	wl_add(&t, 1, RP_OP_UNLOCK, NULL, 1, 100, 100, 0);
+	wl_add(&t, 1, RP_OP_WRITE, NULL, 2, 100, 100, 0);
+	wl_add(&t, 1, RP_OP_WRITE, NULL, 1, 150, 10, 0);
+	wl_add(&t, 1, RP_OP_LOCK, NULL, 1, 300, 10, 0)->flags = RP_OPF_EXCLUSIVE;
+	wl_add(&t, 1, RP_OP_WRITE, NULL, 1, 300, 10, 0); /* its own exclusive lock: fine */
+	wl_add(&t, 1, RP_OP_READ, NULL, 2, 305, 10, EAGAIN);
+	wl_add(&t, 1, RP_OP_WRITE, NULL, 2, 305, 10, EAGAIN);
+	wl_add(&t, 1, RP_OP_READ, NULL, 2, 310, 10, 0);
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 1, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_WRITE, NULL, 2, 0, 400, 0); /* closing released them */
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 2, 0, 0, 0);
+	rp_replay *r;
+	const rp_replay_results *const res = run_posix(&t, NULL, false, 0, &r);
+	print_samples(res);
+	assert_int_equal(res->mismatches, 0);
+	assert_int_equal(res->errnos[EAGAIN], 4);
+	rp_replay_destroy(r);
+	wl_fini(&t);
+	rm_rf(target);
+	mkdir(target, 0777);
+}
+
 /*
  * Looping: what a pass creates and leaves (client.txt's Mkdir "\clients") is
  * there when the next pass creates it again; that EEXIST is the loop's, not a
@@ -886,6 +923,7 @@ int main(void)
 		cmocka_unit_test(test_prepare_dirs),
 		cmocka_unit_test(test_read_eof),
 		cmocka_unit_test(test_nt_fidelity),
+		cmocka_unit_test(test_nt_mandatory_locks),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
