@@ -5,40 +5,8 @@
 set -eu
 out=$(realpath -m "$1")
 d=$(mktemp -d)
-mkdir -p "$d/share" "$d/state" "$d/priv" "$d/lock" "$d/cache" "$d/pid" "$d/ncalrpc"
-cat >"$d/smb.conf" <<CONF
-[global]
-server role = standalone server
-interfaces = lo
-bind interfaces only = yes
-smb ports = 445
-disable netbios = yes
-server min protocol = NT1
-server max protocol = NT1
-server smb encrypt = off
-private dir = $d/priv
-lock directory = $d/lock
-state directory = $d/state
-cache directory = $d/cache
-pid directory = $d/pid
-ncalrpc dir = $d/ncalrpc
-log file = $d/log
-passdb backend = tdbsam
-load printers = no
-disable spoolss = yes
-map to guest = bad user
-[share]
-path = $d/share
-read only = no
-guest ok = yes
-create mask = 0666
-force create mode = 0666
-directory mask = 0777
-force directory mode = 0777
-CONF
-printf 'pw\npw\n' | smbpasswd -c "$d/smb.conf" -s -a root >/dev/null
-smbd -D -s "$d/smb.conf"
-sleep 1
+fixture=$(cd "$(dirname "$0")/../fixtures" && pwd)/smbd.sh
+SMBD_PROTOCOLS="NT1 NT1" "$fixture" start "$d/smbd" 445
 tcpdump -i lo -s 0 -B 65536 --immediate-mode -U -Z root -w "$out" 'tcp port 445' 2>/dev/null &
 tp=$!
 sleep 1
@@ -51,7 +19,6 @@ rename hello.txt renamed.txt; allinfo renamed.txt; del renamed.txt; del big.bin;
 sleep 1
 kill "$tp"
 wait "$tp" 2>/dev/null || true
-kill "$(cat "$d/pid/smbd.pid")"
-sleep 0.5
+"$fixture" stop "$d/smbd"
 rm -rf "$d"
 echo "wrote $out"
