@@ -484,6 +484,10 @@ static void read_result(rp_capctx *cx, rp_fhmap *m, uint32_t proc, uint32_t stat
 		if (ok && p->fh_len && p->name_len)
 			rp__fhmap_unlink_name(m, p->fh, p->fh_len, p->name, p->name_len);
 		break;
+	case P_LINK:
+		if (ok && p->fh_len && p->fh2_len && p->name2_len)
+			rp__fhmap_link(m, p->fh, p->fh_len, p->fh2, p->fh2_len, p->name2, p->name2_len);
+		break;
 	case P_RENAME:
 		if (ok && p->fh_len && p->name_len)
 			rp__fhmap_rename(m, p->fh, p->fh_len, p->name, p->name_len, p->fh2, p->fh2_len, p->name2,

@@ -150,6 +150,13 @@ static void apply(replier *r, nfs4_pop *p, const nfs4_res *res, bool body)
 			rp__nfs4_set_dir(r->st, p->path, false);
 		}
 		break;
+	case OP4_LINK:
+		if (ok && rp__nfs4_obj_key(r->m, c, p->saved) && rp__nfs4_obj_key(r->m, c, p->cur)) {
+			const nfs4_obj *const src = &c->objs[p->saved], *const d = &c->objs[p->cur];
+			rp__fhmap_link(r->m, nfs4_key_of(c, src), src->key_len, nfs4_key_of(c, d), d->key_len,
+				       nfs4_name_of(c, p->name_off), p->name_len);
+		}
+		break;
 	case OP4_RENAME:
 		if (ok && rp__nfs4_obj_key(r->m, c, p->saved) && rp__nfs4_obj_key(r->m, c, p->cur)) {
 			const nfs4_obj *const from = &c->objs[p->saved], *const to = &c->objs[p->cur];

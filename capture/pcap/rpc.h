@@ -68,13 +68,17 @@ typedef struct rp_fhmap rp_fhmap;
 rp_fhmap *rp__fhmap(rp_capctx *cx); /* created on first use */
 /* fh is a root (MOUNT reply, PUTROOTFH/GETFH) or otherwise known to be `path`. */
 void rp__fhmap_set(rp_fhmap *m, const uint8_t *fh, size_t len, const char *path, size_t plen);
-/* fh is `name` inside directory dir_fh (LOOKUP, CREATE, MKDIR, READDIRPLUS, OPEN, ...). */
+/* fh is `name` inside directory dir_fh (LOOKUP, CREATE, MKDIR, READDIRPLUS, OPEN, ...):
+ * it is shown by that name from now on; another live name it had stays an alias. */
 void rp__fhmap_child(rp_fhmap *m, const uint8_t *dir_fh, size_t dlen, const char *name, size_t nlen,
 		     const uint8_t *fh, size_t len);
 /* fh was listed as `name` in dir_fh (READDIRPLUS, READDIR with handles): learnt only
  * when fh has no live name yet, since a hard-linked file is listed under each name. */
 void rp__fhmap_child_listed(rp_fhmap *m, const uint8_t *dir_fh, size_t dlen, const char *name, size_t nlen,
 			    const uint8_t *fh, size_t len);
+/* LINK: fh is also `name` in dir_fh (a hard link), an alias that keeps fh's shown name. */
+void rp__fhmap_link(rp_fhmap *m, const uint8_t *fh, size_t len, const uint8_t *dir_fh, size_t dlen,
+		    const char *name, size_t nlen);
 /* Forget fh (REMOVE/RMDIR of its name, or a stale handle). */
 void rp__fhmap_forget(rp_fhmap *m, const uint8_t *fh, size_t len);
 /* String id of fh's path; synthesises one if unknown and sets *synth (may be NULL). */
@@ -83,10 +87,13 @@ uint32_t rp__fhmap_path(rp_capctx *cx, rp_fhmap *m, const uint8_t *fh, size_t le
 uint32_t rp__fhmap_child_path(rp_capctx *cx, rp_fhmap *m, const uint8_t *dir_fh, size_t dlen, const char *name,
 			      size_t nlen, bool *synth);
 /* `name` in dir_fh is gone (REMOVE/RMDIR): the name no longer leads to its
- * handle; the handle itself keeps its last path for I/O still in flight. */
+ * handle.  If it was the name the handle is shown by, the handle is shown by
+ * its most recent other live name (alias); with none it keeps its last path
+ * for I/O still in flight. */
 void rp__fhmap_unlink_name(rp_fhmap *m, const uint8_t *dir_fh, size_t dlen, const char *name, size_t nlen);
 /* RENAME: whatever handle `from_name` in from_dir named is now `to_name` in to_dir
- * (children of a renamed directory follow, since they refer to it by handle). */
+ * (children of a renamed directory follow, since they refer to it by handle); the
+ * renamed name may be an alias, which then moves. */
 void rp__fhmap_rename(rp_fhmap *m, const uint8_t *from_dir, size_t flen, const char *from_name, size_t fnlen,
 		      const uint8_t *to_dir, size_t tlen, const char *to_name, size_t tnlen);
 /*

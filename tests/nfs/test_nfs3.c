@@ -435,13 +435,37 @@ static void rename_dir(void **state)
 	env_free(e);
 }
 
+/* LINK gives the file a second name; once REMOVE takes the first, the file is named by the link. */
+static void link_then_remove(void **state)
+{
+	(void)state;
+	env *const e = env_new(RP_L4_TCP);
+	prelude(e);
+	xb a = { .n = 0 }, r = { .n = 0 };
+	args_of(15, &a);
+	res_of(15, &r);
+	exchange(e, NFS, 3, 15, &a, &r);
+	getattr(e, FH_FILE);
+	a.n = r.n = 0;
+	args_of(12, &a);
+	res_of(12, &r);
+	exchange(e, NFS, 3, 12, &a, &r);
+	getattr(e, FH_FILE);
+	env_finish(e);
+	CHECK(e, line_has(e, 2, "link path=\"/dir/f\" path2=\"/hard\""));
+	CHECK(e, line_has(e, 3, "stat path=\"/dir/f\"")); /* LINK keeps the name it is shown by */
+	CHECK(e, line_has(e, 4, "unlink path=\"/dir/f\""));
+	CHECK(e, line_has(e, 5, "stat path=\"/hard\""));
+	env_free(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_procedure), cmocka_unit_test(cut_everywhere),
 		cmocka_unit_test(error_status),    cmocka_unit_test(corrupt),
 		cmocka_unit_test(mount_procs),     cmocka_unit_test(unknown_handle),
-		cmocka_unit_test(rename_dir),
+		cmocka_unit_test(rename_dir),      cmocka_unit_test(link_then_remove),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,7 +14,7 @@ nfstrace__eth-ipv6-tcp-nfsv3__pkts1-1500.pcap|0|False
 suricata-verify__nfs4-01__input.pcap|0|False
 nfstrace__nfsv3-4-41-cifs1-2__nfsv40-port774-head.pcap|0|False
 nfstrace__2sessions-tcp-wsize32k-tcp-wsize512k__pkts1-2400.pcap|0|False
-nfstrace__eth-ipv4-tcp-nfsv41.pcap|8|s["path"].endswith("/Larry7.cue") and s["actual"] in ("ENOENT", "EBADF")
+nfstrace__eth-ipv4-tcp-nfsv41.pcap|0|False
 nfstrace__eth-ipv4-tcp-cifs2.pcap|0|False
 reprise__smb1-nt1-smbclient.pcap|0|False
 zeek__smb_smb2readwrite.pcap|0|False
