@@ -1,9 +1,11 @@
 /* reprise convert IN OUT: between .rpz, dbench loadfiles and (as input) pcap/pcapng. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/commands.h"
 #include "cli/input.h"
+#include "cli/preamble.h"
 #include "formats/loadfile.h"
 #include "formats/rpz.h"
 
@@ -28,7 +30,7 @@ static out_kind out_kind_of(const char *to, const char *path)
 }
 
 static struct {
-	bool lenient, strict, quiet, timestamps;
+	bool lenient, strict, quiet, timestamps, prepare;
 	const char *to, *dialect, *client_key;
 	uint64_t level;
 } o;
@@ -37,6 +39,7 @@ static const rp_opt options[] = {
 	{ "to", 0, RP_OPT_STRING, &o.to, "FORMAT", "output format: rpz or loadfile (default: from OUT's extension)" },
 	{ "dialect", 0, RP_OPT_STRING, &o.dialect, "D", "loadfile dialect: smb, nfs or auto (default auto: NFS traffic -> nfs)" },
 	{ "timestamps", 0, RP_OPT_FLAG, &o.timestamps, NULL, "loadfile: write the timestamped form (a leading time in seconds)" },
+	{ "prepare", 0, RP_OPT_FLAG, &o.prepare, NULL, "loadfile output: first create what the trace uses but never creates (replay's prepare plan), so dbench can run it" },
 	{ "level", 0, RP_OPT_UINT, &o.level, "N", "rpz: zstd compression level, 1-22 (default 9; 19 is ~7 % smaller and 5x slower to write)" },
 	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfile input: skip bad lines, count and report them" },
 	{ "strict", 0, RP_OPT_FLAG, &o.strict, NULL, "pcap input: fail when anything was truncated, invalid, unsupported, unmatched or encrypted" },
@@ -53,11 +56,54 @@ static const rp_cmd spec = {
 		   "or pcap/pcapng capture of SMB1/2/3 or NFSv3/v4 traffic.  OUT's format comes from --to or\n"
 		   "its extension: .rpz, or .txt/.load/.loadfile (and - for standard output) for a loadfile.\n"
 		   "A capture prints a conversion summary on stderr: frames, ops, and how many messages were\n"
-		   "truncated, invalid, unsupported (by name), unmatched or encrypted.",
+		   "truncated, invalid, unsupported (by name), unmatched or encrypted.\n"
+		   "--prepare (loadfile output) reads the whole input into memory, computes the plan that\n"
+		   "'reprise replay' prepares (directories, and files with the size the trace's reads need)\n"
+		   "and writes ops that create them before the trace's own: Mkdir, NTCreateX (OVERWRITE_IF),\n"
+		   "WriteX in 64 KiB pieces and Close on fnum 1073741824 (SMB); MKDIR3, CREATE3, WRITE3 (NFS).",
 	.opts = options,
 	.min_args = 2,
 	.max_args = 2,
 };
+
+/* --prepare: the whole input in memory, then the plan's preamble and the trace into a loadfile. */
+static int convert_prepared(const char *in, const char *outp, rp_loadfile_dialect asked, const rp_input_opts *io)
+{
+	rp_memsink m;
+	if (rp_memsink_init(&m) < 0) {
+		fprintf(stderr, "reprise convert: out of memory\n");
+		return 1;
+	}
+	int rc = rp__cli_pump(in, &m.base, io);
+	if (rc) {
+		rp_memsink_fini(&m);
+		return rc;
+	}
+	char errbuf[RP_ERRBUF_SIZE] = "";
+	const rp_loadfile_wopts wo = { .dialect = rp__cli_preamble_dialect(&m, asked), .timestamps = o.timestamps };
+	rp_loadfile_writer *w = NULL;
+	if (rp_loadfile_writer_open(&w, outp, &wo, errbuf) < 0) {
+		fprintf(stderr, "reprise convert: %s\n", errbuf);
+		rp_memsink_fini(&m);
+		return 1;
+	}
+	rp_preamble_stats st;
+	if (rp__cli_write_prepared(&m, rp_loadfile_writer_sink(w), wo.dialect, &st, errbuf) < 0) {
+		fprintf(stderr, "reprise convert: %s\n", errbuf);
+		rc = 1;
+	}
+	if (rp_loadfile_writer_close(w, errbuf) < 0 && !rc) {
+		fprintf(stderr, "reprise convert: %s\n", errbuf);
+		rc = 1;
+	}
+	if (!rc && !o.quiet)
+		fprintf(stderr,
+			"prepare: %" PRIu64 " directories, %" PRIu64 " files, %" PRIu64 " bytes (%" PRIu64
+			" preamble ops before the trace's %zu)\n",
+			st.dirs, st.files, st.bytes, st.ops, m.n_ops);
+	rp_memsink_fini(&m);
+	return rc;
+}
 
 static int run(int argc, char **argv)
 {
@@ -86,7 +132,14 @@ static int run(int argc, char **argv)
 
 	char errbuf[RP_ERRBUF_SIZE] = "";
 	int rc = 0;
-	switch (out_kind_of(o.to, outp)) {
+	const out_kind kind = out_kind_of(o.to, outp);
+	if (o.prepare && kind == OUT_RPZ) {
+		fprintf(stderr, "reprise convert: --prepare writes loadfiles only (replay prepares an .rpz itself)\n");
+		return 2;
+	}
+	if (o.prepare && kind == OUT_LOADFILE)
+		return convert_prepared(in, outp, dialect, &io);
+	switch (kind) {
 	case OUT_RPZ: {
 		const rp_rpz_wopts wo = { .level = (int)o.level };
 		rp_rpz_writer *w = NULL;

@@ -136,6 +136,22 @@ fail:
 	return rc;
 }
 
+int rp_workload_plan(rp_workload *w, rp_plan_fn fn, void *ctx, char *errbuf)
+{
+	/* The engine's scan on an engine with no backend: nothing but the plan is used. */
+	rp_replay *const r = calloc(1, sizeof(*r));
+	if (!r)
+		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+	rp_replay_opts_init(&r->opts);
+	r->w = w;
+	r->dialect = dialect_of(&w->meta);
+	int rc = rp__scan(r, errbuf);
+	for (size_t i = 0; rc == 0 && i < r->n_prep; i++)
+		rc = fn(ctx, r->prep[i].path, r->prep[i].dir, r->prep[i].dir ? 0 : r->prep[i].size);
+	rp_replay_destroy(r);
+	return rc;
+}
+
 static int make_clients(rp_replay *r, char *errbuf)
 {
 	const uint32_t copies = r->opts.clones ? r->opts.clones : 1;

@@ -164,6 +164,17 @@ typedef struct rp_replay rp_replay;
 int rp_replay_create(rp_replay **out, const rp_replay_opts *opts, rp_workload *w, char *errbuf);
 void rp_replay_destroy(rp_replay *r); /* NULL is a no-op */
 
+/*
+ * The prepare plan without a run: scan w as rp_replay_create does and call fn
+ * for each directory (dir true, size 0) and file (with the size its reads
+ * need) that the workload uses but never creates.  Paths are relative to the
+ * target, '/'-separated, in byte order, so a parent comes before what is
+ * beneath it.  Returns 0, fn's first nonzero return, or a negative rp error
+ * (detail in errbuf; an empty workload is RP_E_INVAL).
+ */
+typedef int (*rp_plan_fn)(void *ctx, const char *path, bool dir, uint64_t size);
+int rp_workload_plan(rp_workload *w, rp_plan_fn fn, void *ctx, char *errbuf);
+
 /* The prepare phase (skipped with no_prepare); rp_replay_start runs it if not called. */
 int rp_replay_prepare(rp_replay *r, char *errbuf);
 /* Start one thread per client; returns at once. */
