@@ -42,7 +42,7 @@ static const rp_opt options[] = {
 	{ "prepare", 0, RP_OPT_FLAG, &o.prepare, NULL, "loadfile output: first create what the trace uses but never creates (replay's prepare plan), so dbench can run it" },
 	{ "level", 0, RP_OPT_UINT, &o.level, "N", "rpz: zstd compression level, 1-22 (default 9; 19 is ~7 % smaller and 5x slower to write)" },
 	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfile input: skip bad lines, count and report them" },
-	{ "strict", 0, RP_OPT_FLAG, &o.strict, NULL, "pcap input: fail when anything was truncated, invalid, unsupported, unmatched or encrypted" },
+	{ "strict", 0, RP_OPT_FLAG, &o.strict, NULL, "pcap input: fail when anything was truncated, invalid, unsupported, unmatched, encrypted or lost (TCP gaps)" },
 	{ "client-key", 0, RP_OPT_STRING, &o.client_key, "KEY", "pcap input: a client is addr+principal (default), addr or conn" },
 	{ "quiet", 'q', RP_OPT_FLAG, &o.quiet, NULL, "no summary or progress on stderr" },
 	{ NULL, 0, 0, NULL, NULL, NULL },
