@@ -59,6 +59,23 @@ static uint32_t path_id(smb2_x *x, const char *path)
 
 /* ---- requests ---- */
 
+/*
+ * The name buffer of a request (after its fixed part of `fixed` bytes) as a
+ * reprise path in out (SMB_PATH_MAX bytes).  False when the buffer is not in
+ * the message (rp__smb2_buf has counted it) or the name is not a path (invalid).
+ */
+static bool req_path(smb2_x *x, uint16_t off, uint16_t len, uint32_t fixed, char *out)
+{
+	const uint8_t *const name = rp__smb2_buf(x, off, len, SMB2_HDR_LEN + fixed);
+	if (!name)
+		return false;
+	if (rp__smb_path(out, name, len, true) < 0) {
+		x->bad = SMB2_BAD_INVALID;
+		return false;
+	}
+	return true;
+}
+
 static void req_create(smb2_x *x, rp_cur *b)
 {
 	if (!struct_size(x, b, 57))
@@ -73,14 +90,9 @@ static void req_create(smb2_x *x, rp_cur *b)
 	rp_cur_skip(b, 8); /* create contexts: leases, durable handles; not replayed */
 	if (!fixed_ok(x, b, 56))
 		return;
-	const uint8_t *const name = rp__smb2_buf(x, name_off, name_len, SMB2_HDR_LEN + 56);
-	if (!name)
-		return;
 	char path[SMB_PATH_MAX];
-	if (rp__smb_path(path, name, name_len, true) < 0) {
-		x->bad = SMB2_BAD_INVALID;
+	if (!req_path(x, name_off, name_len, 56, path))
 		return;
-	}
 	smb2_pending *const p = rp__smb2_pending(x);
 	if (!p)
 		return;
@@ -273,14 +285,9 @@ static void req_query_directory(smb2_x *x, rp_cur *b)
 	rp_cur_skip(b, 4); /* OutputBufferLength */
 	if (!fixed_ok(x, b, 32))
 		return;
-	const uint8_t *const name = rp__smb2_buf(x, name_off, name_len, SMB2_HDR_LEN + 32);
-	if (!name)
-		return;
 	char pattern[SMB_PATH_MAX];
-	if (rp__smb_path(pattern, name, name_len, true) < 0) {
-		x->bad = SMB2_BAD_INVALID;
+	if (!req_path(x, name_off, name_len, 32, pattern))
 		return;
-	}
 	smb2_pending *const p = rp__smb2_pending(x);
 	if (!p)
 		return;
