@@ -4,7 +4,11 @@
 set -u
 reprise=$1 src=$2
 tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
+# Debian's dbench 4.0 takes semget()'s id 0 for a failure and prints "failed to create barrier
+# semaphore" (then runs normally): the first semaphore set of a fresh IPC namespace, as on a new CI
+# machine, has id 0.  Hold a set of our own while dbench runs, so dbench never gets id 0.
+sem=$(ipcmk -S 1 2>/dev/null | sed -n 's/^Semaphore id: //p')
+trap 'rm -rf "$tmp"; [ -n "$sem" ] && ipcrm -s "$sem" 2>/dev/null' EXIT INT TERM
 export LC_ALL=C TZ=UTC
 n=0
 
