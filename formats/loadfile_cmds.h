@@ -37,8 +37,8 @@ enum {
 	X(FINDFIRST, "FIND_FIRST", RP__LF_SMB, READDIR, "pLlr", 0, 0)                     \
 	X(WRITEX, "WriteX", RP__LF_SMB, WRITE, "holr", 0, 0)                               \
 	X(READX, "ReadX", RP__LF_SMB, READ, "holr", 0, 0)                                  \
-	X(LOCKX, "LockX", RP__LF_SMB, LOCK, "hol", 0, RP_OPF_EXCLUSIVE)                    \
-	X(UNLOCKX, "UnlockX", RP__LF_SMB, UNLOCK, "hol", 0, 0)                             \
+	X(LOCKX, "LockX", RP__LF_SMB, LOCK, "hol", 0, RP_OPF_EXCLUSIVE | RP_OPF_MANDATORY) \
+	X(UNLOCKX, "UnlockX", RP__LF_SMB, UNLOCK, "hol", 0, RP_OPF_MANDATORY)              \
 	X(FLUSH, "Flush", RP__LF_SMB, FLUSH, "h", 0, 0)                                    \
 	X(SLEEP, "Sleep", RP__LF_ANY, SLEEP, "u", 0, 0)                                    \
 	X(SMB_OPEN, "OPEN", RP__LF_SMB, OPEN, "pA", 0, 0)                                  \
@@ -54,7 +54,7 @@ enum {
 	X(READLINK3, "READLINK3", RP__LF_NFS3, READLINK, "p", 0, 0)                        \
 	X(READ3, "READ3", RP__LF_NFS3, READ, "pol", 0, 0)                                  \
 	X(WRITE3, "WRITE3", RP__LF_NFS3, WRITE, "pols", 0, 0)                              \
-	X(CREATE3, "CREATE3", RP__LF_NFS3, OPEN, "p?c", 0, RP_OPF_CREATE)                  \
+	X(CREATE3, "CREATE3", RP__LF_NFS3, OPEN, "p?c", 0, 0)                              \
 	X(MKDIR3, "MKDIR3", RP__LF_NFS3, MKDIR, "p", 0, 0)                                 \
 	X(SYMLINK3, "SYMLINK3", RP__LF_NFS3, SYMLINK, "pq", 0, 0)                          \
 	X(MKNOD3, "MKNOD3", RP__LF_NFS3, MKNOD, "p", 0, 0)                                 \
@@ -70,9 +70,9 @@ enum {
 	X(COMMIT3, "COMMIT3", RP__LF_NFS3, FLUSH, "p", 0, 0)                               \
 	X(LOCK4, "LOCK4", RP__LF_NFS4, LOCK, "pol", 0, 0)                                  \
 	X(UNLOCK4, "UNLOCK4", RP__LF_NFS4, UNLOCK, "pol", 0, 0)                            \
-	X(TEST4, "TEST4", RP__LF_NFS4, LOCK, "pol", RP__LF_LEVEL_TEST4, 0)
+	X(TEST4, "TEST4", RP__LF_NFS4, LOCK, "pol", RP__LF_LEVEL_TEST4, RP_OPF_TEST)
 
-/* rp_op.level values that say which NFS command an op came from (NFSv3 procedure and NFSv4 op numbers). */
+/* rp_op.raw.level values that say which NFS command an op came from (NFSv3 procedure and NFSv4 op numbers). */
 #define RP__LF_LEVEL_READDIR3 16u
 #define RP__LF_LEVEL_FSINFO3 19u
 #define RP__LF_LEVEL_PATHCONF3 20u

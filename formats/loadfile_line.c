@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "formats/loadfile_rd.h"
+#include "formats/semantics.h"
 #include "formats/status.h"
 #include "formats/strtab.h"
 
@@ -202,6 +203,38 @@ static int number(rp__lf_reader *r, const tok *t, unsigned idx, uint64_t max, ui
 }
 
 /* A path argument: quoted, or a bare word starting with a separator; '\' becomes '/'. */
+/* Intern n bytes of an already normalised path. */
+static int intern(rp__lf_reader *r, const char *s, size_t n, uint32_t *id)
+{
+	int added = 0;
+	const int64_t got = rp_strtab_intern(r->base.strings, s, (uint32_t)n, &added);
+	if (got < 0)
+		return rp__lf_fail(r, (int)got, "string table: %s", rp_strerror((int)got));
+	*id = (uint32_t)got;
+	return 0;
+}
+
+/* A FIND_FIRST mask "\dir\pattern": the directory (path) and the pattern in it (path2). */
+static int find_mask(rp__lf_reader *r, rp_op *op)
+{
+	uint32_t len = 0;
+	const char *const s = rp_strtab_get(r->base.strings, op->path, &len);
+	const char *slash = s ? memrchr(s, '/', len) : NULL;
+	if (!slash)
+		return 0;
+	const size_t dlen = (size_t)(slash - s), plen = len - dlen - 1;
+	if (plen == 0)
+		return 0; /* "\dir\": the directory itself */
+	char pat[RP_STR_MAX];
+	memcpy(pat, slash + 1, plen);
+	int rc = intern(r, pat, plen, &op->path2);
+	if (rc == 0) {
+		memcpy(pat, s, dlen ? dlen : 1); /* the root is "/" */
+		rc = intern(r, pat, dlen ? dlen : 1, &op->path);
+	}
+	return rc;
+}
+
 static int path(rp__lf_reader *r, const tok *t, uint32_t *id)
 {
 	if (!t->quoted && (t->n == 0 || (t->p[0] != '/' && t->p[0] != '\\')))
@@ -216,12 +249,7 @@ static int path(rp__lf_reader *r, const tok *t, uint32_t *id)
 			r->scratch[i] = s[i] == '\\' ? '/' : s[i];
 		s = r->scratch;
 	}
-	int added = 0;
-	const int64_t got = rp_strtab_intern(r->base.strings, s, (uint32_t)t->n, &added);
-	if (got < 0)
-		return rp__lf_fail(r, (int)got, "string table: %s", rp_strerror((int)got));
-	*id = (uint32_t)got;
-	return 0;
+	return intern(r, s, t->n, id);
 }
 
 static int status(rp__lf_reader *r, const tok *t, uint8_t dialect, rp_op *op)
@@ -272,13 +300,6 @@ static int status(rp__lf_reader *r, const tok *t, uint8_t dialect, rp_op *op)
 	return 0;
 }
 
-/* NFS createhow3 (RFC 1813 3.3.8) -> an SMB create disposition (MS-SMB2 2.2.13); level keeps EXCLUSIVE apart. */
-static void nfs_createhow(rp_op *op, uint64_t how)
-{
-	op->disposition = how == 0 ? 3u /* FILE_OPEN_IF */ : 2u /* FILE_CREATE */;
-	op->level = (uint32_t)how;
-}
-
 static int op_line(rp__lf_reader *r, int k, const tok *toks, size_t ntok, rp_op *op)
 {
 	const rp__lf_cmd_info *const c = &rp__lf_cmds[k];
@@ -296,8 +317,11 @@ static int op_line(rp__lf_reader *r, int k, const tok *toks, size_t ntok, rp_op 
 	memset(op, 0, sizeof(*op));
 	op->op = c->op;
 	op->flags = c->flags;
-	op->level = c->level;
+	op->raw.level = c->level;
 	op->t_end = RP_TIME_UNKNOWN;
+	const uint8_t dialect = c->dialect == RP__LF_ANY ? r->dialect : c->dialect;
+	const rp_proto proto = dialect == RP__LF_SMB ? RP_PROTO_DBENCH_SMB : RP_PROTO_DBENCH_NFS;
+	op->proto = (uint8_t)proto;
 	unsigned nidx = 0;
 	const char *sp = c->spec;
 	for (size_t i = 0; i < nargs; i++, sp++) {
@@ -317,41 +341,57 @@ static int op_line(rp__lf_reader *r, int k, const tok *toks, size_t ntok, rp_op 
 			rc = number(r, t, nidx++, UINT64_MAX / 1000u, &v);
 			op->length = v * 1000u;
 			break;
-		case 'c':
-			rc = number(r, t, nidx++, 2, &v);
-			nfs_createhow(op, v);
-			break;
 		case 's':
 			rc = number(r, t, nidx++, 2, &v);
-			op->level = (uint32_t)v;
+			op->raw.level = (uint32_t)v;
 			if (v)
 				op->flags |= RP_OPF_STABLE;
 			break;
 		default: /* 32-bit fields */
-			rc = number(r, t, nidx++, UINT32_MAX, &v);
+			rc = number(r, t, nidx++, *sp == 'c' ? 2 : UINT32_MAX, &v);
 			switch (*sp) {
-			case 'L': op->level = (uint32_t)v; break;
-			case 'O': op->options = (uint32_t)v; break;
-			case 'D': op->disposition = (uint32_t)v; break;
-			default: op->access = (uint32_t)v; break; /* 'a', 'A' */
+			case 'L': op->raw.level = (uint32_t)v; break;
+			case 'O': op->raw.options = (uint32_t)v; break;
+			case 'D': op->raw.disposition = (uint32_t)v; break;
+			case 'c': op->raw.disposition = (uint32_t)v; break; /* createhow3 */
+			default: op->raw.access = (uint32_t)v; break; /* 'a', 'A' */
 			}
 			break;
 		}
 		if (rc < 0)
 			return rc;
 	}
-	if (k == RP__LF_C_CREATE3 && nargs == 1)
-		nfs_createhow(op, 0);
-	if (k == RP__LF_C_NTCREATEX) {
-		const uint32_t d = op->disposition; /* SUPERSEDE, CREATE, OPEN_IF, OVERWRITE_IF may create */
-		if (d == 0 || d == 2 || d == 3 || d == 5)
-			op->flags |= RP_OPF_CREATE;
-		if (op->options & 1u) /* FILE_DIRECTORY_FILE */
-			op->flags |= RP_OPF_DIRECTORY;
-	} else if (k == RP__LF_C_SMB_OPEN && (op->access & 0x08u)) { /* dbench's O_CREAT bit */
-		op->flags |= RP_OPF_CREATE;
+	/* What the dbench command means, through the one translation (formats/semantics.h). */
+	int rc = 0;
+	switch (k) {
+	case RP__LF_C_NTCREATEX:
+		rp_sem_nt_open(op, proto, 0, false, op->raw.disposition, op->raw.options);
+		break;
+	case RP__LF_C_SMB_OPEN:
+		rp_sem_dbench_open(op, op->raw.access);
+		break;
+	case RP__LF_C_CREATE3:
+		rp_sem_nfs3_create(op, proto, op->raw.disposition, false);
+		break;
+	case RP__LF_C_SFILEINFO:
+		rp_sem_nt_setinfo(op, proto, op->raw.level, &(rp_nt_setinfo){ .decoded = false });
+		break;
+	case RP__LF_C_RENAME:
+		op->oflags = RP_RN_NOREPLACE; /* an SMB rename never replaces: dbench's loadfiles have no flag */
+		break;
+	case RP__LF_C_ACCESS3:
+		op->raw.options = (uint32_t)op->result; /* the granted bits, as the protocol sent them */
+		op->want = rp_sem_nfs_access_want(op->raw.access);
+		op->result = rp_sem_nfs_access_want((uint32_t)op->result) & ~(uint32_t)RP_WANT_KNOWN;
+		break;
+	case RP__LF_C_FINDFIRST:
+		rc = find_mask(r, op);
+		break;
+	default:
+		break;
 	}
-	const uint8_t dialect = c->dialect == RP__LF_ANY ? r->dialect : c->dialect;
+	if (rc < 0)
+		return rc;
 	return status(r, &toks[ntok - 1], dialect, op);
 }
 

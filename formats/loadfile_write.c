@@ -7,6 +7,7 @@
 
 #include "formats/loadfile.h"
 #include "formats/loadfile_cmds.h"
+#include "formats/semantics.h"
 #include "formats/status.h"
 #include "formats/strtab.h"
 
@@ -26,6 +27,7 @@ struct rp_loadfile_writer {
 	uint32_t source;
 	rp_strtab *strings;
 	hmap handles;
+	hmap doc; /* NFS dialect: handles to delete at their close (DOC_*) */
 	uint64_t next_fnum; /* for the NTCreateX/Close pairs the writer adds */
 	char *line;
 	size_t len, cap;
@@ -201,6 +203,16 @@ static uint32_t hmap_get(const hmap *m, uint64_t key)
 
 /* ---- lines ---- */
 
+static bool from_nfs(const rp_op *op)
+{
+	return op->proto == RP_PROTO_NFS3 || op->proto == RP_PROTO_NFS4 || op->proto == RP_PROTO_DBENCH_NFS;
+}
+
+static bool from_smb(const rp_op *op)
+{
+	return op->proto == RP_PROTO_SMB1 || op->proto == RP_PROTO_SMB2 || op->proto == RP_PROTO_DBENCH_SMB;
+}
+
 /* One command line from its spec; the op's fields in spec order. */
 static int emit_sfx(rp_loadfile_writer *w, int k, const rp_op *op, uint32_t path, const char *suffix)
 {
@@ -220,14 +232,15 @@ static int emit_sfx(rp_loadfile_writer *w, int k, const rp_op *op, uint32_t path
 		case 'o': put_u64(w, op->offset); break;
 		case 'l': put_u64(w, op->length); break;
 		case 'r': put_u64(w, op->result); break;
-		case 'L': put_u64(w, op->level); break;
-		case 'a': put_u64(w, op->access); break;
+		/* the protocol's own values: set from the semantic fields by the callers below */
+		case 'L': put_u64(w, op->raw.level); break;
+		case 'a': put_u64(w, op->raw.access); break;
 		case 'u': put_u64(w, (op->length + 500u) / 1000u); break;
-		case 'O': put_hex(w, op->options, 0); break;
-		case 'D': put_hex(w, op->disposition, 0); break;
-		case 'A': put_hex(w, op->access, 0); break;
-		case 'c': put_u64(w, op->disposition == 2 ? (op->level == 2 ? 2u : 1u) : 0u); break;
-		case 's': put_u64(w, op->level <= 2 ? op->level : (op->flags & RP_OPF_STABLE) ? 2u : 0u); break;
+		case 'O': put_hex(w, op->raw.options, 0); break;
+		case 'D': put_hex(w, op->raw.disposition, 0); break;
+		case 'A': put_hex(w, op->raw.access, 0); break;
+		case 'c': put_u64(w, rp_sem_to_nfs3_createhow(op)); break;
+		case 's': put_u64(w, from_nfs(op) && op->raw.level <= 2 ? op->raw.level : (op->flags & RP_OPF_STABLE) ? 2u : 0u); break;
 		default: break;
 		}
 	}
@@ -264,7 +277,7 @@ static int with_fnum(rp_loadfile_writer *w, int k, const rp_op *op)
 	rp_op open = { 0 };
 	open.t_start = op->t_start;
 	open.handle = w->next_fnum++;
-	open.disposition = 1; /* FILE_OPEN */
+	open.raw.disposition = RP_NT_OPEN;
 	open.status_kind = RP_SK_NT;
 	int rc = emit(w, RP__LF_C_NTCREATEX, &open, op->path);
 	rp_op mid = *op;
@@ -275,16 +288,6 @@ static int with_fnum(rp_loadfile_writer *w, int k, const rp_op *op)
 	if (rc == 0)
 		rc = emit(w, RP__LF_C_CLOSE, &close, 0);
 	return rc;
-}
-
-static bool has_wildcard(const rp_loadfile_writer *w, uint32_t id)
-{
-	uint32_t n = 0;
-	const char *const s = rp_strtab_get(w->strings, id, &n);
-	for (uint32_t i = 0; s && i < n; i++)
-		if (s[i] == '*' || s[i] == '?' || s[i] == '<' || s[i] == '>')
-			return true;
-	return false;
 }
 
 static int write_smb(rp_loadfile_writer *w, const rp_op *op)
@@ -299,7 +302,7 @@ static int write_smb(rp_loadfile_writer *w, const rp_op *op)
 	case RP_OP_FLUSH: k = RP__LF_C_FLUSH; by_handle = true; break;
 	case RP_OP_SETATTR: k = RP__LF_C_SFILEINFO; by_handle = true; break;
 	case RP_OP_LOCK:
-		if (op->level == RP__LF_LEVEL_TEST4 && op->status_kind == RP_SK_NFS4)
+		if (op->flags & RP_OPF_TEST)
 			return comment(w, op, "a lock test takes no lock");
 		k = RP__LF_C_LOCKX;
 		by_handle = true;
@@ -326,14 +329,25 @@ static int write_smb(rp_loadfile_writer *w, const rp_op *op)
 	if (k == RP__LF_C_RENAME && !op->path2)
 		return comment(w, op, "no second path");
 	rp_op o = *op;
+	const bool dbench = op->proto == RP_PROTO_DBENCH_SMB;
 	/* dbench checks ReadX/WriteX byte counts: when the source did not say (NFS loadfiles), all of them */
-	if ((k == RP__LF_C_READX || k == RP__LF_C_WRITEX) && w->source != RP_SRC_LOADFILE_SMB && o.result == 0 &&
-	    o.status == RP_STATUS_OK)
+	if ((k == RP__LF_C_READX || k == RP__LF_C_WRITEX) && !dbench && o.result == 0 && o.status == RP_STATUS_OK)
 		o.result = o.length;
-	/* dbench 4.0 creates nothing for FILE_OPEN_IF; its FILE_CREATE is O_CREAT without O_EXCL */
-	if (k == RP__LF_C_NTCREATEX && w->source != RP_SRC_LOADFILE_SMB && o.disposition == 3)
-		o.disposition = 2;
-	if (k == RP__LF_C_NTCREATEX && !op->handle && w->source != RP_SRC_LOADFILE_SMB) {
+	if (k == RP__LF_C_NTCREATEX) {
+		rp_sem_to_nt(op, &o.raw.access, &o.raw.disposition, &o.raw.options);
+		/* dbench 4.0 creates nothing for FILE_OPEN_IF; its FILE_CREATE is O_CREAT without O_EXCL */
+		if (!dbench && o.raw.disposition == RP_NT_OPEN_IF)
+			o.raw.disposition = RP_NT_CREATE;
+	}
+	if (k == RP__LF_C_SFILEINFO) {
+		o.raw.level = rp_sem_to_nt_level(op);
+		if (!o.raw.level)
+			return comment(w, op, "no SMB set-info level sets these attributes");
+	}
+	if ((k == RP__LF_C_QPATHINFO || k == RP__LF_C_QFILEINFO || k == RP__LF_C_QFSINFO ||
+	     k == RP__LF_C_FINDFIRST) && !from_smb(op))
+		o.raw.level = 0;
+	if (k == RP__LF_C_NTCREATEX && !op->handle && !dbench) {
 		/* an open with no handle (NFS CREATE3, LOOKUP): open and close it again */
 		o.handle = w->next_fnum++;
 		int rc = emit(w, k, &o, o.path);
@@ -347,19 +361,35 @@ static int write_smb(rp_loadfile_writer *w, const rp_op *op)
 			return comment(w, op, "no handle");
 		return with_fnum(w, k, &o);
 	}
-	if (k == RP__LF_C_QPATHINFO && o.level == 0)
-		o.level = 1004; /* FileBasicInformation */
-	if (k == RP__LF_C_UNLINK && w->source != RP_SRC_LOADFILE_SMB && o.options == 0)
-		o.options = 0x6; /* search hidden and system files, as dbench's own loadfile does */
-	if (k == RP__LF_C_FINDFIRST && w->source != RP_SRC_LOADFILE_SMB && !has_wildcard(w, o.path)) {
-		/* a directory listing: FIND_FIRST takes a pattern */
-		uint32_t n = 0;
+	if (k == RP__LF_C_QPATHINFO && o.raw.level == 0)
+		o.raw.level = 1004; /* FileBasicInformation */
+	if (k == RP__LF_C_UNLINK && !dbench && o.raw.options == 0)
+		o.raw.options = 0x6; /* search hidden and system files, as dbench's own loadfile does */
+	if (k == RP__LF_C_FINDFIRST) {
+		/* FIND_FIRST takes a mask: the directory and the pattern in it (every entry when none) */
+		uint32_t n = 0, pn = 0;
 		const char *const s = rp_strtab_get(w->strings, o.path, &n);
-		if (o.level == 0)
-			o.level = 260; /* FIND_FILE_BOTH_DIRECTORY_INFO */
-		return emit_sfx(w, k, &o, o.path, n && s[n - 1] == '/' ? "*" : "/*");
+		const char *const pat = o.path2 ? rp_strtab_get(w->strings, o.path2, &pn) : NULL;
+		char sfx[RP_STR_MAX + 2];
+		const size_t at = n && s[n - 1] == '/' ? 0 : 1;
+		sfx[0] = '/';
+		memcpy(sfx + at, pat ? pat : "*", pat ? pn : 1);
+		sfx[at + (pat ? pn : 1)] = '\0';
+		if (o.raw.level == 0)
+			o.raw.level = 260; /* FIND_FILE_BOTH_DIRECTORY_INFO */
+		return emit_sfx(w, k, &o, o.path, sfx);
 	}
 	return emit(w, k, &o, o.path);
+}
+
+/* ---- delete-on-close, for the NFS dialect (which has none: it becomes a REMOVE3/RMDIR3 at the close) ---- */
+
+enum { DOC_DELETE = 1, DOC_DIR = 2 };
+
+static int doc_note(rp_loadfile_writer *w, uint64_t handle, uint32_t bits)
+{
+	const int rc = hmap_put(&w->doc, handle, bits);
+	return rc < 0 ? rp_fail(w->sink.errbuf, rc, "out of memory") : 0;
 }
 
 static int write_nfs(rp_loadfile_writer *w, const rp_op *op)
@@ -373,17 +403,42 @@ static int write_nfs(rp_loadfile_writer *w, const rp_op *op)
 			if (rc < 0)
 				return rp_fail(w->sink.errbuf, rc, "out of memory");
 		}
-		if (!(op->flags & RP_OPF_CREATE))
+		if (op->handle && op->status == RP_STATUS_OK) {
+			const uint32_t dir = (op->oflags & RP_OF_DIRECTORY) || (op->flags & RP_OPF_DIRECTORY) ? DOC_DIR : 0;
+			const int rc = doc_note(w, op->handle, (op->oflags & RP_OF_DELETE_ON_CLOSE ? DOC_DELETE : 0) | dir);
+			if (rc < 0)
+				return rc;
+		}
+		if (op->disp == RP_DISP_OPEN || op->disp == RP_DISP_TRUNC)
 			k = RP__LF_C_LOOKUP3;
 		else
-			k = (op->flags & RP_OPF_DIRECTORY) ? RP__LF_C_MKDIR3 : RP__LF_C_CREATE3;
+			k = (op->oflags & RP_OF_DIRECTORY) ? RP__LF_C_MKDIR3 : RP__LF_C_CREATE3;
 		break;
-	case RP_OP_CLOSE: return comment(w, op, "NFS has no close");
+	case RP_OP_CLOSE: {
+		/* the delete an SMB client asked for at open or by set-info happens at its close */
+		const uint32_t doc = hmap_get(&w->doc, op->handle);
+		if ((doc & DOC_DELETE) && path && op->status == RP_STATUS_OK) {
+			rp_op del = *op;
+			del.op = doc & DOC_DIR ? RP_OP_RMDIR : RP_OP_UNLINK;
+			del.handle = 0;
+			return emit(w, doc & DOC_DIR ? RP__LF_C_RMDIR3 : RP__LF_C_REMOVE3, &del, path);
+		}
+		return comment(w, op, "NFS has no close");
+	}
 	case RP_OP_READ: k = RP__LF_C_READ3; break;
 	case RP_OP_WRITE: k = RP__LF_C_WRITE3; break;
 	case RP_OP_FLUSH: k = RP__LF_C_COMMIT3; break;
 	case RP_OP_STAT: k = RP__LF_C_GETATTR3; break;
-	case RP_OP_SETATTR: k = RP__LF_C_SETATTR3; break;
+	case RP_OP_SETATTR:
+		if (op->attrs & (RP_SA_DELETE_SET | RP_SA_DELETE_CLEAR)) {
+			if (!op->handle || op->status != RP_STATUS_OK)
+				return comment(w, op, "delete-on-close without a handle");
+			const uint32_t doc = hmap_get(&w->doc, op->handle) & DOC_DIR;
+			const int rc = doc_note(w, op->handle, doc | (op->attrs & RP_SA_DELETE_SET ? DOC_DELETE : 0));
+			return rc < 0 ? rc : comment(w, op, "delete-on-close: a REMOVE3 at the close");
+		}
+		k = RP__LF_C_SETATTR3;
+		break;
 	case RP_OP_UNLINK: k = RP__LF_C_REMOVE3; break;
 	case RP_OP_MKDIR: k = RP__LF_C_MKDIR3; break;
 	case RP_OP_RMDIR: k = RP__LF_C_RMDIR3; break;
@@ -391,15 +446,28 @@ static int write_nfs(rp_loadfile_writer *w, const rp_op *op)
 	case RP_OP_LINK: k = RP__LF_C_LINK3; break;
 	case RP_OP_SYMLINK: k = RP__LF_C_SYMLINK3; break;
 	case RP_OP_READLINK: k = RP__LF_C_READLINK3; break;
-	case RP_OP_READDIR: k = op->level == RP__LF_LEVEL_READDIR3 ? RP__LF_C_READDIR3 : RP__LF_C_READDIRPLUS3; break;
-	case RP_OP_LOCK: k = op->level == RP__LF_LEVEL_TEST4 ? RP__LF_C_TEST4 : RP__LF_C_LOCK4; break;
-	case RP_OP_UNLOCK: k = RP__LF_C_UNLOCK4; break;
-	case RP_OP_STATFS:
-		k = op->level == RP__LF_LEVEL_FSINFO3	? RP__LF_C_FSINFO3
-		    : op->level == RP__LF_LEVEL_PATHCONF3 ? RP__LF_C_PATHCONF3
-							  : RP__LF_C_FSSTAT3;
+	case RP_OP_READDIR:
+		k = from_nfs(op) && op->raw.level == RP__LF_LEVEL_READDIR3 ? RP__LF_C_READDIR3 : RP__LF_C_READDIRPLUS3;
 		break;
-	case RP_OP_ACCESS: k = RP__LF_C_ACCESS3; break;
+	case RP_OP_LOCK: k = op->flags & RP_OPF_TEST ? RP__LF_C_TEST4 : RP__LF_C_LOCK4; break;
+	case RP_OP_UNLOCK: k = RP__LF_C_UNLOCK4; break;
+	case RP_OP_STATFS: {
+		const uint32_t lvl = from_nfs(op) ? op->raw.level : 0;
+		k = lvl == RP__LF_LEVEL_FSINFO3 ? RP__LF_C_FSINFO3 : lvl == RP__LF_LEVEL_PATHCONF3 ? RP__LF_C_PATHCONF3 : RP__LF_C_FSSTAT3;
+		break;
+	}
+	case RP_OP_ACCESS: {
+		rp_op o = *op;
+		if (from_nfs(op)) {
+			o.result = op->raw.options; /* granted bits, as the protocol sent them */
+		} else {
+			o.raw.access = rp_sem_to_nfs_access(op->want);
+			o.result = rp_sem_to_nfs_access((uint32_t)op->result);
+		}
+		if (!path)
+			return comment(w, op, "no path");
+		return emit(w, RP__LF_C_ACCESS3, &o, path);
+	}
 	case RP_OP_DELTREE: k = RP__LF_C_DELTREE; break;
 	case RP_OP_SLEEP: k = RP__LF_C_SLEEP; break;
 	case RP_OP_LOOKUP: k = RP__LF_C_LOOKUP3; break;
@@ -507,6 +575,8 @@ int rp_loadfile_writer_close(rp_loadfile_writer *w, char *errbuf)
 	rp_strtab_destroy(w->strings);
 	free(w->handles.key);
 	free(w->handles.path);
+	free(w->doc.key);
+	free(w->doc.path);
 	free(w->line);
 	free(w);
 	return rc;

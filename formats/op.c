@@ -40,6 +40,26 @@ unsigned rp_op_fields(unsigned op)
 	return op < RP_OP__COUNT ? op_fields[op] : 0;
 }
 
+static const char *const proto_names[] = {
+#define NAME(e, name) name,
+	RP_PROTO_MAP(NAME)
+#undef NAME
+};
+
+const char *rp_proto_name(unsigned proto)
+{
+	return proto < RP_PROTO__COUNT ? proto_names[proto] : NULL;
+}
+
+static const char *const flag_names[] = { RP_OPF__NAMES };
+static const char *const want_names[] = { RP_WANT__NAMES };
+static const char *const disp_names[] = { RP_DISP__NAMES };
+static const char *const of_names[] = { RP_OF__NAMES };
+static const char *const rn_names[] = { RP_RN__NAMES };
+static const char *const fa_names[] = { RP_FA__NAMES };
+static const char *const sa_names[] = { RP_SA__NAMES };
+_Static_assert(sizeof(disp_names) / sizeof(disp_names[0]) == RP_DISP__COUNT, "disp names");
+
 /* A bounded appender: keeps counting past the end so the caller learns the size. */
 typedef struct out {
 	char *buf;
@@ -86,6 +106,65 @@ static void put_string(out *o, rp_string_fn str, void *ctx, uint32_t id)
 			put(o, "\\x%02x", c);
 	}
 	put(o, "\"");
+}
+
+/* A bit set as comma-separated names; bits without a name as bitN. */
+static void put_bits(out *o, const char *key, uint32_t bits, const char *const *names, size_t n)
+{
+	put(o, " %s=", key);
+	const char *sep = "";
+	for (unsigned i = 0; i < 32; i++) {
+		if (!(bits & (1u << i)))
+			continue;
+		if (i < n && names[i][0])
+			put(o, "%s%s", sep, names[i]);
+		else
+			put(o, "%sbit%u", sep, i);
+		sep = ",";
+	}
+}
+
+#define NAMES(a) a, sizeof(a) / sizeof((a)[0])
+
+/* Wants by name; "none" for a recorded empty set; a set without RP_WANT_KNOWN (never written by reprise) says so. */
+static void put_want(out *o, uint32_t want)
+{
+	const uint32_t bits = want & ~(uint32_t)RP_WANT_KNOWN;
+	if (!bits) {
+		put(o, " want=none");
+		return;
+	}
+	put_bits(o, "want", bits, NAMES(want_names));
+	if (!(want & RP_WANT_KNOWN))
+		put(o, ",unrecorded");
+}
+
+/* The protocol's own values, as provenance: raw=PROTO[:access=..,disp=..,opts=..,level=..]. */
+static void put_raw(out *o, const rp_op *op)
+{
+	const rp_raw *const r = &op->raw;
+	if (!op->proto && !r->access && !r->disposition && !r->options && !r->level)
+		return;
+	const char *const name = rp_proto_name(op->proto);
+	if (name)
+		put(o, " raw=%s", name);
+	else
+		put(o, " raw=proto%u", (unsigned)op->proto);
+	char sep = ':';
+	if (r->access) {
+		put(o, "%caccess=0x%" PRIx32, sep, r->access);
+		sep = ',';
+	}
+	if (r->disposition) {
+		put(o, "%cdisp=%" PRIu32, sep, r->disposition);
+		sep = ',';
+	}
+	if (r->options) {
+		put(o, "%copts=0x%" PRIx32, sep, r->options);
+		sep = ',';
+	}
+	if (r->level)
+		put(o, "%clevel=%" PRIu32, sep, r->level);
 }
 
 static void put_status(out *o, const rp_op *op)
@@ -143,31 +222,46 @@ size_t rp_op_format(char *buf, size_t size, const rp_op *op, rp_string_fn str, v
 		put(&o, " len=%" PRIu64, op->length);
 	if (SHOW(RP_F_RESULT, op->result))
 		put(&o, " ret=%" PRIu64, op->result);
-	if (SHOW(RP_F_ACCESS, op->access))
-		put(&o, " access=0x%" PRIx32, op->access);
-	if (SHOW(RP_F_DISP, op->disposition))
-		put(&o, " disp=%" PRIu32, op->disposition);
-	if (SHOW(RP_F_OPTIONS, op->options))
-		put(&o, " opts=0x%" PRIx32, op->options);
-	if (SHOW(RP_F_MODE, op->mode))
-		put(&o, " mode=0%" PRIo32, op->mode);
-	if (SHOW(RP_F_LEVEL, op->level))
-		put(&o, " level=%" PRIu32, op->level);
+	if (SHOW(RP_F_HANDLE2, op->handle2))
+		put(&o, " fh2=%" PRIu64, op->handle2);
+	if (SHOW(RP_F_OFFSET2, op->offset2))
+		put(&o, " off2=%" PRIu64, op->offset2);
 #undef SHOW
-	if (op->flags) {
-		static const char *const flag_names[] = { "synth", "excl", "stable", "noreply", "create", "dir" };
-		put(&o, " flags=");
-		const char *sep = "";
-		for (unsigned i = 0; i < 16; i++) {
-			if (!(op->flags & (1u << i)))
-				continue;
-			if (i < sizeof(flag_names) / sizeof(flag_names[0]))
-				put(&o, "%s%s", sep, flag_names[i]);
-			else
-				put(&o, "%sbit%u", sep, i);
-			sep = ",";
-		}
+	if (op->want)
+		put_want(&o, op->want);
+	if (op->disp) {
+		if (op->disp < RP_DISP__COUNT)
+			put(&o, " disp=%s", disp_names[op->disp]);
+		else
+			put(&o, " disp=%u", (unsigned)op->disp);
 	}
+	if (op->oflags) {
+		if (op->op == RP_OP_RENAME)
+			put_bits(&o, "of", op->oflags, NAMES(rn_names));
+		else if (op->op == RP_OP_FALLOCATE)
+			put_bits(&o, "of", op->oflags, NAMES(fa_names));
+		else
+			put_bits(&o, "of", op->oflags, NAMES(of_names));
+	}
+	if (op->attrs)
+		put_bits(&o, "set", op->attrs, NAMES(sa_names));
+	if (op->mode)
+		put(&o, " mode=0%" PRIo32, op->mode);
+	if (op->uid)
+		put(&o, " uid=%" PRIu32, op->uid);
+	if (op->gid)
+		put(&o, " gid=%" PRIu32, op->gid);
+	if (op->atime) {
+		put(&o, " atime=");
+		put_time(&o, op->atime);
+	}
+	if (op->mtime) {
+		put(&o, " mtime=");
+		put_time(&o, op->mtime);
+	}
+	if (op->flags)
+		put_bits(&o, "flags", op->flags, NAMES(flag_names));
+	put_raw(&o, op);
 	put_status(&o, op);
 	return o.len;
 }

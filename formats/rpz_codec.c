@@ -7,6 +7,7 @@
 
 #include "formats/cursor.h"
 #include "formats/error.h"
+#include "formats/semantics.h"
 
 const uint8_t rp__rpz_magic[RPZ_MAGIC_LEN] = { 'R', 'P', 'Z', 0x89, '\r', '\n', 0x1a, '\n' };
 
@@ -93,8 +94,8 @@ static inline void put(bbuf *b, uint64_t v) { b->len += rp_put_uvarint(b->p + b-
 
 /* ---- encoder ------------------------------------------------------------- */
 
-/* The categorical fields of an op plus its column mask: one dictionary entry. */
-#define KEY_WORDS 9
+/* The categorical fields of an op plus its column mask: one dictionary entry (2 + RPZ_SF__COUNT - 3 words). */
+#define KEY_WORDS 16
 typedef struct shape_key {
 	uint32_t w[KEY_WORDS];
 } shape_key;
@@ -164,12 +165,15 @@ static uint32_t shape_index(rpz_enc *e, const shape_key *k)
 	e->keys[idx] = *k;
 	e->slots[s] = idx + 1;
 	bbuf *const b = &e->shapes; /* room reserved by the caller */
-	put(b, k->w[0] & 0xffff);   /* mask */
-	put(b, k->w[1] & 0xffff);   /* op */
-	put(b, k->w[0] >> 16);      /* flags */
-	b->p[b->len++] = (uint8_t)(k->w[1] >> 16); /* status_kind */
-	put(b, zz32(k->w[2]));      /* status */
-	for (int i = 3; i < KEY_WORDS; i++)
+	put(b, k->w[0] & 0xffff); /* mask */
+	put(b, RPZ_SF__COUNT);
+	put(b, k->w[1] & 0xffff);            /* op */
+	put(b, k->w[0] >> 16);               /* flags */
+	put(b, (k->w[1] >> 16) & 0xff);      /* status_kind */
+	put(b, zz32(k->w[2]));               /* status */
+	put(b, k->w[3]);                     /* proto_status */
+	put(b, k->w[1] >> 24);               /* proto */
+	for (int i = 4; i < KEY_WORDS; i++) /* want, disp, oflags, attrs, mode, uid, gid, raw x 4 */
 		put(b, k->w[i]);
 	return idx;
 }
@@ -184,16 +188,15 @@ int rp__rpz_encode(rpz_enc *e, const rpz_frame_id *id, const rp_op *ops, const u
 			return RP_E_NOMEM;
 	}
 	e->shapes.len = 0;
-	/* a new shape takes at most 44 bytes: 7 varints of 32 bits (5 bytes each),
-	 * op and flags (3 each), the mask (2) and status_kind (1) */
-	if (reserve(&e->shapes, (size_t)n * 44 + 16) < 0)
+	/* a new shape takes at most 5 bytes per field and mask and count */
+	if (reserve(&e->shapes, (size_t)n * 5 * (RPZ_SF__COUNT + 2) + 16) < 0)
 		return RP_E_NOMEM;
 	if (e->n_keys)
 		memset(e->slots, 0, ((size_t)e->slot_mask + 1) * sizeof(*e->slots));
 	e->n_keys = 0;
 	memset(e->hc, 0, sizeof(e->hc));
 
-	uint64_t t_prev = 0, h_prev = 0;
+	uint64_t t_prev = 0, h_prev = 0, a_prev = 0;
 	uint32_t client_prev = 0;
 	bbuf *const c = e->col;
 	for (uint32_t i = 0; i < n; i++) {
@@ -207,11 +210,16 @@ int rp__rpz_encode(rpz_enc *e, const rpz_frame_id *id, const rp_op *ops, const u
 		mask |= o->result ? RPZ_M_RESULT : 0;
 		mask |= o->path ? RPZ_M_PATH : 0;
 		mask |= o->path2 ? RPZ_M_PATH2 : 0;
+		mask |= o->handle2 ? RPZ_M_HANDLE2 : 0;
+		mask |= o->offset2 ? RPZ_M_OFFSET2 : 0;
+		mask |= o->atime ? RPZ_M_ATIME : 0;
+		mask |= o->mtime ? RPZ_M_MTIME : 0;
 		const shape_key k = { .w = {
 			mask | (uint32_t)o->flags << 16,
-			o->op | (uint32_t)o->status_kind << 16,
+			o->op | (uint32_t)o->status_kind << 16 | (uint32_t)o->proto << 24,
 			(uint32_t)o->status,
-			o->proto_status, o->access, o->disposition, o->options, o->mode, o->level,
+			o->proto_status, o->want, o->disp, o->oflags, o->attrs, o->mode, o->uid, o->gid,
+			o->raw.access, o->raw.disposition, o->raw.options, o->raw.level,
 		} };
 		put(&c[RPZ_COL_SHAPE], shape_index(e, &k));
 		put(&c[RPZ_COL_TIME], zz(o->t_start - t_prev));
@@ -241,6 +249,16 @@ int rp__rpz_encode(rpz_enc *e, const rpz_frame_id *id, const rp_op *ops, const u
 			put(&c[RPZ_COL_PATH], o->path);
 		if (mask & RPZ_M_PATH2)
 			put(&c[RPZ_COL_PATH2], o->path2);
+		if (mask & RPZ_M_HANDLE2)
+			put(&c[RPZ_COL_HANDLE2], zz(o->handle2 - o->handle));
+		if (mask & RPZ_M_OFFSET2)
+			put(&c[RPZ_COL_OFFSET2], zz(o->offset2 - o->offset));
+		if (mask & RPZ_M_ATIME)
+			put(&c[RPZ_COL_ATIME], zz(o->atime - a_prev));
+		if (mask & RPZ_M_MTIME)
+			put(&c[RPZ_COL_MTIME], zz(o->mtime - (mask & RPZ_M_ATIME ? o->atime : a_prev)));
+		if (mask & (RPZ_M_ATIME | RPZ_M_MTIME))
+			a_prev = mask & RPZ_M_MTIME ? o->mtime : o->atime;
 	}
 
 	size_t total = strings_len + e->shapes.len + 16 * 10;
@@ -327,6 +345,7 @@ static inline uint16_t rd16(rp_cur *c)
 
 static const char *const col_names[RPZ_NCOLS] = {
 	"shape", "time", "duration", "client", "handle", "offset", "length", "result", "path", "path2",
+	"handle2", "offset2", "atime", "mtime",
 };
 
 static int grow(void **p, size_t *cap, size_t n, size_t size)
@@ -371,29 +390,80 @@ static int decode_strings(rp_cur *sc, uint32_t first, uint32_t count, rp_strtab 
 	return 0;
 }
 
+/* A 1.0 shape: mask, op, flags, status_kind (a byte), status, proto_status, then the protocol's fields. */
+static void shape_v1(dshape *s, rp_cur *hc)
+{
+	s->mask = rd16(hc);
+	s->tmpl.op = rd16(hc);
+	s->tmpl.flags = rd16(hc);
+	s->tmpl.status_kind = rp_cur_u8(hc);
+	s->tmpl.status = (int32_t)unzz32(rd32(hc));
+	s->tmpl.proto_status = rd32(hc);
+	s->tmpl.raw.access = rd32(hc);
+	s->tmpl.raw.disposition = rd32(hc);
+	s->tmpl.raw.options = rd32(hc);
+	s->tmpl.mode = rd32(hc);
+	s->tmpl.raw.level = rd32(hc);
+}
+
+static inline uint8_t rd8(rp_cur *c)
+{
+	const uint64_t v = rdv(c);
+	if (v > UINT8_MAX)
+		c->err = true;
+	return (uint8_t)v;
+}
+
+/* A 2.0 shape: mask, a field count, the fields of rpz_shape_field (fields of later minor versions skipped). */
+static bool shape_v2(dshape *s, rp_cur *hc)
+{
+	s->mask = rd16(hc);
+	const uint64_t n = rdv(hc);
+	if (n > RPZ_SHAPE_FIELDS_MAX)
+		return false;
+	rp_op *const t = &s->tmpl;
+	for (uint64_t f = 0; f < n && !hc->err; f++) {
+		switch (f) {
+		case RPZ_SF_OP: t->op = rd16(hc); break;
+		case RPZ_SF_FLAGS: t->flags = rd16(hc); break;
+		case RPZ_SF_STATUS_KIND: t->status_kind = rd8(hc); break;
+		case RPZ_SF_STATUS: t->status = (int32_t)unzz32(rd32(hc)); break;
+		case RPZ_SF_PROTO_STATUS: t->proto_status = rd32(hc); break;
+		case RPZ_SF_PROTO: t->proto = rd8(hc); break;
+		case RPZ_SF_WANT: t->want = rd32(hc); break;
+		case RPZ_SF_DISP: t->disp = rd8(hc); break;
+		case RPZ_SF_OFLAGS: t->oflags = rd32(hc); break;
+		case RPZ_SF_ATTRS: t->attrs = rd32(hc); break;
+		case RPZ_SF_MODE: t->mode = rd32(hc); break;
+		case RPZ_SF_UID: t->uid = rd32(hc); break;
+		case RPZ_SF_GID: t->gid = rd32(hc); break;
+		case RPZ_SF_RAW_ACCESS: t->raw.access = rd32(hc); break;
+		case RPZ_SF_RAW_DISP: t->raw.disposition = rd32(hc); break;
+		case RPZ_SF_RAW_OPTIONS: t->raw.options = rd32(hc); break;
+		case RPZ_SF_RAW_LEVEL: t->raw.level = rd32(hc); break;
+		default: (void)rdv(hc); break;
+		}
+	}
+	return true;
+}
+
 static int decode_shapes(rpz_dec *d, rp_cur *hc, uint32_t n, char *errbuf)
 {
 	if (grow(&d->shapes, &d->cap_shapes, n ? n : 1, sizeof(dshape)) < 0)
 		return rp_fail(errbuf, RP_E_NOMEM, "out of memory for %u shapes", n);
 	dshape *const sh = d->shapes;
+	const uint32_t known_mask = d->major == 1 ? RPZ_M_ALL_V1 : RPZ_M_ALL;
 	for (uint32_t i = 0; i < n; i++) {
 		dshape *const s = &sh[i];
 		memset(s, 0, sizeof(*s));
-		s->mask = rd16(hc);
-		s->tmpl.op = rd16(hc);
-		s->tmpl.flags = rd16(hc);
-		s->tmpl.status_kind = rp_cur_u8(hc);
-		s->tmpl.status = (int32_t)unzz32(rd32(hc));
-		s->tmpl.proto_status = rd32(hc);
-		s->tmpl.access = rd32(hc);
-		s->tmpl.disposition = rd32(hc);
-		s->tmpl.options = rd32(hc);
-		s->tmpl.mode = rd32(hc);
-		s->tmpl.level = rd32(hc);
+		if (d->major == 1)
+			shape_v1(s, hc);
+		else if (!shape_v2(s, hc))
+			return rp_fail(errbuf, RP_E_CORRUPT, "shape %u has more than %u fields", i, RPZ_SHAPE_FIELDS_MAX);
 		s->tmpl.t_end = RP_TIME_UNKNOWN;
 		if (hc->err)
 			return rp_fail(errbuf, RP_E_CORRUPT, "shape %u is cut or out of range", i);
-		if (s->mask & ~RPZ_M_ALL)
+		if (s->mask & ~known_mask)
 			return rp_fail(errbuf, RP_E_CORRUPT, "shape %u: unknown column bits 0x%x", i, s->mask);
 		if (s->tmpl.op >= RP_OP__COUNT)
 			return rp_fail(errbuf, RP_E_UNSUPPORTED, "shape %u: op code %u unknown (a newer writer?)", i,
@@ -426,7 +496,8 @@ int64_t rp__rpz_open(rpz_dec *d, const uint8_t *content, size_t len, uint64_t ex
 	    first_string + n_strings > (uint64_t)UINT32_MAX)
 		return rp_fail(errbuf, RP_E_CORRUPT, "bad string range %llu+%llu", (unsigned long long)first_string,
 			       (unsigned long long)n_strings);
-	if (n_shapes > n_ops || n_cols < RPZ_NCOLS || n_cols > RPZ_NCOLS_MAX)
+	const unsigned want_cols = d->major == 1 ? RPZ_NCOLS_V1 : RPZ_NCOLS;
+	if (n_shapes > n_ops || n_cols < want_cols || n_cols > RPZ_NCOLS_MAX)
 		return rp_fail(errbuf, RP_E_CORRUPT, "bad counts: %llu shapes, %llu columns",
 			       (unsigned long long)n_shapes, (unsigned long long)n_cols);
 	uint64_t col_len[RPZ_NCOLS_MAX];
@@ -439,7 +510,7 @@ int64_t rp__rpz_open(rpz_dec *d, const uint8_t *content, size_t len, uint64_t ex
 	rp_cur hcur = rp_cur_sub(&c, shapes_len > len ? len + 1 : (size_t)shapes_len);
 	for (uint64_t i = 0; i < n_cols; i++) {
 		const rp_cur sub = rp_cur_sub(&c, col_len[i] > len ? len + 1 : (size_t)col_len[i]);
-		if (i < RPZ_NCOLS)
+		if (i < want_cols)
 			d->col[i] = sub; /* columns of later minor versions are skipped */
 	}
 	if (c.err)
@@ -456,7 +527,9 @@ int64_t rp__rpz_open(rpz_dec *d, const uint8_t *content, size_t len, uint64_t ex
 		return rc;
 	d->n_shapes = n_shapes;
 	d->n_ops = (uint32_t)n_ops;
-	d->t = d->h_prev = 0;
+	for (unsigned i = (unsigned)n_cols; i < RPZ_NCOLS; i++)
+		d->col[i] = rp_cur_make(NULL, 0); /* a 1.0 frame: no ops use them (the mask bits are refused) */
+	d->t = d->h_prev = d->a_prev = 0;
 	d->client = 0;
 	memset(d->hc, 0, sizeof(d->hc));
 	rp_cur peek = d->col[RPZ_COL_TIME];
@@ -517,6 +590,19 @@ int rp__rpz_next(rpz_dec *d, rp_op *o, char *errbuf)
 		o->path = rd32(&col[RPZ_COL_PATH]);
 	if (m & RPZ_M_PATH2)
 		o->path2 = rd32(&col[RPZ_COL_PATH2]);
+	if (m & (RPZ_M_HANDLE2 | RPZ_M_OFFSET2 | RPZ_M_ATIME | RPZ_M_MTIME)) {
+		if (m & RPZ_M_HANDLE2)
+			o->handle2 = o->handle + unzz(rdv(&col[RPZ_COL_HANDLE2]));
+		if (m & RPZ_M_OFFSET2)
+			o->offset2 = o->offset + unzz(rdv(&col[RPZ_COL_OFFSET2]));
+		if (m & RPZ_M_ATIME)
+			o->atime = d->a_prev + unzz(rdv(&col[RPZ_COL_ATIME]));
+		if (m & RPZ_M_MTIME)
+			o->mtime = (m & RPZ_M_ATIME ? o->atime : d->a_prev) + unzz(rdv(&col[RPZ_COL_MTIME]));
+		d->a_prev = m & RPZ_M_MTIME ? o->mtime : m & RPZ_M_ATIME ? o->atime : d->a_prev;
+		if (col[RPZ_COL_HANDLE2].err | col[RPZ_COL_OFFSET2].err | col[RPZ_COL_ATIME].err | col[RPZ_COL_MTIME].err)
+			return bad_op(d, errbuf);
+	}
 	/* one check per op for every sticky cursor error and undefined string */
 	if ((col[RPZ_COL_SHAPE].err | col[RPZ_COL_TIME].err | col[RPZ_COL_DUR].err | col[RPZ_COL_CLIENT].err |
 	     col[RPZ_COL_HANDLE].err | col[RPZ_COL_OFFSET].err | col[RPZ_COL_LENGTH].err | col[RPZ_COL_RESULT].err |
@@ -525,6 +611,8 @@ int rp__rpz_next(rpz_dec *d, rp_op *o, char *errbuf)
 	if (o->path > d->strings_end || o->path2 > d->strings_end)
 		return rp_fail(errbuf, RP_E_CORRUPT, "op %u: string %u is not defined", d->done,
 			       o->path > d->strings_end ? o->path : o->path2);
+	if (d->major == 1)
+		rp_sem_lift_v1(o, d->source, o->flags);
 	d->done++;
 	return 1;
 }

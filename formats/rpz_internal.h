@@ -13,8 +13,9 @@
 /* File header (docs/rpz-format.md §2). */
 #define RPZ_MAGIC_LEN 8
 extern const uint8_t rp__rpz_magic[RPZ_MAGIC_LEN]; /* 'R' 'P' 'Z' 0x89 '\r' '\n' 0x1a '\n' */
-#define RPZ_VERSION_MAJOR 1
+#define RPZ_VERSION_MAJOR 2
 #define RPZ_VERSION_MINOR 0
+#define RPZ_VERSION_MAJOR_MIN 1 /* 1.0 files are read and lifted (rp_sem_lift_v1) */
 #define RPZ_HEADER_FIXED 38     /* bytes before host and source name */
 #define RPZ_HEADER_MAX 4096     /* a longer header is corruption: ours is < 250 bytes */
 
@@ -48,6 +49,11 @@ enum rpz_col {
 	RPZ_COL_RESULT,
 	RPZ_COL_PATH,
 	RPZ_COL_PATH2,
+	RPZ_NCOLS_V1, /* 1.0 has the ten columns above */
+	RPZ_COL_HANDLE2 = RPZ_NCOLS_V1,
+	RPZ_COL_OFFSET2,
+	RPZ_COL_ATIME,
+	RPZ_COL_MTIME,
 	RPZ_NCOLS
 };
 #define RPZ_NCOLS_MAX 64 /* later minor versions may append columns */
@@ -62,8 +68,36 @@ enum rpz_mask {
 	RPZ_M_RESULT = 1u << 5,
 	RPZ_M_PATH = 1u << 6,
 	RPZ_M_PATH2 = 1u << 7,
-	RPZ_M_ALL = 0xffu,
+	RPZ_M_ALL_V1 = 0xffu,
+	RPZ_M_HANDLE2 = 1u << 8,
+	RPZ_M_OFFSET2 = 1u << 9,
+	RPZ_M_ATIME = 1u << 10,
+	RPZ_M_MTIME = 1u << 11,
+	RPZ_M_ALL = 0xfffu,
 };
+
+/* Categorical fields a 2.0 shape stores after its mask and field count, in this order (§4.1). */
+enum rpz_shape_field {
+	RPZ_SF_OP,
+	RPZ_SF_FLAGS,
+	RPZ_SF_STATUS_KIND,
+	RPZ_SF_STATUS, /* zigzag32 */
+	RPZ_SF_PROTO_STATUS,
+	RPZ_SF_PROTO,
+	RPZ_SF_WANT,
+	RPZ_SF_DISP,
+	RPZ_SF_OFLAGS,
+	RPZ_SF_ATTRS,
+	RPZ_SF_MODE,
+	RPZ_SF_UID,
+	RPZ_SF_GID,
+	RPZ_SF_RAW_ACCESS,
+	RPZ_SF_RAW_DISP,
+	RPZ_SF_RAW_OPTIONS,
+	RPZ_SF_RAW_LEVEL,
+	RPZ_SF__COUNT
+};
+#define RPZ_SHAPE_FIELDS_MAX 64 /* a later minor version may append fields; more is corruption */
 
 /* Per-handle offset prediction: a direct-mapped cache reset at each frame. */
 #define RPZ_HCACHE_BITS 10
@@ -103,6 +137,8 @@ typedef struct rpz_hcache_entry {
  * the reader holds no per-op array.
  */
 typedef struct rpz_dec {
+	uint16_t major;  /* the file's format version: 1 is lifted op by op */
+	uint32_t source; /* the trace's rp_source, for lifting 1.0 ops */
 	void *shapes;
 	size_t cap_shapes;
 	uint64_t n_shapes;
@@ -110,6 +146,7 @@ typedef struct rpz_dec {
 	uint32_t n_ops, done; /* ops in the open frame, ops decoded from it */
 	uint64_t t_first;     /* t_start of its first op */
 	uint64_t t, h_prev;   /* running time and handle */
+	uint64_t a_prev;      /* the last time set (atime or mtime) in the frame */
 	uint32_t client;
 	rp_cur col[RPZ_NCOLS];
 	rpz_hcache_entry hc[1u << RPZ_HCACHE_BITS];

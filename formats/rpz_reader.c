@@ -131,9 +131,10 @@ static int read_header(rpz_reader *r, char *errbuf)
 	const uint16_t major = rp_cur_le16(&c);
 	r->version_minor = rp_cur_le16(&c);
 	const uint32_t hlen = rp_cur_le32(&c);
-	if (major != RPZ_VERSION_MAJOR)
-		return rp_fail(errbuf, RP_E_VERSION, "%s: header: format version %u.%u; this reader knows %u.x", r->name, major,
-			       r->version_minor, RPZ_VERSION_MAJOR);
+	if (major < RPZ_VERSION_MAJOR_MIN || major > RPZ_VERSION_MAJOR)
+		return rp_fail(errbuf, RP_E_VERSION, "%s: header: format version %u.%u; this reader knows %u.x to %u.x",
+			       r->name, major, r->version_minor, RPZ_VERSION_MAJOR_MIN, RPZ_VERSION_MAJOR);
+	r->dec.major = major;
 	if (hlen < RPZ_HEADER_FIXED + 2 + 4 || hlen > RPZ_HEADER_MAX)
 		return rp_fail(errbuf, RP_E_CORRUPT, "%s: header length %u", r->name, hlen);
 	uint8_t whole[RPZ_HEADER_MAX];
@@ -149,6 +150,7 @@ static int read_header(rpz_reader *r, char *errbuf)
 		return rp_fail(errbuf, RP_E_CORRUPT, "%s: header checksum mismatch", r->name);
 	rp_trace_meta *const m = &r->base.meta;
 	m->source = rp_cur_le32(&c);
+	r->dec.source = m->source;
 	m->flags = rp_cur_le32(&c);
 	m->capture_start_ns = (int64_t)rp_cur_le64(&c);
 	rp_cur rest = rp_cur_make(whole + RPZ_HEADER_FIXED, hlen - RPZ_HEADER_FIXED - 4);
@@ -492,7 +494,7 @@ int rp_rpz_reader_info(const rp_reader *base, rp_rpz_info *out)
 		return RP_E_INVAL;
 	const rpz_reader *const r = (const rpz_reader *)base;
 	*out = (rp_rpz_info){
-		.version_major = RPZ_VERSION_MAJOR,
+		.version_major = r->dec.major,
 		.version_minor = r->version_minor,
 		.header_len = r->body,
 		.has_index = r->has_index,

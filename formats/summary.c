@@ -36,8 +36,78 @@ static int idset_add(idset *b, uint64_t id)
 	return 0;
 }
 
+/*
+ * Open handles that delete their object at close (delete-on-close at open or
+ * set by set-info) or that are directories: an open-addressing table of
+ * (client, handle), bounded by the handles open at once.
+ */
+typedef struct hent {
+	uint64_t handle; /* 0 = empty */
+	uint32_t client;
+	uint8_t bits; /* H_DELETE, H_DIR */
+	uint8_t used; /* 1 live, 2 removed (a tombstone) */
+} hent;
+enum { H_DELETE = 1, H_DIR = 2 };
+
+typedef struct htab {
+	hent *e;
+	size_t cap, used; /* used counts tombstones too */
+} htab;
+
+static size_t hslot(const htab *t, uint32_t client, uint64_t handle)
+{
+	return (size_t)(((handle ^ (uint64_t)client << 40) * 0x9e3779b97f4a7c15ull) >> 17) & (t->cap - 1);
+}
+
+static hent *hfind(const htab *t, uint32_t client, uint64_t handle)
+{
+	if (!t->cap)
+		return NULL;
+	for (size_t i = hslot(t, client, handle);; i = (i + 1) & (t->cap - 1)) {
+		hent *const e = &t->e[i];
+		if (!e->used)
+			return NULL;
+		if (e->used == 1 && e->handle == handle && e->client == client)
+			return e;
+	}
+}
+
+static int hset(htab *t, uint32_t client, uint64_t handle, uint8_t bits)
+{
+	hent *const old = hfind(t, client, handle);
+	if (old) {
+		old->bits = bits;
+		return 0;
+	}
+	if ((t->used + 1) * 2 > t->cap) {
+		htab n = { .cap = t->cap ? t->cap * 2 : 64 };
+		n.e = calloc(n.cap, sizeof(*n.e));
+		if (!n.e)
+			return RP_E_NOMEM;
+		for (size_t i = 0; i < t->cap; i++)
+			if (t->e[i].used == 1) {
+				size_t j = hslot(&n, t->e[i].client, t->e[i].handle);
+				while (n.e[j].used)
+					j = (j + 1) & (n.cap - 1);
+				n.e[j] = t->e[i];
+				n.used++;
+			}
+		free(t->e);
+		*t = n;
+	}
+	size_t i = hslot(t, client, handle);
+	while (t->e[i].used == 1)
+		i = (i + 1) & (t->cap - 1);
+	if (!t->e[i].used)
+		t->used++;
+	t->e[i] = (hent){ .handle = handle, .client = client, .bits = bits, .used = 1 };
+	return 0;
+}
+
 struct rp_summary {
 	uint64_t ops;
+	uint64_t at_close[RP_OP__COUNT]; /* unlink/rmdir done by a close (delete-on-close) */
+	htab doc;
 	uint64_t count[RP_OP__COUNT];
 	uint64_t failed[RP_OP__COUNT]; /* status neither OK nor unknown */
 	uint64_t unknown_status;
@@ -61,6 +131,7 @@ void rp_summary_destroy(rp_summary *s)
 		return;
 	free(s->paths.words);
 	free(s->clients.words);
+	free(s->doc.e);
 	free(s);
 }
 
@@ -72,6 +143,43 @@ static unsigned size_bucket(uint64_t n)
 		b++;
 	}
 	return b;
+}
+
+/* Delete-on-close: an object deleted by the close of a handle that was to delete it counts as an unlink or rmdir. */
+static int track_delete(rp_summary *s, const rp_op *op)
+{
+	if (!op->handle || op->status != RP_STATUS_OK)
+		return 0;
+	hent *const e = hfind(&s->doc, op->client, op->handle);
+	switch (op->op) {
+	case RP_OP_OPEN: {
+		const uint8_t bits = (uint8_t)((op->oflags & RP_OF_DELETE_ON_CLOSE ? H_DELETE : 0) |
+					       ((op->oflags & RP_OF_DIRECTORY) || (op->flags & RP_OPF_DIRECTORY) ? H_DIR : 0));
+		if (bits)
+			return hset(&s->doc, op->client, op->handle, bits);
+		if (e)
+			e->used = 2; /* a handle id used again */
+		return 0;
+	}
+	case RP_OP_SETATTR:
+		if (op->attrs & RP_SA_DELETE_SET)
+			return hset(&s->doc, op->client, op->handle, (uint8_t)((e ? e->bits : 0) | H_DELETE));
+		if (e && (op->attrs & RP_SA_DELETE_CLEAR))
+			e->bits &= (uint8_t)~H_DELETE;
+		return 0;
+	case RP_OP_CLOSE:
+		if (e) {
+			if (e->bits & H_DELETE) {
+				const unsigned as = e->bits & H_DIR ? RP_OP_RMDIR : RP_OP_UNLINK;
+				s->count[as]++;
+				s->at_close[as]++;
+			}
+			e->used = 2;
+		}
+		return 0;
+	default:
+		return 0;
+	}
 }
 
 int rp_summary_add(rp_summary *s, const rp_op *op)
@@ -100,7 +208,7 @@ int rp_summary_add(rp_summary *s, const rp_op *op)
 		s->bytes_written += op->status == RP_STATUS_UNKNOWN ? op->length : op->result;
 		s->write_sizes[size_bucket(op->length)]++;
 	}
-	int rc = 0;
+	int rc = track_delete(s, op);
 	if (op->path)
 		rc |= idset_add(&s->paths, op->path);
 	if (op->path2)
@@ -173,8 +281,12 @@ void rp_summary_print(const rp_summary *s, const rp_trace_meta *meta, FILE *f)
 	for (unsigned i = 0; i < RP_OP__COUNT; i++) {
 		if (!s->count[i])
 			continue;
-		fprintf(f, "%-12s %12" PRIu64 " %6.2f%% %10" PRIu64 "\n", rp_op_name(i), s->count[i],
-			100.0 * (double)s->count[i] / (double)s->ops, s->failed[i]);
+		/* share of the records; deletes done by a close are counted here too, and said */
+		fprintf(f, "%-12s %12" PRIu64 " %6.2f%% %10" PRIu64, rp_op_name(i), s->count[i],
+			100.0 * (double)(s->count[i] - s->at_close[i]) / (double)s->ops, s->failed[i]);
+		if (s->at_close[i])
+			fprintf(f, "   (%" PRIu64 " by delete-on-close)", s->at_close[i]);
+		fputc('\n', f);
 	}
 	print_sizes("read", s->read_sizes, f);
 	print_sizes("write", s->write_sizes, f);
@@ -234,6 +346,14 @@ void rp_summary_print_json(const rp_summary *s, const rp_trace_meta *meta, FILE 
 		if (!s->failed[i])
 			continue;
 		fprintf(f, "%s\"%s\": %" PRIu64, sep, rp_op_name(i), s->failed[i]);
+		sep = ", ";
+	}
+	fprintf(f, "},\n  \"deleted_at_close\": {");
+	sep = "";
+	for (unsigned i = 0; i < RP_OP__COUNT; i++) {
+		if (!s->at_close[i])
+			continue;
+		fprintf(f, "%s\"%s\": %" PRIu64, sep, rp_op_name(i), s->at_close[i]);
 		sep = ", ";
 	}
 	fputc('}', f);
