@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "capture/pcap/decode.h"
+#include "capture/decode.h"
 #include "capture/pcap/pcapread.h"
 
 /* libpcap's stdio stream: big enough to save most read(2) calls, small enough to stay in cache. */

@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "capture/capture.h"
-#include "capture/pcap/decode.h"
+#include "capture/decode.h"
 
 /*
  * Open a pcap or pcapng stream (a file, or fmemopen() over memory for the

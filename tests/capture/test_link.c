@@ -6,7 +6,7 @@
 
 #include <pcap/dlt.h>
 
-#include "capture/pcap/link.h"
+#include "capture/net/link.h"
 #include "pkt.h"
 
 static buf fr, ip, udp, call;
