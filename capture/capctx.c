@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "capture/decode.h"
+#include "formats/hash.h"
 #include "formats/strtab.h"
 
 /* Calls not answered within this much capture time are emitted as unmatched. */
@@ -451,11 +452,7 @@ void *rp__cap_state(rp_capctx *cx, const void *key, void *(*create)(void), void 
 
 size_t rp__cap_synth_path(char *buf, size_t size, const char *proto, const uint8_t *fh, size_t fh_len)
 {
-	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a: stable across runs and machines */
-	for (size_t i = 0; i < fh_len; i++) {
-		h ^= fh[i];
-		h *= 0x100000001b3ull;
-	}
+	const uint64_t h = rp_fnv1a64(RP_FNV64_OFFSET, fh, fh_len); /* stable across runs and machines */
 	const int n = snprintf(buf, size, "/.reprise/%s/%016llx", proto, (unsigned long long)h);
 	return n < 0 ? 0 : ((size_t)n < size ? (size_t)n : size - 1);
 }

@@ -1,4 +1,4 @@
-/* Internal interface between the transport layers and the protocol decoders of capture/pcap. */
+/* Internal interface between the layers of capture/ (net/ -> rpc/, smb/ -> capctx). */
 #ifndef REPRISE_CAPTURE_DECODE_H
 #define REPRISE_CAPTURE_DECODE_H
 

@@ -1,8 +1,7 @@
 /* Link layers -> IP: Ethernet/VLAN (IEEE 802.3, 802.1Q), Linux cooked v1/v2, BSD loopback, raw IP. */
 #include "capture/net/link.h"
 
-#include <pcap/dlt.h>
-
+#include "capture/capture.h"
 #include "formats/cursor.h"
 
 #define ETHERTYPE_IPV4 0x0800
@@ -104,19 +103,19 @@ static rp_link_res raw(const uint8_t *frame, uint32_t caplen, uint32_t *off, uin
 rp_link_res rp__link_ip(int dlt, const uint8_t *frame, uint32_t caplen, uint32_t *off, uint8_t *ipver)
 {
 	switch (dlt) {
-	case DLT_EN10MB:
+	case RP_DLT_EN10MB:
 		return ethernet(frame, caplen, off, ipver);
-	case DLT_LINUX_SLL:
+	case RP_DLT_LINUX_SLL:
 		return sll(frame, caplen, off, ipver);
-	case DLT_LINUX_SLL2:
+	case RP_DLT_LINUX_SLL2:
 		return sll2(frame, caplen, off, ipver);
-	case DLT_NULL:
-	case DLT_LOOP:
+	case RP_DLT_NULL:
+	case RP_DLT_LOOP:
 		return loopback(frame, caplen, off, ipver);
-	case DLT_RAW:
+	case RP_DLT_RAW:
 	case LINKTYPE_RAW:
-	case DLT_IPV4:
-	case DLT_IPV6:
+	case RP_DLT_IPV4:
+	case RP_DLT_IPV6:
 		return raw(frame, caplen, off, ipver);
 	default:
 		return RP_LINK_UNKNOWN_DLT;

@@ -16,7 +16,7 @@ typedef enum rp_link_res {
 #define RP_LINK_MAX_VLAN 8
 
 /*
- * Find the IP header in a frame of link type dlt (a DLT_* value, or
+ * Find the IP header in a frame of link type dlt (an rp_dlt value, or
  * LINKTYPE_RAW 101): Ethernet (with 802.1Q/802.1ad/QinQ tags), Linux cooked
  * v1 and v2, BSD loopback (DLT_NULL and DLT_LOOP, family in either byte
  * order), and raw IP (DLT_RAW, DLT_IPV4, DLT_IPV6).

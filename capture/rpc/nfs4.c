@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "capture/rpc/nfs4_int.h"
+#include "formats/hash.h"
 
 /*
  * A COMPOUND is decoded whole at call time: every op's arguments are read
@@ -73,15 +74,6 @@ static int32_t new_obj(nfs4_compound *c, uint8_t kind)
 	return (int32_t)c->n_objs++;
 }
 
-static uint64_t fnv(uint64_t h, const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
 
 /*
  * The handle-map key of object i.  A child gets a virtual handle made from
@@ -99,11 +91,11 @@ bool rp__nfs4_obj_key(rp_fhmap *m, nfs4_compound *c, int32_t i)
 		return false;
 	const nfs4_obj *const p = &c->objs[o->parent];
 	uint8_t k[VKEY_LEN] = { 0xff, 'R', '4', 'v' };
-	const uint64_t h1 = fnv(fnv(0xcbf29ce484222325ull, nfs4_key_of(c, p), p->key_len),
-				(const uint8_t *)nfs4_name_of(c, o->name_off), o->name_len);
-	const uint64_t h2 = fnv(fnv(0x84222325cbf29ce4ull ^ o->name_len, (const uint8_t *)nfs4_name_of(c, o->name_off),
-				    o->name_len),
-				nfs4_key_of(c, p), p->key_len);
+	const uint64_t h1 = rp_fnv1a64(rp_fnv1a64(RP_FNV64_OFFSET, nfs4_key_of(c, p), p->key_len),
+				       nfs4_name_of(c, o->name_off), o->name_len);
+	const uint64_t h2 = rp_fnv1a64(rp_fnv1a64(RP_FNV64_OFFSET_SWAPPED ^ o->name_len, nfs4_name_of(c, o->name_off),
+						  o->name_len),
+				       nfs4_key_of(c, p), p->key_len);
 	memcpy(k + 4, &h1, 8);
 	memcpy(k + 12, &h2, 8);
 	const uint32_t off = rp__nfs4_stash(c, k, sizeof(k));

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "capture/rpc/nfs4_int.h"
+#include "formats/hash.h"
 
 /*
  * One open-addressing table with 16-byte keys serves three maps, told apart
@@ -60,11 +61,7 @@ nfs4_state *rp__nfs4_state(rp_capctx *cx)
 
 static uint64_t hash(const uint8_t *k)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (int i = 0; i < 16; i++) {
-		h ^= k[i];
-		h *= 0x100000001b3ull;
-	}
+	const uint64_t h = rp_fnv1a64(RP_FNV64_OFFSET, k, 16);
 	return h ^ (h >> 31);
 }
 
@@ -229,11 +226,10 @@ void rp__nfs4_set_dir(nfs4_state *st, uint32_t path, bool dir)
 
 static void alias_key(uint8_t *k, const uint8_t *fh, size_t len)
 {
-	uint64_t h1 = 0xcbf29ce484222325ull, h2 = 0x84222325cbf29ce4ull ^ len;
-	for (size_t i = 0; i < len; i++) {
-		h1 = (h1 ^ fh[i]) * 0x100000001b3ull;
-		h2 = (h2 ^ fh[len - 1 - i]) * 0x100000001b3ull;
-	}
+	const uint64_t h1 = rp_fnv1a64(RP_FNV64_OFFSET, fh, len);
+	uint64_t h2 = RP_FNV64_OFFSET_SWAPPED ^ len; /* FNV-1a again, over the bytes backwards */
+	for (size_t i = 0; i < len; i++)
+		h2 = (h2 ^ fh[len - 1 - i]) * RP_FNV64_PRIME;
 	k[0] = 'L';
 	memcpy(k + 1, &h1, 8);
 	memcpy(k + 9, &h2, 7);

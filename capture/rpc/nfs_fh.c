@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "capture/rpc/rpc.h"
+#include "formats/hash.h"
 
 /*
  * Each known handle is an entry keyed by its bytes.  An entry knows its path
@@ -73,14 +74,11 @@ struct rp_fhmap {
 
 static uint64_t hash_bytes(uint64_t h, const uint8_t *p, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ull;
-	}
+	h = rp_fnv1a64(h, p, n);
 	return h ^ (h >> 29);
 }
 
-#define HASH_SEED 0xcbf29ce484222325ull
+#define HASH_SEED RP_FNV64_OFFSET
 
 static uint64_t name_key(const uint8_t *dir, size_t dlen, const char *name, size_t nlen)
 {
