@@ -57,8 +57,9 @@ static int plan_item(void *ctx, const char *path, bool dir, uint64_t size)
 		return put_op(c, &op);
 	}
 	/* SMB: OVERWRITE_IF creates or empties; NFS: CREATE3 UNCHECKED creates or keeps (the writes set the size). */
-	op = (rp_op){ .op = RP_OP_OPEN, .path = (uint32_t)id, .handle = c->fnum, .flags = RP_OPF_CREATE,
-		      .disposition = c->nfs ? RP_NT_OPEN_IF : RP_NT_OVERWRITE_IF };
+	op = (rp_op){ .op = RP_OP_OPEN, .path = (uint32_t)id, .handle = c->fnum,
+		      .want = RP_WANT_KNOWN | RP_WANT_READ | RP_WANT_WRITE,
+		      .disp = c->nfs ? RP_DISP_OPEN_IF : RP_DISP_TRUNC_IF };
 	int rc = put_op(c, &op);
 	for (uint64_t off = 0; rc == 0 && off < size; off += RP_PREAMBLE_CHUNK) {
 		const uint64_t len = size - off < RP_PREAMBLE_CHUNK ? size - off : RP_PREAMBLE_CHUNK;

@@ -214,28 +214,12 @@ static int intern(rp__lf_reader *r, const char *s, size_t n, uint32_t *id)
 	return 0;
 }
 
-/* A FIND_FIRST mask "\dir\pattern": the directory (path) and the pattern in it (path2). */
-static int find_mask(rp__lf_reader *r, rp_op *op)
-{
-	uint32_t len = 0;
-	const char *const s = rp_strtab_get(r->base.strings, op->path, &len);
-	const char *slash = s ? memrchr(s, '/', len) : NULL;
-	if (!slash)
-		return 0;
-	const size_t dlen = (size_t)(slash - s), plen = len - dlen - 1;
-	if (plen == 0)
-		return 0; /* "\dir\": the directory itself */
-	char pat[RP_STR_MAX];
-	memcpy(pat, slash + 1, plen);
-	int rc = intern(r, pat, plen, &op->path2);
-	if (rc == 0) {
-		memcpy(pat, s, dlen ? dlen : 1); /* the root is "/" */
-		rc = intern(r, pat, dlen ? dlen : 1, &op->path);
-	}
-	return rc;
-}
-
-static int path(rp__lf_reader *r, const tok *t, uint32_t *id)
+/*
+ * A path token, '\' made '/'.  With `pattern` (FIND_FIRST's mask
+ * "\dir\pattern"), the directory goes to *id and the pattern in it to
+ * *pattern; a mask ending in a separator names the directory alone.
+ */
+static int path_of(rp__lf_reader *r, const tok *t, uint32_t *id, uint32_t *pattern)
 {
 	if (!t->quoted && (t->n == 0 || (t->p[0] != '/' && t->p[0] != '\\')))
 		return rp__lf_fail(r, RP_E_SYNTAX, "expected a path");
@@ -249,7 +233,17 @@ static int path(rp__lf_reader *r, const tok *t, uint32_t *id)
 			r->scratch[i] = s[i] == '\\' ? '/' : s[i];
 		s = r->scratch;
 	}
-	return intern(r, s, t->n, id);
+	const char *const slash = pattern ? memrchr(s, '/', t->n) : NULL;
+	if (!slash || (size_t)(slash - s) + 1 == t->n)
+		return intern(r, s, t->n, id);
+	const size_t dlen = (size_t)(slash - s);
+	const int rc = intern(r, s, dlen ? dlen : 1, id); /* the root is "/" */
+	return rc < 0 ? rc : intern(r, slash + 1, t->n - dlen - 1, pattern);
+}
+
+static int path(rp__lf_reader *r, const tok *t, uint32_t *id)
+{
+	return path_of(r, t, id, NULL);
 }
 
 static int status(rp__lf_reader *r, const tok *t, uint8_t dialect, rp_op *op)
@@ -331,7 +325,7 @@ static int op_line(rp__lf_reader *r, int k, const tok *toks, size_t ntok, rp_op 
 		uint64_t v = 0;
 		int rc = 0;
 		switch (*sp) {
-		case 'p': rc = path(r, t, &op->path); break;
+		case 'p': rc = path_of(r, t, &op->path, k == RP__LF_C_FINDFIRST ? &op->path2 : NULL); break;
 		case 'q': rc = path(r, t, &op->path2); break;
 		case 'h': rc = number(r, t, nidx++, UINT64_MAX, &op->handle); break;
 		case 'o': rc = number(r, t, nidx++, UINT64_MAX, &op->offset); break;
@@ -362,7 +356,6 @@ static int op_line(rp__lf_reader *r, int k, const tok *toks, size_t ntok, rp_op 
 			return rc;
 	}
 	/* What the dbench command means, through the one translation (formats/semantics.h). */
-	int rc = 0;
 	switch (k) {
 	case RP__LF_C_NTCREATEX:
 		rp_sem_nt_open(op, proto, 0, false, op->raw.disposition, op->raw.options);
@@ -384,14 +377,9 @@ static int op_line(rp__lf_reader *r, int k, const tok *toks, size_t ntok, rp_op 
 		op->want = rp_sem_nfs_access_want(op->raw.access);
 		op->result = rp_sem_nfs_access_want((uint32_t)op->result) & ~(uint32_t)RP_WANT_KNOWN;
 		break;
-	case RP__LF_C_FINDFIRST:
-		rc = find_mask(r, op);
-		break;
 	default:
 		break;
 	}
-	if (rc < 0)
-		return rc;
 	return status(r, &toks[ntok - 1], dialect, op);
 }
 

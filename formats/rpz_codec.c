@@ -94,11 +94,13 @@ static inline void put(bbuf *b, uint64_t v) { b->len += rp_put_uvarint(b->p + b-
 
 /* ---- encoder ------------------------------------------------------------- */
 
-/* The categorical fields of an op plus its column mask: one dictionary entry (2 + RPZ_SF__COUNT - 3 words). */
-#define KEY_WORDS 16
+/* The categorical fields of an op plus its column mask: one dictionary entry. */
+#define KEY_WORDS 15
 typedef struct shape_key {
 	uint32_t w[KEY_WORDS];
 } shape_key;
+/* mask|flags, op|status_kind|proto, status, proto_status, then one word per field from want on */
+_Static_assert(KEY_WORDS == 4 + RPZ_SF__COUNT - RPZ_SF_WANT, "a key word per shape field");
 
 struct rpz_enc {
 	bbuf col[RPZ_NCOLS];

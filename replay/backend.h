@@ -18,45 +18,19 @@
  * Bump when a field is added; a backend states the version it was written against.
  * 2: rp_breq.no_handle.
  */
-#define RP_BACKEND_VERSION 2
+#define RP_BACKEND_VERSION 3
 
 enum rp_backend_cap {
 	RP_BCAP_ASYNC = 1u << 0,    /* submit() may complete later: drive it with poll() */
 	RP_BCAP_CONFINED = 1u << 1, /* no path can reach outside the target */
 	RP_BCAP_DATA = 1u << 2,     /* really moves data (MB/s means something) */
-};
-
-/* How an open's access/disposition/options are to be read (from the trace's source). */
-typedef enum rp_dialect {
-	RP_DIALECT_NT = 0,    /* SMB/CIFS: NT create disposition and create options */
-	RP_DIALECT_POSIX = 1, /* syscalls: access holds O_ flags */
-	RP_DIALECT_NFS = 2,   /* NFS: RP_OPF_CREATE; disposition CREATE (2) = guarded/exclusive, else unchecked */
-} rp_dialect;
-
-/* NT create dispositions (MS-SMB2 2.2.13 CreateDisposition, MS-CIFS NT_CREATE_ANDX). */
-enum {
-	RP_NT_SUPERSEDE = 0,
-	RP_NT_OPEN = 1,
-	RP_NT_CREATE = 2,
-	RP_NT_OPEN_IF = 3,
-	RP_NT_OVERWRITE = 4,
-	RP_NT_OVERWRITE_IF = 5,
-};
-/* NT access mask bits we act on (MS-DTYP 2.4.3 ACCESS_MASK; MS-SMB2 2.2.13.1.1); #defines: 0x80000000 is no int. */
-#define RP_NT_READ_DATA 0x1u
-#define RP_NT_WRITE_DATA 0x2u
-#define RP_NT_APPEND_DATA 0x4u
-#define RP_NT_EXECUTE 0x20u
-#define RP_NT_MAXIMUM_ALLOWED 0x02000000u
-#define RP_NT_GENERIC_ALL 0x10000000u
-#define RP_NT_GENERIC_EXECUTE 0x20000000u
-#define RP_NT_GENERIC_WRITE 0x40000000u
-#define RP_NT_GENERIC_READ 0x80000000u
-/* NT create options we act on. */
-enum {
-	RP_NT_DIRECTORY_FILE = 0x1,
-	RP_NT_NON_DIRECTORY_FILE = 0x40,
-	RP_NT_DELETE_ON_CLOSE = 0x1000,
+	/*
+	 * The backend's server has NT file semantics of its own (an SMB server):
+	 * the engine's NT layer (replay/ntsem.c: access checks from an open's
+	 * wants, mandatory locks, delete-on-close, end-of-file status, security
+	 * checks) stays out of its way.  Every other backend gets that layer.
+	 */
+	RP_BCAP_NT_NATIVE = 1u << 3,
 };
 
 /*
@@ -68,14 +42,19 @@ enum {
  */
 typedef struct rp_breq rp_breq;
 struct rp_breq {
-	const rp_op *op;   /* the trace op: opcode, offset, length, flags, open fields */
+	const rp_op *op;   /* the trace op: its semantic fields only (docs/op-model.md), never op->raw */
 	const char *path;  /* NULL if the op has none */
-	const char *path2; /* rename/link/symlink second path; NULL if none */
+	const char *path2; /* rename/link/symlink target, readdir pattern, xattr name; NULL if none */
 	uint64_t bh;       /* in: backend handle for handle ops; out: the new one for open */
-	rp_dialect dialect;
 	/* Results. */
 	int32_t status;  /* canonical: 0, errno, or RP_STATUS_OTHER */
 	uint64_t result; /* bytes transferred, entries returned */
+	/*
+	 * (version 3) open: the wants the new handle really has (rp_want), when
+	 * the backend had to choose (an open whose wants are unknown or
+	 * RP_WANT_MAX); 0 when it did not say.  The NT layer checks I/O against it.
+	 */
+	uint32_t granted;
 	void (*cb)(rp_breq *req);
 	void *data; /* the submitter's */
 	/*

@@ -62,7 +62,7 @@ static void async_done(rp_breq *req)
 	*(bool *)req->data = true;
 }
 
-static inline void submit(rp_client *c, rp_breq *req)
+void rp__client_submit(rp_client *c, rp_breq *req)
 {
 	const rp_replay *const r = c->r;
 	if (!c->async) {
@@ -224,18 +224,8 @@ static inline int32_t expected(const rp_client *c, const rp_op *op, uint64_t ind
 static const rp_op *loop_open(rp_client *c, const rp_op *op)
 {
 	c->scratch = *op;
-	switch (c->r->dialect) {
-	case RP_DIALECT_NT:
-		c->scratch.disposition = RP_NT_OVERWRITE_IF;
-		break;
-	case RP_DIALECT_POSIX:
-		c->scratch.access = (op->access & ~(uint32_t)O_EXCL) | O_TRUNC;
-		break;
-	case RP_DIALECT_NFS:
-		c->scratch.disposition = RP_NT_OPEN_IF;
-		c->scratch.access |= O_TRUNC;
-		break;
-	}
+	c->scratch.disp = RP_DISP_TRUNC_IF;
+	c->scratch.oflags &= ~(uint32_t)RP_OF_EXCL_VERIFY;
 	return &c->scratch;
 }
 
@@ -255,7 +245,6 @@ static inline enum verdict resolve(rp_client *c, const rp_op *op, uint64_t index
 	req->op = op->op == RP_OP_OPEN && op->status == 0 && loop_conflict(c, index) ? loop_open(c, op) : op;
 	req->path = req->path2 = NULL;
 	req->bh = 0;
-	req->dialect = r->dialect;
 	req->no_handle = op->handle == 0 && op->status == EBADF && (handle_ops >> op->op & 1u);
 	if (req->no_handle)
 		return r->bops->version >= 2 ? V_ISSUE : V_NO_HANDLE_1;
@@ -320,9 +309,20 @@ static uint64_t exec(rp_client *c, const rp_op *op, rp_breq *req, enum verdict v
 	case V_ISSUE:
 		break;
 	}
+	/* The NT layer, for backends without NT semantics of their own, only where an NT or delete-on-close handle is. */
+	const bool nt = r->nt_layer && (c->nt.handles.live ||
+					(op->op == RP_OP_OPEN && (op->oflags & (RP_OF_NT | RP_OF_DELETE_ON_CLOSE))));
+	const int pre = nt ? rp__nt_before(c, op, req) : 0;
 	/* The issue time is taken last, right before the backend call: lag and latency are the call's. */
 	const uint64_t issue = rp__now(r);
-	submit(c, req);
+	if (pre) {
+		req->status = pre == RP__NT_DONE ? 0 : pre;
+		req->result = 0;
+	} else {
+		rp__client_submit(c, req);
+	}
+	if (nt)
+		rp__nt_after(c, op, req);
 	const uint64_t done = rp__now(r);
 	if (op->op == RP_OP_OPEN) {
 		uint64_t old;
@@ -357,6 +357,7 @@ static void release_all(rp_client *c)
 	while (rp__handles_pop(&c->handles, &key, &bh))
 		if (bh != BH_FAILED)
 			r->bops->release(r->bstate, c->bstate, bh);
+	rp__ntclient_reset(c);
 }
 
 static inline uint64_t scale(const rp_replay *r, uint64_t t)
@@ -516,6 +517,7 @@ void rp__client_free(rp_client *c)
 		free(c->paths[i].s);
 	free(c->paths);
 	free(c->series);
+	rp__ntclient_fini(c);
 	free(c->bstate);
 	rp__handles_fini(&c->handles);
 	free(c);

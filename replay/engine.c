@@ -48,21 +48,6 @@ static int pick_backend(const rp_replay_opts *o, const rp_backend_ops **out, cha
 	return 0;
 }
 
-static rp_dialect dialect_of(const rp_trace_meta *m)
-{
-	switch (m->source) {
-	case RP_SRC_LOADFILE_NFS:
-	case RP_SRC_PCAP_NFS:
-		return RP_DIALECT_NFS;
-	case RP_SRC_SYSCALL:
-	case RP_SRC_STRACE:
-	case RP_SRC_CTF:
-		return RP_DIALECT_POSIX;
-	default:
-		return RP_DIALECT_NT;
-	}
-}
-
 static int check_opts(const rp_replay_opts *o, char *errbuf)
 {
 	if (!o->target || !*o->target)
@@ -85,6 +70,8 @@ int rp_replay_create(rp_replay **out, const rp_replay_opts *opts, rp_workload *w
 	if (rc < 0)
 		return rc;
 	rp_replay *const r = calloc(1, sizeof(*r));
+	if (r)
+		rp__ntlocks_init(&r->ntlocks);
 	if (!r)
 		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 	r->opts = *opts;
@@ -104,6 +91,7 @@ int rp_replay_create(rp_replay **out, const rp_replay_opts *opts, rp_workload *w
 			     r->bops->name, r->bops->version, RP_BACKEND_VERSION);
 		goto fail;
 	}
+	r->nt_layer = !(r->bops->caps & RP_BCAP_NT_NATIVE);
 	rc = rp_backend_parse_opts(r->bops, opts->backend_opts, &r->kv, &r->n_kv, &r->kv_storage, errbuf);
 	if (rc < 0)
 		goto fail;
@@ -117,7 +105,6 @@ int rp_replay_create(rp_replay **out, const rp_replay_opts *opts, rp_workload *w
 	}
 	r->inv_speed = 1.0 / opts->speed;
 	r->offset_ns = (uint64_t)(opts->clone_offset_s * 1e9);
-	r->dialect = dialect_of(&w->meta);
 	atomic_init(&r->stop, false);
 	atomic_init(&r->aborted, 0);
 	rc = rp__scan(r, errbuf);
@@ -140,11 +127,12 @@ int rp_workload_plan(rp_workload *w, rp_plan_fn fn, void *ctx, char *errbuf)
 {
 	/* The engine's scan on an engine with no backend: nothing but the plan is used. */
 	rp_replay *const r = calloc(1, sizeof(*r));
+	if (r)
+		rp__ntlocks_init(&r->ntlocks);
 	if (!r)
 		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 	rp_replay_opts_init(&r->opts);
 	r->w = w;
-	r->dialect = dialect_of(&w->meta);
 	int rc = rp__scan(r, errbuf);
 	for (size_t i = 0; rc == 0 && i < r->n_prep; i++)
 		rc = fn(ctx, r->prep[i].path, r->prep[i].dir, r->prep[i].dir ? 0 : r->prep[i].size);
@@ -174,6 +162,7 @@ static int make_clients(rp_replay *r, char *errbuf)
 			if (r->opts.clones)
 				snprintf(c->dir, sizeof(c->dir), "client%u", k + 1);
 			rp__handles_init(&c->handles);
+			rp__ntclient_init(&c->nt);
 			c->bstate = calloc(1, r->bops->client_size ? r->bops->client_size : 1);
 			if (r->opts.timing != RP_TIMING_AFAP && (c->lag = malloc(sizeof(*c->lag))))
 				rp__hist_init(c->lag);
@@ -324,5 +313,6 @@ void rp_replay_destroy(rp_replay *r)
 	free(r->kv);
 	free(r->kv_storage);
 	free(r->target);
+	rp__ntlocks_fini(&r->ntlocks);
 	free(r);
 }

@@ -8,6 +8,7 @@
 
 #include "replay/handles.h"
 #include "replay/hist.h"
+#include "replay/ntsem.h"
 #include "replay/replay.h"
 #include "replay/workload.h"
 
@@ -40,6 +41,7 @@ typedef struct rp_client {
 	rp_op_source *src;
 	rp_op scratch;         /* an op the engine rewrote (loop_open) */
 	rp_handles handles;
+	rp_ntclient nt;    /* the NT layer's view of its handles (replay/ntsem.c) */
 	rp_pathent *paths; /* by string id */
 	size_t n_paths;
 
@@ -80,12 +82,13 @@ struct rp_replay {
 	rp_replay_opts opts;
 	char *target;
 	const rp_backend_ops *bops;
+	bool nt_layer;       /* the backend has no NT semantics of its own: replay/ntsem.c supplies them */
+	rp_ntlocks ntlocks;  /* mandatory byte-range locks of every client */
 	void *bstate;
 	rp_backend_kv *kv;
 	size_t n_kv;
 	char *kv_storage;
 	rp_workload *w;
-	rp_dialect dialect;
 	rp_replay_clock clock;
 	bool mono; /* clock is CLOCK_MONOTONIC: read it inline, not through clock.now */
 	uint64_t spin_ns, offset_ns;
@@ -141,6 +144,8 @@ void rp__prepare_free(rp_replay *r);
 /* client.c */
 void *rp__client_main(void *arg);
 void rp__client_free(rp_client *c);
+/* Hand a request to the backend and wait for it (synchronously or through poll()). */
+void rp__client_submit(rp_client *c, rp_breq *req);
 
 /* stats.c */
 int rp__stats_merge(rp_replay *r);

@@ -224,23 +224,10 @@ static pent *hget(scan *s, uint32_t client, uint64_t handle)
 	return v && v != SIZE_MAX ? &s->e[v - 1] : NULL;
 }
 
-/* Whether an open empties the file it opens (the trace's dialect). */
-static bool open_truncates(rp_dialect d, const rp_op *op)
+/* Whether an open empties the file it opens. */
+static bool open_truncates(const rp_op *op)
 {
-	if (d == RP_DIALECT_NT)
-		return op->disposition == RP_NT_SUPERSEDE || op->disposition == RP_NT_OVERWRITE ||
-		       op->disposition == RP_NT_OVERWRITE_IF;
-	return (op->access & O_TRUNC) != 0;
-}
-
-/* A setattr that sets the size (to op->length): SMB end of file, NFS size in the attribute mask. */
-static bool sets_size(rp_dialect d, const rp_op *op)
-{
-	if (d == RP_DIALECT_NT)
-		return op->level == 20 || op->level == 1020; /* FileEndOfFileInformation (MS-FSCC 2.4.13), SMB1 pass-through */
-	if (d == RP_DIALECT_NFS)
-		return (op->level & 8) != 0; /* docs/capture-mapping.md: NFS SETATTR mask, 8 = size */
-	return false;
+	return op->disp == RP_DISP_TRUNC || op->disp == RP_DISP_TRUNC_IF || op->disp == RP_DISP_SUPERSEDE;
 }
 
 /*
@@ -259,32 +246,20 @@ static int file_of(scan *s, const rp_op *op, const char *p1, pent **e)
 	return *e ? 0 : -1;
 }
 
-/* Whether an open may create what it names (the trace's dialect). */
-static bool open_creates(rp_dialect d, const rp_op *op)
+/* Whether an open may create what it names. */
+static bool open_creates(const rp_op *op)
 {
-	if (op->flags & RP_OPF_CREATE)
-		return true;
-	if (d == RP_DIALECT_NT)
-		return op->disposition != RP_NT_OPEN && op->disposition != RP_NT_OVERWRITE;
-	if (d == RP_DIALECT_POSIX)
-		return (op->access & O_CREAT) != 0;
-	return false;
+	return op->disp != RP_DISP_OPEN && op->disp != RP_DISP_TRUNC;
 }
 
-/*
- * A captured SMB open that may create but says it opened or overwrote what was
- * there (CreateAction FILE_OPENED 1, FILE_OVERWRITTEN 3: MS-SMB2 2.2.14): it
- * existed.  Loadfiles record no CreateAction, so only captures say so.
- */
-static bool found_existing(const rp_replay *r, const rp_op *op)
+/* An open that may create but says it opened or emptied what was there (the create action): it existed. */
+static bool found_existing(const rp_op *op)
 {
-	const uint32_t src = r->w->meta.source;
-	return r->dialect == RP_DIALECT_NT && (src == RP_SRC_PCAP_SMB || src == RP_SRC_PCAP) && op->status == 0 &&
-	       (op->result == 1 || op->result == 3);
+	return op->status == 0 && (op->result == RP_ACT_OPENED || op->result == RP_ACT_TRUNCATED);
 }
 
 /* Whether an op makes p1 (or p2) and fails with EEXIST when it is already there. */
-static const char *creates_new(rp_dialect d, const rp_op *op, const char *p1, const char *p2)
+static const char *creates_new(const rp_op *op, const char *p1, const char *p2)
 {
 	switch (op->op) {
 	case RP_OP_MKDIR:
@@ -294,13 +269,9 @@ static const char *creates_new(rp_dialect d, const rp_op *op, const char *p1, co
 	case RP_OP_LINK:
 		return p2;
 	case RP_OP_RENAME:
-		return d == RP_DIALECT_NT ? p2 : NULL; /* SMB renames never replace */
+		return op->oflags & RP_RN_NOREPLACE ? p2 : NULL;
 	case RP_OP_OPEN:
-		if (d == RP_DIALECT_NT)
-			return op->disposition == RP_NT_CREATE ? p1 : NULL;
-		if (d == RP_DIALECT_POSIX)
-			return (op->access & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL) ? p1 : NULL;
-		return (op->flags & RP_OPF_CREATE) && op->disposition == RP_NT_CREATE ? p1 : NULL;
+		return op->disp == RP_DISP_CREATE ? p1 : NULL;
 	default:
 		return NULL;
 	}
@@ -309,7 +280,7 @@ static const char *creates_new(rp_dialect d, const rp_op *op, const char *p1, co
 static int scan_op(rp_replay *r, scan *s, const rp_op *op, uint64_t index, const char *p1, const char *p2)
 {
 	const bool ok = op->status == 0 || op->status == RP_STATUS_UNKNOWN;
-	const char *const made = s->loop && op->status == 0 ? creates_new(r->dialect, op, p1, p2) : NULL;
+	const char *const made = s->loop && op->status == 0 ? creates_new(op, p1, p2) : NULL;
 	if (made && made[0] && index < UINT32_MAX) {
 		const pent *const e = lookup(s, made, strlen(made));
 		if (!e)
@@ -318,16 +289,10 @@ static int scan_op(rp_replay *r, scan *s, const rp_op *op, uint64_t index, const
 		    rp__handles_put(s->conflicts, (uint64_t)op->client << 32 | index, 1) < 0)
 			return -1;
 	}
-	const bool dirflag = (op->flags & RP_OPF_DIRECTORY) ||
-			     (r->dialect == RP_DIALECT_NT && op->op == RP_OP_OPEN && (op->options & RP_NT_DIRECTORY_FILE));
+	const bool dirflag = (op->flags & RP_OPF_DIRECTORY) || (op->op == RP_OP_OPEN && (op->oflags & RP_OF_DIRECTORY));
 	if (p1 && (ok || op->status == EEXIST)) {
-		if (dirflag || op->op == RP_OP_RMDIR || op->op == RP_OP_MKDIR)
+		if (dirflag || op->op == RP_OP_RMDIR || op->op == RP_OP_MKDIR || op->op == RP_OP_READDIR)
 			hint_dir(s, p1, strlen(p1));
-		if (op->op == RP_OP_READDIR) {
-			const char *const slash = strrchr(p1, '/');
-			const bool pattern = r->dialect == RP_DIALECT_NT || strpbrk(p1, "*?");
-			hint_dir(s, p1, pattern ? (slash ? (size_t)(slash - p1) : 0) : strlen(p1));
-		}
 	}
 	switch (op->op) {
 	case RP_OP_OPEN: {
@@ -337,7 +302,7 @@ static int scan_op(rp_replay *r, scan *s, const rp_op *op, uint64_t index, const
 			return expect(s, p1, strlen(p1), dirflag) < 0 ? -1 : 0;
 		if (!ok)
 			return op->status == ENOENT ? set_state(s, p1, P_ABSENT, dirflag) : 0;
-		if (open_creates(r->dialect, op) && !found_existing(r, op)) {
+		if (open_creates(op) && !found_existing(op)) {
 			pent *const e = lookup(s, p1, strlen(p1));
 			if (!e)
 				return -1;
@@ -349,7 +314,7 @@ static int scan_op(rp_replay *r, scan *s, const rp_op *op, uint64_t index, const
 		pent *const e = lookup(s, p1, strlen(p1));
 		if (!e)
 			return -1;
-		if (open_truncates(r->dialect, op)) {
+		if (open_truncates(op)) {
 			e->truncated = true;
 			e->wmax = 0;
 		}
@@ -381,12 +346,14 @@ static int scan_op(rp_replay *r, scan *s, const rp_op *op, uint64_t index, const
 		return 0;
 	}
 	case RP_OP_SETATTR:
-		if (ok && sets_size(r->dialect, op)) {
+		if (ok && (op->attrs & (RP_SA_SIZE | RP_SA_ALLOC))) {
 			pent *e = NULL;
 			if (file_of(s, op, p1, &e) < 0)
 				return -1;
-			if (e) {
-				e->wmax = op->length;
+			/* The size is what it sets; an allocation below the data truncates it there, above leaves it. */
+			const uint64_t size = op->attrs & RP_SA_SIZE ? op->length : op->offset;
+			if (e && ((op->attrs & RP_SA_SIZE) || size < e->wmax)) {
+				e->wmax = size;
 				e->truncated = true;
 			}
 			return 0;
@@ -406,10 +373,7 @@ static int scan_op(rp_replay *r, scan *s, const rp_op *op, uint64_t index, const
 	case RP_OP_READDIR: {
 		if (!p1 || !ok)
 			return 0;
-		const char *const slash = strrchr(p1, '/');
-		if (r->dialect == RP_DIALECT_NT || strpbrk(p1, "*?"))
-			return expect(s, p1, slash ? (size_t)(slash - p1) : 0, true) < 0 ? -1 : 0;
-		return expect(s, p1, strlen(p1), true) < 0 ? -1 : 0;
+		return expect(s, p1, strlen(p1), true) < 0 ? -1 : 0; /* the directory (the pattern is path2) */
 	}
 	case RP_OP_UNLINK:
 	case RP_OP_RMDIR:
@@ -652,7 +616,6 @@ static void prepare_dir(rp_replay *r, void *cs)
 		memset(&req, 0, sizeof(req));
 		req.op = &op;
 		req.path = it->path;
-		req.dialect = RP_DIALECT_POSIX;
 		if (it->dir) {
 			op.op = RP_OP_MKDIR;
 			op.mode = 0777;
@@ -662,7 +625,8 @@ static void prepare_dir(rp_replay *r, void *cs)
 			continue;
 		}
 		op.op = RP_OP_OPEN;
-		op.access = O_RDWR | O_CREAT;
+		op.want = RP_WANT_KNOWN | RP_WANT_READ | RP_WANT_WRITE;
+		op.disp = RP_DISP_OPEN_IF;
 		op.mode = 0666;
 		if (prep_submit(r, cs, &req) != 0) {
 			r->res.prepare.failures++;
@@ -673,11 +637,11 @@ static void prepare_dir(rp_replay *r, void *cs)
 		if (it->size) {
 			/* One byte at the end: the file has its size without writing all of it. */
 			op = (rp_op){ .op = RP_OP_WRITE, .offset = it->size - 1, .length = 1 };
-			req = (rp_breq){ .op = &op, .bh = bh, .dialect = RP_DIALECT_POSIX };
+			req = (rp_breq){ .op = &op, .bh = bh };
 			st = prep_submit(r, cs, &req);
 		}
 		op = (rp_op){ .op = RP_OP_CLOSE };
-		req = (rp_breq){ .op = &op, .bh = bh, .dialect = RP_DIALECT_POSIX };
+		req = (rp_breq){ .op = &op, .bh = bh };
 		prep_submit(r, cs, &req);
 		r->res.prepare.files += st == 0;
 		r->res.prepare.bytes += st == 0 ? it->size : 0;

@@ -14,27 +14,10 @@
 /* One read or write moves at most this much per call; larger requests loop. */
 #define IO_CHUNK (16u * 1024u * 1024u)
 
-/* SMB info levels (MS-CIFS 2.2.8, MS-FSCC 2.4) that change what setattr does. */
-#define LEVEL_DISPOSITION 1013
-#define LEVEL_ALLOCATION 1019
-#define LEVEL_END_OF_FILE 1020
-/* NFS SETATTR attribute mask bit for the size, as the NFS decoders record it (docs/capture-mapping.md). */
-#define NFS_SET_SIZE 8
-/* NFSv4 LOCKT (RFC 7530 op 13), as loadfile TEST4 records it in level (docs/loadfile.md). */
-#define LEVEL_NFS4_LOCKT 13
-
 /* What a backend handle points at. */
 typedef struct pfile {
 	int fd;
-	bool delete_on_close;
 	bool dir;
-	/* An NT open grants only the data access it asked for: I/O beyond it is ACCESS_DENIED (EACCES). */
-	bool no_read, no_write;
-	uint32_t nt_access; /* NT: the access mask asked for (0: none recorded, everything) */
-	/* NT: this handle's own shared locks (a shared lock blocks its holder's writes too), offset and length. */
-	uint64_t (*shared)[2];
-	uint32_t n_shared, cap_shared;
-	char path[]; /* for delete-on-close */
 } pfile;
 
 static const rp_backend_opt posix_opts[] = {
@@ -159,87 +142,63 @@ static void posix_client_fini(void *backend, void *client)
 	c->buf = NULL;
 }
 
-/* How to open what an open op names, in the trace's dialect. */
+/* How to open what an open op names (its semantic fields: docs/op-model.md). */
 typedef struct oflags {
 	int flags;        /* open(2) flags */
 	bool dir;         /* wants a directory */
-	bool file;        /* must not be one (NT FILE_NON_DIRECTORY_FILE) */
-	bool doc;         /* delete on close */
+	bool file;        /* must not be one */
 	bool fallback_ro; /* no access was asked for as such: read-write, else read-only */
-	bool meta_only;   /* NT: no data access asked for (attributes, DELETE, ...): O_PATH if unreadable */
-	bool nt;          /* NT semantics: a directory opened read-only is found out; I/O checks the access */
-	bool no_read, no_write;
+	bool meta_only;   /* no data access asked for (attributes, delete, ...): O_PATH if unreadable */
 } oflags;
 
-static const uint32_t nt_read_bits = RP_NT_READ_DATA | RP_NT_EXECUTE | RP_NT_GENERIC_READ | RP_NT_GENERIC_EXECUTE |
-				     RP_NT_GENERIC_ALL;
-static const uint32_t nt_write_bits = RP_NT_WRITE_DATA | RP_NT_APPEND_DATA | RP_NT_GENERIC_WRITE | RP_NT_GENERIC_ALL;
+static const int disp_flags[RP_DISP__COUNT] = {
+	[RP_DISP_OPEN] = 0,
+	[RP_DISP_CREATE] = O_CREAT | O_EXCL,
+	[RP_DISP_OPEN_IF] = O_CREAT,
+	[RP_DISP_TRUNC] = O_TRUNC,
+	[RP_DISP_TRUNC_IF] = O_CREAT | O_TRUNC,
+	[RP_DISP_SUPERSEDE] = O_CREAT | O_TRUNC,
+};
 
-static int nt_accmode(uint32_t access, oflags *o)
+static oflags open_flags(const rp_op *op)
 {
-	/* No mask (dbench loadfiles) or MAXIMUM_ALLOWED: as much as the file allows. */
-	if (access == 0 || (access & RP_NT_MAXIMUM_ALLOWED)) {
-		o->fallback_ro = true;
-		return O_RDWR;
+	oflags o = { .dir = (op->flags & RP_OPF_DIRECTORY) || (op->oflags & RP_OF_DIRECTORY),
+		     .file = (op->oflags & RP_OF_NOT_DIRECTORY) != 0 };
+	const uint32_t w = op->want;
+	int acc;
+	if (!(w & RP_WANT_KNOWN) || (w & RP_WANT_MAX)) {
+		/* Not recorded (NFSv3, loadfiles) or as much as allowed: read-write, else read-only. */
+		acc = O_RDWR;
+		o.fallback_ro = true;
+	} else {
+		/* Append-only writes still go where the op says: SMB writes carry their offset. */
+		const bool rd = (w & (RP_WANT_READ | RP_WANT_EXEC)) != 0, wr = (w & (RP_WANT_WRITE | RP_WANT_APPEND)) != 0;
+		acc = rd && wr ? O_RDWR : wr ? O_WRONLY : O_RDONLY;
+		o.meta_only = !rd && !wr;
 	}
-	const bool rd = (access & nt_read_bits) != 0, wr = (access & nt_write_bits) != 0;
-	o->no_read = !rd;
-	o->no_write = !wr;
-	if (rd && wr)
-		return O_RDWR;
-	if (wr)
-		return O_WRONLY; /* FILE_APPEND_DATA too: SMB writes carry their offset, O_APPEND would ignore it */
-	o->meta_only = !rd;
-	return O_RDONLY;
+	o.flags = acc | (op->disp < RP_DISP__COUNT ? disp_flags[op->disp] : 0);
+	o.flags |= op->oflags & RP_OF_APPEND ? O_APPEND : 0;
+	o.flags |= op->oflags & RP_OF_SYNC ? O_SYNC : 0;
+	o.flags |= op->oflags & RP_OF_NOFOLLOW ? O_NOFOLLOW : 0;
+	return o;
 }
 
-static oflags open_flags(const rp_breq *req)
+/* The wants an fd opened with these access flags has (for the engine's checks). */
+static uint32_t granted_of(int flags)
 {
-	const rp_op *const op = req->op;
-	oflags o = { .dir = (op->flags & RP_OPF_DIRECTORY) != 0 };
-	switch (req->dialect) {
-	case RP_DIALECT_NT: {
-		o.nt = true;
-		o.dir = o.dir || (op->options & RP_NT_DIRECTORY_FILE);
-		o.file = (op->options & RP_NT_NON_DIRECTORY_FILE) != 0;
-		o.doc = (op->options & RP_NT_DELETE_ON_CLOSE) != 0;
-		static const int disp[] = {
-			[RP_NT_SUPERSEDE] = O_CREAT | O_TRUNC, [RP_NT_OPEN] = 0,
-			[RP_NT_CREATE] = O_CREAT | O_EXCL,     [RP_NT_OPEN_IF] = O_CREAT,
-			[RP_NT_OVERWRITE] = O_TRUNC,           [RP_NT_OVERWRITE_IF] = O_CREAT | O_TRUNC,
-		};
-		o.flags = nt_accmode(op->access, &o) | (op->disposition <= RP_NT_OVERWRITE_IF ? disp[op->disposition] : 0);
-		return o;
-	}
-	case RP_DIALECT_POSIX:
-		o.dir = o.dir || (op->access & O_DIRECTORY);
-		o.flags = (int)(op->access & (O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC | O_APPEND | O_DIRECTORY));
-		return o;
-	case RP_DIALECT_NFS:
-		/* NFSv4 OPEN records share_access as O_ flags; NFSv3 and loadfiles have none (0): read-write. */
-		if (op->access & (O_ACCMODE | O_CREAT))
-			o.flags = (int)(op->access & O_ACCMODE);
-		else {
-			o.flags = O_RDWR;
-			o.fallback_ro = true;
-		}
-		/* Loadfiles record createhow as an NT disposition: GUARDED/EXCLUSIVE as CREATE (docs/loadfile.md). */
-		if (op->flags & RP_OPF_CREATE)
-			o.flags |= O_CREAT | (op->disposition == RP_NT_CREATE ? O_EXCL : 0);
-		return o;
-	}
-	o.flags = O_RDWR;
-	o.fallback_ro = true;
-	return o;
+	const int acc = flags & O_ACCMODE;
+	return RP_WANT_KNOWN | RP_WANT_READ_ATTR | RP_WANT_WRITE_ATTR | RP_WANT_DELETE |
+	       (acc != O_WRONLY ? RP_WANT_READ | RP_WANT_EXEC : 0) | (acc != O_RDONLY ? RP_WANT_WRITE | RP_WANT_APPEND : 0);
 }
 
 static int do_open(posix_backend *pb, posix_client *c, rp_breq *req)
 {
-	oflags o = open_flags(req);
+	const oflags o = open_flags(req->op);
 	int flags = o.flags;
-	const unsigned mode = req->op->mode ? req->op->mode & 07777 : o.dir ? 0777 : 0666;
+	bool dir = o.dir;
+	const unsigned mode = req->op->mode ? req->op->mode & 07777 : dir ? 0777 : 0666;
 	int fd;
-	if (o.dir) {
+	if (dir) {
 		if (flags & O_CREAT) {
 			const char *name;
 			const int parent = rp__posix_parent(c, req->path, &name);
@@ -256,64 +215,45 @@ static int do_open(posix_backend *pb, posix_client *c, rp_breq *req)
 			flags |= O_SYNC;
 		fd = rp__posix_open(c, req->path, flags, mode);
 		if (fd == -EACCES && o.fallback_ro && (flags & O_ACCMODE) == O_RDWR) {
-			fd = rp__posix_open(c, req->path, (flags & ~O_ACCMODE) | O_RDONLY, mode);
-			o.no_write = o.nt;
+			flags = (flags & ~O_ACCMODE) | O_RDONLY;
+			fd = rp__posix_open(c, req->path, flags, mode);
 		}
 		if (fd == -EACCES && o.meta_only) /* attributes only: no read permission needed */
 			fd = rp__posix_open(c, req->path, O_PATH | (flags & O_DIRECTORY), 0);
 		if (fd == -EISDIR && !o.file && !(flags & (O_EXCL | O_TRUNC))) {
 			fd = rp__posix_open(c, req->path, O_RDONLY | O_DIRECTORY, 0);
-			o.dir = true;
-		} else if (fd >= 0 && o.nt && (flags & O_ACCMODE) == O_RDONLY) {
-			/* Read-only opens of a directory succeed in POSIX; SMB tells them apart. */
+			dir = true;
+		} else if (fd >= 0 && (flags & O_ACCMODE) == O_RDONLY) {
+			/* Read-only opens of a directory succeed in POSIX; one that must not be a directory, or empties it, fails. */
 			struct stat st;
 			if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
 				if (o.file || (flags & (O_EXCL | O_TRUNC))) {
 					close(fd);
 					return EISDIR;
 				}
-				o.dir = true;
+				dir = true;
 			}
 		}
 	}
 	if (fd < 0)
 		return -fd;
-	const size_t plen = strlen(req->path);
-	pfile *const f = malloc(sizeof(*f) + plen + 1);
+	pfile *const f = malloc(sizeof(*f));
 	if (!f) {
 		close(fd);
 		return ENOMEM;
 	}
 	f->fd = fd;
-	f->dir = o.dir;
-	f->delete_on_close = o.doc;
-	f->no_read = o.no_read;
-	f->no_write = o.no_write;
-	f->nt_access = req->dialect == RP_DIALECT_NT ? req->op->access : 0;
-	f->shared = NULL;
-	f->n_shared = f->cap_shared = 0;
-	memcpy(f->path, req->path, plen + 1);
+	f->dir = dir;
+	req->granted = dir ? RP_WANT_KNOWN | RP_WANT_ALL : granted_of(flags);
 	req->bh = (uint64_t)(uintptr_t)f;
 	return 0;
 }
 
 static int do_close(posix_client *c, uint64_t bh)
 {
+	(void)c;
 	pfile *const f = (pfile *)(uintptr_t)bh;
-	int rc = close(f->fd) < 0 ? errno : 0;
-	if (f->delete_on_close) {
-		const char *name;
-		const int parent = rp__posix_parent(c, f->path, &name);
-		if (parent >= 0) {
-			const bool gone = unlinkat(parent, name, f->dir ? AT_REMOVEDIR : 0) == 0;
-			if (!gone && rc == 0 && errno != ENOENT)
-				rc = errno;
-			rp__posix_release(c, parent);
-			if (gone && f->dir)
-				rp__posix_forget(c, f->path);
-		}
-	}
-	free(f->shared);
+	const int rc = close(f->fd) < 0 ? errno : 0;
 	free(f);
 	return rc;
 }
@@ -337,13 +277,6 @@ static int do_io(posix_backend *pb, posix_client *c, rp_breq *req, int fd, bool 
 			break; /* end of file */
 	}
 	req->result = done;
-	/*
-	 * In the NT dialect a read that gets nothing for a non-zero length, at or
-	 * past the end of file, is STATUS_END_OF_FILE (MS-SMB2 3.3.5.12), which
-	 * the status tables map to ENODATA; POSIX and NFS call it success.
-	 */
-	if (!write && done == 0 && req->op->length > 0 && req->dialect == RP_DIALECT_NT)
-		return ENODATA;
 	if (write && pb->fsync_writes && fsync(fd) < 0)
 		return errno;
 	/* A stable write (NFS FILE_SYNC, O_SYNC in the trace) reaches the disk before it completes. */
@@ -361,7 +294,8 @@ static int do_lock(int fd, const rp_op *op, bool unlock)
 	l.l_whence = SEEK_SET;
 	l.l_start = (off_t)(op->offset & INT64_MAX);
 	l.l_len = (off_t)(op->length & INT64_MAX);
-	if (op->level == LEVEL_NFS4_LOCKT) {
+	/* A waiting lock (F_SETLKW) is tried without waiting: replay never blocks on another client. */
+	if (op->flags & RP_OPF_TEST) {
 		/* Test only: a conflicting lock is reported as NFS4ERR_DENIED would be. */
 		if (fcntl(fd, F_OFD_GETLK, &l) < 0)
 			return errno;
@@ -370,126 +304,81 @@ static int do_lock(int fd, const rp_op *op, bool unlock)
 	return fcntl(fd, F_OFD_SETLK, &l) < 0 ? errno : 0;
 }
 
-static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+/* The times a setattr sets, for futimens/utimensat: UTIME_OMIT where it sets none. */
+static void setattr_times(const rp_op *op, struct timespec ts[2])
 {
-	return alen && blen && a < b + blen && b < a + alen;
+	const uint64_t t[2] = { op->atime, op->mtime };
+	const uint32_t set[2] = { RP_SA_ATIME, RP_SA_MTIME }, now[2] = { RP_SA_ATIME_NOW, RP_SA_MTIME_NOW };
+	for (int i = 0; i < 2; i++) {
+		if (op->attrs & set[i])
+			ts[i] = (struct timespec){ .tv_sec = (time_t)(t[i] / 1000000000u), .tv_nsec = (long)(t[i] % 1000000000u) };
+		else
+			ts[i] = (struct timespec){ .tv_nsec = op->attrs & now[i] ? UTIME_NOW : UTIME_OMIT };
+	}
 }
+
+#define SA_TIMES (RP_SA_ATIME | RP_SA_MTIME | RP_SA_ATIME_NOW | RP_SA_MTIME_NOW)
 
 /*
- * SMB byte-range locks are mandatory (MS-FSA 2.1.4.10): a read conflicts with
- * another open's exclusive lock on the range, a write with another open's lock
- * of either kind and with a shared lock of its own; the op fails
- * FILE_LOCK_CONFLICT (EAGAIN).  OFD locks are advisory, so the backend asks
- * (F_OFD_GETLK, which sees other opens' locks) and keeps the handle's own shared
- * ones.  Only once some NT lock was taken in the run: until then it costs nothing.
+ * A setattr does what its attrs say (docs/op-model.md): size, allocation
+ * (below the size it truncates, at or above it leaves the data), mode,
+ * owner, times.  Change and creation times and DOS attributes have no POSIX
+ * call: they are metadata updates, an fstat here.  Delete-on-close is the
+ * engine's (replay/ntsem.c).
  */
-static int nt_lock_conflict(posix_backend *pb, const pfile *f, int fd, const rp_op *op, bool write)
-{
-	if (!atomic_load_explicit(&pb->nt_locks, memory_order_relaxed) || !op->length)
-		return 0;
-	if (write)
-		for (uint32_t i = 0; i < f->n_shared; i++)
-			if (overlaps(op->offset, op->length, f->shared[i][0], f->shared[i][1]))
-				return EAGAIN;
-	struct flock l;
-	memset(&l, 0, sizeof(l));
-	l.l_type = write ? F_WRLCK : F_RDLCK;
-	l.l_whence = SEEK_SET;
-	l.l_start = (off_t)(op->offset & INT64_MAX);
-	l.l_len = (off_t)(op->length & INT64_MAX);
-	if (fcntl(fd, F_OFD_GETLK, &l) < 0)
-		return 0; /* cannot tell (O_PATH handle): no conflict */
-	return l.l_type == F_UNLCK ? 0 : EAGAIN;
-}
-
-/* Keep an NT handle's own shared locks after a lock or unlock that succeeded. */
-static int nt_track_lock(pfile *f, const rp_op *op, bool unlock)
-{
-	if (unlock) {
-		for (uint32_t i = 0; i < f->n_shared; i++)
-			if (f->shared[i][0] == op->offset && f->shared[i][1] == op->length) {
-				f->shared[i][0] = f->shared[f->n_shared - 1][0];
-				f->shared[i][1] = f->shared[--f->n_shared][1];
-				break;
-			}
-		return 0;
-	}
-	if (op->flags & RP_OPF_EXCLUSIVE)
-		return 0;
-	if (f->n_shared == f->cap_shared) {
-		const uint32_t cap = f->cap_shared ? f->cap_shared * 2 : 4;
-		uint64_t(*const sh)[2] = realloc(f->shared, cap * sizeof(*sh));
-		if (!sh)
-			return ENOMEM;
-		f->shared = sh;
-		f->cap_shared = cap;
-	}
-	f->shared[f->n_shared][0] = op->offset;
-	f->shared[f->n_shared++][1] = op->length;
-	return 0;
-}
-
-/* The size a setattr sets, if it sets one: SMB end of file or allocation, NFS size (docs/capture-mapping.md). */
-static bool setattr_size(const rp_breq *req, off_t *size)
-{
-	const rp_op *const op = req->op;
-	bool sets = false;
-	if (req->dialect == RP_DIALECT_NT)
-		sets = op->level == LEVEL_END_OF_FILE || op->level == LEVEL_ALLOCATION ||
-		       op->level == LEVEL_END_OF_FILE - 1000 || op->level == LEVEL_ALLOCATION - 1000;
-	else if (req->dialect == RP_DIALECT_NFS)
-		sets = (op->level & NFS_SET_SIZE) != 0;
-	*size = (off_t)(op->length & INT64_MAX);
-	return sets;
-}
-
 static int do_setattr(posix_client *c, const rp_breq *req, int fd)
 {
 	const rp_op *const op = req->op;
-	off_t size;
-	const bool sized = setattr_size(req, &size);
-	if (fd >= 0) {
-		pfile *const f = (pfile *)(uintptr_t)req->bh;
-		if (req->dialect == RP_DIALECT_NT && op->level == LEVEL_DISPOSITION) {
-			f->delete_on_close = true; /* dbench's SMB1 Sfileinfo 1013 */
-			return 0;
-		}
-		if (req->dialect == RP_DIALECT_NT && (op->level == 13 || op->level == 64)) {
-			/* SMB2 FileDisposition(Ex)Information: the decoder made the "delete" ones unlinks; this clears it. */
-			f->delete_on_close = false;
-			return 0;
-		}
-		if (sized) {
-			if (f->no_write)
-				return EACCES;
-			if (ftruncate(fd, size) < 0)
-				return errno;
-			if (req->dialect == RP_DIALECT_NT)
-				return 0;
-		}
-		if (op->mode && fchmod(fd, op->mode & 07777) < 0)
-			return errno;
-		return futimens(fd, NULL) < 0 ? errno : 0;
-	}
-	if (sized) {
-		/* By path (NFS SETATTR on a handle never opened): open for writing, set the size, close. */
-		const int wfd = rp__posix_open(c, req->path, O_WRONLY | O_NONBLOCK, 0);
+	const uint32_t a = op->attrs;
+	int wfd = fd, rc = 0;
+	if (fd < 0 && (a & (RP_SA_SIZE | RP_SA_ALLOC))) {
+		/* By path (NFS SETATTR on a handle never opened): open for writing. */
+		wfd = rp__posix_open(c, req->path, O_WRONLY | O_NONBLOCK, 0);
 		if (wfd < 0)
 			return -wfd;
-		const int rc = ftruncate(wfd, size) < 0 ? errno : 0;
+	}
+	struct stat st;
+	if (a & RP_SA_SIZE)
+		rc = ftruncate(wfd, (off_t)(op->length & INT64_MAX)) < 0 ? errno : 0;
+	if (rc == 0 && (a & RP_SA_ALLOC)) {
+		const off_t alloc = (off_t)(op->offset & INT64_MAX);
+		rc = fstat(wfd, &st) < 0 ? errno : 0;
+		if (rc == 0 && alloc < st.st_size)
+			rc = ftruncate(wfd, alloc) < 0 ? errno : 0;
+		else if (rc == 0 && alloc > st.st_size)
+			rc = fallocate(wfd, FALLOC_FL_KEEP_SIZE, 0, alloc) < 0 && errno != EOPNOTSUPP ? errno : 0;
+	}
+	if (wfd != fd)
 		close(wfd);
-		if (rc)
-			return rc;
+	if (rc)
+		return rc;
+	struct timespec ts[2];
+	setattr_times(op, ts);
+	const uid_t uid = a & RP_SA_UID ? (uid_t)op->uid : (uid_t)-1;
+	const gid_t gid = a & RP_SA_GID ? (gid_t)op->gid : (gid_t)-1;
+	if (fd >= 0) {
+		if ((a & RP_SA_MODE) && fchmod(fd, op->mode & 07777) < 0)
+			return errno;
+		if ((a & (RP_SA_UID | RP_SA_GID)) && fchown(fd, uid, gid) < 0)
+			return errno;
+		if ((a & SA_TIMES) && futimens(fd, ts) < 0)
+			return errno;
+		if (!(a & (RP_SA_SIZE | RP_SA_ALLOC | RP_SA_MODE | RP_SA_UID | RP_SA_GID | SA_TIMES)))
+			return fstat(fd, &st) < 0 ? errno : 0;
+		return 0;
 	}
 	const char *name;
 	const int parent = rp__posix_parent(c, req->path, &name);
 	if (parent < 0)
 		return -parent;
-	int rc = 0;
-	if (op->mode && fchmodat(parent, name, op->mode & 07777, 0) < 0)
+	if ((a & RP_SA_MODE) && fchmodat(parent, name, op->mode & 07777, 0) < 0)
 		rc = errno;
-	if (rc == 0 && utimensat(parent, name, NULL, AT_SYMLINK_NOFOLLOW) < 0)
+	if (rc == 0 && (a & (RP_SA_UID | RP_SA_GID)) && fchownat(parent, name, uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
 		rc = errno;
+	if (rc == 0 && (a & SA_TIMES) && utimensat(parent, name, ts, AT_SYMLINK_NOFOLLOW) < 0)
+		rc = errno;
+	if (rc == 0 && !(a & (RP_SA_MODE | RP_SA_UID | RP_SA_GID | SA_TIMES | RP_SA_SIZE | RP_SA_ALLOC)))
+		rc = fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ? errno : 0;
 	rp__posix_release(c, parent);
 	return rc;
 }
@@ -555,9 +444,10 @@ static int do_at(posix_client *c, const rp_breq *req)
 		if (op->op == RP_OP_LINK)
 			rc = linkat(parent, name, parent2, name2, 0);
 		else
-			/* SMB renames never replace an existing target; POSIX and NFS ones do. */
 			rc = renameat2(parent, name, parent2, name2,
-				       req->dialect == RP_DIALECT_NT ? RENAME_NOREPLACE : 0);
+				       (op->oflags & RP_RN_NOREPLACE ? RENAME_NOREPLACE : 0) |
+					       (op->oflags & RP_RN_EXCHANGE ? RENAME_EXCHANGE : 0) |
+					       (op->oflags & RP_RN_WHITEOUT ? RENAME_WHITEOUT : 0));
 		const int err = errno;
 		rp__posix_release(c, parent2);
 		errno = err;
@@ -578,57 +468,17 @@ static int do_at(posix_client *c, const rp_breq *req)
 	return err;
 }
 
-/* ACCESS_MASK bits (MS-DTYP 2.4.3) and SECURITY_INFORMATION bits (MS-DTYP 2.4.7) the NT security ops need. */
-#define NT_READ_CONTROL 0x00020000u
-#define NT_WRITE_DAC 0x00040000u
-#define NT_WRITE_OWNER 0x00080000u
-#define NT_ACCESS_SYSTEM_SECURITY 0x01000000u
-#define NT_SI_OWNER_GROUP 0x3u
-#define NT_SI_DACL 0x4u
-#define NT_SI_SACL 0x8u
-
-/* What an NT access mask grants of the standard rights, generic rights mapped as for files. */
-static uint32_t nt_granted(uint32_t access)
-{
-	if (access == 0 || (access & RP_NT_MAXIMUM_ALLOWED))
-		return UINT32_MAX; /* none recorded (loadfiles), or as much as allowed */
-	uint32_t g = access;
-	if (access & (RP_NT_GENERIC_READ | RP_NT_GENERIC_WRITE | RP_NT_GENERIC_EXECUTE))
-		g |= NT_READ_CONTROL; /* FILE_GENERIC_READ/WRITE/EXECUTE all hold READ_CONTROL */
-	if (access & RP_NT_GENERIC_ALL)
-		g |= NT_READ_CONTROL | NT_WRITE_DAC | NT_WRITE_OWNER;
-	return g;
-}
-
 /*
- * SMB QUERY_INFO / SET_INFO SECURITY (getxattr, setxattr with no name; level =
- * AdditionalInformation).  Every file has a security descriptor, so the query
- * succeeds unless the open lacks the right the parts asked for need: READ_CONTROL
- * to read, WRITE_OWNER for owner and group, WRITE_DAC for the DACL,
- * ACCESS_SYSTEM_SECURITY for the SACL (MS-SMB2 3.3.5.20.3, 3.3.5.21.3): ACCESS_DENIED.
- * The descriptor itself is not in the trace: the call made is an fstat.
+ * A security descriptor query or set (getxattr/setxattr with wants and no
+ * name: docs/op-model.md).  POSIX files have none beyond their attributes,
+ * and the descriptor is not in the trace: the call made is an fstat.  The
+ * engine's NT layer checked the handle's rights first.
  */
-static int nt_security(posix_client *c, const rp_breq *req, int hfd)
+static int security_op(posix_client *c, const rp_breq *req, int hfd)
 {
-	const rp_op *const op = req->op;
-	const bool set = op->op == RP_OP_SETXATTR;
-	uint32_t need = 0;
-	if (op->level & NT_SI_SACL)
-		need |= NT_ACCESS_SYSTEM_SECURITY;
-	if (set) {
-		need |= op->level & NT_SI_OWNER_GROUP ? NT_WRITE_OWNER : 0;
-		need |= op->level & NT_SI_DACL ? NT_WRITE_DAC : 0;
-		need |= op->level & ~(NT_SI_OWNER_GROUP | NT_SI_DACL | NT_SI_SACL) ? NT_WRITE_OWNER : 0;
-	} else if (op->level & ~NT_SI_SACL || op->level == 0) {
-		need |= NT_READ_CONTROL;
-	}
 	struct stat st;
-	if (hfd >= 0) {
-		const pfile *const f = (const pfile *)(uintptr_t)req->bh;
-		if ((nt_granted(f->nt_access) & need) != need)
-			return EACCES;
+	if (hfd >= 0)
 		return fstat(hfd, &st) < 0 ? errno : 0;
-	}
 	const int fd = rp__posix_open(c, req->path ? req->path : "", O_PATH, 0);
 	if (fd < 0)
 		return -fd;
@@ -640,9 +490,8 @@ static int nt_security(posix_client *c, const rp_breq *req, int hfd)
 static int do_xattr(posix_client *c, const rp_breq *req, int hfd)
 {
 	const rp_op *const op = req->op;
-	if (req->dialect == RP_DIALECT_NT && (op->op == RP_OP_GETXATTR || op->op == RP_OP_SETXATTR) &&
-	    !(req->path2 && req->path2[0]))
-		return nt_security(c, req, hfd);
+	if ((op->op == RP_OP_GETXATTR || op->op == RP_OP_SETXATTR) && op->want && !(req->path2 && req->path2[0]))
+		return security_op(c, req, hfd);
 	int fd = hfd;
 	if (fd < 0) {
 		/* O_NONBLOCK: a FIFO in the tree must not hang the client. */
@@ -714,28 +563,13 @@ static int posix_do(posix_backend *pb, posix_client *c, rp_breq *req)
 	case RP_OP_WRITE: {
 		if (fd < 0)
 			return EBADF;
-		const pfile *const f = (const pfile *)(uintptr_t)req->bh;
-		if (op->op == RP_OP_WRITE ? f->no_write : f->no_read)
-			return EACCES;
-		if (req->dialect == RP_DIALECT_NT) {
-			const int conflict = nt_lock_conflict(pb, f, fd, op, op->op == RP_OP_WRITE);
-			if (conflict)
-				return conflict;
-		}
 		return do_io(pb, c, req, fd, op->op == RP_OP_WRITE);
 	}
 	case RP_OP_FLUSH:
-		return fd < 0 ? EBADF : fsync(fd) < 0 ? errno : 0;
+		return fd < 0 ? EBADF : (op->flags & RP_OPF_DATASYNC ? fdatasync(fd) : fsync(fd)) < 0 ? errno : 0;
 	case RP_OP_LOCK:
-	case RP_OP_UNLOCK: {
-		if (fd < 0)
-			return EBADF;
-		const int rc = do_lock(fd, op, op->op == RP_OP_UNLOCK);
-		if (rc || req->dialect != RP_DIALECT_NT)
-			return rc;
-		atomic_store_explicit(&pb->nt_locks, true, memory_order_relaxed);
-		return nt_track_lock((pfile *)(uintptr_t)req->bh, op, op->op == RP_OP_UNLOCK);
-	}
+	case RP_OP_UNLOCK:
+		return fd < 0 ? EBADF : do_lock(fd, op, op->op == RP_OP_UNLOCK);
 	case RP_OP_STATFS: {
 		struct statfs sf;
 		return fstatfs(fd >= 0 ? fd : c->b.root, &sf) < 0 ? errno : 0;

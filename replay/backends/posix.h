@@ -26,7 +26,6 @@ typedef struct posix_backend {
 	bool o_sync;            /* --sync: every file opened O_SYNC */
 	bool fsync_writes;      /* --fsync-writes: fsync after each write */
 	bool force_walk;        /* backend-opt no-openat2 (tests) */
-	atomic_bool nt_locks;   /* an NT byte-range lock was taken: reads and writes check for conflicts */
 } posix_backend;
 
 /* Directories a client keeps open (small: a linear scan beats any syscall by far). */

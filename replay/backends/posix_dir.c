@@ -25,11 +25,6 @@ struct linux_dirent64 {
 
 #define DENTS_BUF (64u * 1024u)
 
-static bool has_wildcard(const char *s)
-{
-	return strpbrk(s, "*?<>\"") != NULL;
-}
-
 /* Count entries of dirfd (not . and ..) matching pattern (NULL = all). */
 static int count_entries(posix_client *c, int dirfd, const char *pattern, int fnflags, uint64_t *count)
 {
@@ -56,51 +51,51 @@ static int count_entries(posix_client *c, int dirfd, const char *pattern, int fn
 }
 
 /*
- * NT (FIND_FIRST): the last component is a pattern matched case-insensitively
- * in its parent directory; no match is ENOENT (NT_STATUS_NO_SUCH_FILE).  Other
- * dialects: list the directory named by the path or the handle.
+ * A listing of the directory named by the path (or the handle), of every
+ * entry or, with a pattern (path2: SMB FIND_FIRST/QUERY_DIRECTORY), of the
+ * entries matching it case-insensitively.  A directory's entries include "."
+ * and ".." for a pattern (MS-FSCC 2.4: SMB servers list them), so "*" finds
+ * something even in an empty directory; a pattern that matches nothing at
+ * all is ENOENT (NT_STATUS_NO_SUCH_FILE).
  */
 int rp__posix_readdir(posix_backend *pb, posix_client *c, const rp_breq *req, int handle_fd, uint64_t *result)
 {
 	(void)pb;
 	int dirfd = -1, rc;
 	uint64_t n = 0;
-	const char *pattern = NULL;
 	char pat[NAME_MAX + 1];
+	const char *const mask = req->path2;
 	if (!req->path) {
 		if (handle_fd < 0)
 			return EBADF;
-		rc = count_entries(c, handle_fd, NULL, 0, &n);
-	} else if (req->dialect == RP_DIALECT_NT || has_wildcard(req->path)) {
-		const char *const slash = strrchr(req->path, '/');
-		const char *const last = slash ? slash + 1 : req->path;
-		if (strlen(last) > NAME_MAX)
-			return ENAMETOOLONG;
-		/* DOS wildcards: '?'-like '>' and '*'-like '<' ('"' is '.'), close enough for counting. */
-		size_t i = 0;
-		for (; last[i]; i++)
-			pat[i] = last[i] == '<' ? '*' : last[i] == '>' ? '?' : last[i] == '"' ? '.' : last[i];
-		pat[i] = '\0';
-		pattern = pat[0] ? pat : "*";
-		dirfd = rp__posix_listdir(c, req->path, slash ? (size_t)(slash - req->path) : 0);
-		if (dirfd < 0)
-			return -dirfd;
-		rc = count_entries(c, dirfd, pattern, FNM_CASEFOLD, &n);
-		/*
-		 * SMB servers list "." and ".." too (MS-FSCC 2.4: a directory's
-		 * entries include them), so "*" finds something even in an empty
-		 * directory; only a pattern that matches nothing at all is NO_SUCH_FILE.
-		 */
-		if (rc == 0 && n == 0 && req->dialect == RP_DIALECT_NT && fnmatch(pattern, ".", FNM_CASEFOLD) != 0 &&
-		    fnmatch(pattern, "..", FNM_CASEFOLD) != 0)
-			rc = ENOENT;
+		dirfd = handle_fd;
 	} else {
 		dirfd = rp__posix_listdir(c, req->path, strlen(req->path));
 		if (dirfd < 0)
 			return -dirfd;
+	}
+	if (mask && mask[0]) {
+		if (strlen(mask) > NAME_MAX) {
+			rc = ENAMETOOLONG;
+			goto out;
+		}
+		/* DOS wildcards: '?'-like '>' and '*'-like '<' ('"' is '.'), close enough for counting. */
+		size_t i = 0;
+		for (; mask[i]; i++)
+			pat[i] = mask[i] == '<' ? '*' : mask[i] == '>' ? '?' : mask[i] == '"' ? '.' : mask[i];
+		pat[i] = '\0';
+		rc = count_entries(c, dirfd, pat, FNM_CASEFOLD, &n);
+		if (rc == 0) {
+			n += (fnmatch(pat, ".", FNM_CASEFOLD) == 0) + (fnmatch(pat, "..", FNM_CASEFOLD) == 0);
+			if (n == 0)
+				rc = ENOENT;
+		}
+	} else {
 		rc = count_entries(c, dirfd, NULL, 0, &n);
 	}
-	rp__posix_release(c, dirfd);
+out:
+	if (dirfd != handle_fd)
+		rp__posix_release(c, dirfd);
 	/* A listing returns at most the requested number of entries. */
 	*result = req->op->length && n > req->op->length ? req->op->length : n;
 	return rc;

@@ -95,10 +95,15 @@ static void test_smb_commands(void **state)
 	const rp_op *o = m.ops;
 	assert_int_equal(o[0].op, RP_OP_OPEN);
 	assert_string_equal(str(&m, o[0].path), "/clients/client1/x");
-	assert_int_equal(o[0].options, 0x40);
-	assert_int_equal(o[0].disposition, 5);
+	assert_int_equal(o[0].raw.options, 0x40);
+	assert_int_equal(o[0].raw.disposition, 5);
+	assert_int_equal(o[0].proto, RP_PROTO_DBENCH_SMB);
+	/* the translation: OVERWRITE_IF, NON_DIRECTORY, NT semantics, no access mask recorded */
+	assert_int_equal(o[0].disp, RP_DISP_TRUNC_IF);
+	assert_int_equal(o[0].oflags, RP_OF_NT | RP_OF_NOT_DIRECTORY);
+	assert_int_equal(o[0].want, 0);
 	assert_int_equal(o[0].handle, 9935);
-	assert_int_equal(o[0].flags, RP_OPF_CREATE);
+	assert_int_equal(o[0].flags, 0);
 	assert_int_equal(o[0].status_kind, RP_SK_NT);
 	assert_int_equal(o[0].status, 0);
 	assert_int_equal(o[0].t_start, 0);
@@ -112,30 +117,33 @@ static void test_smb_commands(void **state)
 	assert_int_equal(o[3].op, RP_OP_WRITE);
 	assert_int_equal(o[3].offset, 65534);
 	assert_int_equal(o[4].op, RP_OP_READDIR);
-	assert_string_equal(str(&m, o[4].path), "/clients/client1/*.JNK");
-	assert_int_equal(o[4].level, 260);
+	/* a FIND_FIRST mask: the directory and the pattern in it */
+	assert_string_equal(str(&m, o[4].path), "/clients/client1");
+	assert_string_equal(str(&m, o[4].path2), "*.JNK");
+	assert_int_equal(o[4].raw.level, 260);
 	assert_int_equal(o[4].length, 1366);
 	assert_int_equal(o[4].result, 0);
 	assert_int_equal(o[4].proto_status, 0xC000000F);
 	assert_int_equal(o[4].status, ENOENT);
 	assert_int_equal(o[5].op, RP_OP_STAT);
-	assert_int_equal(o[5].level, 1004);
+	assert_int_equal(o[5].raw.level, 1004);
 	assert_int_equal(o[5].handle, 0);
 	assert_int_equal(o[6].op, RP_OP_STATFS);
-	assert_int_equal(o[6].level, 259);
+	assert_int_equal(o[6].raw.level, 259);
 	assert_int_equal(o[7].op, RP_OP_STAT);
 	assert_int_equal(o[7].handle, 9938);
-	assert_int_equal(o[7].level, 258);
+	assert_int_equal(o[7].raw.level, 258);
 	assert_int_equal(o[8].op, RP_OP_SETATTR);
 	assert_int_equal(o[9].op, RP_OP_RENAME);
+	assert_int_equal(o[9].oflags, RP_RN_NOREPLACE);
 	assert_string_equal(str(&m, o[9].path2), "/b");
 	assert_int_equal(o[10].op, RP_OP_UNLINK);
-	assert_int_equal(o[10].options, 6);
+	assert_int_equal(o[10].raw.options, 6);
 	assert_int_equal(o[11].op, RP_OP_FLUSH);
 	assert_int_equal(o[12].op, RP_OP_LOCK);
 	assert_int_equal(o[12].offset, 2147483538u);
 	assert_int_equal(o[12].length, 1);
-	assert_int_equal(o[12].flags, RP_OPF_EXCLUSIVE);
+	assert_int_equal(o[12].flags, RP_OPF_EXCLUSIVE | RP_OPF_MANDATORY);
 	assert_int_equal(o[13].op, RP_OP_UNLOCK);
 	assert_int_equal(o[14].op, RP_OP_DELTREE);
 	assert_int_equal(o[15].op, RP_OP_MKDIR);
@@ -143,7 +151,9 @@ static void test_smb_commands(void **state)
 	assert_int_equal(o[16].status, ENOTEMPTY);
 	assert_int_equal(o[17].op, RP_OP_SLEEP);
 	assert_int_equal(o[17].length, 1500000);
-	assert_int_equal(o[18].flags, RP_OPF_CREATE | RP_OPF_DIRECTORY);
+	assert_int_equal(o[18].flags, 0);
+	assert_int_equal(o[18].disp, RP_DISP_CREATE);
+	assert_int_equal(o[18].oflags, RP_OF_NT | RP_OF_DIRECTORY);
 	assert_int_equal(o[18].status, EEXIST);
 	rp_memsink_fini(&m);
 }
@@ -157,8 +167,9 @@ static void test_smb_backend_variants(void **state)
 			  "RMDIR \"\\foo\" *\nclose 7 NT_STATUS_OK\nntcreatex \"\\x\" 0 1 7 NT_STATUS_OK\n");
 	assert_int_equal(m.n_ops, 8);
 	assert_int_equal(m.ops[0].op, RP_OP_OPEN);
-	assert_int_equal(m.ops[0].access, 0x1c);
-	assert_int_equal(m.ops[0].flags, RP_OPF_CREATE);
+	assert_int_equal(m.ops[0].raw.access, 0x1c);
+	assert_int_equal(m.ops[0].disp, RP_DISP_OPEN_IF); /* dbench's O_CREAT bit, 0x08 */
+	assert_int_equal(m.ops[0].want, 0);
 	assert_int_equal(m.ops[0].status_kind, RP_SK_NONE);
 	assert_int_equal(m.ops[0].status, 0);
 	assert_int_equal(m.ops[1].op, RP_OP_WRITE);
@@ -201,29 +212,34 @@ static void test_nfs_commands(void **state)
 	assert_int_equal(o[0].t_start, 500000000u);
 	assert_int_equal(o[0].status_kind, RP_SK_NFS3);
 	assert_int_equal(o[1].op, RP_OP_OPEN);
-	assert_int_equal(o[1].flags, RP_OPF_CREATE);
-	assert_int_equal(o[1].disposition, 3);
-	assert_int_equal(o[2].disposition, 2);
-	assert_int_equal(o[2].level, 2);
+	assert_int_equal(o[1].proto, RP_PROTO_DBENCH_NFS);
+	assert_int_equal(o[1].disp, RP_DISP_OPEN_IF); /* UNCHECKED */
+	assert_int_equal(o[1].raw.disposition, 0);
+	assert_int_equal(o[2].disp, RP_DISP_CREATE); /* EXCLUSIVE */
+	assert_int_equal(o[2].oflags, RP_OF_EXCL_VERIFY);
+	assert_int_equal(o[2].raw.disposition, 2);
 	assert_int_equal(o[2].status, EEXIST);
 	assert_int_equal(o[3].op, RP_OP_WRITE);
-	assert_int_equal(o[3].level, 2);
+	assert_int_equal(o[3].raw.level, 2);
 	assert_int_equal(o[3].flags, RP_OPF_STABLE);
 	assert_int_equal(o[4].op, RP_OP_READ);
 	assert_int_equal(o[4].length, 10240);
 	assert_int_equal(o[5].op, RP_OP_ACCESS);
-	assert_int_equal(o[5].access, 31);
-	assert_int_equal(o[5].result, 7);
+	assert_int_equal(o[5].raw.access, 31);
+	assert_int_equal(o[5].raw.options, 7);
+	assert_int_equal(o[5].want, RP_WANT_KNOWN | RP_WANT_READ | RP_WANT_EXEC | RP_WANT_WRITE | RP_WANT_APPEND |
+					  RP_WANT_DELETE_CHILD);
+	assert_int_equal(o[5].result, RP_WANT_READ | RP_WANT_EXEC | RP_WANT_WRITE);
 	assert_int_equal(o[6].op, RP_OP_STATFS);
-	assert_int_equal(o[6].level, 19);
-	assert_int_equal(o[7].level, 20);
+	assert_int_equal(o[6].raw.level, 19);
+	assert_int_equal(o[7].raw.level, 20);
 	assert_int_equal(o[8].op, RP_OP_LINK);
 	assert_string_equal(str(&m, o[8].path2), "/c/f");
 	assert_int_equal(o[9].op, RP_OP_READDIR);
-	assert_int_equal(o[9].level, 16);
+	assert_int_equal(o[9].raw.level, 16);
 	assert_int_equal(o[10].op, RP_OP_LOCK);
 	assert_int_equal(o[10].status_kind, RP_SK_NFS4);
-	assert_int_equal(o[11].level, 13);
+	assert_int_equal(o[11].flags, RP_OPF_TEST);
 	assert_int_equal(o[11].status, EAGAIN);
 	assert_int_equal(o[12].status, ENOENT);
 	assert_int_equal(o[13].op, RP_OP_DELTREE);
@@ -454,7 +470,7 @@ static void test_writer_cross_dialect(void **state)
 				 "Close 60000 NT_STATUS_OK\n"
 				 "FIND_FIRST \"\\d\\*\" 260 0 0 NT_STATUS_OK\n"
 				 "# reprise: no SMB-dialect command: 0.000000000 - c0 link path=\"/d/h\" path2=\"/d/f\" "
-				 "-> OK (NFS3_OK)\n"
+				 "raw=dbench-nfs -> OK (NFS3_OK)\n"
 				 "QUERY_PATH_INFORMATION \"\\d\\f\" 1004 NT_STATUS_UNSUCCESSFUL\n");
 	rp_memsink_fini(&m);
 	/* SMB ops written as NFS: handles become the paths their opens named */
@@ -463,9 +479,9 @@ static void test_writer_cross_dialect(void **state)
 	const char *const nfs = write_text(&m, RP_LOADFILE_NFS, true);
 	assert_string_equal(nfs, "0.000000000 CREATE3 \"/d/f\" 0 0x00000000\n"
 				 "0.000000000 WRITE3 \"/d/f\" 0 10 0 0x00000000\n"
-				 "# reprise: NFS has no close: 0.000000000 - c0 close fh=7 -> OK (NT_STATUS_OK)\n"
+				 "# reprise: NFS has no close: 0.000000000 - c0 close fh=7 raw=dbench-smb -> OK (NT_STATUS_OK)\n"
 				 "0.000000000 MKDIR3 \"/d\" 0x00000011\n"
-				 "# reprise: NFS has no close: 0.000000000 - c0 close fh=8 -> UNKNOWN\n");
+				 "# reprise: NFS has no close: 0.000000000 - c0 close fh=8 raw=dbench-smb -> UNKNOWN\n");
 	rp_memsink_fini(&m);
 }
 

@@ -48,8 +48,11 @@ static inline bool tl_op_eq(const rp_op *a, const rp_op *b)
 {
 	return a->t_start == b->t_start && a->t_end == b->t_end && a->handle == b->handle && a->offset == b->offset &&
 	       a->length == b->length && a->result == b->result && a->client == b->client && a->path == b->path &&
-	       a->path2 == b->path2 && a->access == b->access && a->disposition == b->disposition &&
-	       a->options == b->options && a->mode == b->mode && a->level == b->level &&
+	       a->path2 == b->path2 && a->handle2 == b->handle2 && a->offset2 == b->offset2 && a->atime == b->atime &&
+	       a->mtime == b->mtime && a->want == b->want && a->disp == b->disp && a->oflags == b->oflags &&
+	       a->attrs == b->attrs && a->mode == b->mode && a->uid == b->uid && a->gid == b->gid &&
+	       a->raw.access == b->raw.access && a->raw.disposition == b->raw.disposition &&
+	       a->raw.options == b->raw.options && a->raw.level == b->raw.level && a->proto == b->proto &&
 	       a->proto_status == b->proto_status && a->status == b->status && a->op == b->op &&
 	       a->flags == b->flags && a->status_kind == b->status_kind;
 }
@@ -98,11 +101,23 @@ static inline void tl_make(tl_trace *t, size_t n, uint32_t n_strs, uint64_t seed
 		const uint32_t usable = n ? (uint32_t)((uint64_t)n_strs * (i + 1) / n) : 0;
 		o->path = usable ? (uint32_t)(tl_rand(&s) % (usable + 1)) : 0;
 		o->path2 = usable && (r >> 24) % 4 == 0 ? (uint32_t)(tl_rand(&s) % (usable + 1)) : 0;
-		o->access = (uint32_t)tl_edge(&s, UINT32_MAX);
-		o->disposition = (uint32_t)tl_edge(&s, 7);
-		o->options = (uint32_t)tl_edge(&s, UINT32_MAX);
+		o->want = (uint32_t)tl_edge(&s, UINT32_MAX);
+		o->disp = (uint8_t)tl_edge(&s, UINT8_MAX);
+		o->oflags = (uint32_t)tl_edge(&s, UINT32_MAX);
+		o->attrs = (uint32_t)tl_edge(&s, UINT32_MAX);
 		o->mode = (uint32_t)tl_edge(&s, 0777);
-		o->level = (uint32_t)tl_edge(&s, UINT32_MAX);
+		o->uid = (uint32_t)tl_edge(&s, UINT32_MAX);
+		o->gid = (uint32_t)tl_edge(&s, UINT32_MAX);
+		o->proto = (uint8_t)tl_edge(&s, UINT8_MAX);
+		o->raw.access = (uint32_t)tl_edge(&s, UINT32_MAX);
+		o->raw.disposition = (uint32_t)tl_edge(&s, 7);
+		o->raw.options = (uint32_t)tl_edge(&s, UINT32_MAX);
+		o->raw.level = (uint32_t)tl_edge(&s, UINT32_MAX);
+		/* the newer columns: present on some ops, extremes included */
+		o->handle2 = (r >> 28) % 4 == 0 ? tl_edge(&s, UINT64_MAX) : 0;
+		o->offset2 = (r >> 30) % 4 == 0 ? tl_edge(&s, UINT64_MAX) : 0;
+		o->atime = (r >> 32) % 3 == 0 ? tl_edge(&s, UINT64_MAX) : 0;
+		o->mtime = (r >> 34) % 3 == 0 ? tl_edge(&s, UINT64_MAX) : 0;
 		o->proto_status = (uint32_t)tl_edge(&s, UINT32_MAX);
 		o->status = (int32_t)(uint32_t)tl_edge(&s, UINT32_MAX);
 		o->flags = (uint16_t)tl_edge(&s, UINT16_MAX);

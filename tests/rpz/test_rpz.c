@@ -67,8 +67,11 @@ static void test_roundtrip_extremes(void **state)
 	tl_make(&t, 5000, 300, 42);
 	/* hand-picked extremes on top of the random ones */
 	t.ops[0] = (rp_op){ .t_start = UINT64_MAX, .t_end = 0, .handle = UINT64_MAX, .offset = UINT64_MAX,
-			    .length = UINT64_MAX, .result = 0, .client = UINT32_MAX, .path = 0, .access = UINT32_MAX,
-			    .disposition = UINT32_MAX, .options = UINT32_MAX, .mode = UINT32_MAX, .level = UINT32_MAX,
+			    .length = UINT64_MAX, .result = 0, .client = UINT32_MAX, .path = 0, .want = UINT32_MAX,
+			    .disp = UINT8_MAX, .oflags = UINT32_MAX, .attrs = UINT32_MAX, .mode = UINT32_MAX,
+			    .uid = UINT32_MAX, .gid = UINT32_MAX, .proto = UINT8_MAX, .handle2 = 0, .offset2 = UINT64_MAX,
+			    .atime = UINT64_MAX, .mtime = 1,
+			    .raw = { UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX },
 			    .proto_status = UINT32_MAX, .status = INT32_MIN, .op = RP_OP__COUNT - 1,
 			    .flags = UINT16_MAX, .status_kind = UINT8_MAX };
 	t.ops[1] = (rp_op){ .t_start = 0, .t_end = RP_TIME_UNKNOWN, .status = INT32_MAX, .result = UINT64_MAX };
@@ -81,6 +84,7 @@ static void test_roundtrip_extremes(void **state)
 	assert_int_equal(tl_write(&t, &o, &buf, &len), 0);
 	readback rb;
 	read_all(buf, len, NULL, &rb);
+	assert_string_equal(rb.err, "");
 	assert_int_equal(rb.rc, 0);
 	assert_string_equal(rb.note, "");
 	assert_int_equal(rb.n_ops, t.n_ops);
@@ -118,8 +122,11 @@ static void test_worst_case_shapes(void **state)
 		rp_op *const o = &t.ops[i];
 		*o = (rp_op){ .t_start = UINT64_MAX - i, .t_end = i, .handle = UINT64_MAX - i, .offset = UINT64_MAX / 3 + i,
 			      .length = UINT64_MAX - 7 * i, .result = i * 0x0101010101010101ull, .client = UINT32_MAX - (uint32_t)i,
-			      .path = 1, .path2 = 1, .access = UINT32_MAX - (uint32_t)i, .disposition = UINT32_MAX,
-			      .options = UINT32_MAX, .mode = UINT32_MAX, .level = UINT32_MAX, .proto_status = UINT32_MAX,
+			      .path = 1, .path2 = 1, .want = UINT32_MAX - (uint32_t)i, .disp = UINT8_MAX,
+			      .oflags = UINT32_MAX, .attrs = UINT32_MAX, .mode = UINT32_MAX, .uid = UINT32_MAX,
+			      .gid = UINT32_MAX, .proto = UINT8_MAX, .raw = { UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX },
+			      .handle2 = i, .offset2 = UINT64_MAX - i, .atime = UINT64_MAX, .mtime = i,
+			      .proto_status = UINT32_MAX,
 			      .status = INT32_MIN, .op = RP_OP__COUNT - 1, .flags = UINT16_MAX, .status_kind = UINT8_MAX };
 	}
 	uint8_t *buf = NULL;
@@ -529,7 +536,7 @@ static void test_not_a_trace(void **state)
 	uint8_t *buf = NULL;
 	size_t len = 0;
 	assert_int_equal(tl_write(&t, NULL, &buf, &len), 0);
-	buf[8] = 2;
+	buf[8] = 3;
 	const uint32_t hlen = (uint32_t)buf[12] | (uint32_t)buf[13] << 8;
 	rp_put_le32(buf + hlen - 4, rp__crc32c(0, buf, hlen - 4));
 	read_all(buf, len, NULL, &rb);

@@ -1,0 +1,289 @@
+/* The engine's NT layer: access from wants, mandatory locks, end of file, delete-on-close (MS-SMB2 3.3.5, MS-FSA 2.1). */
+#include "replay/ntsem.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/hash.h"
+#include "replay/engine.h"
+
+/* What the layer keeps of an open handle. */
+typedef struct rp_nthandle {
+	uint32_t rights;   /* rp_want the handle has */
+	uint32_t path;     /* trace string id of what it opened */
+	uint64_t file;     /* the object: FNV-1a of "clientdir/path", keying locks across clients */
+	bool nt;           /* opened with NT semantics: checks apply */
+	bool doc;          /* delete on close */
+	const char *where; /* the engine-resolved path (the client's path cache keeps it) */
+} rp_nthandle;
+
+/* One mandatory lock: who holds it (client, trace handle), on what, where. */
+typedef struct rp_ntlock {
+	uint64_t file, handle, off, len;
+	uint32_t client;
+	bool excl;
+} rp_ntlock;
+
+#define DATA_READ (RP_WANT_READ | RP_WANT_EXEC)
+#define DATA_WRITE (RP_WANT_WRITE | RP_WANT_APPEND)
+
+void rp__ntlocks_init(rp_ntlocks *l)
+{
+	memset(l, 0, sizeof(*l));
+	pthread_mutex_init(&l->mu, NULL);
+	atomic_init(&l->live, 0);
+}
+
+void rp__ntlocks_fini(rp_ntlocks *l)
+{
+	pthread_mutex_destroy(&l->mu);
+	free(l->v);
+	l->v = NULL;
+	l->n = l->cap = 0;
+}
+
+void rp__ntclient_init(rp_ntclient *n)
+{
+	rp__handles_init(&n->handles);
+	rp__handles_init(&n->paths);
+}
+
+static rp_nthandle *handle_of(const rp_client *c, uint64_t handle)
+{
+	uint64_t v;
+	return handle && rp__handles_get(&c->nt.handles, handle, &v) ? (rp_nthandle *)(uintptr_t)v : NULL;
+}
+
+static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+	return alen && blen && a < b + blen && b < a + alen;
+}
+
+/* A read conflicts with another open's exclusive lock, a write with any other lock and the handle's own shared ones. */
+static bool lock_conflict(rp_ntlocks *l, const rp_client *c, const rp_nthandle *h, const rp_op *op, bool write)
+{
+	if (!atomic_load_explicit(&l->live, memory_order_acquire) || !op->length)
+		return false;
+	bool conflict = false;
+	pthread_mutex_lock(&l->mu);
+	for (size_t i = 0; i < l->n && !conflict; i++) {
+		const rp_ntlock *const k = &l->v[i];
+		if (k->file != h->file || !overlaps(op->offset, op->length, k->off, k->len))
+			continue;
+		const bool own = k->client == c->index && k->handle == op->handle;
+		conflict = own ? write && !k->excl : write || k->excl;
+	}
+	pthread_mutex_unlock(&l->mu);
+	return conflict;
+}
+
+static int lock_add(rp_ntlocks *l, const rp_client *c, const rp_nthandle *h, const rp_op *op)
+{
+	pthread_mutex_lock(&l->mu);
+	int rc = 0;
+	if (l->n == l->cap) {
+		const size_t cap = l->cap ? l->cap * 2 : 16;
+		rp_ntlock *const v = realloc(l->v, cap * sizeof(*v));
+		if (v) {
+			l->v = v;
+			l->cap = cap;
+		} else {
+			rc = ENOMEM;
+		}
+	}
+	if (rc == 0) {
+		l->v[l->n++] = (rp_ntlock){ .file = h->file, .handle = op->handle, .off = op->offset, .len = op->length,
+					    .client = c->index, .excl = (op->flags & RP_OPF_EXCLUSIVE) != 0 };
+		atomic_store_explicit(&l->live, l->n, memory_order_release);
+	}
+	pthread_mutex_unlock(&l->mu);
+	return rc;
+}
+
+/* Drop the client's locks on a handle: one range (an unlock), or all of them (off = len = UINT64_MAX: a close). */
+static void lock_drop(rp_ntlocks *l, const rp_client *c, uint64_t handle, uint64_t off, uint64_t len)
+{
+	if (!atomic_load_explicit(&l->live, memory_order_acquire))
+		return;
+	pthread_mutex_lock(&l->mu);
+	for (size_t i = 0; i < l->n;) {
+		const rp_ntlock *const k = &l->v[i];
+		const bool all = off == UINT64_MAX && len == UINT64_MAX;
+		if (k->client == c->index && k->handle == handle && (all || (k->off == off && k->len == len))) {
+			l->v[i] = l->v[--l->n];
+			if (!all)
+				break;
+			continue;
+		}
+		i++;
+	}
+	atomic_store_explicit(&l->live, l->n, memory_order_release);
+	pthread_mutex_unlock(&l->mu);
+}
+
+int rp__nt_before(rp_client *c, const rp_op *op, rp_breq *req)
+{
+	(void)req;
+	rp_nthandle *const h = handle_of(c, op->handle);
+	if (!h || !h->nt)
+		return 0;
+	switch (op->op) {
+	case RP_OP_READ:
+	case RP_OP_WRITE: {
+		const bool write = op->op == RP_OP_WRITE;
+		if (!(h->rights & (write ? DATA_WRITE : DATA_READ)))
+			return EACCES;
+		return lock_conflict(&c->r->ntlocks, c, h, op, write) ? EAGAIN : 0;
+	}
+	case RP_OP_SETATTR:
+		if ((op->attrs & (RP_SA_SIZE | RP_SA_ALLOC)) && !(h->rights & DATA_WRITE))
+			return EACCES;
+		if ((op->attrs & RP_SA_DELETE_SET) && !(h->rights & RP_WANT_DELETE))
+			return EACCES;
+		if (op->attrs & (RP_SA_DELETE_SET | RP_SA_DELETE_CLEAR)) {
+			h->doc = (op->attrs & RP_SA_DELETE_SET) != 0;
+			/* Delete-on-close is the server's bookkeeping: nothing reaches the file system now. */
+			if (!(op->attrs & ~(uint32_t)(RP_SA_DELETE_SET | RP_SA_DELETE_CLEAR)))
+				return RP__NT_DONE;
+		}
+		return 0;
+	case RP_OP_GETXATTR:
+	case RP_OP_SETXATTR: {
+		/* A security descriptor query or set needs the rights its parts name (MS-SMB2 3.3.5.20.3, 3.3.5.21.3). */
+		if (op->path2 || !op->want)
+			return 0;
+		const uint32_t need = op->want & RP_WANT_ALL;
+		return (h->rights & need) == need ? 0 : EACCES;
+	}
+	default:
+		return 0;
+	}
+}
+
+/* Open count and delete-pending bit of a path, as kept in paths. */
+static uint64_t path_state(const rp_client *c, uint32_t path)
+{
+	uint64_t v = 0;
+	return path && rp__handles_get(&c->nt.paths, path, &v) ? v : 0;
+}
+
+/* The object a delete-on-close handle named, at the last close: unlink it, or rmdir if it is a directory. */
+static int delete_now(rp_client *c, const char *where)
+{
+	rp_op del = { .op = RP_OP_UNLINK, .t_end = RP_TIME_UNKNOWN };
+	rp_breq r2 = { .op = &del, .path = where };
+	rp__client_submit(c, &r2);
+	if (r2.status == EISDIR || r2.status == EPERM) {
+		del.op = RP_OP_RMDIR;
+		r2 = (rp_breq){ .op = &del, .path = where };
+		rp__client_submit(c, &r2);
+	}
+	return r2.status == ENOENT ? 0 : r2.status;
+}
+
+/* A handle went (closed or released; already out of the table): the path's last one acts on delete-on-close. */
+static int handle_gone(rp_client *c, uint64_t handle, rp_nthandle *h)
+{
+	uint64_t old;
+	lock_drop(&c->r->ntlocks, c, handle, UINT64_MAX, UINT64_MAX);
+	const uint64_t st = path_state(c, h->path);
+	const uint64_t count = st >> 1 ? (st >> 1) - 1 : 0;
+	const bool pending = (st & 1) || h->doc;
+	int rc = 0;
+	if (count == 0) {
+		if (h->path)
+			rp__handles_del(&c->nt.paths, h->path, &old);
+		if (pending && h->where)
+			rc = delete_now(c, h->where);
+	} else if (rp__handles_put(&c->nt.paths, h->path, count << 1 | pending) < 0) {
+		rc = ENOMEM;
+	}
+	free(h);
+	return rc;
+}
+
+static void track_open(rp_client *c, const rp_op *op, const rp_breq *req)
+{
+	const bool nt = (op->oflags & RP_OF_NT) != 0, doc = (op->oflags & RP_OF_DELETE_ON_CLOSE) != 0;
+	uint64_t v;
+	if (rp__handles_del(&c->nt.handles, op->handle, &v)) /* the id reused: the engine released that handle */
+		handle_gone(c, op->handle, (rp_nthandle *)(uintptr_t)v);
+	if (!nt && !doc)
+		return;
+	rp_nthandle *const h = malloc(sizeof(*h));
+	if (!h)
+		return; /* no memory: the handle goes without NT checks */
+	const uint32_t w = op->want;
+	uint32_t rights = w & RP_WANT_ALL;
+	if (!(w & RP_WANT_KNOWN) || (w & RP_WANT_MAX))
+		rights = req->granted ? req->granted & RP_WANT_ALL : RP_WANT_ALL;
+	uint64_t file = rp_fnv1a64(RP_FNV64_OFFSET, c->dir, strlen(c->dir));
+	file = rp_fnv1a64(file, "/", 1);
+	if (req->path)
+		file = rp_fnv1a64(file, req->path, strlen(req->path));
+	*h = (rp_nthandle){ .rights = rights, .path = op->path, .file = file, .nt = nt, .doc = doc, .where = req->path };
+	if (rp__handles_put(&c->nt.handles, op->handle, (uint64_t)(uintptr_t)h) < 0) {
+		free(h);
+		return;
+	}
+	if (op->path) {
+		const uint64_t st = path_state(c, op->path);
+		(void)rp__handles_put(&c->nt.paths, op->path, (((st >> 1) + 1) << 1) | (st & 1));
+	}
+}
+
+void rp__nt_after(rp_client *c, const rp_op *op, rp_breq *req)
+{
+	if (op->op == RP_OP_OPEN) {
+		if (op->handle && req->status == 0)
+			track_open(c, op, req);
+		return;
+	}
+	rp_nthandle *const h = handle_of(c, op->handle);
+	if (!h)
+		return;
+	switch (op->op) {
+	case RP_OP_CLOSE: {
+		uint64_t v;
+		rp__handles_del(&c->nt.handles, op->handle, &v);
+		const int rc = handle_gone(c, op->handle, h);
+		if (req->status == 0 && rc)
+			req->status = rc;
+		return;
+	}
+	case RP_OP_READ:
+		if (h->nt && req->status == 0 && req->result == 0 && op->length > 0)
+			req->status = ENODATA; /* STATUS_END_OF_FILE */
+		return;
+	case RP_OP_LOCK:
+		if (req->status == 0 && (op->flags & RP_OPF_MANDATORY) && !(op->flags & RP_OPF_TEST) &&
+		    lock_add(&c->r->ntlocks, c, h, op))
+			req->status = ENOMEM;
+		return;
+	case RP_OP_UNLOCK:
+		if (req->status == 0)
+			lock_drop(&c->r->ntlocks, c, op->handle, op->offset, op->length);
+		return;
+	default:
+		return;
+	}
+}
+
+void rp__ntclient_reset(rp_client *c)
+{
+	uint64_t key, v;
+	while (rp__handles_pop(&c->nt.handles, &key, &v))
+		(void)handle_gone(c, key, (rp_nthandle *)(uintptr_t)v);
+	while (rp__handles_pop(&c->nt.paths, &key, &v))
+		;
+}
+
+void rp__ntclient_fini(rp_client *c)
+{
+	uint64_t key, v;
+	while (rp__handles_pop(&c->nt.handles, &key, &v))
+		free((rp_nthandle *)(uintptr_t)v);
+	rp__handles_fini(&c->nt.handles);
+	rp__handles_fini(&c->nt.paths);
+}
