@@ -245,6 +245,7 @@ static inline enum verdict resolve(rp_client *c, const rp_op *op, uint64_t index
 	req->op = op->op == RP_OP_OPEN && op->status == 0 && loop_conflict(c, index) ? loop_open(c, op) : op;
 	req->path = req->path2 = NULL;
 	req->bh = 0;
+	req->granted = 0;
 	req->no_handle = op->handle == 0 && op->status == EBADF && (handle_ops >> op->op & 1u);
 	if (req->no_handle)
 		return r->bops->version >= 2 ? V_ISSUE : V_NO_HANDLE_1;

@@ -6,6 +6,7 @@
 #include <cmocka.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 #include "formats/cursor.h"
@@ -206,6 +207,44 @@ static void sniffing_tells_formats_apart(void **state)
 	assert_int_equal(rp_format_sniff(strace, strlen(strace), NULL), RP_FMT_STRACE);
 }
 
+/*
+ * An SMB session that deletes through delete-on-close (at open, or by
+ * set-info on an open handle) shows those deletes as unlink and rmdir; a
+ * cleared one, a failed close and a handle never opened do not count.
+ */
+static void summary_counts_deletes_at_close(void **state)
+{
+	(void)state;
+	rp_summary *const s = rp_summary_create();
+	const rp_op ops[] = {
+		{ .op = RP_OP_OPEN, .handle = 1, .path = 1, .oflags = RP_OF_NT | RP_OF_DELETE_ON_CLOSE },
+		{ .op = RP_OP_CLOSE, .handle = 1 },
+		{ .op = RP_OP_OPEN, .handle = 2, .path = 2, .oflags = RP_OF_NT | RP_OF_DIRECTORY },
+		{ .op = RP_OP_SETATTR, .handle = 2, .attrs = RP_SA_DELETE_SET },
+		{ .op = RP_OP_CLOSE, .handle = 2 },
+		{ .op = RP_OP_OPEN, .handle = 3, .path = 3, .oflags = RP_OF_NT },
+		{ .op = RP_OP_SETATTR, .handle = 3, .attrs = RP_SA_DELETE_SET },
+		{ .op = RP_OP_SETATTR, .handle = 3, .attrs = RP_SA_DELETE_CLEAR },
+		{ .op = RP_OP_CLOSE, .handle = 3 },
+		{ .op = RP_OP_OPEN, .handle = 4, .path = 4, .oflags = RP_OF_DELETE_ON_CLOSE },
+		{ .op = RP_OP_CLOSE, .handle = 4, .status = EBADF },
+		{ .op = RP_OP_CLOSE, .handle = 9 },
+	};
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		assert_int_equal(rp_summary_add(s, &ops[i]), 0);
+	assert_int_equal(rp_summary_count(s, RP_OP_UNLINK), 1);
+	assert_int_equal(rp_summary_count(s, RP_OP_RMDIR), 1);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *const f = open_memstream(&buf, &len);
+	const rp_trace_meta meta = { .source = RP_SRC_PCAP_SMB };
+	rp_summary_print_json(s, &meta, f);
+	fclose(f);
+	assert_non_null(strstr(buf, "\"deleted_at_close\": {\"unlink\": 1, \"rmdir\": 1}"));
+	free(buf);
+	rp_summary_destroy(s);
+}
+
 static void summary_counts_what_matters(void **state)
 {
 	(void)state;
@@ -274,6 +313,7 @@ int main(void)
 		cmocka_unit_test(op_text_form_is_canonical),
 		cmocka_unit_test(sniffing_tells_formats_apart),
 		cmocka_unit_test(summary_counts_what_matters),
+		cmocka_unit_test(summary_counts_deletes_at_close),
 		cmocka_unit_test(memsink_keeps_everything),
 		cmocka_unit_test(fnv1a64_matches_the_spec),
 	};

@@ -483,6 +483,18 @@ static void test_writer_cross_dialect(void **state)
 				 "0.000000000 MKDIR3 \"/d\" 0x00000011\n"
 				 "# reprise: NFS has no close: 0.000000000 - c0 close fh=8 raw=dbench-smb -> UNKNOWN\n");
 	rp_memsink_fini(&m);
+	/* SMB deletes by delete-on-close (at open, by set-info) are NFS removes at the close */
+	m = ok("NTCreateX \"\\d\\g\" 0x1040 0x5 9 NT_STATUS_OK\nClose 9 NT_STATUS_OK\n"
+	       "NTCreateX \"\\d\\e\" 0x1 0x1 10 NT_STATUS_OK\nSET_FILE_INFORMATION 10 1013 NT_STATUS_OK\n"
+	       "Close 10 NT_STATUS_OK\n");
+	const char *const del = write_text(&m, RP_LOADFILE_NFS, false);
+	assert_string_equal(del, "CREATE3 \"/d/g\" 0 0x00000000\n"
+				 "REMOVE3 \"/d/g\" 0x00000000\n"
+				 "LOOKUP3 \"/d/e\" 0x00000000\n"
+				 "# reprise: delete-on-close: a REMOVE3 at the close: 0.000000000 - c0 setattr fh=10 "
+				 "set=delete raw=dbench-smb:level=1013 -> OK (NT_STATUS_OK)\n"
+				 "RMDIR3 \"/d/e\" 0x00000000\n");
+	rp_memsink_fini(&m);
 }
 
 static void test_writer_auto_dialect(void **state)

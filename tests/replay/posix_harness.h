@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "formats/semantics.h"
 #include "harness.h"
 
 static char top[256], target[300], outside[300];
@@ -76,20 +77,51 @@ static __attribute__((unused)) const rp_replay_results *run_posix(wl *t, const c
 	return rp_replay_get_results(*r);
 }
 
+/* An SMB open as the producers record it: through the one translation (formats/semantics.h), no access mask. */
 static __attribute__((unused)) rp_op *nt_open(wl *t, const char *path, uint32_t disp, uint32_t options, uint64_t h, int32_t status)
 {
 	rp_op *const op = wl_add(t, 1, RP_OP_OPEN, path, h, 0, 0, status);
-	op->disposition = disp;
-	op->options = options;
+	rp_sem_nt_open(op, RP_PROTO_SMB2, 0, false, disp, options);
 	return op;
 }
 
-/* A dbench-like sequence: every status as recorded, files where they should be. */
+/* The same with the access mask the client asked for. */
 static __attribute__((unused)) rp_op *nt_open_access(wl *t, const char *path, uint32_t access, uint32_t disp, uint32_t options, uint64_t h,
 			     int32_t status)
 {
-	rp_op *const op = nt_open(t, path, disp, options, h, status);
-	op->access = access;
+	rp_op *const op = wl_add(t, 1, RP_OP_OPEN, path, h, 0, 0, status);
+	rp_sem_nt_open(op, RP_PROTO_SMB2, access, true, disp, options);
+	return op;
+}
+
+/* An SMB set-info of a level; its value (end of file, allocation) is op->length as the test wrote it. */
+static __attribute__((unused)) rp_op *nt_setinfo(rp_op *op, uint32_t level)
+{
+	const rp_nt_setinfo v = { .decoded = true, .value = op->length };
+	op->length = 0;
+	rp_sem_nt_setinfo(op, RP_PROTO_SMB2, level, &v);
+	return op;
+}
+
+/* An SMB security query or set of AdditionalInformation `addl` (no xattr name): the wants it needs. */
+static __attribute__((unused)) rp_op *nt_security(rp_op *op, uint32_t addl)
+{
+	op->proto = RP_PROTO_SMB2;
+	op->raw.level = addl;
+	op->want = rp_sem_nt_secinfo_want(addl, op->op == RP_OP_SETXATTR);
+	return op;
+}
+
+/* A FIND_FIRST mask "\\dir\\pattern": a listing of dir with the pattern in path2. */
+static __attribute__((unused)) rp_op *nt_find(wl *t, const char *mask, uint64_t count, int32_t status)
+{
+	char dir[512];
+	const char *const sep = strrchr(mask, '\\');
+	const size_t n = sep ? (size_t)(sep - mask) : 0;
+	memcpy(dir, mask, n);
+	dir[n] = '\0';
+	rp_op *const op = wl_add(t, 1, RP_OP_READDIR, n ? dir : "\\", 0, 0, count, status);
+	op->path2 = wl_str(t, sep ? sep + 1 : mask);
 	return op;
 }
 

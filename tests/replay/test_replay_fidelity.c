@@ -75,8 +75,8 @@ static void test_prepare_dirs(void **state)
 
 /*
  * A read that gets nothing at or past the end of file: STATUS_END_OF_FILE
- * (ENODATA) in the NT dialect (MS-SMB2 3.3.5.12), success with 0 bytes in
- * the NFS and POSIX dialects.  A zero-length read is success everywhere.
+ * (ENODATA) on a handle opened with NT semantics (MS-SMB2 3.3.5.12), success
+ * with 0 bytes on NFS and POSIX ones.  A zero-length read is success everywhere.
  */
 static void test_read_eof(void **state)
 {
@@ -87,12 +87,10 @@ static void test_read_eof(void **state)
 		wl t;
 		wl_init(&t, sources[k]);
 		rp_op *op = wl_add(&t, 1, RP_OP_OPEN, "/f", 1, 0, 0, 0);
-		if (nt) {
-			op->disposition = RP_NT_CREATE;
-		} else {
-			op->flags = RP_OPF_CREATE;
-			op->access = O_RDWR | O_CREAT;
-		}
+		if (nt)
+			rp_sem_nt_open(op, RP_PROTO_SMB2, 0, false, RP_NT_CREATE, 0);
+		else
+			rp_sem_posix_open(op, O_RDWR | O_CREAT);
 		wl_add(&t, 1, RP_OP_WRITE, nt ? NULL : "/f", 1, 0, 100, 0);
 		op = wl_add(&t, 1, RP_OP_READ, nt ? NULL : "/f", 1, 50, 100, 0); /* short: 50 bytes, OK */
 		op->result = 50;
@@ -128,27 +126,27 @@ static void test_nt_fidelity(void **state)
 	wl t;
 	wl_init(&t, RP_SRC_PCAP_SMB);
 	nt_open(&t, "/d", RP_NT_CREATE, RP_NT_DIRECTORY_FILE, 1, 0);
-	wl_add(&t, 1, RP_OP_READDIR, "/d/*", 1, 0, 0, 0);
-	wl_add(&t, 1, RP_OP_READDIR, "/d/x*", 1, 0, 0, ENOENT);
+	nt_find(&t, "\\d\\*", 0, 0)->handle = 1;
+	nt_find(&t, "\\d\\x*", 0, ENOENT)->handle = 1;
 	wl_add(&t, 1, RP_OP_CLOSE, NULL, 1, 0, 0, 0);
 	nt_open_access(&t, "/f", 0x120089, RP_NT_CREATE, 0, 2, 0); /* READ_CONTROL, no ACCESS_SYSTEM_SECURITY */
-	wl_add(&t, 1, RP_OP_GETXATTR, "/f", 2, 0, 0, 0)->level = 7;           /* owner, group, DACL */
-	wl_add(&t, 1, RP_OP_GETXATTR, "/f", 2, 0, 0, EACCES)->level = 15;     /* and the SACL */
-	wl_add(&t, 1, RP_OP_SETXATTR, "/f", 2, 0, 0, EACCES)->level = 4;      /* no WRITE_DAC */
+	nt_security(wl_add(&t, 1, RP_OP_GETXATTR, "/f", 2, 0, 0, 0), 7);           /* owner, group, DACL */
+	nt_security(wl_add(&t, 1, RP_OP_GETXATTR, "/f", 2, 0, 0, EACCES), 15);     /* and the SACL */
+	nt_security(wl_add(&t, 1, RP_OP_SETXATTR, "/f", 2, 0, 0, EACCES), 4);      /* no WRITE_DAC */
 	wl_add(&t, 1, RP_OP_CLOSE, NULL, 2, 0, 0, 0);
 	nt_open_access(&t, "/f", 0xe0000, RP_NT_OPEN, 0, 3, 0); /* READ_CONTROL | WRITE_DAC | WRITE_OWNER */
-	wl_add(&t, 1, RP_OP_GETXATTR, "/f", 3, 0, 0, 0)->level = 5;
-	wl_add(&t, 1, RP_OP_SETXATTR, "/f", 3, 0, 0, 0)->level = 5;
+	nt_security(wl_add(&t, 1, RP_OP_GETXATTR, "/f", 3, 0, 0, 0), 5);
+	nt_security(wl_add(&t, 1, RP_OP_SETXATTR, "/f", 3, 0, 0, 0), 5);
 	wl_add(&t, 1, RP_OP_CLOSE, NULL, 3, 0, 0, 0);
 	nt_open_access(&t, "/f", 0x80, RP_NT_OPEN, 0, 4, 0); /* attributes only */
-	wl_add(&t, 1, RP_OP_GETXATTR, "/f", 4, 0, 0, EACCES)->level = 4;
+	nt_security(wl_add(&t, 1, RP_OP_GETXATTR, "/f", 4, 0, 0, EACCES), 4);
 	wl_add(&t, 1, RP_OP_CLOSE, NULL, 4, 0, 0, 0);
 	nt_open_access(&t, "/f", RP_NT_GENERIC_READ, RP_NT_OPEN, 0, 5, 0);
-	wl_add(&t, 1, RP_OP_GETXATTR, "/f", 5, 0, 0, 0)->level = 4;
+	nt_security(wl_add(&t, 1, RP_OP_GETXATTR, "/f", 5, 0, 0, 0), 4);
 	wl_add(&t, 1, RP_OP_CLOSE, NULL, 5, 0, 0, 0);
 	nt_open_access(&t, "/f", 0x10080, RP_NT_OPEN, 0, 6, 0); /* DELETE */
 	wl_add(&t, 1, RP_OP_UNLINK, "/f", 6, 0, 0, 0);
-	wl_add(&t, 1, RP_OP_STAT, "/f", 6, 0, 0, 0)->level = 48; /* by the handle: still there */
+	wl_add(&t, 1, RP_OP_STAT, "/f", 6, 0, 0, 0)->raw.level = 48; /* by the handle: still there */
 	wl_add(&t, 1, RP_OP_CLOSE, NULL, 6, 0, 0, 0);
 	wl_add(&t, 1, RP_OP_STAT, "/f", 0, 0, 0, ENOENT);
 	rp_replay *r;
@@ -171,17 +169,17 @@ static void test_nt_mandatory_locks(void **state)
 	wl_init(&t, RP_SRC_PCAP_SMB);
 	nt_open_access(&t, "/l", 0x1f01ff, RP_NT_OPEN_IF, 0, 1, 0);
 	wl_add(&t, 1, RP_OP_WRITE, NULL, 1, 0, 400, 0);
-	wl_add(&t, 1, RP_OP_LOCK, NULL, 1, 0, 100, 0);
-	wl_add(&t, 1, RP_OP_LOCK, NULL, 1, 100, 100, 0);
+	wl_add(&t, 1, RP_OP_LOCK, NULL, 1, 0, 100, 0)->flags = RP_OPF_MANDATORY;
+	wl_add(&t, 1, RP_OP_LOCK, NULL, 1, 100, 100, 0)->flags = RP_OPF_MANDATORY;
 	nt_open_access(&t, "/l", 0x1f01ff, RP_NT_OPEN_IF, 0, 2, 0);
 	wl_add(&t, 1, RP_OP_WRITE, NULL, 1, 100, 100, EAGAIN); /* its own shared lock */
 	wl_add(&t, 1, RP_OP_READ, NULL, 1, 100, 100, 0);
 	wl_add(&t, 1, RP_OP_WRITE, NULL, 2, 100, 100, EAGAIN);
 	wl_add(&t, 1, RP_OP_READ, NULL, 2, 100, 100, 0);
-	wl_add(&t, 1, RP_OP_UNLOCK, NULL, 1, 100, 100, 0);
+	wl_add(&t, 1, RP_OP_UNLOCK, NULL, 1, 100, 100, 0)->flags = RP_OPF_MANDATORY;
 	wl_add(&t, 1, RP_OP_WRITE, NULL, 2, 100, 100, 0);
 	wl_add(&t, 1, RP_OP_WRITE, NULL, 1, 150, 10, 0);
-	wl_add(&t, 1, RP_OP_LOCK, NULL, 1, 300, 10, 0)->flags = RP_OPF_EXCLUSIVE;
+	wl_add(&t, 1, RP_OP_LOCK, NULL, 1, 300, 10, 0)->flags = RP_OPF_EXCLUSIVE | RP_OPF_MANDATORY;
 	wl_add(&t, 1, RP_OP_WRITE, NULL, 1, 300, 10, 0); /* its own exclusive lock: fine */
 	wl_add(&t, 1, RP_OP_READ, NULL, 2, 305, 10, EAGAIN);
 	wl_add(&t, 1, RP_OP_WRITE, NULL, 2, 305, 10, EAGAIN);
@@ -200,6 +198,92 @@ static void test_nt_mandatory_locks(void **state)
 	mkdir(target, 0777);
 }
 
+/*
+ * FileAllocationInformation (MS-FSCC 2.4.4): an allocation at or above the end
+ * of file leaves the data; below it truncates there.  (Replay used to set the
+ * size to the value, which the producers did not even record: 0.)
+ */
+static void test_allocation(void **state)
+{
+	(void)state;
+	wl t;
+	wl_init(&t, RP_SRC_PCAP_SMB);
+	nt_open_access(&t, "/a", 0x12019f, RP_NT_CREATE, 0, 1, 0);
+	wl_add(&t, 1, RP_OP_WRITE, NULL, 1, 0, 1000, 0);
+	nt_setinfo(wl_add(&t, 1, RP_OP_SETATTR, NULL, 1, 0, 4096, 0), RP_NT_FileAllocationInformation);
+	nt_setinfo(wl_add(&t, 1, RP_OP_SETATTR, NULL, 1, 0, 1000, 0), RP_NT_FileAllocationInformation);
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 1, 0, 0, 0);
+	nt_open_access(&t, "/b", 0x12019f, RP_NT_CREATE, 0, 2, 0);
+	wl_add(&t, 1, RP_OP_WRITE, NULL, 2, 0, 1000, 0);
+	nt_setinfo(wl_add(&t, 1, RP_OP_SETATTR, NULL, 2, 0, 300, 0), RP_NT_PASSTHROUGH + RP_NT_FileAllocationInformation);
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 2, 0, 0, 0);
+	/* a dbench loadfile's level alone (no value): nothing to set */
+	nt_open(&t, "/c", RP_NT_CREATE, 0, 3, 0);
+	wl_add(&t, 1, RP_OP_WRITE, NULL, 3, 0, 1000, 0);
+	rp_sem_nt_setinfo(wl_add(&t, 1, RP_OP_SETATTR, NULL, 3, 0, 0, 0), RP_PROTO_DBENCH_SMB, 1019,
+			  &(rp_nt_setinfo){ .decoded = false });
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 3, 0, 0, 0);
+	rp_replay *r;
+	const rp_replay_results *const res = run_posix(&t, NULL, false, 0, &r);
+	print_samples(res);
+	assert_int_equal(res->mismatches, 0);
+	assert_int_equal(size_of("a"), 1000);
+	assert_int_equal(size_of("b"), 300);
+	assert_int_equal(size_of("c"), 1000);
+	rp_replay_destroy(r);
+	wl_fini(&t);
+	rm_rf(target);
+	mkdir(target, 0777);
+}
+
+/*
+ * Delete-on-close is one property of a handle, set at open or by set-info and
+ * cleared by set-info, acted on at the last close of the client's handles to
+ * the object (MS-FSA 2.1.5.4, 2.1.5.14.3).  (Set-info used to unlink at once,
+ * and a later "do not delete" could not bring the file back.)
+ */
+static void test_delete_on_close(void **state)
+{
+	(void)state;
+	static const rp_nt_setinfo del = { .decoded = true, .delete_pending = true }, keep = { .decoded = true };
+	wl t;
+	wl_init(&t, RP_SRC_PCAP_SMB);
+	/* at open, with a second handle open: it goes at the second close */
+	nt_open_access(&t, "/doc", 0x13019f, RP_NT_CREATE, RP_NT_DELETE_ON_CLOSE, 1, 0);
+	nt_open_access(&t, "/doc", 0x120089, RP_NT_OPEN, 0, 2, 0);
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 1, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_STAT, "/doc", 0, 0, 0, 0); /* still there */
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 2, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_STAT, "/doc", 0, 0, 0, ENOENT);
+	/* by set-info, then cleared: it stays */
+	nt_open_access(&t, "/kept", 0x13019f, RP_NT_CREATE, 0, 3, 0);
+	rp_sem_nt_setinfo(wl_add(&t, 1, RP_OP_SETATTR, NULL, 3, 0, 0, 0), RP_PROTO_SMB2, 13, &del);
+	wl_add(&t, 1, RP_OP_STAT, "/kept", 0, 0, 0, 0);
+	rp_sem_nt_setinfo(wl_add(&t, 1, RP_OP_SETATTR, NULL, 3, 0, 0, 0), RP_PROTO_SMB2, 13, &keep);
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 3, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_STAT, "/kept", 0, 0, 0, 0);
+	/* by set-info on a directory: rmdir at the close */
+	nt_open_access(&t, "/dir", 0x130081, RP_NT_CREATE, RP_NT_DIRECTORY_FILE, 4, 0);
+	rp_sem_nt_setinfo(wl_add(&t, 1, RP_OP_SETATTR, NULL, 4, 0, 0, 0), RP_PROTO_SMB2, 64, &del);
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 4, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_STAT, "/dir", 0, 0, 0, ENOENT);
+	/* without DELETE access a delete-on-close set-info is ACCESS_DENIED, and nothing goes */
+	nt_open_access(&t, "/kept", 0x120089, RP_NT_OPEN, 0, 5, 0);
+	rp_sem_nt_setinfo(wl_add(&t, 1, RP_OP_SETATTR, NULL, 5, 0, 0, EACCES), RP_PROTO_SMB2, 13, &del);
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 5, 0, 0, 0);
+	rp_replay *r;
+	const rp_replay_results *const res = run_posix(&t, NULL, false, 0, &r);
+	print_samples(res);
+	assert_int_equal(res->mismatches, 0);
+	assert_false(exists("doc"));
+	assert_true(exists("kept"));
+	assert_false(exists("dir"));
+	rp_replay_destroy(r);
+	wl_fini(&t);
+	rm_rf(target);
+	mkdir(target, 0777);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -207,6 +291,8 @@ int main(void)
 		cmocka_unit_test(test_read_eof),
 		cmocka_unit_test(test_nt_fidelity),
 		cmocka_unit_test(test_nt_mandatory_locks),
+		cmocka_unit_test(test_allocation),
+		cmocka_unit_test(test_delete_on_close),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -30,19 +30,19 @@ static void tiny(wl *t)
 {
 	wl_init(t, RP_SRC_LOADFILE_SMB);
 	rp_op *op = wl_add(t, 0, RP_OP_OPEN, "/data/in.bin", 1, 0, 0, 0);
-	op->disposition = RP_NT_OPEN;
+	op->disp = RP_DISP_OPEN;
 	wl_add(t, 0, RP_OP_READ, NULL, 1, 0, 65536, 0);
 	op = wl_add(t, 0, RP_OP_READ, NULL, 1, 65536, 65536, 0);
 	op->result = 34464;
 	wl_add(t, 0, RP_OP_CLOSE, NULL, 1, 0, 0, 0);
 	op = wl_add(t, 0, RP_OP_OPEN, "/data/new.txt", 2, 0, 0, 0);
-	op->disposition = RP_NT_CREATE;
+	op->disp = RP_DISP_CREATE;
 	wl_add(t, 0, RP_OP_WRITE, NULL, 2, 0, 10, 0);
 	wl_add(t, 0, RP_OP_CLOSE, NULL, 2, 0, 0, 0);
 	wl_add(t, 0, RP_OP_STAT, "/data/sub/x", 0, 0, 0, 0);
 	wl_add(t, 0, RP_OP_MKDIR, "/made", 0, 0, 0, 0);
 	op = wl_add(t, 0, RP_OP_OPEN, "/made/f", 3, 0, 0, 0);
-	op->disposition = RP_NT_CREATE;
+	op->disp = RP_DISP_CREATE;
 	wl_add(t, 0, RP_OP_CLOSE, NULL, 3, 0, 0, 0);
 	wl_add(t, 0, RP_OP_UNLINK, "/gone.txt", 0, 0, 0, 0);
 	wl_open(t);
