@@ -1,6 +1,8 @@
 /* Table-driven option parsing and help text. */
 #include "cli/opts.h"
 
+#include "cli/outfile.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,7 +77,7 @@ static int set_value(const rp_cmd *cmd, const rp_opt *o, const char *arg)
 		return 0;
 	}
 	}
-	fprintf(stderr, "reprise %s: --%s: bad value '%s'\n", cmd->name, o->name, arg);
+	rp__cli_err(cmd->name, "--%s: bad value '%s'", o->name, arg);
 	return -1;
 }
 
@@ -112,8 +114,7 @@ int rp_opts_parse(const rp_cmd *cmd, int argc, char **argv, char **pos, int *npo
 			inline_arg = a[2] ? a + 2 : NULL;
 		}
 		if (!o) {
-			fprintf(stderr, "reprise %s: unknown option '%s' (see reprise %s --help)\n", cmd->name, a,
-				cmd->name);
+			rp__cli_err(cmd->name, "unknown option '%s' (see reprise %s --help)", a, cmd->name);
 			return -1;
 		}
 		if (o->kind == RP_OPT_FLAG) {
