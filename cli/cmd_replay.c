@@ -40,7 +40,7 @@ static const rp_opt options[] = {
 	{ "on-mismatch", 0, RP_OPT_STRING, &o.on_mismatch, "POLICY",
 	  "warn (default): count and show examples; skip: count, and skip ops on handles whose open failed; "
 	  "abort: stop at the first mismatch" },
-	{ "json", 'j', RP_OPT_STRING, &o.json, "FILE", "write every result as JSON to FILE (- = stdout)" },
+	{ "json", 'j', RP_OPT_STRING, &o.json, "FILE", "write every result as JSON to FILE, created before the run and renamed into place after it (- = stdout: the JSON alone, the table on stderr)" },
 	{ "quiet", 'q', RP_OPT_FLAG, &o.quiet, NULL, "no progress line on stderr" },
 	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfiles: skip bad lines, count them" },
 	{ "list-backends", 0, RP_OPT_FLAG, &o.list_backends, NULL, "list the built-in backends and their options" },
