@@ -74,6 +74,25 @@ check_fails "capture on a missing interface exits 1" 1 "$reprise" capture --ifac
 same "and leaves the existing output as it was" "$d/cap.rpz" "$d/a.rpz.orig"
 no_temp "and no temporary file"
 
+# capture killed with -9 keeps its partial trace under the .part name and OUT as it was; a capture that
+# ends normally renames it to OUT (root: capturing on lo; a filter nothing matches)
+if [ "$(id -u)" -eq 0 ]; then
+	"$reprise" capture --iface lo --filter 'udp port 9 and host 127.0.0.99' -q -o "$d/cap.rpz" 2>"$tmp/err" &
+	pid=$!
+	i=0
+	while ! ls "$d" | grep -q '^cap\.rpz\.part-' && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	kill -9 $pid
+	wait $pid 2>/dev/null
+	part=$(ls "$d" | grep '^cap\.rpz\.part-')
+	if [ -n "$part" ]; then ok "kill -9 leaves the partial trace under the .part name"; else not_ok "kill -9 leaves the partial trace under the .part name"; fi
+	same "and OUT as it was" "$d/cap.rpz" "$d/a.rpz.orig"
+	rm -f "$d"/cap.rpz.part-*
+	check "capture -d 1 ends normally" "$reprise" capture --iface lo --filter 'udp port 9 and host 127.0.0.99' -d 0.3 -q -o "$d/cap.rpz"
+	check "and OUT is a finished trace" "$reprise" stat "$d/cap.rpz"
+	if grep -q warning "$tmp/err"; then not_ok "with its index"; else ok "with its index"; fi
+	no_temp "and no temporary file"
+fi
+
 # replay --json: checked before the run, written only on success
 check_fails "replay --json into a missing directory fails before the run" 1 "$reprise" replay "$d/a.txt" --target "$tmp/target" -b null --json "$d/nodir/run.json"
 err_has "naming the JSON path" "nodir/run.json"
