@@ -21,7 +21,7 @@ int main(int argc, char **argv)
 	rp_trace_meta m = { .source = RP_SRC_SYNTHETIC };
 	strcpy(m.host, "h\033[2J\nost");
 	strcpy(m.source_name, "in\033[2J\nput");
-	static const char path[] = "/dir/\033[2J\nevil";
+	static const char path[] = "/dir/\033[2J\nevil\233"; /* and a C1 CSI byte */
 	/* A stat the trace says failed with ENOENT: on the null backend it succeeds, a mismatch naming the path. */
 	const rp_op op = { .op = RP_OP_STAT, .path = 1, .status = ENOENT, .t_end = RP_TIME_UNKNOWN };
 	int rc = s->meta(s, &m);

@@ -158,10 +158,14 @@ out_has "and shows the input name escaped" 'in\\x1b\[2J\\x0aput'
 out_has "and the host" 'h\\x1b\[2J\\x0aost'
 "$reprise" cat -m "$evil.rpz" >"$tmp/out" 2>"$tmp/err"
 no_esc "cat -m prints no ESC"
-out_has "cat shows the path as the text form does" 'path="/dir/\\x1b\[2J\\x0aevil"'
+out_has "cat shows the path as the text form does" 'path="/dir/\\x1b\[2J\\x0aevil\\x9b"'
 "$reprise" replay "$evil.rpz" --target "$tmp/target" -b null -q >"$tmp/out" 2>"$tmp/err"
 no_esc "replay's mismatch samples print no ESC"
 err_has "and show the op's path escaped" 'mismatch: .*dir/\\x1b\[2J\\x0aevil'
+"$reprise" replay "$evil.rpz" --target "$tmp/target" -b null -q --json - >"$tmp/out" 2>"$tmp/err"
+no_esc "replay --json - prints no ESC"
+if grep -q "$(printf '\233')" "$tmp/out" "$tmp/err"; then not_ok "nor a raw C1 CSI byte"; else ok "nor a raw C1 CSI byte"; fi
+out_has "the JSON escapes the path" '"path": "dir/\\u001b\[2J\\u000aevil\\u009b"'
 "$reprise" cat "$evil.missing" >"$tmp/out" 2>"$tmp/err"
 no_esc "an error naming the path prints no ESC"
 err_has "and names it escaped" 'x\\x1b\[2J\\x0ay.missing'
