@@ -598,7 +598,11 @@ int rp__scan(rp_replay *r, char *errbuf)
 		if (rc < 0)
 			goto out;
 	}
-	r->trace_clients = malloc(seen.live * sizeof(*r->trace_clients));
+	if (seen.live > UINT32_MAX) { /* client ids are 32 bits: it cannot, but n_trace_clients must not wrap */
+		rc = rp_fail(errbuf, RP_E_LIMIT, "the trace has %zu clients", seen.live);
+		goto out;
+	}
+	r->trace_clients = calloc(seen.live, sizeof(*r->trace_clients));
 	if (!r->trace_clients || (!r->opts.no_prepare && make_plan(r, &s) < 0)) {
 		rc = rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 		goto out;
