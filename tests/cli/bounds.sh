@@ -77,6 +77,14 @@ check "replay -t of an empty LOOP and an op" "$reprise" replay "$tmp/empty1.txt"
 check "cat of an empty LOOP and an op" "$reprise" cat "$tmp/empty1.txt"
 if [ "$(wc -l <"$tmp/out")" -eq 1 ]; then ok "it gives the one op"; else not_ok "it gives the one op"; fi
 
+# a read at a huge offset plans a huge file: convert --prepare refuses it instead of writing 2^47 WriteX lines,
+# and an end past 2^64 saturates instead of wrapping to a tiny file
+for off in 9223372036854775000 18446744073709551610; do
+	printf 'NTCreateX "\\big" 0x0 0x1 5 NT_STATUS_OK\nReadX 5 %s 4096 4096 NT_STATUS_OK\nClose 5 NT_STATUS_OK\n' "$off" >"$tmp/big.txt"
+	check_fails "convert --prepare of a read at $off exits 1" 1 "$reprise" convert --prepare "$tmp/big.txt" "$tmp/big-p.txt"
+	err_has "and names the file and the limit" "prepare: big needs 9223372036854775807 bytes: the preamble would pass 16777216 ops"
+done
+
 # a UTF-8 byte-order mark at the start of a loadfile
 printf '\357\273\277READ3 "/f" 0 4096 0x00000000\n' >"$tmp/bom.txt"
 check "cat reads a loadfile with a BOM" "$reprise" cat "$tmp/bom.txt"
