@@ -228,10 +228,6 @@ static int run(int argc, char **argv)
 	const int policy = parse_enum("on-mismatch", o.on_mismatch, policies, 3);
 	if (timing < 0 || policy < 0)
 		return 2;
-	if (o.clients > 65536) {
-		fprintf(stderr, "reprise replay: --clients: at most 65536\n");
-		return 2;
-	}
 
 	char errbuf[RP_ERRBUF_SIZE];
 	rp_workload *w = NULL;

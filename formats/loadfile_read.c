@@ -238,7 +238,7 @@ static int control(rp__lf_reader *r, const rp__lf_line *ln)
 		for (unsigned i = 0; i < r->depth; i++)
 			r->loops[i].yielded = true;
 		return 0;
-	default: /* SETSP, WAITSP (dbench's cross-client sync points), WRITEPATTERN, RANDOMSTRING: no op */
+	default: /* SETSP, WAITSP (dbench's cross-client sync points), WRITEPATTERN: no op */
 		return 0;
 	}
 }
