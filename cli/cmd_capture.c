@@ -20,10 +20,10 @@ static const rp_opt options[] = {
 	{ "iface", 'i', RP_OPT_STRING, &o.iface, "IF", "interface to capture on (lo for servers on 127.0.0.1)" },
 	{ "filter", 'f', RP_OPT_STRING, &o.filter, "BPF",
 	  "capture filter (default: ports 2049, 111, 20048, 635, 445, 139); decoding goes by content, not port" },
-	{ "duration", 'd', RP_OPT_DURATION, &o.duration, "TIME", "stop after this long (10, 90s, 5m); default: until SIGINT/SIGTERM" },
+	{ "duration", 'd', RP_OPT_DURATION, &o.duration, "TIME", "stop after this long (10, 90s, 5m; 1 ms to 1e8 s); default: until SIGINT/SIGTERM" },
 	{ "output", 'o', RP_OPT_STRING, &o.out, "FILE", "the trace to write (.rpz)" },
-	{ "buffer", 0, RP_OPT_UINT, &o.buffer_mib, "MIB", "kernel capture buffer in MiB (default 64)" },
-	{ "max-flows", 0, RP_OPT_UINT, &o.max_flows, "N", "connections tracked at once (default 65536)" },
+	{ "buffer", 0, RP_OPT_UINT, &o.buffer_mib, "MIB", "kernel capture buffer in MiB, 1-2047 (default 64)" },
+	{ "max-flows", 0, RP_OPT_UINT, &o.max_flows, "N", "connections tracked at once, 1-16777216 (default 65536)" },
 	{ "client-key", 0, RP_OPT_STRING, &o.client_key, "KEY", "a client is addr+principal (default), addr or conn" },
 	{ "strict", 0, RP_OPT_FLAG, &o.strict, NULL,
 	  "fail when anything was truncated, invalid, unsupported, unmatched, encrypted or dropped" },
@@ -31,8 +31,16 @@ static const rp_opt options[] = {
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
+static const rp_optrange ranges[] = {
+	{ "duration", 1e-3, 1e8 },
+	{ "buffer", 1, 2047 },          /* libpcap takes the buffer size as an int of bytes: 2047 MiB fits */
+	{ "max-flows", 1, 1u << 24 },   /* each held flow costs its reassembly state; 16 M is far past any capture */
+	{ NULL, 0, 0 },
+};
+
 static const rp_cmd spec = {
 	.name = "capture",
+	.ranges = ranges,
 	.usage = "--iface IF [options] -o OUT.rpz",
 	.summary = "capture NFS and SMB traffic live from an interface into a trace",
 	.details = "Captures packets with libpcap (immediate mode, a large kernel buffer) and decodes them as\n"
@@ -73,10 +81,6 @@ static int run(int argc, char **argv)
 	rp_capture_opts copts = { .max_flows = (uint32_t)o.max_flows };
 	if (rp__cli_client_key(o.client_key, &copts.client_key) != 0) {
 		fprintf(stderr, "reprise capture: --client-key: use addr+principal, addr or conn\n");
-		return 2;
-	}
-	if (o.buffer_mib > 2047) {
-		fprintf(stderr, "reprise capture: --buffer: at most 2047 MiB\n");
 		return 2;
 	}
 	char errbuf[RP_ERRBUF_SIZE] = "";

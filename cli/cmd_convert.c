@@ -49,8 +49,14 @@ static const rp_opt options[] = {
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
+static const rp_optrange ranges[] = {
+	{ "level", 1, 22 }, /* zstd's levels (ZSTD_maxCLevel); its negative "fast" levels are not offered */
+	{ NULL, 0, 0 },
+};
+
 static const rp_cmd spec = {
 	.name = "convert",
+	.ranges = ranges,
 	.usage = "[options] IN OUT",
 	.summary = "convert a trace, dbench loadfile or packet capture into a trace or loadfile",
 	.details = "IN is sniffed: .rpz trace, dbench loadfile (SMB or NFS dialect, plain or timestamped),\n"

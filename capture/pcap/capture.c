@@ -189,6 +189,8 @@ void rp_capture_stats_print(const rp_capture_stats *st, FILE *f)
 		fprintf(f, ", kernel drops %" PRIu64, st->kernel_drops);
 	if (st->segments_dropped)
 		fprintf(f, ", segments dropped %" PRIu64, st->segments_dropped);
+	if (st->tcp_queue_full)
+		fprintf(f, ", out-of-order bound reached %" PRIu64, st->tcp_queue_full);
 	if (st->frags_dropped)
 		fprintf(f, ", fragmented datagrams dropped %" PRIu64, st->frags_dropped);
 	if (st->flows_evicted)
