@@ -55,11 +55,27 @@ void rp_capture_stats_print(const rp_capture_stats *st, FILE *f);
  * (TCP gaps, kernel drops): the trace may lack ops the workload had. */
 bool rp_capture_stats_lossy(const rp_capture_stats *st);
 
+/*
+ * Link types rp_capture_packet takes: libpcap's DLT_ numbers (as on Linux),
+ * spelled here so that the decoders build without libpcap's headers
+ * (pcaplib.c checks them against libpcap's where it is built).
+ */
+typedef enum rp_dlt {
+	RP_DLT_NULL = 0,          /* BSD loopback, family in host order */
+	RP_DLT_EN10MB = 1,        /* Ethernet */
+	RP_DLT_RAW = 12,          /* raw IP (LINKTYPE_RAW 101 in files) */
+	RP_DLT_LOOP = 108,        /* OpenBSD loopback, family in network order */
+	RP_DLT_LINUX_SLL = 113,   /* Linux cooked v1 */
+	RP_DLT_IPV4 = 228,
+	RP_DLT_IPV6 = 229,
+	RP_DLT_LINUX_SLL2 = 276,  /* Linux cooked v2 */
+} rp_dlt;
+
 typedef struct rp_capture rp_capture;
 
 /* A decoder over packets you feed it (fuzzers, tests, the file and live paths). */
 int rp_capture_create(rp_capture **out, rp_sink *sink, const rp_capture_opts *opts, char *errbuf);
-/* Feed one packet: link type (DLT_*), Unix time in ns, captured bytes and original length. */
+/* Feed one packet: link type (rp_dlt), Unix time in ns, captured bytes and original length. */
 int rp_capture_packet(rp_capture *cap, int dlt, uint64_t ts_ns, const uint8_t *data, uint32_t caplen,
 		      uint32_t wirelen);
 /* Flush pending calls as unmatched, finish the sink; stats are final after this. */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/pcap/decode.h"
+#include "capture/decode.h"
 #include "formats/sink.h"
 
 /* ---- building XDR ---- */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/pcap/decode.h"
+#include "capture/decode.h"
 #include "formats/sink.h"
 
 typedef int (*fuzz_deliver_fn)(rp_capctx *cx, rp_conn *conn, const rp_msg *m);

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/pcap/decode.h"
+#include "capture/decode.h"
 #include "capture/pcap/pcapfile.h"
-#include "capture/pcap/transport.h"
+#include "capture/net/transport.h"
 
 struct rp_capture {
 	rp_sink wrap; /* forwards to sink, filling in what capctx cannot know (source name, host) */

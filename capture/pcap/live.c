@@ -5,7 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capture/pcap/pcapfile.h"
+#include "capture/pcap/pcaplib.h"
 
 /*
  * Ports to capture by default.  Dispatch is by content, so this only keeps

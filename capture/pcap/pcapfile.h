@@ -2,25 +2,21 @@
 #ifndef REPRISE_CAPTURE_PCAPFILE_H
 #define REPRISE_CAPTURE_PCAPFILE_H
 
-#include <pcap/pcap.h>
-#include <stdio.h>
-
 #include "capture/capture.h"
-#include "capture/pcap/decode.h"
+#include "capture/decode.h"
 
 /*
- * Open a pcap or pcapng stream (a file, or fmemopen() over memory for the
- * fuzzers) with nanosecond timestamps.  Takes f over (closed by pcap_close).
- * `name` is for messages.
+ * libpcap's side of a file, for what the block reader does not take
+ * (pcapng, other pcap versions and link types, pipes): pcaplib.c.  In a build
+ * without libpcap (nopcap.c) opening fails with "built without libpcap".
  */
-int rp__pcap_open_stream(pcap_t **out, FILE *f, const char *name, char *errbuf);
-/*
- * Feed every packet of p to cap (not finished).  A file cut short mid-packet
- * (a killed tcpdump) ends the input quietly and counts one truncated message.
- */
-int rp__pcap_feed(pcap_t *p, rp_capture *cap, const char *name, char *errbuf);
+typedef struct rp_pcaplib rp_pcaplib;
+int rp__pcaplib_open(rp_pcaplib **out, int fd, const char *name, char *errbuf); /* takes fd over */
+int rp__pcaplib_feed(rp_pcaplib *l, rp_capture *cap, const char *name, char *errbuf);
+void rp__pcaplib_close(rp_pcaplib *l); /* NULL is a no-op */
 
-/* The same from the block reader (capture/pcap/pcapread.h) over a classic pcap file. */
+/* Feed every packet from the block reader (capture/pcap/pcapread.h) over a classic pcap file to cap
+ * (not finished); a file cut short mid-packet counts one truncated message. */
 struct rp_pcap_reader;
 int rp__pcap_feed_fast(struct rp_pcap_reader *r, rp_capture *cap, const char *name, char *errbuf);
 

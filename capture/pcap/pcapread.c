@@ -2,11 +2,11 @@
 #include "capture/pcap/pcapread.h"
 
 #include <errno.h>
-#include <pcap/pcap.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "capture/capture.h"
 #include "formats/error.h"
 
 /*
@@ -33,18 +33,18 @@ static inline uint16_t rd16(const uint8_t *p, bool swapped)
 	return swapped ? __builtin_bswap16(v) : v;
 }
 
-/* The LINKTYPE_ values of the link layers link.c decodes, as libpcap's DLT_ values. */
+/* The LINKTYPE_ values of the link layers link.c decodes, as libpcap's DLT_ values (rp_dlt). */
 static int dlt_of(uint32_t linktype)
 {
 	switch (linktype) {
-	case 0: return DLT_NULL;
-	case 1: return DLT_EN10MB;
-	case 101: return DLT_RAW; /* LINKTYPE_RAW */
-	case 108: return DLT_LOOP;
-	case 113: return DLT_LINUX_SLL;
-	case 228: return DLT_IPV4;
-	case 229: return DLT_IPV6;
-	case 276: return DLT_LINUX_SLL2;
+	case 0: return RP_DLT_NULL;
+	case 1: return RP_DLT_EN10MB;
+	case 101: return RP_DLT_RAW; /* LINKTYPE_RAW */
+	case 108: return RP_DLT_LOOP;
+	case 113: return RP_DLT_LINUX_SLL;
+	case 228: return RP_DLT_IPV4;
+	case 229: return RP_DLT_IPV6;
+	case 276: return RP_DLT_LINUX_SLL2;
 	default: return -1;
 	}
 }

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "capture/pcap/pcapfile.h"
+#include "capture/pcap/pcaplib.h"
 #include "capture/pcap/pcapread.h"
 #include "formats/sink.h"
 

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/pcap/tcp.h"
-#include "capture/pcap/transport.h"
+#include "capture/net/tcp.h"
+#include "capture/net/transport.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

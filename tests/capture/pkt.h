@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/pcap/transport.h"
+#include "capture/net/transport.h"
 
 /* ---- byte building ---- */
 

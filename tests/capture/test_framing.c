@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "capture/pcap/tcp.h"
+#include "capture/net/tcp.h"
 #include "pkt.h"
 
 enum { ACKF = RP_TCP_ACK, SYNF = RP_TCP_SYN, FINF = RP_TCP_FIN, RSTF = RP_TCP_RST };

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "capture/pcap/ip.h"
+#include "capture/net/ip.h"
 #include "pkt.h"
 
 static buf payload, pk, ext;

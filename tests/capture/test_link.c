@@ -4,9 +4,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include <pcap/dlt.h>
 
-#include "capture/pcap/link.h"
+#include "capture/net/link.h"
 #include "pkt.h"
 
 static buf fr, ip, udp, call;
@@ -49,13 +48,13 @@ static void ethernet_plain_vlan_qinq(void **state)
 		fr.n = 0;
 		eth(&fr, et);
 		putn(&fr, ip.b, ip.n);
-		expect(DLT_EN10MB, 14, v);
+		expect(RP_DLT_EN10MB, 14, v);
 		fr.n = 0;
 		eth(&fr, 0x8100);
 		put16(&fr, 42);
 		put16(&fr, et);
 		putn(&fr, ip.b, ip.n);
-		expect(DLT_EN10MB, 18, v);
+		expect(RP_DLT_EN10MB, 18, v);
 		fr.n = 0;
 		eth(&fr, 0x88a8);
 		put16(&fr, 7);
@@ -63,7 +62,7 @@ static void ethernet_plain_vlan_qinq(void **state)
 		put16(&fr, 42);
 		put16(&fr, et);
 		putn(&fr, ip.b, ip.n);
-		expect(DLT_EN10MB, 22, v);
+		expect(RP_DLT_EN10MB, 22, v);
 	}
 }
 
@@ -75,11 +74,11 @@ static void ethernet_other_and_short(void **state)
 	fr.n = 0;
 	eth(&fr, 0x0806); /* ARP */
 	putpat(&fr, 28, 1);
-	assert_int_equal(rp__link_ip(DLT_EN10MB, fr.b, (uint32_t)fr.n, &off, &ver), RP_LINK_OTHER);
-	assert_int_equal(rp__link_ip(DLT_EN10MB, fr.b, 13, &off, &ver), RP_LINK_TRUNCATED);
+	assert_int_equal(rp__link_ip(RP_DLT_EN10MB, fr.b, (uint32_t)fr.n, &off, &ver), RP_LINK_OTHER);
+	assert_int_equal(rp__link_ip(RP_DLT_EN10MB, fr.b, 13, &off, &ver), RP_LINK_TRUNCATED);
 	assert_int_equal(rp__link_ip(147 /* DLT_USER0 */, fr.b, (uint32_t)fr.n, &off, &ver), RP_LINK_UNKNOWN_DLT);
 	collect *const c = c_new(NULL);
-	c_frame(c, DLT_EN10MB, &fr);
+	c_frame(c, RP_DLT_EN10MB, &fr);
 	assert_int_equal(c->count[RP_OUT_IGNORED], 1);
 	c_free(c);
 }
@@ -95,7 +94,7 @@ static void linux_cooked(void **state)
 	putpat(&fr, 8, 0);
 	put16(&fr, 0x0800);
 	putn(&fr, ip.b, ip.n);
-	expect(DLT_LINUX_SLL, 16, 4);
+	expect(RP_DLT_LINUX_SLL, 16, 4);
 	make_ip(6);
 	fr.n = 0;
 	put16(&fr, 0x86dd);
@@ -106,7 +105,7 @@ static void linux_cooked(void **state)
 	put8(&fr, 6);
 	putpat(&fr, 8, 0);
 	putn(&fr, ip.b, ip.n);
-	expect(DLT_LINUX_SLL2, 20, 6);
+	expect(RP_DLT_LINUX_SLL2, 20, 6);
 }
 
 static void loopback_both_orders(void **state)
@@ -117,28 +116,28 @@ static void loopback_both_orders(void **state)
 	fr.n = 0;
 	put8(&fr, 2); put8(&fr, 0); put8(&fr, 0); put8(&fr, 0); /* AF_INET, little-endian host */
 	putn(&fr, ip.b, ip.n);
-	expect(DLT_NULL, 4, 4);
+	expect(RP_DLT_NULL, 4, 4);
 	fr.n = 0;
 	put32(&fr, 2); /* big-endian host */
 	putn(&fr, ip.b, ip.n);
-	expect(DLT_NULL, 4, 4);
-	expect(DLT_LOOP, 4, 4);
+	expect(RP_DLT_NULL, 4, 4);
+	expect(RP_DLT_LOOP, 4, 4);
 	make_ip(6);
 	for (size_t i = 0; i < 4; i++) {
 		fr.n = 0;
 		put32(&fr, fams[i]);
 		putn(&fr, ip.b, ip.n);
-		expect(DLT_LOOP, 4, 6);
+		expect(RP_DLT_LOOP, 4, 6);
 		fr.n = 0;
 		put8(&fr, (uint8_t)fams[i]); put8(&fr, 0); put8(&fr, 0); put8(&fr, 0);
 		putn(&fr, ip.b, ip.n);
-		expect(DLT_NULL, 4, 6);
+		expect(RP_DLT_NULL, 4, 6);
 	}
 	uint32_t off;
 	uint8_t ver;
 	fr.n = 0;
 	put32(&fr, 7); /* not IP */
-	assert_int_equal(rp__link_ip(DLT_NULL, fr.b, (uint32_t)fr.n, &off, &ver), RP_LINK_OTHER);
+	assert_int_equal(rp__link_ip(RP_DLT_NULL, fr.b, (uint32_t)fr.n, &off, &ver), RP_LINK_OTHER);
 }
 
 static void raw_ip(void **state)
@@ -147,14 +146,14 @@ static void raw_ip(void **state)
 	make_ip(4);
 	fr.n = 0;
 	putn(&fr, ip.b, ip.n);
-	expect(DLT_RAW, 0, 4);
-	expect(DLT_IPV4, 0, 4);
+	expect(RP_DLT_RAW, 0, 4);
+	expect(RP_DLT_IPV4, 0, 4);
 	expect(101, 0, 4); /* LINKTYPE_RAW */
 	make_ip(6);
 	fr.n = 0;
 	putn(&fr, ip.b, ip.n);
-	expect(DLT_RAW, 0, 6);
-	expect(DLT_IPV6, 0, 6);
+	expect(RP_DLT_RAW, 0, 6);
+	expect(RP_DLT_IPV6, 0, 6);
 }
 
 int main(void)

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "capture/pcap/pcapread.h"
-#include "capture/pcap/pcapfile.h"
+#include "capture/pcap/pcaplib.h"
 #include "formats/error.h"
 
 /* ---- a growable byte buffer for crafted files ---- */

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "capture/pcap/smb_int.h"
+#include "capture/smb/smb_int.h"
 
 /* UTF-16LE of an ASCII-or-\uXXXX string given as code units. */
 static size_t u16(uint8_t *out, const uint16_t *units, size_t n)

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "capture/pcap/tcp.h"
+#include "capture/net/tcp.h"
 
 #define STREAM 200000
 

@@ -10,6 +10,7 @@
 
 #include "formats/cursor.h"
 #include "formats/error.h"
+#include "formats/hash.h"
 #include "formats/op.h"
 #include "formats/reader.h"
 #include "formats/sink.h"
@@ -29,6 +30,19 @@ static void errors_have_names_and_messages(void **state)
 	assert_int_equal(rp_fail(eb, RP_E_IO, "x.rpz: frame %d", 12), RP_E_IO);
 	assert_string_equal(eb, "x.rpz: frame 12");
 	assert_int_equal(rp_fail(NULL, RP_E_IO, "no buffer"), RP_E_IO);
+}
+
+static void fnv1a64_matches_the_spec(void **state)
+{
+	(void)state;
+	/* Test vectors of 64-bit FNV-1a (draft-eastlake-fnv): a wrong basis or prime shows at once. */
+	assert_true(RP_FNV64_OFFSET == 14695981039346656037ull);
+	assert_true(RP_FNV64_PRIME == 1099511628211ull);
+	assert_true(rp_fnv1a64(RP_FNV64_OFFSET, "", 0) == 0xcbf29ce484222325ull);
+	assert_true(rp_fnv1a64(RP_FNV64_OFFSET, "a", 1) == 0xaf63dc4c8601ec8cull);
+	assert_true(rp_fnv1a64(RP_FNV64_OFFSET, "foobar", 6) == 0x85944171f73967e8ull);
+	/* Continuing a hash is hashing the concatenation. */
+	assert_true(rp_fnv1a64(rp_fnv1a64(RP_FNV64_OFFSET, "foo", 3), "bar", 3) == 0x85944171f73967e8ull);
 }
 
 static void cursor_reads_and_stops_at_the_end(void **state)
@@ -290,6 +304,7 @@ int main(void)
 		cmocka_unit_test(sniffing_tells_formats_apart),
 		cmocka_unit_test(summary_counts_what_matters),
 		cmocka_unit_test(memsink_keeps_everything),
+		cmocka_unit_test(fnv1a64_matches_the_spec),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/pcap/decode.h"
+#include "capture/decode.h"
 #include "formats/sink.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -6,7 +6,7 @@
 
 #include <cmocka.h>
 
-#include "capture/pcap/rpc.h"
+#include "capture/rpc/rpc.h"
 #include "nfs_harness.h"
 
 typedef struct fx {

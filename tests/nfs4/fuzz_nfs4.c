@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/pcap/rpc.h"
+#include "capture/rpc/rpc.h"
 #include "formats/sink.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

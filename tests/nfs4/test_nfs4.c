@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "capture/pcap/nfs4_int.h"
+#include "capture/rpc/nfs4_int.h"
 #include "formats/sink.h"
 #include "nfs4_xdr_build.h"
 

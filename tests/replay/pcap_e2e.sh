@@ -35,6 +35,10 @@ printf '%s\n' "$cases" | while IFS='|' read -r cap want cond; do
 	dir="$tmp/$n"
 	mkdir "$dir" "$dir/target"
 	if ! "$reprise" convert -q "$pcaps/$cap" "$dir/t.rpz" 2>"$dir/err"; then
+		if grep -q 'built without libpcap' "$dir/err"; then
+			echo "ok $n - $cap # SKIP needs libpcap, and this build (-Dpcap=disabled) has none"
+			continue
+		fi
 		echo "not ok $n - $cap: convert failed"
 		sed 's/^/# /' "$dir/err"
 		continue
