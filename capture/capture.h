@@ -38,8 +38,10 @@ typedef struct rp_capture_stats {
 	uint64_t ignored;     /* frames of other protocols */
 	uint64_t kernel_drops; /* live capture: packets the kernel dropped */
 	uint64_t segments_dropped; /* TCP segments too far ahead of the stream to hold (their bytes became gaps) */
+	uint64_t tcp_queue_full;   /* TCP holes given up because out-of-order segments reached their memory bound */
 	uint64_t frags_dropped;    /* IP datagrams whose fragments never all came (timeout, bounds, conflicts) */
 	uint64_t flows_evicted;    /* flows dropped early because max_flows were live */
+	bool file_cut;             /* the capture file ends inside a packet record (tcpdump: "truncated dump file") */
 	uint32_t n_unsupported;
 	struct {
 		char name[48];

@@ -6,6 +6,7 @@
 #include "capture/capture.h"
 #include "cli/commands.h"
 #include "cli/input.h"
+#include "cli/outfile.h"
 #include "formats/rpz.h"
 
 static struct {
@@ -19,10 +20,10 @@ static const rp_opt options[] = {
 	{ "iface", 'i', RP_OPT_STRING, &o.iface, "IF", "interface to capture on (lo for servers on 127.0.0.1)" },
 	{ "filter", 'f', RP_OPT_STRING, &o.filter, "BPF",
 	  "capture filter (default: ports 2049, 111, 20048, 635, 445, 139); decoding goes by content, not port" },
-	{ "duration", 'd', RP_OPT_DURATION, &o.duration, "TIME", "stop after this long (10, 90s, 5m); default: until SIGINT/SIGTERM" },
+	{ "duration", 'd', RP_OPT_DURATION, &o.duration, "TIME", "stop after this long (10, 90s, 5m; 1 ms to 1e8 s); default: until SIGINT/SIGTERM" },
 	{ "output", 'o', RP_OPT_STRING, &o.out, "FILE", "the trace to write (.rpz)" },
-	{ "buffer", 0, RP_OPT_UINT, &o.buffer_mib, "MIB", "kernel capture buffer in MiB (default 64)" },
-	{ "max-flows", 0, RP_OPT_UINT, &o.max_flows, "N", "connections tracked at once (default 65536)" },
+	{ "buffer", 0, RP_OPT_UINT, &o.buffer_mib, "MIB", "kernel capture buffer in MiB, 1-2047 (default 64)" },
+	{ "max-flows", 0, RP_OPT_UINT, &o.max_flows, "N", "connections tracked at once, 1-16777216 (default 65536)" },
 	{ "client-key", 0, RP_OPT_STRING, &o.client_key, "KEY", "a client is addr+principal (default), addr or conn" },
 	{ "strict", 0, RP_OPT_FLAG, &o.strict, NULL,
 	  "fail when anything was truncated, invalid, unsupported, unmatched, encrypted or dropped" },
@@ -30,13 +31,24 @@ static const rp_opt options[] = {
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
+static const rp_optrange ranges[] = {
+	{ "duration", 1e-3, 1e8 },
+	{ "buffer", 1, 2047 },          /* libpcap takes the buffer size as an int of bytes: 2047 MiB fits */
+	{ "max-flows", 1, 1u << 24 },   /* each held flow costs its reassembly state; 16 M is far past any capture */
+	{ NULL, 0, 0 },
+};
+
 static const rp_cmd spec = {
 	.name = "capture",
+	.ranges = ranges,
 	.usage = "--iface IF [options] -o OUT.rpz",
 	.summary = "capture NFS and SMB traffic live from an interface into a trace",
 	.details = "Captures packets with libpcap (immediate mode, a large kernel buffer) and decodes them as\n"
-		   "they come: TCP reassembly, ONC RPC (NFSv3, NFSv4.x, MOUNT) and SMB1/2/3, written straight to\n"
-		   "OUT.  SIGINT or SIGTERM stops the capture cleanly; the trace is finished and closed either way.\n"
+		   "they come: TCP reassembly, ONC RPC (NFSv3, NFSv4.x, MOUNT) and SMB1/2/3, written to\n"
+		   "OUT.part-XXXXXX beside OUT and renamed to OUT when the capture ends: SIGINT or SIGTERM stop it\n"
+		   "cleanly and the trace is finished either way.  After a crash (kill -9, power loss) the partial\n"
+		   "trace stays under the .part name, readable up to its last whole frame; a capture that fails\n"
+		   "before any op leaves OUT as it was.\n"
 		   "A summary on stderr gives frames, ops, and how many messages were truncated, invalid,\n"
 		   "unsupported (by name), unmatched or encrypted, plus packets the kernel dropped.\n"
 		   "Capturing needs CAP_NET_RAW (root).",
@@ -63,7 +75,7 @@ static int run(int argc, char **argv)
 	if (pr != 0)
 		return pr > 0 ? 0 : 2;
 	if (!o.iface || !o.out) {
-		fprintf(stderr, "reprise capture: --iface and -o are required\n");
+		rp__cli_err("capture", "--iface and -o are required");
 		return 2;
 	}
 	rp_capture_opts copts = { .max_flows = (uint32_t)o.max_flows };
@@ -71,14 +83,15 @@ static int run(int argc, char **argv)
 		fprintf(stderr, "reprise capture: --client-key: use addr+principal, addr or conn\n");
 		return 2;
 	}
-	if (o.buffer_mib > 2047) {
-		fprintf(stderr, "reprise capture: --buffer: at most 2047 MiB\n");
-		return 2;
-	}
 	char errbuf[RP_ERRBUF_SIZE] = "";
+	/* The trace grows under OUT.part-XXXXXX and becomes OUT when the capture ends (docs/capture.md). */
+	rp_outfile of;
+	if (rp__cli_out_open(&of, "capture", o.out))
+		return 1;
 	rp_rpz_writer *w = NULL;
-	if (rp_rpz_writer_open(&w, o.out, NULL, errbuf) < 0) {
-		fprintf(stderr, "reprise capture: %s\n", errbuf);
+	if (rp_rpz_writer_open_file(&w, of.f, of.std ? "<stdout>" : o.out, NULL, errbuf) < 0) {
+		rp__cli_err("capture", "%s", errbuf);
+		rp__cli_out_abort(&of);
 		return 1;
 	}
 	stop = 0;
@@ -96,6 +109,7 @@ static int run(int argc, char **argv)
 		.stop = &stop,
 	};
 	rp_capture_stats st;
+	memset(&st, 0, sizeof(st));
 	const int rc = rp_capture_live(&live, rp_rpz_writer_sink(w), &copts, &st, errbuf);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
@@ -103,16 +117,23 @@ static int run(int argc, char **argv)
 	const int crc = rp_rpz_writer_close(w, cerr);
 	if (!o.quiet || rc < 0)
 		rp_capture_stats_print(&st, stderr);
-	if (rc < 0) {
-		fprintf(stderr, "reprise capture: %s\n", errbuf);
+	if (rc < 0 || crc < 0) {
+		rp__cli_err("capture", "%s", rc < 0 ? errbuf : cerr);
+		if (st.ops && of.tmp[0]) {
+			/* Ops were captured before the failure: keep them (readable up to the last whole frame), but
+			 * not as OUT, which a failed capture must not replace. */
+			rp__cli_err("capture", "the %llu ops captured before the error are in %s", (unsigned long long)st.ops,
+				    of.tmp);
+			rp__cli_out_keep(&of);
+		} else {
+			rp__cli_out_abort(&of);
+		}
 		return 1;
 	}
-	if (crc < 0) {
-		fprintf(stderr, "reprise capture: %s\n", cerr);
+	if (rp__cli_out_commit(&of, "capture"))
 		return 1;
-	}
 	if (o.strict && rp_capture_stats_lossy(&st)) {
-		fprintf(stderr, "reprise capture: --strict: the capture was lossy (see the summary above)\n");
+		rp__cli_err("capture", "--strict: the capture was lossy (see the summary above)");
 		return 1;
 	}
 	return 0;

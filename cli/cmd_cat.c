@@ -1,4 +1,5 @@
 /* reprise cat TRACE: one op per line in the canonical text form. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -6,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/input.h"
+#include "cli/outfile.h"
 
 /* A sink that prints ops; keeps the strings it is given to name paths. */
 typedef struct print_sink {
@@ -19,15 +21,17 @@ static int pr_meta(rp_sink *s, const rp_trace_meta *m)
 {
 	print_sink *const p = (print_sink *)s;
 	if (p->meta) {
-		fprintf(p->out, "# source %s%s%s\n", rp_source_name(m->source),
-			m->flags & RP_META_TIMED ? " timed" : "", m->flags & RP_META_ANONYMIZED ? " anonymized" : "");
+		fprintf(p->out, "# source %s%s%s%s\n", rp_source_name(m->source),
+			m->flags & RP_META_TIMED ? " timed" : "", m->flags & RP_META_ANONYMIZED ? " anonymized" : "",
+			m->flags & RP_META_TRUNCATED ? " truncated" : "");
 		if (m->capture_start_ns)
 			fprintf(p->out, "# start %" PRId64 ".%09" PRId64 "\n", m->capture_start_ns / 1000000000,
 				m->capture_start_ns % 1000000000);
+		char esc[4 * RP_META_NAME_MAX]; /* escaped as the op lines' strings are */
 		if (m->host[0])
-			fprintf(p->out, "# host %s\n", m->host);
+			fprintf(p->out, "# host %s\n", rp__cli_esc(esc, sizeof(esc), m->host));
 		if (m->source_name[0])
-			fprintf(p->out, "# input %s\n", m->source_name);
+			fprintf(p->out, "# input %s\n", rp__cli_esc(esc, sizeof(esc), m->source_name));
 	}
 	return 0;
 }
@@ -56,14 +60,14 @@ static int pr_op(rp_sink *s, const rp_op *op)
 		n = sizeof(line) - 1;
 	line[n++] = '\n';
 	if (fwrite(line, 1, n, p->out) != n)
-		return rp_fail(s->errbuf, RP_E_IO, "write error on output");
+		return rp_fail(s->errbuf, RP_E_IO, "standard output: write error: %s", strerror(errno));
 	return 0;
 }
 
 static int pr_finish(rp_sink *s)
 {
 	print_sink *const p = (print_sink *)s;
-	return fflush(p->out) == 0 ? 0 : rp_fail(s->errbuf, RP_E_IO, "write error on output");
+	return fflush(p->out) == 0 ? 0 : rp_fail(s->errbuf, RP_E_IO, "standard output: write error: %s", strerror(errno));
 }
 
 static struct {
@@ -108,7 +112,7 @@ static int run(int argc, char **argv)
 		char *end = NULL;
 		const unsigned long v = strtoul(client_arg, &end, 10);
 		if (!*client_arg || *end || v > UINT32_MAX) {
-			fprintf(stderr, "reprise cat: --client: bad client number '%s'\n", client_arg);
+			rp__cli_err("cat", "--client: bad client number '%s'", client_arg);
 			return 2;
 		}
 		io.filter_client = true;

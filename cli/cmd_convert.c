@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/input.h"
+#include "cli/outfile.h"
 #include "cli/preamble.h"
 #include "formats/loadfile.h"
 #include "formats/rpz.h"
@@ -48,15 +49,24 @@ static const rp_opt options[] = {
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
+static const rp_optrange ranges[] = {
+	{ "level", 1, 22 }, /* zstd's levels (ZSTD_maxCLevel); its negative "fast" levels are not offered */
+	{ NULL, 0, 0 },
+};
+
 static const rp_cmd spec = {
 	.name = "convert",
+	.ranges = ranges,
 	.usage = "[options] IN OUT",
 	.summary = "convert a trace, dbench loadfile or packet capture into a trace or loadfile",
 	.details = "IN is sniffed: .rpz trace, dbench loadfile (SMB or NFS dialect, plain or timestamped),\n"
 		   "or pcap/pcapng capture of SMB1/2/3 or NFSv3/v4 traffic.  OUT's format comes from --to or\n"
 		   "its extension: .rpz, or .txt/.load/.loadfile (and - for standard output) for a loadfile.\n"
+		   "OUT is written as OUT.part-XXXXXX beside it and renamed to OUT only once complete: a failed\n"
+		   "convert leaves OUT as it was.  OUT naming IN (also through a symlink or hard link) is refused.\n"
 		   "A capture prints a conversion summary on stderr: frames, ops, and how many messages were\n"
-		   "truncated, invalid, unsupported (by name), unmatched or encrypted.\n"
+		   "truncated, invalid, unsupported (by name), unmatched or encrypted; a capture that ends inside\n"
+		   "a packet (\"truncated dump file\") or a cut .rpz gives a warning and an .rpz flagged truncated.\n"
 		   "--prepare (loadfile output) reads the whole input into memory, computes the plan that\n"
 		   "'reprise replay' prepares (directories, and files with the size the trace's reads need)\n"
 		   "and writes ops that create them before the trace's own: Mkdir, NTCreateX (OVERWRITE_IF),\n"
@@ -66,12 +76,49 @@ static const rp_cmd spec = {
 	.max_args = 2,
 };
 
+/* The writer of the chosen kind over of's stream, named by the path the user gave. */
+typedef struct writer {
+	rp_rpz_writer *rpz;
+	rp_loadfile_writer *lf;
+} writer;
+
+static int writer_open(writer *w, out_kind kind, rp_outfile *of, rp_loadfile_dialect dialect, char *errbuf)
+{
+	memset(w, 0, sizeof(*w));
+	if (kind == OUT_RPZ) {
+		const rp_rpz_wopts wo = { .level = (int)o.level };
+		return rp_rpz_writer_open_file(&w->rpz, of->f, of->std ? "<stdout>" : of->name, &wo, errbuf);
+	}
+	const rp_loadfile_wopts wo = { .dialect = dialect, .timestamps = o.timestamps };
+	return rp_loadfile_writer_open_file(&w->lf, of->f, &wo, errbuf);
+}
+
+static rp_sink *writer_sink(writer *w)
+{
+	return w->rpz ? rp_rpz_writer_sink(w->rpz) : rp_loadfile_writer_sink(w->lf);
+}
+
+/* Flag a trace made from a cut input, then finish the writer (the stream stays open for commit). */
+static int writer_close(writer *w, bool cut, const char *outp, char *errbuf)
+{
+	int rc = 0;
+	if (w->rpz && cut && rp_rpz_writer_add_flags(w->rpz, RP_META_TRUNCATED, errbuf) < 0)
+		rp__cli_err("convert", "warning: %s: could not flag the trace as truncated: %s", outp, errbuf);
+	else if (w->lf && cut)
+		rp__cli_err("convert", "warning: %s: a loadfile has no header to record that its input was cut", outp);
+	if (w->rpz)
+		rc = rp_rpz_writer_close(w->rpz, errbuf);
+	if (w->lf)
+		rc = rp_loadfile_writer_close(w->lf, errbuf);
+	return rc;
+}
+
 /* --prepare: the whole input in memory, then the plan's preamble and the trace into a loadfile. */
-static int convert_prepared(const char *in, const char *outp, rp_loadfile_dialect asked, const rp_input_opts *io)
+static int convert_prepared(const char *in, rp_outfile *of, rp_loadfile_dialect asked, const rp_input_opts *io)
 {
 	rp_memsink m;
 	if (rp_memsink_init(&m) < 0) {
-		fprintf(stderr, "reprise convert: out of memory\n");
+		rp__cli_err("convert", "out of memory");
 		return 1;
 	}
 	int rc = rp__cli_pump(in, &m.base, io);
@@ -80,20 +127,19 @@ static int convert_prepared(const char *in, const char *outp, rp_loadfile_dialec
 		return rc;
 	}
 	char errbuf[RP_ERRBUF_SIZE] = "";
-	const rp_loadfile_wopts wo = { .dialect = rp__cli_preamble_dialect(&m, asked), .timestamps = o.timestamps };
-	rp_loadfile_writer *w = NULL;
-	if (rp_loadfile_writer_open(&w, outp, &wo, errbuf) < 0) {
-		fprintf(stderr, "reprise convert: %s\n", errbuf);
+	writer w;
+	if (writer_open(&w, OUT_LOADFILE, of, rp__cli_preamble_dialect(&m, asked), errbuf) < 0) {
+		rp__cli_err("convert", "%s", errbuf);
 		rp_memsink_fini(&m);
 		return 1;
 	}
 	rp_preamble_stats st;
-	if (rp__cli_write_prepared(&m, rp_loadfile_writer_sink(w), wo.dialect, &st, errbuf) < 0) {
-		fprintf(stderr, "reprise convert: %s\n", errbuf);
+	if (rp__cli_write_prepared(&m, writer_sink(&w), rp__cli_preamble_dialect(&m, asked), &st, errbuf) < 0) {
+		rp__cli_err("convert", "%s", errbuf);
 		rc = 1;
 	}
-	if (rp_loadfile_writer_close(w, errbuf) < 0 && !rc) {
-		fprintf(stderr, "reprise convert: %s\n", errbuf);
+	if (writer_close(&w, io->cut && *io->cut, of->name, errbuf) < 0 && !rc) {
+		rp__cli_err("convert", "%s", errbuf);
 		rc = 1;
 	}
 	if (!rc && !o.quiet)
@@ -102,6 +148,23 @@ static int convert_prepared(const char *in, const char *outp, rp_loadfile_dialec
 			" preamble ops before the trace's %zu)\n",
 			st.dirs, st.files, st.bytes, st.ops, m.n_ops);
 	rp_memsink_fini(&m);
+	return rc;
+}
+
+static int convert_stream(const char *in, rp_outfile *of, out_kind kind, rp_loadfile_dialect dialect,
+			  const rp_input_opts *io)
+{
+	char errbuf[RP_ERRBUF_SIZE] = "";
+	writer w;
+	if (writer_open(&w, kind, of, dialect, errbuf) < 0) {
+		rp__cli_err("convert", "%s", errbuf);
+		return 1;
+	}
+	int rc = rp__cli_pump(in, writer_sink(&w), io);
+	if (writer_close(&w, io->cut && *io->cut, of->name, errbuf) < 0 && !rc) {
+		rp__cli_err("convert", "%s", errbuf);
+		rc = 1;
+	}
 	return rc;
 }
 
@@ -115,9 +178,10 @@ static int run(int argc, char **argv)
 		return prc > 0 ? 0 : 2;
 	const char *const in = pos[0], *const outp = pos[1];
 
-	rp_input_opts io = { .lenient = o.lenient, .strict = o.strict, .quiet = o.quiet, .cmd = "convert" };
+	bool cut = false;
+	rp_input_opts io = { .lenient = o.lenient, .strict = o.strict, .quiet = o.quiet, .cmd = "convert", .cut = &cut };
 	if (rp__cli_client_key(o.client_key, &io.capture.client_key) < 0) {
-		fprintf(stderr, "reprise convert: --client-key must be addr+principal, addr or conn\n");
+		rp__cli_err("convert", "--client-key must be addr+principal, addr or conn");
 		return 2;
 	}
 	rp_loadfile_dialect dialect = RP_LOADFILE_AUTO;
@@ -126,53 +190,32 @@ static int run(int argc, char **argv)
 	else if (o.dialect && strcmp(o.dialect, "nfs") == 0)
 		dialect = RP_LOADFILE_NFS;
 	else if (o.dialect && strcmp(o.dialect, "auto") != 0) {
-		fprintf(stderr, "reprise convert: --dialect must be smb, nfs or auto\n");
+		rp__cli_err("convert", "--dialect must be smb, nfs or auto");
 		return 2;
 	}
 
-	char errbuf[RP_ERRBUF_SIZE] = "";
-	int rc = 0;
 	const out_kind kind = out_kind_of(o.to, outp);
+	if (kind == OUT_UNKNOWN) {
+		rp__cli_err("convert", "%s: cannot tell the output format: use --to rpz|loadfile", outp);
+		return 2;
+	}
 	if (o.prepare && kind == OUT_RPZ) {
-		fprintf(stderr, "reprise convert: --prepare writes loadfiles only (replay prepares an .rpz itself)\n");
+		rp__cli_err("convert", "--prepare writes loadfiles only (replay prepares an .rpz itself)");
 		return 2;
 	}
-	if (o.prepare && kind == OUT_LOADFILE)
-		return convert_prepared(in, outp, dialect, &io);
-	switch (kind) {
-	case OUT_RPZ: {
-		const rp_rpz_wopts wo = { .level = (int)o.level };
-		rp_rpz_writer *w = NULL;
-		if (rp_rpz_writer_open(&w, outp, &wo, errbuf) < 0) {
-			fprintf(stderr, "reprise convert: %s\n", errbuf);
-			return 1;
-		}
-		rc = rp__cli_pump(in, rp_rpz_writer_sink(w), &io);
-		if (rp_rpz_writer_close(w, errbuf) < 0 && !rc) {
-			fprintf(stderr, "reprise convert: %s\n", errbuf);
-			rc = 1;
-		}
-		break;
+	/* Refused before anything is opened: writing X while reading X would destroy it. */
+	const int same = rp__cli_out_check("convert", outp, in);
+	if (same)
+		return same;
+	rp_outfile of;
+	if (rp__cli_out_open(&of, "convert", outp))
+		return 1;
+	const int rc = o.prepare ? convert_prepared(in, &of, dialect, &io) : convert_stream(in, &of, kind, dialect, &io);
+	if (rc) {
+		rp__cli_out_abort(&of); /* the output stays as it was: a failed convert leaves nothing behind */
+		return rc;
 	}
-	case OUT_LOADFILE: {
-		const rp_loadfile_wopts wo = { .dialect = dialect, .timestamps = o.timestamps };
-		rp_loadfile_writer *w = NULL;
-		if (rp_loadfile_writer_open(&w, outp, &wo, errbuf) < 0) {
-			fprintf(stderr, "reprise convert: %s\n", errbuf);
-			return 1;
-		}
-		rc = rp__cli_pump(in, rp_loadfile_writer_sink(w), &io);
-		if (rp_loadfile_writer_close(w, errbuf) < 0 && !rc) {
-			fprintf(stderr, "reprise convert: %s\n", errbuf);
-			rc = 1;
-		}
-		break;
-	}
-	case OUT_UNKNOWN:
-		fprintf(stderr, "reprise convert: %s: cannot tell the output format: use --to rpz|loadfile\n", outp);
-		return 2;
-	}
-	return rc;
+	return rp__cli_out_commit(&of, "convert");
 }
 
 const rp_command rp__cmd_convert = { &spec, run };

@@ -7,6 +7,8 @@
 #include <time.h>
 
 #include "cli/commands.h"
+#include "cli/outfile.h"
+#include "formats/rpz.h"
 #include "replay/replay.h"
 
 static struct {
@@ -19,15 +21,16 @@ static struct {
 static const rp_opt options[] = {
 	{ "target", 'D', RP_OPT_STRING, &o.target, "DIR", "replay beneath this directory (or URL, for network backends)" },
 	{ "clients", 'c', RP_OPT_UINT, &o.clients, "N",
-	  "run N copies of the workload, copy k in TARGET/clientk (default: the trace's own clients, in TARGET)" },
-	{ "clone-offset", 0, RP_OPT_DURATION, &o.clone_offset, "DURATION", "start copy k this much after copy k-1" },
+	  "run N copies of the workload, copy k in TARGET/clientk (default: the trace's own clients, in TARGET); "
+	  "1-8192, and at most 8192 clients in all" },
+	{ "clone-offset", 0, RP_OPT_DURATION, &o.clone_offset, "DURATION", "start copy k this much after copy k-1 (at most 1000000 s)" },
 	{ "time", 't', RP_OPT_DURATION, &o.duration, "DURATION",
-	  "measure for this long, looping the workload (default: one pass, no warm-up)" },
+	  "measure for this long, looping the workload (default: one pass, no warm-up); 1 ms to 1e8 s" },
 	{ "warmup", 0, RP_OPT_DURATION, &o.warmup, "DURATION",
-	  "run this long before measuring (default: --time / 5, as dbench)" },
+	  "run this long before measuring (default: --time / 5, as dbench); at most 1e8 s" },
 	{ "timing", 0, RP_OPT_STRING, &o.timing, "MODE",
 	  "afap (as fast as possible, default), trace (at recorded times), think (recorded gaps)" },
-	{ "speed", 0, RP_OPT_DOUBLE, &o.speed, "X", "trace/think timing: play recorded time X times faster" },
+	{ "speed", 0, RP_OPT_DOUBLE, &o.speed, "X", "trace/think timing: play recorded time X times faster (0.000001 to 1e9)" },
 	{ "backend", 'b', RP_OPT_STRING, &o.backend, "NAME", "posix, null or fault (default: from --target)" },
 	{ "backend-opt", 'o', RP_OPT_STRING, &o.backend_opt, "LIST",
 	  "backend options, comma-separated name[=value] (see --list-backends)" },
@@ -38,15 +41,26 @@ static const rp_opt options[] = {
 	{ "on-mismatch", 0, RP_OPT_STRING, &o.on_mismatch, "POLICY",
 	  "warn (default): count and show examples; skip: count, and skip ops on handles whose open failed; "
 	  "abort: stop at the first mismatch" },
-	{ "json", 'j', RP_OPT_STRING, &o.json, "FILE", "write every result as JSON to FILE (- = stdout)" },
+	{ "json", 'j', RP_OPT_STRING, &o.json, "FILE", "write every result as JSON to FILE, created before the run and renamed into place after it (- = stdout: the JSON alone, the table on stderr)" },
 	{ "quiet", 'q', RP_OPT_FLAG, &o.quiet, NULL, "no progress line on stderr" },
 	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfiles: skip bad lines, count them" },
 	{ "list-backends", 0, RP_OPT_FLAG, &o.list_backends, NULL, "list the built-in backends and their options" },
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
+/* The engine's own bounds (rp_replay_create checks them too), so the CLI says which option is wrong. */
+static const rp_optrange ranges[] = {
+	{ "clients", 1, RP_REPLAY_CLIENTS_MAX },
+	{ "clone-offset", 0, 1e6 }, /* 11 days: copy k's start, k up to 8192, stays within 64-bit ns */
+	{ "time", 1e-3, 1e8 },      /* a run shorter than the clock's granularity measures nothing; 3 years */
+	{ "warmup", 0, 1e8 },
+	{ "speed", 1e-6, 1e9 },
+	{ NULL, 0, 0 },
+};
+
 static const rp_cmd spec = {
 	.name = "replay",
+	.ranges = ranges,
 	.usage = "[options] TRACE|LOADFILE --target DIR",
 	.summary = "replay a trace or dbench loadfile against a directory (or another backend)",
 	.details =
@@ -88,7 +102,7 @@ static int parse_enum(const char *what, const char *s, const char *const *names,
 	for (int i = 0; i < n; i++)
 		if (strcmp(s, names[i]) == 0)
 			return i;
-	fprintf(stderr, "reprise replay: --%s: unknown value '%s'\n", what, s);
+	rp__cli_err("replay", "--%s: unknown value '%s'", what, s);
 	return -1;
 }
 
@@ -132,7 +146,7 @@ static int drive(rp_replay *r, bool *interrupted)
 	char errbuf[RP_ERRBUF_SIZE];
 	int rc = rp_replay_start(r, errbuf);
 	if (rc < 0) {
-		fprintf(stderr, "reprise replay: %s\n", errbuf);
+		rp__cli_err("replay", "%s", errbuf);
 		rp_replay_stop(r);
 	}
 	double last_t = 0;
@@ -155,7 +169,7 @@ static int drive(rp_replay *r, bool *interrupted)
 	}
 	const int frc = rp_replay_finish(r, errbuf);
 	if (frc < 0 && rc == 0) {
-		fprintf(stderr, "reprise replay: %s\n", errbuf);
+		rp__cli_err("replay", "%s", errbuf);
 		rc = frc;
 	}
 	return rc;
@@ -166,28 +180,38 @@ static void warn_samples(const rp_replay_results *res)
 	for (size_t i = 0; i < res->n_samples; i++) {
 		const rp_replay_sample *const s = &res->samples[i];
 		const char *const e = rp_replay_errno_name(s->expected), *const a = rp_replay_errno_name(s->actual);
-		fprintf(stderr, "reprise replay: mismatch: client %u op %llu %s %s: expected %s, got %s\n", s->client,
-			(unsigned long long)s->index, rp_op_name(s->op), s->path,
-			s->expected == 0 ? "OK" : e ? e : s->expected == -2 ? "an error" : "?",
-			s->actual == 0 ? "OK" : a ? a : "an error");
+		rp__cli_err("replay", "mismatch: client %u op %llu %s %s: expected %s, got %s", s->client,
+			    (unsigned long long)s->index, rp_op_name(s->op), s->path,
+			    s->expected == 0 ? "OK" : e ? e : s->expected == -2 ? "an error" : "?",
+			    s->actual == 0 ? "OK" : a ? a : "an error");
 	}
 	if (res->mismatches > res->n_samples)
 		fprintf(stderr, "reprise replay: ... %llu mismatches in all\n", (unsigned long long)res->mismatches);
 }
 
-static int write_json(const rp_replay_results *res)
+/*
+ * A trace without its index was cut or never finished: replay runs the whole
+ * frames it holds.  Say so before the run, with the note cat and stat print
+ * (docs/rpz-format.md §6), which takes one pass over the frames.
+ */
+static void warn_cut(const char *path)
 {
-	FILE *const f = strcmp(o.json, "-") == 0 ? stdout : fopen(o.json, "w");
-	if (!f) {
-		fprintf(stderr, "reprise replay: %s: %s\n", o.json, strerror(errno));
-		return -1;
+	char errbuf[RP_ERRBUF_SIZE];
+	rp_reader *r = NULL;
+	const rp_read_opts ro = { .lenient = o.lenient };
+	if (rp_reader_open(&r, path, &ro, errbuf) < 0)
+		return; /* rp_workload_open_file has reported it */
+	rp_rpz_info info;
+	if (rp_rpz_reader_info(r, &info) == 0 && !info.has_index) {
+		rp_op op;
+		while (rp_reader_next(r, &op) > 0)
+			;
+		rp__cli_err("replay", "warning: %s", r->note[0] ? r->note : "the trace has no index (cut or unfinished)");
+	} else if (r->meta.flags & RP_META_TRUNCATED) {
+		rp__cli_err("replay", "warning: %s: flagged truncated: its input was cut or its producer stopped early",
+			    path);
 	}
-	rp_replay_write_json(res, f);
-	if (f != stdout ? fclose(f) != 0 : fflush(f) != 0) {
-		fprintf(stderr, "reprise replay: %s: write error\n", o.json);
-		return -1;
-	}
-	return 0;
+	rp_reader_close(r);
 }
 
 static int run(int argc, char **argv)
@@ -216,15 +240,23 @@ static int run(int argc, char **argv)
 	const int policy = parse_enum("on-mismatch", o.on_mismatch, policies, 3);
 	if (timing < 0 || policy < 0)
 		return 2;
-	if (o.clients > 65536) {
-		fprintf(stderr, "reprise replay: --clients: at most 65536\n");
-		return 2;
+	if (o.json) {
+		const int same = rp__cli_out_check("replay", o.json, pos[0]);
+		if (same)
+			return same;
 	}
 
 	char errbuf[RP_ERRBUF_SIZE];
 	rp_workload *w = NULL;
 	if (rp_workload_open_file(&w, pos[0], o.lenient, errbuf) < 0) {
-		fprintf(stderr, "reprise replay: %s\n", errbuf);
+		rp__cli_err("replay", "%s", errbuf);
+		return 1;
+	}
+	warn_cut(pos[0]);
+	/* Created now, so a JSON path that cannot be written fails before a long run rather than after it. */
+	rp_outfile json = { .f = NULL };
+	if (o.json && rp__cli_out_open(&json, "replay", o.json)) {
+		rp_workload_destroy(w);
 		return 1;
 	}
 	char *const bopts = backend_opts();
@@ -244,20 +276,26 @@ static int run(int argc, char **argv)
 	rp_replay *r = NULL;
 	int status = 1;
 	if (!bopts || rp_replay_create(&r, &ro, w, errbuf) < 0) {
-		fprintf(stderr, "reprise replay: %s\n", bopts ? errbuf : "out of memory");
+		rp__cli_err("replay", "%s", bopts ? errbuf : "out of memory");
 		goto out;
 	}
 	bool interrupted = false;
 	const int rc = drive(r, &interrupted);
 	const rp_replay_results *const res = rp_replay_get_results(r);
-	rp_replay_write_table(res, stdout);
+	/* --json -: standard output holds the JSON alone, and the table goes to stderr. */
+	rp_replay_write_table(res, json.std ? stderr : stdout);
 	if (policy != RP_MISMATCH_SKIP)
 		warn_samples(res);
 	status = rc < 0 || strcmp(res->stop, "mismatch") == 0 || strcmp(res->stop, "error") == 0 ? 1
 		 : interrupted ? 130 : 0;
-	if (o.json && write_json(res) < 0 && status == 0)
-		status = 1;
+	if (o.json) {
+		rp_replay_write_json(res, json.f);
+		if (rp__cli_out_commit(&json, "replay") && status == 0)
+			status = 1;
+	}
 out:
+	if (o.json)
+		rp__cli_out_abort(&json); /* no-op after a commit; a run that never started leaves no JSON */
 	rp_replay_destroy(r);
 	rp_workload_destroy(w);
 	free(bopts);

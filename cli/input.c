@@ -1,6 +1,8 @@
 /* Any input into a sink: traces and loadfiles through the reader, pcaps through capture. */
 #include "cli/input.h"
 
+#include "cli/outfile.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -117,12 +119,18 @@ static int pump_pcap(const char *path, rp_sink *sink, const rp_input_opts *opts)
 	if (!opts->quiet || rc < 0)
 		rp_capture_stats_print(&st, stderr);
 	if (rc < 0) {
-		fprintf(stderr, "reprise %s: %s\n", opts->cmd, errbuf);
+		rp__cli_err(opts->cmd, "%s", errbuf);
 		return 1;
 	}
+	if (st.file_cut) {
+		/* As tcpdump says "truncated dump file": the file stops inside a packet; what came before stands. */
+		rp__cli_err(opts->cmd, "warning: %s: truncated dump file: it ends inside a packet record after %" PRIu64
+			    " frames; ops of later packets are missing", path, st.frames);
+		if (opts->cut)
+			*opts->cut = true;
+	}
 	if (opts->strict && rp_capture_stats_lossy(&st)) {
-		fprintf(stderr, "reprise %s: %s: --strict: the decode was lossy (see the summary above)\n", opts->cmd,
-			path);
+		rp__cli_err(opts->cmd, "%s: --strict: the decode was lossy (see the summary above)", path);
 		return 1;
 	}
 	return 0;
@@ -132,7 +140,7 @@ int rp__cli_pump(const char *path, rp_sink *sink, const rp_input_opts *opts)
 {
 	FILE *const f = fopen(path, "rb");
 	if (!f) {
-		fprintf(stderr, "reprise %s: %s: %s\n", opts->cmd, path, strerror(errno));
+		rp__cli_err(opts->cmd, "%s: %s", path, strerror(errno));
 		return 1;
 	}
 	unsigned char head[4096];
@@ -145,7 +153,8 @@ int rp__cli_pump(const char *path, rp_sink *sink, const rp_input_opts *opts)
 	};
 	rp_sink *const out = want_progress(path, opts) ? &prog.base : sink;
 
-	if (rp_format_sniff(head, n, path) == RP_FMT_PCAP)
+	const rp_format fmt = rp_format_sniff(head, n, path);
+	if (fmt == RP_FMT_PCAP)
 		return pump_pcap(path, out, opts);
 
 	char errbuf[RP_ERRBUF_SIZE] = "";
@@ -154,19 +163,21 @@ int rp__cli_pump(const char *path, rp_sink *sink, const rp_input_opts *opts)
 	rp_reader *r = NULL;
 	int rc = rp_reader_open(&r, path, &ropts, errbuf);
 	if (rc < 0) {
-		fprintf(stderr, "reprise %s: %s\n", opts->cmd, errbuf);
+		rp__cli_err(opts->cmd, "%s", errbuf);
 		return 1;
 	}
 	prog.reader = r;
 	rc = rp_reader_pump(r, out, errbuf);
 	if (r->note[0])
-		fprintf(stderr, "reprise %s: warning: %s\n", opts->cmd, r->note);
+		rp__cli_err(opts->cmd, "warning: %s", r->note);
+	if (r->note[0] && fmt == RP_FMT_RPZ && opts->cut)
+		*opts->cut = true; /* cut, or never finished: the note says which */
 	if (r->skipped)
-		fprintf(stderr, "reprise %s: %s: skipped %" PRIu64 " bad line%s (--lenient)\n", opts->cmd, path,
-			r->skipped, r->skipped == 1 ? "" : "s");
+		rp__cli_err(opts->cmd, "%s: skipped %" PRIu64 " bad line%s (--lenient)", path, r->skipped,
+			    r->skipped == 1 ? "" : "s");
 	rp_reader_close(r);
 	if (rc < 0) {
-		fprintf(stderr, "reprise %s: %s\n", opts->cmd, errbuf);
+		rp__cli_err(opts->cmd, "%s", errbuf);
 		return 1;
 	}
 	return 0;

@@ -16,6 +16,8 @@ typedef struct rp_input_opts {
 	uint32_t client;
 	rp_capture_opts capture;
 	const char *cmd;      /* "convert", for messages */
+	bool *cut;            /* if not NULL: set when the input was cut (a pcap ending inside a packet,
+				 a cut or unfinished .rpz): what was read stands, later ops are missing */
 } rp_input_opts;
 
 /* Parse --client-key: "addr+principal" (also NULL: the default), "addr" or "conn"; -1 if bad. */
@@ -25,7 +27,8 @@ int rp__cli_client_key(const char *s, rp_client_key *out);
  * Pump the input at path into sink (meta, strings, ops, finish).  Prints the
  * conversion summary (pcaps) or the skipped-line count (lenient loadfiles)
  * and notes such as "cut at byte N" on stderr, and a progress bar when stderr
- * is a terminal.  Returns 0, or a nonzero exit status after printing the error.
+ * is a terminal.  Every name in a message is escaped (rp__cli_err).  Returns
+ * 0, or a nonzero exit status after printing the error.
  */
 int rp__cli_pump(const char *path, rp_sink *sink, const rp_input_opts *opts);
 

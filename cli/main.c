@@ -1,8 +1,11 @@
 /* reprise: capture, convert, inspect and replay file-system workloads. */
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/outfile.h"
 
 /* Add a command here and in commands.h; --help, `reprise help` and the man page follow. */
 static const rp_command *const commands[] = {
@@ -83,7 +86,29 @@ static void man_page(FILE *f)
 	fputs(".SH SEE ALSO\n.BR dbench (1),\n.BR tshark (1)\n", f);
 }
 
-int main(int argc, char **argv)
+/*
+ * Every command's standard output is checked once it is done: a full disk,
+ * /dev/full or a closed pipe reader is an error (exit 1), never a silent
+ * success with half the output.
+ */
+static int finish_stdout(const char *cmd, int status)
+{
+	errno = 0;
+	bool bad = fflush(stdout) != 0 || ferror(stdout);
+	int e = errno;
+	/* EBADF: stdout was closed (>&-) and nothing was written to it, which is no loss. */
+	if (fclose(stdout) != 0 && !bad && errno != EBADF) {
+		bad = true;
+		e = errno;
+	}
+	if (!bad || status != 0)
+		return status; /* a command that failed has said why (often this very write error) */
+	fprintf(stderr, "reprise%s%s: standard output: write error: %s\n", cmd ? " " : "", cmd ? cmd : "",
+		e ? strerror(e) : "I/O error");
+	return status == 0 ? 1 : status;
+}
+
+static int dispatch(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);
@@ -112,9 +137,16 @@ int main(int argc, char **argv)
 	}
 	const rp_command *const c = find(name);
 	if (!c) {
-		fprintf(stderr, "reprise: unknown command '%s'\n\n", name);
+		char esc[1024];
+		fprintf(stderr, "reprise: unknown command '%s'\n\n", rp__cli_esc(esc, sizeof(esc), name));
 		usage(stderr);
 		return 2;
 	}
 	return c->run(argc - 1, argv + 1);
+}
+
+int main(int argc, char **argv)
+{
+	const int status = dispatch(argc, argv);
+	return finish_stdout(argc > 1 && find(argv[1]) ? argv[1] : NULL, status);
 }

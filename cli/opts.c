@@ -1,6 +1,8 @@
 /* Table-driven option parsing and help text. */
 #include "cli/opts.h"
 
+#include "cli/outfile.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +12,7 @@ double rp_parse_duration(const char *s)
 	char *end = NULL;
 	errno = 0;
 	const double v = strtod(s, &end);
-	if (errno || end == s || v < 0)
+	if (errno || end == s || !(v >= 0)) /* NaN is no duration (inf is one out of every range) */
 		return -1;
 	if (*end == '\0' || strcmp(end, "s") == 0)
 		return v;
@@ -41,6 +43,29 @@ static const rp_opt *find_short(const rp_cmd *cmd, char c)
 	return NULL;
 }
 
+static const rp_optrange *range_of(const rp_cmd *cmd, const rp_opt *o)
+{
+	for (const rp_optrange *g = cmd->ranges; g && g->name; g++)
+		if (strcmp(g->name, o->name) == 0)
+			return g;
+	return NULL;
+}
+
+/* A parsed number outside the option's range: the message names the option, the value and the range. */
+static int out_of_range(const rp_cmd *cmd, const rp_opt *o, const char *arg, double v)
+{
+	const rp_optrange *const g = range_of(cmd, o);
+	if (!g) { /* a table without a range for a number: refuse rather than take anything */
+		fprintf(stderr, "reprise %s: --%s: no range in the option table (a bug)\n", cmd->name, o->name);
+		return -1;
+	}
+	if (v >= g->min && v <= g->max)
+		return 0;
+	fprintf(stderr, "reprise %s: --%s: %s is out of range (%.15g to %.15g)\n", cmd->name, o->name, arg, g->min,
+		g->max);
+	return -1;
+}
+
 static int set_value(const rp_cmd *cmd, const rp_opt *o, const char *arg)
 {
 	char *end = NULL;
@@ -54,28 +79,38 @@ static int set_value(const rp_cmd *cmd, const rp_opt *o, const char *arg)
 	case RP_OPT_UINT: {
 		errno = 0;
 		const unsigned long long v = strtoull(arg, &end, 0);
+		if (arg[0] == '-' && end != arg && !*end) /* a negative number: say what is allowed */
+			return out_of_range(cmd, o, arg, -1.0);
 		if (errno || end == arg || *end || arg[0] == '-')
 			break;
+		if (out_of_range(cmd, o, arg, (double)v) < 0)
+			return -1;
 		*(uint64_t *)o->value = v;
 		return 0;
 	}
 	case RP_OPT_DOUBLE: {
 		errno = 0;
 		const double v = strtod(arg, &end);
-		if (errno || end == arg || *end)
+		if (errno || end == arg || *end || v != v) /* NaN compares with nothing: no range holds it */
 			break;
+		if (out_of_range(cmd, o, arg, v) < 0)
+			return -1;
 		*(double *)o->value = v;
 		return 0;
 	}
 	case RP_OPT_DURATION: {
 		const double v = rp_parse_duration(arg);
+		if (v < 0 && arg[0] == '-' && rp_parse_duration(arg + 1) >= 0)
+			return out_of_range(cmd, o, arg, -1.0);
 		if (v < 0)
 			break;
+		if (out_of_range(cmd, o, arg, v) < 0)
+			return -1;
 		*(double *)o->value = v;
 		return 0;
 	}
 	}
-	fprintf(stderr, "reprise %s: --%s: bad value '%s'\n", cmd->name, o->name, arg);
+	rp__cli_err(cmd->name, "--%s: bad value '%s'", o->name, arg);
 	return -1;
 }
 
@@ -112,8 +147,7 @@ int rp_opts_parse(const rp_cmd *cmd, int argc, char **argv, char **pos, int *npo
 			inline_arg = a[2] ? a + 2 : NULL;
 		}
 		if (!o) {
-			fprintf(stderr, "reprise %s: unknown option '%s' (see reprise %s --help)\n", cmd->name, a,
-				cmd->name);
+			rp__cli_err(cmd->name, "unknown option '%s' (see reprise %s --help)", a, cmd->name);
 			return -1;
 		}
 		if (o->kind == RP_OPT_FLAG) {

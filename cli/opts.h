@@ -25,12 +25,23 @@ typedef struct rp_opt {
 	const char *help;
 } rp_opt;
 
+/*
+ * The values a numeric option accepts, both ends included: outside them is a
+ * usage error naming the option.  Every numeric option of a command has one
+ * (parsing one without is refused as a bug); write the range into its help too.
+ */
+typedef struct rp_optrange {
+	const char *name; /* the option's long name */
+	double min, max;
+} rp_optrange;
+
 typedef struct rp_cmd {
 	const char *name;
 	const char *usage;   /* "IN OUT" */
 	const char *summary; /* one line */
 	const char *details; /* paragraphs for --help and the man page; may be NULL */
 	const rp_opt *opts;  /* terminated by an entry with name NULL */
+	const rp_optrange *ranges; /* of every numeric option in opts; terminated by an entry with name NULL */
 	int min_args, max_args; /* positional arguments; max -1 = any */
 } rp_cmd;
 

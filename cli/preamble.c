@@ -1,6 +1,7 @@
 /* convert --prepare: the replay prepare plan written as loadfile ops (docs/loadfile.md "Preamble"). */
 #include "cli/preamble.h"
 
+#include <inttypes.h>
 #include <limits.h>
 #include <string.h>
 
@@ -53,6 +54,9 @@ static int plan_item(void *ctx, const char *path, bool dir, uint64_t size)
 		return rp_fail(c->errbuf, (int)id, "%s", c->sink->errbuf);
 	rp_op op = { .op = RP_OP_MKDIR, .path = (uint32_t)id };
 	if (dir) {
+		if (c->st->ops >= RP_PREAMBLE_OPS_MAX)
+			return rp_fail(c->errbuf, RP_E_LIMIT, "prepare: more than %" PRIu64 " preamble ops (docs/loadfile.md, Limits)",
+				       RP_PREAMBLE_OPS_MAX);
 		c->st->dirs++;
 		return put_op(c, &op);
 	}
@@ -60,6 +64,13 @@ static int plan_item(void *ctx, const char *path, bool dir, uint64_t size)
 	op = (rp_op){ .op = RP_OP_OPEN, .path = (uint32_t)id, .handle = c->fnum,
 		      .want = RP_WANT_KNOWN | RP_WANT_READ | RP_WANT_WRITE,
 		      .disp = c->nfs ? RP_DISP_OPEN_IF : RP_DISP_TRUNC_IF };
+	/* Its ops (open, the writes, close) must fit what is left of RP_PREAMBLE_OPS_MAX. */
+	const uint64_t writes = size / RP_PREAMBLE_CHUNK + (size % RP_PREAMBLE_CHUNK != 0);
+	if (c->st->ops + 2 > RP_PREAMBLE_OPS_MAX || writes > RP_PREAMBLE_OPS_MAX - 2 - c->st->ops)
+		return rp_fail(c->errbuf, RP_E_LIMIT,
+			       "prepare: %s needs %" PRIu64 " bytes: the preamble would pass %" PRIu64
+			       " ops (docs/loadfile.md, Limits)",
+			       path, size, RP_PREAMBLE_OPS_MAX);
 	int rc = put_op(c, &op);
 	for (uint64_t off = 0; rc == 0 && off < size; off += RP_PREAMBLE_CHUNK) {
 		const uint64_t len = size - off < RP_PREAMBLE_CHUNK ? size - off : RP_PREAMBLE_CHUNK;

@@ -18,6 +18,12 @@
 
 /* Preamble writes are at most this long: 64 KiB, what an SMB client sends without large-MTU credits. */
 #define RP_PREAMBLE_CHUNK 65536u
+/*
+ * At most this many preamble ops (2^24: 1 TiB of files in 64 KiB writes,
+ * some 600 MB of loadfile text).  A trace that reads at a huge offset plans a
+ * huge file; past this the preamble is refused, not written for hours.
+ */
+#define RP_PREAMBLE_OPS_MAX (UINT64_C(1) << 24)
 
 typedef struct rp_preamble_stats {
 	uint64_t dirs, files, bytes, ops;

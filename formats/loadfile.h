@@ -29,6 +29,8 @@ typedef struct rp_loadfile_writer rp_loadfile_writer;
 /* A sink that writes a loadfile to path ("-" = stdout). */
 int rp_loadfile_writer_open(rp_loadfile_writer **out, const char *path, const rp_loadfile_wopts *opts,
 			    char *errbuf);
+/* Same on an open stream; close flushes f and leaves it open (the caller checks and closes it). */
+int rp_loadfile_writer_open_file(rp_loadfile_writer **out, FILE *f, const rp_loadfile_wopts *opts, char *errbuf);
 rp_sink *rp_loadfile_writer_sink(rp_loadfile_writer *w);
 int rp_loadfile_writer_close(rp_loadfile_writer *w, char *errbuf); /* NULL is a no-op */
 

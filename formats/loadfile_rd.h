@@ -14,6 +14,14 @@
 #define RP__LF_WINDOW (1024u * 1024u)
 /* LOOPs nested deeper than this are a mistake, not a workload. */
 #define RP__LF_LOOP_DEPTH 64
+/*
+ * Lines that LOOP rounds after the first and REPEAT runs after the first may
+ * read again in one pass (2^24).  A few bytes of LOOP or REPEAT can ask for
+ * more ops than any capture holds; every consumer pays per line (convert
+ * --prepare holds each op in memory, 96 bytes each: at most 1.5 GiB), so
+ * an expansion past this is refused when its first round ends, before it runs.
+ */
+#define RP__LF_EXPAND_MAX (1ull << 24)
 /* RANDOMSTRING slots $0..$9, each up to 255 bytes (as in dbench). */
 #define RP__LF_RND_SLOTS 10
 #define RP__LF_RND_MAX 255
@@ -24,6 +32,9 @@ typedef struct rp__lf_frame {
 	uint64_t raw_first; /* raw time of the body's first timed line */
 	bool have_first;
 	uint64_t loop_line; /* line of the LOOP itself, for messages */
+	uint64_t work_start; /* r->work when this round began */
+	bool first_round;   /* the round running is the first */
+	bool yielded;       /* this round produced an op (or changed RANDOMSTRING state) */
 } rp__lf_frame;
 
 /* One classified line. */
@@ -60,6 +71,7 @@ typedef struct rp__lf_reader {
 	uint64_t win_off;
 	size_t win_len;
 
+	uint64_t start; /* offset of the first line: 3 past a UTF-8 byte-order mark */
 	uint64_t pos;  /* offset of the next line */
 	uint64_t line; /* its line number (1-based) */
 	uint64_t cur_line;
@@ -74,6 +86,10 @@ typedef struct rp__lf_reader {
 
 	rp__lf_frame loops[RP__LF_LOOP_DEPTH];
 	unsigned depth;
+	uint64_t work;     /* lines read in this pass, each round and run counted */
+	uint64_t reread;   /* of them, lines read again (LOOP rounds, REPEAT runs after the first) */
+	uint64_t hiwater;  /* the furthest offset read in this pass: a line before it is a re-read */
+	bool limit_fatal;  /* the expansion bound was hit: not a bad line that --lenient may skip */
 
 	uint64_t repeat_pending; /* from REPEAT n, for the next operation line */
 	bool have_repeat_pending;

@@ -104,12 +104,15 @@ static int get_line(rp__lf_reader *r, uint64_t at, const char **s, size_t *n, ui
 
 static void reset(rp__lf_reader *r)
 {
-	r->pos = 0;
+	r->pos = r->start;
 	r->line = 1;
 	r->cur_line = 0;
 	r->t_base = 0;
 	r->t_last = 0;
 	r->depth = 0;
+	r->work = r->reread = 0;
+	r->hiwater = r->start;
+	r->limit_fatal = false;
 	r->have_repeat_pending = false;
 	r->repeat_left = 0;
 	r->prng = RP__LF_PRNG_SEED;
@@ -119,6 +122,23 @@ static void reset(rp__lf_reader *r)
 	r->failed = false;
 	r->base.skipped = 0;
 	r->base.note[0] = '\0';
+}
+
+/* Count a line read at `at`, ending at next: a line before the furthest point read is read again. */
+static void count_line(rp__lf_reader *r, uint64_t at, uint64_t next)
+{
+	r->work++;
+	if (at < r->hiwater)
+		r->reread++;
+	else
+		r->hiwater = next;
+}
+
+/* Whether `extra` more re-read lines keep the pass within RP__LF_EXPAND_MAX. */
+static bool expand_fits(const rp__lf_reader *r, uint64_t extra)
+{
+	uint64_t total;
+	return !__builtin_add_overflow(r->reread, extra, &total) && total <= RP__LF_EXPAND_MAX;
 }
 
 /* Skip a LOOP 0 body: up to the matching ENDLOOP. */
@@ -136,6 +156,7 @@ static int skip_body(rp__lf_reader *r, uint64_t loop_line)
 			r->cur_line = loop_line;
 			return rp__lf_fail(r, RP_E_SYNTAX, "LOOP without ENDLOOP");
 		}
+		count_line(r, r->pos, next);
 		r->cur_line = r->line;
 		r->pos = next;
 		r->line++;
@@ -164,37 +185,74 @@ static int control(rp__lf_reader *r, const rp__lf_line *ln)
 		if (ln->num == 0)
 			return skip_body(r, r->cur_line);
 		rp__lf_frame *const f = &r->loops[r->depth++];
-		*f = (rp__lf_frame){ .pos = r->pos, .line = r->line, .left = ln->num, .loop_line = r->cur_line };
+		*f = (rp__lf_frame){ .pos = r->pos, .line = r->line, .left = ln->num, .loop_line = r->cur_line,
+				     .work_start = r->work, .first_round = true };
 		return 0;
 	}
 	case RP__LF_K_ENDLOOP: {
 		if (r->depth == 0)
 			return rp__lf_fail(r, RP_E_SYNTAX, "ENDLOOP without LOOP");
 		rp__lf_frame *const f = &r->loops[r->depth - 1];
-		if (--f->left == 0) {
+		/*
+		 * A round that made no op (and drew no random string) leaves nothing
+		 * for the next to differ by: the rest would make nothing either, so an
+		 * empty LOOP 1000000000000 ends at once.
+		 */
+		if (--f->left == 0 || !f->yielded) {
 			r->depth--;
 			return 0;
 		}
+		if (f->first_round) {
+			/* Every round reads the same lines: the first says what the rest will cost. */
+			uint64_t extra;
+			if (__builtin_mul_overflow(r->work - f->work_start, f->left, &extra) || !expand_fits(r, extra)) {
+				r->cur_line = f->loop_line;
+				r->limit_fatal = true;
+				return rp__lf_fail(r, RP_E_LIMIT,
+						   "LOOP %llu of a %llu-line body expands past %llu lines, the limit "
+						   "(docs/loadfile.md, Limits)",
+						   (unsigned long long)f->left + 1,
+						   (unsigned long long)(r->work - f->work_start),
+						   (unsigned long long)RP__LF_EXPAND_MAX);
+			}
+			f->first_round = false;
+		}
 		/* The next round starts where this one ended, in time as in the file. */
-		if (f->have_first)
-			r->t_base = (int64_t)r->t_last - (int64_t)f->raw_first;
+		if (f->have_first && __builtin_sub_overflow(r->t_last, f->raw_first, &r->t_base))
+			r->t_base = r->t_last > f->raw_first ? INT64_MAX : INT64_MIN; /* effective() saturates */
+		f->yielded = false;
 		r->pos = f->pos;
 		r->line = f->line;
 		return 0;
 	}
 	case RP__LF_K_REPEAT:
+		if (ln->num > 1 && !expand_fits(r, ln->num - 1)) {
+			r->limit_fatal = true;
+			return rp__lf_fail(r, RP_E_LIMIT, "REPEAT %llu expands past %llu lines, the limit (docs/loadfile.md, Limits)",
+					   (unsigned long long)ln->num, (unsigned long long)RP__LF_EXPAND_MAX);
+		}
 		r->repeat_pending = ln->num;
 		r->have_repeat_pending = true;
 		return 0;
-	default: /* SETSP, WAITSP (dbench's cross-client sync points), WRITEPATTERN, RANDOMSTRING: no op */
+	case RP__LF_K_RANDOMSTRING: /* it draws from the PRNG: a round with one differs from the next */
+		for (unsigned i = 0; i < r->depth; i++)
+			r->loops[i].yielded = true;
+		return 0;
+	default: /* SETSP, WAITSP (dbench's cross-client sync points), WRITEPATTERN: no op */
 		return 0;
 	}
 }
 
+/*
+ * raw + t_base, saturated to 0 .. RP_TIME_UNKNOWN - 1 ns: the rounds of a
+ * timed loop add up, and a time must never wrap or read as "unknown".
+ */
 static uint64_t effective(rp__lf_reader *r, uint64_t raw)
 {
-	const int64_t t = (int64_t)raw + r->t_base;
-	return t < 0 ? 0 : (uint64_t)t;
+	uint64_t t;
+	if (__builtin_add_overflow(raw, r->t_base, &t))
+		return r->t_base < 0 ? 0 : RP_TIME_UNKNOWN - 1;
+	return t < RP_TIME_UNKNOWN ? t : RP_TIME_UNKNOWN - 1;
 }
 
 /* Time an op line: timed files carry the last time forward over lines without one. */
@@ -248,6 +306,7 @@ static int lf_next(rp_reader *base, rp_op *op)
 					 (unsigned long long)r->base.skipped, r->base.skipped == 1 ? "" : "s");
 			return 0;
 		}
+		count_line(r, at, next);
 		if (again) {
 			r->cur_line = r->repeat_line;
 			r->repeat_left--;
@@ -267,7 +326,7 @@ static int lf_next(rp_reader *base, rp_op *op)
 		if (rc == 0 && ln.kind == RP__LF_L_CTL)
 			rc = control(r, &ln);
 		if (rc < 0) {
-			if (!r->base.opts.lenient || rc == RP_E_IO || rc == RP_E_NOMEM)
+			if (!r->base.opts.lenient || rc == RP_E_IO || rc == RP_E_NOMEM || r->limit_fatal)
 				goto fatal;
 			r->base.skipped++;
 			r->have_repeat_pending = false;
@@ -283,6 +342,8 @@ static int lf_next(rp_reader *base, rp_op *op)
 			r->repeat_pos = at;
 			r->repeat_line = r->cur_line;
 		}
+		for (unsigned i = 0; i < r->depth; i++)
+			r->loops[i].yielded = true;
 		*op = ln.op;
 		stamp(r, &ln, op);
 		return 1;
@@ -319,7 +380,7 @@ static int sniff(rp__lf_reader *r)
 {
 	r->dialect = RP__LF_SMB;
 	bool dialect_known = false, form_known = false;
-	uint64_t at = 0;
+	uint64_t at = r->start;
 	for (unsigned lines = 0; lines < 4096 && !(dialect_known && form_known); lines++) {
 		const char *s;
 		size_t n;
@@ -374,8 +435,17 @@ static int open_common(rp__lf_reader *r, const rp_read_opts *opts, const char *n
 	if (!r->name || !r->base.strings || !r->scratch || !r->subst)
 		return rp_fail(errbuf, RP_E_NOMEM, "%s: out of memory", name);
 	rp__lf_dict_init(&r->dict);
+	/* A UTF-8 byte-order mark (editors on Windows write one) is not part of the first line. */
+	const char *s;
+	size_t n;
+	uint64_t next;
+	int rc = get_line(r, 0, &s, &n, &next);
+	if (rc < 0)
+		return rp_fail(errbuf, rc, "%s", r->base.errbuf);
+	if (rc > 0 && s && n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
+		r->start = 3;
 	reset(r);
-	int rc = sniff(r);
+	rc = sniff(r);
 	if (rc < 0)
 		return rp_fail(errbuf, rc, "%s", r->base.errbuf);
 	r->base.meta.source = r->dialect == RP__LF_SMB ? RP_SRC_LOADFILE_SMB : RP_SRC_LOADFILE_NFS;

@@ -521,8 +521,7 @@ static int w_finish(rp_sink *s)
 	return 0;
 }
 
-int rp_loadfile_writer_open(rp_loadfile_writer **out, const char *path, const rp_loadfile_wopts *opts,
-			    char *errbuf)
+int rp_loadfile_writer_open_file(rp_loadfile_writer **out, FILE *f, const rp_loadfile_wopts *opts, char *errbuf)
 {
 	*out = NULL;
 	rp_loadfile_writer *const w = calloc(1, sizeof(*w));
@@ -538,23 +537,31 @@ int rp_loadfile_writer_open(rp_loadfile_writer **out, const char *path, const rp
 		rp_loadfile_writer_close(w, NULL);
 		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 	}
-	if (strcmp(path, "-") == 0) {
-		w->f = stdout;
-	} else {
-		w->f = fopen(path, "wb");
-		w->own = true;
-		if (!w->f) {
-			const int e = errno;
-			rp_loadfile_writer_close(w, NULL);
-			return rp_fail(errbuf, RP_E_IO, "%s: %s", path, strerror(e));
-		}
-		setvbuf(w->f, NULL, _IOFBF, 1u << 20);
-	}
+	w->f = f;
 	w->sink.meta = w_meta;
 	w->sink.string = w_string;
 	w->sink.op = w_op;
 	w->sink.finish = w_finish;
 	*out = w;
+	return 0;
+}
+
+int rp_loadfile_writer_open(rp_loadfile_writer **out, const char *path, const rp_loadfile_wopts *opts,
+			    char *errbuf)
+{
+	*out = NULL;
+	if (strcmp(path, "-") == 0)
+		return rp_loadfile_writer_open_file(out, stdout, opts, errbuf);
+	FILE *const f = fopen(path, "wb");
+	if (!f)
+		return rp_fail(errbuf, RP_E_IO, "%s: %s", path, strerror(errno));
+	setvbuf(f, NULL, _IOFBF, 1u << 20);
+	const int rc = rp_loadfile_writer_open_file(out, f, opts, errbuf);
+	if (rc < 0) {
+		fclose(f);
+		return rc;
+	}
+	(*out)->own = true;
 	return 0;
 }
 

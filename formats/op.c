@@ -86,6 +86,20 @@ static void put_time(out *o, uint64_t ns)
 		put(o, "%" PRIu64 ".%09" PRIu64, ns / 1000000000u, ns % 1000000000u);
 }
 
+/* Printable ASCII as is; backslash (and with quote, '"') and every other byte escaped. */
+static void put_escaped(out *o, const char *s, size_t len, bool quote)
+{
+	for (size_t i = 0; i < len; i++) {
+		const unsigned char c = (unsigned char)s[i];
+		if (c == '\\' || (quote && c == '"'))
+			put(o, "\\%c", c);
+		else if (c >= 0x20 && c < 0x7f)
+			put(o, "%c", c);
+		else
+			put(o, "\\x%02x", c);
+	}
+}
+
 /* A string as a double-quoted C-style literal: printable ASCII as is, the rest escaped. */
 static void put_string(out *o, rp_string_fn str, void *ctx, uint32_t id)
 {
@@ -96,15 +110,7 @@ static void put_string(out *o, rp_string_fn str, void *ctx, uint32_t id)
 		return;
 	}
 	put(o, "\"");
-	for (uint32_t i = 0; i < len; i++) {
-		const unsigned char c = (unsigned char)s[i];
-		if (c == '"' || c == '\\')
-			put(o, "\\%c", c);
-		else if (c >= 0x20 && c < 0x7f)
-			put(o, "%c", c);
-		else
-			put(o, "\\x%02x", c);
-	}
+	put_escaped(o, s, len, true);
 	put(o, "\"");
 }
 
@@ -165,6 +171,15 @@ static void put_raw(out *o, const rp_op *op)
 	}
 	if (r->level)
 		put(o, "%clevel=%" PRIu32, sep, r->level);
+}
+
+size_t rp_text_escape(char *buf, size_t size, const char *s, size_t len, bool quote)
+{
+	out o = { .buf = buf, .size = size, .len = 0 };
+	if (size)
+		buf[0] = '\0';
+	put_escaped(&o, s, len, quote);
+	return o.len;
 }
 
 static void put_status(out *o, const rp_op *op)

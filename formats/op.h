@@ -284,4 +284,13 @@ typedef const char *(*rp_string_fn)(void *ctx, uint32_t id, uint32_t *len);
  */
 size_t rp_op_format(char *buf, size_t size, const rp_op *op, rp_string_fn str, void *ctx);
 
+/*
+ * s[0..len) escaped as the canonical text form escapes a string's bytes:
+ * printable ASCII as is, '\\' (and, with quote, '"') backslashed, every other
+ * byte (controls, DEL, anything not ASCII) as \xNN.  Anything that prints an
+ * untrusted name to a terminal goes through this, so no escape sequence from
+ * a trace reaches it.  Same contract as rp_op_format.
+ */
+size_t rp_text_escape(char *buf, size_t size, const char *s, size_t len, bool quote);
+
 #endif

@@ -34,8 +34,10 @@ rp_format rp_format_sniff(const void *head, size_t len, const char *name)
 	    has_prefix(head, len, pcapng, 4))
 		return RP_FMT_PCAP;
 
-	/* Text: look at the first meaningful line's leading words. */
+	/* Text: look at the first meaningful line's leading words (past a UTF-8 byte-order mark). */
 	const char *p = head;
+	if (has_prefix(head, len, (const uint8_t *)"\xEF\xBB\xBF", 3))
+		p += 3;
 	const char *const end = p + len;
 	while (p < end) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));

@@ -24,6 +24,13 @@ int rp_rpz_writer_open(rp_rpz_writer **out, const char *path, const rp_rpz_wopts
 int rp_rpz_writer_open_file(rp_rpz_writer **out, FILE *f, const char *name, const rp_rpz_wopts *opts,
 			    char *errbuf);
 rp_sink *rp_rpz_writer_sink(rp_rpz_writer *w);
+/*
+ * OR flags (rp_meta_flag, e.g. RP_META_TRUNCATED once a producer learns its
+ * input was cut) into the header's.  After the header is written this
+ * rewrites it in place, which needs a seekable stream (RP_E_UNSUPPORTED
+ * otherwise: standard output to a pipe).
+ */
+int rp_rpz_writer_add_flags(rp_rpz_writer *w, uint32_t flags, char *errbuf);
 /* Bytes written so far (header and whole frames; the index after close). */
 uint64_t rp_rpz_writer_bytes(const rp_rpz_writer *w);
 /* Flush, write the index and close; returns 0 or an error.  NULL is a no-op. */

@@ -1,6 +1,7 @@
 /* .rpz frame content: shapes, delta-coded varint columns and strings (docs/rpz-format.md §4). */
 #include "formats/rpz_internal.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +14,11 @@ const uint8_t rp__rpz_magic[RPZ_MAGIC_LEN] = { 'R', 'P', 'Z', 0x89, '\r', '\n', 
 
 /* ---- CRC-32C ---------------------------------------------------------- */
 
+/* Built once, on first use, by whichever thread gets there first: pthread_once makes
+ * the others wait for it and see the whole table (replay's clients decode frames in
+ * parallel from the start). */
 static uint32_t crc_table[8][256];
-static bool crc_ready;
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
 
 static void crc_init(void)
 {
@@ -27,15 +31,11 @@ static void crc_init(void)
 	for (uint32_t i = 0; i < 256; i++)
 		for (int t = 1; t < 8; t++)
 			crc_table[t][i] = (crc_table[t - 1][i] >> 8) ^ crc_table[0][crc_table[t - 1][i] & 0xff];
-	crc_ready = true;
 }
 
 uint32_t rp__crc32c(uint32_t crc, const void *buf, size_t len)
 {
-	/* The table is a pure function of constants: computing it twice in a
-	 * race writes the same values, so no lock is needed beyond the flag. */
-	if (!crc_ready)
-		crc_init();
+	(void)pthread_once(&crc_once, crc_init); /* after the first call, one acquire load */
 	const uint8_t *p = buf;
 	crc = ~crc;
 	while (len >= 8) {

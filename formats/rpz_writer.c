@@ -23,6 +23,10 @@ struct rp_rpz_writer {
 	int level;
 	uint32_t frame_ops;
 	uint64_t offset; /* bytes written so far */
+	uint8_t hdr[RPZ_HEADER_FIXED + 2 + RP_META_HOST_MAX + RP_META_NAME_MAX + 4]; /* as written */
+	size_t hdr_len;
+	long hdr_pos;       /* where the header starts in f; -1 if f cannot seek */
+	uint32_t add_flags; /* rp_rpz_writer_add_flags before the header was written */
 
 	rp_op *ops; /* the frame being filled */
 	uint32_t n_ops;
@@ -70,7 +74,7 @@ static int write_header(rp_rpz_writer *w, const rp_trace_meta *m)
 	rp_put_le16(h + 10, RPZ_VERSION_MINOR);
 	rp_put_le32(h + 12, (uint32_t)total);
 	rp_put_le32(h + 16, m->source);
-	rp_put_le32(h + 20, m->flags);
+	rp_put_le32(h + 20, m->flags | w->add_flags);
 	rp_put_le64(h + 24, (uint64_t)m->capture_start_ns);
 	rp_put_le32(h + 32, w->frame_ops);
 	rp_put_le16(h + 36, 0); /* reserved */
@@ -84,6 +88,9 @@ static int write_header(rp_rpz_writer *w, const rp_trace_meta *m)
 	rp_put_le32(h + n, rp__crc32c(0, h, n));
 	n += 4;
 	w->header_done = true;
+	memcpy(w->hdr, h, n);
+	w->hdr_len = n;
+	w->hdr_pos = ftell(w->f);
 	const int rc = write_bytes(w, h, n);
 	return rc < 0 ? rc : flush_file(w);
 }
@@ -380,6 +387,29 @@ int rp_rpz_writer_close(rp_rpz_writer *w, char *errbuf)
 		rc = rp_fail(errbuf, RP_E_IO, "%s: write failed: %s", w->name, strerror(errno));
 	destroy(w);
 	return rc;
+}
+
+int rp_rpz_writer_add_flags(rp_rpz_writer *w, uint32_t flags, char *errbuf)
+{
+	w->add_flags |= flags;
+	if (!w->header_done)
+		return 0;
+	if (w->failed)
+		return rp_fail(errbuf, RP_E_STATE, "%s: %s", w->name, w->sink.errbuf);
+	if (w->hdr_pos < 0)
+		return rp_fail(errbuf, RP_E_UNSUPPORTED, "%s: the header cannot be rewritten (not seekable)", w->name);
+	/* Flags sit at a fixed offset and the header's length does not change: rewrite it in place. */
+	rp_put_le32(w->hdr + 20, ((uint32_t)w->hdr[20] | (uint32_t)w->hdr[21] << 8 | (uint32_t)w->hdr[22] << 16 |
+				  (uint32_t)w->hdr[23] << 24) | flags);
+	rp_put_le32(w->hdr + w->hdr_len - 4, rp__crc32c(0, w->hdr, w->hdr_len - 4));
+	long end;
+	if (fflush(w->f) != 0 || (end = ftell(w->f)) < 0 || fseek(w->f, w->hdr_pos, SEEK_SET) != 0 ||
+	    fwrite(w->hdr, 1, w->hdr_len, w->f) != w->hdr_len || fflush(w->f) != 0 ||
+	    fseek(w->f, end, SEEK_SET) != 0) {
+		w->failed = true;
+		return rp_fail(errbuf, RP_E_IO, "%s: rewriting the header: %s", w->name, strerror(errno));
+	}
+	return 0;
 }
 
 uint64_t rp_rpz_writer_bytes(const rp_rpz_writer *w)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "formats/error.h"
+#include "formats/op.h"
 
 /* A growable bitset over dense ids (string ids, client ids). */
 typedef struct idset {
@@ -260,12 +261,19 @@ static void print_sizes(const char *what, const uint64_t *hist, FILE *f)
 
 void rp_summary_print(const rp_summary *s, const rp_trace_meta *meta, FILE *f)
 {
-	fprintf(f, "source      %s%s\n", rp_source_name(meta->source),
-		meta->flags & RP_META_ANONYMIZED ? " (anonymized)" : "");
-	if (meta->source_name[0])
-		fprintf(f, "input       %s\n", meta->source_name);
-	if (meta->host[0])
-		fprintf(f, "host        %s\n", meta->host);
+	fprintf(f, "source      %s%s%s\n", rp_source_name(meta->source),
+		meta->flags & RP_META_ANONYMIZED ? " (anonymized)" : "",
+		meta->flags & RP_META_TRUNCATED ? " (truncated: its input was cut or its producer stopped early)" : "");
+	/* Names from the trace, escaped as the text form does: they never reach a terminal raw. */
+	char esc[4 * RP_META_NAME_MAX];
+	if (meta->source_name[0]) {
+		rp_text_escape(esc, sizeof(esc), meta->source_name, strnlen(meta->source_name, RP_META_NAME_MAX), false);
+		fprintf(f, "input       %s\n", esc);
+	}
+	if (meta->host[0]) {
+		rp_text_escape(esc, sizeof(esc), meta->host, strnlen(meta->host, RP_META_HOST_MAX), false);
+		fprintf(f, "host        %s\n", esc);
+	}
 	fprintf(f, "ops         %" PRIu64 "\n", s->ops);
 	fprintf(f, "clients     %" PRIu64 "\n", s->clients.count);
 	if (meta->flags & RP_META_TIMED)
@@ -325,6 +333,7 @@ void rp_summary_print_json(const rp_summary *s, const rp_trace_meta *meta, FILE 
 	json_string(rp_source_name(meta->source), f);
 	fprintf(f, ",\n  \"anonymized\": %s", meta->flags & RP_META_ANONYMIZED ? "true" : "false");
 	fprintf(f, ",\n  \"timed\": %s", meta->flags & RP_META_TIMED ? "true" : "false");
+	fprintf(f, ",\n  \"truncated\": %s", meta->flags & RP_META_TRUNCATED ? "true" : "false");
 	fprintf(f, ",\n  \"ops\": %" PRIu64, s->ops);
 	fprintf(f, ",\n  \"clients\": %" PRIu64, s->clients.count);
 	fprintf(f, ",\n  \"duration_s\": %.9f", duration_s(s));

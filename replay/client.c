@@ -363,7 +363,11 @@ static void release_all(rp_client *c)
 
 static inline uint64_t scale(const rp_replay *r, uint64_t t)
 {
-	return r->inv_speed == 1.0 ? t : (uint64_t)((double)t * r->inv_speed);
+	if (r->inv_speed == 1.0)
+		return t;
+	/* Saturated: a slow --speed on a late time would not fit 64 bits (and the cast would be undefined). */
+	const double v = (double)t * r->inv_speed;
+	return v < 0x1p64 ? (uint64_t)v : UINT64_MAX;
 }
 
 static inline bool stopping(const rp_replay *r)

@@ -58,8 +58,21 @@ static int check_opts(const rp_replay_opts *o, char *errbuf)
 		return rp_fail(errbuf, RP_E_RANGE, "durations must be >= 0");
 	if ((unsigned)o->timing > RP_TIMING_THINK || (unsigned)o->on_mismatch > RP_MISMATCH_ABORT)
 		return rp_fail(errbuf, RP_E_INVAL, "bad timing or mismatch policy");
-	if (o->clones > 65536)
-		return rp_fail(errbuf, RP_E_RANGE, "at most 65536 clients");
+	if (o->clones > RP_REPLAY_CLIENTS_MAX)
+		return rp_fail(errbuf, RP_E_LIMIT, "%u copies: at most %u clients in one run", o->clones,
+			       RP_REPLAY_CLIENTS_MAX);
+	return 0;
+}
+
+/* The run's client count (trace clients times copies), refused past RP_REPLAY_CLIENTS_MAX before anything is made. */
+static int count_clients(const rp_replay *r, uint32_t *n, char *errbuf)
+{
+	const uint32_t copies = r->opts.clones ? r->opts.clones : 1;
+	if (__builtin_mul_overflow(copies, r->n_trace_clients, n) || *n > RP_REPLAY_CLIENTS_MAX)
+		return rp_fail(errbuf, RP_E_LIMIT,
+			       "%u trace client%s x %u cop%s: more than %u clients in one run (docs/replay.md, Limits)",
+			       r->n_trace_clients, r->n_trace_clients == 1 ? "" : "s", copies, copies == 1 ? "y" : "ies",
+			       RP_REPLAY_CLIENTS_MAX);
 	return 0;
 }
 
@@ -110,7 +123,11 @@ int rp_replay_create(rp_replay **out, const rp_replay_opts *opts, rp_workload *w
 	rc = rp__scan(r, errbuf);
 	if (rc < 0)
 		goto fail;
-	const rp_backend_args args = { .target = r->target, .kv = r->kv, .n_kv = r->n_kv, .n_clients = r->n_clients };
+	uint32_t n_clients;
+	rc = count_clients(r, &n_clients, errbuf);
+	if (rc < 0)
+		goto fail;
+	const rp_backend_args args = { .target = r->target, .kv = r->kv, .n_kv = r->n_kv, .n_clients = n_clients };
 	rc = r->bops->create(&r->bstate, &args, errbuf);
 	if (rc < 0) {
 		r->bstate = NULL;
@@ -143,7 +160,9 @@ int rp_workload_plan(rp_workload *w, rp_plan_fn fn, void *ctx, char *errbuf)
 static int make_clients(rp_replay *r, char *errbuf)
 {
 	const uint32_t copies = r->opts.clones ? r->opts.clones : 1;
-	r->n_clients = copies * r->n_trace_clients;
+	int rc = count_clients(r, &r->n_clients, errbuf); /* checked in create: this cannot fail */
+	if (rc < 0)
+		return rc;
 	r->clients = calloc(r->n_clients ? r->n_clients : 1, sizeof(*r->clients));
 	if (!r->clients)
 		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");

@@ -246,6 +246,21 @@ static int file_of(scan *s, const rp_op *op, const char *p1, pent **e)
 	return *e ? 0 : -1;
 }
 
+/*
+ * The end of [off, off + len): a file can be no larger than off_t holds
+ * (2^63 - 1), so an end past it (a read or write near UINT64_MAX, which
+ * would wrap modulo 2^64) saturates there; prepare then fails to make such
+ * a file and counts it, instead of planning a tiny one.
+ */
+#define PREP_SIZE_MAX ((uint64_t)INT64_MAX)
+static uint64_t end_of(uint64_t off, uint64_t len)
+{
+	uint64_t end;
+	if (__builtin_add_overflow(off, len, &end) || end > PREP_SIZE_MAX)
+		return PREP_SIZE_MAX;
+	return end;
+}
+
 /* Whether an open may create what it names. */
 static bool open_creates(const rp_op *op)
 {
@@ -331,7 +346,7 @@ static int scan_op(rp_replay *r, scan *s, const rp_op *op, uint64_t index, const
 		pent *e = NULL;
 		if (ok && file_of(s, op, p1, &e) < 0)
 			return -1;
-		const uint64_t end = op->offset + op->result;
+		const uint64_t end = end_of(op->offset, op->result);
 		if (e && op->result && !s->loop && e->state == P_PRE && !e->truncated && end > e->wmax && end > e->need)
 			e->need = end;
 		return 0;
@@ -340,7 +355,7 @@ static int scan_op(rp_replay *r, scan *s, const rp_op *op, uint64_t index, const
 		pent *e = NULL;
 		if (ok && file_of(s, op, p1, &e) < 0)
 			return -1;
-		const uint64_t end = op->offset + (op->result ? op->result : op->length);
+		const uint64_t end = end_of(op->offset, op->result ? op->result : op->length);
 		if (e && end > e->wmax)
 			e->wmax = end;
 		return 0;
@@ -353,7 +368,7 @@ static int scan_op(rp_replay *r, scan *s, const rp_op *op, uint64_t index, const
 			/* The size is what it sets; an allocation below the data truncates it there, above leaves it. */
 			const uint64_t size = op->attrs & RP_SA_SIZE ? op->length : op->offset;
 			if (e && ((op->attrs & RP_SA_SIZE) || size < e->wmax)) {
-				e->wmax = size;
+				e->wmax = end_of(size, 0);
 				e->truncated = true;
 			}
 			return 0;
@@ -562,7 +577,11 @@ int rp__scan(rp_replay *r, char *errbuf)
 		if (rc < 0)
 			goto out;
 	}
-	r->trace_clients = malloc(seen.live * sizeof(*r->trace_clients));
+	if (seen.live > UINT32_MAX) { /* client ids are 32 bits: it cannot, but n_trace_clients must not wrap */
+		rc = rp_fail(errbuf, RP_E_LIMIT, "the trace has %zu clients", seen.live);
+		goto out;
+	}
+	r->trace_clients = calloc(seen.live, sizeof(*r->trace_clients));
 	if (!r->trace_clients || (!r->opts.no_prepare && make_plan(r, &s) < 0)) {
 		rc = rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 		goto out;

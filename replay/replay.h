@@ -73,12 +73,22 @@ typedef struct rp_replay_clock {
 /* Called from each client thread before its first op (tests: pin a fake clock to the thread). */
 typedef void (*rp_replay_thread_fn)(void *ctx, uint32_t client);
 
+/*
+ * At most this many clients in one run: the trace's own clients times the
+ * copies (--clients).  Each client is a thread with its own op source (a
+ * loadfile reader holds 1.5 MiB of buffers), histograms and counters: up to
+ * about 0.5 MiB measured (440 KB of RSS per client replaying client.txt with
+ * the null backend), so the maximum costs some 4 GiB and stays well under
+ * Linux's default pid_max (32768 threads for the whole system).
+ */
+#define RP_REPLAY_CLIENTS_MAX 8192
+
 typedef struct rp_replay_opts {
 	const char *target;       /* directory, or a URL for network backends */
 	const char *backend;      /* NULL: chosen from the target's form */
 	const rp_backend_ops *backend_ops; /* overrides backend (tests, embedders) */
 	const char *backend_opts; /* "name=value,flag,..." for the backend's own table */
-	uint32_t clones;          /* 0: the trace's clients as they are; N: N copies in TARGET/client1..N */
+	uint32_t clones;          /* 0: the trace's clients as they are; N: N copies in TARGET/client1..N (see RP_REPLAY_CLIENTS_MAX) */
 	double clone_offset_s;    /* copy k starts k * this later */
 	double duration_s;        /* 0: one pass through the trace; else loop it for this long */
 	double warmup_s;          /* < 0: duration / 5 (dbench); ops that start in the warm-up are left out */

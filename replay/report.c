@@ -77,7 +77,7 @@ static void json_str(FILE *f, const char *s)
 		const unsigned char ch = (unsigned char)*s;
 		if (ch == '"' || ch == '\\')
 			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
+		else if (ch < 0x20 || ch >= 0x7f) /* as stat --json: no raw C1 control or stray byte reaches a terminal */
 			fprintf(f, "\\u%04x", ch);
 		else
 			fputc(ch, f);

@@ -19,6 +19,19 @@ struct rp_tcp_seg {
 static inline bool seq_lt(uint32_t a, uint32_t b) { return (int32_t)(a - b) < 0; }
 static inline bool seq_le(uint32_t a, uint32_t b) { return (int32_t)(a - b) <= 0; }
 
+/*
+ * What a held segment costs: its header and bytes, the allocator's chunk
+ * header, rounded as malloc rounds.  The bounds count this, not payload bytes:
+ * a segment cut by the snaplen carries no bytes but still costs its header,
+ * and counting bytes alone let small or empty segments pile up to several
+ * times the documented bound.
+ */
+#define MALLOC_OVERHEAD 16
+static inline uint32_t seg_cost(uint32_t len)
+{
+	return (uint32_t)((sizeof(rp_tcp_seg) + len + MALLOC_OVERHEAD + 15) & ~(size_t)15);
+}
+
 /* An ACK this far beyond what we saw is noise, not acknowledged data. */
 #define ACK_PLAUSIBLE (1u << 30)
 
@@ -65,8 +78,8 @@ static void drain(rp_tcp_ctx *t, rp_tcp_dir *D, uint8_t d)
 	while (D->ooo && seq_le(D->ooo->seq, D->next)) {
 		rp_tcp_seg *const s = D->ooo;
 		D->ooo = s->next;
-		D->ooo_bytes -= s->len;
-		t->queued -= s->len;
+		D->ooo_bytes -= seg_cost(s->len);
+		t->queued -= seg_cost(s->len);
 		const uint32_t end = s->seq + s->wire_len;
 		if (seq_lt(D->next, end)) {
 			const uint32_t skip = D->next - s->seq;
@@ -100,7 +113,7 @@ void rp__tcp_free(rp_tcp_ctx *t, rp_tcp_dir *D)
 	while (D->ooo) {
 		rp_tcp_seg *const s = D->ooo;
 		D->ooo = s->next;
-		t->queued -= s->len;
+		t->queued -= seg_cost(s->len);
 		free(s);
 	}
 	D->ooo_bytes = 0;
@@ -142,11 +155,17 @@ static void enqueue(rp_tcp_ctx *t, rp_tcp_dir *D, uint8_t d, const rp_tcp_seginf
 	*pp = n;
 	if (!D->hole_since_ns)
 		D->hole_since_ns = s->ts_ns ? s->ts_ns : 1;
-	D->ooo_bytes += len;
-	t->queued += len;
-	/* Over the bounds: stop waiting for the hole. */
-	while (D->ooo && (D->ooo_bytes > t->window || t->queued > t->max_queued))
+	D->ooo_bytes += seg_cost(len);
+	t->queued += seg_cost(len);
+	/*
+	 * Over the bounds: stop waiting for the hole (its bytes become a gap, the
+	 * framing resyncs).  Draining this direction whenever the total is over
+	 * keeps every direction together within max_queued after each segment.
+	 */
+	while (D->ooo && (D->ooo_bytes > t->window || t->queued > t->max_queued)) {
+		t->queue_full++;
 		skip_to(t, D, d, D->ooo->seq, s->ts_ns, s->frame);
+	}
 }
 
 static void payload(rp_tcp_ctx *t, rp_tcp_dir *D, uint8_t d, const rp_tcp_seginfo *s, uint32_t seq)

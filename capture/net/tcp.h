@@ -33,7 +33,7 @@ typedef struct rp_tcp_dir {
 	bool fin;         /* a FIN was seen */
 	bool done;        /* every byte up to the FIN was delivered */
 	rp_tcp_seg *ooo;  /* out-of-order segments, sorted by sequence */
-	uint32_t ooo_bytes;
+	uint32_t ooo_bytes; /* memory the queue holds, headers included (as t->queued) */
 	uint64_t hole_since_ns; /* when the oldest hole opened */
 	uint8_t far;      /* segments in a row that landed beyond the window */
 } rp_tcp_dir;
@@ -50,9 +50,10 @@ typedef struct rp_tcp_out {
  * than `window` bytes past the next expected byte is dropped and counted
  * (RP_TCP_FAR_RESYNC of them in a row mean the stream jumped: everything up
  * to the last one is declared lost and the stream goes on from there); when
- * a direction queues more than `window` bytes, or all directions together more
- * than `max_queued`, or a hole stays open for `hole_timeout_ns`, the hole is
- * declared a gap and the stream moves on.
+ * the segments a direction holds cost more than `window` bytes of memory, or
+ * all directions' together more than `max_queued` (headers and allocator
+ * overhead counted, not only payload), or a hole stays open for
+ * `hole_timeout_ns`, the hole is declared a gap and the stream moves on.
  */
 #define RP_TCP_FAR_RESYNC 4
 
@@ -60,8 +61,9 @@ typedef struct rp_tcp_ctx {
 	uint32_t window;          /* 0 = 4 MiB */
 	uint64_t max_queued;      /* 0 = 256 MiB */
 	uint64_t hole_timeout_ns; /* 0 = 10 s */
-	uint64_t queued;          /* bytes queued out of order, all connections */
+	uint64_t queued;          /* memory held by out-of-order segments, all connections (<= max_queued) */
 	uint64_t dropped;         /* segments dropped beyond the window */
+	uint64_t queue_full;      /* holes given up because the held segments reached window or max_queued */
 	rp_tcp_out out;
 } rp_tcp_ctx;
 

@@ -439,8 +439,10 @@ void rp__transport_packet(rp_transport *t, int dlt, uint64_t ts_ns, const uint8_
 		break;
 	}
 	frags_dropped(t);
-	if (t->stats)
+	if (t->stats) {
 		t->stats->segments_dropped = t->tcp.dropped;
+		t->stats->tcp_queue_full = t->tcp.queue_full;
+	}
 }
 
 void rp__transport_finish(rp_transport *t)
@@ -450,8 +452,10 @@ void rp__transport_finish(rp_transport *t)
 			flow_end(t, t->lists[l].oldest);
 	rp__ipfrag_expire(t->frag, UINT64_MAX);
 	frags_dropped(t);
-	if (t->stats)
+	if (t->stats) {
 		t->stats->segments_dropped = t->tcp.dropped;
+		t->stats->tcp_queue_full = t->tcp.queue_full;
+	}
 }
 
 uint32_t rp__transport_flows(const rp_transport *t)

@@ -141,6 +141,12 @@ void rp__capture_count(rp_capture *cap, rp_outcome what)
 	rp__cap_count(cap->cx, what, NULL);
 }
 
+void rp__capture_file_cut(rp_capture *cap)
+{
+	rp__cap_count(cap->cx, RP_OUT_TRUNCATED, NULL);
+	cap->stats.file_cut = true;
+}
+
 const rp_capture_stats *rp_capture_get_stats(const rp_capture *cap)
 {
 	return &cap->stats;
@@ -168,7 +174,7 @@ void rp_capture_destroy(rp_capture *cap)
 bool rp_capture_stats_lossy(const rp_capture_stats *st)
 {
 	return st->truncated || st->invalid || st->unsupported || st->unmatched || st->encrypted || st->gaps ||
-	       st->kernel_drops;
+	       st->kernel_drops || st->file_cut;
 }
 
 void rp_capture_stats_print(const rp_capture_stats *st, FILE *f)
@@ -183,11 +189,17 @@ void rp_capture_stats_print(const rp_capture_stats *st, FILE *f)
 		fprintf(f, ", kernel drops %" PRIu64, st->kernel_drops);
 	if (st->segments_dropped)
 		fprintf(f, ", segments dropped %" PRIu64, st->segments_dropped);
+	if (st->tcp_queue_full)
+		fprintf(f, ", out-of-order bound reached %" PRIu64, st->tcp_queue_full);
 	if (st->frags_dropped)
 		fprintf(f, ", fragmented datagrams dropped %" PRIu64, st->frags_dropped);
 	if (st->flows_evicted)
 		fprintf(f, ", flows evicted %" PRIu64, st->flows_evicted);
 	fputc('\n', f);
+	if (st->file_cut)
+		fputs("  truncated dump file: the capture ends inside a packet record (cut short: the ops of later "
+		      "packets are missing)\n",
+		      f);
 	for (uint32_t i = 0; i < st->n_unsupported && i < RP_CAP_UNSUPPORTED_MAX; i++)
 		fprintf(f, "  unsupported %s: %" PRIu64 "\n", st->unsupported_by_name[i].name,
 			st->unsupported_by_name[i].count);

@@ -25,7 +25,7 @@ int rp__pcap_feed_fast(rp_pcap_reader *r, rp_capture *cap, const char *name, cha
 		return 0;
 	case RP_E_TRUNCATED:
 		/* The last packet was cut off by whoever stopped the capture: what came before stands. */
-		rp__capture_count(cap, RP_OUT_TRUNCATED);
+		rp__capture_file_cut(cap);
 		return 0;
 	case RP_E_IO:
 		return rp_fail(errbuf, RP_E_IO, "%s: %s", name, strerror(r->read_errno));

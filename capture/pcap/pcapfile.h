@@ -22,5 +22,7 @@ int rp__pcap_feed_fast(struct rp_pcap_reader *r, rp_capture *cap, const char *na
 
 /* Count an outcome on cap's summary (capture.c). */
 void rp__capture_count(rp_capture *cap, rp_outcome what);
+/* The file ends inside a packet record: count the cut packet as truncated and flag the stats. */
+void rp__capture_file_cut(rp_capture *cap);
 
 #endif

@@ -48,7 +48,7 @@ int rp__pcap_feed(pcap_t *p, rp_capture *cap, const char *name, char *errbuf)
 		const char *const why = pcap_geterr(p);
 		if (strstr(why, "truncated")) {
 			/* The last packet was cut off by whoever stopped the capture: what came before stands. */
-			rp__capture_count(cap, RP_OUT_TRUNCATED);
+			rp__capture_file_cut(cap);
 			return 0;
 		}
 		return rp_fail(errbuf, RP_E_CORRUPT, "%s: %s", name, why);

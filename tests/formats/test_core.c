@@ -186,6 +186,34 @@ static void op_text_form_is_canonical(void **state)
 	rp_strtab_destroy(t);
 }
 
+/* The escaper messages use is the text form's own: ESC and newline come out as \xNN, never raw. */
+static void text_escape_matches_the_text_form(void **state)
+{
+	(void)state;
+	char buf[64];
+	static const char s[] = "a\033[2J\nb\\\"\xc3\xa9\x7f";
+	const size_t n = rp_text_escape(buf, sizeof(buf), s, sizeof(s) - 1, false);
+	assert_string_equal(buf, "a\\x1b[2J\\x0ab\\\\\"\\xc3\\xa9\\x7f");
+	assert_int_equal(n, strlen(buf));
+	rp_text_escape(buf, sizeof(buf), "\"", 1, true);
+	assert_string_equal(buf, "\\\"");
+	/* Too small: truncated, NUL-terminated, the needed size returned. */
+	char small[4];
+	assert_int_equal(rp_text_escape(small, sizeof(small), "\033\033", 2, false), 8);
+	assert_string_equal(small, "\\x1");
+	/* The same bytes in an op's path print the same way. */
+	rp_strtab *const t = rp_strtab_create();
+	const uint32_t p = (uint32_t)rp_strtab_intern(t, s, sizeof(s) - 1, NULL);
+	const rp_op op = { .t_end = RP_TIME_UNKNOWN, .op = RP_OP_STAT, .path = p };
+	char line[256], esc[64];
+	rp_op_format(line, sizeof(line), &op, lookup, t);
+	rp_text_escape(esc, sizeof(esc), s, sizeof(s) - 1, true);
+	char want[128];
+	snprintf(want, sizeof(want), "path=\"%s\"", esc);
+	assert_non_null(strstr(line, want));
+	rp_strtab_destroy(t);
+}
+
 static void sniffing_tells_formats_apart(void **state)
 {
 	(void)state;
@@ -311,6 +339,7 @@ int main(void)
 		cmocka_unit_test(strtab_interns_and_grows),
 		cmocka_unit_test(op_names_round_trip),
 		cmocka_unit_test(op_text_form_is_canonical),
+		cmocka_unit_test(text_escape_matches_the_text_form),
 		cmocka_unit_test(sniffing_tells_formats_apart),
 		cmocka_unit_test(summary_counts_what_matters),
 		cmocka_unit_test(summary_counts_deletes_at_close),

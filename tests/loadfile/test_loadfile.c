@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "formats/loadfile.h"
+#include "formats/reader.h"
 #include "formats/sink.h"
 #include "formats/status.h"
 
@@ -281,6 +282,86 @@ static void test_loop_time_and_repeat(void **state)
 	rp_memsink_fini(&m);
 }
 
+/* Both modes fail at `line` with needle, whatever --lenient says, having read at most max_ops ops. */
+static void refused(const char *text, unsigned line, const char *needle, size_t max_ops)
+{
+	for (int lenient = 0; lenient < 2; lenient++) {
+		rp_memsink m;
+		char eb[RP_ERRBUF_SIZE] = "";
+		if (load(text, lenient != 0, &m, eb, NULL) >= 0)
+			fail_msg("no error for: %.80s", text);
+		char want[64];
+		snprintf(want, sizeof(want), "t.load:%u: ", line);
+		if (strncmp(eb, want, strlen(want)) != 0 || !strstr(eb, needle))
+			fail_msg("error \"%s\" is not \"%s...%s...\"", eb, want, needle);
+		if (m.n_ops > max_ops)
+			fail_msg("%zu ops before the error, expected at most %zu", m.n_ops, max_ops);
+		rp_memsink_fini(&m);
+	}
+}
+
+static void test_loop_expansion_bounded(void **state)
+{
+	(void)state;
+	/* refused when the first round ends, not after a billion ops */
+	refused("LOOP 1000000000\nClose 1 NT_STATUS_OK\nENDLOOP\n", 1, "expands past 16777216 lines", 1);
+	refused("Close 1 NT_STATUS_OK\nREPEAT 1000000000\nClose 1 NT_STATUS_OK\n", 2, "REPEAT 1000000000 expands", 1);
+	/* nesting multiplies: 4096 x 4096 rounds of two lines; the outer LOOP is named once its first round ends */
+	refused("LOOP 4096\nLOOP 4096\nClose 1 NT_STATUS_OK\nENDLOOP\nENDLOOP\n", 1, "LOOP 4096 of a", 4096);
+	/* a count whose product with the body wraps 64 bits */
+	refused("LOOP 18446744073709551615\nClose 1 NT_STATUS_OK\nClose 2 NT_STATUS_OK\nENDLOOP\n", 1, "expands past",
+		2);
+	/* a RANDOMSTRING round is not empty (it draws from the PRNG): bounded by the limit */
+	refused("LOOP 1000000000000\nRANDOMSTRING 0 \"[ab]\"\nENDLOOP\n", 1, "expands past", 0);
+	/* under the limit, a LOOP still runs every round */
+	rp_memsink m = ok("LOOP 100000\nClose 1 NT_STATUS_OK\nENDLOOP\n");
+	assert_int_equal(m.n_ops, 100000);
+	rp_memsink_fini(&m);
+}
+
+static void test_empty_loops_end_at_once(void **state)
+{
+	(void)state;
+	/* bodies without ops (nothing, comments, sync points, empty nested loops) make nothing in any round */
+	rp_memsink m = ok("LOOP 1000000000000\nENDLOOP\nLOOP 18446744073709551615\n# nothing\nSETSP 1\n"
+			  "LOOP 1000000000000\nENDLOOP\nENDLOOP\nClose 7 NT_STATUS_OK\n");
+	assert_int_equal(m.n_ops, 1);
+	assert_int_equal(m.ops[0].handle, 7);
+	rp_memsink_fini(&m);
+}
+
+static void test_loop_times_saturate(void **state)
+{
+	(void)state;
+	/*
+	 * The second round's time base is 9e18 ns, then 1e19 ns (past INT64_MAX):
+	 * times saturate, they never wrap (UBSan caught the signed overflow here).
+	 */
+	rp_memsink m = ok("LOOP 2\n0 Close 1 NT_STATUS_OK\n9000000000 Close 1 NT_STATUS_OK\nENDLOOP\n"
+			  "LOOP 2\n0 Close 1 NT_STATUS_OK\n10000000000 Close 1 NT_STATUS_OK\nENDLOOP\n");
+	assert_int_equal(m.n_ops, 8);
+	assert_true(m.ops[1].t_start == 9000000000000000000ull);
+	assert_true(m.ops[2].t_start == 9000000000000000000ull);
+	assert_true(m.ops[3].t_start == 18000000000000000000ull);
+	assert_true(m.ops[5].t_start == RP_TIME_UNKNOWN - 1);
+	for (size_t i = 4; i < m.n_ops; i++)
+		assert_true(m.ops[i].t_start != RP_TIME_UNKNOWN);
+	assert_true(m.ops[7].t_start == RP_TIME_UNKNOWN - 1);
+	rp_memsink_fini(&m);
+}
+
+static void test_utf8_bom(void **state)
+{
+	(void)state;
+	rp_memsink m = ok("\xEF\xBB\xBF" "READ3 \"/f\" 0 4096 0x00000000\n");
+	assert_int_equal(m.n_ops, 1);
+	assert_int_equal(m.meta.source, RP_SRC_LOADFILE_NFS);
+	rp_memsink_fini(&m);
+	/* only at the start: a BOM elsewhere is a bad command, on its line */
+	bad("Close 1 NT_STATUS_OK\n\xEF\xBB\xBF" "Close 1 NT_STATUS_OK\n", 2, "unknown command");
+	assert_int_equal(rp_format_sniff("\xEF\xBB\xBF" "READ3 \"/f\" 0 1 0x0\n", 24, NULL), RP_FMT_LOADFILE_NFS);
+}
+
 static void test_modifiers(void **state)
 {
 	(void)state;
@@ -545,6 +626,8 @@ int main(void)
 		cmocka_unit_test(test_malformed),	     cmocka_unit_test(test_lenient_counts_every_bad_line),
 		cmocka_unit_test(test_empty_and_comments),   cmocka_unit_test(test_writer_cross_dialect),
 		cmocka_unit_test(test_writer_auto_dialect),  cmocka_unit_test(test_open_errors),
+		cmocka_unit_test(test_loop_expansion_bounded), cmocka_unit_test(test_empty_loops_end_at_once),
+		cmocka_unit_test(test_loop_times_saturate),    cmocka_unit_test(test_utf8_bom),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -505,6 +505,51 @@ static void test_bad_options(void **state)
 	rp_workload_destroy(NULL);
 }
 
+/* A trace of n clients, one stat each: create with clones copies; returns create's result and leaves eb. */
+static int create_clients(uint32_t n, uint32_t clones, char *eb)
+{
+	wl t;
+	wl_init(&t, RP_SRC_LOADFILE_SMB);
+	const uint32_t path = wl_str(&t, "\\a");
+	for (uint32_t c = 0; c < n; c++) {
+		rp_op op = { .client = c, .op = RP_OP_STAT, .path = path, .t_end = RP_TIME_UNKNOWN };
+		assert_int_equal(t.ms.base.op(&t.ms.base, &op), 0);
+	}
+	rp_replay_opts o;
+	rp_replay_opts_init(&o);
+	o.target = "/tmp";
+	o.backend = "null";
+	o.clones = clones;
+	o.no_prepare = true;
+	rp_replay *r = NULL;
+	const int rc = rp_replay_create(&r, &o, wl_open(&t), eb);
+	assert_true(rc < 0 ? r == NULL : r != NULL);
+	rp_replay_destroy(r);
+	wl_fini(&t);
+	return rc;
+}
+
+/*
+ * The client count is refused before anything is made, products included:
+ * 65536 trace clients x 65536 copies wrapped to 0 in 32 bits (and overflowed
+ * the client table at start); 2^19 x 8192 is exactly 2^32.
+ */
+static void test_client_count_bounded(void **state)
+{
+	(void)state;
+	char eb[RP_ERRBUF_SIZE] = "";
+	assert_int_equal(create_clients(65536, 65536, eb), RP_E_LIMIT);
+	assert_non_null(strstr(eb, "at most 8192 clients"));
+	assert_int_equal(create_clients(65536, 0, eb), RP_E_LIMIT);
+	assert_non_null(strstr(eb, "65536 trace clients x 1 copy: more than 8192 clients"));
+	assert_int_equal(create_clients(1u << 19, 8192, eb), RP_E_LIMIT);
+	assert_non_null(strstr(eb, "524288 trace clients x 8192 copies"));
+	assert_int_equal(create_clients(4097, 2, eb), RP_E_LIMIT);
+	assert_int_equal(create_clients(4096, 2, eb), 0);
+	assert_int_equal(create_clients(1, RP_REPLAY_CLIENTS_MAX, eb), 0);
+	assert_int_equal(create_clients(1, RP_REPLAY_CLIENTS_MAX + 1, eb), RP_E_LIMIT);
+}
+
 /* An empty trace is an error, not a silent success. */
 static void test_empty(void **state)
 {
@@ -568,6 +613,7 @@ int main(void)
 		cmocka_unit_test(test_loadfile_workload),
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_client_count_bounded),
 		cmocka_unit_test(test_stop),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -115,6 +115,36 @@ static void same_plan_as_replay_prepare(void **state)
 	wl_fini(&t);
 }
 
+/*
+ * Sizes are not computed modulo 2^64: a read of 4096 bytes at UINT64_MAX - 10
+ * planned a 4085-byte file; the end saturates at 2^63 - 1 (what off_t holds).
+ */
+static void sizes_near_uint64_max_saturate(void **state)
+{
+	(void)state;
+	wl t;
+	wl_init(&t, RP_SRC_LOADFILE_SMB);
+	rp_op *op = wl_add(&t, 0, RP_OP_OPEN, "/big", 1, 0, 0, 0);
+	op->disp = RP_DISP_OPEN;
+	wl_add(&t, 0, RP_OP_READ, NULL, 1, UINT64_MAX - 10, 4096, 0);
+	wl_add(&t, 0, RP_OP_CLOSE, NULL, 1, 0, 0, 0);
+	op = wl_add(&t, 0, RP_OP_OPEN, "/w", 2, 0, 0, 0);
+	op->disp = RP_DISP_OPEN;
+	wl_add(&t, 0, RP_OP_WRITE, NULL, 2, UINT64_MAX - 10, 4096, 0); /* the workload makes it "long"... */
+	wl_add(&t, 0, RP_OP_READ, NULL, 2, 0, 100, 0);                /* ...so this read needs nothing */
+	wl_add(&t, 0, RP_OP_CLOSE, NULL, 2, 0, 0, 0);
+	wl_open(&t);
+	got g = { .n = 0 };
+	char eb[RP_ERRBUF_SIZE] = "";
+	assert_int_equal(rp_workload_plan(t.w, collect, &g, eb), 0);
+	assert_int_equal(g.n, 2);
+	assert_string_equal(g.path[0], "big");
+	assert_true(g.size[0] == (uint64_t)INT64_MAX);
+	assert_string_equal(g.path[1], "w");
+	assert_int_equal(g.size[1], 0);
+	wl_fini(&t);
+}
+
 static void empty_workload_is_an_error(void **state)
 {
 	(void)state;
@@ -136,6 +166,7 @@ int main(void)
 		cmocka_unit_test(callback_stops_the_walk),
 		cmocka_unit_test(same_plan_as_replay_prepare),
 		cmocka_unit_test(empty_workload_is_an_error),
+		cmocka_unit_test(sizes_near_uint64_max_saturate),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -578,6 +578,32 @@ static void test_writer_file(void **state)
 	assert_int_equal(n, 700);
 	assert_string_equal(r->note, "");
 	rp_reader_close(r);
+	/* A flag learnt after frames were written (a cut input) rewrites the header in place. */
+	assert_int_equal(rp_rpz_writer_open(&w, path, &o, eb), 0);
+	assert_int_equal(tl_feed(&t, rp_rpz_writer_sink(w)), 0);
+	assert_int_equal(rp_rpz_writer_add_flags(w, RP_META_TRUNCATED, eb), 0);
+	assert_int_equal(rp_rpz_writer_close(w, eb), 0);
+	assert_int_equal(rp_rpz_reader_open(&r, path, NULL, eb), 0);
+	assert_true(r->meta.flags & RP_META_TRUNCATED);
+	assert_int_equal(r->meta.flags & ~(uint32_t)RP_META_TRUNCATED, t.meta.flags);
+	n = 0;
+	while (rp_reader_next(r, &op) > 0)
+		assert_true(tl_op_eq(&op, &t.ops[n++]));
+	assert_int_equal(n, 700);
+	assert_string_equal(r->note, "");
+	rp_reader_close(r);
+	/* A stream that cannot seek cannot be flagged once its header is out. */
+	int pfd[2];
+	assert_int_equal(pipe(pfd), 0);
+	FILE *const pw = fdopen(pfd[1], "wb");
+	assert_non_null(pw);
+	assert_int_equal(rp_rpz_writer_open_file(&w, pw, "pipe", &o, eb), 0);
+	const rp_trace_meta pm = { .source = RP_SRC_SYNTHETIC };
+	assert_int_equal(rp_rpz_writer_sink(w)->meta(rp_rpz_writer_sink(w), &pm), 0);
+	assert_int_equal(rp_rpz_writer_add_flags(w, RP_META_TRUNCATED, eb), RP_E_UNSUPPORTED);
+	rp_rpz_writer_close(w, eb);
+	fclose(pw);
+	close(pfd[0]);
 	assert_int_equal(rp_rpz_writer_open(&w, "/nonexistent-dir/x.rpz", NULL, eb), RP_E_IO);
 	const rp_rpz_wopts bad = { .frame_ops = 10u << 20 };
 	assert_int_equal(rp_rpz_writer_open(&w, path, &bad, eb), RP_E_RANGE);
