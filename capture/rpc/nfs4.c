@@ -265,7 +265,8 @@ static void file_op(walker *w, nfs4_pop *p, const nfs4_arg *a, rp_op *op)
 		op->length = a->length;
 		if (a->how == 2 || a->how == 4) /* nfs_lock_type4 WRITE_LT, WRITEW_LT */
 			op->flags |= RP_OPF_EXCLUSIVE;
-		if (a->opnum != OP4_LOCKU && (a->how == 3 || a->how == 4)) /* READW_LT, WRITEW_LT: blocking */
+		/* READW_LT, WRITEW_LT: a LOCK that may block; a test never waits, whatever type it names */
+		if (a->opnum == OP4_LOCK && (a->how == 3 || a->how == 4))
 			op->flags |= RP_OPF_WAIT;
 		if (a->opnum == OP4_LOCKT)
 			op->flags |= RP_OPF_TEST;
