@@ -7,6 +7,7 @@
 #include <ftw.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/sysmacros.h>
 #include <sys/xattr.h>
 
 #include "posix_harness.h"
@@ -518,13 +519,43 @@ static void test_fifo_mknod(void **state)
 	op->access = O_RDONLY | O_CREAT;
 	op->flags = RP_OPF_CREATE;
 	wl_add(&t, 1, RP_OP_READ, "/p", 0, 0, 10, 0);
+	wl_add(&t, 1, RP_OP_MKNOD, "/c", 0, 0, 0, 0)->mode = S_IFCHR | 0666; /* never a device */
+	wl_add(&t, 1, RP_OP_MKNOD, "/b", 0, 0, 0, 0)->mode = S_IFBLK | 0666;
 	rp_replay *r;
 	const rp_replay_results *const res = run_posix(&t, NULL, false, 0, &r);
 	assert_true(S_ISFIFO(mode_of("p")));
-	assert_int_equal(res->op[RP_OP_MKNOD].failures, 0);
+	assert_int_equal(res->op[RP_OP_MKNOD].failures, 2);
+	assert_int_equal(res->errnos[EPERM], 2);
+	assert_false(exists("c"));
+	assert_false(exists("b"));
 	assert_int_equal(res->specials, 3);
 	assert_int_equal(res->op[RP_OP_OPEN].specials, 2);
 	assert_int_equal(res->op[RP_OP_READ].specials, 1);
+	rp_replay_destroy(r);
+	wl_fini(&t);
+	alarm(0);
+}
+
+/* A device node planted in the target (root: CAP_MKNOD): a data open of it is refused like a FIFO. */
+static void test_device_planted(void **state)
+{
+	(void)state;
+	rm_rf(target);
+	assert_int_equal(mkdir(target, 0777), 0);
+	char p[600];
+	snprintf(p, sizeof(p), "%s/null", target);
+	if (mknod(p, S_IFCHR | 0666, makedev(1, 3)) < 0)
+		skip(); /* not root, or no CAP_MKNOD here */
+	alarm(HANG_GUARD_S);
+	wl t;
+	wl_init(&t, RP_SRC_PCAP_NFS);
+	rp_op *const op = wl_add(&t, 1, RP_OP_OPEN, "/null", 1, 0, 0, 0);
+	op->access = O_RDWR;
+	wl_add(&t, 1, RP_OP_WRITE, "/null", 0, 0, 10, 0);
+	rp_replay *r;
+	const rp_replay_results *const res = run_posix(&t, NULL, false, 0, &r);
+	assert_int_equal(res->specials, 2);
+	assert_int_equal(res->errnos[ENXIO], 2);
 	rp_replay_destroy(r);
 	wl_fini(&t);
 	alarm(0);
@@ -585,6 +616,7 @@ int main(void)
 		cmocka_unit_test(test_setid),
 		cmocka_unit_test(test_fifo_planted),
 		cmocka_unit_test(test_fifo_mknod),
+		cmocka_unit_test(test_device_planted),
 		cmocka_unit_test(test_short_write),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
