@@ -116,7 +116,8 @@ static int open_data(posix_client *c, rp_breq *req, const char *path, int flags,
  * chmod of name in dir itself, never of what a symlink there points at (it
  * may be outside the target): EOPNOTSUPP on a symlink, as the kernel answers
  * fchmodat2(AT_SYMLINK_NOFOLLOW).  Before Linux 6.6 glibc's fchmodat gives
- * the same flag the same meaning (an O_NOFOLLOW O_PATH open, then the inode).
+ * the same flag the same meaning (an O_NOFOLLOW O_PATH open, then the inode
+ * through /proc; EOPNOTSUPP for every file where /proc is missing).
  */
 static int chmod_nofollow(int dir, const char *name, unsigned mode)
 {
