@@ -89,7 +89,7 @@ static int writer_open(writer *w, out_kind kind, rp_outfile *of, rp_loadfile_dia
 		const rp_rpz_wopts wo = { .level = (int)o.level };
 		return rp_rpz_writer_open_file(&w->rpz, of->f, of->std ? "<stdout>" : of->name, &wo, errbuf);
 	}
-	const rp_loadfile_wopts wo = { .dialect = dialect, .timestamps = o.timestamps };
+	const rp_loadfile_wopts wo = { .dialect = dialect, .timestamps = o.timestamps, .dbench_open_if = o.prepare };
 	return rp_loadfile_writer_open_file(&w->lf, of->f, &wo, errbuf);
 }
 

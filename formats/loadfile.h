@@ -22,6 +22,14 @@ typedef enum rp_loadfile_dialect {
 typedef struct rp_loadfile_wopts {
 	rp_loadfile_dialect dialect;
 	bool timestamps; /* write the timestamped form (a leading time in seconds) */
+	/*
+	 * For Debian's dbench 4.0, which creates nothing for FILE_OPEN_IF and makes
+	 * FILE_CREATE an O_CREAT without O_EXCL: write an open-or-create as
+	 * FILE_CREATE.  It changes what the line means to everything else (reprise
+	 * reads FILE_CREATE as create-new), so only `convert --prepare`, whose
+	 * loadfile is for dbench, sets it.
+	 */
+	bool dbench_open_if;
 } rp_loadfile_wopts;
 
 typedef struct rp_loadfile_writer rp_loadfile_writer;

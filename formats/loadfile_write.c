@@ -336,7 +336,7 @@ static int write_smb(rp_loadfile_writer *w, const rp_op *op)
 	if (k == RP__LF_C_NTCREATEX) {
 		rp_sem_to_nt(op, &o.raw.access, &o.raw.disposition, &o.raw.options);
 		/* dbench 4.0 creates nothing for FILE_OPEN_IF; its FILE_CREATE is O_CREAT without O_EXCL */
-		if (!dbench && o.raw.disposition == RP_NT_OPEN_IF)
+		if (w->opts.dbench_open_if && !dbench && o.raw.disposition == RP_NT_OPEN_IF)
 			o.raw.disposition = RP_NT_CREATE;
 	}
 	if (k == RP__LF_C_SFILEINFO) {
@@ -409,7 +409,13 @@ static int write_nfs(rp_loadfile_writer *w, const rp_op *op)
 			if (rc < 0)
 				return rc;
 		}
-		if (op->disp == RP_DISP_OPEN || op->disp == RP_DISP_TRUNC)
+		/* NFS has no open that fails for being (or not being) a directory: such a failure has no line */
+		if ((op->status == EISDIR && (op->oflags & RP_OF_NOT_DIRECTORY)) ||
+		    (op->status == ENOTDIR && (op->oflags & RP_OF_DIRECTORY)))
+			return comment(w, op, "no NFS-dialect command fails this open so");
+		/* what the open did: one that found the object (the create action) made nothing */
+		if (op->disp == RP_DISP_OPEN || op->disp == RP_DISP_TRUNC || op->result == RP_ACT_OPENED ||
+		    (op->result == RP_ACT_TRUNCATED && (op->oflags & RP_OF_DIRECTORY)))
 			k = RP__LF_C_LOOKUP3;
 		else
 			k = (op->oflags & RP_OF_DIRECTORY) ? RP__LF_C_MKDIR3 : RP__LF_C_CREATE3;

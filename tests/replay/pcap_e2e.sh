@@ -24,6 +24,7 @@ zeek__krb_smb2_krb.pcap|0|False
 zeek__smb_smb2_100_small_files.pcap|0|False
 reprise__smb2-locks-smbtorture.pcap|0|False
 reprise__nfs4-locks.pcap|2|s["op"] == "close" and s["expected"] == "OTHER" and s["actual"] == "OK"
+reprise__smb2-then-nfs4-merged.pcap|2|s["op"] == "close" and s["expected"] == "OTHER" and s["actual"] == "OK"
 suricata-verify__smb2-01__smb2-peter.pcap|17|s["op"] == "close" and s["expected"] == "EACCES" and s["actual"] == "OK"'
 echo "1..$(printf '%s\n' "$cases" | wc -l)"
 printf '%s\n' "$cases" | while IFS='|' read -r cap want cond; do
