@@ -1,12 +1,11 @@
-/* convert --prepare: the replay prepare plan written as loadfile ops (docs/loadfile.md "Preamble"). */
+/* convert --prepare: the prepare plan (formats/plan.h) written as loadfile ops (docs/loadfile.md "Preamble"). */
 #include "cli/preamble.h"
 
 #include <inttypes.h>
 #include <limits.h>
 #include <string.h>
 
-#include "replay/backend.h"
-#include "replay/replay.h"
+#include "formats/plan.h"
 
 rp_loadfile_dialect rp__cli_preamble_dialect(const rp_memsink *m, rp_loadfile_dialect asked)
 {
@@ -110,12 +109,12 @@ int rp__cli_write_prepared(rp_memsink *m, rp_sink *sink, rp_loadfile_dialect dia
 		return rp_fail(errbuf, rc, "%s", sink->errbuf);
 
 	if (m->n_ops) { /* an empty trace needs nothing (and the scan refuses it) */
-		rp_workload *w = NULL;
-		rc = rp_workload_open_mem(&w, m->ops, m->n_ops, &m->meta, rp_memsink_string, m, errbuf);
-		if (rc < 0)
-			return rc;
-		rc = rp_workload_plan(w, plan_item, &c, errbuf);
-		rp_workload_destroy(w);
+		rp_plan p;
+		const rp_plan_opts po = { .items = true };
+		rc = rp_plan_ops(&p, m->ops, m->n_ops, rp_memsink_string, m, &po, errbuf);
+		for (size_t i = 0; rc == 0 && i < p.n_items; i++)
+			rc = plan_item(&c, p.items[i].path, p.items[i].dir, p.items[i].size);
+		rp_plan_free(&p);
 		if (rc < 0)
 			return rc;
 	}

@@ -35,7 +35,7 @@ rp_loadfile_dialect rp__cli_preamble_dialect(const rp_memsink *m, rp_loadfile_di
 /*
  * Write m (a whole trace, read into memory) to sink: its meta and strings,
  * then a preamble in dialect (SMB or NFS, not AUTO) that creates every
- * directory and file of the replay prepare plan (rp_workload_plan), then the
+ * directory and file of the prepare plan (formats/plan.h), then the
  * trace's ops, then finish.  New path strings are interned into m->strings.
  * Returns 0 or a negative rp error with the detail in errbuf.
  */
