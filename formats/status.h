@@ -27,6 +27,14 @@ int rp_status_proto_parse(rp_status_kind kind, const char *name, size_t len, uin
 size_t rp__status_row_count(void);
 int rp__status_row(size_t i, rp_status_kind *kind, uint32_t *code, int32_t *canon, int *pref, const char **name);
 
+/*
+ * A status in reprise's portable errno numbering (Linux's generic values,
+ * what traces hold) from the host's errno, and back.  The identity on every
+ * host reprise builds on: formats/status.c checks that at compile time.
+ */
+static inline int32_t rp_errno_from_host(int32_t e) { return e; }
+static inline int32_t rp_errno_to_host(int32_t e) { return e; }
+
 /* Fill op->status_kind, proto_status and the canonical status from a protocol status. */
 static inline void rp_op_set_status(rp_op *op, rp_status_kind kind, uint32_t code)
 {

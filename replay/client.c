@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 
+#include "formats/status.h"
 #include "replay/engine.h"
 
 #define NS 1000000000ull
@@ -324,6 +325,8 @@ static uint64_t exec(rp_client *c, const rp_op *op, rp_breq *req, enum verdict v
 	}
 	if (nt)
 		rp__nt_after(c, op, req);
+	if (req->status > 0) /* the backend's errno, in the numbering traces hold */
+		req->status = rp_errno_from_host(req->status);
 	const uint64_t done = rp__now(r);
 	if (op->op == RP_OP_OPEN) {
 		uint64_t old;
