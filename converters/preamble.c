@@ -1,5 +1,5 @@
-/* convert --prepare: the prepare plan (formats/plan.h) written as loadfile ops (docs/loadfile.md "Preamble"). */
-#include "cli/preamble.h"
+/* convert --prepare: the prepare plan (formats/plan.h) written as loadfile ops before the trace (docs/loadfile.md "Preamble"). */
+#include "converters/preamble.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -7,15 +7,11 @@
 
 #include "formats/plan.h"
 
-rp_loadfile_dialect rp__cli_preamble_dialect(const rp_memsink *m, rp_loadfile_dialect asked)
+rp_loadfile_dialect rp_conv_preamble_dialect(const rp_memsink *m, rp_loadfile_dialect asked)
 {
 	if (asked != RP_LOADFILE_AUTO)
 		return asked;
-	if (m->meta.source == RP_SRC_LOADFILE_NFS || m->meta.source == RP_SRC_PCAP_NFS)
-		return RP_LOADFILE_NFS;
-	if (m->n_ops && (m->ops[0].status_kind == RP_SK_NFS3 || m->ops[0].status_kind == RP_SK_NFS4))
-		return RP_LOADFILE_NFS;
-	return RP_LOADFILE_SMB;
+	return rp_conv_lf_auto_dialect(&m->meta, m->n_ops ? &m->ops[0] : NULL);
 }
 
 typedef struct pctx {
@@ -86,7 +82,7 @@ static int plan_item(void *ctx, const char *path, bool dir, uint64_t size)
 	return rc;
 }
 
-int rp__cli_write_prepared(rp_memsink *m, rp_sink *sink, rp_loadfile_dialect dialect, rp_preamble_stats *st,
+int rp_conv_write_prepared(rp_memsink *m, rp_sink *sink, rp_loadfile_dialect dialect, rp_preamble_stats *st,
 			   char *errbuf)
 {
 	memset(st, 0, sizeof(*st));
