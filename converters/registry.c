@@ -14,8 +14,11 @@ static bool sniff_rpz(const void *head, size_t len, const char *path)
 	return rp_format_sniff(head, len, path) == RP_FMT_RPZ;
 }
 
+/* Text that formats/ takes for a loadfile (any text: its reader says what is wrong), with no NUL byte. */
 static bool sniff_loadfile(const void *head, size_t len, const char *path)
 {
+	if (memchr(head, '\0', len))
+		return false; /* binary: no producer of ours, and "not a trace" says so better than a parse error */
 	const rp_format f = rp_format_sniff(head, len, path);
 	return f == RP_FMT_LOADFILE_SMB || f == RP_FMT_LOADFILE_NFS;
 }
