@@ -458,3 +458,75 @@ void rp_sem_lift_v1(rp_op *op, uint32_t source, uint16_t flags_v1)
 		break;
 	}
 }
+
+/* ---- NFS set-attributes (capture/ producers) ------------------------------ */
+
+bool rp_sem_nfs_time(int64_t seconds, uint32_t nseconds, uint64_t *ns)
+{
+	if (seconds < 0 || nseconds >= 1000000000u || (uint64_t)seconds > (UINT64_MAX - 999999999u) / 1000000000u)
+		return false;
+	*ns = (uint64_t)seconds * 1000000000u + nseconds;
+	return true;
+}
+
+/* How one time of a set-attributes request sets it: the attrs bits and the value. */
+static uint32_t nfs_set_time(uint32_t how, uint64_t t, uint32_t client_bit, uint32_t now_bit, uint64_t *out)
+{
+	if (how == RP_NFS_TIME_SERVER)
+		return now_bit;
+	if (how == RP_NFS_TIME_CLIENT) {
+		*out = t;
+		return client_bit;
+	}
+	return 0;
+}
+
+void rp_sem_nfs_setattr(rp_op *op, rp_proto proto, const rp_nfs_sattr *sa)
+{
+	op->proto = (uint8_t)proto;
+	op->raw.level = sa->sent;
+	const uint32_t set = sa->sent & ~sa->unusable;
+	uint32_t attrs = 0;
+	op->mode = 0;
+	op->uid = 0;
+	op->gid = 0;
+	op->length = 0;
+	op->atime = 0;
+	op->mtime = 0;
+	if (set & RP_NFS_SET_MODE) {
+		attrs |= RP_SA_MODE;
+		op->mode = sa->mode;
+	}
+	if (set & RP_NFS_SET_UID) {
+		attrs |= RP_SA_UID;
+		op->uid = sa->uid;
+	}
+	if (set & RP_NFS_SET_GID) {
+		attrs |= RP_SA_GID;
+		op->gid = sa->gid;
+	}
+	if (set & RP_NFS_SET_SIZE) {
+		attrs |= RP_SA_SIZE;
+		op->length = sa->size;
+	}
+	if (set & RP_NFS_SET_ATIME)
+		attrs |= nfs_set_time(sa->atime_how, sa->atime, RP_SA_ATIME, RP_SA_ATIME_NOW, &op->atime);
+	if (set & RP_NFS_SET_MTIME)
+		attrs |= nfs_set_time(sa->mtime_how, sa->mtime, RP_SA_MTIME, RP_SA_MTIME_NOW, &op->mtime);
+	op->attrs = attrs;
+}
+
+/* ---- NT renames and info classes (capture/ producers) ---------------------- */
+
+void rp_sem_nt_rename(rp_op *op, rp_proto proto, uint32_t level, bool replace_if_exists)
+{
+	op->proto = (uint8_t)proto;
+	op->raw.level = level;
+	op->raw.options = replace_if_exists ? 1u : 0u;
+	op->oflags = replace_if_exists ? 0 : RP_RN_NOREPLACE;
+}
+
+uint32_t rp_sem_nt_class(rp_proto proto, uint32_t level)
+{
+	return nt_class(proto, level);
+}

@@ -174,3 +174,50 @@ void rp_sem_posix_open(rp_op *op, int flags);
 void rp_sem_lift_v1(rp_op *op, uint32_t source, uint16_t flags_v1);
 
 #endif
+
+/* ---- NFS set-attributes (capture/ producers: sattr3, fattr4) ------------- */
+
+/* The NFSv3 mask of attributes a request sets, kept in raw.level (NFSv4 uses the same bits). */
+#define RP_NFS_SET_MODE 1u
+#define RP_NFS_SET_UID 2u
+#define RP_NFS_SET_GID 4u
+#define RP_NFS_SET_SIZE 8u
+#define RP_NFS_SET_ATIME 16u
+#define RP_NFS_SET_MTIME 32u
+
+/* time_how3 (RFC 1813 2.5.4); an NFSv4 settime4 is translated to these by its producer. */
+#define RP_NFS_TIME_DONT_CHANGE 0u
+#define RP_NFS_TIME_SERVER 1u
+#define RP_NFS_TIME_CLIENT 2u
+
+/*
+ * What an NFS set-attributes request carries, decoded by the producer:
+ * `sent` is the mask of what it sets (RP_NFS_SET_*), `unusable` the part of
+ * it whose value cannot be expressed (an NFSv4 owner that is not a numeric
+ * id, a client time before 1970): those stay in raw.level only.
+ */
+typedef struct rp_nfs_sattr {
+	uint32_t sent, unusable;
+	uint32_t mode, uid, gid;
+	uint64_t size;
+	uint32_t atime_how, mtime_how; /* RP_NFS_TIME_*, with the times in ns since the Unix epoch */
+	uint64_t atime, mtime;
+} rp_nfs_sattr;
+
+/* A SETATTR as a setattr: attrs with their values (mode, uid, gid, length = size, atime, mtime); raw.level = sent. */
+void rp_sem_nfs_setattr(rp_op *op, rp_proto proto, const rp_nfs_sattr *sa);
+
+/* nfstime3/nfstime4 as ns since the Unix epoch; false before 1970, for nseconds >= 10^9 and past 2554. */
+bool rp_sem_nfs_time(int64_t seconds, uint32_t nseconds, uint64_t *ns);
+
+/* ---- NT renames and info classes (capture/ producers) ---------------------- */
+
+/*
+ * An SMB rename (SMB2/SMB1 FileRenameInformation(Ex), SMB_COM_RENAME): oflags
+ * RP_RN_NOREPLACE unless ReplaceIfExists; raw.options keeps ReplaceIfExists,
+ * raw.level the class or level (0 for SMB_COM_RENAME).
+ */
+void rp_sem_nt_rename(rp_op *op, rp_proto proto, uint32_t level, bool replace_if_exists);
+
+/* The MS-FSCC class an SMB set-info level stands for (SMB1 levels and pass-through levels mapped), as rp_sem_nt_setinfo reads it. */
+uint32_t rp_sem_nt_class(rp_proto proto, uint32_t level);

@@ -17,6 +17,7 @@
 /*
  * Bump when a field is added; a backend states the version it was written against.
  * 2: rp_breq.no_handle.
+ * 3: rp_breq.special.
  */
 #define RP_BACKEND_VERSION 3
 
@@ -66,6 +67,12 @@ struct rp_breq {
 	 * the engine answers EBADF for them.
 	 */
 	bool no_handle;
+	/*
+	 * (version 3) Out: the op was refused because what its path names is a
+	 * FIFO, device or socket where it wanted data (counted as such).  The
+	 * engine clears it before each submit.
+	 */
+	bool special;
 };
 
 /* One backend option: its table drives parsing of --backend-opt and the help text. */

@@ -248,6 +248,7 @@ static inline enum verdict resolve(rp_client *c, const rp_op *op, uint64_t index
 	req->bh = 0;
 	req->granted = 0;
 	req->no_handle = op->handle == 0 && op->status == EBADF && (handle_ops >> op->op & 1u);
+	req->special = false;
 	if (req->no_handle)
 		return r->bops->version >= 2 ? V_ISSUE : V_NO_HANDLE_1;
 	if (op->path) {
@@ -328,6 +329,7 @@ static uint64_t exec(rp_client *c, const rp_op *op, rp_breq *req, enum verdict v
 	if (req->status > 0) /* the backend's errno, in the numbering traces hold */
 		req->status = rp_errno_from_host(req->status);
 	const uint64_t done = rp__now(r);
+	c->acc[op->op].specials += req->special && counted;
 	if (op->op == RP_OP_OPEN) {
 		uint64_t old;
 		const bool live = op->handle && rp__handles_get(&c->handles, op->handle, &old) && old != BH_FAILED;

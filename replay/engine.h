@@ -18,6 +18,7 @@
 typedef struct rp_opacc {
 	rp_hist *lat; /* allocated on first use */
 	uint64_t count, bytes, failures, mismatches, unknown, skipped, escapes;
+	uint64_t specials; /* refused: the path names a FIFO, device or socket (rp_breq.special) */
 } rp_opacc;
 
 /* One second of one client's run (lag in ns). */

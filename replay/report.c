@@ -68,6 +68,9 @@ void rp_replay_write_table(const rp_replay_results *res, FILE *f)
 			(unsigned long long)res->failures, (unsigned long long)res->mismatches,
 			(unsigned long long)res->unknown_handles, (unsigned long long)res->skipped,
 			(unsigned long long)res->escapes);
+	if (res->specials)
+		fprintf(f, "Special files refused (FIFO, device, socket: ENXIO, counted as failed): %llu\n",
+			(unsigned long long)res->specials);
 }
 
 static void json_str(FILE *f, const char *s)
@@ -133,7 +136,8 @@ void rp_replay_write_json(const rp_replay_results *res, FILE *f)
 	json_u64(f, "mismatches", res->mismatches, true);
 	json_u64(f, "unknown_handles", res->unknown_handles, true);
 	json_u64(f, "skipped", res->skipped, true);
-	json_u64(f, "escapes", res->escapes, false);
+	json_u64(f, "escapes", res->escapes, true);
+	json_u64(f, "special_files", res->specials, false);
 
 	fputs(",\n  \"op_counts\": {", f);
 	bool first = true;
@@ -162,7 +166,8 @@ void rp_replay_write_json(const rp_replay_results *res, FILE *f)
 		json_u64(f, "mismatches", o->mismatches, true);
 		json_u64(f, "unknown_handles", o->unknown_handles, true);
 		json_u64(f, "skipped", o->skipped, true);
-		json_u64(f, "escapes", o->escapes, false);
+		json_u64(f, "escapes", o->escapes, true);
+		json_u64(f, "special_files", o->specials, false);
 		fputc('}', f);
 	}
 	fputs(first ? "},\n  \"errors\": {" : "\n  },\n  \"errors\": {", f);

@@ -81,6 +81,7 @@ int rp__stats_merge(rp_replay *r)
 			o->unknown_handles += a->unknown;
 			o->skipped += a->skipped;
 			o->escapes += a->escapes;
+			o->specials += a->specials;
 			if (a->lat)
 				rp__hist_merge(h, a->lat);
 		}
@@ -94,6 +95,7 @@ int rp__stats_merge(rp_replay *r)
 		res->unknown_handles += o->unknown_handles;
 		res->skipped += o->skipped;
 		res->escapes += o->escapes;
+		res->specials += o->specials;
 	}
 	/* The measured period: from the end of the warm-up to the time limit, or to the last completion. */
 	uint64_t last = r->warm_end;

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "capture/rpc/rpc.h"
+#include "formats/semantics.h"
 #include "formats/status.h"
 
 enum nfs3_proc {
@@ -15,9 +16,6 @@ enum { NF3DIR = 2, NF3BLK = 3, NF3CHR = 4, NF3SOCK = 6, NF3FIFO = 7 };
 enum { UNSTABLE = 0 };
 enum { UNCHECKED = 0, GUARDED = 1, EXCLUSIVE = 2 };
 enum { DONT_CHANGE = 0, SET_TO_SERVER_TIME = 1, SET_TO_CLIENT_TIME = 2 };
-
-/* Which attributes a SETATTR sets: the `level` of a setattr op (docs/capture-mapping.md). */
-enum { SA_MODE = 1, SA_UID = 2, SA_GID = 4, SA_SIZE = 8, SA_ATIME = 16, SA_MTIME = 32 };
 
 /* fattr3 is 84 bytes (RFC 1813 §2.6); wcc_attr 24. */
 #define FATTR3_SIZE 84
@@ -33,19 +31,13 @@ typedef struct nfs3_pending {
 	char name[RP_NFS_NAME_MAX], name2[RP_NFS_NAME_MAX];
 } nfs3_pending;
 
-typedef struct sattr3 {
-	uint32_t mask; /* SA_* */
-	uint32_t mode;
-	uint64_t size;
-} sattr3;
-
 /* Arguments of any procedure, as far as reprise uses them. */
 typedef struct args3 {
 	const uint8_t *fh, *fh2;
 	size_t fh_len, fh2_len;
 	const char *name, *name2, *target;
 	size_t name_len, name2_len, target_len;
-	sattr3 sa;
+	rp_nfs_sattr sa; /* CREATE, MKDIR, SYMLINK, MKNOD, SETATTR */
 	uint64_t offset, cookie;
 	uint32_t count, stable, how, access, ftype;
 } args3;
@@ -69,40 +61,42 @@ static void read_dirop(rp_cur *c, const uint8_t **fh, size_t *fh_len, const char
 	*name = read_name(c, name_len);
 }
 
-/* set_atime/set_mtime: a time_how and, for SET_TO_CLIENT_TIME, an nfstime3. */
-static bool read_set_time(rp_cur *c)
+/* set_atime/set_mtime: a time_how and, for SET_TO_CLIENT_TIME, an nfstime3; the RP_NFS_SET_* bit when set. */
+static uint32_t read_set_time(rp_cur *c, uint32_t bit, uint32_t *how, uint64_t *ns, uint32_t *unusable)
 {
-	const uint32_t how = rp_cur_be32(c);
-	if (how > SET_TO_CLIENT_TIME)
+	*how = rp_cur_be32(c);
+	if (*how > SET_TO_CLIENT_TIME)
 		c->err = true;
-	if (how == SET_TO_CLIENT_TIME)
-		rp_cur_skip(c, 8);
-	return how != DONT_CHANGE;
+	if (*how == SET_TO_CLIENT_TIME) {
+		const uint32_t sec = rp_cur_be32(c), nsec = rp_cur_be32(c);
+		if (!rp_sem_nfs_time(sec, nsec, ns))
+			*unusable |= bit;
+	}
+	return *how == DONT_CHANGE || c->err ? 0 : bit;
 }
 
-static sattr3 read_sattr(rp_cur *c)
+/* sattr3 (RFC 1813 2.5.4), with its values: shared by SETATTR, CREATE, MKDIR, SYMLINK and MKNOD. */
+static rp_nfs_sattr read_sattr(rp_cur *c)
 {
-	sattr3 sa = { 0 };
+	rp_nfs_sattr sa = { 0 };
 	if (rp_cur_xdr_bool(c)) {
-		sa.mask |= SA_MODE;
+		sa.sent |= RP_NFS_SET_MODE;
 		sa.mode = rp_cur_be32(c) & 07777;
 	}
 	if (rp_cur_xdr_bool(c)) {
-		sa.mask |= SA_UID;
-		rp_cur_skip(c, 4);
+		sa.sent |= RP_NFS_SET_UID;
+		sa.uid = rp_cur_be32(c);
 	}
 	if (rp_cur_xdr_bool(c)) {
-		sa.mask |= SA_GID;
-		rp_cur_skip(c, 4);
+		sa.sent |= RP_NFS_SET_GID;
+		sa.gid = rp_cur_be32(c);
 	}
 	if (rp_cur_xdr_bool(c)) {
-		sa.mask |= SA_SIZE;
+		sa.sent |= RP_NFS_SET_SIZE;
 		sa.size = rp_cur_be64(c);
 	}
-	if (read_set_time(c))
-		sa.mask |= SA_ATIME;
-	if (read_set_time(c))
-		sa.mask |= SA_MTIME;
+	sa.sent |= read_set_time(c, RP_NFS_SET_ATIME, &sa.atime_how, &sa.atime, &sa.unusable);
+	sa.sent |= read_set_time(c, RP_NFS_SET_MTIME, &sa.mtime_how, &sa.mtime, &sa.unusable);
 	return sa;
 }
 
@@ -257,25 +251,37 @@ static uint32_t child_path(rp_capctx *cx, rp_fhmap *m, const uint8_t *dir, size_
 	return id;
 }
 
+/* The file type bits of mode (the traditional S_IF* values, as stat(2) documents them) for an ftype3. */
+static uint32_t mknod_type_bits(uint32_t ftype)
+{
+	switch (ftype) {
+	case NF3BLK: return 0060000;
+	case NF3CHR: return 0020000;
+	case NF3SOCK: return 0140000;
+	case NF3FIFO: return 0010000;
+	default: return 0;
+	}
+}
+
 /* The op a call describes (status still unknown). */
 static void build_op(rp_capctx *cx, rp_fhmap *m, uint32_t proc, const args3 *a, rp_op *op)
 {
+	op->proto = RP_PROTO_NFS3;
 	switch (proc) {
 	case P_GETATTR:
 		op->op = RP_OP_STAT;
 		break;
 	case P_SETATTR:
 		op->op = RP_OP_SETATTR;
-		op->level = a->sa.mask;
-		op->mode = a->sa.mode;
-		op->length = a->sa.size;
+		rp_sem_nfs_setattr(op, RP_PROTO_NFS3, &a->sa);
 		break;
 	case P_LOOKUP:
 		op->op = RP_OP_LOOKUP;
 		break;
 	case P_ACCESS:
 		op->op = RP_OP_ACCESS;
-		op->access = a->access;
+		op->want = rp_sem_nfs_access_want(a->access);
+		op->raw.access = a->access;
 		break;
 	case P_READLINK:
 		op->op = RP_OP_READLINK;
@@ -285,17 +291,16 @@ static void build_op(rp_capctx *cx, rp_fhmap *m, uint32_t proc, const args3 *a, 
 		break;
 	case P_WRITE:
 		op->op = RP_OP_WRITE;
+		op->raw.level = a->stable; /* stable_how */
 		if (a->stable != UNSTABLE)
 			op->flags |= RP_OPF_STABLE;
 		break;
 	case P_CREATE:
 		op->op = RP_OP_OPEN;
-		op->flags |= RP_OPF_CREATE;
-		/* As NFS loadfiles record it (docs/loadfile.md): an NT disposition,
-		 * UNCHECKED -> OPEN_IF (3), GUARDED/EXCLUSIVE -> CREATE (2); level = createhow3. */
-		op->disposition = a->how == UNCHECKED ? 3 : 2;
-		op->level = a->how;
-		op->mode = a->sa.mode;
+		/* EXCLUSIVE carries a verifier, no attributes: a->sa is empty then. */
+		rp_sem_nfs3_create(op, RP_PROTO_NFS3, a->how,
+				   (a->sa.sent & RP_NFS_SET_SIZE) && a->sa.size == 0);
+		op->mode = a->sa.sent & RP_NFS_SET_MODE ? a->sa.mode : 0;
 		break;
 	case P_MKDIR:
 		op->op = RP_OP_MKDIR;
@@ -307,8 +312,8 @@ static void build_op(rp_capctx *cx, rp_fhmap *m, uint32_t proc, const args3 *a, 
 		break;
 	case P_MKNOD:
 		op->op = RP_OP_MKNOD;
-		op->mode = a->sa.mode;
-		op->level = a->ftype;
+		op->mode = a->sa.mode | mknod_type_bits(a->ftype);
+		op->raw.level = a->ftype;
 		break;
 	case P_REMOVE:
 		op->op = RP_OP_UNLINK;
@@ -327,7 +332,7 @@ static void build_op(rp_capctx *cx, rp_fhmap *m, uint32_t proc, const args3 *a, 
 	case P_READDIR:
 	case P_READDIRPLUS:
 		op->op = RP_OP_READDIR;
-		op->level = proc;
+		op->raw.level = proc;
 		op->offset = a->cookie;
 		op->length = a->count;
 		break;
@@ -335,7 +340,7 @@ static void build_op(rp_capctx *cx, rp_fhmap *m, uint32_t proc, const args3 *a, 
 	case P_FSINFO:
 	case P_PATHCONF:
 		op->op = RP_OP_STATFS;
-		op->level = proc;
+		op->raw.level = proc;
 		break;
 	case P_COMMIT:
 		op->op = RP_OP_FLUSH;
@@ -445,8 +450,11 @@ static void read_result(rp_capctx *cx, rp_fhmap *m, uint32_t proc, uint32_t stat
 		break;
 	case P_ACCESS:
 		(void)skip_post_op_attr(c);
-		if (ok && op)
-			op->result = rp_cur_be32(c);
+		if (ok && op) {
+			const uint32_t granted = rp_cur_be32(c);
+			op->raw.options = granted;
+			op->result = rp_sem_nfs_access_want(granted) & ~(uint32_t)RP_WANT_KNOWN;
+		}
 		break;
 	case P_READLINK:
 		(void)skip_post_op_attr(c);

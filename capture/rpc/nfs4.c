@@ -1,10 +1,10 @@
 /* NFSv4.0/4.1/4.2 COMPOUND calls -> op records, the handle state machine, the RPC program (RFC 7530, RFC 8881, RFC 7862, RFC 8276). */
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "capture/rpc/nfs4_int.h"
 #include "formats/hash.h"
+#include "formats/semantics.h"
 
 /*
  * A COMPOUND is decoded whole at call time: every op's arguments are read
@@ -154,27 +154,23 @@ static bool is_statfs(const uint32_t *mask)
 	return false;
 }
 
-/* setattr `level`: which attributes a SETATTR sets, the same mask as NFSv3's (capture-mapping.md). */
-enum { SET_MODE = 1, SET_UID = 2, SET_GID = 4, SET_SIZE = 8, SET_ATIME = 16, SET_MTIME = 32 };
-/* open `disp`: as NFSv3 CREATE records it (SMB create dispositions, as dbench loadfiles do). */
-enum { DISP_OPEN = 1, DISP_CREATE = 2, DISP_OPEN_IF = 3 };
-
-static uint32_t open_flags(const nfs4_arg *a)
+/* A SETATTR's fattr4 as the set-attributes request semantics.c translates (the NFSv3 mask in `sent`). */
+static rp_nfs_sattr setattr_of(const nfs4_attrs *at)
 {
-	uint32_t f;
-	switch (a->share_access & 3) {
-	case 1: f = O_RDONLY; break;
-	case 2: f = O_WRONLY; break;
-	default: f = O_RDWR; break;
-	}
-	if (a->create) {
-		f |= O_CREAT;
-		if (a->createmode != 0) /* GUARDED4, EXCLUSIVE4, EXCLUSIVE4_1 */
-			f |= O_EXCL;
-		if (a->attrs.has_size && a->attrs.size == 0)
-			f |= O_TRUNC;
-	}
-	return f;
+	rp_nfs_sattr sa = { .mode = at->mode, .uid = at->uid, .gid = at->gid, .size = at->size };
+	sa.sent = (at->has_mode ? RP_NFS_SET_MODE : 0) | (at->has_uid ? RP_NFS_SET_UID : 0) |
+		  (at->has_gid ? RP_NFS_SET_GID : 0) | (at->has_size ? RP_NFS_SET_SIZE : 0) |
+		  (at->has_atime ? RP_NFS_SET_ATIME : 0) | (at->has_mtime ? RP_NFS_SET_MTIME : 0);
+	/* An owner@domain name is not an id replay can set; a client time before 1970 is not expressible. */
+	sa.unusable = (at->has_uid && !at->uid_numeric ? RP_NFS_SET_UID : 0) |
+		      (at->has_gid && !at->gid_numeric ? RP_NFS_SET_GID : 0) |
+		      (at->atime_how == RP_NFS_TIME_CLIENT && !at->atime_ok ? RP_NFS_SET_ATIME : 0) |
+		      (at->mtime_how == RP_NFS_TIME_CLIENT && !at->mtime_ok ? RP_NFS_SET_MTIME : 0);
+	sa.atime_how = at->atime_how;
+	sa.atime = at->atime;
+	sa.mtime_how = at->mtime_how;
+	sa.mtime = at->mtime;
+	return sa;
 }
 
 typedef struct walker {
@@ -219,7 +215,8 @@ static void file_op(walker *w, nfs4_pop *p, const nfs4_arg *a, rp_op *op)
 	case OP4_ACCESS:
 		op->op = RP_OP_ACCESS;
 		op->path = rp__nfs4_obj_path(w->cx, w->m, c, w->cur, &synth);
-		op->access = a->count;
+		op->want = rp_sem_nfs_access_want(a->count);
+		op->raw.access = a->count;
 		break;
 	case OP4_CLOSE:
 		op->op = RP_OP_CLOSE;
@@ -250,14 +247,21 @@ static void file_op(walker *w, nfs4_pop *p, const nfs4_arg *a, rp_op *op)
 		op->path2 = child_path(w->cx, w->m, c, w->cur, p->name_off, p->name_len, &synth);
 		break;
 	case OP4_LOCK:
+	case OP4_LOCKT:
 	case OP4_LOCKU:
-		op->op = a->opnum == OP4_LOCK ? RP_OP_LOCK : RP_OP_UNLOCK;
+		op->op = a->opnum == OP4_LOCKU ? RP_OP_UNLOCK : RP_OP_LOCK;
 		op->path = rp__nfs4_obj_path(w->cx, w->m, c, w->cur, &synth);
-		op->handle = sid_handle(w, &a->sid, op->path);
+		/* LOCKT names a lock owner, no stateid: the file's newest open, as COMMIT. */
+		op->handle = sid_handle(w, a->opnum == OP4_LOCKT ? &(nfs4_stateid){ 0 } : &a->sid, op->path);
 		op->offset = a->offset;
 		op->length = a->length;
-		if (a->how == 2 || a->how == 4) /* WRITE_LT, WRITEW_LT */
+		if (a->how == 2 || a->how == 4) /* nfs_lock_type4 WRITE_LT, WRITEW_LT */
 			op->flags |= RP_OPF_EXCLUSIVE;
+		/* READW_LT, WRITEW_LT: a LOCK that may block; a test never waits, whatever type it names */
+		if (a->opnum == OP4_LOCK && (a->how == 3 || a->how == 4))
+			op->flags |= RP_OPF_WAIT;
+		if (a->opnum == OP4_LOCKT)
+			op->flags |= RP_OPF_TEST;
 		break;
 	case OP4_LOOKUP:
 	case OP4_LOOKUPP:
@@ -267,12 +271,9 @@ static void file_op(walker *w, nfs4_pop *p, const nfs4_arg *a, rp_op *op)
 	case OP4_OPEN:
 		op->op = RP_OP_OPEN;
 		op->path = rp__nfs4_obj_path(w->cx, w->m, c, p->made != NO_OBJ ? p->made : w->cur, &synth);
-		op->access = open_flags(a);
+		rp_sem_nfs4_open(op, a->share_access, a->create, a->createmode,
+				 a->create && a->attrs.has_size && a->attrs.size == 0, a->how /* open_claim_type4 */);
 		op->mode = a->attrs.has_mode ? a->attrs.mode : 0;
-		op->level = a->how; /* open_claim_type4 */
-		op->disposition = !a->create ? DISP_OPEN : a->createmode == 0 ? DISP_OPEN_IF : DISP_CREATE;
-		if (a->create)
-			op->flags |= RP_OPF_CREATE;
 		break;
 	case OP4_READ:
 	case OP4_READ_PLUS:
@@ -300,18 +301,15 @@ static void file_op(walker *w, nfs4_pop *p, const nfs4_arg *a, rp_op *op)
 		op->path = child_path(w->cx, w->m, c, w->saved, p->name_off, p->name_len, &synth);
 		op->path2 = child_path(w->cx, w->m, c, w->cur, p->name2_off, p->name2_len, &synth);
 		break;
-	case OP4_SETATTR:
+	case OP4_SETATTR: {
 		op->op = RP_OP_SETATTR;
 		op->path = rp__nfs4_obj_path(w->cx, w->m, c, w->cur, &synth);
 		if (rp__nfs4_sid_kind(&a->sid) == SID_NORMAL || rp__nfs4_sid_kind(&a->sid) == SID_CURRENT)
 			op->handle = sid_handle(w, &a->sid, op->path); /* ftruncate() on an open file */
-		op->length = a->attrs.has_size ? a->attrs.size : 0;
-		op->mode = a->attrs.has_mode ? a->attrs.mode : 0;
-		op->level = (a->attrs.has_size ? SET_SIZE : 0) | (a->attrs.has_mode ? SET_MODE : 0) |
-			    (a->attrs.has_uid ? SET_UID : 0) | (a->attrs.has_gid ? SET_GID : 0) |
-			    (a->attrs.has_atime ? SET_ATIME : 0) |
-			    (a->attrs.has_mtime ? SET_MTIME : 0);
+		const rp_nfs_sattr sa = setattr_of(&a->attrs);
+		rp_sem_nfs_setattr(op, RP_PROTO_NFS4, &sa);
 		break;
+	}
 	case OP4_WRITE:
 		op->op = RP_OP_WRITE;
 		op->path = rp__nfs4_obj_path(w->cx, w->m, c, w->cur, &synth);
@@ -557,6 +555,7 @@ static void nfs4_call(rp_capctx *cx, rp_conn *conn, const rp_rpc_call *call, rp_
 		op.t_end = RP_TIME_UNKNOWN;
 		op.client = call->client;
 		op.status = RP_STATUS_UNKNOWN;
+		op.proto = RP_PROTO_NFS4;
 		const int32_t made_cur = w.cur;
 		w.cur = before; /* the op's own target is named relative to the handle it started with */
 		file_op(&w, p, &a[i], &op);

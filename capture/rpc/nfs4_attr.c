@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "capture/rpc/nfs4_int.h"
+#include "formats/semantics.h"
 
 /*
  * An attrlist4 is an opaque holding the values of the attributes set in the
@@ -196,6 +197,46 @@ static bool step_attr(rp_cur *c, unsigned bit)
 	return true;
 }
 
+/* An owner or owner_group utf8string: a numeric id when it is one ("1000", RFC 7530 §5.9), else not. */
+static void read_owner(rp_cur *c, uint32_t *id, bool *numeric)
+{
+	const uint32_t n = rp_cur_be32(c);
+	if (n > NFS4_NAME_MAX) {
+		c->err = true;
+		return;
+	}
+	const uint8_t *const s = rp_cur_xdr_opaque(c, n);
+	*numeric = false;
+	if (!s || n == 0 || n > 10)
+		return;
+	uint64_t v = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (v > UINT32_MAX)
+		return;
+	*id = (uint32_t)v;
+	*numeric = true;
+}
+
+/* settime4: SET_TO_SERVER_TIME4 (0) or SET_TO_CLIENT_TIME4 (1) with an nfstime4, as time_how3 values. */
+static void read_settime(rp_cur *c, uint32_t *how, uint64_t *ns, bool *ok)
+{
+	const uint32_t h = rp_cur_be32(c);
+	if (h == 0) {
+		*how = RP_NFS_TIME_SERVER;
+	} else if (h == 1) {
+		*how = RP_NFS_TIME_CLIENT;
+		const int64_t sec = (int64_t)rp_cur_be64(c);
+		const uint32_t nsec = rp_cur_be32(c);
+		*ok = rp_sem_nfs_time(sec, nsec, ns);
+	} else {
+		c->err = true;
+	}
+}
+
 /* Walk the values of an attrlist4 in bit order, picking out what reprise uses. */
 static void walk(rp_cur *v, const uint32_t *mask, size_t words, nfs4_attrs *out)
 {
@@ -241,17 +282,21 @@ static void walk(rp_cur *v, const uint32_t *mask, size_t words, nfs4_attrs *out)
 			continue;
 		}
 		case A_OWNER:
-			out->has_uid = true;
-			break;
+			read_owner(v, &out->uid, &out->uid_numeric);
+			out->has_uid = !v->err;
+			continue;
 		case A_OWNER_GROUP:
-			out->has_gid = true;
-			break;
+			read_owner(v, &out->gid, &out->gid_numeric);
+			out->has_gid = !v->err;
+			continue;
 		case A_TIME_ACCESS_SET:
-			out->has_atime = true;
-			break;
+			read_settime(v, &out->atime_how, &out->atime, &out->atime_ok);
+			out->has_atime = !v->err;
+			continue;
 		case A_TIME_MODIFY_SET:
-			out->has_mtime = true;
-			break;
+			read_settime(v, &out->mtime_how, &out->mtime, &out->mtime_ok);
+			out->has_mtime = !v->err;
+			continue;
 		default:
 			break;
 		}

@@ -61,6 +61,11 @@ typedef struct nfs4_attrs {
 	uint32_t type; /* nfs_ftype4 */
 	uint64_t size;
 	uint32_t mode;
+	uint32_t uid, gid;             /* owner, owner_group when they are numeric ids ("1000") */
+	bool uid_numeric, gid_numeric; /* else the name is not an id reprise can replay */
+	uint32_t atime_how, mtime_how; /* time_access_set, time_modify_set: RP_NFS_TIME_* (time_how3 numbering) */
+	uint64_t atime, mtime;         /* SET_TO_CLIENT_TIME4: ns since the Unix epoch */
+	bool atime_ok, mtime_ok;       /* the client time is expressible (not before 1970) */
 	const uint8_t *fh; /* FATTR4_FILEHANDLE, pointing into the message */
 	size_t fh_len;
 	bool complete; /* every attribute present was understood */

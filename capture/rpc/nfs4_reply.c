@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "capture/rpc/nfs4_int.h"
+#include "formats/semantics.h"
 #include "formats/status.h"
 
 typedef struct replier {
@@ -169,6 +170,11 @@ static void apply(replier *r, nfs4_pop *p, const nfs4_res *res, bool body)
 	}
 	if (op && body)
 		op->result = res->result;
+	if (op && body && p->opnum == OP4_ACCESS) {
+		/* Granted ACCESS4 bits as wants; the bits themselves stay as provenance. */
+		op->raw.options = (uint32_t)res->result;
+		op->result = rp_sem_nfs_access_want((uint32_t)res->result) & ~(uint32_t)RP_WANT_KNOWN;
+	}
 	rp__cap_done(r->cx, p->slot);
 }
 

@@ -51,15 +51,31 @@ smb_file *rp__smb_file_get(rp_capctx *cx, const smb_key *k)
 	return st ? rp__smb_map_get(st->files, k) : NULL;
 }
 
-void rp__smb_nt_create(rp_op *op, uint32_t access, uint32_t disp, uint32_t opts)
+bool rp__smb_setinfo_decode(uint32_t cls, rp_cur *buf, rp_nt_setinfo *v)
 {
-	op->access = access;
-	op->disposition = disp;
-	op->options = opts;
-	if (opts & FILE_DIRECTORY_FILE)
-		op->flags |= RP_OPF_DIRECTORY;
-	if (disp == FILE_SUPERSEDE || disp == FILE_CREATE || disp == FILE_OPEN_IF || disp == FILE_OVERWRITE_IF)
-		op->flags |= RP_OPF_CREATE;
+	*v = (rp_nt_setinfo){ .decoded = true };
+	switch (cls) {
+	case RP_NT_FileBasicInformation:
+		v->btime = rp_cur_le64(buf);
+		v->atime = rp_cur_le64(buf);
+		v->mtime = rp_cur_le64(buf);
+		v->ctime = rp_cur_le64(buf);
+		v->attributes = rp_cur_le32(buf);
+		break;
+	case RP_NT_FileDispositionInformation:
+		v->delete_pending = rp_cur_u8(buf) != 0;
+		break;
+	case RP_NT_FileDispositionInformationEx:
+		v->delete_pending = (rp_cur_le32(buf) & 1u) != 0; /* FILE_DISPOSITION_DELETE */
+		break;
+	case RP_NT_FileAllocationInformation:
+	case RP_NT_FileEndOfFileInformation:
+		v->value = rp_cur_le64(buf);
+		break;
+	default:
+		break;
+	}
+	return !buf->err;
 }
 
 char *rp__smb_strdup(const char *s)
@@ -254,10 +270,12 @@ uint32_t rp__smb_intern(rp_capctx *cx, const char *path)
 
 /* ---- op skeleton ---- */
 
-rp_op rp__smb_op(rp_capctx *cx, const rp_conn *conn, const rp_msg *m, uint64_t principal, unsigned opcode)
+rp_op rp__smb_op(rp_capctx *cx, const rp_conn *conn, const rp_msg *m, uint64_t principal, rp_proto proto,
+		 unsigned opcode)
 {
 	rp_op op = { 0 };
 	op.op = (uint16_t)opcode;
+	op.proto = (uint8_t)proto;
 	op.t_start = rp__cap_time(cx, m->ts_ns);
 	op.t_end = RP_TIME_UNKNOWN;
 	op.client = rp__cap_client(cx, conn, m->from, principal);

@@ -93,7 +93,7 @@ bool rp__smb1_reserve(smb1_x *x, smb1_pending *p, const rp_op *op)
 
 rp_op rp__smb1_op(smb1_x *x, unsigned opcode)
 {
-	return rp__smb_op(x->cx, x->conn, x->m, x->uid, opcode);
+	return rp__smb_op(x->cx, x->conn, x->m, x->uid, RP_PROTO_SMB1, opcode);
 }
 
 /* A FID on the wire, or (after an open earlier in the same AndX chain) the FID that open returns. */

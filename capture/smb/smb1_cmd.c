@@ -85,7 +85,7 @@ static void req_nt_create(smb1_x *x)
 	p->dir = (opts & FILE_DIRECTORY_FILE) != 0;
 	rp_op op = rp__smb1_op(x, RP_OP_OPEN);
 	op.path = path_id(x, path);
-	rp__smb_nt_create(&op, access, disp, opts);
+	rp_sem_nt_open(&op, RP_PROTO_SMB1, access, true, disp, opts);
 	rp__smb1_reserve(x, p, &op);
 	chain_open(x, path, p->dir);
 }
@@ -126,10 +126,7 @@ static void req_open_andx(smb1_x *x)
 	p->path = rp__smb_strdup(path);
 	rp_op op = rp__smb1_op(x, RP_OP_OPEN);
 	op.path = path_id(x, path);
-	op.access = access_of[mode & 0x3];
-	op.disposition = disp;
-	if (create)
-		op.flags |= RP_OPF_CREATE;
+	rp_sem_nt_open(&op, RP_PROTO_SMB1, access_of[mode & 0x3], true, disp, 0);
 	rp__smb1_reserve(x, p, &op);
 	chain_open(x, path, false);
 }
@@ -214,7 +211,8 @@ static void req_locking(smb1_x *x)
 	rp_cur_skip(&w, 4);
 	const uint16_t fid = rp_cur_le16(&w);
 	const uint8_t type = rp_cur_u8(&w);
-	rp_cur_skip(&w, 1 + 4); /* NewOpLockLevel, Timeout */
+	rp_cur_skip(&w, 1); /* NewOpLockLevel */
+	const uint32_t timeout = rp_cur_le32(&w); /* 0: fail at once on a conflict; else wait (ms, or forever) */
 	const uint16_t n_unlock = rp_cur_le16(&w);
 	const uint16_t n_lock = rp_cur_le16(&w);
 	if (!words_ok(x, &w))
@@ -254,10 +252,16 @@ static void req_locking(smb1_x *x)
 			op.offset = rp_cur_le32(&b);
 			op.length = rp_cur_le32(&b);
 		}
-		if (i < n_unlock)
+		/* SMB byte-range locks are mandatory: they bind the I/O of other opens (MS-CIFS 3.3.5.28). */
+		op.flags |= RP_OPF_MANDATORY;
+		if (i < n_unlock) {
 			op.op = RP_OP_UNLOCK;
-		else if (!(type & LOCKING_ANDX_SHARED_LOCK))
-			op.flags |= RP_OPF_EXCLUSIVE;
+		} else {
+			if (!(type & LOCKING_ANDX_SHARED_LOCK))
+				op.flags |= RP_OPF_EXCLUSIVE;
+			if (timeout != 0)
+				op.flags |= RP_OPF_WAIT;
+		}
 		if (!rp__smb1_reserve(x, p, &op))
 			return;
 	}
@@ -305,6 +309,7 @@ static void req_rename(smb1_x *x)
 	rp_op op = rp__smb1_op(x, RP_OP_RENAME);
 	op.path = path_id(x, from);
 	op.path2 = path_id(x, to);
+	rp_sem_nt_rename(&op, RP_PROTO_SMB1, 0, false); /* SMB_COM_RENAME never replaces (MS-CIFS 2.2.4.8) */
 	rp__smb1_reserve(x, p, &op);
 }
 
@@ -467,7 +472,7 @@ void rp__smb1_response(smb1_x *x)
 			f = rp__smb_file_open(x->cx, &fk, p->path, (dir || p->dir) ? SMB_FILE_DIR : 0);
 			x->have_chain_fid = true;
 			x->chain_fid = fid;
-			result = action;
+			result = rp_sem_nt_action(action);
 			has_result = true;
 		}
 	} else if (p->slots.n > 0) {

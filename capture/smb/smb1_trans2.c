@@ -17,14 +17,8 @@ enum trans2_sub {
 	TRANS2_GET_DFS_REFERRAL = 0x10,
 };
 
-/* SET_*_INFORMATION levels with their own meaning (MS-CIFS 2.2.8.4; pass-through levels are 1000 + class). */
-enum {
-	SMB_SET_FILE_DISPOSITION_INFO = 0x102,
-	SMB_SET_FILE_END_OF_FILE_INFO = 0x104,
-	PASS_FileRenameInformation = 1010,
-	PASS_FileDispositionInformation = 1013,
-	PASS_FileEndOfFileInformation = 1020,
-};
+/* SET_*_INFORMATION levels (MS-CIFS 2.2.8.4) other than those semantics.c maps: pass-through is 1000 + class. */
+enum { PASS_FileRenameInformation = RP_NT_PASSTHROUGH + RP_NT_FileRenameInformation };
 
 /* A parameter or data section at off/count from the header; cut when not all captured. */
 static bool section(smb1_x *x, uint16_t off, uint16_t count, rp_cur *out, bool *cut)
@@ -65,9 +59,10 @@ static void reserve(smb1_x *x, uint16_t sub, rp_op *op, const char *keep)
 }
 
 /* A rename target in SMB1's FILE_RENAME_INFORMATION: a bare name stays in the file's directory. */
-static bool rename_target(smb1_x *x, rp_cur *d, const char *old, char *out)
+static bool rename_target(smb1_x *x, rp_cur *d, const char *old, char *out, bool *replace)
 {
-	rp_cur_skip(d, 1 + 3 + 4); /* ReplaceIfExists, Reserved, RootDirectory */
+	*replace = (rp_cur_u8(d) & 1u) != 0; /* ReplaceIfExists */
+	rp_cur_skip(d, 3 + 4); /* Reserved, RootDirectory */
 	const uint32_t n = rp_cur_le32(d);
 	const uint8_t *const name = rp_cur_take(d, n);
 	char rel[SMB_PATH_MAX];
@@ -87,44 +82,31 @@ static bool rename_target(smb1_x *x, rp_cur *d, const char *old, char *out)
 	return rp__smb_join(out, dir, rel + 1) >= 0;
 }
 
-/* SET_FILE/SET_PATH_INFORMATION: setattr, or unlink/rename/truncate by level. */
-static void set_info(smb1_x *x, uint16_t sub, rp_op *op, uint16_t level, rp_cur *d, const char *old, bool dir)
+/*
+ * SET_FILE/SET_PATH_INFORMATION: a rename (pass-through FileRenameInformation),
+ * else a setattr of the level's values (SMB_INFO_STANDARD's SMB dates are not
+ * decoded: semantics.c knows the level alone).
+ */
+static void set_info(smb1_x *x, uint16_t sub, rp_op *op, uint16_t level, rp_cur *d, const char *old)
 {
 	char to[SMB_PATH_MAX];
-	op->level = level;
-	switch (level) {
-	case SMB_SET_FILE_DISPOSITION_INFO:
-	case PASS_FileDispositionInformation: {
-		const uint8_t del = rp_cur_u8(d);
-		if (d->err) {
-			rp__smb1_bad(x, false);
-			return;
-		}
-		if (del) {
-			op->op = dir ? RP_OP_RMDIR : RP_OP_UNLINK;
-			op->level = 0;
-		}
-		break;
-	}
-	case SMB_SET_FILE_END_OF_FILE_INFO:
-	case PASS_FileEndOfFileInformation:
-		op->length = rp_cur_le64(d);
-		if (d->err) {
-			rp__smb1_bad(x, false);
-			return;
-		}
-		break;
-	case PASS_FileRenameInformation:
-		if (!rename_target(x, d, old, to)) {
+	if (level == PASS_FileRenameInformation) {
+		bool replace;
+		if (!rename_target(x, d, old, to, &replace)) {
 			rp__smb1_bad(x, false);
 			return;
 		}
 		op->op = RP_OP_RENAME;
-		op->level = 0;
 		op->path2 = rp__smb_intern(x->cx, to);
-		break;
-	default:
-		break;
+		rp_sem_nt_rename(op, RP_PROTO_SMB1, level, replace);
+	} else {
+		rp_nt_setinfo v = { 0 };
+		if (level != RP_SMB1_INFO_STANDARD &&
+		    !rp__smb_setinfo_decode(rp_sem_nt_class(RP_PROTO_SMB1, level), d, &v)) {
+			rp__smb1_bad(x, false);
+			return;
+		}
+		rp_sem_nt_setinfo(op, RP_PROTO_SMB1, level, &v);
 	}
 	smb1_pending *const p = rp__smb1_pending(x);
 	if (!p)
@@ -135,6 +117,27 @@ static void set_info(smb1_x *x, uint16_t sub, rp_op *op, uint16_t level, rp_cur 
 		p->path = rp__smb_strdup(to);
 	}
 	rp__smb1_reserve(x, p, op);
+}
+
+/*
+ * A search pattern ("/dir/a*.txt") as a readdir's directory (path) and the
+ * pattern as the client sent it, its last component (path2).
+ */
+static void put_pattern(smb1_x *x, rp_op *op, const char *pattern)
+{
+	if (!pattern)
+		return;
+	const char *const slash = strrchr(pattern, '/');
+	if (!slash) {
+		op->path2 = rp__smb_intern(x->cx, pattern);
+		return;
+	}
+	char dir[SMB_PATH_MAX];
+	const size_t n = slash == pattern ? 1 : (size_t)(slash - pattern);
+	memcpy(dir, pattern, n);
+	dir[n] = '\0';
+	op->path = rp__smb_intern(x->cx, dir);
+	op->path2 = slash[1] ? rp__smb_intern(x->cx, slash + 1) : 0;
 }
 
 void rp__smb1_trans2_request(smb1_x *x)
@@ -172,10 +175,10 @@ void rp__smb1_trans2_request(smb1_x *x)
 		if (!name_at(x, &prm, pcut, path))
 			return;
 		op.op = RP_OP_READDIR;
-		op.path = rp__smb_intern(x->cx, path);
-		op.level = level;
+		put_pattern(x, &op, path);
+		op.raw.level = level;
 		op.length = count;
-		op.options = flags;
+		op.raw.options = flags;
 		reserve(x, sub, &op, path);
 		return;
 	}
@@ -192,10 +195,10 @@ void rp__smb1_trans2_request(smb1_x *x)
 		/* the search continues its FIND_FIRST2 pattern; the FileName here is only a resume point */
 		const char *const pattern = rp__smb1_search(x, sid, NULL);
 		op.op = RP_OP_READDIR;
-		op.path = pattern ? rp__smb_intern(x->cx, pattern) : 0;
-		op.level = level;
+		put_pattern(x, &op, pattern);
+		op.raw.level = level;
 		op.length = count;
-		op.options = flags;
+		op.raw.options = flags;
 		reserve(x, sub, &op, NULL);
 		return;
 	}
@@ -206,7 +209,7 @@ void rp__smb1_trans2_request(smb1_x *x)
 			return;
 		}
 		op.op = RP_OP_STATFS;
-		op.level = level;
+		op.raw.level = level;
 		reserve(x, sub, &op, NULL);
 		return;
 	}
@@ -222,11 +225,11 @@ void rp__smb1_trans2_request(smb1_x *x)
 			return;
 		op.path = rp__smb_intern(x->cx, path);
 		if (sub == TRANS2_QUERY_PATH_INFORMATION) {
-			op.level = level;
+			op.raw.level = level;
 			reserve(x, sub, &op, NULL);
 		} else {
 			op.op = RP_OP_SETATTR;
-			set_info(x, sub, &op, level, &dat, path, false);
+			set_info(x, sub, &op, level, &dat, path);
 		}
 		return;
 	}
@@ -244,7 +247,7 @@ void rp__smb1_trans2_request(smb1_x *x)
 		if (!op.path && fpath)
 			op.path = rp__smb_intern(x->cx, fpath);
 		if (sub == TRANS2_QUERY_FILE_INFORMATION) {
-			op.level = level;
+			op.raw.level = level;
 			smb1_pending *const p = rp__smb1_pending(x);
 			if (!p)
 				return;
@@ -254,7 +257,7 @@ void rp__smb1_trans2_request(smb1_x *x)
 			rp__smb1_reserve(x, p, &op);
 		} else {
 			op.op = RP_OP_SETATTR;
-			set_info(x, sub, &op, level, &dat, fpath, probe.dir);
+			set_info(x, sub, &op, level, &dat, fpath);
 			smb1_pending *const p = x->sc->pending1 ? rp__smb_map_get(x->sc->pending1,
 				&(smb_key){ (uint64_t)x->pid << 16 | x->mid, (uint64_t)x->uid << 16 | x->tid, x->idx }) : NULL;
 			if (p) {

@@ -84,7 +84,7 @@ bool rp__smb2_reserve(smb2_x *x, smb2_pending *p, const rp_op *op)
 
 rp_op rp__smb2_op(smb2_x *x, unsigned opcode)
 {
-	return rp__smb_op(x->cx, x->conn, x->m, x->session, opcode);
+	return rp__smb_op(x->cx, x->conn, x->m, x->session, RP_PROTO_SMB2, opcode);
 }
 
 

@@ -13,16 +13,10 @@
 #define SMB2_WRITEFLAG_WRITE_THROUGH 0x00000001u
 #define SMB2_LOCKFLAG_EXCLUSIVE 0x02u
 #define SMB2_LOCKFLAG_UNLOCK 0x04u
+#define SMB2_LOCKFLAG_FAIL_IMMEDIATELY 0x10u
 
-/* InfoType and the file information classes we map (MS-FSCC 2.4). */
+/* InfoType (MS-SMB2 2.2.37); the file information classes are RP_NT_* (MS-FSCC 2.4). */
 enum { INFO_FILE = 1, INFO_FILESYSTEM = 2, INFO_SECURITY = 3, INFO_QUOTA = 4 };
-enum {
-	FileRenameInformation = 10,
-	FileDispositionInformation = 13,
-	FileEndOfFileInformation = 20,
-	FileDispositionInformationEx = 64,
-	FileRenameInformationEx = 65,
-};
 
 /* The fixed part of a body was cut: truncated if the PDU claims the bytes, invalid otherwise. */
 static void fixed_bad(smb2_x *x, size_t fixed)
@@ -101,7 +95,7 @@ static void req_create(smb2_x *x, rp_cur *b)
 	rp_op op = rp__smb2_op(x, RP_OP_OPEN);
 	op.path = path_id(x, path);
 	p->path_id = op.path;
-	rp__smb_nt_create(&op, access, disp, opts);
+	rp_sem_nt_open(&op, RP_PROTO_SMB2, access, true, disp, opts);
 	rp__smb2_reserve(x, p, &op);
 	/* related operations after this one use the FileId its response will carry */
 	smb2_chain *const ch = x->ch;
@@ -212,10 +206,16 @@ static void req_lock(smb2_x *x, rp_cur *b)
 		op.length = rp_cur_le64(b);
 		const uint32_t flags = rp_cur_le32(b);
 		rp_cur_skip(b, 4);
-		if (flags & SMB2_LOCKFLAG_UNLOCK)
+		/* SMB byte-range locks are mandatory: they bind the I/O of other opens (MS-SMB2 3.3.5.14). */
+		op.flags |= RP_OPF_MANDATORY;
+		if (flags & SMB2_LOCKFLAG_UNLOCK) {
 			op.op = RP_OP_UNLOCK;
-		else if (flags & SMB2_LOCKFLAG_EXCLUSIVE)
-			op.flags |= RP_OPF_EXCLUSIVE;
+		} else {
+			if (flags & SMB2_LOCKFLAG_EXCLUSIVE)
+				op.flags |= RP_OPF_EXCLUSIVE;
+			if (!(flags & SMB2_LOCKFLAG_FAIL_IMMEDIATELY))
+				op.flags |= RP_OPF_WAIT;
+		}
 		if (!rp__smb2_reserve(x, p, &op))
 			return;
 	}
@@ -271,6 +271,13 @@ static void req_ioctl(smb2_x *x, rp_cur *b)
 	(void)rp__smb2_pending(x);
 }
 
+/* The path of the file an info request names, put on ops whose subject is a path. */
+static void put_path(smb2_x *x, const smb2_pending *p, rp_op *op)
+{
+	if (!op->path)
+		op->path = path_id(x, rp__smb2_fid_path(x, p));
+}
+
 static void req_query_directory(smb2_x *x, rp_cur *b)
 {
 	if (!struct_size(x, b, 33))
@@ -293,29 +300,14 @@ static void req_query_directory(smb2_x *x, rp_cur *b)
 		return;
 	rp_op op = rp__smb2_op(x, RP_OP_READDIR);
 	rp__smb2_fid(x, p, &op, fp, fv);
-	/* the pattern, as the client named it inside the directory: "<dir>/<pattern>" */
-	const char *const dir = rp__smb2_fid_path(x, p);
-	char path[SMB_PATH_MAX];
-	if (rp__smb_join(path, dir ? dir : "/", pattern + 1) < 0) {
-		x->bad = SMB2_BAD_INVALID;
-		rp__smb_slots_free(&p->slots);
-		return;
-	}
-	op.path = path_id(x, path);
-	op.flags &= (uint16_t)~RP_OPF_SYNTH_PATH;
-	if (dir && strncmp(dir, "/.reprise/", 10) == 0)
-		op.flags |= RP_OPF_SYNTH_PATH;
-	op.level = cls;
-	op.options = flags;
+	/* path: the directory (the handle's); path2: the pattern as the client sent it (without the
+	 * leading '/' the path conversion adds), so a writer can give it back unchanged */
+	put_path(x, p, &op);
+	op.path2 = pattern[1] ? path_id(x, pattern + 1) : 0;
+	op.raw.level = cls;
+	op.raw.options = flags;
 	op.length = (flags & SMB2_RETURN_SINGLE_ENTRY) ? 1 : 0;
 	rp__smb2_reserve(x, p, &op);
-}
-
-/* The path of the file an info request names, put on ops whose subject is a path. */
-static void put_path(smb2_x *x, const smb2_pending *p, rp_op *op)
-{
-	if (!op->path)
-		op->path = path_id(x, rp__smb2_fid_path(x, p));
 }
 
 static void req_query_info(smb2_x *x, rp_cur *b)
@@ -332,7 +324,7 @@ static void req_query_info(smb2_x *x, rp_cur *b)
 	if (!fixed_ok(x, b, 40))
 		return;
 	unsigned opcode;
-	uint32_t level = cls;
+	uint32_t level = cls; /* the class; for a security descriptor the parts asked for */
 	switch (type) {
 	case INFO_FILE: opcode = RP_OP_STAT; break;
 	case INFO_FILESYSTEM: opcode = RP_OP_STATFS; break;
@@ -351,7 +343,9 @@ static void req_query_info(smb2_x *x, rp_cur *b)
 	rp_op op = rp__smb2_op(x, opcode);
 	rp__smb2_fid(x, p, &op, fp, fv);
 	put_path(x, p, &op);
-	op.level = level;
+	op.raw.level = level;
+	if (type == INFO_SECURITY)
+		op.want = rp_sem_nt_secinfo_want(addl, false); /* no name: the security descriptor */
 	if (type == INFO_FILE && p->dir)
 		op.flags |= RP_OPF_DIRECTORY;
 	rp__smb2_reserve(x, p, &op);
@@ -385,14 +379,15 @@ static void req_set_info(smb2_x *x, rp_cur *b)
 		return;
 	rp_cur info = rp_cur_make(buf, buf_len);
 	rp_op op = rp__smb2_op(x, RP_OP_SETATTR);
-	op.level = cls;
 	char newpath[SMB_PATH_MAX];
 	bool rename = false;
 	if (type == INFO_SECURITY) {
 		op.op = RP_OP_SETXATTR;
-		op.level = addl;
-	} else if (cls == FileRenameInformation || cls == FileRenameInformationEx) {
-		/* ReplaceIfExists (a flag bit in the Ex form), Reserved, RootDirectory, FileNameLength, FileName */
+		op.want = rp_sem_nt_secinfo_want(addl, true); /* no name: the security descriptor */
+		op.raw.level = addl;
+	} else if (cls == RP_NT_FileRenameInformation || cls == RP_NT_FileRenameInformationEx) {
+		/* ReplaceIfExists (FILE_RENAME_REPLACE_IF_EXISTS, bit 0 of Flags in the Ex form), Reserved,
+		 * RootDirectory, FileNameLength, FileName (MS-FSCC 2.4.37, 2.4.37.2) */
 		const uint8_t replace = rp_cur_u8(&info);
 		rp_cur_skip(&info, 7 + 8);
 		const uint32_t nlen = rp_cur_le32(&info);
@@ -402,25 +397,16 @@ static void req_set_info(smb2_x *x, rp_cur *b)
 			return;
 		}
 		op.op = RP_OP_RENAME;
-		op.level = 0;
-		op.options = replace & 1u;
+		rp_sem_nt_rename(&op, RP_PROTO_SMB2, cls, (replace & 1u) != 0);
 		rename = true;
-	} else if (cls == FileDispositionInformation || cls == FileDispositionInformationEx) {
-		const uint32_t del = cls == FileDispositionInformation ? rp_cur_u8(&info) : rp_cur_le32(&info) & 1u;
-		if (info.err) {
+	} else {
+		/* Disposition (delete-on-close set or clear), end of file, allocation, basic times... */
+		rp_nt_setinfo v;
+		if (!rp__smb_setinfo_decode(cls, &info, &v)) {
 			x->bad = SMB2_BAD_INVALID;
 			return;
 		}
-		if (del) {
-			op.op = RP_OP_UNLINK;
-			op.level = 0;
-		}
-	} else if (cls == FileEndOfFileInformation) {
-		op.length = rp_cur_le64(&info);
-		if (info.err) {
-			x->bad = SMB2_BAD_INVALID;
-			return;
-		}
+		rp_sem_nt_setinfo(&op, RP_PROTO_SMB2, cls, &v);
 	}
 	smb2_pending *const p = rp__smb2_pending(x);
 	if (!p)
@@ -428,8 +414,6 @@ static void req_set_info(smb2_x *x, rp_cur *b)
 	p->info_type = type;
 	p->info_class = cls;
 	rp__smb2_fid(x, p, &op, fp, fv);
-	if (op.op == RP_OP_UNLINK && p->dir)
-		op.op = RP_OP_RMDIR;
 	put_path(x, p, &op);
 	if (rename) {
 		p->rename = true;
@@ -552,7 +536,7 @@ void rp__smb2_response_body(smb2_x *x, smb2_pending *p, rp_cur *b)
 			/* the file takes the pending entry's copy of the path, and its string id */
 			f = rp__smb_file_open_taking(x->cx, &key, &p->path, p->path, p->path_id, dir ? SMB_FILE_DIR : 0);
 			rp__smb2_remember_create(x, &key);
-			result = action; /* 0 superseded, 1 opened, 2 created, 3 overwritten */
+			result = rp_sem_nt_action(action);
 			has_result = true;
 			break;
 		}

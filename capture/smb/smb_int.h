@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "capture/decode.h"
+#include "formats/semantics.h"
 
 /* ---- a small open-addressing hash map: 24-byte keys -> fixed-size values ---- */
 
@@ -108,7 +109,8 @@ uint32_t rp__smb_intern(rp_capctx *cx, const char *path);
 /* ---- the common op skeleton ---- */
 
 /* An op as a request tells it: times, client, unknown status, RP_OPF_NO_REPLY. */
-rp_op rp__smb_op(rp_capctx *cx, const rp_conn *conn, const rp_msg *m, uint64_t principal, unsigned opcode);
+rp_op rp__smb_op(rp_capctx *cx, const rp_conn *conn, const rp_msg *m, uint64_t principal, rp_proto proto,
+		 unsigned opcode);
 /* Complete a reserved op with the reply's status and time. */
 void rp__smb_complete(rp_capctx *cx, rp_op *op, const rp_msg *m, uint32_t ntstatus);
 
@@ -173,8 +175,15 @@ void rp__smb1_message(rp_capctx *cx, rp_conn *conn, smb_conn *sc, const rp_msg *
 #define FILE_DIRECTORY_FILE 0x00000001u      /* CreateOptions */
 #define FILE_ATTRIBUTE_DIRECTORY 0x00000010u /* FileAttributes */
 
-/* An open op's access, disposition and options, with RP_OPF_DIRECTORY and RP_OPF_CREATE as they imply. */
-void rp__smb_nt_create(rp_op *op, uint32_t access, uint32_t disp, uint32_t opts);
+/*
+ * The values of a set-info buffer of MS-FSCC class `cls` (rp_sem_nt_class of
+ * the SMB1 level), for rp_sem_nt_setinfo: FileBasicInformation (2.4.7),
+ * FileEndOfFileInformation (2.4.13), FileAllocationInformation (2.4.4),
+ * FileDisposition(Ex)Information (2.4.11, 2.4.11.2); SMB1's SMB_SET_FILE_*
+ * levels have the same layouts.  False when the buffer is too short for its
+ * class; other classes read nothing.
+ */
+bool rp__smb_setinfo_decode(uint32_t cls, rp_cur *buf, rp_nt_setinfo *v);
 
 /* NTSTATUS values the decoders look at. */
 #define NT_STATUS_OK 0x00000000u

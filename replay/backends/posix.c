@@ -8,8 +8,14 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
+
+/* fchmodat2(2) (Linux 6.6): the one chmod that honours AT_SYMLINK_NOFOLLOW; newer syscalls share one number on every architecture. */
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
 
 /* One read or write moves at most this much per call; larger requests loop. */
 #define IO_CHUNK (16u * 1024u * 1024u)
@@ -24,6 +30,7 @@ static const rp_backend_opt posix_opts[] = {
 	{ "sync", NULL, "open every file O_SYNC (dbench -s)" },
 	{ "fsync-writes", NULL, "fsync after every write (dbench -F)" },
 	{ "no-openat2", NULL, "resolve paths with the O_NOFOLLOW component walk even where openat2 exists" },
+	{ "setid", NULL, "apply the trace's setuid and setgid bits (dropped otherwise; the sticky bit always applies)" },
 	{ NULL, NULL, NULL },
 };
 
@@ -41,6 +48,69 @@ int rp__posix_buf(posix_client *c, size_t n)
 	return 0;
 }
 
+/*
+ * The permission bits a trace asks for, as applied: setuid and setgid only
+ * with the setid option, since a trace replayed as root would otherwise plant
+ * set-id files (or set-group-id directories, whose group everything made in
+ * them inherits) for anyone to run.  The sticky bit stays: it only narrows who
+ * may remove entries of a directory, and Linux ignores it on files.
+ */
+static unsigned trace_mode(const posix_backend *pb, uint32_t mode)
+{
+	return mode & (pb->setid ? 07777u : 01777u);
+}
+
+/*
+ * What a data open (read, write, size: never O_PATH or O_DIRECTORY) got, kept
+ * only if it is a regular file (or, with allow_dir, a directory).  The open
+ * was O_NONBLOCK, so a FIFO never blocked it; a FIFO, device or socket is
+ * refused with ENXIO, what open(2) itself answers for a socket or for a FIFO
+ * without a reader (and the ENXIO of those opens is the same refusal), and
+ * counted in req->special.  Returns fd, or -errno with fd closed.
+ */
+static int keep_data_fd(rp_breq *req, int fd, bool allow_dir, struct stat *st)
+{
+	if (fd == -ENXIO)
+		req->special = true;
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, st) < 0) {
+		const int err = errno;
+		close(fd);
+		return -err;
+	}
+	if (S_ISREG(st->st_mode) || (allow_dir && S_ISDIR(st->st_mode)))
+		return fd;
+	close(fd);
+	if (S_ISDIR(st->st_mode))
+		return -EISDIR;
+	req->special = true;
+	return -ENXIO;
+}
+
+/* Open path for data beneath the root (symlinks followed only while they stay beneath), never blocking. */
+static int open_data(posix_client *c, rp_breq *req, const char *path, int flags, unsigned mode, bool allow_dir)
+{
+	struct stat st;
+	return keep_data_fd(req, rp__posix_open(c, path, flags | O_NONBLOCK, mode), allow_dir, &st);
+}
+
+/*
+ * chmod of name in dir itself, never of what a symlink there points at (it
+ * may be outside the target): EOPNOTSUPP on a symlink, as the kernel answers
+ * fchmodat2(AT_SYMLINK_NOFOLLOW).  Before Linux 6.6 glibc's fchmodat gives
+ * the same flag the same meaning (an O_NOFOLLOW O_PATH open, then the inode
+ * through /proc; EOPNOTSUPP for every file where /proc is missing).
+ */
+static int chmod_nofollow(int dir, const char *name, unsigned mode)
+{
+	if (syscall(SYS_fchmodat2, dir, name, mode, AT_SYMLINK_NOFOLLOW) == 0)
+		return 0;
+	if (errno != ENOSYS)
+		return errno;
+	return fchmodat(dir, name, mode, AT_SYMLINK_NOFOLLOW) < 0 ? errno : 0;
+}
+
 static int posix_create(void **out, const rp_backend_args *args, char *errbuf)
 {
 	posix_backend *const pb = calloc(1, sizeof(*pb));
@@ -54,6 +124,8 @@ static int posix_create(void **out, const rp_backend_args *args, char *errbuf)
 			pb->fsync_writes = true;
 		else if (strcmp(k, "no-openat2") == 0)
 			pb->force_walk = true;
+		else if (strcmp(k, "setid") == 0)
+			pb->setid = true;
 	}
 	pb->target = open(args->target, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (pb->target < 0) {
@@ -196,7 +268,7 @@ static int do_open(posix_backend *pb, posix_client *c, rp_breq *req)
 	const oflags o = open_flags(req->op);
 	int flags = o.flags;
 	bool dir = o.dir;
-	const unsigned mode = req->op->mode ? req->op->mode & 07777 : dir ? 0777 : 0666;
+	const unsigned mode = req->op->mode ? trace_mode(pb, req->op->mode) : dir ? 0777 : 0666;
 	int fd;
 	if (dir) {
 		if (flags & O_CREAT) {
@@ -213,20 +285,27 @@ static int do_open(posix_backend *pb, posix_client *c, rp_breq *req)
 	} else {
 		if (pb->o_sync)
 			flags |= O_SYNC;
+		/* O_NONBLOCK: a FIFO must not hang the client (it changes nothing for regular files and directories). */
+		flags |= O_NONBLOCK;
 		fd = rp__posix_open(c, req->path, flags, mode);
 		if (fd == -EACCES && o.fallback_ro && (flags & O_ACCMODE) == O_RDWR) {
 			flags = (flags & ~O_ACCMODE) | O_RDONLY;
 			fd = rp__posix_open(c, req->path, flags, mode);
 		}
-		if (fd == -EACCES && o.meta_only) /* attributes only: no read permission needed */
+		bool path_only = false;
+		if (fd == -EACCES && o.meta_only) { /* attributes only: no read permission needed */
 			fd = rp__posix_open(c, req->path, O_PATH | (flags & O_DIRECTORY), 0);
+			path_only = true; /* no data can move through it: any type of file will do */
+		}
+		struct stat st = { 0 };
+		if (!path_only)
+			fd = keep_data_fd(req, fd, true, &st);
 		if (fd == -EISDIR && !o.file && !(flags & (O_EXCL | O_TRUNC))) {
 			fd = rp__posix_open(c, req->path, O_RDONLY | O_DIRECTORY, 0);
 			dir = true;
-		} else if (fd >= 0 && (flags & O_ACCMODE) == O_RDONLY) {
+		} else if (fd >= 0 && !path_only && (flags & O_ACCMODE) == O_RDONLY) {
 			/* Read-only opens of a directory succeed in POSIX; one that must not be a directory, or empties it, fails. */
-			struct stat st;
-			if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+			if (S_ISDIR(st.st_mode)) {
 				if (o.file || (flags & (O_EXCL | O_TRUNC))) {
 					close(fd);
 					return EISDIR;
@@ -266,6 +345,8 @@ static int do_io(posix_backend *pb, posix_client *c, rp_breq *req, int fd, bool 
 	while (left) {
 		const size_t n = left < c->buf_size ? (size_t)left : c->buf_size;
 		const ssize_t got = write ? pwrite(fd, c->buf, n, (off_t)off) : pread(fd, c->buf, n, (off_t)off);
+		if (got < 0 && errno == EINTR)
+			continue;
 		if (got < 0) {
 			req->result = done;
 			return errno;
@@ -273,8 +354,18 @@ static int do_io(posix_backend *pb, posix_client *c, rp_breq *req, int fd, bool 
 		done += (uint64_t)got;
 		off += (uint64_t)got;
 		left -= (uint64_t)got;
-		if ((size_t)got < n)
+		if (!write && (size_t)got < n)
 			break; /* end of file */
+		/*
+		 * A short write is continued: the file system took what it had room
+		 * for, and the next call fails with the reason (ENOSPC, EFBIG,
+		 * EDQUOT), which is the op's.  One that moves nothing without an
+		 * error cannot finish either.
+		 */
+		if (write && got == 0) {
+			req->result = done;
+			return EIO;
+		}
 	}
 	req->result = done;
 	if (write && pb->fsync_writes && fsync(fd) < 0)
@@ -318,6 +409,25 @@ static void setattr_times(const rp_op *op, struct timespec ts[2])
 }
 
 #define SA_TIMES (RP_SA_ATIME | RP_SA_MTIME | RP_SA_ATIME_NOW | RP_SA_MTIME_NOW)
+#define SA_ANY (RP_SA_SIZE | RP_SA_ALLOC | RP_SA_MODE | RP_SA_UID | RP_SA_GID | SA_TIMES)
+
+/* Size and allocation on a descriptor open for writing: an allocation below the size truncates, above it keeps the data. */
+static int set_size(int fd, const rp_op *op)
+{
+	if ((op->attrs & RP_SA_SIZE) && ftruncate(fd, (off_t)(op->length & INT64_MAX)) < 0)
+		return errno;
+	if (!(op->attrs & RP_SA_ALLOC))
+		return 0;
+	const off_t alloc = (off_t)(op->offset & INT64_MAX);
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return errno;
+	if (alloc < st.st_size)
+		return ftruncate(fd, alloc) < 0 ? errno : 0;
+	if (alloc > st.st_size && fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, alloc) < 0 && errno != EOPNOTSUPP)
+		return errno;
+	return 0;
+}
 
 /*
  * A setattr does what its attrs say (docs/op-model.md): size, allocation
@@ -326,65 +436,60 @@ static void setattr_times(const rp_op *op, struct timespec ts[2])
  * call: they are metadata updates, an fstat here.  Delete-on-close is the
  * engine's (replay/ntsem.c).
  */
-static int do_setattr(posix_client *c, const rp_breq *req, int fd)
+static int do_setattr(posix_backend *pb, posix_client *c, rp_breq *req, int fd)
 {
 	const rp_op *const op = req->op;
 	const uint32_t a = op->attrs;
-	int wfd = fd, rc = 0;
-	if (fd < 0 && (a & (RP_SA_SIZE | RP_SA_ALLOC))) {
-		/* By path (NFS SETATTR on a handle never opened): open for writing. */
-		wfd = rp__posix_open(c, req->path, O_WRONLY | O_NONBLOCK, 0);
-		if (wfd < 0)
-			return -wfd;
-	}
-	struct stat st;
-	if (a & RP_SA_SIZE)
-		rc = ftruncate(wfd, (off_t)(op->length & INT64_MAX)) < 0 ? errno : 0;
-	if (rc == 0 && (a & RP_SA_ALLOC)) {
-		const off_t alloc = (off_t)(op->offset & INT64_MAX);
-		rc = fstat(wfd, &st) < 0 ? errno : 0;
-		if (rc == 0 && alloc < st.st_size)
-			rc = ftruncate(wfd, alloc) < 0 ? errno : 0;
-		else if (rc == 0 && alloc > st.st_size)
-			rc = fallocate(wfd, FALLOC_FL_KEEP_SIZE, 0, alloc) < 0 && errno != EOPNOTSUPP ? errno : 0;
-	}
-	if (wfd != fd)
-		close(wfd);
-	if (rc)
-		return rc;
 	struct timespec ts[2];
 	setattr_times(op, ts);
 	const uid_t uid = a & RP_SA_UID ? (uid_t)op->uid : (uid_t)-1;
 	const gid_t gid = a & RP_SA_GID ? (gid_t)op->gid : (gid_t)-1;
+	struct stat st;
+	int rc = 0;
 	if (fd >= 0) {
-		if ((a & RP_SA_MODE) && fchmod(fd, op->mode & 07777) < 0)
-			return errno;
-		if ((a & (RP_SA_UID | RP_SA_GID)) && fchown(fd, uid, gid) < 0)
-			return errno;
-		if ((a & SA_TIMES) && futimens(fd, ts) < 0)
-			return errno;
-		if (!(a & (RP_SA_SIZE | RP_SA_ALLOC | RP_SA_MODE | RP_SA_UID | RP_SA_GID | SA_TIMES)))
-			return fstat(fd, &st) < 0 ? errno : 0;
-		return 0;
+		rc = set_size(fd, op);
+		if (rc == 0 && (a & RP_SA_MODE) && fchmod(fd, trace_mode(pb, op->mode)) < 0)
+			rc = errno;
+		if (rc == 0 && (a & (RP_SA_UID | RP_SA_GID)) && fchown(fd, uid, gid) < 0)
+			rc = errno;
+		if (rc == 0 && (a & SA_TIMES) && futimens(fd, ts) < 0)
+			rc = errno;
+		if (rc == 0 && !(a & SA_ANY))
+			rc = fstat(fd, &st) < 0 ? errno : 0;
+		return rc;
 	}
+	/*
+	 * By path (NFS SETATTR on a handle never opened): the attributes of the
+	 * last component itself, as a file handle names it, so a symlink there is
+	 * never followed (it may point outside the target): the size through an
+	 * O_NOFOLLOW open (ELOOP on a symlink), the mode with chmod_nofollow, the
+	 * owner and times with AT_SYMLINK_NOFOLLOW.
+	 */
 	const char *name;
 	const int parent = rp__posix_parent(c, req->path, &name);
 	if (parent < 0)
 		return -parent;
-	if ((a & RP_SA_MODE) && fchmodat(parent, name, op->mode & 07777, 0) < 0)
-		rc = errno;
+	if (a & (RP_SA_SIZE | RP_SA_ALLOC)) {
+		const int at = openat(parent, name, O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+		const int wfd = keep_data_fd(req, at < 0 ? -errno : at, false, &st);
+		rc = wfd < 0 ? -wfd : set_size(wfd, op);
+		if (wfd >= 0)
+			close(wfd);
+	}
+	if (rc == 0 && (a & RP_SA_MODE))
+		rc = chmod_nofollow(parent, name, trace_mode(pb, op->mode));
 	if (rc == 0 && (a & (RP_SA_UID | RP_SA_GID)) && fchownat(parent, name, uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
 		rc = errno;
 	if (rc == 0 && (a & SA_TIMES) && utimensat(parent, name, ts, AT_SYMLINK_NOFOLLOW) < 0)
 		rc = errno;
-	if (rc == 0 && !(a & (RP_SA_MODE | RP_SA_UID | RP_SA_GID | SA_TIMES | RP_SA_SIZE | RP_SA_ALLOC)))
+	if (rc == 0 && !(a & SA_ANY))
 		rc = fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ? errno : 0;
 	rp__posix_release(c, parent);
 	return rc;
 }
 
 /* Ops on a parent directory and a last component; the root itself has no parent. */
-static int do_at(posix_client *c, const rp_breq *req)
+static int do_at(posix_backend *pb, posix_client *c, const rp_breq *req)
 {
 	const rp_op *const op = req->op;
 	struct stat st;
@@ -406,7 +511,7 @@ static int do_at(posix_client *c, const rp_breq *req)
 		rc = unlinkat(parent, name, 0);
 		break;
 	case RP_OP_MKDIR:
-		rc = mkdirat(parent, name, op->mode ? op->mode & 07777 : 0777);
+		rc = mkdirat(parent, name, op->mode ? trace_mode(pb, op->mode) : 0777);
 		break;
 	case RP_OP_RMDIR:
 		rc = unlinkat(parent, name, AT_REMOVEDIR);
@@ -420,7 +525,7 @@ static int do_at(posix_client *c, const rp_breq *req)
 			rc = -1;
 			break;
 		}
-		rc = mknodat(parent, name, (type ? type : S_IFREG) | (op->mode & 07777 ? op->mode & 07777 : 0666), 0);
+		rc = mknodat(parent, name, (type ? type : S_IFREG) | (op->mode & 07777 ? trace_mode(pb, op->mode) : 0666), 0);
 		break;
 	}
 	case RP_OP_READLINK: {
@@ -487,15 +592,14 @@ static int security_op(posix_client *c, const rp_breq *req, int hfd)
 	return rc;
 }
 
-static int do_xattr(posix_client *c, const rp_breq *req, int hfd)
+static int do_xattr(posix_client *c, rp_breq *req, int hfd)
 {
 	const rp_op *const op = req->op;
 	if ((op->op == RP_OP_GETXATTR || op->op == RP_OP_SETXATTR) && op->want && !(req->path2 && req->path2[0]))
 		return security_op(c, req, hfd);
 	int fd = hfd;
 	if (fd < 0) {
-		/* O_NONBLOCK: a FIFO in the tree must not hang the client. */
-		fd = rp__posix_open(c, req->path ? req->path : "", O_RDONLY | O_NONBLOCK, 0);
+		fd = open_data(c, req, req->path ? req->path : "", O_RDONLY, 0, true);
 		if (fd < 0)
 			return -fd;
 	}
@@ -524,7 +628,7 @@ static int by_path(posix_backend *pb, posix_client *c, rp_breq *req)
 	if (op->op == RP_OP_CLOSE)
 		return 0; /* nothing of ours is open under a path */
 	const int flags = (op->op == RP_OP_READ ? O_RDONLY : O_RDWR) | (pb->o_sync ? O_SYNC : 0);
-	const int fd = rp__posix_open(c, req->path, flags | O_NONBLOCK, 0);
+	const int fd = open_data(c, req, req->path, flags, 0, false);
 	if (fd < 0)
 		return -fd;
 	int rc;
@@ -575,7 +679,7 @@ static int posix_do(posix_backend *pb, posix_client *c, rp_breq *req)
 		return fstatfs(fd >= 0 ? fd : c->b.root, &sf) < 0 ? errno : 0;
 	}
 	case RP_OP_SETATTR:
-		return fd >= 0 || req->path ? do_setattr(c, req, fd) : EBADF;
+		return fd >= 0 || req->path ? do_setattr(pb, c, req, fd) : EBADF;
 	case RP_OP_READDIR:
 		return rp__posix_readdir(pb, c, req, fd, &req->result);
 	case RP_OP_DELTREE:
@@ -593,15 +697,16 @@ static int posix_do(posix_backend *pb, posix_client *c, rp_breq *req)
 			struct stat st;
 			return fd < 0 ? EBADF : fstat(fd, &st) < 0 ? errno : 0;
 		}
-		return do_at(c, req);
+		return do_at(pb, c, req);
 	default:
-		return req->path ? do_at(c, req) : EINVAL;
+		return req->path ? do_at(pb, c, req) : EINVAL;
 	}
 }
 
 static int posix_submit(void *backend, void *client, rp_breq *req)
 {
 	req->result = 0;
+	req->special = false;
 	rp__posix_begin(client);
 	req->status = posix_do(backend, client, req);
 	if (req->cb)

@@ -26,6 +26,7 @@ typedef struct posix_backend {
 	bool o_sync;            /* --sync: every file opened O_SYNC */
 	bool fsync_writes;      /* --fsync-writes: fsync after each write */
 	bool force_walk;        /* backend-opt no-openat2 (tests) */
+	bool setid;             /* backend-opt setid: the trace's setuid/setgid bits are applied */
 } posix_backend;
 
 /* Directories a client keeps open (small: a linear scan beats any syscall by far). */

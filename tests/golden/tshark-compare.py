@@ -62,7 +62,7 @@ NFS4_OPS = {
     'OPEN': 'open', 'CLOSE': 'close', 'READ': 'read', 'READ_PLUS': 'read', 'WRITE': 'write',
     'COMMIT': 'flush', 'GETATTR': 'stat', 'SETATTR': 'setattr', 'LOOKUP': 'lookup', 'LOOKUPP': 'lookup',
     'ACCESS': 'access', 'READLINK': 'readlink', 'READDIR': 'readdir', 'CREATE': 'create',
-    'REMOVE': 'unlink', 'RENAME': 'rename', 'LINK': 'link', 'LOCK': 'lock', 'LOCKU': 'unlock',
+    'REMOVE': 'unlink', 'RENAME': 'rename', 'LINK': 'link', 'LOCK': 'lock', 'LOCKT': 'lock', 'LOCKU': 'unlock',
     'GETXATTR': 'getxattr', 'SETXATTR': 'setxattr', 'LISTXATTRS': 'listxattr', 'REMOVEXATTR': 'removexattr',
 }
 # reprise splits what tshark's op names cannot: compare them merged.
@@ -154,7 +154,8 @@ def smb2_flush(state):
             elif d.get('class') != '0x01':
                 op = None
             else:
-                op = {'0x0a': 'rename', '0x41': 'rename', '0x0d': 'unlink', '0x40': 'unlink'}.get(level, 'setattr')
+                # FileDisposition(Ex)Information sets or clears delete-on-close: a setattr on the handle
+                op = {'0x0a': 'rename', '0x41': 'rename'}.get(level, 'setattr')
         name = r['name'].replace(' (related)', '')
         names = [] if not op or name.startswith('\\\\') else [n for n in re.split(r'[\\/]| -> ', name) if n]
         out.append((op, names))

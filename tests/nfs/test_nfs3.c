@@ -56,6 +56,23 @@ static void sattr(xb *x, uint32_t mode, bool size_set, uint64_t size)
 	xb_u64(x, 77);
 }
 
+/* A sattr3 that sets everything: mode, uid 1000, gid 100, size, atime to the server's time, mtime to a client time. */
+static void sattr_all(xb *x, uint32_t mode, uint64_t size)
+{
+	xb_u32(x, 1);
+	xb_u32(x, mode);
+	xb_u32(x, 1);
+	xb_u32(x, 1000);
+	xb_u32(x, 1);
+	xb_u32(x, 100);
+	xb_u32(x, 1);
+	xb_u64(x, size);
+	xb_u32(x, 1); /* atime SET_TO_SERVER_TIME */
+	xb_u32(x, 2); /* mtime SET_TO_CLIENT_TIME: seconds, nseconds */
+	xb_u32(x, 1700000000);
+	xb_u32(x, 5);
+}
+
 static void dirop(xb *x, uint8_t dir, const char *name)
 {
 	xb_fh(x, dir, T_FH);
@@ -75,7 +92,7 @@ static void args_of(uint32_t proc, xb *x)
 		break;
 	case 2:
 		xb_fh(x, FH_FILE, T_FH);
-		sattr(x, 0600, true, 0);
+		sattr_all(x, 0600, 0);
 		xb_u32(x, 1); /* guard */
 		xb_u64(x, 5);
 		break;
@@ -212,27 +229,27 @@ typedef struct pcase {
 } pcase;
 
 static const pcase cases[] = {
-	{ 1, "stat path=\"/dir/f\" fh=1 -> OK (NFS3_OK)", 0, NULL },
-	{ 2, "setattr path=\"/dir/f\" fh=1 mode=0600 level=57 -> OK (NFS3_OK)", 0, NULL },
-	{ 3, "lookup path=\"/dir/sub\" flags=dir -> OK (NFS3_OK)", FH_NEW, "\"/dir/sub\"" },
-	{ 4, "access path=\"/dir/f\" ret=1 access=0x3 -> OK (NFS3_OK)", 0, NULL },
-	{ 5, "readlink path=\"/dir/f\" path2=\"/abs/target\" -> OK (NFS3_OK)", 0, NULL },
-	{ 6, "read path=\"/dir/f\" fh=1 off=8192 len=16 ret=16 -> OK (NFS3_OK)", 0, NULL },
-	{ 7, "write path=\"/dir/f\" fh=1 off=4096 len=16 ret=16 flags=stable -> OK (NFS3_OK)", 0, NULL },
-	{ 8, "open path=\"/dir/new\" fh=1 disp=2 mode=0640 level=1 flags=create -> OK (NFS3_OK)", FH_NEW, "\"/dir/new\"" },
-	{ 9, "mkdir path=\"/dir/new\" mode=0755 -> OK (NFS3_OK)", FH_NEW, "\"/dir/new\"" },
-	{ 10, "symlink path=\"/dir/new\" path2=\"../target\" -> OK (NFS3_OK)", FH_NEW, "\"/dir/new\"" },
-	{ 11, "mknod path=\"/dir/new\" mode=0600 level=7 -> OK (NFS3_OK)", FH_NEW, "\"/dir/new\"" },
-	{ 12, "unlink path=\"/dir/f\" -> OK (NFS3_OK)", FH_FILE, "\"/dir/f\"" },
-	{ 13, "rmdir path=\"/dir\" -> OK (NFS3_OK)", 0, NULL },
-	{ 14, "rename path=\"/dir/f\" path2=\"/g\" -> OK (NFS3_OK)", FH_FILE, "\"/g\"" },
-	{ 15, "link path=\"/dir/f\" path2=\"/hard\" -> OK (NFS3_OK)", FH_FILE, "\"/dir/f\"" },
-	{ 16, "readdir path=\"/dir\" len=4096 ret=3 level=16 -> OK (NFS3_OK)", FH_E1, "\"/.reprise/nfs/" },
-	{ 17, "readdir path=\"/dir\" len=8192 ret=3 level=17 -> OK (NFS3_OK)", FH_E2, "\"/dir/b\"" },
-	{ 18, "statfs path=\"/dir\" level=18 -> OK (NFS3_OK)", 0, NULL },
-	{ 19, "statfs path=\"/dir\" level=19 -> OK (NFS3_OK)", 0, NULL },
-	{ 20, "statfs path=\"/dir\" level=20 -> OK (NFS3_OK)", 0, NULL },
-	{ 21, "flush path=\"/dir/f\" fh=1 len=65536 -> OK (NFS3_OK)", 0, NULL },
+	{ 1, "stat path=\"/dir/f\" fh=1 raw=nfs3 -> OK (NFS3_OK)", 0, NULL },
+	{ 2, "setattr path=\"/dir/f\" fh=1 set=size,mode,uid,gid,mtime,atime_now mode=0600 uid=1000 gid=100 mtime=1700000000.000000005 raw=nfs3:level=63 -> OK (NFS3_OK)", 0, NULL },
+	{ 3, "lookup path=\"/dir/sub\" flags=dir raw=nfs3 -> OK (NFS3_OK)", FH_NEW, "\"/dir/sub\"" },
+	{ 4, "access path=\"/dir/f\" ret=1 want=read,exec raw=nfs3:access=0x3,opts=0x1 -> OK (NFS3_OK)", 0, NULL },
+	{ 5, "readlink path=\"/dir/f\" path2=\"/abs/target\" raw=nfs3 -> OK (NFS3_OK)", 0, NULL },
+	{ 6, "read path=\"/dir/f\" fh=1 off=8192 len=16 ret=16 raw=nfs3 -> OK (NFS3_OK)", 0, NULL },
+	{ 7, "write path=\"/dir/f\" fh=1 off=4096 len=16 ret=16 flags=stable raw=nfs3:level=2 -> OK (NFS3_OK)", 0, NULL },
+	{ 8, "open path=\"/dir/new\" fh=1 disp=create mode=0640 raw=nfs3:disp=1 -> OK (NFS3_OK)", FH_NEW, "\"/dir/new\"" },
+	{ 9, "mkdir path=\"/dir/new\" mode=0755 raw=nfs3 -> OK (NFS3_OK)", FH_NEW, "\"/dir/new\"" },
+	{ 10, "symlink path=\"/dir/new\" path2=\"../target\" raw=nfs3 -> OK (NFS3_OK)", FH_NEW, "\"/dir/new\"" },
+	{ 11, "mknod path=\"/dir/new\" mode=010600 raw=nfs3:level=7 -> OK (NFS3_OK)", FH_NEW, "\"/dir/new\"" },
+	{ 12, "unlink path=\"/dir/f\" raw=nfs3 -> OK (NFS3_OK)", FH_FILE, "\"/dir/f\"" },
+	{ 13, "rmdir path=\"/dir\" raw=nfs3 -> OK (NFS3_OK)", 0, NULL },
+	{ 14, "rename path=\"/dir/f\" path2=\"/g\" raw=nfs3 -> OK (NFS3_OK)", FH_FILE, "\"/g\"" },
+	{ 15, "link path=\"/dir/f\" path2=\"/hard\" raw=nfs3 -> OK (NFS3_OK)", FH_FILE, "\"/dir/f\"" },
+	{ 16, "readdir path=\"/dir\" len=4096 ret=3 raw=nfs3:level=16 -> OK (NFS3_OK)", FH_E1, "\"/.reprise/nfs/" },
+	{ 17, "readdir path=\"/dir\" len=8192 ret=3 raw=nfs3:level=17 -> OK (NFS3_OK)", FH_E2, "\"/dir/b\"" },
+	{ 18, "statfs path=\"/dir\" raw=nfs3:level=18 -> OK (NFS3_OK)", 0, NULL },
+	{ 19, "statfs path=\"/dir\" raw=nfs3:level=19 -> OK (NFS3_OK)", 0, NULL },
+	{ 20, "statfs path=\"/dir\" raw=nfs3:level=20 -> OK (NFS3_OK)", 0, NULL },
+	{ 21, "flush path=\"/dir/f\" fh=1 len=65536 raw=nfs3 -> OK (NFS3_OK)", 0, NULL },
 };
 
 static bool line_has(const env *e, size_t i, const char *want)
@@ -310,6 +327,82 @@ static void cut_everywhere(void **state)
 	}
 }
 
+/* The semantic fields of the procedures that translate (RFC 1813 3.3.2, 3.3.4, 3.3.8, 3.3.11). */
+static void semantic_fields(void **state)
+{
+	(void)state;
+	/* CREATE: UNCHECKED with size 0 empties the file, UNCHECKED without opens or creates,
+	 * GUARDED creates, EXCLUSIVE creates with a verifier (no attributes) */
+	static const struct {
+		uint32_t how;
+		bool size0;
+		uint8_t disp;
+		uint32_t oflags;
+	} creates[] = {
+		{ 0, true, RP_DISP_TRUNC_IF, 0 },
+		{ 0, false, RP_DISP_OPEN_IF, 0 },
+		{ 1, false, RP_DISP_CREATE, 0 },
+		{ 2, false, RP_DISP_CREATE, RP_OF_EXCL_VERIFY },
+	};
+	for (size_t i = 0; i < sizeof(creates) / sizeof(creates[0]); i++) {
+		env *const e = env_new(RP_L4_TCP);
+		prelude(e);
+		xb a = { .n = 0 }, r = { .n = 0 };
+		dirop(&a, FH_DIR, "new");
+		xb_u32(&a, creates[i].how);
+		if (creates[i].how == 2)
+			xb_u64(&a, 0x1122334455667788ull); /* createverf3 */
+		else
+			sattr(&a, 0640, creates[i].size0, 0);
+		res_of(8, &r);
+		exchange(e, NFS, 3, 8, &a, &r);
+		env_finish(e);
+		const rp_op *const op = &e->ms.ops[2];
+		CHECK(e, e->n_lines == 3 && op->op == RP_OP_OPEN && op->proto == RP_PROTO_NFS3);
+		CHECK(e, op->disp == creates[i].disp && op->oflags == creates[i].oflags);
+		CHECK(e, op->want == 0 && op->raw.disposition == creates[i].how); /* CREATE3 asks for no access */
+		CHECK(e, op->mode == (creates[i].how == 2 ? 0u : 0640u));
+		env_free(e);
+	}
+	/* SETATTR: every attribute with its value */
+	env *const e = env_new(RP_L4_TCP);
+	prelude(e);
+	xb a = { .n = 0 }, r = { .n = 0 };
+	args_of(2, &a);
+	res_of(2, &r);
+	exchange(e, NFS, 3, 2, &a, &r);
+	/* ACCESS: asked READ|LOOKUP|MODIFY|DELETE, granted READ|LOOKUP */
+	a.n = r.n = 0;
+	xb_fh(&a, FH_FILE, T_FH);
+	xb_u32(&a, 0x17);
+	xb_u32(&r, 0);
+	no_attr(&r);
+	xb_u32(&r, 0x3);
+	exchange(e, NFS, 3, 4, &a, &r);
+	/* MKNOD of a character device: the type in mode */
+	a.n = r.n = 0;
+	dirop(&a, FH_DIR, "tty");
+	xb_u32(&a, 4); /* NF3CHR */
+	sattr(&a, 0620, false, 0);
+	xb_u64(&a, 0x0000000400000001ull); /* specdata3 */
+	res_of(11, &r);
+	exchange(e, NFS, 3, 11, &a, &r);
+	env_finish(e);
+	CHECK(e, e->n_lines == 5);
+	const rp_op *const sa = &e->ms.ops[2];
+	CHECK(e, sa->op == RP_OP_SETATTR && sa->raw.level == 63);
+	CHECK(e, sa->attrs == (RP_SA_SIZE | RP_SA_MODE | RP_SA_UID | RP_SA_GID | RP_SA_ATIME_NOW | RP_SA_MTIME));
+	CHECK(e, sa->mode == 0600 && sa->uid == 1000 && sa->gid == 100 && sa->length == 0);
+	CHECK(e, sa->mtime == 1700000000000000005ull && sa->atime == 0);
+	const rp_op *const ac = &e->ms.ops[3];
+	CHECK(e, ac->op == RP_OP_ACCESS && ac->raw.access == 0x17 && ac->raw.options == 0x3);
+	CHECK(e, ac->want == (RP_WANT_KNOWN | RP_WANT_READ | RP_WANT_EXEC | RP_WANT_WRITE | RP_WANT_DELETE_CHILD));
+	CHECK(e, ac->result == (RP_WANT_READ | RP_WANT_EXEC));
+	const rp_op *const mk = &e->ms.ops[4];
+	CHECK(e, mk->op == RP_OP_MKNOD && mk->mode == (0020000 | 0620) && mk->raw.level == 4);
+	env_free(e);
+}
+
 /* Failed procedures keep their nfsstat3; LOOKUP of a missing name binds nothing. */
 static void error_status(void **state)
 {
@@ -322,7 +415,7 @@ static void error_status(void **state)
 	no_attr(&r);
 	exchange(e, NFS, 3, 3, &a, &r);
 	env_finish(e);
-	CHECK(e, line_has(e, 2, "lookup path=\"/dir/missing\" -> "));
+	CHECK(e, line_has(e, 2, "lookup path=\"/dir/missing\" raw=nfs3 -> "));
 	CHECK(e, line_has(e, 2, "(NFS3ERR_NOENT)"));
 	env_free(e);
 }
@@ -383,7 +476,7 @@ static void mount_procs(void **state)
 	exchange(e, NFS, 3, 1, &a, &r);
 	env_finish(e);
 	assert_int_equal(e->n_lines, 1);
-	CHECK(e, line_has(e, 0, "stat path=\"/\" fh=1 -> OK"));
+	CHECK(e, line_has(e, 0, "stat path=\"/\" fh=1 raw=nfs3 -> OK"));
 	assert_int_equal(e->st.ignored, 3);
 	assert_int_equal(e->st.unsupported + e->st.invalid + e->st.unmatched, 0);
 	env_free(e);
@@ -410,7 +503,7 @@ static void unknown_handle(void **state)
 	env_finish(e);
 	assert_int_equal(e->n_lines, 2);
 	CHECK(e, line_has(e, 0, "write path=\"/.reprise/nfs/"));
-	CHECK(e, line_has(e, 0, "flags=synth -> OK"));
+	CHECK(e, line_has(e, 0, "flags=synth raw=nfs3 -> OK"));
 	CHECK(e, strstr(e->lines[0], "fh=1 ") != NULL);
 	CHECK(e, strstr(e->lines[1], "fh=1 ") != NULL);
 	assert_true(e->ms.ops[0].path == e->ms.ops[1].path);
@@ -463,6 +556,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_procedure), cmocka_unit_test(cut_everywhere),
+		cmocka_unit_test(semantic_fields),
 		cmocka_unit_test(error_status),    cmocka_unit_test(corrupt),
 		cmocka_unit_test(mount_procs),     cmocka_unit_test(unknown_handle),
 		cmocka_unit_test(rename_dir),      cmocka_unit_test(link_then_remove),

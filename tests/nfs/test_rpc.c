@@ -191,7 +191,7 @@ static void unmatched(void **state)
 	env_finish(e);
 	assert_int_equal(e->ms.n_ops, 1);
 	CHECK(e, strstr(e->lines[0], " - c1 stat") != NULL);
-	CHECK(e, strstr(e->lines[0], "flags=synth,noreply -> UNKNOWN") != NULL);
+	CHECK(e, strstr(e->lines[0], "flags=synth,noreply raw=nfs3 -> UNKNOWN") != NULL);
 	assert_int_equal(e->st.unmatched, 2);
 	env_free(e);
 }

@@ -199,11 +199,11 @@ static void test_create_read_write_close(void **state)
 	env_send(e, 1, &r);
 	env_finish(e);
 	CHECK(e, e->n_lines == 5 && e->st.unmatched == 0);
-	CHECK_OP(e, 0, "open path=\"/dir/file.txt\" fh=1 ret=1 access=0x2019f disp=1 opts=0x40", 0);
-	CHECK_OP(e, 1, "read fh=1 off=4294967396 len=64 ret=10", 0);
-	CHECK_OP(e, 2, "write fh=1 off=8 len=5 ret=5 flags=stable", 0);
-	CHECK_OP(e, 3, "flush fh=1", 0);
-	CHECK_OP(e, 4, "close fh=1", 0);
+	CHECK_OP(e, 0, "open path=\"/dir/file.txt\" fh=1 ret=1 want=read,write,append,rattr,wattr,rsec of=notdir,nt raw=smb1:access=0x2019f,disp=1,opts=0x40", 0);
+	CHECK_OP(e, 1, "read fh=1 off=4294967396 len=64 ret=10 raw=smb1", 0);
+	CHECK_OP(e, 2, "write fh=1 off=8 len=5 ret=5 flags=stable raw=smb1", 0);
+	CHECK_OP(e, 3, "flush fh=1 raw=smb1", 0);
+	CHECK_OP(e, 4, "close fh=1 raw=smb1", 0);
 	CHECK(e, e->ms.ops[0].t_end == 1000000 && e->ms.ops[0].status_kind == RP_SK_NT);
 	env_free(e);
 }
@@ -235,10 +235,10 @@ static void test_andx_chain(void **state)
 	env_send(e, 1, &r);
 	env_finish(e);
 	CHECK(e, e->n_lines == 4 && e->st.unmatched == 0);
-	CHECK_OP(e, 0, "open path=\"/a\" fh=1 ret=1 access=0x1 disp=1", 0);
-	CHECK_OP(e, 1, "read fh=1 off=4294967296 len=512 ret=100", 0);
-	CHECK_OP(e, 2, "open path=\"/missing\" fh=0 access=0x1 disp=1", 0xC0000034);
-	CHECK_OP(e, 3, "read fh=0 off=4294967296 len=512", 0xC0000034);
+	CHECK_OP(e, 0, "open path=\"/a\" fh=1 ret=1 want=read of=nt raw=smb1:access=0x1,disp=1", 0);
+	CHECK_OP(e, 1, "read fh=1 off=4294967296 len=512 ret=100 raw=smb1", 0);
+	CHECK_OP(e, 2, "open path=\"/missing\" fh=0 want=read of=nt raw=smb1:access=0x1,disp=1", 0xC0000034);
+	CHECK_OP(e, 3, "read fh=0 off=4294967296 len=512 raw=smb1", 0xC0000034);
 	env_free(e);
 }
 
@@ -387,6 +387,42 @@ static void test_trans2(void **state)
 	mb_u16(&p, 0);
 	mb_u8(&d, 1);
 	trans2(e, 9, 8, &p, &d, &none, 0);
+	/* delete-on-close cleared again: a setattr on the handle, not an unlink */
+	d.n = 0;
+	mb_u8(&d, 0);
+	trans2(e, 11, 8, &p, &d, &none, 0);
+	/* FileAllocationInformation, pass-through 1019 and SMB_SET_FILE_ALLOCATION_INFO 0x103 */
+	p.n = d.n = 0;
+	mb_u16(&p, 0x10);
+	mb_u16(&p, 1019);
+	mb_u16(&p, 0);
+	mb_u64(&d, 4096);
+	trans2(e, 12, 8, &p, &d, &none, 0);
+	rp_put_le16(p.b + 2, 0x103);
+	rp_put_le64(d.b, 0);
+	trans2(e, 13, 8, &p, &d, &none, 0);
+	/* rename with ReplaceIfExists: may replace */
+	p.n = d.n = 0;
+	mb_u16(&p, 0x10);
+	mb_u16(&p, 1010);
+	mb_u16(&p, 0);
+	mb_u8(&d, 1);
+	mb_zero(&d, 7);
+	mb_u32(&d, 10);
+	mb_utf16(&d, "h.txt");
+	trans2(e, 14, 8, &p, &d, &none, 0);
+	/* SMB_SET_FILE_BASIC_INFO: only the write time set */
+	p.n = d.n = 0;
+	mb_u16(&p, 0x10);
+	mb_u16(&p, 0x101);
+	mb_u16(&p, 0);
+	mb_u64(&d, 0);
+	mb_u64(&d, 0);
+	mb_u64(&d, 116444736000000000ull + 10000000ull * 60);
+	mb_u64(&d, 0);
+	mb_u32(&d, 0);
+	mb_u32(&d, 0);
+	trans2(e, 15, 8, &p, &d, &none, 0);
 	/* an unmapped subcommand is counted by name */
 	p.n = 0;
 	mb_u16(&p, 3);
@@ -394,15 +430,29 @@ static void test_trans2(void **state)
 	mb_u16(&p, 0);
 	trans2(e, 10, 0x10, &p, &none, &none, 0);
 	env_finish(e);
-	CHECK(e, e->n_lines == 9 && e->st.unmatched == 0);
-	CHECK_OP(e, 0, "readdir path=\"/dir/*\" len=1366 ret=5 opts=0x6 level=260", 0);
-	CHECK_OP(e, 1, "readdir path=\"/dir/*\" len=100 ret=2 opts=0x6 level=260", 0);
-	CHECK_OP(e, 2, "stat path=\"/dir/nothere\" level=1004", 0xC0000034);
-	CHECK_OP(e, 3, "statfs level=259", 0);
-	CHECK_OP(e, 5, "stat path=\"/dir/f.txt\" fh=1 level=1005", 0);
-	CHECK_OP(e, 6, "setattr path=\"/dir/f.txt\" fh=1 len=777 level=1020", 0);
-	CHECK_OP(e, 7, "rename path=\"/dir/f.txt\" path2=\"/dir/g.txt\" fh=1", 0);
-	CHECK_OP(e, 8, "unlink path=\"/dir/g.txt\" fh=1", 0);
+	CHECK(e, e->n_lines == 14 && e->st.unmatched == 0);
+	CHECK_OP(e, 0, "readdir path=\"/dir\" path2=\"*\" len=1366 ret=5 raw=smb1:opts=0x6,level=260", 0);
+	CHECK_OP(e, 1, "readdir path=\"/dir\" path2=\"*\" len=100 ret=2 raw=smb1:opts=0x6,level=260", 0);
+	CHECK_OP(e, 2, "stat path=\"/dir/nothere\" raw=smb1:level=1004", 0xC0000034);
+	CHECK_OP(e, 3, "statfs raw=smb1:level=259", 0);
+	CHECK_OP(e, 5, "stat path=\"/dir/f.txt\" fh=1 raw=smb1:level=1005", 0);
+	CHECK_OP(e, 6, "setattr path=\"/dir/f.txt\" fh=1 len=777 set=size raw=smb1:level=1020", 0);
+	CHECK_OP(e, 7, "rename path=\"/dir/f.txt\" path2=\"/dir/g.txt\" fh=1 of=noreplace raw=smb1:level=1010", 0);
+	CHECK_OP(e, 8, "setattr path=\"/dir/g.txt\" fh=1 set=delete raw=smb1:level=258", 0);
+	CHECK_OP(e, 9, "setattr path=\"/dir/g.txt\" fh=1 set=undelete raw=smb1:level=258", 0);
+	CHECK_OP(e, 10, "setattr path=\"/dir/g.txt\" fh=1 off=4096 set=alloc raw=smb1:level=1019", 0);
+	CHECK_OP(e, 11, "setattr path=\"/dir/g.txt\" fh=1 set=alloc raw=smb1:level=259", 0);
+	CHECK_OP(e, 12, "rename path=\"/dir/g.txt\" path2=\"/dir/h.txt\" fh=1 raw=smb1:opts=0x1,level=1010", 0);
+	CHECK_OP(e, 13, "setattr path=\"/dir/h.txt\" fh=1 set=mtime mtime=60.000000000 raw=smb1:level=257", 0);
+	/* the semantic fields: the search's directory and pattern apart; delete-on-close on the handle */
+	const rp_op *const o = e->ms.ops;
+	CHECK(e, o[0].op == RP_OP_READDIR && o[0].path == o[1].path && o[0].path2 == o[1].path2 && o[0].path2 != 0);
+	CHECK(e, o[8].attrs == RP_SA_DELETE_SET && o[9].attrs == RP_SA_DELETE_CLEAR && o[9].handle == 1);
+	CHECK(e, o[10].attrs == RP_SA_ALLOC && o[10].offset == 4096 && o[11].attrs == RP_SA_ALLOC && o[11].offset == 0);
+	CHECK(e, o[7].oflags == RP_RN_NOREPLACE && o[12].oflags == 0);
+	CHECK(e, o[13].attrs == RP_SA_MTIME && o[13].mtime == 60000000000ull);
+	for (size_t i = 0; i < e->n_lines; i++)
+		CHECK(e, o[i].proto == RP_PROTO_SMB1);
 	CHECK(e, env_unsupported(e, "SMB1 TRANS2 GET_DFS_REFERRAL") == 1);
 	env_free(e);
 }
@@ -443,7 +493,7 @@ static void test_locking(void **state)
 	mb_u16(&q, 5);
 	mb_u8(&q, 0);
 	mb_u8(&q, 0);
-	mb_u32(&q, 0);
+	mb_u32(&q, 1000); /* Timeout: wait up to a second for a conflicting lock */
 	mb_u16(&q, 0);
 	mb_u16(&q, 1);
 	mb_u16(&q, 10);
@@ -468,9 +518,10 @@ static void test_locking(void **state)
 	env_send(e, 1, &q);
 	env_finish(e);
 	CHECK(e, e->n_lines == 4);
-	CHECK_OP(e, 1, "unlock fh=1 off=0 len=10", 0);
-	CHECK_OP(e, 2, "lock fh=1 off=4294967296 len=4096", 0);
-	CHECK_OP(e, 3, "lock fh=1 off=200 len=2 flags=excl", 0xC0000054);
+	CHECK_OP(e, 1, "unlock fh=1 off=0 len=10 flags=mandatory raw=smb1", 0);
+	CHECK_OP(e, 2, "lock fh=1 off=4294967296 len=4096 flags=mandatory raw=smb1", 0);
+	CHECK_OP(e, 3, "lock fh=1 off=200 len=2 flags=excl,wait,mandatory raw=smb1", 0xC0000054);
+	CHECK(e, e->ms.ops[2].flags == RP_OPF_MANDATORY); /* shared, Timeout 0: fails at once */
 	CHECK(e, env_unsupported(e, "SMB1 LOCKING_ANDX oplock break") == 1);
 	env_free(e);
 }
@@ -508,10 +559,10 @@ static void test_path_commands_oem(void **state)
 	}
 	env_finish(e);
 	CHECK(e, e->n_lines == 4);
-	CHECK_OP(e, 0, "unlink path=\"/old/x.txt\"", 0xC0000034);
-	CHECK_OP(e, 1, "rename path=\"/a.txt\" path2=\"/b.txt\"", 0);
-	CHECK_OP(e, 2, "mkdir path=\"/newdir\"", 0);
-	CHECK_OP(e, 3, "rmdir path=\"/newdir\"", 0xC0000022);
+	CHECK_OP(e, 0, "unlink path=\"/old/x.txt\" raw=smb1", 0xC0000034);
+	CHECK_OP(e, 1, "rename path=\"/a.txt\" path2=\"/b.txt\" of=noreplace raw=smb1", 0);
+	CHECK_OP(e, 2, "mkdir path=\"/newdir\" raw=smb1", 0);
+	CHECK_OP(e, 3, "rmdir path=\"/newdir\" raw=smb1", 0xC0000022);
 	env_free(e);
 }
 
@@ -546,7 +597,12 @@ static void test_open_andx(void **state)
 	env_send(e, 0, &q);
 	env_send(e, 1, &r);
 	env_finish(e);
-	CHECK_OP(e, 0, "open path=\"/o.dat\" fh=1 ret=2 access=0x12019f disp=5 flags=create", 0);
+	CHECK_OP(e, 0, "open path=\"/o.dat\" fh=1 ret=2 want=read,write,append,rattr,wattr,rsec disp=trunc_if of=nt raw=smb1:access=0x12019f,disp=5", 0);
+	/* OPEN_ANDX's modes go through the same NT translation: read/write, truncate-or-create, created */
+	const rp_op *const o = e->ms.ops;
+	CHECK(e, (o->want & (RP_WANT_KNOWN | RP_WANT_READ | RP_WANT_WRITE)) == (RP_WANT_KNOWN | RP_WANT_READ | RP_WANT_WRITE));
+	CHECK(e, o->disp == RP_DISP_TRUNC_IF && o->oflags == RP_OF_NT && o->result == RP_ACT_CREATED);
+	CHECK(e, o->proto == RP_PROTO_SMB1);
 	env_free(e);
 }
 

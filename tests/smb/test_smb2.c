@@ -43,8 +43,8 @@ static void test_create_close(void **state)
 	round_trip(e, &q, &r);
 	env_finish(e);
 	CHECK(e, e->n_lines == 2);
-	CHECK_OP(e, 0, "open path=\"/dir/file.txt\" fh=1 ret=1 access=0x12019f disp=1 opts=0x40", 0);
-	CHECK_OP(e, 1, "close fh=1", 0);
+	CHECK_OP(e, 0, "open path=\"/dir/file.txt\" fh=1 ret=1 want=read,write,append,rattr,wattr,rsec of=notdir,nt raw=smb2:access=0x12019f,disp=1,opts=0x40", 0);
+	CHECK_OP(e, 1, "close fh=1 raw=smb2", 0);
 	/* request and response times: 1 ms and 2 ms after the first packet */
 	CHECK(e, e->ms.ops[0].t_start == 0 && e->ms.ops[0].t_end == 1000000);
 	CHECK(e, e->ms.ops[1].t_start == 2000000 && e->ms.ops[1].t_end == 3000000);
@@ -78,9 +78,18 @@ static void test_create_dir_and_failure(void **state)
 	s2_create_resp(&r, 1, 0x10, 5, 6);
 	round_trip(e, &q, &r);
 	env_finish(e);
-	CHECK_OP(e, 0, "open path=\"/newdir\" fh=1 ret=2 access=0x100081 disp=2 opts=0x1 flags=create,dir", 0);
-	CHECK_OP(e, 1, "open path=\"/missing\" fh=0 access=0x80 disp=1", 0xC0000034);
-	CHECK_OP(e, 2, "open path=\"/\" fh=2 ret=1 access=0x80 disp=1 flags=dir", 0);
+	CHECK_OP(e, 0, "open path=\"/newdir\" fh=1 ret=2 want=read,rattr disp=create of=dir,nt flags=dir raw=smb2:access=0x100081,disp=2,opts=0x1", 0);
+	CHECK_OP(e, 1, "open path=\"/missing\" fh=0 want=rattr of=nt raw=smb2:access=0x80,disp=1", 0xC0000034);
+	CHECK_OP(e, 2, "open path=\"/\" fh=2 ret=1 want=rattr of=nt flags=dir raw=smb2:access=0x80,disp=1", 0);
+	/* the translation: wants from the mask, the disposition, "must be a directory" apart from "is one" */
+	const rp_op *const o = &e->ms.ops[0];
+	CHECK(e, o->want == (RP_WANT_KNOWN | RP_WANT_READ | RP_WANT_READ_ATTR) && o->disp == RP_DISP_CREATE);
+	CHECK(e, o->oflags == (RP_OF_DIRECTORY | RP_OF_NT) && o->result == RP_ACT_CREATED);
+	CHECK(e, (o->flags & RP_OPF_DIRECTORY) && o->proto == RP_PROTO_SMB2);
+	CHECK(e, e->ms.ops[1].disp == RP_DISP_OPEN && e->ms.ops[1].result == 0 && !(e->ms.ops[1].flags & RP_OPF_DIRECTORY));
+	/* "/" was not asked to be a directory; the response says it is one */
+	CHECK(e, e->ms.ops[2].oflags == RP_OF_NT && (e->ms.ops[2].flags & RP_OPF_DIRECTORY));
+	CHECK(e, e->ms.ops[2].result == RP_ACT_OPENED);
 	env_free(e);
 }
 
@@ -116,10 +125,10 @@ static void test_read_write_flush(void **state)
 	round_trip(e, &q, &r);
 	env_finish(e);
 	CHECK(e, e->n_lines == 5);
-	CHECK_OP(e, 1, "read fh=1 off=4096 len=100 ret=50", 0);
-	CHECK_OP(e, 2, "write fh=1 off=10 len=20 ret=20 flags=stable", 0);
-	CHECK_OP(e, 3, "flush fh=1", 0);
-	CHECK(e, strncmp(env_op(e, 4), "read fh=1 off=1048576 len=10 -> ", 32) == 0);
+	CHECK_OP(e, 1, "read fh=1 off=4096 len=100 ret=50 raw=smb2", 0);
+	CHECK_OP(e, 2, "write fh=1 off=10 len=20 ret=20 flags=stable raw=smb2", 0);
+	CHECK_OP(e, 3, "flush fh=1 raw=smb2", 0);
+	CHECK(e, strncmp(env_op(e, 4), "read fh=1 off=1048576 len=10 raw=smb2 -> ", 41) == 0);
 	CHECK(e, e->ms.ops[4].proto_status == 0xC0000011);
 	env_free(e);
 }
@@ -149,9 +158,11 @@ static void test_lock(void **state)
 	round_trip(e, &q, &r);
 	env_finish(e);
 	CHECK(e, e->n_lines == 4);
-	CHECK_OP(e, 1, "lock fh=1 off=0 len=10 flags=excl", 0);
-	CHECK_OP(e, 2, "lock fh=1 off=100 len=5", 0);
-	CHECK_OP(e, 3, "unlock fh=1 off=0 len=10", 0);
+	CHECK_OP(e, 1, "lock fh=1 off=0 len=10 flags=excl,mandatory raw=smb2", 0);
+	CHECK_OP(e, 2, "lock fh=1 off=100 len=5 flags=wait,mandatory raw=smb2", 0);
+	CHECK_OP(e, 3, "unlock fh=1 off=0 len=10 flags=mandatory raw=smb2", 0);
+	CHECK(e, e->ms.ops[1].flags == (RP_OPF_EXCLUSIVE | RP_OPF_MANDATORY));
+	CHECK(e, e->ms.ops[2].flags == (RP_OPF_WAIT | RP_OPF_MANDATORY));
 	env_free(e);
 }
 
@@ -174,9 +185,9 @@ static void test_query_directory(void **state)
 	s2_error_body(&r);
 	round_trip(e, &q, &r);
 	env_finish(e);
-	CHECK_OP(e, 0, "open path=\"/docs\" fh=1 ret=1 access=0x12019f disp=1 opts=0x1 flags=dir", 0);
-	CHECK_OP(e, 1, "readdir path=\"/docs/*\" fh=1 ret=3 opts=0x1 level=37", 0);
-	CHECK(e, strncmp(env_op(e, 2), "readdir path=\"/docs/*\" fh=1 level=37 -> ", 40) == 0);
+	CHECK_OP(e, 0, "open path=\"/docs\" fh=1 ret=1 want=read,write,append,rattr,wattr,rsec of=dir,nt flags=dir raw=smb2:access=0x12019f,disp=1,opts=0x1", 0);
+	CHECK_OP(e, 1, "readdir path=\"/docs\" path2=\"*\" fh=1 ret=3 raw=smb2:opts=0x1,level=37", 0);
+	CHECK(e, strcmp(env_op(e, 2), "readdir path=\"/docs\" path2=\"*\" fh=1 raw=smb2:level=37 -> OK (NT_STATUS_NO_MORE_FILES)") == 0);
 	CHECK(e, e->ms.ops[2].proto_status == 0x80000006 && e->st.unmatched == 0);
 	env_free(e);
 }
@@ -199,16 +210,29 @@ static void test_query_info(void **state)
 		mb_u64(&r, 0);
 		round_trip(e, &q, &r);
 	}
+	/* SET_INFO SECURITY of the DACL and owner: the wants a set of those parts needs; no xattr name */
+	q.n = r.n = 0;
+	const size_t at = s2_hdr(&q, 17, 0, 7, SES, TREE, 0);
+	const uint8_t sd[20] = { 1 };
+	s2_set_info_req(&q, at, 3, 0, 3, 3, sd, sizeof sd);
+	rp_put_le32(q.b + at + 64 + 12, 0x5); /* AdditionalInformation: OWNER | DACL */
+	s2_hdr(&r, 17, S2_RESP, 7, SES, TREE, 0);
+	s2_simple_resp(&r, 2);
+	round_trip(e, &q, &r);
 	/* QUOTA is counted by name */
 	q.n = 0;
 	s2_hdr(&q, 16, 0, 9, SES, TREE, 0);
 	s2_query_info_req(&q, 4, 0, 0, 3, 3);
 	env_send(e, 0, &q);
 	env_finish(e);
-	CHECK_OP(e, 1, "stat path=\"/x/y\" fh=1 level=5", 0);
-	CHECK_OP(e, 2, "statfs path=\"/x/y\" fh=1 level=7", 0);
-	CHECK_OP(e, 3, "getxattr path=\"/x/y\" fh=1 level=7", 0);
-	CHECK(e, e->n_lines == 4 && env_unsupported(e, "SMB2 QUERY_INFO QUOTA") == 1);
+	CHECK_OP(e, 1, "stat path=\"/x/y\" fh=1 raw=smb2:level=5", 0);
+	CHECK_OP(e, 2, "statfs path=\"/x/y\" fh=1 raw=smb2:level=7", 0);
+	CHECK_OP(e, 3, "getxattr path=\"/x/y\" fh=1 want=rsec raw=smb2:level=7", 0);
+	CHECK_OP(e, 4, "setxattr path=\"/x/y\" fh=1 want=wsec,wowner raw=smb2:level=5", 0);
+	CHECK(e, e->n_lines == 5 && env_unsupported(e, "SMB2 QUERY_INFO QUOTA") == 1);
+	CHECK(e, e->ms.ops[3].path2 == 0 && e->ms.ops[3].want == (RP_WANT_KNOWN | RP_WANT_READ_SEC));
+	CHECK(e, e->ms.ops[4].path2 == 0 &&
+		     e->ms.ops[4].want == (RP_WANT_KNOWN | RP_WANT_WRITE_SEC | RP_WANT_WRITE_OWNER));
 	env_free(e);
 }
 
@@ -226,6 +250,16 @@ static void set_info(env *e, uint64_t mid, uint8_t cls, uint64_t p, uint64_t v, 
 	round_trip(e, &q, &r);
 }
 
+/* A FILE_RENAME_INFORMATION buffer (MS-FSCC 2.4.37) for name. */
+static void rename_info(mb *m, uint8_t replace, const char *name)
+{
+	mb_u8(m, replace);
+	mb_zero(m, 7 + 8);
+	mb_u32(m, 0);
+	const size_t nl = mb_utf16(m, name);
+	rp_put_le32(m->b + 16, (uint32_t)nl);
+}
+
 static void test_set_info_rename_delete(void **state)
 {
 	(void)state;
@@ -235,11 +269,7 @@ static void test_set_info_rename_delete(void **state)
 	rp_put_le64(eof, 12345);
 	set_info(e, 2, 20, 4, 4, eof, 8, 0, 0);
 	mb ren = { .n = 0 };
-	mb_u8(&ren, 1);
-	mb_zero(&ren, 7 + 8);
-	mb_u32(&ren, 0);
-	const size_t nl = mb_utf16(&ren, "sub\\new.pdf");
-	rp_put_le32(ren.b + 16, (uint32_t)nl);
+	rename_info(&ren, 1, "sub\\new.pdf");
 	set_info(e, 3, 10, 4, 4, ren.b, (uint32_t)ren.n, 0, 0);
 	/* after the rename the handle's path is the new one */
 	mb q = { .n = 0 }, r = { .n = 0 };
@@ -252,19 +282,52 @@ static void test_set_info_rename_delete(void **state)
 	const uint8_t del = 1, keep = 0;
 	set_info(e, 5, 13, 4, 4, &del, 1, 0, 0);
 	set_info(e, 6, 13, 4, 4, &keep, 1, 0, 0);
-	/* FileDispositionInformationEx on a directory: rmdir */
+	/* FileDispositionInformationEx on a directory: delete-on-close set on the handle too */
 	open_file(e, 7, "d", 1, 9, 9, 0x10);
 	uint8_t dex[4];
 	rp_put_le32(dex, 0x3);
 	set_info(e, 8, 64, 9, 9, dex, 4, 0, 0xC0000101);
+	/* FileAllocationInformation: the allocation size is kept (the defect: it was not, and replay truncated) */
+	uint8_t alloc[8];
+	rp_put_le64(alloc, 1048576);
+	set_info(e, 9, 19, 4, 4, alloc, 8, 0, 0);
+	/* FileRenameInformation without ReplaceIfExists: the new name must not exist */
+	mb ren2 = { .n = 0 };
+	rename_info(&ren2, 0, "other.pdf");
+	set_info(e, 10, 10, 4, 4, ren2.b, (uint32_t)ren2.n, 0, 0xC0000035);
+	/* FileBasicInformation: creation unchanged (0), access and write times set, change time -1, attributes */
+	uint8_t basic[40] = { 0 };
+	rp_put_le64(basic + 8, 116444736000000000ull + 10000000ull * 1000000000ull + 5); /* 10^9 s + 500 ns */
+	rp_put_le64(basic + 16, 116444736000000000ull + 10000000ull * 86400);         /* 1970-01-02 */
+	rp_put_le64(basic + 24, UINT64_MAX);
+	rp_put_le32(basic + 32, 0x20); /* ARCHIVE */
+	set_info(e, 11, 4, 4, 4, basic, 40, 0, 0);
+	/* a buffer too short for its class is invalid, no op */
+	set_info(e, 12, 19, 4, 4, alloc, 4, 0, 0);
 	env_finish(e);
-	CHECK_OP(e, 1, "setattr path=\"/old.pdf\" fh=1 len=12345 level=20", 0);
-	CHECK_OP(e, 2, "rename path=\"/old.pdf\" path2=\"/sub/new.pdf\" fh=1 opts=0x1", 0);
-	CHECK_OP(e, 3, "stat path=\"/sub/new.pdf\" fh=1 level=18", 0);
-	CHECK_OP(e, 4, "unlink path=\"/sub/new.pdf\" fh=1", 0);
-	CHECK_OP(e, 5, "setattr path=\"/sub/new.pdf\" fh=1 level=13", 0);
-	CHECK(e, strncmp(env_op(e, 7), "rmdir path=\"/d\" fh=2 -> ", 24) == 0);
-	CHECK(e, e->ms.ops[7].proto_status == 0xC0000101);
+	CHECK_OP(e, 1, "setattr path=\"/old.pdf\" fh=1 len=12345 set=size raw=smb2:level=20", 0);
+	CHECK_OP(e, 2, "rename path=\"/old.pdf\" path2=\"/sub/new.pdf\" fh=1 raw=smb2:opts=0x1,level=10", 0);
+	CHECK_OP(e, 3, "stat path=\"/sub/new.pdf\" fh=1 raw=smb2:level=18", 0);
+	CHECK_OP(e, 4, "setattr path=\"/sub/new.pdf\" fh=1 set=delete raw=smb2:level=13", 0);
+	CHECK_OP(e, 5, "setattr path=\"/sub/new.pdf\" fh=1 set=undelete raw=smb2:level=13", 0);
+	CHECK_OP(e, 7, "setattr path=\"/d\" fh=2 set=delete raw=smb2:level=64", 0xC0000101);
+	CHECK_OP(e, 8, "setattr path=\"/sub/new.pdf\" fh=1 off=1048576 set=alloc raw=smb2:level=19", 0);
+	CHECK_OP(e, 9, "rename path=\"/sub/new.pdf\" path2=\"/other.pdf\" fh=1 of=noreplace raw=smb2:level=10", 0xC0000035);
+	CHECK_OP(e, 10,
+		 "setattr path=\"/sub/new.pdf\" fh=1 set=atime,mtime,dosattr atime=1000000000.000000500 "
+		 "mtime=86400.000000000 raw=smb2:level=4",
+		 0);
+	CHECK(e, e->n_lines == 11 && e->st.invalid == 1);
+	/* the semantic fields themselves, as consumers read them */
+	const rp_op *const a = &e->ms.ops[8];
+	CHECK(e, a->op == RP_OP_SETATTR && a->attrs == RP_SA_ALLOC && a->offset == 1048576 && a->length == 0);
+	CHECK(e, e->ms.ops[4].op == RP_OP_SETATTR && e->ms.ops[4].attrs == RP_SA_DELETE_SET && e->ms.ops[4].handle == 1);
+	CHECK(e, e->ms.ops[5].attrs == RP_SA_DELETE_CLEAR && e->ms.ops[5].handle == 1);
+	CHECK(e, e->ms.ops[7].attrs == RP_SA_DELETE_SET && e->ms.ops[7].handle == 2);
+	CHECK(e, e->ms.ops[2].oflags == 0 && e->ms.ops[9].oflags == RP_RN_NOREPLACE);
+	CHECK(e, e->ms.ops[10].atime == 1000000000000000500ull && e->ms.ops[10].mtime == 86400000000000ull);
+	for (size_t i = 0; i < e->n_lines; i++)
+		CHECK(e, e->ms.ops[i].proto == RP_PROTO_SMB2);
 	env_free(e);
 }
 
@@ -301,11 +364,11 @@ static void test_compound_related(void **state)
 	env_send(e, 0, &q2);
 	env_finish(e);
 	CHECK(e, e->n_lines == 4);
-	CHECK_OP(e, 0, "open path=\"/testfile.txt\" fh=1 ret=1 access=0x110080 disp=1 opts=0x40", 0);
-	CHECK_OP(e, 1, "unlink path=\"/testfile.txt\" fh=1", 0);
-	CHECK_OP(e, 2, "close fh=1", 0);
+	CHECK_OP(e, 0, "open path=\"/testfile.txt\" fh=1 ret=1 want=delete,rattr of=notdir,nt raw=smb2:access=0x110080,disp=1,opts=0x40", 0);
+	CHECK_OP(e, 1, "setattr path=\"/testfile.txt\" fh=1 set=delete raw=smb2:level=13", 0);
+	CHECK_OP(e, 2, "close fh=1 raw=smb2", 0);
 	CHECK(e, strncmp(env_op(e, 3), "read path=\"/.reprise/smb2/", 26) == 0);
-	CHECK(e, strstr(env_op(e, 3), "fh=2 off=0 len=1 flags=synth,noreply -> UNKNOWN") != NULL);
+	CHECK(e, strstr(env_op(e, 3), "fh=2 off=0 len=1 flags=synth,noreply raw=smb2 -> UNKNOWN") != NULL);
 	CHECK(e, e->ms.ops[1].client == e->ms.ops[0].client && e->st.messages == 7 && e->st.unmatched == 1);
 	env_free(e);
 }
@@ -332,7 +395,7 @@ static void test_compound_failed_create(void **state)
 	env_send(e, 1, &r);
 	env_finish(e);
 	CHECK(e, e->n_lines == 1);
-	CHECK_OP(e, 0, "open path=\"/gone\" fh=0 access=0x80 disp=1", 0xC0000034);
+	CHECK_OP(e, 0, "open path=\"/gone\" fh=0 want=rattr of=nt raw=smb2:access=0x80,disp=1", 0xC0000034);
 	CHECK(e, e->st.ignored == 1);
 	env_free(e);
 }
@@ -355,7 +418,7 @@ static void test_async_pending(void **state)
 	env_send(e, 1, &r);
 	env_finish(e);
 	CHECK(e, e->n_lines == 1);
-	CHECK_OP(e, 0, "open path=\"/slow.pdf\" fh=1 ret=1 access=0x80 disp=1", 0);
+	CHECK_OP(e, 0, "open path=\"/slow.pdf\" fh=1 ret=1 want=rattr of=nt raw=smb2:access=0x80,disp=1", 0);
 	CHECK(e, e->ms.ops[0].t_end == 2000000 && e->st.unmatched == 0);
 	env_free(e);
 }
@@ -374,7 +437,7 @@ static void test_unmatched_and_noreply(void **state)
 	env_send(e, 0, &q);
 	env_finish(e);
 	CHECK(e, e->n_lines == 1 && e->st.unmatched == 2);
-	CHECK(e, strstr(env_op(e, 0), "flags=synth,noreply -> UNKNOWN") != NULL);
+	CHECK(e, strstr(env_op(e, 0), "flags=synth,noreply raw=smb2 -> UNKNOWN") != NULL);
 	CHECK(e, e->ms.ops[0].t_end == RP_TIME_UNKNOWN);
 	env_free(e);
 }
@@ -522,7 +585,7 @@ static void test_truncated_every_byte(void **state)
 	env_send(e, 0, &q);
 	env_finish(e);
 	CHECK(e, e->n_lines == 4 && e->st.invalid == 0 && e->st.truncated == 0);
-	CHECK_OP(e, 2, "readdir path=\"/dir/f/*.txt\" level=3 flags=noreply", 0);
+	CHECK_OP(e, 2, "readdir path=\"/dir/f\" path2=\"*.txt\" flags=noreply raw=smb2:level=3", 0);
 	env_free(e);
 }
 
