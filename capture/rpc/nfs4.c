@@ -251,8 +251,12 @@ static void file_op(walker *w, nfs4_pop *p, const nfs4_arg *a, rp_op *op)
 	case OP4_LOCKU:
 		op->op = a->opnum == OP4_LOCKU ? RP_OP_UNLOCK : RP_OP_LOCK;
 		op->path = rp__nfs4_obj_path(w->cx, w->m, c, w->cur, &synth);
-		/* LOCKT names a lock owner, no stateid: the file's newest open, as COMMIT. */
-		op->handle = sid_handle(w, a->opnum == OP4_LOCKT ? &(nfs4_stateid){ 0 } : &a->sid, op->path);
+		/*
+		 * LOCKT names a lock owner, not a stateid, and that owner is most often
+		 * another open's (a test of one's own locks always passes): a test by
+		 * path, against every lock on the file.
+		 */
+		op->handle = a->opnum == OP4_LOCKT ? 0 : sid_handle(w, &a->sid, op->path);
 		op->offset = a->offset;
 		op->length = a->length;
 		if (a->how == 2 || a->how == 4) /* nfs_lock_type4 WRITE_LT, WRITEW_LT */

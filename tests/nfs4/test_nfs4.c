@@ -537,7 +537,8 @@ static void lockt_and_blocking_lock(void **state)
 	const rp_op *const t = op_at(r, 2);
 	assert_int_equal(t->op, RP_OP_LOCK);
 	assert_int_equal(t->flags, RP_OPF_TEST | RP_OPF_EXCLUSIVE); /* WRITEW_LT: a write lock; a test does not wait */
-	assert_int_equal(t->handle, op_at(r, 1)->handle); /* no stateid: the file's open */
+	assert_int_equal(t->handle, 0); /* a lock owner, no stateid: a test by path against every lock */
+	assert_int_equal(t->path, op_at(r, 1)->path);
 	assert_int_equal(t->offset, 0);
 	assert_int_equal(t->length, 10);
 	assert_int_equal(t->proto_status, 10010);
