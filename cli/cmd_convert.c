@@ -6,29 +6,9 @@
 #include "cli/commands.h"
 #include "cli/input.h"
 #include "cli/outfile.h"
-#include "cli/preamble.h"
+#include "converters/preamble.h"
+#include "converters/registry.h"
 #include "formats/loadfile.h"
-#include "formats/rpz.h"
-
-static bool has_suffix(const char *s, const char *suffix)
-{
-	const size_t n = strlen(s), m = strlen(suffix);
-	return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-typedef enum out_kind { OUT_UNKNOWN, OUT_RPZ, OUT_LOADFILE } out_kind;
-
-static out_kind out_kind_of(const char *to, const char *path)
-{
-	if (to)
-		return strcmp(to, "rpz") == 0 ? OUT_RPZ : strcmp(to, "loadfile") == 0 ? OUT_LOADFILE : OUT_UNKNOWN;
-	if (has_suffix(path, ".rpz"))
-		return OUT_RPZ;
-	if (has_suffix(path, ".txt") || has_suffix(path, ".load") || has_suffix(path, ".loadfile") ||
-	    strcmp(path, "-") == 0)
-		return OUT_LOADFILE;
-	return OUT_UNKNOWN;
-}
 
 static struct {
 	bool lenient, strict, quiet, timestamps, prepare;
@@ -76,40 +56,32 @@ static const rp_cmd spec = {
 	.max_args = 2,
 };
 
-/* The writer of the chosen kind over of's stream, named by the path the user gave. */
+/* The chosen consumer's writer over of's stream, named by the path the user gave. */
 typedef struct writer {
-	rp_rpz_writer *rpz;
-	rp_loadfile_writer *lf;
+	const rp_conv_consumer *c;
+	rp_conv_out *out;
+	rp_sink *sink;
 } writer;
 
-static int writer_open(writer *w, out_kind kind, rp_outfile *of, rp_loadfile_dialect dialect, char *errbuf)
+static int writer_open(writer *w, const rp_conv_consumer *c, rp_outfile *of, rp_loadfile_dialect dialect, char *errbuf)
 {
 	memset(w, 0, sizeof(*w));
-	if (kind == OUT_RPZ) {
-		const rp_rpz_wopts wo = { .level = (int)o.level };
-		return rp_rpz_writer_open_file(&w->rpz, of->f, of->std ? "<stdout>" : of->name, &wo, errbuf);
-	}
-	const rp_loadfile_wopts wo = { .dialect = dialect, .timestamps = o.timestamps, .dbench_open_if = o.prepare };
-	return rp_loadfile_writer_open_file(&w->lf, of->f, &wo, errbuf);
-}
-
-static rp_sink *writer_sink(writer *w)
-{
-	return w->rpz ? rp_rpz_writer_sink(w->rpz) : rp_loadfile_writer_sink(w->lf);
+	w->c = c;
+	rp_conv_out_opts wo = { .rpz_level = (int)o.level };
+	rp_conv_lf_opts_init(&wo.lf); /* the dbench-compatible policy (docs/loadfile.md) */
+	wo.lf.dialect = dialect;
+	wo.lf.timestamps = o.timestamps;
+	wo.lf.policy.open_if_as_create = o.prepare; /* a loadfile for dbench 4.0 (docs/loadfile.md) */
+	return c->open(&w->out, of->f, of->std ? "<stdout>" : of->name, &wo, &w->sink, errbuf);
 }
 
 /* Flag a trace made from a cut input, then finish the writer (the stream stays open for commit). */
 static int writer_close(writer *w, bool cut, const char *outp, char *errbuf)
 {
-	int rc = 0;
-	if (w->rpz && cut && rp_rpz_writer_add_flags(w->rpz, RP_META_TRUNCATED, errbuf) < 0)
-		rp__cli_err("convert", "warning: %s: could not flag the trace as truncated: %s", outp, errbuf);
-	else if (w->lf && cut)
-		rp__cli_err("convert", "warning: %s: a loadfile has no header to record that its input was cut", outp);
-	if (w->rpz)
-		rc = rp_rpz_writer_close(w->rpz, errbuf);
-	if (w->lf)
-		rc = rp_loadfile_writer_close(w->lf, errbuf);
+	char note[RP_ERRBUF_SIZE] = "";
+	const int rc = w->c->close(w->out, cut, note, errbuf);
+	if (note[0])
+		rp__cli_err("convert", "warning: %s: %s", outp, note);
 	return rc;
 }
 
@@ -128,13 +100,13 @@ static int convert_prepared(const char *in, rp_outfile *of, rp_loadfile_dialect 
 	}
 	char errbuf[RP_ERRBUF_SIZE] = "";
 	writer w;
-	if (writer_open(&w, OUT_LOADFILE, of, rp__cli_preamble_dialect(&m, asked), errbuf) < 0) {
+	if (writer_open(&w, rp_conv_consumer_find("loadfile"), of, rp_conv_preamble_dialect(&m, asked), errbuf) < 0) {
 		rp__cli_err("convert", "%s", errbuf);
 		rp_memsink_fini(&m);
 		return 1;
 	}
 	rp_preamble_stats st;
-	if (rp__cli_write_prepared(&m, writer_sink(&w), rp__cli_preamble_dialect(&m, asked), &st, errbuf) < 0) {
+	if (rp_conv_write_prepared(&m, w.sink, rp_conv_preamble_dialect(&m, asked), &st, errbuf) < 0) {
 		rp__cli_err("convert", "%s", errbuf);
 		rc = 1;
 	}
@@ -151,7 +123,7 @@ static int convert_prepared(const char *in, rp_outfile *of, rp_loadfile_dialect 
 	return rc;
 }
 
-static int convert_stream(const char *in, rp_outfile *of, out_kind kind, rp_loadfile_dialect dialect,
+static int convert_stream(const char *in, rp_outfile *of, const rp_conv_consumer *kind, rp_loadfile_dialect dialect,
 			  const rp_input_opts *io)
 {
 	char errbuf[RP_ERRBUF_SIZE] = "";
@@ -160,7 +132,7 @@ static int convert_stream(const char *in, rp_outfile *of, out_kind kind, rp_load
 		rp__cli_err("convert", "%s", errbuf);
 		return 1;
 	}
-	int rc = rp__cli_pump(in, writer_sink(&w), io);
+	int rc = rp__cli_pump(in, w.sink, io);
 	if (writer_close(&w, io->cut && *io->cut, of->name, errbuf) < 0 && !rc) {
 		rp__cli_err("convert", "%s", errbuf);
 		rc = 1;
@@ -194,12 +166,12 @@ static int run(int argc, char **argv)
 		return 2;
 	}
 
-	const out_kind kind = out_kind_of(o.to, outp);
-	if (kind == OUT_UNKNOWN) {
+	const rp_conv_consumer *const kind = rp_conv_consumer_for(o.to, outp);
+	if (!kind) {
 		rp__cli_err("convert", "%s: cannot tell the output format: use --to rpz|loadfile", outp);
 		return 2;
 	}
-	if (o.prepare && kind == OUT_RPZ) {
+	if (o.prepare && strcmp(kind->name, "loadfile") != 0) {
 		rp__cli_err("convert", "--prepare writes loadfiles only (replay prepares an .rpz itself)");
 		return 2;
 	}

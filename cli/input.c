@@ -1,4 +1,4 @@
-/* Any input into a sink: traces and loadfiles through the reader, pcaps through capture. */
+/* Any input into a sink, through the converters' registry of producers (and capture/ for pcaps, added here). */
 #include "cli/input.h"
 
 #include "cli/outfile.h"
@@ -15,7 +15,7 @@
 typedef struct progress_sink {
 	rp_sink base;
 	rp_sink *inner;
-	const rp_reader *reader; /* for the byte position, when reading a trace */
+	const rp_conv_in_report *rep; /* its reader, for the byte position, while a trace is read */
 	uint64_t size;           /* input size */
 	uint64_t ops;
 	double next_draw;
@@ -31,8 +31,9 @@ static double now_s(void)
 
 static void draw(progress_sink *p)
 {
-	if (p->reader && p->reader->in_size) {
-		const double frac = (double)p->reader->in_bytes / (double)p->reader->in_size;
+	const rp_reader *const r = p->rep ? p->rep->reader : NULL;
+	if (r && r->in_size) {
+		const double frac = (double)r->in_bytes / (double)r->in_size;
 		const int width = 30, fill = (int)(frac * width + 0.5);
 		fprintf(stderr, "\r[%.*s%*s] %3.0f%%  %" PRIu64 " ops", fill > width ? width : fill,
 			"##############################", fill > width ? 0 : width - fill, "", frac * 100, p->ops);
@@ -110,31 +111,35 @@ static bool want_progress(const char *path, const rp_input_opts *opts)
 	       (uint64_t)st.st_size >= PROGRESS_MIN_BYTES;
 }
 
-static int pump_pcap(const char *path, rp_sink *sink, const rp_input_opts *opts)
+/* The packet capture producer: the CLI's own entry in the registry (converters/ never calls capture/). */
+static bool sniff_pcap(const void *head, size_t len, const char *path)
 {
-	char errbuf[RP_ERRBUF_SIZE] = "";
+	return rp_format_sniff(head, len, path) == RP_FMT_PCAP;
+}
+
+static int run_pcap(const char *path, rp_sink *sink, const rp_conv_in_opts *copts, rp_conv_in_report *rep,
+		    char *errbuf)
+{
+	const rp_input_opts *const opts = copts->extra;
 	rp_capture_stats st;
 	memset(&st, 0, sizeof(st));
 	const int rc = rp_capture_file(path, sink, &opts->capture, &st, errbuf);
 	if (!opts->quiet || rc < 0)
 		rp_capture_stats_print(&st, stderr);
-	if (rc < 0) {
-		rp__cli_err(opts->cmd, "%s", errbuf);
-		return 1;
-	}
+	if (rc < 0)
+		return rc;
 	if (st.file_cut) {
 		/* As tcpdump says "truncated dump file": the file stops inside a packet; what came before stands. */
-		rp__cli_err(opts->cmd, "warning: %s: truncated dump file: it ends inside a packet record after %" PRIu64
-			    " frames; ops of later packets are missing", path, st.frames);
-		if (opts->cut)
-			*opts->cut = true;
+		snprintf(rep->note, sizeof(rep->note), "%s: truncated dump file: it ends inside a packet record after %" PRIu64
+			 " frames; ops of later packets are missing", path, st.frames);
+		rep->cut = true;
 	}
-	if (opts->strict && rp_capture_stats_lossy(&st)) {
-		rp__cli_err(opts->cmd, "%s: --strict: the decode was lossy (see the summary above)", path);
-		return 1;
-	}
+	if (opts->strict && rp_capture_stats_lossy(&st))
+		return rp_fail(errbuf, RP_E_INVAL, "%s: --strict: the decode was lossy (see the summary above)", path);
 	return 0;
 }
+
+static const rp_conv_producer pcap_producer = { "pcap", "pcap/pcapng capture (SMB, NFS)", sniff_pcap, run_pcap };
 
 int rp__cli_pump(const char *path, rp_sink *sink, const rp_input_opts *opts)
 {
@@ -147,35 +152,32 @@ int rp__cli_pump(const char *path, rp_sink *sink, const rp_input_opts *opts)
 	const size_t n = fread(head, 1, sizeof(head), f);
 	fclose(f);
 
-	progress_sink prog = {
-		.base = { .meta = p_meta, .string = p_string, .op = p_op, .finish = p_finish },
-		.inner = sink,
-	};
-	rp_sink *const out = want_progress(path, opts) ? &prog.base : sink;
-
-	const rp_format fmt = rp_format_sniff(head, n, path);
-	if (fmt == RP_FMT_PCAP)
-		return pump_pcap(path, out, opts);
-
 	char errbuf[RP_ERRBUF_SIZE] = "";
-	const rp_read_opts ropts = { .lenient = opts->lenient, .filter_client = opts->filter_client,
-				     .client = opts->client };
-	rp_reader *r = NULL;
-	int rc = rp_reader_open(&r, path, &ropts, errbuf);
-	if (rc < 0) {
+	const rp_conv_producer *const extra[] = { &pcap_producer };
+	const rp_conv_producer *const prod = rp_conv_producer_sniff(head, n, path, extra, 1);
+	if (!prod) {
+		rp_conv_unknown_input(head, n, path, errbuf);
 		rp__cli_err(opts->cmd, "%s", errbuf);
 		return 1;
 	}
-	prog.reader = r;
-	rc = rp_reader_pump(r, out, errbuf);
-	if (r->note[0])
-		rp__cli_err(opts->cmd, "warning: %s", r->note);
-	if (r->note[0] && fmt == RP_FMT_RPZ && opts->cut)
-		*opts->cut = true; /* cut, or never finished: the note says which */
-	if (r->skipped)
-		rp__cli_err(opts->cmd, "%s: skipped %" PRIu64 " bad line%s (--lenient)", path, r->skipped,
-			    r->skipped == 1 ? "" : "s");
-	rp_reader_close(r);
+	rp_conv_in_report rep;
+	memset(&rep, 0, sizeof(rep));
+	progress_sink prog = {
+		.base = { .meta = p_meta, .string = p_string, .op = p_op, .finish = p_finish },
+		.inner = sink,
+		.rep = &rep,
+	};
+	rp_sink *const out = want_progress(path, opts) ? &prog.base : sink;
+	const rp_conv_in_opts copts = { .lenient = opts->lenient, .filter_client = opts->filter_client,
+					.client = opts->client, .extra = opts };
+	const int rc = prod->run(path, out, &copts, &rep, errbuf);
+	if (rep.note[0])
+		rp__cli_err(opts->cmd, "warning: %s", rep.note);
+	if (rep.cut && opts->cut)
+		*opts->cut = true;
+	if (rep.skipped)
+		rp__cli_err(opts->cmd, "%s: skipped %" PRIu64 " bad line%s (--lenient)", path, rep.skipped,
+			    rep.skipped == 1 ? "" : "s");
 	if (rc < 0) {
 		rp__cli_err(opts->cmd, "%s", errbuf);
 		return 1;

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "capture/capture.h"
+#include "converters/registry.h"
 #include "formats/reader.h"
 #include "formats/sink.h"
 

@@ -39,7 +39,7 @@ static const rp_pathent *path_load(rp_client *c, uint32_t id)
 		return e;
 	}
 	char buf[PATH_MAX];
-	const int n = rp__path_norm(raw, len, buf, sizeof(buf));
+	const int n = rp_path_norm(raw, len, buf, sizeof(buf));
 	if (n < 0) {
 		e->err = -n;
 		return e;

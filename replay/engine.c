@@ -140,23 +140,6 @@ fail:
 	return rc;
 }
 
-int rp_workload_plan(rp_workload *w, rp_plan_fn fn, void *ctx, char *errbuf)
-{
-	/* The engine's scan on an engine with no backend: nothing but the plan is used. */
-	rp_replay *const r = calloc(1, sizeof(*r));
-	if (r)
-		rp__ntlocks_init(&r->ntlocks);
-	if (!r)
-		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
-	rp_replay_opts_init(&r->opts);
-	r->w = w;
-	int rc = rp__scan(r, errbuf);
-	for (size_t i = 0; rc == 0 && i < r->n_prep; i++)
-		rc = fn(ctx, r->prep[i].path, r->prep[i].dir, r->prep[i].dir ? 0 : r->prep[i].size);
-	rp_replay_destroy(r);
-	return rc;
-}
-
 static int make_clients(rp_replay *r, char *errbuf)
 {
 	const uint32_t copies = r->opts.clones ? r->opts.clones : 1;
@@ -326,8 +309,7 @@ void rp_replay_destroy(rp_replay *r)
 	free(r->clients);
 	if (r->bstate)
 		r->bops->destroy(r->bstate);
-	rp__prepare_free(r);
-	free(r->trace_clients);
+	rp__prepare_free(r); /* trace_clients with the plan */
 	free(r->res.series);
 	free(r->kv);
 	free(r->kv_storage);

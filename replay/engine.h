@@ -11,6 +11,8 @@
 #include "replay/ntsem.h"
 #include "replay/replay.h"
 #include "replay/workload.h"
+#include "formats/path.h"
+#include "formats/plan.h"
 
 /* One op kind's numbers for one client. */
 typedef struct rp_opacc {
@@ -72,13 +74,6 @@ typedef struct rp_client {
 	_Atomic int running;
 } rp_client;
 
-/* A file or directory the workload expects to exist before it starts. */
-typedef struct rp_prep_item {
-	char *path;
-	bool dir;
-	uint64_t size;
-} rp_prep_item;
-
 struct rp_replay {
 	rp_replay_opts opts;
 	char *target;
@@ -95,12 +90,11 @@ struct rp_replay {
 	uint64_t spin_ns, offset_ns;
 	double inv_speed;
 
-	uint32_t *trace_clients;
+	rp_plan plan;            /* the scan's (formats/plan.h): clients, what prepare makes, loop conflicts */
+	uint32_t *trace_clients; /* plan.clients */
 	uint32_t n_trace_clients;
 	rp_client **clients;
 	uint32_t n_clients;
-	rp_prep_item *prep;
-	size_t n_prep;
 	/*
 	 * (trace client << 32 | op index in its pass) of the creations that find
 	 * what the previous pass left (EEXIST in every pass after the first).
@@ -133,9 +127,6 @@ void rp__clock_mono_sleep(void *ctx, uint64_t deadline_ns);
  * is raised.  late_est (per client, may be NULL) learns how late sleeps wake.
  */
 uint64_t rp__wait_until(const rp_replay *r, uint64_t *late_est, uint64_t deadline);
-
-/* path.c: normalise a trace path ('\' or '/' separated) to relative '/' form; length or -errno. */
-int rp__path_norm(const char *in, uint32_t len, char *out, size_t cap);
 
 /* prepare.c */
 int rp__scan(rp_replay *r, char *errbuf);

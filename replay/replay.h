@@ -10,26 +10,12 @@
 #include "formats/error.h"
 #include "formats/op.h"
 #include "formats/sink.h"
+#include "formats/source.h"
 #include "replay/backend.h"
 
 /* ---- Where ops come from ---------------------------------------------------------------- */
 
-/*
- * A pull source of one client's ops (or every client's, for the scan), in
- * batches so the engine's loop pays for one indirect call per batch, not per op.
- */
-typedef struct rp_op_source rp_op_source;
-struct rp_op_source {
-	/*
-	 * The next ops: n > 0 of them at *ops (valid until the next call to next,
-	 * rewind or close), 0 at the end, or a negative rp error (detail in errbuf).
-	 */
-	int (*next)(rp_op_source *s, const rp_op **ops);
-	int (*rewind)(rp_op_source *s);
-	const char *(*string)(rp_op_source *s, uint32_t id, uint32_t *len); /* NULL if unknown */
-	void (*close)(rp_op_source *s);
-	char errbuf[RP_ERRBUF_SIZE];
-};
+/* rp_op_source, the batched pull source the engine and the scan read: formats/source.h. */
 
 /*
  * A workload opens as many independent sources as the engine asks for: one
@@ -176,16 +162,7 @@ typedef struct rp_replay rp_replay;
 int rp_replay_create(rp_replay **out, const rp_replay_opts *opts, rp_workload *w, char *errbuf);
 void rp_replay_destroy(rp_replay *r); /* NULL is a no-op */
 
-/*
- * The prepare plan without a run: scan w as rp_replay_create does and call fn
- * for each directory (dir true, size 0) and file (with the size its reads
- * need) that the workload uses but never creates.  Paths are relative to the
- * target, '/'-separated, in byte order, so a parent comes before what is
- * beneath it.  Returns 0, fn's first nonzero return, or a negative rp error
- * (detail in errbuf; an empty workload is RP_E_INVAL).
- */
-typedef int (*rp_plan_fn)(void *ctx, const char *path, bool dir, uint64_t size);
-int rp_workload_plan(rp_workload *w, rp_plan_fn fn, void *ctx, char *errbuf);
+/* The prepare plan without a run: formats/plan.h (rp_plan_build), which the scan above uses. */
 
 /* The prepare phase (skipped with no_prepare); rp_replay_start runs it if not called. */
 int rp_replay_prepare(rp_replay *r, char *errbuf);

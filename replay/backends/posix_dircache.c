@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "formats/hash.h"
+
 /*
  * Why this is as safe as resolving every path from the root: an entry's fd
  * was opened from the client's root with openat2 RESOLVE_BENEATH |
@@ -23,12 +25,10 @@
  * the same directory, which empties their caches.
  */
 
+/* A quick inequality test before the memcmp (the cache is searched linearly: no order depends on it). */
 static uint64_t hash_path(const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
-	return h;
+	return rp_fnv1a64(RP_FNV64_OFFSET, s, n);
 }
 
 static void drop(posix_dirent *e)

@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "converters/loadfile.h"
 #include "formats/loadfile.h"
 #include "formats/reader.h"
 #include "formats/sink.h"
@@ -516,10 +517,13 @@ static char *write_text(const rp_memsink *m, rp_loadfile_dialect dialect, bool t
 	assert_true(fd >= 0);
 	close(fd);
 	char eb[RP_ERRBUF_SIZE];
-	rp_loadfile_writer *w = NULL;
-	const rp_loadfile_wopts wo = { .dialect = dialect, .timestamps = timestamps };
-	assert_int_equal(rp_loadfile_writer_open(&w, path, &wo, eb), 0);
-	rp_sink *const s = rp_loadfile_writer_sink(w);
+	rp_conv_lf *w = NULL;
+	rp_conv_lf_opts wo;
+	rp_conv_lf_opts_init(&wo);
+	wo.dialect = dialect;
+	wo.timestamps = timestamps;
+	assert_int_equal(rp_conv_lf_open_path(&w, path, &wo, eb), 0);
+	rp_sink *const s = rp_conv_lf_sink(w);
 	assert_int_equal(s->meta(s, &m->meta), 0);
 	for (uint32_t id = 1; id <= rp_strtab_count(m->strings); id++) {
 		uint32_t n;
@@ -529,7 +533,7 @@ static char *write_text(const rp_memsink *m, rp_loadfile_dialect dialect, bool t
 	for (size_t i = 0; i < m->n_ops; i++)
 		assert_int_equal(s->op(s, &m->ops[i]), 0);
 	assert_int_equal(s->finish(s), 0);
-	assert_int_equal(rp_loadfile_writer_close(w, eb), 0);
+	assert_int_equal(rp_conv_lf_close(w, eb), 0);
 	FILE *const f = fopen(path, "r");
 	static char buf[8192];
 	const size_t got = fread(buf, 1, sizeof(buf) - 1, f);
@@ -609,10 +613,11 @@ static void test_open_errors(void **state)
 	assert_non_null(strstr(eb, "/nonexistent/x.load"));
 	assert_null(r);
 	assert_int_equal(rp_loadfile_reader_open(&r, "/tmp", NULL, eb), RP_E_UNSUPPORTED);
-	rp_loadfile_writer *w = NULL;
-	const rp_loadfile_wopts wo = { 0 };
-	assert_int_equal(rp_loadfile_writer_open(&w, "/nonexistent/out.load", &wo, eb), RP_E_IO);
-	assert_int_equal(rp_loadfile_writer_close(NULL, eb), 0);
+	rp_conv_lf *w = NULL;
+	rp_conv_lf_opts wo;
+	rp_conv_lf_opts_init(&wo);
+	assert_int_equal(rp_conv_lf_open_path(&w, "/nonexistent/out.load", &wo, eb), RP_E_IO);
+	assert_int_equal(rp_conv_lf_close(NULL, eb), 0);
 	rp_reader_close(NULL);
 }
 

@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "converters/loadfile.h"
 #include "formats/loadfile.h"
 #include "formats/sink.h"
 
@@ -41,14 +42,17 @@ static void convert(const char *path, const char *out, rp_loadfile_dialect diale
 {
 	char eb[RP_ERRBUF_SIZE] = "";
 	rp_reader *r = NULL;
-	rp_loadfile_writer *w = NULL;
+	rp_conv_lf *w = NULL;
 	if (rp_loadfile_reader_open(&r, path, NULL, eb) < 0)
 		fail_msg("%s", eb);
-	const rp_loadfile_wopts wo = { .dialect = dialect, .timestamps = timestamps };
-	assert_int_equal(rp_loadfile_writer_open(&w, out, &wo, eb), 0);
-	if (rp_reader_pump(r, rp_loadfile_writer_sink(w), eb) < 0)
+	rp_conv_lf_opts wo;
+	rp_conv_lf_opts_init(&wo);
+	wo.dialect = dialect;
+	wo.timestamps = timestamps;
+	assert_int_equal(rp_conv_lf_open_path(&w, out, &wo, eb), 0);
+	if (rp_reader_pump(r, rp_conv_lf_sink(w), eb) < 0)
 		fail_msg("%s", eb);
-	assert_int_equal(rp_loadfile_writer_close(w, eb), 0);
+	assert_int_equal(rp_conv_lf_close(w, eb), 0);
 	rp_reader_close(r);
 }
 

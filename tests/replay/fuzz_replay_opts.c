@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size > UINT32_MAX)
 		return 0;
 	char out[256];
-	const int n = rp__path_norm((const char *)data, (uint32_t)size, out, sizeof(out));
+	const int n = rp_path_norm((const char *)data, (uint32_t)size, out, sizeof(out));
 	if (n >= 0)
 		check_path(out, n, sizeof(out));
 	else if (n != -EXDEV && n != -ENAMETOOLONG && n != -EINVAL)

@@ -1,6 +1,7 @@
-/* rp_workload_plan: the prepare plan handed out without a run (what convert --prepare writes). */
+/* The prepare plan (formats/plan.h) over a replay workload's ops, and replay's prepare running that same plan. */
 #include "harness.h"
 
+#include "formats/plan.h"
 #include "replay/backend.h"
 
 #define MAX_ITEMS 16
@@ -10,19 +11,25 @@ typedef struct got {
 	bool dir[MAX_ITEMS];
 	uint64_t size[MAX_ITEMS];
 	size_t n;
-	size_t stop_at; /* return 7 from this item on (0: never) */
 } got;
 
-static int collect(void *ctx, const char *path, bool dir, uint64_t size)
+/* The plan of t's ops, as convert --prepare and stat compute it, copied into g. */
+static int plan_collect(wl *t, got *g, char *eb)
 {
-	got *const g = ctx;
-	if (g->n >= MAX_ITEMS)
-		return -1;
-	snprintf(g->path[g->n], sizeof(g->path[0]), "%s", path);
-	g->dir[g->n] = dir;
-	g->size[g->n] = size;
-	g->n++;
-	return g->stop_at && g->n >= g->stop_at ? 7 : 0;
+	rp_plan p;
+	const rp_plan_opts po = { .items = true };
+	const int rc = rp_plan_ops(&p, t->ms.ops, t->ms.n_ops, rp_memsink_string, &t->ms, &po, eb);
+	if (rc < 0)
+		return rc;
+	assert_true(p.n_items <= MAX_ITEMS);
+	for (size_t i = 0; i < p.n_items; i++) {
+		snprintf(g->path[g->n], sizeof(g->path[0]), "%s", p.items[i].path);
+		g->dir[g->n] = p.items[i].dir;
+		g->size[g->n] = p.items[i].size;
+		g->n++;
+	}
+	rp_plan_free(&p);
+	return 0;
 }
 
 /* in.bin read to 100000, sub/x queried and gone.txt unlinked existed; new.txt and made/ are the trace's. */
@@ -55,7 +62,7 @@ static void plan_of_a_tiny_trace(void **state)
 	tiny(&t);
 	got g = { .n = 0 };
 	char eb[RP_ERRBUF_SIZE] = "";
-	assert_int_equal(rp_workload_plan(t.w, collect, &g, eb), 0);
+	assert_int_equal(plan_collect(&t, &g, eb), 0);
 	static const char *const want[] = { "data", "data/in.bin", "data/sub", "data/sub/x", "gone.txt" };
 	static const bool want_dir[] = { true, false, true, false, false };
 	static const uint64_t want_size[] = { 0, 100000, 0, 0, 0 };
@@ -67,20 +74,8 @@ static void plan_of_a_tiny_trace(void **state)
 	}
 	/* The same workload planned twice gives the same plan. */
 	got again = { .n = 0 };
-	assert_int_equal(rp_workload_plan(t.w, collect, &again, eb), 0);
+	assert_int_equal(plan_collect(&t, &again, eb), 0);
 	assert_int_equal(again.n, g.n);
-	wl_fini(&t);
-}
-
-static void callback_stops_the_walk(void **state)
-{
-	(void)state;
-	wl t;
-	tiny(&t);
-	got g = { .stop_at = 2 };
-	char eb[RP_ERRBUF_SIZE] = "";
-	assert_int_equal(rp_workload_plan(t.w, collect, &g, eb), 7);
-	assert_int_equal(g.n, 2);
 	wl_fini(&t);
 }
 
@@ -92,7 +87,7 @@ static void same_plan_as_replay_prepare(void **state)
 	tiny(&t);
 	got g = { .n = 0 };
 	char eb[RP_ERRBUF_SIZE] = "";
-	assert_int_equal(rp_workload_plan(t.w, collect, &g, eb), 0);
+	assert_int_equal(plan_collect(&t, &g, eb), 0);
 	uint64_t dirs = 0, files = 0, bytes = 0;
 	for (size_t i = 0; i < g.n; i++) {
 		dirs += g.dir[i];
@@ -136,7 +131,7 @@ static void sizes_near_uint64_max_saturate(void **state)
 	wl_open(&t);
 	got g = { .n = 0 };
 	char eb[RP_ERRBUF_SIZE] = "";
-	assert_int_equal(rp_workload_plan(t.w, collect, &g, eb), 0);
+	assert_int_equal(plan_collect(&t, &g, eb), 0);
 	assert_int_equal(g.n, 2);
 	assert_string_equal(g.path[0], "big");
 	assert_true(g.size[0] == (uint64_t)INT64_MAX);
@@ -145,6 +140,7 @@ static void sizes_near_uint64_max_saturate(void **state)
 	wl_fini(&t);
 }
 
+/* An empty trace has an empty plan; replay refuses to run it. */
 static void empty_workload_is_an_error(void **state)
 {
 	(void)state;
@@ -153,8 +149,14 @@ static void empty_workload_is_an_error(void **state)
 	wl_open(&t);
 	got g = { .n = 0 };
 	char eb[RP_ERRBUF_SIZE] = "";
-	assert_int_equal(rp_workload_plan(t.w, collect, &g, eb), RP_E_INVAL);
+	assert_int_equal(plan_collect(&t, &g, eb), 0);
 	assert_int_equal(g.n, 0);
+	rp_replay_opts o;
+	rp_replay_opts_init(&o);
+	o.target = "unused";
+	o.backend = "null";
+	rp_replay *r = NULL;
+	assert_int_equal(rp_replay_create(&r, &o, t.w, eb), RP_E_INVAL);
 	assert_non_null(strstr(eb, "no ops"));
 	wl_fini(&t);
 }
@@ -163,7 +165,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(plan_of_a_tiny_trace),
-		cmocka_unit_test(callback_stops_the_walk),
 		cmocka_unit_test(same_plan_as_replay_prepare),
 		cmocka_unit_test(empty_workload_is_an_error),
 		cmocka_unit_test(sizes_near_uint64_max_saturate),

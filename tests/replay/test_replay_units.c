@@ -103,7 +103,7 @@ static void test_handles(void **state)
 static void check_norm(const char *in, const char *want, int err)
 {
 	char out[64];
-	const int n = rp__path_norm(in, (uint32_t)strlen(in), out, sizeof(out));
+	const int n = rp_path_norm(in, (uint32_t)strlen(in), out, sizeof(out));
 	if (err) {
 		assert_int_equal(n, -err);
 		return;
@@ -128,7 +128,7 @@ static void test_path_norm(void **state)
 	check_norm("0123456789/0123456789/0123456789/0123456789/0123456789/0123456789/0123", NULL, ENAMETOOLONG);
 	const char nul[] = { 'a', '\0', 'b' };
 	char out[8];
-	assert_int_equal(rp__path_norm(nul, 3, out, sizeof(out)), -EINVAL);
+	assert_int_equal(rp_path_norm(nul, 3, out, sizeof(out)), -EINVAL);
 }
 
 /* Sleep-then-spin never returns before the deadline, and learns how late this machine's sleeps wake. */

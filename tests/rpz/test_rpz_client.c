@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "converters/loadfile.h"
 #include "formats/loadfile.h"
 #include "formats/reader.h"
 #include "formats/rpz.h"
@@ -105,12 +106,14 @@ static void test_client_txt(void **state)
 	rp_rpz_info info;
 	assert_int_equal(rp_rpz_reader_info(r1, &info), 0);
 	assert_int_equal(info.ops, CLIENT_OPS);
-	rp_loadfile_writer *lw = NULL;
-	const rp_loadfile_wopts lo = { .dialect = RP_LOADFILE_AUTO };
-	assert_int_equal(rp_loadfile_writer_open(&lw, path, &lo, eb), 0);
-	if (rp_reader_pump(r1, rp_loadfile_writer_sink(lw), eb) < 0)
+	rp_conv_lf *lw = NULL;
+	rp_conv_lf_opts lo;
+	rp_conv_lf_opts_init(&lo);
+	lo.dialect = RP_LOADFILE_AUTO;
+	assert_int_equal(rp_conv_lf_open_path(&lw, path, &lo, eb), 0);
+	if (rp_reader_pump(r1, rp_conv_lf_sink(lw), eb) < 0)
 		fail_msg("rpz -> loadfile: %s", eb);
-	assert_int_equal(rp_loadfile_writer_close(lw, eb), 0);
+	assert_int_equal(rp_conv_lf_close(lw, eb), 0);
 	assert_string_equal(r1->note, "");
 
 	/* loadfile -> rpz again: the same bytes */

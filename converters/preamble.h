@@ -1,10 +1,11 @@
 /* convert --prepare: a loadfile preamble that creates what the trace expects to exist. */
-#ifndef REPRISE_CLI_PREAMBLE_H
-#define REPRISE_CLI_PREAMBLE_H
+#ifndef REPRISE_CONVERTERS_PREAMBLE_H
+#define REPRISE_CONVERTERS_PREAMBLE_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "converters/loadfile.h"
 #include "formats/loadfile.h"
 #include "formats/sink.h"
 
@@ -30,16 +31,16 @@ typedef struct rp_preamble_stats {
 } rp_preamble_stats;
 
 /* The dialect the loadfile writer picks for AUTO (docs/loadfile.md "Writing"), resolved from m. */
-rp_loadfile_dialect rp__cli_preamble_dialect(const rp_memsink *m, rp_loadfile_dialect asked);
+rp_loadfile_dialect rp_conv_preamble_dialect(const rp_memsink *m, rp_loadfile_dialect asked);
 
 /*
  * Write m (a whole trace, read into memory) to sink: its meta and strings,
  * then a preamble in dialect (SMB or NFS, not AUTO) that creates every
- * directory and file of the replay prepare plan (rp_workload_plan), then the
+ * directory and file of the prepare plan (formats/plan.h), then the
  * trace's ops, then finish.  New path strings are interned into m->strings.
  * Returns 0 or a negative rp error with the detail in errbuf.
  */
-int rp__cli_write_prepared(rp_memsink *m, rp_sink *sink, rp_loadfile_dialect dialect, rp_preamble_stats *st,
+int rp_conv_write_prepared(rp_memsink *m, rp_sink *sink, rp_loadfile_dialect dialect, rp_preamble_stats *st,
 			   char *errbuf);
 
 #endif

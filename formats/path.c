@@ -2,9 +2,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "replay/engine.h"
+#include "formats/path.h"
 
-int rp__path_norm(const char *in, uint32_t len, char *out, size_t cap)
+int rp_path_norm(const char *in, uint32_t len, char *out, size_t cap)
 {
 	size_t o = 0;
 	uint32_t i = 0;

@@ -1,22 +1,17 @@
-/* convert --prepare: the replay prepare plan written as loadfile ops (docs/loadfile.md "Preamble"). */
-#include "cli/preamble.h"
+/* convert --prepare: the prepare plan (formats/plan.h) written as loadfile ops before the trace (docs/loadfile.md "Preamble"). */
+#include "converters/preamble.h"
 
 #include <inttypes.h>
 #include <limits.h>
 #include <string.h>
 
-#include "replay/backend.h"
-#include "replay/replay.h"
+#include "formats/plan.h"
 
-rp_loadfile_dialect rp__cli_preamble_dialect(const rp_memsink *m, rp_loadfile_dialect asked)
+rp_loadfile_dialect rp_conv_preamble_dialect(const rp_memsink *m, rp_loadfile_dialect asked)
 {
 	if (asked != RP_LOADFILE_AUTO)
 		return asked;
-	if (m->meta.source == RP_SRC_LOADFILE_NFS || m->meta.source == RP_SRC_PCAP_NFS)
-		return RP_LOADFILE_NFS;
-	if (m->n_ops && (m->ops[0].status_kind == RP_SK_NFS3 || m->ops[0].status_kind == RP_SK_NFS4))
-		return RP_LOADFILE_NFS;
-	return RP_LOADFILE_SMB;
+	return rp_conv_lf_auto_dialect(&m->meta, m->n_ops ? &m->ops[0] : NULL);
 }
 
 typedef struct pctx {
@@ -87,7 +82,7 @@ static int plan_item(void *ctx, const char *path, bool dir, uint64_t size)
 	return rc;
 }
 
-int rp__cli_write_prepared(rp_memsink *m, rp_sink *sink, rp_loadfile_dialect dialect, rp_preamble_stats *st,
+int rp_conv_write_prepared(rp_memsink *m, rp_sink *sink, rp_loadfile_dialect dialect, rp_preamble_stats *st,
 			   char *errbuf)
 {
 	memset(st, 0, sizeof(*st));
@@ -110,12 +105,12 @@ int rp__cli_write_prepared(rp_memsink *m, rp_sink *sink, rp_loadfile_dialect dia
 		return rp_fail(errbuf, rc, "%s", sink->errbuf);
 
 	if (m->n_ops) { /* an empty trace needs nothing (and the scan refuses it) */
-		rp_workload *w = NULL;
-		rc = rp_workload_open_mem(&w, m->ops, m->n_ops, &m->meta, rp_memsink_string, m, errbuf);
-		if (rc < 0)
-			return rc;
-		rc = rp_workload_plan(w, plan_item, &c, errbuf);
-		rp_workload_destroy(w);
+		rp_plan p;
+		const rp_plan_opts po = { .items = true };
+		rc = rp_plan_ops(&p, m->ops, m->n_ops, rp_memsink_string, m, &po, errbuf);
+		for (size_t i = 0; rc == 0 && i < p.n_items; i++)
+			rc = plan_item(&c, p.items[i].path, p.items[i].dir, p.items[i].size);
+		rp_plan_free(&p);
 		if (rc < 0)
 			return rc;
 	}

@@ -1,0 +1,190 @@
+/* The built-in producers (.rpz and loadfile readers) and consumers (.rpz and loadfile writers). */
+#include "converters/registry.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/rpz.h"
+
+/* ---- producers ---- */
+
+static bool sniff_rpz(const void *head, size_t len, const char *path)
+{
+	return rp_format_sniff(head, len, path) == RP_FMT_RPZ;
+}
+
+/* Text that formats/ takes for a loadfile (any text: its reader says what is wrong), with no NUL byte. */
+static bool sniff_loadfile(const void *head, size_t len, const char *path)
+{
+	if (memchr(head, '\0', len))
+		return false; /* binary: no producer of ours, and "not a trace" says so better than a parse error */
+	const rp_format f = rp_format_sniff(head, len, path);
+	return f == RP_FMT_LOADFILE_SMB || f == RP_FMT_LOADFILE_NFS;
+}
+
+/* Both stored forms go through the one reader (rp_reader_open sniffs again and opens the right one). */
+static int run_reader(const char *path, rp_sink *sink, const rp_conv_in_opts *opts, rp_conv_in_report *rep,
+		      char *errbuf)
+{
+	const rp_read_opts ropts = { .lenient = opts->lenient, .filter_client = opts->filter_client,
+				     .client = opts->client };
+	rp_reader *r = NULL;
+	int rc = rp_reader_open(&r, path, &ropts, errbuf);
+	if (rc < 0)
+		return rc;
+	rep->reader = r;
+	rc = rp_reader_pump(r, sink, errbuf);
+	rep->reader = NULL;
+	if (r->note[0])
+		memcpy(rep->note, r->note, sizeof(rep->note));
+	rep->skipped = r->skipped;
+	rp_reader_close(r);
+	return rc;
+}
+
+static int run_rpz(const char *path, rp_sink *sink, const rp_conv_in_opts *opts, rp_conv_in_report *rep,
+		   char *errbuf)
+{
+	const int rc = run_reader(path, sink, opts, rep, errbuf);
+	rep->cut = rep->note[0] != '\0'; /* cut, or never finished: the note says which */
+	return rc;
+}
+
+static int run_loadfile(const char *path, rp_sink *sink, const rp_conv_in_opts *opts, rp_conv_in_report *rep,
+			char *errbuf)
+{
+	const int rc = run_reader(path, sink, opts, rep, errbuf);
+	rep->cut = false; /* a loadfile has no end marker to miss */
+	return rc;
+}
+
+static const rp_conv_producer producers[] = {
+	{ "rpz", ".rpz trace", sniff_rpz, run_rpz },
+	{ "loadfile", "dbench loadfile (SMB or NFS dialect)", sniff_loadfile, run_loadfile },
+};
+
+const rp_conv_producer *rp_conv_producer_sniff(const void *head, size_t len, const char *path,
+					       const rp_conv_producer *const *extra, size_t n_extra)
+{
+	for (size_t i = 0; i < sizeof(producers) / sizeof(producers[0]); i++)
+		if (producers[i].sniff(head, len, path))
+			return &producers[i];
+	for (size_t i = 0; i < n_extra; i++)
+		if (extra[i] && extra[i]->sniff(head, len, path))
+			return extra[i];
+	return NULL;
+}
+
+const rp_conv_producer *rp_conv_producer_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(producers) / sizeof(producers[0]); i++)
+		if (strcmp(producers[i].name, name) == 0)
+			return &producers[i];
+	return NULL;
+}
+
+int rp_conv_unknown_input(const void *head, size_t len, const char *path, char *errbuf)
+{
+	switch (rp_format_sniff(head, len, path)) {
+	case RP_FMT_PCAP:
+		return rp_fail(errbuf, RP_E_UNSUPPORTED, "%s: a packet capture, and this program has no packet decoder", path);
+	case RP_FMT_STRACE:
+		return rp_fail(errbuf, RP_E_UNSUPPORTED, "%s: an strace log: no converter reads those yet", path);
+	default:
+		return rp_fail(errbuf, RP_E_NOTTRACE, "%s: not a trace (.rpz), dbench loadfile or packet capture", path);
+	}
+}
+
+/* ---- consumers ---- */
+
+struct rp_conv_out {
+	rp_rpz_writer *rpz;
+	rp_conv_lf *lf;
+};
+
+static int open_rpz(rp_conv_out **out, FILE *f, const char *name, const rp_conv_out_opts *opts, rp_sink **sink,
+		    char *errbuf)
+{
+	rp_conv_out *const o = calloc(1, sizeof(*o));
+	if (!o)
+		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+	const rp_rpz_wopts wo = { .level = opts ? opts->rpz_level : 0 };
+	const int rc = rp_rpz_writer_open_file(&o->rpz, f, name, &wo, errbuf);
+	if (rc < 0) {
+		free(o);
+		return rc;
+	}
+	*sink = rp_rpz_writer_sink(o->rpz);
+	*out = o;
+	return 0;
+}
+
+static int close_rpz(rp_conv_out *o, bool cut, char *note, char *errbuf)
+{
+	note[0] = '\0';
+	if (cut && rp_rpz_writer_add_flags(o->rpz, RP_META_TRUNCATED, errbuf) < 0)
+		snprintf(note, RP_ERRBUF_SIZE, "could not flag the trace as truncated: %s", errbuf);
+	const int rc = rp_rpz_writer_close(o->rpz, errbuf);
+	free(o);
+	return rc;
+}
+
+static int open_lf(rp_conv_out **out, FILE *f, const char *name, const rp_conv_out_opts *opts, rp_sink **sink,
+		   char *errbuf)
+{
+	rp_conv_out *const o = calloc(1, sizeof(*o));
+	if (!o)
+		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+	const int rc = rp_conv_lf_open(&o->lf, f, opts ? &opts->lf : NULL, errbuf);
+	if (rc < 0) {
+		free(o);
+		return rc;
+	}
+	*sink = rp_conv_lf_sink(o->lf);
+	*out = o;
+	return 0;
+}
+
+static int close_lf(rp_conv_out *o, bool cut, char *note, char *errbuf)
+{
+	note[0] = '\0';
+	if (cut)
+		snprintf(note, RP_ERRBUF_SIZE, "a loadfile has no header to record that its input was cut");
+	const int rc = rp_conv_lf_close(o->lf, errbuf);
+	free(o);
+	return rc;
+}
+
+static const char *const rpz_suffixes[] = { ".rpz", NULL };
+static const char *const lf_suffixes[] = { ".txt", ".load", ".loadfile", "-", NULL };
+
+static const rp_conv_consumer consumers[] = {
+	{ "rpz", rpz_suffixes, open_rpz, close_rpz },
+	{ "loadfile", lf_suffixes, open_lf, close_lf },
+};
+
+const rp_conv_consumer *rp_conv_consumer_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(consumers) / sizeof(consumers[0]); i++)
+		if (strcmp(consumers[i].name, name) == 0)
+			return &consumers[i];
+	return NULL;
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+	const size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+const rp_conv_consumer *rp_conv_consumer_for(const char *to, const char *path)
+{
+	if (to)
+		return rp_conv_consumer_find(to);
+	for (size_t i = 0; i < sizeof(consumers) / sizeof(consumers[0]); i++)
+		for (const char *const *s = consumers[i].suffixes; *s; s++)
+			if (strcmp(*s, "-") == 0 ? strcmp(path, "-") == 0 : has_suffix(path, *s))
+				return &consumers[i];
+	return NULL;
+}

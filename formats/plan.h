@@ -1,0 +1,65 @@
+/*
+ * The prepare plan: trace analysis below replay.  One scan of a trace says
+ * which clients it has, which directories and files it uses but never
+ * creates (with the size its reads need), and, for a trace replayed in a
+ * loop, which of its creations find what the previous pass left.  replay
+ * runs the plan through its backend; `convert --prepare` writes it as
+ * loadfile ops; `reprise stat` prints it.
+ */
+#ifndef REPRISE_FORMATS_PLAN_H
+#define REPRISE_FORMATS_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats/op.h"
+#include "formats/reader.h"
+#include "formats/source.h"
+
+/* A directory or file that must exist before the workload starts. */
+typedef struct rp_plan_item {
+	char *path;    /* relative, '/'-separated (formats/path.h) */
+	bool dir;
+	uint64_t size; /* files: the size the trace's reads need (at most 2^63 - 1); 0 for directories */
+} rp_plan_item;
+
+typedef struct rp_plan_opts {
+	bool items; /* follow paths and plan what must exist (false: clients and timing only) */
+	bool loops; /* a second pass from the state the first leaves: the loop conflicts */
+} rp_plan_opts;
+
+typedef struct rp_plan {
+	rp_plan_item *items; /* sorted by path (strcmp): a parent before everything beneath it */
+	size_t n_items;
+	uint64_t dirs, files, bytes; /* of items */
+	uint32_t *clients;   /* the trace's client ids, ascending */
+	size_t n_clients;
+	uint64_t ops;        /* ops scanned (one pass) */
+	bool timed;          /* some op has a start time */
+	/*
+	 * Loop conflicts, ascending: client << 32 | the op's index among its
+	 * client's ops (from 1, as the client numbers them in each pass), for
+	 * each creation that fails with EEXIST in every pass after the first.
+	 */
+	uint64_t *conflicts;
+	size_t n_conflicts;
+} rp_plan;
+
+/*
+ * Scan every op of src (rewound for the loop pass) into *p.  0, or a
+ * negative rp error with the detail in errbuf (p is then empty).  An empty
+ * trace gives an empty plan: whether that is an error is the caller's call.
+ */
+int rp_plan_build(rp_plan *p, rp_op_source *src, const rp_plan_opts *opts, char *errbuf);
+/* The same over ops in memory, their strings through str. */
+int rp_plan_ops(rp_plan *p, const rp_op *ops, size_t n_ops, rp_string_fn str, void *str_ctx,
+		const rp_plan_opts *opts, char *errbuf);
+/* The same over a reader, from where it stands (rewound for the loop pass). */
+int rp_plan_reader(rp_plan *p, rp_reader *r, const rp_plan_opts *opts, char *errbuf);
+
+/* Whether the plan lists (client, index) as a loop conflict. */
+bool rp_plan_conflict(const rp_plan *p, uint32_t client, uint64_t index);
+void rp_plan_free(rp_plan *p); /* and leave it empty; NULL is a no-op */
+
+#endif
