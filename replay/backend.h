@@ -24,6 +24,14 @@ enum rp_backend_cap {
 	RP_BCAP_ASYNC = 1u << 0,    /* submit() may complete later: drive it with poll() */
 	RP_BCAP_CONFINED = 1u << 1, /* no path can reach outside the target */
 	RP_BCAP_DATA = 1u << 2,     /* really moves data (MB/s means something) */
+	/*
+	 * submit() and release() may run on one client state from several threads
+	 * at once: the in-flight window's workers of a client share its state.
+	 * Without it each worker gets a state of its own (client_init with the
+	 * client's dir, called on the client's thread), and a backend handle made
+	 * through one of a client's states is used and released through another.
+	 */
+	RP_BCAP_MT_CLIENT = 1u << 3,
 };
 
 /* How an open's access/disposition/options are to be read (from the trace's source). */

@@ -104,8 +104,12 @@ static rp_csecond *second_slow(rp_client *c, uint64_t t)
 
 static inline rp_csecond *second(rp_client *c, uint64_t t)
 {
-	/* Issue times only grow within a client: one compare per op until the second is over. */
-	return t < c->sec_end && c->sec ? c->sec : second_slow(c, t);
+	/*
+	 * Issue times only grow within a client, one op at a time: one compare per
+	 * op until the second is over.  With the window, ops are recorded as they
+	 * complete, so an earlier second may come back.
+	 */
+	return t < c->sec_end && t + NS >= c->sec_end && c->sec ? c->sec : second_slow(c, t);
 }
 
 static inline bool matches(int32_t expected, int32_t actual)
@@ -297,6 +301,47 @@ static inline enum verdict resolve(rp_client *c, const rp_op *op, uint64_t index
 	return V_ISSUE;
 }
 
+/* After the backend returned: the handle table, then the statistics. */
+static inline __attribute__((always_inline)) void finish(rp_client *c, const rp_op *op, rp_breq *req, uint64_t index,
+							 uint64_t sched, uint64_t issue, uint64_t done)
+{
+	rp_replay *const r = c->r;
+	if (op->op == RP_OP_OPEN) {
+		uint64_t old;
+		const bool live = op->handle && rp__handles_get(&c->handles, op->handle, &old) && old != BH_FAILED;
+		if (op->handle && req->status == 0) {
+			if (live)
+				r->bops->release(r->bstate, c->bstate, old);
+			if (rp__handles_put(&c->handles, op->handle, req->bh) < 0)
+				r->bops->release(r->bstate, c->bstate, req->bh);
+			else if (c->win && op->path)
+				rp__handles_put(&c->win->hpath, op->handle, op->path); /* no memory: fewer names, still ordered by handle */
+		} else if (op->handle && !live) {
+			/*
+			 * A failed open is remembered, so the ops on its handle count as
+			 * unknown and never go by path.  It leaves a live handle with the
+			 * same id alone: a failed open allocates none (client.txt reuses fnums).
+			 */
+			rp__handles_put(&c->handles, op->handle, BH_FAILED);
+		}
+	} else if (op->op == RP_OP_CLOSE && op->handle) {
+		uint64_t old;
+		rp__handles_del(&c->handles, op->handle, &old);
+		if (c->win)
+			rp__handles_del(&c->win->hpath, op->handle, &old);
+	}
+	record(c, op, index, sched, issue, done, true, expected(c, op, index, req->status), req->status, req->result,
+	       req->path);
+	if (done > c->last_done)
+		c->last_done = done;
+}
+
+void rp__client_finish(rp_client *c, const rp_op *op, rp_breq *req, uint64_t index, uint64_t sched, uint64_t issue,
+		       uint64_t done)
+{
+	finish(c, op, req, index, sched, issue, done);
+}
+
 /* Run one resolved op now.  Returns the completion time. */
 static uint64_t exec(rp_client *c, const rp_op *op, rp_breq *req, enum verdict v, int refuse, uint64_t index,
 		     uint64_t sched, uint64_t t)
@@ -324,30 +369,36 @@ static uint64_t exec(rp_client *c, const rp_op *op, rp_breq *req, enum verdict v
 	const uint64_t issue = rp__now(r);
 	submit(c, req);
 	const uint64_t done = rp__now(r);
-	if (op->op == RP_OP_OPEN) {
-		uint64_t old;
-		const bool live = op->handle && rp__handles_get(&c->handles, op->handle, &old) && old != BH_FAILED;
-		if (op->handle && req->status == 0) {
-			if (live)
-				r->bops->release(r->bstate, c->bstate, old);
-			if (rp__handles_put(&c->handles, op->handle, req->bh) < 0)
-				r->bops->release(r->bstate, c->bstate, req->bh);
-		} else if (op->handle && !live) {
-			/*
-			 * A failed open is remembered, so the ops on its handle count as
-			 * unknown and never go by path.  It leaves a live handle with the
-			 * same id alone: a failed open allocates none (client.txt reuses fnums).
-			 */
-			rp__handles_put(&c->handles, op->handle, BH_FAILED);
-		}
-	} else if (op->op == RP_OP_CLOSE && op->handle) {
-		uint64_t old;
-		rp__handles_del(&c->handles, op->handle, &old);
-	}
-	record(c, op, index, sched, issue, done, true, expected(c, op, index, req->status), req->status, req->result,
-	       req->path);
-	c->last_done = done;
+	finish(c, op, req, index, sched, issue, done);
 	return done;
+}
+
+/*
+ * The window's key of op: its paths, or for an op on a handle without a path
+ * the path that handle's open named.
+ */
+static void win_key(rp_client *c, const rp_op *op, rp_wkey *k)
+{
+	const char *n1 = NULL, *n2 = NULL;
+	uint64_t id;
+	if (op->path)
+		n1 = path_get(c, op->path)->s;
+	else if (op->handle && rp__handles_get(&c->win->hpath, op->handle, &id))
+		n1 = path_get(c, (uint32_t)id)->s;
+	if (op->path2)
+		n2 = path_get(c, op->path2)->s;
+	rp__win_key(k, op, c->r->dialect, n1, n2);
+}
+
+/* Wait until op may be issued with what is in flight (the key is made again as earlier ops complete). */
+static void win_admit(rp_client *c, const rp_op *op, rp_wkey *k)
+{
+	for (;;) {
+		win_key(c, op, k);
+		if (rp__win_ready(c, k))
+			return;
+		rp__win_block(c);
+	}
 }
 
 static void release_all(rp_client *c)
@@ -426,7 +477,10 @@ static void run(rp_client *c)
 				continue;
 			}
 			rp_breq req;
+			rp_wkey key;
 			int refuse = 0;
+			if (c->win)
+				win_admit(c, op, &key);
 			const enum verdict v = resolve(c, op, index, &req, &refuse);
 			/* afap: the previous completion is the time now, near enough to end the run on. */
 			uint64_t t = prev_done;
@@ -435,7 +489,7 @@ static void run(rp_client *c)
 					c->stop = "time";
 					return;
 				}
-				t = rp__wait_until(r, &c->late_est, sched);
+				t = c->win ? rp__win_wait_until(c, sched) : rp__wait_until(r, &c->late_est, sched);
 				if (stopping(r))
 					continue; /* reported at the top of the loop */
 			}
@@ -443,9 +497,13 @@ static void run(rp_client *c)
 				c->stop = "time";
 				return;
 			}
-			prev_done = exec(c, op, &req, v, refuse, index, sched, t);
+			if (c->win && v == V_ISSUE)
+				prev_done = rp__win_issue(c, op, &req, &key, index, sched, k < n && ops[k].t_start < rec_end);
+			else
+				prev_done = exec(c, op, &req, v, refuse, index, sched, t);
 			prev_rec_end = rec_end;
 		}
+		rp__win_drain(c);
 		release_all(c);
 		c->passes++;
 		if (index == 0 || !end) {
@@ -486,6 +544,14 @@ void *rp__client_main(void *arg)
 	}
 	c->binit = true;
 	c->async = (r->bops->caps & RP_BCAP_ASYNC) && r->bops->poll;
+	if (r->opts.max_inflight > 1) {
+		rc = rp__win_create(c, r->opts.max_inflight, c->errbuf);
+		if (rc < 0) {
+			c->rc = rc;
+			c->stop = "error";
+			goto out;
+		}
+	}
 	rc = r->w->open(r->w, false, c->trace_client, &c->src, c->errbuf);
 	if (rc < 0) {
 		c->rc = rc;
@@ -493,8 +559,10 @@ void *rp__client_main(void *arg)
 		goto out;
 	}
 	run(c);
+	rp__win_destroy(c);
 	release_all(c);
 out:
+	rp__win_destroy(c);
 	if (c->src)
 		c->src->close(c->src);
 	c->src = NULL;

@@ -271,6 +271,12 @@ static bool open_creates(rp_dialect d, const rp_op *op)
 	return false;
 }
 
+/* For the in-flight window (window.c): whether an open may create or empty what it names. */
+bool rp__open_changes(rp_dialect d, const rp_op *op)
+{
+	return open_creates(d, op) || open_truncates(d, op);
+}
+
 /*
  * A captured SMB open that may create but says it opened or overwrote what was
  * there (CreateAction FILE_OPENED 1, FILE_OVERWRITTEN 3: MS-SMB2 2.2.14): it
@@ -514,13 +520,45 @@ static int make_plan(rp_replay *r, scan *s)
 	return 0;
 }
 
+/* Recorded in-flight depth by trace client, in the order they are met. */
+typedef struct depthmap {
+	rp_handles idx; /* client id + 1 -> index */
+	uint32_t *ids;
+	rp_depth *d;
+	size_t n, cap;
+} depthmap;
+
+static int depth_op(depthmap *m, const rp_op *op)
+{
+	uint64_t i;
+	if (!rp__handles_get(&m->idx, (uint64_t)op->client + 1, &i)) {
+		if (m->n == m->cap) {
+			const size_t cap = m->cap ? m->cap * 2 : 8;
+			uint32_t *const ids = realloc(m->ids, cap * sizeof(*ids));
+			if (ids)
+				m->ids = ids;
+			rp_depth *const d = realloc(m->d, cap * sizeof(*d));
+			if (!ids || !d)
+				return RP_E_NOMEM;
+			m->d = d;
+			m->cap = cap;
+		}
+		i = m->n;
+		if (rp__handles_put(&m->idx, (uint64_t)op->client + 1, i) < 0)
+			return RP_E_NOMEM;
+		m->ids[m->n] = op->client;
+		memset(&m->d[m->n++], 0, sizeof(*m->d));
+	}
+	return rp__depth_add(&m->d[i], op->t_start, op->t_end);
+}
+
 /*
  * One pass over every client's ops.  Each client's ops are numbered from 1 as
  * the client loop numbers them (counts: client id + 1 -> ops so far).  track:
  * follow paths (prepare, loop conflicts), not only find the clients.
  */
-static int scan_pass(rp_replay *r, rp_op_source *src, scan *s, rp_handles *counts, bool track, bool *timed,
-		     char *errbuf)
+static int scan_pass(rp_replay *r, rp_op_source *src, scan *s, rp_handles *counts, depthmap *dm, bool track,
+		     bool *timed, char *errbuf)
 {
 	char p1[PATH_MAX], p2[PATH_MAX];
 	const rp_op *ops = NULL;
@@ -542,6 +580,8 @@ static int scan_pass(rp_replay *r, rp_op_source *src, scan *s, rp_handles *count
 		if (rp__handles_put(counts, (uint64_t)op->client + 1, ++index) < 0)
 			return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 		*timed = *timed || op->t_start != 0;
+		if (dm && op->op != RP_OP_SLEEP && depth_op(dm, op) < 0)
+			return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 		if (!track)
 			continue;
 		const char *a = NULL, *b = NULL;
@@ -568,9 +608,12 @@ int rp__scan(rp_replay *r, char *errbuf)
 	rp_handles seen, again; /* client id + 1 -> ops so far, in the first pass and the second */
 	rp__handles_init(&seen);
 	rp__handles_init(&again);
+	depthmap dm;
+	memset(&dm, 0, sizeof(dm));
+	rp__handles_init(&dm.idx);
 	bool timed = (r->w->meta.flags & RP_META_TIMED) != 0;
 	const bool loops = r->opts.duration_s > 0;
-	rc = scan_pass(r, src, &s, &seen, !r->opts.no_prepare || loops, &timed, errbuf);
+	rc = scan_pass(r, src, &s, &seen, &dm, !r->opts.no_prepare || loops, &timed, errbuf);
 	if (rc < 0)
 		goto out;
 	if (seen.live == 0) {
@@ -594,7 +637,7 @@ int rp__scan(rp_replay *r, char *errbuf)
 			rc = rp_fail(errbuf, rc, "%s", src->errbuf);
 			goto out;
 		}
-		rc = scan_pass(r, src, &s, &again, true, &timed, errbuf);
+		rc = scan_pass(r, src, &s, &again, NULL, true, &timed, errbuf);
 		if (rc < 0)
 			goto out;
 	}
@@ -607,8 +650,29 @@ int rp__scan(rp_replay *r, char *errbuf)
 	while (rp__handles_pop(&seen, &key, &val))
 		r->trace_clients[r->n_trace_clients++] = (uint32_t)(key - 1);
 	qsort(r->trace_clients, r->n_trace_clients, sizeof(*r->trace_clients), cmp_u32);
+	/* The recorded depth by trace client, in trace_clients order (a client of only sleeps has none). */
+	r->rec_depth = calloc(r->n_trace_clients, sizeof(*r->rec_depth));
+	if (!r->rec_depth) {
+		rc = rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < dm.n; i++) {
+		const uint32_t *const t = bsearch(&dm.ids[i], r->trace_clients, r->n_trace_clients,
+						  sizeof(*r->trace_clients), cmp_u32);
+		if (!t)
+			continue;
+		rp_depth *const d = &r->rec_depth[t - r->trace_clients];
+		d->ops = dm.d[i].ops;
+		d->sum = dm.d[i].sum;
+		d->max = dm.d[i].max; /* the sweep's heap is not kept */
+	}
 	rc = 0;
 out:
+	for (size_t i = 0; i < dm.n; i++)
+		rp__depth_fini(&dm.d[i]);
+	free(dm.d);
+	free(dm.ids);
+	rp__handles_fini(&dm.idx);
 	rp__handles_fini(&seen);
 	rp__handles_fini(&again);
 	scan_free(&s);
