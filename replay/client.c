@@ -102,14 +102,16 @@ static rp_csecond *second_slow(rp_client *c, uint64_t t)
 	return c->sec = &c->series[i];
 }
 
-static inline rp_csecond *second(rp_client *c, uint64_t t)
+static inline __attribute__((always_inline)) rp_csecond *second(rp_client *c, uint64_t t, bool windowed)
 {
 	/*
 	 * Issue times only grow within a client, one op at a time: one compare per
 	 * op until the second is over.  With the window, ops are recorded as they
 	 * complete, so an earlier second may come back.
 	 */
-	return t < c->sec_end && t + NS >= c->sec_end && c->sec ? c->sec : second_slow(c, t);
+	if (windowed && t + NS < c->sec_end)
+		return second_slow(c, t);
+	return t < c->sec_end && c->sec ? c->sec : second_slow(c, t);
 }
 
 static inline bool matches(int32_t expected, int32_t actual)
@@ -150,14 +152,14 @@ static rp_hist *new_hist(void)
 /* Statistics for one op that ran (or was refused by the engine: lat_ok false). */
 static inline __attribute__((always_inline)) void record(rp_client *c, const rp_op *op, uint64_t index, uint64_t sched,
 							 uint64_t issue, uint64_t done, bool lat_ok, int32_t expected,
-							 int32_t status, uint64_t result, const char *path)
+							 int32_t status, uint64_t result, const char *path, bool windowed)
 {
 	const rp_replay *const r = c->r;
 	const bool io = op->op == RP_OP_READ || op->op == RP_OP_WRITE;
 	const uint64_t bytes = io && status == 0 ? result : 0;
 	const uint64_t lag = issue > sched ? issue - sched : 0; /* sched is 0 in afap: no lag recorded below */
 
-	rp_csecond *const s = second(c, issue);
+	rp_csecond *const s = second(c, issue, windowed);
 	if (s) {
 		s->ops++;
 		s->bytes += bytes;
@@ -253,7 +255,7 @@ enum verdict {
 };
 
 /* Resolve the op's paths and handle into req (done before its deadline, so the wait ends in the issue). */
-static inline enum verdict resolve(rp_client *c, const rp_op *op, uint64_t index, rp_breq *req, int *refuse)
+static inline __attribute__((always_inline)) enum verdict resolve(rp_client *c, const rp_op *op, uint64_t index, rp_breq *req, int *refuse)
 {
 	const rp_replay *const r = c->r;
 	req->op = op->op == RP_OP_OPEN && op->status == 0 && loop_conflict(c, index) ? loop_open(c, op) : op;
@@ -303,7 +305,7 @@ static inline enum verdict resolve(rp_client *c, const rp_op *op, uint64_t index
 
 /* After the backend returned: the handle table, then the statistics. */
 static inline __attribute__((always_inline)) void finish(rp_client *c, const rp_op *op, rp_breq *req, uint64_t index,
-							 uint64_t sched, uint64_t issue, uint64_t done)
+							 uint64_t sched, uint64_t issue, uint64_t done, bool windowed)
 {
 	rp_replay *const r = c->r;
 	if (op->op == RP_OP_OPEN) {
@@ -314,7 +316,7 @@ static inline __attribute__((always_inline)) void finish(rp_client *c, const rp_
 				r->bops->release(r->bstate, c->bstate, old);
 			if (rp__handles_put(&c->handles, op->handle, req->bh) < 0)
 				r->bops->release(r->bstate, c->bstate, req->bh);
-			else if (c->win && op->path)
+			else if (windowed && op->path)
 				rp__handles_put(&c->win->hpath, op->handle, op->path); /* no memory: fewer names, still ordered by handle */
 		} else if (op->handle && !live) {
 			/*
@@ -327,31 +329,31 @@ static inline __attribute__((always_inline)) void finish(rp_client *c, const rp_
 	} else if (op->op == RP_OP_CLOSE && op->handle) {
 		uint64_t old;
 		rp__handles_del(&c->handles, op->handle, &old);
-		if (c->win)
+		if (windowed)
 			rp__handles_del(&c->win->hpath, op->handle, &old);
 	}
 	record(c, op, index, sched, issue, done, true, expected(c, op, index, req->status), req->status, req->result,
-	       req->path);
-	if (done > c->last_done)
+	       req->path, windowed);
+	if (!windowed || done > c->last_done)
 		c->last_done = done;
 }
 
 void rp__client_finish(rp_client *c, const rp_op *op, rp_breq *req, uint64_t index, uint64_t sched, uint64_t issue,
 		       uint64_t done)
 {
-	finish(c, op, req, index, sched, issue, done);
+	finish(c, op, req, index, sched, issue, done, true);
 }
 
 /* Run one resolved op now.  Returns the completion time. */
-static uint64_t exec(rp_client *c, const rp_op *op, rp_breq *req, enum verdict v, int refuse, uint64_t index,
-		     uint64_t sched, uint64_t t)
+static inline __attribute__((always_inline)) uint64_t exec(rp_client *c, const rp_op *op, rp_breq *req, enum verdict v,
+							   int refuse, uint64_t index, uint64_t sched, uint64_t t)
 {
 	rp_replay *const r = c->r;
 	const bool counted = t >= r->warm_end;
 	switch (v) {
 	case V_REFUSE:
 		c->acc[op->op].escapes += refuse == EXDEV && counted;
-		record(c, op, index, sched, t, t, false, op->status, refuse, 0, req->path);
+		record(c, op, index, sched, t, t, false, op->status, refuse, 0, req->path, false);
 		return t;
 	case V_SKIP:
 		c->acc[op->op].skipped += counted;
@@ -360,7 +362,7 @@ static uint64_t exec(rp_client *c, const rp_op *op, rp_breq *req, enum verdict v
 		c->acc[op->op].unknown += counted;
 		/* fall through */
 	case V_NO_HANDLE_1:
-		record(c, op, index, sched, t, t, false, op->status, EBADF, 0, req->path);
+		record(c, op, index, sched, t, t, false, op->status, EBADF, 0, req->path, false);
 		return t;
 	case V_ISSUE:
 		break;
@@ -369,7 +371,7 @@ static uint64_t exec(rp_client *c, const rp_op *op, rp_breq *req, enum verdict v
 	const uint64_t issue = rp__now(r);
 	submit(c, req);
 	const uint64_t done = rp__now(r);
-	finish(c, op, req, index, sched, issue, done);
+	finish(c, op, req, index, sched, issue, done, false);
 	return done;
 }
 
@@ -420,8 +422,11 @@ static inline bool stopping(const rp_replay *r)
 	return atomic_load_explicit(&r->stop, memory_order_relaxed);
 }
 
-/* The client's passes through its ops until the end, the time limit or a stop. */
-static void run(rp_client *c)
+/*
+ * The client's passes through its ops until the end, the time limit or a stop.
+ * Made twice (windowed a constant): one op at a time pays nothing for the window.
+ */
+static inline __attribute__((always_inline)) void run_impl(rp_client *c, const bool windowed)
 {
 	rp_replay *const r = c->r;
 	const rp_timing timing = r->opts.timing;
@@ -479,7 +484,7 @@ static void run(rp_client *c)
 			rp_breq req;
 			rp_wkey key;
 			int refuse = 0;
-			if (c->win)
+			if (windowed)
 				win_admit(c, op, &key);
 			const enum verdict v = resolve(c, op, index, &req, &refuse);
 			/* afap: the previous completion is the time now, near enough to end the run on. */
@@ -489,7 +494,7 @@ static void run(rp_client *c)
 					c->stop = "time";
 					return;
 				}
-				t = c->win ? rp__win_wait_until(c, sched) : rp__wait_until(r, &c->late_est, sched);
+				t = windowed ? rp__win_wait_until(c, sched) : rp__wait_until(r, &c->late_est, sched);
 				if (stopping(r))
 					continue; /* reported at the top of the loop */
 			}
@@ -497,13 +502,14 @@ static void run(rp_client *c)
 				c->stop = "time";
 				return;
 			}
-			if (c->win && v == V_ISSUE)
+			if (windowed && v == V_ISSUE)
 				prev_done = rp__win_issue(c, op, &req, &key, index, sched, k < n && ops[k].t_start < rec_end);
 			else
 				prev_done = exec(c, op, &req, v, refuse, index, sched, t);
 			prev_rec_end = rec_end;
 		}
-		rp__win_drain(c);
+		if (windowed)
+			rp__win_drain(c);
 		release_all(c);
 		c->passes++;
 		if (index == 0 || !end) {
@@ -525,6 +531,14 @@ static void run(rp_client *c)
 		const uint64_t step = scale(r, span + gap);
 		base += step > 1000 ? step : 1000;
 	}
+}
+
+static void run(rp_client *c)
+{
+	if (c->win)
+		run_impl(c, true);
+	else
+		run_impl(c, false);
 }
 
 void *rp__client_main(void *arg)
