@@ -78,6 +78,7 @@ typedef struct rp_slot {
 	rp_breq req;
 	rp_wkey key;
 	uint64_t index, sched, issue, done;
+	uint64_t posted; /* when the client handed it to a worker */
 	_Atomic bool finished; /* set by the worker (release) or the async callback */
 	bool busy;
 	rp_worker *worker; /* NULL: an asynchronous backend has it */
@@ -93,6 +94,13 @@ struct rp_window {
 	uint32_t n_workers;
 	bool async;        /* submit + poll instead of workers */
 	rp_handles hpath;  /* trace handle -> path id of its (successful) open, for the names of handle ops */
+	/*
+	 * Moving averages (ns): how long each kind of op takes on this backend,
+	 * and how long a hand-off to a worker takes to start it.  An op faster
+	 * than a hand-off runs on the client thread.
+	 */
+	uint64_t lat_est[RP_OP__COUNT];
+	uint64_t handoff_est;
 	_Alignas(64) _Atomic uint32_t completions; /* futex word the client sleeps on */
 	_Atomic int waiting;
 };

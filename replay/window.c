@@ -259,6 +259,7 @@ int rp__win_create(rp_client *c, uint32_t max, char *errbuf)
 	win->c = c;
 	win->max = max;
 	win->async = c->async;
+	win->handoff_est = 50000; /* 50 us until measured (a futex wake of a sleeping thread, here 20-300 us) */
 	rp__handles_init(&win->hpath);
 	atomic_init(&win->completions, 0);
 	atomic_init(&win->waiting, 0);
@@ -322,6 +323,12 @@ void rp__win_destroy(rp_client *c)
 
 /* ---- The window -------------------------------------------------------------------------- */
 
+/* An exponentially weighted moving average, 1/8 for the new sample. */
+static inline void ewma(uint64_t *est, uint64_t x)
+{
+	*est = *est - *est / 8 + x / 8;
+}
+
 static void reap(rp_client *c)
 {
 	rp_window *const win = c->win;
@@ -329,8 +336,12 @@ static void reap(rp_client *c)
 		rp_slot *const s = &win->slots[i];
 		if (!s->busy || !atomic_load_explicit(&s->finished, memory_order_acquire))
 			continue;
-		if (s->worker)
+		if (s->worker) {
 			s->worker->busy = false;
+			ewma(&win->handoff_est, s->issue > s->posted ? s->issue - s->posted : 0);
+		}
+		if (s->op.op < RP_OP__COUNT)
+			ewma(&win->lat_est[s->op.op], s->done - s->issue);
 		s->busy = false;
 		win->n--;
 		rp__client_finish(c, &s->op, &s->req, s->index, s->sched, s->issue, s->done);
@@ -400,7 +411,8 @@ uint64_t rp__win_issue(rp_client *c, const rp_op *op, rp_breq *req, const rp_wke
 		c->depth_max = depth;
 
 	rp_worker *w = NULL;
-	if (!win->async && next_overlaps)
+	/* To a worker only what would overlap the next op and takes longer than handing it over. */
+	if (!win->async && next_overlaps && win->lat_est[op->op] > win->handoff_est)
 		for (uint32_t i = 0; !w && i < win->n_workers; i++)
 			if (!win->workers[i]->busy)
 				w = win->workers[i];
@@ -410,6 +422,7 @@ uint64_t rp__win_issue(rp_client *c, const rp_op *op, rp_breq *req, const rp_wke
 		const uint64_t issue = rp__now(r);
 		r->bops->submit(r->bstate, c->bstate, req);
 		const uint64_t done = rp__now(r);
+		ewma(&win->lat_est[op->op], done - issue);
 		rp__client_finish(c, op, req, index, sched, issue, done);
 		return done;
 	}
@@ -435,8 +448,9 @@ uint64_t rp__win_issue(rp_client *c, const rp_op *op, rp_breq *req, const rp_wke
 		w->busy = true;
 		w->job = s;
 		s->req.cb = NULL;
+		s->posted = rp__now(r);
 		post(w);
-		return rp__now(r);
+		return s->posted;
 	}
 	s->req.cb = async_cb;
 	s->req.data = s;
