@@ -70,7 +70,10 @@ typedef struct rp_replay_clock {
 	void *ctx;
 } rp_replay_clock;
 
-/* Called from each client thread before its first op (tests: pin a fake clock to the thread). */
+/*
+ * Called from each client thread before its first op, and from each of its
+ * in-flight window's workers (tests: pin a fake clock to the thread).
+ */
 typedef void (*rp_replay_thread_fn)(void *ctx, uint32_t client);
 
 typedef struct rp_replay_opts {
