@@ -52,7 +52,62 @@ typedef struct scan {
 	kmap handles;           /* (client, handle) -> entry index + 1 */
 	kmap conflicts;         /* (client, index) of creations that fail in later passes -> 1 */
 	kmap counts;            /* (client, 0) -> its ops so far in this pass */
+	kmap dix;               /* (client, 0) -> index in d + 1 */
+	struct sweep *d;        /* the recorded-depth sweep of each client (first pass) */
+	size_t dn, dcap;
 } scan;
+
+/* A client's recorded-depth sweep: a min-heap of the end times of its ops still covering "now". */
+typedef struct sweep {
+	uint64_t *ends;
+	size_t n, cap;
+	rp_plan_depth d;
+} sweep;
+
+static void heap_pop(sweep *w)
+{
+	uint64_t *const h = w->ends;
+	h[0] = h[--w->n];
+	for (size_t i = 0;;) {
+		size_t m = i;
+		const size_t l = 2 * i + 1, r = l + 1;
+		if (l < w->n && h[l] < h[m])
+			m = l;
+		if (r < w->n && h[r] < h[m])
+			m = r;
+		if (m == i)
+			return;
+		const uint64_t t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+/* One op of the client: the intervals ended by its start go, its own joins; the depth at its start counts. */
+static int sweep_add(sweep *w, uint64_t t_start, uint64_t t_end)
+{
+	const uint64_t end = t_end != RP_TIME_UNKNOWN && t_end > t_start ? t_end : t_start;
+	while (w->n && w->ends[0] <= t_start)
+		heap_pop(w);
+	if (w->n == w->cap) {
+		const size_t cap = w->cap ? w->cap * 2 : 16;
+		uint64_t *const e = realloc(w->ends, cap * sizeof(*e));
+		if (!e)
+			return RP_E_NOMEM;
+		w->ends = e;
+		w->cap = cap;
+	}
+	size_t i = w->n++;
+	for (; i > 0 && w->ends[(i - 1) / 2] > end; i = (i - 1) / 2)
+		w->ends[i] = w->ends[(i - 1) / 2];
+	w->ends[i] = end;
+	w->d.ops++;
+	w->d.sum += w->n;
+	if (w->n > w->d.max)
+		w->d.max = (uint32_t)(w->n < UINT32_MAX ? w->n : UINT32_MAX);
+	return 0;
+}
 
 static uint64_t hash_str(const char *s, size_t n)
 {
@@ -490,6 +545,10 @@ static void scan_free(scan *s)
 	kfree(&s->handles);
 	kfree(&s->conflicts);
 	kfree(&s->counts);
+	kfree(&s->dix);
+	for (size_t i = 0; i < s->dn; i++)
+		free(s->d[i].ends);
+	free(s->d);
 }
 
 static int make_items(rp_plan *p, scan *s)
@@ -556,6 +615,27 @@ static int keys_of(const kmap *m, bool client_only, void **out, size_t *n)
 	return 0;
 }
 
+/* The recorded depth: op into its client's sweep (made on the client's first op). */
+static int depth_op(scan *s, const rp_op *op)
+{
+	uint64_t i = kget(&s->dix, op->client, 0);
+	if (!i) {
+		if (s->dn == s->dcap) {
+			const size_t cap = s->dcap ? s->dcap * 2 : 8;
+			sweep *const d = realloc(s->d, cap * sizeof(*d));
+			if (!d)
+				return RP_E_NOMEM;
+			s->d = d;
+			s->dcap = cap;
+		}
+		memset(&s->d[s->dn], 0, sizeof(s->d[s->dn]));
+		i = ++s->dn;
+		if (kput(&s->dix, op->client, 0, i) < 0)
+			return RP_E_NOMEM;
+	}
+	return sweep_add(&s->d[i - 1], op->t_start, op->t_end);
+}
+
 /*
  * One pass over every client's ops.  Each client's ops are numbered from 1 as
  * the client loop numbers them (s->counts).  track: follow paths (the plan,
@@ -583,6 +663,8 @@ static int scan_pass(rp_op_source *src, scan *s, bool track, rp_plan *p, char *e
 			return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 		p->timed = p->timed || op->t_start != 0;
 		p->ops += !s->loop;
+		if (!s->loop && depth_op(s, op) < 0)
+			return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 		if (!track)
 			continue;
 		const char *a = NULL, *b = NULL;
@@ -610,6 +692,14 @@ int rp_plan_build(rp_plan *p, rp_op_source *src, const rp_plan_opts *opts, char 
 	if (keys_of(&s.counts, true, &clients, &p->n_clients) < 0)
 		goto nomem;
 	p->clients = clients;
+	p->depth = calloc(p->n_clients ? p->n_clients : 1, sizeof(*p->depth));
+	if (!p->depth)
+		goto nomem;
+	for (size_t i = 0; i < p->n_clients; i++) {
+		const uint64_t k = kget(&s.dix, p->clients[i], 0);
+		if (k)
+			p->depth[i] = s.d[k - 1].d;
+	}
 	if (opts->loops && p->ops) {
 		/*
 		 * A second pass from the state the first leaves: what it creates that
@@ -659,6 +749,7 @@ void rp_plan_free(rp_plan *p)
 		free(p->items[i].path);
 	free(p->items);
 	free(p->clients);
+	free(p->depth);
 	free(p->conflicts);
 	memset(p, 0, sizeof(*p));
 }

@@ -29,11 +29,22 @@ typedef struct rp_plan_opts {
 	bool loops; /* a second pass from the state the first leaves: the loop conflicts */
 } rp_plan_opts;
 
+/*
+ * The recorded in-flight depth of one client's ops, from their t_start and
+ * t_end: at each op's start, how many of its ops' recorded intervals cover
+ * it, itself included.  An op with no recorded end covers only its start.
+ */
+typedef struct rp_plan_depth {
+	uint64_t ops, sum; /* mean = sum / ops */
+	uint32_t max;
+} rp_plan_depth;
+
 typedef struct rp_plan {
 	rp_plan_item *items; /* sorted by path (strcmp): a parent before everything beneath it */
 	size_t n_items;
 	uint64_t dirs, files, bytes; /* of items */
 	uint32_t *clients;   /* the trace's client ids, ascending */
+	rp_plan_depth *depth; /* each client's recorded depth, as clients */
 	size_t n_clients;
 	uint64_t ops;        /* ops scanned (one pass) */
 	bool timed;          /* some op has a start time */

@@ -17,7 +17,7 @@
 /*
  * Bump when a field is added; a backend states the version it was written against.
  * 2: rp_breq.no_handle.
- * 3: rp_breq.special.
+ * 3: rp_breq.special, rp_breq.granted.
  */
 #define RP_BACKEND_VERSION 3
 
@@ -32,6 +32,14 @@ enum rp_backend_cap {
 	 * checks) stays out of its way.  Every other backend gets that layer.
 	 */
 	RP_BCAP_NT_NATIVE = 1u << 3,
+	/*
+	 * submit() and release() may run on one client state from several threads
+	 * at once: the in-flight window's workers of a client share its state.
+	 * Without it each worker gets a state of its own (client_init with the
+	 * client's dir, called on the client's thread), and a backend handle made
+	 * through one of a client's states is used and released through another.
+	 */
+	RP_BCAP_MT_CLIENT = 1u << 4,
 };
 
 /*

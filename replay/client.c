@@ -103,9 +103,15 @@ static rp_csecond *second_slow(rp_client *c, uint64_t t)
 	return c->sec = &c->series[i];
 }
 
-static inline rp_csecond *second(rp_client *c, uint64_t t)
+static inline __attribute__((always_inline)) rp_csecond *second(rp_client *c, uint64_t t, bool windowed)
 {
-	/* Issue times only grow within a client: one compare per op until the second is over. */
+	/*
+	 * Issue times only grow within a client, one op at a time: one compare per
+	 * op until the second is over.  With the window, ops are recorded as they
+	 * complete, so an earlier second may come back.
+	 */
+	if (windowed && t + NS < c->sec_end)
+		return second_slow(c, t);
 	return t < c->sec_end && c->sec ? c->sec : second_slow(c, t);
 }
 
@@ -147,14 +153,14 @@ static rp_hist *new_hist(void)
 /* Statistics for one op that ran (or was refused by the engine: lat_ok false). */
 static inline __attribute__((always_inline)) void record(rp_client *c, const rp_op *op, uint64_t index, uint64_t sched,
 							 uint64_t issue, uint64_t done, bool lat_ok, int32_t expected,
-							 int32_t status, uint64_t result, const char *path)
+							 int32_t status, uint64_t result, const char *path, bool windowed)
 {
 	const rp_replay *const r = c->r;
 	const bool io = op->op == RP_OP_READ || op->op == RP_OP_WRITE;
 	const uint64_t bytes = io && status == 0 ? result : 0;
 	const uint64_t lag = issue > sched ? issue - sched : 0; /* sched is 0 in afap: no lag recorded below */
 
-	rp_csecond *const s = second(c, issue);
+	rp_csecond *const s = second(c, issue, windowed);
 	if (s) {
 		s->ops++;
 		s->bytes += bytes;
@@ -240,7 +246,7 @@ enum verdict {
 };
 
 /* Resolve the op's paths and handle into req (done before its deadline, so the wait ends in the issue). */
-static inline enum verdict resolve(rp_client *c, const rp_op *op, uint64_t index, rp_breq *req, int *refuse)
+static inline __attribute__((always_inline)) enum verdict resolve(rp_client *c, const rp_op *op, uint64_t index, rp_breq *req, int *refuse)
 {
 	const rp_replay *const r = c->r;
 	req->op = op->op == RP_OP_OPEN && op->status == 0 && loop_conflict(c, index) ? loop_open(c, op) : op;
@@ -289,47 +295,34 @@ static inline enum verdict resolve(rp_client *c, const rp_op *op, uint64_t index
 	return V_ISSUE;
 }
 
-/* Run one resolved op now.  Returns the completion time. */
-static uint64_t exec(rp_client *c, const rp_op *op, rp_breq *req, enum verdict v, int refuse, uint64_t index,
-		     uint64_t sched, uint64_t t)
+/* The NT layer (replay/ntsem.c), for backends without NT semantics of their own: only where an NT or delete-on-close handle is. */
+static inline bool nt_wanted(const rp_client *c, const rp_op *op)
+{
+	return c->r->nt_layer &&
+	       (c->nt.handles.live || (op->op == RP_OP_OPEN && (op->oflags & (RP_OF_NT | RP_OF_DELETE_ON_CLOSE))));
+}
+
+bool rp__client_nt_pre(rp_client *c, const rp_op *op, rp_breq *req)
+{
+	const int pre = nt_wanted(c, op) ? rp__nt_before(c, op, req) : 0;
+	if (!pre)
+		return false;
+	req->status = pre == RP__NT_DONE ? 0 : pre;
+	req->result = 0;
+	return true;
+}
+
+/* After the backend returned: the handle table, then the statistics. */
+static inline __attribute__((always_inline)) void finish(rp_client *c, const rp_op *op, rp_breq *req, uint64_t index,
+							 uint64_t sched, uint64_t issue, uint64_t done, bool windowed)
 {
 	rp_replay *const r = c->r;
-	const bool counted = t >= r->warm_end;
-	switch (v) {
-	case V_REFUSE:
-		c->acc[op->op].escapes += refuse == EXDEV && counted;
-		record(c, op, index, sched, t, t, false, op->status, refuse, 0, req->path);
-		return t;
-	case V_SKIP:
-		c->acc[op->op].skipped += counted;
-		return t;
-	case V_UNKNOWN:
-		c->acc[op->op].unknown += counted;
-		/* fall through */
-	case V_NO_HANDLE_1:
-		record(c, op, index, sched, t, t, false, op->status, EBADF, 0, req->path);
-		return t;
-	case V_ISSUE:
-		break;
-	}
-	/* The NT layer, for backends without NT semantics of their own, only where an NT or delete-on-close handle is. */
-	const bool nt = r->nt_layer && (c->nt.handles.live ||
-					(op->op == RP_OP_OPEN && (op->oflags & (RP_OF_NT | RP_OF_DELETE_ON_CLOSE))));
-	const int pre = nt ? rp__nt_before(c, op, req) : 0;
-	/* The issue time is taken last, right before the backend call: lag and latency are the call's. */
-	const uint64_t issue = rp__now(r);
-	if (pre) {
-		req->status = pre == RP__NT_DONE ? 0 : pre;
-		req->result = 0;
-	} else {
-		rp__client_submit(c, req);
-	}
-	if (nt)
+	/* The NT layer's view of the completion, and the backend's errno in the numbering traces hold. */
+	if (nt_wanted(c, op))
 		rp__nt_after(c, op, req);
-	if (req->status > 0) /* the backend's errno, in the numbering traces hold */
+	if (req->status > 0)
 		req->status = rp_errno_from_host(req->status);
-	const uint64_t done = rp__now(r);
-	c->acc[op->op].specials += req->special && counted;
+	c->acc[op->op].specials += req->special && issue >= r->warm_end;
 	if (op->op == RP_OP_OPEN) {
 		uint64_t old;
 		const bool live = op->handle && rp__handles_get(&c->handles, op->handle, &old) && old != BH_FAILED;
@@ -338,6 +331,8 @@ static uint64_t exec(rp_client *c, const rp_op *op, rp_breq *req, enum verdict v
 				r->bops->release(r->bstate, c->bstate, old);
 			if (rp__handles_put(&c->handles, op->handle, req->bh) < 0)
 				r->bops->release(r->bstate, c->bstate, req->bh);
+			else if (windowed && op->path)
+				rp__handles_put(&c->win->hpath, op->handle, op->path); /* no memory: fewer names, still ordered by handle */
 		} else if (op->handle && !live) {
 			/*
 			 * A failed open is remembered, so the ops on its handle count as
@@ -349,11 +344,79 @@ static uint64_t exec(rp_client *c, const rp_op *op, rp_breq *req, enum verdict v
 	} else if (op->op == RP_OP_CLOSE && op->handle) {
 		uint64_t old;
 		rp__handles_del(&c->handles, op->handle, &old);
+		if (windowed)
+			rp__handles_del(&c->win->hpath, op->handle, &old);
 	}
 	record(c, op, index, sched, issue, done, true, expected(c, op, index, req->status), req->status, req->result,
-	       req->path);
-	c->last_done = done;
+	       req->path, windowed);
+	if (!windowed || done > c->last_done)
+		c->last_done = done;
+}
+
+void rp__client_finish(rp_client *c, const rp_op *op, rp_breq *req, uint64_t index, uint64_t sched, uint64_t issue,
+		       uint64_t done)
+{
+	finish(c, op, req, index, sched, issue, done, true);
+}
+
+/* Run one resolved op now.  Returns the completion time. */
+static inline __attribute__((always_inline)) uint64_t exec(rp_client *c, const rp_op *op, rp_breq *req, enum verdict v,
+							   int refuse, uint64_t index, uint64_t sched, uint64_t t)
+{
+	rp_replay *const r = c->r;
+	const bool counted = t >= r->warm_end;
+	switch (v) {
+	case V_REFUSE:
+		c->acc[op->op].escapes += refuse == EXDEV && counted;
+		record(c, op, index, sched, t, t, false, op->status, refuse, 0, req->path, false);
+		return t;
+	case V_SKIP:
+		c->acc[op->op].skipped += counted;
+		return t;
+	case V_UNKNOWN:
+		c->acc[op->op].unknown += counted;
+		/* fall through */
+	case V_NO_HANDLE_1:
+		record(c, op, index, sched, t, t, false, op->status, EBADF, 0, req->path, false);
+		return t;
+	case V_ISSUE:
+		break;
+	}
+	/* The issue time is taken last, right before the backend call: lag and latency are the call's. */
+	const uint64_t issue = rp__now(r);
+	if (!rp__client_nt_pre(c, op, req))
+		rp__client_submit(c, req);
+	const uint64_t done = rp__now(r);
+	finish(c, op, req, index, sched, issue, done, false);
 	return done;
+}
+
+/*
+ * The window's key of op: its paths, or for an op on a handle without a path
+ * the path that handle's open named.
+ */
+static void win_key(rp_client *c, const rp_op *op, rp_wkey *k)
+{
+	const char *n1 = NULL, *n2 = NULL;
+	uint64_t id;
+	if (op->path)
+		n1 = path_get(c, op->path)->s;
+	else if (op->handle && rp__handles_get(&c->win->hpath, op->handle, &id))
+		n1 = path_get(c, (uint32_t)id)->s;
+	if (op->path2)
+		n2 = path_get(c, op->path2)->s;
+	rp__win_key(k, op, n1, n2);
+}
+
+/* Wait until op may be issued with what is in flight (the key is made again as earlier ops complete). */
+static void win_admit(rp_client *c, const rp_op *op, rp_wkey *k)
+{
+	for (;;) {
+		win_key(c, op, k);
+		if (rp__win_ready(c, k))
+			return;
+		rp__win_block(c);
+	}
 }
 
 static void release_all(rp_client *c)
@@ -380,8 +443,11 @@ static inline bool stopping(const rp_replay *r)
 	return atomic_load_explicit(&r->stop, memory_order_relaxed);
 }
 
-/* The client's passes through its ops until the end, the time limit or a stop. */
-static void run(rp_client *c)
+/*
+ * The client's passes through its ops until the end, the time limit or a stop.
+ * Made twice (windowed a constant): one op at a time pays nothing for the window.
+ */
+static inline __attribute__((always_inline)) void run_impl(rp_client *c, const bool windowed)
 {
 	rp_replay *const r = c->r;
 	const rp_timing timing = r->opts.timing;
@@ -437,7 +503,10 @@ static void run(rp_client *c)
 				continue;
 			}
 			rp_breq req;
+			rp_wkey key;
 			int refuse = 0;
+			if (windowed)
+				win_admit(c, op, &key);
 			const enum verdict v = resolve(c, op, index, &req, &refuse);
 			/* afap: the previous completion is the time now, near enough to end the run on. */
 			uint64_t t = prev_done;
@@ -446,7 +515,7 @@ static void run(rp_client *c)
 					c->stop = "time";
 					return;
 				}
-				t = rp__wait_until(r, &c->late_est, sched);
+				t = windowed ? rp__win_wait_until(c, sched) : rp__wait_until(r, &c->late_est, sched);
 				if (stopping(r))
 					continue; /* reported at the top of the loop */
 			}
@@ -454,9 +523,14 @@ static void run(rp_client *c)
 				c->stop = "time";
 				return;
 			}
-			prev_done = exec(c, op, &req, v, refuse, index, sched, t);
+			if (windowed && v == V_ISSUE)
+				prev_done = rp__win_issue(c, op, &req, &key, index, sched, k < n && ops[k].t_start < rec_end);
+			else
+				prev_done = exec(c, op, &req, v, refuse, index, sched, t);
 			prev_rec_end = rec_end;
 		}
+		if (windowed)
+			rp__win_drain(c);
 		release_all(c);
 		c->passes++;
 		if (index == 0 || !end) {
@@ -480,6 +554,14 @@ static void run(rp_client *c)
 	}
 }
 
+static void run(rp_client *c)
+{
+	if (c->win)
+		run_impl(c, true);
+	else
+		run_impl(c, false);
+}
+
 void *rp__client_main(void *arg)
 {
 	rp_client *const c = arg;
@@ -497,6 +579,14 @@ void *rp__client_main(void *arg)
 	}
 	c->binit = true;
 	c->async = (r->bops->caps & RP_BCAP_ASYNC) && r->bops->poll;
+	if (r->opts.max_inflight > 1) {
+		rc = rp__win_create(c, r->opts.max_inflight, c->errbuf);
+		if (rc < 0) {
+			c->rc = rc;
+			c->stop = "error";
+			goto out;
+		}
+	}
 	rc = r->w->open(r->w, false, c->trace_client, &c->src, c->errbuf);
 	if (rc < 0) {
 		c->rc = rc;
@@ -504,8 +594,10 @@ void *rp__client_main(void *arg)
 		goto out;
 	}
 	run(c);
+	rp__win_destroy(c);
 	release_all(c);
 out:
+	rp__win_destroy(c);
 	if (c->src)
 		c->src->close(c->src);
 	c->src = NULL;

@@ -12,6 +12,7 @@ void rp_replay_opts_init(rp_replay_opts *o)
 	o->warmup_s = -1;
 	o->speed = 1.0;
 	o->spin_us = 50;
+	o->max_inflight = 1;
 }
 
 static bool has_prefix(const char *s, const char *p)
@@ -58,6 +59,8 @@ static int check_opts(const rp_replay_opts *o, char *errbuf)
 		return rp_fail(errbuf, RP_E_RANGE, "durations must be >= 0");
 	if ((unsigned)o->timing > RP_TIMING_THINK || (unsigned)o->on_mismatch > RP_MISMATCH_ABORT)
 		return rp_fail(errbuf, RP_E_INVAL, "bad timing or mismatch policy");
+	if (o->max_inflight > RP_REPLAY_MAX_INFLIGHT) /* 0 is taken as 1 */
+		return rp_fail(errbuf, RP_E_RANGE, "max-inflight must be 1..%d", RP_REPLAY_MAX_INFLIGHT);
 	if (o->clones > RP_REPLAY_CLIENTS_MAX)
 		return rp_fail(errbuf, RP_E_LIMIT, "%u copies: at most %u clients in one run", o->clones,
 			       RP_REPLAY_CLIENTS_MAX);
@@ -311,6 +314,7 @@ void rp_replay_destroy(rp_replay *r)
 		r->bops->destroy(r->bstate);
 	rp__prepare_free(r); /* trace_clients with the plan */
 	free(r->res.series);
+	free(r->res.client_depth);
 	free(r->kv);
 	free(r->kv_storage);
 	free(r->target);

@@ -32,6 +32,70 @@ typedef struct rp_pathent {
 	int err; /* 0, EXDEV (escapes), ENAMETOOLONG, EINVAL */
 } rp_pathent;
 
+/*
+ * What the in-flight window knows of an op to order it (window.c): its
+ * recorded times, handle, byte range and the names it touches (its paths, or
+ * for an op on a handle the path that handle was opened with).
+ */
+enum rp_wkind {
+	RP_WK_CHANGE = 1u << 0,  /* may change its names: create, remove, rename, set attributes, close */
+	RP_WK_READ = 1u << 1,    /* reads [off, end) of its handle */
+	RP_WK_WRITE = 1u << 2,   /* writes [off, end) of its handle */
+	RP_WK_ORDERED = 1u << 3, /* keeps its order with every op on its handle (open, close, locks, ...) */
+};
+typedef struct rp_wkey {
+	uint64_t t_start, rec_end; /* recorded; rec_end = t_start when the end is unknown */
+	uint64_t handle;           /* trace handle, 0 = none */
+	uint64_t off, end;         /* read/write byte range */
+	const char *name[2];       /* normalised, NULL = none */
+	unsigned kind;             /* rp_wkind */
+} rp_wkey;
+
+/* The key of op, whose names are name and name2 (either NULL). */
+void rp__win_key(rp_wkey *k, const rp_op *op, const char *name, const char *name2);
+/* The dependency rule (docs/replay.md): must `later` wait for `earlier` to complete? */
+bool rp__win_depends(const rp_wkey *earlier, const rp_wkey *later);
+
+
+/* window.c: up to --max-inflight ops of one client in flight at once. */
+typedef struct rp_window rp_window;
+typedef struct rp_worker rp_worker;
+typedef struct rp_client rp_client;
+
+/* One op in flight: copies of what it needs, since the source's batch moves on. */
+typedef struct rp_slot {
+	rp_op op;  /* the trace op */
+	rp_op alt; /* the op the engine issues instead (loop_open), when req.op points here */
+	rp_breq req;
+	rp_wkey key;
+	uint64_t index, sched, issue, done;
+	uint64_t posted; /* when the client handed it to a worker */
+	_Atomic bool finished; /* set by the worker (release) or the async callback */
+	bool busy;
+	rp_worker *worker; /* NULL: an asynchronous backend has it */
+	rp_client *c;
+} rp_slot;
+
+struct rp_window {
+	rp_client *c;
+	uint32_t max;      /* --max-inflight */
+	uint32_t n;        /* slots busy */
+	rp_slot *slots;    /* max of them */
+	rp_worker **workers; /* synchronous backends: max - 1 threads */
+	uint32_t n_workers;
+	bool async;        /* submit + poll instead of workers */
+	rp_handles hpath;  /* trace handle -> path id of its (successful) open, for the names of handle ops */
+	/*
+	 * Moving averages (ns): how long each kind of op takes on this backend,
+	 * and how long a hand-off to a worker takes to start it.  An op faster
+	 * than a hand-off runs on the client thread.
+	 */
+	uint64_t lat_est[RP_OP__COUNT];
+	uint64_t handoff_est;
+	_Alignas(64) _Atomic uint32_t completions; /* futex word the client sleeps on */
+	_Atomic int waiting;
+};
+
 typedef struct rp_client {
 	rp_replay *r;
 	uint32_t index;        /* 0 .. n_clients-1 */
@@ -66,6 +130,10 @@ typedef struct rp_client {
 	char errbuf[RP_ERRBUF_SIZE];
 	pthread_t thread;
 	bool started;
+	rp_window *win; /* --max-inflight > 1; NULL: one op at a time, as before */
+	/* In-flight depth at each backend issue (window only; with one at a time it is 1). */
+	uint64_t depth_ops, depth_sum;
+	uint32_t depth_max;
 
 	/* Read by the progress snapshot; written with relaxed stores, on its own cache line. */
 	_Alignas(64) _Atomic uint64_t prog_ops;
@@ -95,6 +163,7 @@ struct rp_replay {
 	uint32_t n_trace_clients;
 	rp_client **clients;
 	uint32_t n_clients;
+	const rp_plan_depth *rec_depth; /* recorded depth, by index in trace_clients (the plan's) */
 	/*
 	 * (trace client << 32 | op index in its pass) of the creations that find
 	 * what the previous pass left (EEXIST in every pass after the first).
@@ -133,11 +202,39 @@ int rp__scan(rp_replay *r, char *errbuf);
 int rp__prepare_run(rp_replay *r, char *errbuf);
 void rp__prepare_free(rp_replay *r);
 
+
 /* client.c */
 void *rp__client_main(void *arg);
 void rp__client_free(rp_client *c);
 /* Hand a request to the backend and wait for it (synchronously or through poll()). */
 void rp__client_submit(rp_client *c, rp_breq *req);
+/*
+ * The NT layer before op reaches the backend (client thread): true when the
+ * layer completed it itself (req->status set: an access refused, a
+ * delete-on-close set-info), false to hand it to the backend.
+ */
+bool rp__client_nt_pre(rp_client *c, const rp_op *op, rp_breq *req);
+/* After an op completed: the handle table, the statistics (what exec does once the backend returned). */
+void rp__client_finish(rp_client *c, const rp_op *op, rp_breq *req, uint64_t index, uint64_t sched, uint64_t issue,
+		       uint64_t done);
+
+/* window.c */
+int rp__win_create(rp_client *c, uint32_t max, char *errbuf); /* client thread, after client_init */
+void rp__win_destroy(rp_client *c);                          /* drains first; NULL window is a no-op */
+/* Reap what completed; true when k may be issued now (room in the window, nothing in flight it depends on). */
+bool rp__win_ready(rp_client *c, const rp_wkey *k);
+/* Wait for at least one completion (or a short while). */
+void rp__win_block(rp_client *c);
+/* Wait until deadline; an asynchronous backend's completions run meanwhile. */
+uint64_t rp__win_wait_until(rp_client *c, uint64_t deadline);
+/*
+ * Issue a resolved op: to an idle worker (or the asynchronous backend) when
+ * the next op overlaps it in the recording, else here and now.  Returns the
+ * time to go on from.
+ */
+uint64_t rp__win_issue(rp_client *c, const rp_op *op, rp_breq *req, const rp_wkey *k, uint64_t index,
+		       uint64_t sched, bool next_overlaps);
+void rp__win_drain(rp_client *c); /* until nothing is in flight */
 
 /* stats.c */
 int rp__stats_merge(rp_replay *r);

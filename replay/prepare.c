@@ -29,6 +29,7 @@ int rp__scan(rp_replay *r, char *errbuf)
 		return rp_fail(errbuf, RP_E_LIMIT, "the trace has %zu clients", r->plan.n_clients);
 	r->trace_clients = r->plan.clients;
 	r->n_trace_clients = (uint32_t)r->plan.n_clients;
+	r->rec_depth = r->plan.depth;
 	/* The client loop looks each creation up in a pass after the first: a hash table, not a search. */
 	for (size_t i = 0; i < r->plan.n_conflicts; i++)
 		if (rp__handles_put(&r->loop_conflicts, r->plan.conflicts[i], 1) < 0)

@@ -56,7 +56,10 @@ typedef struct rp_replay_clock {
 	void *ctx;
 } rp_replay_clock;
 
-/* Called from each client thread before its first op (tests: pin a fake clock to the thread). */
+/*
+ * Called from each client thread before its first op, and from each of its
+ * in-flight window's workers (tests: pin a fake clock to the thread).
+ */
 typedef void (*rp_replay_thread_fn)(void *ctx, uint32_t client);
 
 /*
@@ -83,6 +86,12 @@ typedef struct rp_replay_opts {
 	bool no_prepare;
 	rp_on_mismatch on_mismatch;
 	double spin_us;           /* sleep until this long before a deadline, then spin (default 50) */
+	/*
+	 * Ops of one client in flight at once (1, the default: one at a time).
+	 * Above 1, an op goes while earlier ones still run when the trace shows
+	 * them overlapping and it does not depend on them (docs/replay.md).
+	 */
+	uint32_t max_inflight;
 	const rp_replay_clock *clock; /* NULL: CLOCK_MONOTONIC */
 	rp_replay_thread_fn on_thread;
 	void *on_thread_ctx;
@@ -121,6 +130,19 @@ typedef struct rp_replay_sample {
 	char path[160];
 } rp_replay_sample;
 
+/* At most this many ops of one client in flight (--max-inflight). */
+#define RP_REPLAY_MAX_INFLIGHT 1024
+
+/*
+ * In-flight depth, as reached by the replay and as recorded in the trace:
+ * at each op's issue (recorded: its t_start), how many of its client's ops
+ * were in flight, itself included; max and mean over the ops.
+ */
+typedef struct rp_replay_depth {
+	uint32_t max, rec_max;
+	double mean, rec_mean;
+} rp_replay_depth;
+
 /* errno values counted individually; larger ones are counted under 0 ("other"). */
 #define RP_REPLAY_ERRNO_MAX 160
 
@@ -152,6 +174,10 @@ typedef struct rp_replay_results {
 		double seconds;
 	} prepare;
 	char error[RP_ERRBUF_SIZE]; /* a client that failed (reader error): what and where */
+	uint32_t max_inflight;   /* the bound the run had */
+	rp_replay_depth depth;   /* all clients: the largest max, the mean of the means */
+	rp_replay_depth *client_depth; /* one per client */
+	size_t n_client_depth;
 } rp_replay_results;
 
 /* ---- Running ---------------------------------------------------------------------------- */

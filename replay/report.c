@@ -63,6 +63,16 @@ void rp_replay_write_table(const rp_replay_results *res, FILE *f)
 	if (res->lag_count)
 		fprintf(f, "Issue lag: p50 %.1f us  p99 %.1f us  max %.1f us\n", res->lag_p50_us, res->lag_p99_us,
 			res->lag_max_us);
+	if (res->max_inflight > 1 || res->depth.rec_max > 1) {
+		fprintf(f, "In flight per client (max %u): max %u, mean %.2f; recorded max %u, mean %.2f\n",
+			res->max_inflight, res->depth.max, res->depth.mean, res->depth.rec_max, res->depth.rec_mean);
+		/* Client by client when there are a few; all of them are in the JSON. */
+		for (size_t i = 0; res->n_client_depth > 1 && res->n_client_depth <= 16 && i < res->n_client_depth; i++) {
+			const rp_replay_depth *const d = &res->client_depth[i];
+			fprintf(f, "  client %zu: max %u, mean %.2f; recorded max %u, mean %.2f\n", i, d->max, d->mean,
+				d->rec_max, d->rec_mean);
+		}
+	}
 	if (res->failures || res->mismatches || res->unknown_handles || res->skipped || res->escapes)
 		fprintf(f, "Failed %llu, mismatched %llu, unknown handles %llu, skipped %llu, escaping paths %llu\n",
 			(unsigned long long)res->failures, (unsigned long long)res->mismatches,
@@ -184,7 +194,23 @@ void rp_replay_write_json(const rp_replay_results *res, FILE *f)
 		fprintf(f, ": %llu", (unsigned long long)res->errnos[e]);
 		first = false;
 	}
-	fputs("},\n  \"prepare\": {", f);
+	fputs("},\n  \"inflight\": {", f);
+	json_u64(f, "max_inflight", res->max_inflight, true);
+	json_u64(f, "max", res->depth.max, true);
+	json_dbl(f, "mean", res->depth.mean, true);
+	json_u64(f, "recorded_max", res->depth.rec_max, true);
+	json_dbl(f, "recorded_mean", res->depth.rec_mean, true);
+	fputs("\"clients\": [", f);
+	for (size_t i = 0; i < res->n_client_depth; i++) {
+		const rp_replay_depth *const d = &res->client_depth[i];
+		fprintf(f, "%s{", i ? ", " : "");
+		json_u64(f, "max", d->max, true);
+		json_dbl(f, "mean", d->mean, true);
+		json_u64(f, "recorded_max", d->rec_max, true);
+		json_dbl(f, "recorded_mean", d->rec_mean, false);
+		fputc('}', f);
+	}
+	fputs("]},\n  \"prepare\": {", f);
 	fprintf(f, "\"ran\": %s, ", res->prepare.ran ? "true" : "false");
 	json_u64(f, "dirs", res->prepare.dirs, true);
 	json_u64(f, "files", res->prepare.files, true);

@@ -118,6 +118,43 @@ int rp__stats_merge(rp_replay *r)
 	free(h);
 	free(lag);
 
+	res->max_inflight = r->opts.max_inflight > 1 ? r->opts.max_inflight : 1;
+	res->client_depth = calloc(r->n_clients ? r->n_clients : 1, sizeof(*res->client_depth));
+	if (!res->client_depth)
+		return RP_E_NOMEM;
+	res->n_client_depth = r->n_clients;
+	double sum = 0, rec_sum = 0;
+	uint32_t n_mean = 0, n_rec = 0;
+	for (uint32_t i = 0; i < r->n_clients; i++) {
+		const rp_client *const c = r->clients[i];
+		rp_replay_depth *const d = &res->client_depth[i];
+		if (res->max_inflight == 1) {
+			/* One at a time: 1 for a client that issued anything, without counting on the hot path. */
+			d->max = c->n_ops ? 1 : 0;
+			d->mean = d->max;
+		} else {
+			d->max = c->depth_max;
+			d->mean = c->depth_ops ? (double)c->depth_sum / (double)c->depth_ops : 0;
+		}
+		const rp_plan_depth *const rd = r->rec_depth ? &r->rec_depth[i % r->n_trace_clients] : NULL;
+		if (rd && rd->ops) {
+			d->rec_max = rd->max;
+			d->rec_mean = (double)rd->sum / (double)rd->ops;
+			rec_sum += d->rec_mean;
+			n_rec++;
+		}
+		if (d->max) {
+			sum += d->mean;
+			n_mean++;
+		}
+		if (d->max > res->depth.max)
+			res->depth.max = d->max;
+		if (d->rec_max > res->depth.rec_max)
+			res->depth.rec_max = d->rec_max;
+	}
+	res->depth.mean = n_mean ? sum / n_mean : 0;
+	res->depth.rec_mean = n_rec ? rec_sum / n_rec : 0;
+
 	res->series = calloc(n_series ? n_series : 1, sizeof(*res->series));
 	if (!res->series)
 		return RP_E_NOMEM;

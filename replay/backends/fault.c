@@ -1,8 +1,15 @@
-/* The fault backend: like null, but fails chosen ops with chosen errors (fail=OP[@N[-M|+]][:ERRNO]). */
+/*
+ * The fault backend: like null, but fails chosen ops with chosen errors
+ * (fail=OP[@N[-M|+]][:ERRNO]) and can take a fixed time per op (delay=DURATION).
+ * One client state may serve a client's window workers at once (RP_BCAP_MT_CLIENT),
+ * so the per-client counts stay per client.
+ */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "replay/backend.h"
 
@@ -15,17 +22,20 @@ typedef struct fault_rule {
 typedef struct fault_backend {
 	fault_rule *rules;
 	size_t n_rules;
+	uint64_t delay_ns; /* each op takes this long (a sleep), 0 = none */
 } fault_backend;
 
 typedef struct fault_client {
-	uint64_t next_handle;
-	uint64_t seen[RP_OP__COUNT];
+	_Atomic uint64_t next_handle;
+	_Atomic uint64_t seen[RP_OP__COUNT];
 } fault_client;
 
 static const rp_backend_opt fault_opts[] = {
 	{ "fail", "OP[@N[-M|+]][:ERR]",
 	  "fail op OP (its Nth, Nth to Mth, Nth onwards, or every one, counted per client) with ERR "
 	  "(a name like ENOSPC or a number; default EIO); repeatable" },
+	{ "delay", "DURATION",
+	  "every op takes this long (a sleep: 2ms, 500us, 1s), a slow server for --max-inflight" },
 	{ NULL, NULL, NULL },
 };
 
@@ -85,6 +95,27 @@ static int parse_rule(const char *spec, fault_rule *r, char *errbuf)
 	return 0;
 }
 
+/* "2ms", "500us", "100ns", "1.5s" or "1" (seconds) -> ns; -1 if bad or over an hour. */
+static int64_t parse_delay(const char *s)
+{
+	char *end;
+	errno = 0;
+	const double v = strtod(s, &end);
+	if (errno || end == s || !(v >= 0))
+		return -1;
+	double scale = 1e9;
+	if (strcmp(end, "ms") == 0)
+		scale = 1e6;
+	else if (strcmp(end, "us") == 0)
+		scale = 1e3;
+	else if (strcmp(end, "ns") == 0)
+		scale = 1;
+	else if (*end && strcmp(end, "s") != 0)
+		return -1;
+	const double ns = v * scale;
+	return ns <= 3600e9 ? (int64_t)ns : -1;
+}
+
 static int fault_create(void **out, const rp_backend_args *args, char *errbuf)
 {
 	fault_backend *const fb = calloc(1, sizeof(*fb));
@@ -96,6 +127,17 @@ static int fault_create(void **out, const rp_backend_args *args, char *errbuf)
 		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < args->n_kv; i++) {
+		if (strcmp(args->kv[i].key, "delay") == 0) {
+			const int64_t ns = parse_delay(args->kv[i].value);
+			if (ns < 0) {
+				free(fb->rules);
+				free(fb);
+				return rp_fail(errbuf, RP_E_INVAL, "fault: bad delay '%s' (a duration: 2ms, 500us, 1s)",
+					       args->kv[i].value);
+			}
+			fb->delay_ns = (uint64_t)ns;
+			continue;
+		}
 		if (strcmp(args->kv[i].key, "fail") != 0)
 			continue;
 		const int rc = parse_rule(args->kv[i].value, &fb->rules[fb->n_rules], errbuf);
@@ -121,7 +163,10 @@ static void fault_destroy(void *backend)
 static int fault_client_init(void *backend, void *client, const char *dir, char *errbuf)
 {
 	(void)backend, (void)dir, (void)errbuf;
-	((fault_client *)client)->next_handle = 1;
+	fault_client *const c = client;
+	atomic_init(&c->next_handle, 1);
+	for (unsigned i = 0; i < RP_OP__COUNT; i++)
+		atomic_init(&c->seen[i], 0);
 	return 0;
 }
 
@@ -135,7 +180,13 @@ static int fault_submit(void *backend, void *client, rp_breq *req)
 	const fault_backend *const fb = backend;
 	fault_client *const c = client;
 	const unsigned op = req->op->op;
-	const uint64_t n = op < RP_OP__COUNT ? ++c->seen[op] : 0;
+	/* The Nth op of a kind is the Nth to reach the backend (with --max-inflight, in the order they do). */
+	const uint64_t n = op < RP_OP__COUNT ? atomic_fetch_add_explicit(&c->seen[op], 1, memory_order_relaxed) + 1 : 0;
+	if (fb->delay_ns) {
+		struct timespec ts = { (time_t)(fb->delay_ns / 1000000000u), (long)(fb->delay_ns % 1000000000u) };
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+	}
 	req->status = req->no_handle ? EBADF : 0;
 	req->result = req->no_handle ? 0 : op == RP_OP_READ || op == RP_OP_WRITE ? req->op->length : req->op->result;
 	for (size_t i = 0; i < fb->n_rules; i++) {
@@ -147,7 +198,7 @@ static int fault_submit(void *backend, void *client, rp_breq *req)
 		}
 	}
 	if (op == RP_OP_OPEN && req->status == 0)
-		req->bh = c->next_handle++;
+		req->bh = atomic_fetch_add_explicit(&c->next_handle, 1, memory_order_relaxed);
 	if (req->cb)
 		req->cb(req);
 	return 0;
@@ -161,8 +212,8 @@ static void fault_release(void *backend, void *client, uint64_t bh)
 const rp_backend_ops rp__backend_fault = {
 	.version = RP_BACKEND_VERSION,
 	.name = "fault",
-	.summary = "for tests: like null, but fails the ops named by fail= rules",
-	.caps = RP_BCAP_CONFINED,
+	.summary = "for tests: like null, but fails the ops named by fail= rules and takes delay= per op",
+	.caps = RP_BCAP_CONFINED | RP_BCAP_MT_CLIENT,
 	.client_size = sizeof(fault_client),
 	.opts = fault_opts,
 	.create = fault_create,

@@ -13,7 +13,7 @@ skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 check() { if eval "$2"; then ok "$1"; else notok "$1"; fi; }
 # json FILE EXPR: evaluate a python expression over the JSON as d.
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"; }
-echo "1..12"
+echo "1..16"
 
 # 1. A small loadfile, three copies, one pass: every status as recorded, prepare makes \input\existing.dat.
 mkdir "$tmp/t1"
@@ -58,4 +58,18 @@ if [ -r /usr/share/dbench/client.txt ]; then
 else
 	skip "no /usr/share/dbench/client.txt (apt-get install dbench)"
 fi
+# 6. The in-flight window: bounds, the JSON, and a loadfile (no recorded ends: nothing overlaps) stays one at a time.
+check "inflight in the JSON: bound 1, depth 1, a record per client" \
+	"json '$tmp/1.json' 'd[\"inflight\"][\"max_inflight\"] == 1 and d[\"inflight\"][\"max\"] == 1 and len(d[\"inflight\"][\"clients\"]) == 3 and d[\"inflight\"][\"recorded_max\"] == 1'"
+"$reprise" replay "$data/small.load" --target "$tmp/t1" --max-inflight 0 -q >/dev/null 2>&1
+rc0=$?
+"$reprise" replay "$data/small.load" --target "$tmp/t1" --max-inflight 1025 -q >/dev/null 2>&1
+check "--max-inflight 0 and 1025 are usage errors" "[ $rc0 -eq 2 ] && [ $? -eq 2 ]"
+mkdir "$tmp/t6"
+"$reprise" replay "$tmp/timed.load" --target "$tmp/t6" --timing trace --max-inflight 8 -q --json "$tmp/6.json" >/dev/null 2>&1
+check "a timestamped loadfile with --max-inflight 8 runs one at a time" \
+	"json '$tmp/6.json' 'd[\"inflight\"][\"max_inflight\"] == 8 and d[\"inflight\"][\"max\"] == 1 and d[\"mismatches\"] == 0'"
+"$reprise" replay "$data/small.load" --target "$tmp/t1" --backend fault --backend-opt delay=soon -q >"$tmp/6.out" 2>&1
+check "fault delay= wants a duration" "grep -q 'bad delay' '$tmp/6.out'"
+
 [ $fails -eq 0 ]

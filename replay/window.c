@@ -1,0 +1,438 @@
+/*
+ * The in-flight window (--max-inflight N > 1): a client issues an op while
+ * earlier ones of its own are still running, when the recording shows they
+ * overlapped and the op does not depend on them (rp__win_depends, the one
+ * dependency rule; docs/replay.md).  Synchronous backends run the ops on up to
+ * N - 1 worker threads per client, each with backend client state of its own
+ * unless the backend says one state may be shared (RP_BCAP_MT_CLIENT); the
+ * client thread runs the Nth itself.  Asynchronous backends keep the requests
+ * in the backend (submit with a callback, completions from poll).
+ *
+ * Wake-ups: a worker sleeps on a futex when it has nothing to do and the
+ * client wakes it with one syscall per hand-off; the client sleeps only when
+ * it must wait for a completion, and a worker wakes it only then.  An op whose
+ * successor does not overlap it runs on the client thread, so the serial parts
+ * of a trace cost no wake-up at all.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "replay/engine.h"
+
+/* ---- The dependency rule ----------------------------------------------------------------- */
+
+/* Whether an open may create or empty what it names (its disposition; an open that only opens changes no name). */
+static bool open_changes(const rp_op *op)
+{
+	return op->disp != RP_DISP_OPEN || (op->oflags & RP_OF_DELETE_ON_CLOSE);
+}
+
+void rp__win_key(rp_wkey *k, const rp_op *op, const char *name, const char *name2)
+{
+	k->t_start = op->t_start;
+	k->rec_end = op->t_end != RP_TIME_UNKNOWN && op->t_end > op->t_start ? op->t_end : op->t_start;
+	k->handle = op->handle;
+	k->off = op->offset;
+	k->end = op->length > UINT64_MAX - op->offset ? UINT64_MAX : op->offset + op->length;
+	k->name[0] = name;
+	k->name[1] = name2;
+	switch (op->op) {
+	case RP_OP_READ:
+		k->kind = RP_WK_READ;
+		break;
+	case RP_OP_WRITE:
+		k->kind = RP_WK_WRITE;
+		break;
+	case RP_OP_OPEN:
+		k->kind = RP_WK_ORDERED | (open_changes(op) ? RP_WK_CHANGE : 0);
+		break;
+	case RP_OP_CLOSE:    /* delete on close */
+	case RP_OP_SETATTR:  /* size, times, mode, delete pending */
+	case RP_OP_SETXATTR: /* also SMB security descriptors */
+	case RP_OP_REMOVEXATTR:
+	case RP_OP_UNLINK:
+	case RP_OP_MKDIR:
+	case RP_OP_RMDIR:
+	case RP_OP_RENAME:
+	case RP_OP_LINK:
+	case RP_OP_SYMLINK:
+	case RP_OP_DELTREE:
+	case RP_OP_MKNOD:
+		k->kind = RP_WK_ORDERED | RP_WK_CHANGE;
+		break;
+	case RP_OP_SLEEP:
+		k->kind = 0;
+		break;
+	default: /* flush, lock, unlock, stat, readdir, statfs, readlink, lookup, access, getxattr, listxattr */
+		k->kind = RP_WK_ORDERED;
+		break;
+	}
+}
+
+/* a is b, or a directory above it ("" is the client's directory, above everything). */
+static bool above_or_same(const char *a, const char *b)
+{
+	const size_t n = strlen(a);
+	return n == 0 || (strncmp(a, b, n) == 0 && (b[n] == '\0' || b[n] == '/'));
+}
+
+static bool related(const rp_wkey *x, const rp_wkey *y)
+{
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 2; j++)
+			if (x->name[i] && y->name[j] &&
+			    (above_or_same(x->name[i], y->name[j]) || above_or_same(y->name[j], x->name[i])))
+				return true;
+	return false;
+}
+
+bool rp__win_depends(const rp_wkey *e, const rp_wkey *x)
+{
+	/* 1. The recording did not overlap them: e had ended when x started (its answer may have caused x). */
+	if (x->t_start >= e->rec_end)
+		return true;
+	/* 2. One handle: opens, closes, locks and the rest keep their order; reads and writes unless disjoint. */
+	if (e->handle && e->handle == x->handle) {
+		const unsigned both = e->kind | x->kind;
+		if (both & RP_WK_ORDERED)
+			return true;
+		if ((both & RP_WK_WRITE) && e->off < x->end && x->off < e->end && e->off < e->end && x->off < x->end)
+			return true;
+	}
+	/* 3. Names: an op that changes a name keeps its order with every op on that name or beneath it. */
+	return ((e->kind | x->kind) & RP_WK_CHANGE) && related(e, x);
+}
+
+/* ---- Workers ----------------------------------------------------------------------------- */
+
+struct rp_worker {
+	rp_window *win;
+	void *bstate;
+	bool binit, started;
+	pthread_t thread;
+	rp_slot *job; /* written before posted is bumped */
+	uint32_t seq; /* client side: jobs posted */
+	bool busy;    /* client side: posted and not reaped */
+	_Alignas(64) _Atomic uint32_t posted; /* futex word the worker sleeps on */
+	_Atomic int sleeping;
+	_Atomic bool quit;
+};
+
+static void futex_wait(_Atomic uint32_t *word, uint32_t val, long timeout_ns)
+{
+	const struct timespec ts = { timeout_ns / 1000000000L, timeout_ns % 1000000000L };
+	syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, val, timeout_ns ? &ts : NULL, NULL, 0);
+}
+
+static void futex_wake(_Atomic uint32_t *word)
+{
+	syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/* A short spin before sleeping: a client often hands over the next op right after a completion. */
+#define WORKER_SPIN 256
+
+static void *worker_main(void *arg)
+{
+	rp_worker *const w = arg;
+	rp_window *const win = w->win;
+	rp_client *const c = win->c;
+	const rp_replay *const r = c->r;
+	if (r->opts.on_thread)
+		r->opts.on_thread(r->opts.on_thread_ctx, c->index);
+	uint32_t seen = 0;
+	for (;;) {
+		uint32_t p = atomic_load_explicit(&w->posted, memory_order_acquire);
+		for (int i = 0; p == seen && i < WORKER_SPIN; i++) {
+			cpu_relax();
+			p = atomic_load_explicit(&w->posted, memory_order_acquire);
+		}
+		if (p == seen) {
+			/* Dekker with the client's post: sleeping is set before posted is read again (seq_cst). */
+			atomic_store(&w->sleeping, 1);
+			if (atomic_load(&w->posted) == seen)
+				futex_wait(&w->posted, seen, 0);
+			atomic_store(&w->sleeping, 0);
+			continue;
+		}
+		seen = p;
+		if (atomic_load_explicit(&w->quit, memory_order_acquire))
+			return NULL;
+		rp_slot *const s = w->job;
+		s->issue = rp__now(r);
+		r->bops->submit(r->bstate, w->bstate, &s->req);
+		s->done = rp__now(r);
+		atomic_store_explicit(&s->finished, true, memory_order_release);
+		atomic_fetch_add(&win->completions, 1);
+		if (atomic_load(&win->waiting))
+			futex_wake(&win->completions);
+	}
+}
+
+static void post(rp_worker *w)
+{
+	atomic_store(&w->posted, ++w->seq);
+	if (atomic_load(&w->sleeping))
+		futex_wake(&w->posted);
+}
+
+static void worker_free(rp_worker *w, const rp_replay *r, bool shared)
+{
+	if (w->started) {
+		atomic_store_explicit(&w->quit, true, memory_order_release);
+		post(w);
+		pthread_join(w->thread, NULL);
+	}
+	if (w->binit)
+		r->bops->client_fini(r->bstate, w->bstate);
+	if (!shared)
+		free(w->bstate);
+	free(w);
+}
+
+int rp__win_create(rp_client *c, uint32_t max, char *errbuf)
+{
+	const rp_replay *const r = c->r;
+	rp_window *const win = aligned_alloc(64, (sizeof(*win) + 63) & ~(size_t)63);
+	if (!win)
+		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+	memset(win, 0, sizeof(*win));
+	c->win = win;
+	win->c = c;
+	win->max = max;
+	win->async = c->async;
+	win->handoff_est = 50000; /* 50 us until measured (a futex wake of a sleeping thread, here 20-300 us) */
+	rp__handles_init(&win->hpath);
+	atomic_init(&win->completions, 0);
+	atomic_init(&win->waiting, 0);
+	win->slots = calloc(max, sizeof(*win->slots));
+	if (!win->slots)
+		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+	if (win->async)
+		return 0;
+	const bool shared = (r->bops->caps & RP_BCAP_MT_CLIENT) != 0;
+	win->workers = calloc(max - 1, sizeof(*win->workers));
+	if (!win->workers)
+		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+	for (uint32_t i = 0; i + 1 < max; i++) {
+		rp_worker *const w = aligned_alloc(64, (sizeof(*w) + 63) & ~(size_t)63);
+		if (!w)
+			return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+		memset(w, 0, sizeof(*w));
+		atomic_init(&w->posted, 0);
+		atomic_init(&w->sleeping, 0);
+		atomic_init(&w->quit, false);
+		w->win = win;
+		win->workers[win->n_workers++] = w;
+		/*
+		 * A worker's backend state is made and finished on the client thread
+		 * and used by that worker alone in between.
+		 */
+		if (shared) {
+			w->bstate = c->bstate;
+		} else {
+			w->bstate = calloc(1, r->bops->client_size ? r->bops->client_size : 1);
+			if (!w->bstate)
+				return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+			const int rc = r->bops->client_init(r->bstate, w->bstate, c->dir, errbuf);
+			if (rc < 0)
+				return rc;
+			w->binit = true;
+		}
+		if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
+			return rp_fail(errbuf, RP_E_SYSTEM, "client %u: cannot start worker thread: %s", c->index,
+				       strerror(errno));
+		w->started = true;
+	}
+	return 0;
+}
+
+void rp__win_destroy(rp_client *c)
+{
+	rp_window *const win = c->win;
+	if (!win)
+		return;
+	rp__win_drain(c);
+	const bool shared = (c->r->bops->caps & RP_BCAP_MT_CLIENT) != 0;
+	for (uint32_t i = 0; i < win->n_workers; i++)
+		worker_free(win->workers[i], c->r, shared);
+	free(win->workers);
+	free(win->slots);
+	rp__handles_fini(&win->hpath);
+	free(win);
+	c->win = NULL;
+}
+
+/* ---- The window -------------------------------------------------------------------------- */
+
+/* An exponentially weighted moving average, 1/8 for the new sample. */
+static inline void ewma(uint64_t *est, uint64_t x)
+{
+	*est = *est - *est / 8 + x / 8;
+}
+
+static void reap(rp_client *c)
+{
+	rp_window *const win = c->win;
+	for (uint32_t i = 0; win->n && i < win->max; i++) {
+		rp_slot *const s = &win->slots[i];
+		if (!s->busy || !atomic_load_explicit(&s->finished, memory_order_acquire))
+			continue;
+		if (s->worker) {
+			s->worker->busy = false;
+			ewma(&win->handoff_est, s->issue > s->posted ? s->issue - s->posted : 0);
+		}
+		if (s->op.op < RP_OP__COUNT)
+			ewma(&win->lat_est[s->op.op], s->done - s->issue);
+		s->busy = false;
+		win->n--;
+		rp__client_finish(c, &s->op, &s->req, s->index, s->sched, s->issue, s->done);
+	}
+}
+
+bool rp__win_ready(rp_client *c, const rp_wkey *k)
+{
+	rp_window *const win = c->win;
+	reap(c);
+	if (win->n >= win->max)
+		return false;
+	for (uint32_t i = 0; win->n && i < win->max; i++)
+		if (win->slots[i].busy && rp__win_depends(&win->slots[i].key, k))
+			return false;
+	return true;
+}
+
+void rp__win_block(rp_client *c)
+{
+	rp_window *const win = c->win;
+	const rp_replay *const r = c->r;
+	if (win->async) {
+		r->bops->poll(r->bstate, c->bstate, 1000000);
+		return;
+	}
+	const uint32_t seq = atomic_load(&win->completions);
+	atomic_store(&win->waiting, 1);
+	bool any = false;
+	for (uint32_t i = 0; !any && i < win->max; i++)
+		any = win->slots[i].busy && atomic_load_explicit(&win->slots[i].finished, memory_order_acquire);
+	/* A bounded sleep: the completion count changing (or a wake) ends it at once. */
+	if (!any && win->n)
+		futex_wait(&win->completions, seq, 10000000L);
+	atomic_store(&win->waiting, 0);
+}
+
+uint64_t rp__win_wait_until(rp_client *c, uint64_t deadline)
+{
+	const rp_replay *const r = c->r;
+	rp_window *const win = c->win;
+	/* Completions of an asynchronous backend only arrive through poll: poll until shortly before. */
+	const uint64_t margin = 200000;
+	for (uint64_t now = rp__now(r); win->async && win->n && now + margin < deadline; now = rp__now(r)) {
+		r->bops->poll(r->bstate, c->bstate, deadline - margin - now);
+		reap(c);
+	}
+	return rp__wait_until(r, &c->late_est, deadline);
+}
+
+static void async_cb(rp_breq *req)
+{
+	rp_slot *const s = req->data;
+	s->done = rp__now(s->c->r);
+	atomic_store_explicit(&s->finished, true, memory_order_relaxed);
+}
+
+uint64_t rp__win_issue(rp_client *c, const rp_op *op, rp_breq *req, const rp_wkey *k, uint64_t index,
+		       uint64_t sched, bool next_overlaps)
+{
+	rp_replay *const r = c->r;
+	rp_window *const win = c->win;
+	const uint32_t depth = win->n + 1;
+	c->depth_ops++;
+	c->depth_sum += depth;
+	if (depth > c->depth_max)
+		c->depth_max = depth;
+
+	/* The NT layer may answer it itself (an access refused, a lock conflict, a delete-on-close set-info). */
+	if (rp__client_nt_pre(c, op, req)) {
+		const uint64_t now = rp__now(r);
+		rp__client_finish(c, op, req, index, sched, now, now);
+		return now;
+	}
+	rp_worker *w = NULL;
+	/* To a worker only what would overlap the next op and takes longer than handing it over. */
+	if (!win->async && next_overlaps && win->lat_est[op->op] > win->handoff_est)
+		for (uint32_t i = 0; !w && i < win->n_workers; i++)
+			if (!win->workers[i]->busy)
+				w = win->workers[i];
+	if (!win->async && !w) {
+		/* Nothing would overlap it, or every worker is busy: here and now, as with one at a time. */
+		req->cb = NULL;
+		const uint64_t issue = rp__now(r);
+		r->bops->submit(r->bstate, c->bstate, req);
+		const uint64_t done = rp__now(r);
+		ewma(&win->lat_est[op->op], done - issue);
+		rp__client_finish(c, op, req, index, sched, issue, done);
+		return done;
+	}
+	rp_slot *s = win->slots;
+	while (s->busy)
+		s++; /* n < max: there is a free one */
+	s->op = *op;
+	s->req = *req;
+	if (req->op != op) {
+		s->alt = *req->op;
+		s->req.op = &s->alt;
+	} else {
+		s->req.op = &s->op;
+	}
+	s->key = *k;
+	s->index = index;
+	s->sched = sched;
+	s->worker = w;
+	atomic_store_explicit(&s->finished, false, memory_order_relaxed);
+	s->busy = true;
+	win->n++;
+	if (w) {
+		w->busy = true;
+		w->job = s;
+		s->req.cb = NULL;
+		s->posted = rp__now(r);
+		post(w);
+		return s->posted;
+	}
+	s->req.cb = async_cb;
+	s->req.data = s;
+	s->c = c;
+	s->issue = rp__now(r);
+	int rc;
+	/* A backend with a full queue (RP_E_LIMIT) takes it once some completed. */
+	for (int tries = 0; (rc = r->bops->submit(r->bstate, c->bstate, &s->req)) == RP_E_LIMIT && tries < 1000; tries++)
+		r->bops->poll(r->bstate, c->bstate, 1000000);
+	if (rc < 0) {
+		s->req.status = RP_STATUS_OTHER;
+		s->done = rp__now(r);
+		atomic_store_explicit(&s->finished, true, memory_order_relaxed);
+	}
+	return s->issue;
+}
+
+void rp__win_drain(rp_client *c)
+{
+	rp_window *const win = c->win;
+	if (!win)
+		return;
+	for (reap(c); win->n; reap(c))
+		rp__win_block(c);
+}
