@@ -18,6 +18,12 @@ enum pstate {
 	P_PRE = 1,     /* must exist before the run */
 	P_CREATED = 2, /* exists, made by the workload (or beneath something it made) */
 	P_ABSENT = 3,  /* removed, or seen missing */
+	/*
+	 * Opened by an open-or-create that recorded no create action (a loadfile):
+	 * it may have been there.  It was if something beneath it must be, or if
+	 * it is read beyond what the workload wrote: then it becomes P_PRE.
+	 */
+	P_MAYBE = 4,
 };
 
 typedef struct pent {
@@ -180,6 +186,18 @@ static void hint_dir(scan *s, const char *path, size_t n)
 		e->pre_dir = true;
 }
 
+/* A P_MAYBE entry turns out to have existed before the run (its parents did: expect made sure). */
+static void promote(scan *s, pent *e, bool dir)
+{
+	if (!e || e->state != P_MAYBE)
+		return;
+	e->state = P_PRE;
+	if (!s->loop) {
+		e->pre = true;
+		e->pre_dir = e->dir || dir;
+	}
+}
+
 /* The workload uses path as existing.  Returns its state after the decision. */
 static int expect(scan *s, const char *path, size_t n, bool dir)
 {
@@ -194,9 +212,13 @@ static int expect(scan *s, const char *path, size_t n, bool dir)
 	size_t pn = n;
 	while (pn > 0 && path[pn - 1] != '/')
 		pn--;
-	const int parent = expect(s, path, pn ? pn - 1 : 0, true);
+	int parent = expect(s, path, pn ? pn - 1 : 0, true);
 	if (parent < 0)
 		return -1;
+	if (parent == P_MAYBE) {
+		promote(s, find(s, path, pn - 1), true);
+		parent = P_PRE;
+	}
 	e = lookup(s, path, n); /* the table may have moved */
 	if (!e)
 		return -1;
@@ -226,7 +248,7 @@ static int set_state(scan *s, const char *path, uint8_t state, bool dir)
 {
 	if (!path[0])
 		return 0;
-	if (state == P_CREATED) {
+	if (state == P_CREATED || state == P_MAYBE) {
 		/* Creating needs the parent. */
 		const char *const slash = strrchr(path, '/');
 		if (slash && expect(s, path, (size_t)(slash - path), true) < 0)
@@ -382,7 +404,8 @@ static int scan_op(scan *s, const rp_op *op, uint64_t index, const char *p1, con
 		const pent *const e = lookup(s, made, strlen(made));
 		if (!e)
 			return -1;
-		if ((e->state == P_PRE || e->state == P_CREATED) && kput(&s->conflicts, op->client, index, 1) < 0)
+		if ((e->state == P_PRE || e->state == P_CREATED || e->state == P_MAYBE) &&
+		    kput(&s->conflicts, op->client, index, 1) < 0)
 			return -1;
 	}
 	const bool dirflag = (op->flags & RP_OPF_DIRECTORY) || (op->op == RP_OP_OPEN && (op->oflags & RP_OF_DIRECTORY));
@@ -402,7 +425,9 @@ static int scan_op(scan *s, const rp_op *op, uint64_t index, const char *p1, con
 			pent *const e = lookup(s, p1, strlen(p1));
 			if (!e)
 				return -1;
-			if (!e->state && set_state(s, p1, P_CREATED, dirflag) < 0)
+			/* create-new made it; an open-or-create that does not say may have found it */
+			const uint8_t st = op->disp != RP_DISP_CREATE && op->result == RP_ACT_UNKNOWN ? P_MAYBE : P_CREATED;
+			if (!e->state && set_state(s, p1, st, dirflag) < 0)
 				return -1;
 		} else if (expect(s, p1, strlen(p1), dirflag) < 0) {
 			return -1;
@@ -428,6 +453,8 @@ static int scan_op(scan *s, const rp_op *op, uint64_t index, const char *p1, con
 		if (ok && file_of(s, op, p1, &e) < 0)
 			return -1;
 		const uint64_t end = end_of(op->offset, op->result);
+		if (e && e->state == P_MAYBE && op->result && !e->truncated && end > e->wmax)
+			promote(s, e, false); /* it had data the workload did not write: it was there */
 		if (e && op->result && !s->loop && e->state == P_PRE && !e->truncated && end > e->wmax && end > e->need)
 			e->need = end;
 		return 0;
