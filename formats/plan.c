@@ -59,6 +59,11 @@ typedef struct scan {
 	kmap conflicts;         /* (client, index) of creations that fail in later passes -> 1 */
 	kmap counts;            /* (client, 0) -> its ops so far in this pass */
 	kmap dix;               /* (client, 0) -> index in d + 1 */
+	/* the last op's client, its ops so far and sweep: consecutive ops mostly share a client */
+	bool last_ok;
+	uint32_t last_client;
+	uint64_t last_count;
+	size_t last_d;
 	struct sweep *d;        /* the recorded-depth sweep of each client (first pass) */
 	size_t dn, dcap;
 } scan;
@@ -96,6 +101,14 @@ static int sweep_add(sweep *w, uint64_t t_start, uint64_t t_end)
 	const uint64_t end = t_end != RP_TIME_UNKNOWN && t_end > t_start ? t_end : t_start;
 	while (w->n && w->ends[0] <= t_start)
 		heap_pop(w);
+	if (end == t_start) {
+		/* no recorded end (a loadfile): it covers its start only, so it need not wait in the heap */
+		w->d.ops++;
+		w->d.sum += w->n + 1;
+		if (w->n + 1 > w->d.max)
+			w->d.max = (uint32_t)(w->n + 1 < UINT32_MAX ? w->n + 1 : UINT32_MAX);
+		return 0;
+	}
 	if (w->n == w->cap) {
 		const size_t cap = w->cap ? w->cap * 2 : 16;
 		uint64_t *const e = realloc(w->ends, cap * sizeof(*e));
@@ -645,6 +658,8 @@ static int keys_of(const kmap *m, bool client_only, void **out, size_t *n)
 /* The recorded depth: op into its client's sweep (made on the client's first op). */
 static int depth_op(scan *s, const rp_op *op)
 {
+	if (s->last_d)
+		return sweep_add(&s->d[s->last_d - 1], op->t_start, op->t_end);
 	uint64_t i = kget(&s->dix, op->client, 0);
 	if (!i) {
 		if (s->dn == s->dcap) {
@@ -660,6 +675,7 @@ static int depth_op(scan *s, const rp_op *op)
 		if (kput(&s->dix, op->client, 0, i) < 0)
 			return RP_E_NOMEM;
 	}
+	s->last_d = (size_t)i;
 	return sweep_add(&s->d[i - 1], op->t_start, op->t_end);
 }
 
@@ -679,15 +695,27 @@ static int scan_pass(rp_op_source *src, scan *s, bool track, rp_plan *p, char *e
 			k = 0;
 			if (n < 0)
 				return rp_fail(errbuf, n, "%s", src->errbuf);
-			if (n == 0)
+			if (n == 0) {
+				/* the last client's count goes to the table; the next pass starts afresh */
+				const bool flush = s->last_ok;
+				s->last_ok = false;
+				if (flush && kput(&s->counts, s->last_client, 0, s->last_count) < 0)
+					return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 				return 0;
+			}
 		}
 		const rp_op *const op = &ops[k++];
 		if (op->op >= RP_OP__COUNT)
 			continue;
-		const uint64_t index = kget(&s->counts, op->client, 0) + 1;
-		if (kput(&s->counts, op->client, 0, index) < 0)
-			return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+		if (!s->last_ok || s->last_client != op->client) {
+			if (s->last_ok && kput(&s->counts, s->last_client, 0, s->last_count) < 0)
+				return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+			s->last_client = op->client;
+			s->last_count = kget(&s->counts, op->client, 0);
+			s->last_d = 0;
+			s->last_ok = true;
+		}
+		const uint64_t index = ++s->last_count;
 		p->timed = p->timed || op->t_start != 0;
 		p->ops += !s->loop;
 		if (!s->loop && depth_op(s, op) < 0)

@@ -302,14 +302,21 @@ static inline bool nt_wanted(const rp_client *c, const rp_op *op)
 	       (c->nt.handles.live || (op->op == RP_OP_OPEN && (op->oflags & (RP_OF_NT | RP_OF_DELETE_ON_CLOSE))));
 }
 
-bool rp__client_nt_pre(rp_client *c, const rp_op *op, rp_breq *req)
+static inline bool nt_pre(rp_client *c, const rp_op *op, rp_breq *req)
 {
-	const int pre = nt_wanted(c, op) ? rp__nt_before(c, op, req) : 0;
+	if (!nt_wanted(c, op))
+		return false;
+	const int pre = rp__nt_before(c, op, req);
 	if (!pre)
 		return false;
 	req->status = pre == RP__NT_DONE ? 0 : pre;
 	req->result = 0;
 	return true;
+}
+
+bool rp__client_nt_pre(rp_client *c, const rp_op *op, rp_breq *req)
+{
+	return nt_pre(c, op, req);
 }
 
 /* After the backend returned: the handle table, then the statistics. */
@@ -384,7 +391,7 @@ static inline __attribute__((always_inline)) uint64_t exec(rp_client *c, const r
 	}
 	/* The issue time is taken last, right before the backend call: lag and latency are the call's. */
 	const uint64_t issue = rp__now(r);
-	if (!rp__client_nt_pre(c, op, req))
+	if (!nt_pre(c, op, req))
 		rp__client_submit(c, req);
 	const uint64_t done = rp__now(r);
 	finish(c, op, req, index, sched, issue, done, false);
