@@ -1,4 +1,5 @@
 /* reprise replay TRACE --target DIR: run a trace or dbench loadfile against a backend (docs/replay.md). */
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,10 +13,10 @@
 #include "replay/replay.h"
 
 static struct {
-	const char *target, *backend, *backend_opt, *timing, *on_mismatch, *json;
+	const char *target, *backend, *backend_opt, *timing, *on_mismatch, *json, *prepare_fill;
 	uint64_t clients, max_inflight;
 	double clone_offset, duration, warmup, speed;
-	bool no_prepare, sync, fsync_writes, quiet, lenient, list_backends;
+	bool no_prepare, sync, fsync_writes, quiet, lenient, list_backends, fail_on_mismatch, drop_caches, cleanup;
 } o;
 
 static const rp_opt options[] = {
@@ -41,9 +42,18 @@ static const rp_opt options[] = {
 	{ "fsync-writes", 'F', RP_OPT_FLAG, &o.fsync_writes, NULL, "posix: fsync after every write (dbench -F)" },
 	{ "no-prepare", 0, RP_OPT_FLAG, &o.no_prepare, NULL,
 	  "do not create the files and directories the workload expects to exist" },
+	{ "prepare-fill", 0, RP_OPT_STRING, &o.prepare_fill, "MODE",
+	  "what prepared files hold: data (default: a non-zero pattern, every block written), zero (zeros, "
+	  "written), sparse (only the size: one byte at the end, reads hit holes)" },
+	{ "drop-caches", 0, RP_OPT_FLAG, &o.drop_caches, NULL,
+	  "after prepare, sync and drop the page cache (root; a note says when it could not), so reads start cold" },
+	{ "cleanup", 0, RP_OPT_FLAG, &o.cleanup, NULL,
+	  "posix: after the run, remove what the run and prepare made beneath TARGET (never what was there before)" },
 	{ "on-mismatch", 0, RP_OPT_STRING, &o.on_mismatch, "POLICY",
 	  "warn (default): count and show examples; skip: count, and skip ops on handles whose open failed; "
-	  "abort: stop at the first mismatch" },
+	  "abort: stop at the first mismatch (exit 1)" },
+	{ "fail-on-mismatch", 0, RP_OPT_FLAG, &o.fail_on_mismatch, NULL,
+	  "run to the end, then exit 1 if any op's result differed from the recording" },
 	{ "json", 'j', RP_OPT_STRING, &o.json, "FILE", "write every result as JSON to FILE, created before the run and renamed into place after it (- = stdout: the JSON alone, the table on stderr)" },
 	{ "quiet", 'q', RP_OPT_FLAG, &o.quiet, NULL, "no progress line on stderr" },
 	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfiles: skip bad lines, count them" },
@@ -77,6 +87,7 @@ static const rp_cmd spec = {
 		"never creates itself (a path that is the parent of another, or that an op lists or flags as one,\n"
 		"is a directory); a file gets the size its reads need beyond what the workload itself writes or\n"
 		"sets. --no-prepare skips it.\n"
+		"Prepared files hold data (--prepare-fill), so reads of them read blocks, not holes.\n"
 		"With --time the workload loops; the warm-up (default --time/5) runs first and is left out of the\n"
 		"results. A progress line is printed each second; Ctrl-C stops cleanly and still reports.\n\n"
 		"--max-inflight N lets a client issue an op while up to N-1 of its earlier ops still run, where\n"
@@ -88,7 +99,14 @@ static const rp_cmd spec = {
 		"The posix backend resolves every path beneath TARGET (openat2 RESOLVE_BENEATH): no '..',\n"
 		"absolute path or symlink in a trace can reach outside it. nfs:// and smb:// targets need the\n"
 		"network backends, which are not built yet.\n\n"
-		"Exit status: 0 done, 1 the run failed or was aborted on a mismatch, 2 bad usage, 130 interrupted.",
+		"Failed counts the ops that returned an error; most workloads have some on purpose (dbench's\n"
+		"client.txt opens and stats names that do not exist), and the line under the table says how many\n"
+		"were as the trace recorded. Mismatch counts the ops whose result differs from the recording (an\n"
+		"error it did not have, another error, or a success where it failed): those, grouped by op,\n"
+		"expected and actual result, are what to look at. Replay into an empty directory: a warning says\n"
+		"when TARGET is not, and --cleanup removes afterwards what the run made.\n\n"
+		"Exit status: 0 done, 1 the run failed, was aborted on a mismatch, or had one under\n"
+		"--fail-on-mismatch, 2 bad usage, 130 interrupted.",
 	.opts = options,
 	.min_args = 0,
 	.max_args = 1,
@@ -185,18 +203,44 @@ static int drive(rp_replay *r, bool *interrupted)
 	return rc;
 }
 
+/* One line per kind of mismatch (op, expected, got), with its count and first example. */
 static void warn_samples(const rp_replay_results *res)
 {
+	uint64_t shown = 0;
 	for (size_t i = 0; i < res->n_samples; i++) {
 		const rp_replay_sample *const s = &res->samples[i];
 		const char *const e = rp_replay_errno_name(s->expected), *const a = rp_replay_errno_name(s->actual);
-		rp__cli_err("replay", "mismatch: client %u op %llu %s %s: expected %s, got %s", s->client,
-			    (unsigned long long)s->index, rp_op_name(s->op), s->path,
+		char what[200], copy[24] = "";
+		if (s->path[0])
+			snprintf(what, sizeof(what), "%s", s->path);
+		else if (s->handle)
+			snprintf(what, sizeof(what), "fh=%llu", (unsigned long long)s->handle);
+		else
+			snprintf(what, sizeof(what), "(no path or handle)");
+		if (s->copy)
+			snprintf(copy, sizeof(copy), " copy %u", s->copy);
+		rp__cli_err("replay", "mismatch: %llu x %s, expected %s, got %s; first: client %u%s op %llu %s",
+			    (unsigned long long)s->count, rp_op_name(s->op),
 			    s->expected == 0 ? "OK" : e ? e : s->expected == -2 ? "an error" : "?",
-			    s->actual == 0 ? "OK" : a ? a : "an error");
+			    s->actual == 0 ? "OK" : a ? a : "an error", s->client, copy, (unsigned long long)s->index, what);
+		shown += s->count;
 	}
-	if (res->mismatches > res->n_samples)
-		fprintf(stderr, "reprise replay: ... %llu mismatches in all\n", (unsigned long long)res->mismatches);
+	if (res->mismatches > shown)
+		fprintf(stderr, "reprise replay: ... and %llu more of other kinds (%llu mismatches in all)\n",
+			(unsigned long long)(res->mismatches - shown), (unsigned long long)res->mismatches);
+}
+
+/* Entries directly in dir (-1: it cannot be listed, which the backend will say). */
+static long count_entries(const char *dir)
+{
+	DIR *const d = opendir(dir);
+	if (!d)
+		return -1;
+	long n = 0;
+	for (const struct dirent *e; (e = readdir(d));)
+		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+	closedir(d);
+	return n;
 }
 
 /*
@@ -232,6 +276,7 @@ static int run(int argc, char **argv)
 	o.max_inflight = 1;
 	o.timing = "afap";
 	o.on_mismatch = "warn";
+	o.prepare_fill = "data";
 	char *pos[RP_OPTS_MAX_POS];
 	int npos = 0;
 	const int prc = rp_opts_parse(&spec, argc, argv, pos, &npos);
@@ -247,10 +292,17 @@ static int run(int argc, char **argv)
 	}
 	static const char *const timings[] = { "afap", "trace", "think" };
 	static const char *const policies[] = { "warn", "skip", "abort" };
+	static const char *const fills[] = { "data", "zero", "sparse" }; /* rp_prepare_fill order */
 	const int timing = parse_enum("timing", o.timing, timings, 3);
 	const int policy = parse_enum("on-mismatch", o.on_mismatch, policies, 3);
-	if (timing < 0 || policy < 0)
+	const int fill = parse_enum("prepare-fill", o.prepare_fill, fills, 3);
+	if (timing < 0 || policy < 0 || fill < 0)
 		return 2;
+	/* The posix backend works in a directory; the others (null, fault, network) leave nothing in one. */
+	const bool dir_target = !strstr(o.target, "://") && (!o.backend || strcmp(o.backend, "posix") == 0);
+	if (o.cleanup && !dir_target)
+		rp__cli_err("replay", "warning: --cleanup does nothing with the %s backend: it makes nothing in a directory",
+			    o.backend ? o.backend : "network");
 	if (o.json) {
 		const int same = rp__cli_out_check("replay", o.json, pos[0]);
 		if (same)
@@ -284,13 +336,28 @@ static int run(int argc, char **argv)
 	ro.speed = o.speed;
 	ro.max_inflight = (uint32_t)o.max_inflight;
 	ro.no_prepare = o.no_prepare;
+	ro.prepare_fill = (rp_prepare_fill)fill;
+	ro.drop_caches = o.drop_caches;
 	ro.on_mismatch = (rp_on_mismatch)policy;
 	rp_replay *r = NULL;
+	rp_tree_snap *snap = NULL;
 	int status = 1;
 	if (!bopts || rp_replay_create(&r, &ro, w, errbuf) < 0) {
 		rp__cli_err("replay", "%s", bopts ? errbuf : "out of memory");
 		goto out;
 	}
+	/* Before prepare: what prepare makes is the run's, what is there already is not. */
+	if (dir_target && o.cleanup && rp_tree_snap_take(&snap, o.target, errbuf) < 0) {
+		rp__cli_err("replay", "--cleanup: %s", errbuf);
+		goto out;
+	}
+	const long before = snap ? (long)rp_tree_snap_entries(snap) : dir_target ? count_entries(o.target) : 0;
+	if (before > 0)
+		rp__cli_err("replay",
+			    "warning: %s is not empty (%ld entr%s before the run): what is there can change what the "
+			    "trace's ops find, and mismatches with it; replay into an empty directory%s",
+			    o.target, before, before == 1 ? "y" : "ies",
+			    o.cleanup ? " (--cleanup leaves what was there)" : "");
 	bool interrupted = false;
 	const int rc = drive(r, &interrupted);
 	const rp_replay_results *const res = rp_replay_get_results(r);
@@ -300,15 +367,37 @@ static int run(int argc, char **argv)
 		warn_samples(res);
 	status = rc < 0 || strcmp(res->stop, "mismatch") == 0 || strcmp(res->stop, "error") == 0 ? 1
 		 : interrupted ? 130 : 0;
+	if (status == 0 && o.fail_on_mismatch && res->mismatches) {
+		rp__cli_err("replay", "%llu mismatch%s (--fail-on-mismatch)", (unsigned long long)res->mismatches,
+			    res->mismatches == 1 ? "" : "es");
+		status = 1;
+	}
 	if (o.json) {
 		rp_replay_write_json(res, json.f);
 		if (rp__cli_out_commit(&json, "replay") && status == 0)
 			status = 1;
 	}
+	if (snap) {
+		/* The backend's descriptors and the run's handles are closed before anything is removed. */
+		rp_replay_destroy(r);
+		r = NULL;
+		if (o.json && !json.std)
+			rp_tree_snap_keep(snap, o.json); /* the report may be beneath the target: it is not the run's */
+		rp_tree_clean cl;
+		const int crc = rp_tree_snap_clean(snap, o.target, &cl, errbuf);
+		fprintf(json.std ? stderr : stdout, "Cleanup: %llu entr%s the run made removed, %llu of before left\n",
+			(unsigned long long)cl.removed, cl.removed == 1 ? "y" : "ies", (unsigned long long)cl.kept);
+		if (crc < 0) {
+			rp__cli_err("replay", "--cleanup: %s", errbuf);
+			if (status == 0)
+				status = 1;
+		}
+	}
 out:
 	if (o.json)
 		rp__cli_out_abort(&json); /* no-op after a commit; a run that never started leaves no JSON */
 	rp_replay_destroy(r);
+	rp_tree_snap_free(snap);
 	rp_workload_destroy(w);
 	free(bopts);
 	return status;

@@ -18,8 +18,9 @@
  * Bump when a field is added; a backend states the version it was written against.
  * 2: rp_breq.no_handle.
  * 3: rp_breq.special, rp_breq.granted.
+ * 4: rp_breq.zero.
  */
-#define RP_BACKEND_VERSION 3
+#define RP_BACKEND_VERSION 4
 
 enum rp_backend_cap {
 	RP_BCAP_ASYNC = 1u << 0,    /* submit() may complete later: drive it with poll() */
@@ -81,6 +82,12 @@ struct rp_breq {
 	 * engine clears it before each submit.
 	 */
 	bool special;
+	/*
+	 * (version 4) A write of zeros rather than the backend's own data
+	 * (prepare --prepare-fill=zero); trace writes never set it.  An older
+	 * backend writes what it always writes.
+	 */
+	bool zero;
 };
 
 /* One backend option: its table drives parsing of --backend-opt and the help text. */

@@ -122,19 +122,33 @@ static inline bool matches(int32_t expected, int32_t actual)
 	return expected == RP_STATUS_OTHER && actual != 0;
 }
 
-/* A mismatch: keep an example, and stop everything under --on-mismatch=abort. */
+/*
+ * A mismatch: count it under its kind (op, expected, got), keeping the kind's
+ * first example, and stop everything under --on-mismatch=abort.
+ */
 static void mismatch(rp_client *c, const rp_op *op, uint64_t index, int32_t expected, int32_t actual,
-		     const char *path)
+		     const char *path, bool measured)
 {
 	rp_replay *const r = c->r;
-	if (c->n_samples < RP_REPLAY_SAMPLES) {
+	size_t k = measured ? 0 : RP_REPLAY_SAMPLES + 1; /* a warm-up one aborts, but is not counted (as a->mismatches) */
+	while (k < c->n_samples &&
+	       !(c->samples[k].op == op->op && c->samples[k].expected == expected && c->samples[k].actual == actual))
+		k++;
+	if (k < c->n_samples) {
+		c->samples[k].count++;
+	} else if (k < RP_REPLAY_SAMPLES) {
 		rp_replay_sample *const s = &c->samples[c->n_samples++];
-		s->client = c->index;
+		s->client = c->trace_client;
+		s->copy = r->opts.clones ? c->clone + 1 : 0;
 		s->index = index;
 		s->op = op->op;
 		s->expected = expected;
 		s->actual = actual;
+		s->count = 1;
+		s->handle = op->handle;
 		snprintf(s->path, sizeof(s->path), "%s", path ? path : "");
+	} else if (measured) {
+		c->sample_others++;
 	}
 	if (r->opts.on_mismatch == RP_MISMATCH_ABORT) {
 		atomic_store(&r->aborted, 1);
@@ -177,7 +191,7 @@ static inline __attribute__((always_inline)) void record(rp_client *c, const rp_
 
 	const bool bad = !matches(expected, status);
 	if (bad)
-		mismatch(c, op, index, expected, status, path);
+		mismatch(c, op, index, expected, status, path, issue >= r->warm_end);
 	if (issue < r->warm_end) {
 		c->warmup_ops++;
 		return;
@@ -188,6 +202,7 @@ static inline __attribute__((always_inline)) void record(rp_client *c, const rp_
 	a->mismatches += bad;
 	if (status != 0) {
 		a->failures++;
+		a->failures_expected += !bad;
 		c->errnos[status > 0 && status < RP_REPLAY_ERRNO_MAX ? status : 0]++;
 	}
 	if (lat_ok && (a->lat || (a->lat = new_hist())))

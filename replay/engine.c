@@ -57,7 +57,8 @@ static int check_opts(const rp_replay_opts *o, char *errbuf)
 		return rp_fail(errbuf, RP_E_RANGE, "speed must be > 0");
 	if (o->duration_s < 0 || o->duration_s > 1e8 || o->clone_offset_s < 0 || o->clone_offset_s > 1e6)
 		return rp_fail(errbuf, RP_E_RANGE, "durations must be >= 0");
-	if ((unsigned)o->timing > RP_TIMING_THINK || (unsigned)o->on_mismatch > RP_MISMATCH_ABORT)
+	if ((unsigned)o->timing > RP_TIMING_THINK || (unsigned)o->on_mismatch > RP_MISMATCH_ABORT ||
+	    (unsigned)o->prepare_fill > RP_FILL_SPARSE)
 		return rp_fail(errbuf, RP_E_INVAL, "bad timing or mismatch policy");
 	if (o->max_inflight > RP_REPLAY_MAX_INFLIGHT) /* 0 is taken as 1 */
 		return rp_fail(errbuf, RP_E_RANGE, "max-inflight must be 1..%d", RP_REPLAY_MAX_INFLIGHT);
@@ -123,6 +124,7 @@ int rp_replay_create(rp_replay **out, const rp_replay_opts *opts, rp_workload *w
 	r->offset_ns = (uint64_t)(opts->clone_offset_s * 1e9);
 	atomic_init(&r->stop, false);
 	atomic_init(&r->aborted, 0);
+	atomic_init(&r->stop_at, 0);
 	rc = rp__scan(r, errbuf);
 	if (rc < 0)
 		goto fail;
@@ -183,8 +185,11 @@ int rp_replay_prepare(rp_replay *r, char *errbuf)
 	if (r->prepared)
 		return 0;
 	r->prepared = true;
-	if (r->opts.no_prepare)
+	if (r->opts.no_prepare) {
+		if (r->opts.drop_caches)
+			r->res.prepare.caches = rp__drop_caches();
 		return 0;
+	}
 	return rp__prepare_run(r, errbuf);
 }
 
@@ -243,6 +248,15 @@ int rp_replay_wait(rp_replay *r, unsigned timeout_ms)
 
 void rp_replay_stop(rp_replay *r)
 {
+	/*
+	 * The interrupted run's measured period ends here, not at its last
+	 * completion: a client may have been waiting for an op's recorded time.
+	 * clock_gettime is async-signal-safe; an injected clock may not be, and
+	 * is read in rp_replay_finish instead.
+	 */
+	uint64_t none = 0;
+	if (r->mono)
+		atomic_compare_exchange_strong(&r->stop_at, &none, rp__mono_ns());
 	atomic_store_explicit(&r->stop, true, memory_order_relaxed);
 }
 
@@ -272,6 +286,10 @@ int rp_replay_finish(rp_replay *r, char *errbuf)
 	if (r->finished)
 		return 0;
 	r->finished = true;
+	if (atomic_load(&r->stop) && !r->mono) {
+		uint64_t none = 0;
+		atomic_compare_exchange_strong(&r->stop_at, &none, r->clock.now(r->clock.ctx));
+	}
 	for (uint32_t i = 0; i < r->n_clients; i++)
 		if (r->clients[i]->started)
 			pthread_join(r->clients[i]->thread, NULL);

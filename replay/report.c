@@ -1,4 +1,5 @@
 /* Replay results as a text table and as JSON (schema: docs/replay.md). */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -36,6 +37,71 @@ static const char *status_text(int32_t st, char *buf, size_t n)
 	return buf;
 }
 
+const char *rp_prepare_fill_name(rp_prepare_fill f)
+{
+	switch (f) {
+	case RP_FILL_DATA: return "data";
+	case RP_FILL_ZERO: return "zero";
+	case RP_FILL_SPARSE: return "sparse";
+	}
+	return "unknown";
+}
+
+/* "1.5 KB", "105.0 MB": bytes in decimal units, as the throughput line. */
+static const char *human_bytes(uint64_t b, char *buf, size_t n)
+{
+	if (b < 1000)
+		snprintf(buf, n, "%llu byte%s", (unsigned long long)b, b == 1 ? "" : "s");
+	else if (b < 1000000)
+		snprintf(buf, n, "%.1f KB", (double)b / 1e3);
+	else if (b < 1000000000)
+		snprintf(buf, n, "%.1f MB", (double)b / 1e6);
+	else
+		snprintf(buf, n, "%.2f GB", (double)b / 1e9);
+	return buf;
+}
+
+static void write_prepare(const rp_replay_results *res, FILE *f)
+{
+	char b1[32], b2[32];
+	fprintf(f, "Prepare: %llu director%s, %llu file%s", (unsigned long long)res->prepare.dirs,
+		res->prepare.dirs == 1 ? "y" : "ies", (unsigned long long)res->prepare.files,
+		res->prepare.files == 1 ? "" : "s");
+	if (res->prepare.fill == RP_FILL_SPARSE)
+		fprintf(f, ", %s in size, sparse (%s written)", human_bytes(res->prepare.bytes, b1, sizeof(b1)),
+			human_bytes(res->prepare.written, b2, sizeof(b2)));
+	else
+		fprintf(f, ", %s written (%s)", human_bytes(res->prepare.written, b1, sizeof(b1)),
+			rp_prepare_fill_name(res->prepare.fill));
+	fprintf(f, " in %.2f s", res->prepare.seconds);
+	if (res->prepare.failures)
+		fprintf(f, ", %llu failed", (unsigned long long)res->prepare.failures);
+	if (res->prepare.caches == 1)
+		fputs("; caches dropped", f);
+	else if (res->prepare.caches == EPERM)
+		fputs("; caches NOT dropped (--drop-caches needs root)", f);
+	else if (res->prepare.caches)
+		fprintf(f, "; caches NOT dropped (/proc/sys/vm/drop_caches: %s)", strerror(res->prepare.caches));
+	fputc('\n', f);
+}
+
+/* "Failed N (all as recorded)": a failure the trace recorded too is the workload, not a problem. */
+static void write_outcome(const rp_replay_results *res, FILE *f)
+{
+	const uint64_t fl = res->failures, ex = res->failures_expected;
+	fprintf(f, "Failed %llu", (unsigned long long)fl);
+	if (fl && ex == fl)
+		fputs(" (all as recorded)", f);
+	else if (fl)
+		fprintf(f, " (%llu as recorded, %llu not)", (unsigned long long)ex, (unsigned long long)(fl - ex));
+	fprintf(f, ", mismatched %llu", (unsigned long long)res->mismatches);
+	if (res->unknown_handles || res->skipped || res->escapes)
+		fprintf(f, ", unknown handles %llu, skipped %llu, escaping paths %llu",
+			(unsigned long long)res->unknown_handles, (unsigned long long)res->skipped,
+			(unsigned long long)res->escapes);
+	fputc('\n', f);
+}
+
 void rp_replay_write_table(const rp_replay_results *res, FILE *f)
 {
 	fprintf(f, "\n %-12s %10s %9s %9s %9s %9s %9s %8s %8s\n", "Operation", "Count", "AvgLat", "p50", "p99",
@@ -50,11 +116,10 @@ void rp_replay_write_table(const rp_replay_results *res, FILE *f)
 			o->p999_us / 1e3, o->max_us / 1e3, (unsigned long long)o->failures,
 			(unsigned long long)o->mismatches);
 	}
-	fprintf(f, " (latencies in ms)\n\n");
+	fprintf(f, " (latencies in ms; Failed: the op returned an error, which the trace may have recorded too;\n"
+		   "  Mismatch: its result differs from the one recorded, an error or a success)\n\n");
 	if (res->prepare.ran)
-		fprintf(f, "Prepare: %llu directories, %llu files (%.1f MB) in %.3f s, %llu failed\n",
-			(unsigned long long)res->prepare.dirs, (unsigned long long)res->prepare.files,
-			(double)res->prepare.bytes / 1e6, res->prepare.seconds, (unsigned long long)res->prepare.failures);
+		write_prepare(res, f);
 	fprintf(f, "Throughput %.2f MB/sec  %.0f ops/sec  %u clients  %.2f s measured", res->mb_per_sec,
 		res->ops_per_sec, res->clients, res->elapsed_s);
 	if (res->warmup_s > 0)
@@ -73,11 +138,7 @@ void rp_replay_write_table(const rp_replay_results *res, FILE *f)
 				d->rec_max, d->rec_mean);
 		}
 	}
-	if (res->failures || res->mismatches || res->unknown_handles || res->skipped || res->escapes)
-		fprintf(f, "Failed %llu, mismatched %llu, unknown handles %llu, skipped %llu, escaping paths %llu\n",
-			(unsigned long long)res->failures, (unsigned long long)res->mismatches,
-			(unsigned long long)res->unknown_handles, (unsigned long long)res->skipped,
-			(unsigned long long)res->escapes);
+	write_outcome(res, f);
 	if (res->specials)
 		fprintf(f, "Special files refused (FIFO, device, socket: ENXIO, counted as failed): %llu\n",
 			(unsigned long long)res->specials);

@@ -19,6 +19,8 @@
 
 /* One read or write moves at most this much per call; larger requests loop. */
 #define IO_CHUNK (16u * 1024u * 1024u)
+/* Zero-filled writes (rp_breq.zero) go in pieces of this much, from one static block of zeros. */
+#define ZERO_CHUNK (1u << 20)
 
 /* What a backend handle points at. */
 typedef struct pfile {
@@ -339,12 +341,16 @@ static int do_close(posix_client *c, uint64_t bh)
 
 static int do_io(posix_backend *pb, posix_client *c, rp_breq *req, int fd, bool write)
 {
+	/* rp_breq.zero: prepare's zero fill; never read into, so one shared block serves every client. */
+	static const char zeros[ZERO_CHUNK];
 	uint64_t done = 0, left = req->op->length, off = req->op->offset;
 	if (rp__posix_buf(c, left < IO_CHUNK ? (size_t)left : IO_CHUNK) < 0)
 		return ENOMEM;
+	const size_t chunk = write && req->zero ? ZERO_CHUNK : c->buf_size;
 	while (left) {
-		const size_t n = left < c->buf_size ? (size_t)left : c->buf_size;
-		const ssize_t got = write ? pwrite(fd, c->buf, n, (off_t)off) : pread(fd, c->buf, n, (off_t)off);
+		const size_t n = left < chunk ? (size_t)left : chunk;
+		const ssize_t got = write ? pwrite(fd, req->zero ? zeros : c->buf, n, (off_t)off)
+					  : pread(fd, c->buf, n, (off_t)off);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0) {
