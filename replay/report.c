@@ -38,17 +38,24 @@ static const char *status_text(int32_t st, char *buf, size_t n)
 
 void rp_replay_write_table(const rp_replay_results *res, FILE *f)
 {
-	fprintf(f, "\n %-12s %10s %9s %9s %9s %9s %9s %8s %8s\n", "Operation", "Count", "AvgLat", "p50", "p99",
-		"p99.9", "MaxLat", "Failed", "Mismatch");
-	fprintf(f, " %.*s\n", 99, "---------------------------------------------------------------------------------------------------");
+	/* The Unsupported column only when the backend could not express some op: dbench's table otherwise. */
+	const bool unsup = res->unsupported != 0;
+	fprintf(f, "\n %-12s %10s %9s %9s %9s %9s %9s %8s %8s%s\n", "Operation", "Count", "AvgLat", "p50", "p99",
+		"p99.9", "MaxLat", "Failed", "Mismatch", unsup ? " Unsupported" : "");
+	fprintf(f, " %.*s\n", unsup ? 111 : 99,
+		"---------------------------------------------------------------------------------------------------"
+		"------------");
 	for (unsigned op = 0; op < RP_OP__COUNT; op++) {
 		const rp_replay_opstats *const o = &res->op[op];
-		if (!o->count && !o->skipped && !o->escapes)
+		if (!o->count && !o->skipped && !o->escapes && !o->unsupported)
 			continue;
-		fprintf(f, " %-12s %10llu %9.3f %9.3f %9.3f %9.3f %9.3f %8llu %8llu\n", rp_op_name(op),
+		fprintf(f, " %-12s %10llu %9.3f %9.3f %9.3f %9.3f %9.3f %8llu %8llu", rp_op_name(op),
 			(unsigned long long)o->count, o->avg_us / 1e3, o->p50_us / 1e3, o->p99_us / 1e3,
 			o->p999_us / 1e3, o->max_us / 1e3, (unsigned long long)o->failures,
 			(unsigned long long)o->mismatches);
+		if (unsup)
+			fprintf(f, " %11llu", (unsigned long long)o->unsupported);
+		fputc('\n', f);
 	}
 	fprintf(f, " (latencies in ms)\n\n");
 	if (res->prepare.ran)
@@ -78,6 +85,9 @@ void rp_replay_write_table(const rp_replay_results *res, FILE *f)
 			(unsigned long long)res->failures, (unsigned long long)res->mismatches,
 			(unsigned long long)res->unknown_handles, (unsigned long long)res->skipped,
 			(unsigned long long)res->escapes);
+	if (res->unsupported)
+		fprintf(f, "Unsupported by the %s backend (not sent to it; not failed, not mismatched): %llu\n",
+			res->backend, (unsigned long long)res->unsupported);
 	if (res->specials)
 		fprintf(f, "Special files refused (FIFO, device, socket: ENXIO, counted as failed): %llu\n",
 			(unsigned long long)res->specials);
@@ -147,6 +157,7 @@ void rp_replay_write_json(const rp_replay_results *res, FILE *f)
 	json_u64(f, "unknown_handles", res->unknown_handles, true);
 	json_u64(f, "skipped", res->skipped, true);
 	json_u64(f, "escapes", res->escapes, true);
+	json_u64(f, "unsupported", res->unsupported, true);
 	json_u64(f, "special_files", res->specials, false);
 
 	fputs(",\n  \"op_counts\": {", f);
@@ -161,7 +172,7 @@ void rp_replay_write_json(const rp_replay_results *res, FILE *f)
 	first = true;
 	for (unsigned op = 0; op < RP_OP__COUNT; op++) {
 		const rp_replay_opstats *const o = &res->op[op];
-		if (!o->count && !o->skipped && !o->escapes)
+		if (!o->count && !o->skipped && !o->escapes && !o->unsupported)
 			continue;
 		fprintf(f, "%s\n    \"%s\": {", first ? "" : ",", rp_op_name(op));
 		first = false;
@@ -177,6 +188,7 @@ void rp_replay_write_json(const rp_replay_results *res, FILE *f)
 		json_u64(f, "unknown_handles", o->unknown_handles, true);
 		json_u64(f, "skipped", o->skipped, true);
 		json_u64(f, "escapes", o->escapes, true);
+		json_u64(f, "unsupported", o->unsupported, true);
 		json_u64(f, "special_files", o->specials, false);
 		fputc('}', f);
 	}
