@@ -446,6 +446,8 @@ static void test_unsupported_ops(void **state)
 	rp_replay_destroy(r);
 
 	/* Every op: no Unsupported column, and the counters are 0. */
+	rp_workload_destroy(t.w); /* run_masked opens the ops again */
+	t.w = NULL;
 	res = run_masked(&t, 0, false, &r);
 	assert_int_equal(res->unsupported, 0);
 	assert_int_equal(atomic_load(&seen[RP_OP_LOCK]), 2);
