@@ -35,9 +35,10 @@ static const rp_opt options[] = {
 	{ "max-inflight", 0, RP_OPT_UINT, &o.max_inflight, "N",
 	  "let up to N ops of one client be in flight at once where the trace has them overlap and they do not "
 	  "depend on each other (default 1: one at a time; up to 1024)" },
-	{ "backend", 'b', RP_OPT_STRING, &o.backend, "NAME", "posix, null or fault (default: from --target)" },
+	{ "backend", 'b', RP_OPT_STRING, &o.backend, "NAME",
+	  "posix, null or fault (default: the one that takes --target's URL scheme, posix for a directory)" },
 	{ "backend-opt", 'o', RP_OPT_STRING, &o.backend_opt, "LIST",
-	  "backend options, comma-separated name[=value] (see --list-backends)" },
+	  "backend options, comma-separated name[=value], typed and range-checked (the backends below)" },
 	{ "sync", 's', RP_OPT_FLAG, &o.sync, NULL, "posix: open files O_SYNC (dbench -s)" },
 	{ "fsync-writes", 'F', RP_OPT_FLAG, &o.fsync_writes, NULL, "posix: fsync after every write (dbench -F)" },
 	{ "no-prepare", 0, RP_OPT_FLAG, &o.no_prepare, NULL,
@@ -72,6 +73,8 @@ static const rp_optrange ranges[] = {
 	{ NULL, 0, 0 },
 };
 
+static void backends_help(FILE *f);
+
 static const rp_cmd spec = {
 	.name = "replay",
 	.ranges = ranges,
@@ -97,8 +100,11 @@ static const rp_cmd spec = {
 		"in order with I/O on their handle). Synchronous backends use N-1 worker threads per client. The\n"
 		"results show the in-flight depth reached next to the depth the trace recorded.\n\n"
 		"The posix backend resolves every path beneath TARGET (openat2 RESOLVE_BENEATH): no '..',\n"
-		"absolute path or symlink in a trace can reach outside it. nfs:// and smb:// targets need the\n"
-		"network backends, which are not built yet.\n\n"
+		"absolute path or symlink in a trace can reach outside it. Without --backend, the target's URL\n"
+		"scheme picks the backend that declares it (a directory path or file:///dir: posix); nfs:// and\n"
+		"smb:// targets need the network backends, which this build may be without (it says so). An op a\n"
+		"backend cannot express is not sent to it and is counted as unsupported, apart from failures\n"
+		"and mismatches.\n\n"
 		"Failed counts the ops that returned an error; most workloads have some on purpose (dbench's\n"
 		"client.txt opens and stats names that do not exist), and the line under the table says how many\n"
 		"were as the trace recorded. Mismatch counts the ops whose result differs from the recording (an\n"
@@ -107,20 +113,59 @@ static const rp_cmd spec = {
 		"when TARGET is not, and --cleanup removes afterwards what the run made.\n\n"
 		"Exit status: 0 done, 1 the run failed, was aborted on a mismatch, or had one under\n"
 		"--fail-on-mismatch, 2 bad usage, 130 interrupted.",
+	.details_more = backends_help,
 	.opts = options,
 	.min_args = 0,
 	.max_args = 1,
 };
 
-static void list_backends(void)
+/* "uint, default 4, 1 to 64": an option's type, default and bounds, from its table entry. */
+static void opt_terms(const rp_backend_opt *bo, char *buf, size_t n)
 {
+	size_t len = (size_t)snprintf(buf, n, "%s", rp_bopt_type_name(bo->type));
+	char lo[32], hi[32];
+	if (len < n && bo->repeat)
+		len += (size_t)snprintf(buf + len, n - len, ", repeatable");
+	if (len < n && bo->def)
+		len += (size_t)snprintf(buf + len, n - len, ", default %s", bo->def);
+	if (len < n && (bo->min || bo->max)) {
+		rp_bopt_format(bo, bo->min, lo, sizeof(lo));
+		rp_bopt_format(bo, bo->max, hi, sizeof(hi));
+		len += (size_t)snprintf(buf + len, n - len, bo->max ? ", %s to %s" : ", at least %s", lo, hi);
+	}
+	for (size_t i = 0; len < n && bo->type == RP_BOPT_ENUM && bo->choices && bo->choices[i]; i++)
+		len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? "|" : ": ", bo->choices[i]);
+}
+
+/* Every built-in backend from its vtable: targets, the ops it cannot express, its typed options. */
+static void backends_help(FILE *f)
+{
+	fprintf(f, "backends (--backend NAME, --backend-opt name[=value],...):\n");
 	for (size_t i = 0; rp_backend_at(i); i++) {
 		const rp_backend_ops *const b = rp_backend_at(i);
-		printf("%-8s %s\n", b->name, b->summary);
+		fprintf(f, "  %-8s %s\n", b->name, b->summary);
+		if (b->schemes) {
+			fprintf(f, "           targets:");
+			for (const char *const *s = b->schemes; *s; s++)
+				fprintf(f, "%s %s%s", s == b->schemes ? "" : ",", **s ? *s : "a directory path", **s ? "://" : "");
+			fputc('\n', f);
+		} else {
+			fprintf(f, "           targets: any (not looked at); chosen by --backend only\n");
+		}
+		const uint64_t mask = b->op_mask ? b->op_mask : RP_BACKEND_ALL_OPS;
+		if (mask != RP_BACKEND_ALL_OPS) {
+			fprintf(f, "           cannot express (counted as unsupported):");
+			for (unsigned op = 0; op < RP_OP__COUNT; op++)
+				if (!(mask >> op & 1u) && op != RP_OP_SLEEP)
+					fprintf(f, " %s", rp_op_name(op));
+			fputc('\n', f);
+		}
 		for (const rp_backend_opt *bo = b->opts; bo && bo->name; bo++) {
-			char left[64];
-			snprintf(left, sizeof(left), "%s%s%s", bo->name, bo->arg ? "=" : "", bo->arg ? bo->arg : "");
-			printf("           %-24s %s\n", left, bo->help);
+			char left[64], terms[160];
+			snprintf(left, sizeof(left), "%s%s%s", bo->name, bo->type == RP_BOPT_FLAG ? "" : "=",
+				 bo->type == RP_BOPT_FLAG ? "" : rp_bopt_arg(bo));
+			opt_terms(bo, terms, sizeof(terms));
+			fprintf(f, "           %-24s [%s] %s\n", left, terms, bo->help);
 		}
 	}
 }
@@ -283,7 +328,7 @@ static int run(int argc, char **argv)
 	if (prc)
 		return prc > 0 ? 0 : 2;
 	if (o.list_backends) {
-		list_backends();
+		backends_help(stdout);
 		return 0;
 	}
 	if (npos != 1 || !o.target) {

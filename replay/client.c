@@ -13,6 +13,8 @@
 #define NS 1000000000ull
 /* In the handle table: the trace's open of this handle failed here (no backend handle is ever this). */
 #define BH_FAILED UINT64_MAX
+/* In the handle table: the backend cannot express this handle's open, nor so the ops on it. */
+#define BH_UNSUPPORTED (UINT64_MAX - 1)
 
 /* The path behind string id, normalised and cached per client (ids are per source). */
 static const rp_pathent *path_load(rp_client *c, uint32_t id)
@@ -258,6 +260,7 @@ enum verdict {
 	V_UNKNOWN,     /* a handle whose open failed: EBADF, counted as unknown */
 	V_SKIP,        /* the same under --on-mismatch=skip: not run, not counted as a failure */
 	V_NO_HANDLE_1, /* no handle, and a version 1 backend: EBADF without it */
+	V_UNSUPPORTED, /* the backend cannot express it (op_mask), or it is on a handle whose open was so */
 };
 
 /* Resolve the op's paths and handle into req (done before its deadline, so the wait ends in the issue). */
@@ -270,6 +273,8 @@ static inline __attribute__((always_inline)) enum verdict resolve(rp_client *c, 
 	req->granted = 0;
 	req->no_handle = op->handle == 0 && op->status == EBADF && (handle_ops >> op->op & 1u);
 	req->special = false;
+	if (!(r->op_mask >> op->op & 1u))
+		return V_UNSUPPORTED;
 	if (req->no_handle)
 		return r->bops->version >= 2 ? V_ISSUE : V_NO_HANDLE_1;
 	if (op->path) {
@@ -286,6 +291,13 @@ static inline __attribute__((always_inline)) enum verdict resolve(rp_client *c, 
 	}
 	if (op->handle && op->op != RP_OP_OPEN) {
 		const bool known = rp__handles_get(&c->handles, op->handle, &req->bh);
+		if (known && req->bh == BH_UNSUPPORTED) {
+			uint64_t gone;
+			req->bh = 0;
+			if (op->op == RP_OP_CLOSE)
+				rp__handles_del(&c->handles, op->handle, &gone);
+			return V_UNSUPPORTED;
+		}
 		/* A handle never opened in this pass but named with its path (NFSv3, synthetic SMB ones): by path. */
 		if (!known && req->path) {
 			/*
@@ -347,7 +359,8 @@ static inline __attribute__((always_inline)) void finish(rp_client *c, const rp_
 	c->acc[op->op].specials += req->special && issue >= r->warm_end;
 	if (op->op == RP_OP_OPEN) {
 		uint64_t old;
-		const bool live = op->handle && rp__handles_get(&c->handles, op->handle, &old) && old != BH_FAILED;
+		const bool live = op->handle && rp__handles_get(&c->handles, op->handle, &old) && old != BH_FAILED &&
+				  old != BH_UNSUPPORTED;
 		if (op->handle && req->status == 0) {
 			if (live)
 				r->bops->release(r->bstate, c->bstate, old);
@@ -394,6 +407,21 @@ static inline __attribute__((always_inline)) uint64_t exec(rp_client *c, const r
 		return t;
 	case V_SKIP:
 		c->acc[op->op].skipped += counted;
+		return t;
+	case V_UNSUPPORTED:
+		/*
+		 * Neither a failure nor a mismatch: the backend was never asked.  An
+		 * open's handle is marked, so the ops on it are counted the same way
+		 * rather than as unknown handles.
+		 */
+		c->acc[op->op].unsupported += counted;
+		if (op->op == RP_OP_OPEN && op->handle && op->status == 0) {
+			uint64_t old;
+			if (rp__handles_get(&c->handles, op->handle, &old) && old != BH_FAILED && old != BH_UNSUPPORTED)
+				r->bops->release(r->bstate, c->bstate, old);
+			if (rp__handles_put(&c->handles, op->handle, BH_UNSUPPORTED) < 0)
+				rp__handles_del(&c->handles, op->handle, &old); /* no memory: its ops count as unknown */
+		}
 		return t;
 	case V_UNKNOWN:
 		c->acc[op->op].unknown += counted;
@@ -446,7 +474,7 @@ static void release_all(rp_client *c)
 	const rp_replay *const r = c->r;
 	uint64_t key, bh;
 	while (rp__handles_pop(&c->handles, &key, &bh))
-		if (bh != BH_FAILED)
+		if (bh != BH_FAILED && bh != BH_UNSUPPORTED)
 			r->bops->release(r->bstate, c->bstate, bh);
 	rp__ntclient_reset(c);
 }
@@ -623,7 +651,7 @@ out:
 	if (c->src)
 		c->src->close(c->src);
 	c->src = NULL;
-	if (c->binit)
+	if (c->binit && r->bops->client_fini)
 		r->bops->client_fini(r->bstate, c->bstate);
 	c->binit = false;
 	atomic_store_explicit(&c->running, 0, memory_order_release);

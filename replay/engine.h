@@ -19,6 +19,7 @@ typedef struct rp_opacc {
 	rp_hist *lat; /* allocated on first use */
 	uint64_t count, bytes, failures, mismatches, unknown, skipped, escapes;
 	uint64_t failures_expected; /* failures that match the recorded status */
+	uint64_t unsupported; /* the backend cannot express the op: never sent to it */
 	uint64_t specials; /* refused: the path names a FIFO, device or socket (rp_breq.special) */
 } rp_opacc;
 
@@ -151,9 +152,8 @@ struct rp_replay {
 	bool nt_layer;       /* the backend has no NT semantics of its own: replay/ntsem.c supplies them */
 	rp_ntlocks ntlocks;  /* mandatory byte-range locks of every client */
 	void *bstate;
-	rp_backend_kv *kv;
-	size_t n_kv;
-	char *kv_storage;
+	rp_backend_parsed bopts; /* --backend-opt, parsed against the backend's table */
+	uint64_t op_mask;        /* the ops the backend can express (its op_mask, 0 taken as every op) */
 	rp_workload *w;
 	rp_replay_clock clock;
 	bool mono; /* clock is CLOCK_MONOTONIC: read it inline, not through clock.now */

@@ -54,6 +54,9 @@ static void prep_done(rp_breq *req)
 static int prep_submit(rp_replay *r, void *cs, rp_breq *req)
 {
 	bool done = false;
+	/* An op the backend cannot express is never sent: the item fails (counted in prepare's failures). */
+	if (!(r->op_mask >> req->op->op & 1u))
+		return EOPNOTSUPP;
 	const bool async = (r->bops->caps & RP_BCAP_ASYNC) && r->bops->poll;
 	req->cb = async ? prep_done : NULL;
 	req->data = &done;
@@ -174,7 +177,8 @@ int rp__prepare_run(rp_replay *r, char *errbuf)
 		if (rc < 0)
 			break;
 		prepare_dir(r, cs);
-		r->bops->client_fini(r->bstate, cs);
+		if (r->bops->client_fini)
+			r->bops->client_fini(r->bstate, cs);
 		memset(cs, 0, r->bops->client_size ? r->bops->client_size : 1);
 	}
 	free(cs);

@@ -121,6 +121,11 @@ typedef struct rp_replay_opstats {
 	uint64_t skipped;   /* not run: --on-mismatch=skip after a failed open */
 	uint64_t escapes;   /* path tried to leave the target (not run) */
 	uint64_t specials;  /* refused by the backend: the path names a FIFO, device or socket */
+	/*
+	 * Not run: the backend cannot express the op (rp_backend_ops.op_mask), or
+	 * it is on a handle whose open it could not.  Never sent, never a failure or mismatch.
+	 */
+	uint64_t unsupported;
 	double avg_us, p50_us, p99_us, p999_us, max_us;
 } rp_replay_opstats;
 
@@ -177,6 +182,7 @@ typedef struct rp_replay_results {
 	uint64_t failures, mismatches, unknown_handles, skipped, escapes;
 	uint64_t failures_expected; /* failures whose error the trace recorded */
 	uint64_t specials; /* special files refused (also counted in failures) */
+	uint64_t unsupported; /* ops the backend cannot express (rp_replay_opstats.unsupported) */
 	rp_replay_opstats op[RP_OP__COUNT];
 	uint64_t errnos[RP_REPLAY_ERRNO_MAX]; /* failures by errno; [0] = others */
 	rp_replay_second *series; /* one per second since the start */

@@ -104,17 +104,24 @@ static void write_outcome(const rp_replay_results *res, FILE *f)
 
 void rp_replay_write_table(const rp_replay_results *res, FILE *f)
 {
-	fprintf(f, "\n %-12s %10s %9s %9s %9s %9s %9s %8s %8s\n", "Operation", "Count", "AvgLat", "p50", "p99",
-		"p99.9", "MaxLat", "Failed", "Mismatch");
-	fprintf(f, " %.*s\n", 99, "---------------------------------------------------------------------------------------------------");
+	/* The Unsupported column only when the backend could not express some op: dbench's table otherwise. */
+	const bool unsup = res->unsupported != 0;
+	fprintf(f, "\n %-12s %10s %9s %9s %9s %9s %9s %8s %8s%s\n", "Operation", "Count", "AvgLat", "p50", "p99",
+		"p99.9", "MaxLat", "Failed", "Mismatch", unsup ? " Unsupported" : "");
+	fprintf(f, " %.*s\n", unsup ? 111 : 99,
+		"---------------------------------------------------------------------------------------------------"
+		"------------");
 	for (unsigned op = 0; op < RP_OP__COUNT; op++) {
 		const rp_replay_opstats *const o = &res->op[op];
-		if (!o->count && !o->skipped && !o->escapes)
+		if (!o->count && !o->skipped && !o->escapes && !o->unsupported)
 			continue;
-		fprintf(f, " %-12s %10llu %9.3f %9.3f %9.3f %9.3f %9.3f %8llu %8llu\n", rp_op_name(op),
+		fprintf(f, " %-12s %10llu %9.3f %9.3f %9.3f %9.3f %9.3f %8llu %8llu", rp_op_name(op),
 			(unsigned long long)o->count, o->avg_us / 1e3, o->p50_us / 1e3, o->p99_us / 1e3,
 			o->p999_us / 1e3, o->max_us / 1e3, (unsigned long long)o->failures,
 			(unsigned long long)o->mismatches);
+		if (unsup)
+			fprintf(f, " %11llu", (unsigned long long)o->unsupported);
+		fputc('\n', f);
 	}
 	fprintf(f, " (latencies in ms; Failed: the op returned an error, which the trace may have recorded too;\n"
 		   "  Mismatch: its result differs from the one recorded, an error or a success)\n\n");
@@ -139,6 +146,9 @@ void rp_replay_write_table(const rp_replay_results *res, FILE *f)
 		}
 	}
 	write_outcome(res, f);
+	if (res->unsupported)
+		fprintf(f, "Unsupported by the %s backend (not sent to it; not failed, not mismatched): %llu\n",
+			res->backend, (unsigned long long)res->unsupported);
 	if (res->specials)
 		fprintf(f, "Special files refused (FIFO, device, socket: ENXIO, counted as failed): %llu\n",
 			(unsigned long long)res->specials);
@@ -208,6 +218,7 @@ void rp_replay_write_json(const rp_replay_results *res, FILE *f)
 	json_u64(f, "unknown_handles", res->unknown_handles, true);
 	json_u64(f, "skipped", res->skipped, true);
 	json_u64(f, "escapes", res->escapes, true);
+	json_u64(f, "unsupported", res->unsupported, true);
 	json_u64(f, "special_files", res->specials, false);
 
 	fputs(",\n  \"op_counts\": {", f);
@@ -222,7 +233,7 @@ void rp_replay_write_json(const rp_replay_results *res, FILE *f)
 	first = true;
 	for (unsigned op = 0; op < RP_OP__COUNT; op++) {
 		const rp_replay_opstats *const o = &res->op[op];
-		if (!o->count && !o->skipped && !o->escapes)
+		if (!o->count && !o->skipped && !o->escapes && !o->unsupported)
 			continue;
 		fprintf(f, "%s\n    \"%s\": {", first ? "" : ",", rp_op_name(op));
 		first = false;
@@ -238,6 +249,7 @@ void rp_replay_write_json(const rp_replay_results *res, FILE *f)
 		json_u64(f, "unknown_handles", o->unknown_handles, true);
 		json_u64(f, "skipped", o->skipped, true);
 		json_u64(f, "escapes", o->escapes, true);
+		json_u64(f, "unsupported", o->unsupported, true);
 		json_u64(f, "special_files", o->specials, false);
 		fputc('}', f);
 	}

@@ -100,6 +100,7 @@ int rp__stats_merge(rp_replay *r)
 			o->unknown_handles += a->unknown;
 			o->skipped += a->skipped;
 			o->escapes += a->escapes;
+			o->unsupported += a->unsupported;
 			o->specials += a->specials;
 			if (a->lat)
 				rp__hist_merge(h, a->lat);
@@ -115,6 +116,7 @@ int rp__stats_merge(rp_replay *r)
 		res->unknown_handles += o->unknown_handles;
 		res->skipped += o->skipped;
 		res->escapes += o->escapes;
+		res->unsupported += o->unsupported;
 		res->specials += o->specials;
 	}
 	/* The measured period: from the end of the warm-up to the time limit, or to the last completion. */

@@ -488,8 +488,8 @@ static void test_bad_options(void **state)
 		rp_timing timing;
 		const char *want;
 	} cases[] = {
-		{ "nfs://host/export", NULL, NULL, RP_TIMING_AFAP, "not built" },
-		{ "smb://host/share", NULL, NULL, RP_TIMING_AFAP, "not built" },
+		{ "nfs://host/export", NULL, NULL, RP_TIMING_AFAP, "built without the nfs backend" },
+		{ "smb://host/share", NULL, NULL, RP_TIMING_AFAP, "built without the smb backend" },
 		{ "ftp://x", NULL, NULL, RP_TIMING_AFAP, "unknown URL scheme" },
 		{ "/tmp", "nosuch", NULL, RP_TIMING_AFAP, "no backend 'nosuch'" },
 		{ "/tmp", "null", "bogus", RP_TIMING_AFAP, "has no option 'bogus'" },
