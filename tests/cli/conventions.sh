@@ -1,0 +1,73 @@
+#!/bin/sh
+# Inputs and conventions (issue 8): - and pipes as input everywhere, cat's text form as an input,
+# error messages naming file and line, options (exit status, --version, prefixes, bundling, no-op warnings).
+#   conventions.sh REPRISE SOURCE_ROOT
+set -u
+reprise=$1 src=$2
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+export LC_ALL=C TZ=UTC TMPDIR="$tmp/spool"
+mkdir "$tmp/spool" "$tmp/target"
+fails=0 n=0
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; [ -f "$tmp/err" ] && sed 's/^/# /' "$tmp/err" | head -20; }
+check() { desc=$1; shift; if "$@" >"$tmp/out" 2>"$tmp/err"; then ok "$desc"; else not_ok "$desc"; fi; }
+check_fails() { desc=$1; want=$2; shift 2; "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
+	if [ "$rc" = "$want" ]; then ok "$desc"; else echo "# exit $rc, wanted $want"; not_ok "$desc"; fi; }
+err_has() { if grep -q -- "$2" "$tmp/err"; then ok "$1"; else echo "# stderr lacks: $2"; not_ok "$1"; fi; }
+err_lacks() { if grep -q -- "$2" "$tmp/err"; then echo "# stderr has: $2"; not_ok "$1"; else ok "$1"; fi; }
+out_has() { if grep -q -- "$2" "$tmp/out"; then ok "$1"; else echo "# stdout lacks: $2"; not_ok "$1"; fi; }
+same() { if cmp -s "$2" "$3"; then ok "$1"; else diff "$2" "$3" | head -5 | sed 's/^/# /'; not_ok "$1"; fi; }
+spool_empty() { if [ -z "$(ls -A "$tmp/spool")" ]; then ok "$1"; else ls "$tmp/spool" | sed 's/^/# left: /'; not_ok "$1"; fi; }
+
+pcap=$src/tests/data/pcap/nfstrace__eth-ipv4-tcp-cifs2.pcap
+rpz=$src/samples/smb2-small-files.rpz
+client=$src/samples/smb2-small-files.txt
+
+# 1. - and pipes as input, in every command
+check "a pcap on a pipe converts (tcpdump -w - | reprise convert - out.rpz)" sh -c 'cat "$1" | "$2" convert -q - "$3"' sh "$pcap" "$reprise" "$tmp/pipe.rpz"
+"$reprise" convert -q "$pcap" "$tmp/file.rpz" 2>"$tmp/err"
+"$reprise" cat "$tmp/pipe.rpz" >"$tmp/a" 2>"$tmp/err"; "$reprise" cat "$tmp/file.rpz" >"$tmp/b" 2>>"$tmp/err"
+same "to the same ops as from the file" "$tmp/a" "$tmp/b"
+check "cat x.rpz | reprise stat -" sh -c 'cat "$1" | "$2" stat -' sh "$rpz" "$reprise"
+out_has "a trace keeps the input it recorded" "input *smb2-small-files"
+check "cat loadfile | reprise stat -" sh -c 'cat "$1" | "$2" stat -' sh "$client" "$reprise"
+out_has "and the input is named <stdin>" "input *<stdin>"
+check "a loadfile on stdin" sh -c '"$2" cat - <"$1"' sh "$client" "$reprise"
+"$reprise" cat "$client" >"$tmp/b" 2>"$tmp/err"
+same "gives the ops of the file" "$tmp/out" "$tmp/b"
+check "a FIFO as input" sh -c 'mkfifo "$3/fifo" && { cat "$1" >"$3/fifo" & "$2" stat "$3/fifo"; }' sh "$rpz" "$reprise" "$tmp"
+check "replay of a pipe (read twice: the plan and the clients)" sh -c 'cat "$1" | "$2" replay - --target "$3" --clients 2 -b null' sh "$rpz" "$reprise" "$tmp/target"
+out_has "runs both clients" "2 clients"
+check_fails "a bad loadfile on stdin exits 1" 1 sh -c 'printf "NTCreateX x\n" | "$1" cat -' sh "$reprise"
+err_has "naming <stdin> and the line" "<stdin>:1:"
+err_lacks "never the spool's /dev/fd path" "/dev/fd/"
+check_fails "replay names <stdin> too" 1 sh -c 'printf "Bogus 1\n" | "$1" replay - --target "$2" -b null' sh "$reprise" "$tmp/target"
+err_has "with its line" "<stdin>:1:"
+check_fails "a spool that cannot be made is exit 1" 1 sh -c 'printf "x" | TMPDIR=/nonexistent "$1" cat -' sh "$reprise"
+err_has "naming TMPDIR" "/nonexistent"
+spool_empty "no spool file is left behind"
+
+# 2. cat's text form is an input: cat -> convert round-trips exactly
+"$reprise" convert -q "$client" "$tmp/c.rpz" 2>"$tmp/err"
+"$reprise" cat -m "$tmp/c.rpz" >"$tmp/c.cat" 2>>"$tmp/err"
+[ -f /usr/share/dbench/client.txt ] && client=/usr/share/dbench/client.txt # dbench's own when installed
+check "client loadfile -> rpz -> cat -> convert -> rpz" "$reprise" convert "$tmp/c.cat" "$tmp/c2.rpz"
+"$reprise" cat -m "$tmp/c2.rpz" >"$tmp/c2.cat" 2>"$tmp/err"
+same "gives identical ops (and metadata)" "$tmp/c.cat" "$tmp/c2.cat"
+for g in reprise__smb2-locks-smbtorture.pcap nfstrace__eth-ipv4-tcp-nfsv41.pcap suricata-verify__nfs3-01__input.pcap; do
+	"$reprise" cat -m "$src/tests/data/pcap/$g" >"$tmp/g.cat" 2>"$tmp/err"
+	"$reprise" convert -q "$tmp/g.cat" "$tmp/g.rpz" 2>>"$tmp/err" && "$reprise" cat -m "$tmp/g.rpz" >"$tmp/g2.cat" 2>>"$tmp/err"
+	same "the golden capture $g's cat output round-trips" "$tmp/g.cat" "$tmp/g2.cat"
+done
+sed 's/ c1 read / c1 write /' "$tmp/g.cat" >"$tmp/edited.cat"
+check "an edited text converts" "$reprise" convert -q "$tmp/edited.cat" "$tmp/e.rpz"
+printf '0.000000001 - c1 read fh=1 off=0 len=0 -> OK\n0.000000002 - c1 reed fh=1 -> OK\n' >"$tmp/bad.cat"
+check_fails "a malformed text line is exit 1" 1 "$reprise" convert "$tmp/bad.cat" "$tmp/bad.rpz"
+err_has "naming file, line and what" "bad.cat:2: unknown op 'reed'"
+check "--lenient skips it" "$reprise" stat --lenient "$tmp/bad.cat"
+err_has "and counts it" "skipped 1 bad line"
+
+echo "1..$n"
+[ "$fails" -eq 0 ]
