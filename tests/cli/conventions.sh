@@ -31,7 +31,7 @@ check "a pcap on a pipe converts (tcpdump -w - | reprise convert - out.rpz)" sh 
 "$reprise" cat "$tmp/pipe.rpz" >"$tmp/a" 2>"$tmp/err"; "$reprise" cat "$tmp/file.rpz" >"$tmp/b" 2>>"$tmp/err"
 same "to the same ops as from the file" "$tmp/a" "$tmp/b"
 check "cat x.rpz | reprise stat -" sh -c 'cat "$1" | "$2" stat -' sh "$rpz" "$reprise"
-out_has "a trace keeps the input it recorded" "input *smb2-small-files"
+out_has "a trace keeps the input it recorded" "input *zeek__smb_smb2_100_small_files.pcap"
 check "cat loadfile | reprise stat -" sh -c 'cat "$1" | "$2" stat -' sh "$client" "$reprise"
 out_has "and the input is named <stdin>" "input *<stdin>"
 check "a loadfile on stdin" sh -c '"$2" cat - <"$1"' sh "$client" "$reprise"
