@@ -71,7 +71,7 @@ static int pr_finish(rp_sink *s)
 }
 
 static struct {
-	bool meta, lenient;
+	bool meta, lenient, verbose;
 	uint64_t client;
 	bool client_set;
 } o;
@@ -80,7 +80,8 @@ static const char *client_arg;
 static const rp_opt options[] = {
 	{ "client", 'c', RP_OPT_STRING, &client_arg, "N", "only the ops of client N" },
 	{ "meta", 'm', RP_OPT_FLAG, &o.meta, NULL, "start with the trace's metadata as # comment lines" },
-	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfile input: skip bad lines, count and report them" },
+	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfile or text input: skip bad lines, count and report them" },
+	{ "verbose", 'v', RP_OPT_FLAG, &o.verbose, NULL, "say how TRACE is read (which format; a stream spooled to TMPDIR)" },
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
@@ -107,7 +108,7 @@ static int run(int argc, char **argv)
 	const int prc = rp_opts_parse(&spec, argc, argv, pos, &npos);
 	if (prc)
 		return prc > 0 ? 0 : 2;
-	rp_input_opts io = { .lenient = o.lenient, .quiet = true, .cmd = "cat" };
+	rp_input_opts io = { .lenient = o.lenient, .quiet = true, .verbose = o.verbose, .cmd = "cat" };
 	if (client_arg) {
 		char *end = NULL;
 		const unsigned long v = strtoul(client_arg, &end, 10);

@@ -11,7 +11,7 @@
 #include "formats/loadfile.h"
 
 static struct {
-	bool lenient, strict, quiet, timestamps, prepare;
+	bool lenient, strict, quiet, verbose, timestamps, prepare;
 	const char *to, *dialect, *client_key;
 	uint64_t level;
 } o;
@@ -22,10 +22,11 @@ static const rp_opt options[] = {
 	{ "timestamps", 0, RP_OPT_FLAG, &o.timestamps, NULL, "loadfile: write the timestamped form (a leading time in seconds)" },
 	{ "prepare", 0, RP_OPT_FLAG, &o.prepare, NULL, "loadfile output: first create what the trace uses but never creates (replay's prepare plan), so dbench can run it" },
 	{ "level", 0, RP_OPT_UINT, &o.level, "N", "rpz: zstd compression level, 1-22 (default 9; 19 is ~7 % smaller and 5x slower to write)" },
-	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfile input: skip bad lines, count and report them" },
+	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfile or text input: skip bad lines, count and report them" },
 	{ "strict", 0, RP_OPT_FLAG, &o.strict, NULL, "pcap input: fail when anything was truncated, invalid, unsupported, unmatched, encrypted or lost (TCP gaps)" },
 	{ "client-key", 0, RP_OPT_STRING, &o.client_key, "KEY", "pcap input: a client is addr+principal (default), addr or conn" },
 	{ "quiet", 'q', RP_OPT_FLAG, &o.quiet, NULL, "no summary or progress on stderr" },
+	{ "verbose", 'v', RP_OPT_FLAG, &o.verbose, NULL, "say how IN is read (which format; a stream spooled to TMPDIR)" },
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
@@ -151,7 +152,8 @@ static int run(int argc, char **argv)
 	const char *const in = pos[0], *const outp = pos[1];
 
 	bool cut = false;
-	rp_input_opts io = { .lenient = o.lenient, .strict = o.strict, .quiet = o.quiet, .cmd = "convert", .cut = &cut };
+	rp_input_opts io = { .lenient = o.lenient, .strict = o.strict, .quiet = o.quiet, .verbose = o.verbose,
+			     .client_key_set = o.client_key != NULL, .cmd = "convert", .cut = &cut };
 	if (rp__cli_client_key(o.client_key, &io.capture.client_key) < 0) {
 		rp__cli_err("convert", "--client-key must be addr+principal, addr or conn");
 		return 2;
@@ -167,6 +169,10 @@ static int run(int argc, char **argv)
 	}
 
 	const rp_conv_consumer *const kind = rp_conv_consumer_for(o.to, outp);
+	if (!kind && o.to) {
+		rp__cli_err("convert", "--to must be rpz or loadfile");
+		return 2;
+	}
 	if (!kind) {
 		rp__cli_err("convert", "%s: cannot tell the output format: use --to rpz|loadfile", outp);
 		return 2;
@@ -175,6 +181,14 @@ static int run(int argc, char **argv)
 		rp__cli_err("convert", "--prepare writes loadfiles only (replay prepares an .rpz itself)");
 		return 2;
 	}
+	/* Options for the other output format do nothing: say so rather than let them look obeyed. */
+	const bool lf_out = strcmp(kind->name, "loadfile") == 0;
+	if (lf_out && o.level)
+		rp__cli_err("convert", "warning: --level applies to .rpz output only; %s is a loadfile", outp);
+	if (!lf_out && o.timestamps)
+		rp__cli_err("convert", "warning: --timestamps applies to loadfile output only; %s is an .rpz trace", outp);
+	if (!lf_out && o.dialect)
+		rp__cli_err("convert", "warning: --dialect applies to loadfile output only; %s is an .rpz trace", outp);
 	/* Refused before anything is opened: writing X while reading X would destroy it. */
 	const int same = rp__cli_out_check("convert", outp, in);
 	if (same)

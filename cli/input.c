@@ -277,6 +277,20 @@ int rp__cli_pump(const char *arg, rp_sink *sink, const rp_input_opts *opts)
 		rp__cli_in_close(&in);
 		return 1;
 	}
+	if (opts->verbose && in.fd >= 0)
+		rp__cli_err(opts->cmd, "%s: read as %s (%s), spooled first: %" PRIu64 " bytes in TMPDIR", in.name,
+			    prod->name, prod->what, in.bytes);
+	else if (opts->verbose)
+		rp__cli_err(opts->cmd, "%s: read as %s (%s)", in.name, prod->name, prod->what);
+	/* Options for another kind of input do nothing here: say so rather than let them look obeyed. */
+	const bool pcap_in = prod == &pcap_producer;
+	const bool lines_in = strcmp(prod->name, "loadfile") == 0 || strcmp(prod->name, "text") == 0;
+	if (opts->lenient && !lines_in)
+		rp__cli_err(opts->cmd, "warning: --lenient applies to loadfile and text input only; %s is read as %s", in.name,
+			    prod->what);
+	if ((opts->strict || opts->client_key_set) && !pcap_in)
+		rp__cli_err(opts->cmd, "warning: %s applies to packet captures only; %s is read as %s",
+			    opts->strict ? "--strict" : "--client-key", in.name, prod->what);
 	rp_conv_in_report rep;
 	memset(&rep, 0, sizeof(rep));
 	progress_sink prog = {

@@ -14,6 +14,8 @@ typedef struct rp_input_opts {
 	bool lenient;         /* loadfiles: skip and count bad lines */
 	bool strict;          /* pcaps: fail when anything was lossy */
 	bool quiet;           /* no summary, no progress */
+	bool verbose;         /* say which producer reads the input, and what a stream spooled */
+	bool client_key_set;  /* --client-key was given: warn if the input is no capture */
 	bool filter_client;
 	uint32_t client;
 	rp_capture_opts capture;
