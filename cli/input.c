@@ -237,8 +237,12 @@ int rp__cli_in_open(rp_cli_in *in, const char *cmd, const char *arg)
 		rp__cli_err(cmd, "%s: %s", arg, strerror(errno));
 		return 1;
 	}
-	if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
-		return 0; /* read in place (a directory: its reader says what is wrong) */
+	if (S_ISDIR(st.st_mode)) {
+		rp__cli_err(cmd, "%s: %s", arg, strerror(EISDIR));
+		return 1;
+	}
+	if (S_ISREG(st.st_mode))
+		return 0; /* read in place */
 	/* A FIFO, a pipe (/dev/stdin, <(process substitution)), a device: opened as cat would, waiting for a FIFO's writer. */
 	const int src = open(arg, O_RDONLY | O_CLOEXEC);
 	if (src < 0) {

@@ -224,6 +224,22 @@ static int finish_stdout(const char *cmd, int status)
 	return status == 0 ? 1 : status;
 }
 
+/*
+ * After printing a long text (the man page outgrows stdio's buffer): a write
+ * that failed on the way set errno then, which the final check cannot learn.
+ */
+static int printed(int e)
+{
+	if (!ferror(stdout)) {
+		errno = 0;
+		if (fflush(stdout) == 0 && !ferror(stdout))
+			return 0;
+		e = errno;
+	}
+	fprintf(stderr, "reprise: standard output: write error: %s\n", e ? strerror(e) : "I/O error");
+	return 1;
+}
+
 static int dispatch(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -240,16 +256,18 @@ static int dispatch(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(name, "--man") == 0) {
+		errno = 0;
 		man_page(stdout);
-		return 0;
+		return printed(errno);
 	}
 	if (strcmp(name, "--completion") == 0) {
 		if (argc != 3 || strcmp(argv[2], "bash") != 0) {
 			fprintf(stderr, "usage: reprise --completion bash\n");
 			return 2;
 		}
+		errno = 0;
 		completion_bash(stdout);
-		return 0;
+		return printed(errno);
 	}
 	if (strcmp(name, "help") == 0) {
 		const rp_command *const c = argc > 2 ? find(argv[2]) : NULL;

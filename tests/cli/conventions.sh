@@ -69,5 +69,52 @@ err_has "naming file, line and what" "bad.cat:2: unknown op 'reed'"
 check "--lenient skips it" "$reprise" stat --lenient "$tmp/bad.cat"
 err_has "and counts it" "skipped 1 bad line"
 
+# 4. errors name the file; a BOM starts a loadfile; a directory is no input
+printf '\357\273\277NTCreateX "\\a" 0x0 0x2 1 NT_STATUS_OK\nClose 1 NT_STATUS_OK\n' >"$tmp/bom.txt"
+check "a loadfile starting with a UTF-8 byte-order mark is read" "$reprise" cat "$tmp/bom.txt"
+out_has "from its first line" 'open path="/a"'
+for c in cat stat; do
+	check_fails "$c of a directory is exit 1" 1 "$reprise" $c "$tmp"
+	err_has "and names it" "$tmp: Is a directory"
+done
+
+# 5. options: exit 2 for usage errors in every command, getopt_long's conventions, --version, warnings
+for c in convert cat stat capture replay; do
+	check_fails "$c: an unknown option exits 2" 2 "$reprise" $c --no-such-option x y
+	check_fails "$c: an ambiguous or unknown short option exits 2" 2 "$reprise" $c -Z x y
+done
+check_fails "convert --to with a bad value exits 2" 2 "$reprise" convert --to tar "$client" "$tmp/x.out"
+err_has "and says what it takes" "--to must be rpz or loadfile"
+check_fails "convert --dialect with a bad value exits 2" 2 "$reprise" convert --dialect cifs "$client" "$tmp/x.txt"
+check_fails "replay --timing with a bad value exits 2" 2 "$reprise" replay "$rpz" --target "$tmp/target" --timing soon
+check_fails "convert --level 0 exits 2" 2 "$reprise" convert --level 0 "$client" "$tmp/x.rpz"
+check_fails "an ambiguous prefix exits 2" 2 "$reprise" convert --le "$client" "$tmp/x.rpz"
+err_has "naming the candidates" "ambiguous: --level, --lenient"
+check "a unique prefix is the option (--qui is --quiet, --lev=3 is --level 3)" "$reprise" convert --qui --lev=3 "$client" "$tmp/p.rpz"
+if [ -s "$tmp/err" ]; then not_ok "and --quiet is obeyed"; else ok "and --quiet is obeyed"; fi
+check "bundled short flags: cat -mc0" "$reprise" cat -mc0 "$rpz"
+out_has "-m took effect" "^# source"
+"$reprise" cat --meta --client 0 "$rpz" >"$tmp/b" 2>"$tmp/err"
+same "and -c took the value 0" "$tmp/out" "$tmp/b"
+check "a help prefix is --help" "$reprise" stat --he
+out_has "and prints the help" "usage: reprise stat"
+check "reprise -V" "$reprise" -V
+out_has "gives the version and git describe" "^reprise [0-9][^ ]* (git [^)]*)"
+out_has "and the built features" "^features: .*backends="
+check "convert -v says how the input is read" sh -c 'cat "$1" | "$2" convert -v - "$3"' sh "$pcap" "$reprise" "$tmp/v.rpz"
+err_has "(a capture, spooled)" "<stdin>: read as pcap .*spooled first"
+check "convert --level with a loadfile output" "$reprise" convert -q --level 5 "$rpz" "$tmp/w.txt"
+err_has "warns that it does nothing" "warning: --level applies to .rpz output only"
+check "convert --timestamps with an .rpz output" "$reprise" convert -q --timestamps "$client" "$tmp/w.rpz"
+err_has "warns that it does nothing" "warning: --timestamps applies to loadfile output only"
+check "convert --strict with a loadfile input" "$reprise" convert -q --strict "$client" "$tmp/w2.rpz"
+err_has "warns that it does nothing" "warning: --strict applies to packet captures only"
+
+# 6. the bash completion comes from the option tables
+check "reprise --completion bash" "$reprise" --completion bash
+if command -v bash >/dev/null && bash -c '. "$1" && COMP_WORDS=(reprise convert --pre) COMP_CWORD=2 && _reprise && [ "${COMPREPLY[*]}" = --prepare ]' sh "$tmp/out"; then
+	ok "and completes convert --pre to --prepare"; else not_ok "and completes convert --pre to --prepare"; fi
+check_fails "--completion for another shell is a usage error" 2 "$reprise" --completion tcsh
+
 echo "1..$n"
 [ "$fails" -eq 0 ]
