@@ -149,13 +149,13 @@ static int get_string(lcur *c, bool quote, char *buf, uint32_t *len, const char 
 				const int hi = c->end - c->p >= 2 ? hexval(c->p[0]) : -1;
 				const int lo = hi >= 0 ? hexval(c->p[1]) : -1;
 				if (lo < 0) {
-					*why = "\\x needs two hex digits";
+					*why = "a backslash-x escape needs two hex digits";
 					return -1;
 				}
 				ch = (char)(hi * 16 + lo);
 				c->p += 2;
 			} else {
-				*why = "unknown escape (only \\\\, \\\" and \\xNN)";
+				*why = "unknown escape (a backslash takes a backslash, a double quote or xNN)";
 				return -1;
 			}
 		}

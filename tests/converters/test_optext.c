@@ -170,7 +170,7 @@ static void malformed_lines_say_where_and_what(void **state)
 		{ "0.000000001 - c1 read fh=1 -> OK junk", "after the status" },
 		{ "0.000000001 - c1 open path=\"abc -> OK", "unterminated string" },
 		{ "0.000000001 - c1 open path=\"a\\q\" -> OK", "unknown escape" },
-		{ "0.000000001 - c1 open path=\"a\\x4\" -> OK", "\\x needs two hex digits" },
+		{ "0.000000001 - c1 open path=\"a\\x4\" -> OK", "backslash-x escape needs two hex digits" },
 		{ "0.000000001 - c1 open path=abc -> OK", "double quotes" },
 		{ "0.000000001 - c1 open path=#3 -> OK", "never defined" },
 		{ "0.000000001 - c1 open want=read,fly -> OK", "want: unknown 'fly'" },
