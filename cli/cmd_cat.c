@@ -90,10 +90,12 @@ static const rp_cmd spec = {
 	.usage = "[options] TRACE",
 	.summary = "print a trace one op per line in reprise's canonical text form",
 	.details = "Each line: start and end time in seconds since the trace began (- if no reply was seen),\n"
-		   "c<client>, the op name, its fields (path=\"...\" path2= fh= off= len= ret= access= disp= opts=\n"
-		   "mode= level= flags=; an op's own fields always, others when non-zero), then -> and the\n"
-		   "canonical status with the original protocol status in parentheses.  TRACE may also be a\n"
-		   "loadfile or a packet capture, decoded on the fly.  See docs/op-model.md.",
+		   "c<client>, the op name, its fields (path=\"...\" path2= fh= off= len= ret= fh2= off2= want=\n"
+		   "disp= of= set= mode= uid= gid= atime= mtime= flags= raw=PROTO:access=,disp=,opts=,level=; an\n"
+		   "op's own fields always, others when non-zero), then -> and the canonical status with the\n"
+		   "original protocol status in parentheses.  The text is an input too: 'reprise convert' turns\n"
+		   "it (edited or not) back into a trace with every field as it was.  TRACE may also be a\n"
+		   "loadfile or a packet capture, decoded on the fly; - is standard input.  See docs/op-model.md.",
 	.opts = options,
 	.min_args = 1,
 	.max_args = 1,

@@ -49,7 +49,8 @@ static const rp_cmd spec = {
 	.name = "stat",
 	.usage = "[options] TRACE",
 	.summary = "summarise a trace: ops, clients, duration, op mix, bytes, files, I/O sizes",
-	.details = "TRACE may be an .rpz trace, a dbench loadfile, or a packet capture decoded on the fly.\n"
+	.details = "TRACE may be an .rpz trace, cat's text form, a dbench loadfile, or a packet capture decoded on\n"
+		   "the fly; - is standard input.\n"
 		   "\"files\" counts the distinct paths the ops name; \"failed\" counts ops whose recorded status\n"
 		   "is an error; read and write sizes are the requested lengths in power-of-two buckets.",
 	.opts = options,

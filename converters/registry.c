@@ -173,6 +173,7 @@ int rp_conv_unknown_input(const void *head, size_t len, const char *path, char *
 struct rp_conv_out {
 	rp_rpz_writer *rpz;
 	rp_conv_lf *lf;
+	rp_conv_lf_stats *lf_stats;
 };
 
 static int open_rpz(rp_conv_out **out, FILE *f, const char *name, const rp_conv_out_opts *opts, rp_sink **sink,
@@ -213,6 +214,7 @@ static int open_lf(rp_conv_out **out, FILE *f, const char *name, const rp_conv_o
 		free(o);
 		return rc;
 	}
+	o->lf_stats = opts ? opts->lf_stats : NULL;
 	*sink = rp_conv_lf_sink(o->lf);
 	*out = o;
 	return 0;
@@ -223,6 +225,8 @@ static int close_lf(rp_conv_out *o, bool cut, char *note, char *errbuf)
 	note[0] = '\0';
 	if (cut)
 		snprintf(note, RP_ERRBUF_SIZE, "a loadfile has no header to record that its input was cut");
+	if (o->lf_stats)
+		rp_conv_lf_get_stats(o->lf, o->lf_stats);
 	const int rc = rp_conv_lf_close(o->lf, errbuf);
 	free(o);
 	return rc;

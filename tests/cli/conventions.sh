@@ -69,6 +69,20 @@ err_has "naming file, line and what" "bad.cat:2: unknown op 'reed'"
 check "--lenient skips it" "$reprise" stat --lenient "$tmp/bad.cat"
 err_has "and counts it" "skipped 1 bad line"
 
+# 3. converting to a loadfile says what it merged or wrote as comments, and which dbench runs it
+nfs41=$src/samples/nfs41-session.rpz
+check "convert an NFSv4.1 trace to a loadfile" "$reprise" convert "$nfs41" "$tmp/n.txt"
+comments=$(grep -c '^# reprise: ' "$tmp/n.txt")
+err_has "says how many ops became comments, by reason" "written as comments (NFS has no close: $comments)"
+err_has "that the clients were merged" "the 2 clients' ops merged into one script"
+err_has "and that the NFS dialect needs dbench's libnfs backend" "dbench -B nfs"
+check "convert --dialect smb" "$reprise" convert --dialect smb "$nfs41" "$tmp/s.txt"
+err_has "names Debian's dbench for the SMB dialect" "Debian's dbench 4.0 runs it"
+check "convert -q to a loadfile" "$reprise" convert -q "$nfs41" "$tmp/q.txt"
+if [ -s "$tmp/err" ]; then not_ok "prints no summary"; else ok "prints no summary"; fi
+check "convert to an .rpz" "$reprise" convert "$client" "$tmp/r.rpz"
+err_lacks "prints no loadfile summary" "^loadfile:"
+
 # 4. errors name the file; a BOM starts a loadfile; a directory is no input
 printf '\357\273\277NTCreateX "\\a" 0x0 0x2 1 NT_STATUS_OK\nClose 1 NT_STATUS_OK\n' >"$tmp/bom.txt"
 check "a loadfile starting with a UTF-8 byte-order mark is read" "$reprise" cat "$tmp/bom.txt"
