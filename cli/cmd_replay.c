@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "cli/commands.h"
+#include "cli/input.h"
 #include "cli/outfile.h"
 #include "formats/rpz.h"
 #include "replay/replay.h"
@@ -209,7 +210,7 @@ static void progress(rp_replay *r, double *last_t, uint64_t *last_ops, uint64_t 
 }
 
 /* Run with SIGINT/SIGTERM blocked in every thread; this thread collects them with sigtimedwait. */
-static int drive(rp_replay *r, bool *interrupted)
+static int drive(rp_replay *r, bool *interrupted, const rp_cli_in *in)
 {
 	sigset_t set;
 	sigemptyset(&set);
@@ -218,6 +219,7 @@ static int drive(rp_replay *r, bool *interrupted)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	char errbuf[RP_ERRBUF_SIZE];
 	int rc = rp_replay_start(r, errbuf);
+	rp__cli_in_rename(in, errbuf, sizeof(errbuf));
 	if (rc < 0) {
 		rp__cli_err("replay", "%s", errbuf);
 		rp_replay_stop(r);
@@ -241,6 +243,7 @@ static int drive(rp_replay *r, bool *interrupted)
 		}
 	}
 	const int frc = rp_replay_finish(r, errbuf);
+	rp__cli_in_rename(in, errbuf, sizeof(errbuf));
 	if (frc < 0 && rc == 0) {
 		rp__cli_err("replay", "%s", errbuf);
 		rc = frc;
@@ -293,8 +296,9 @@ static long count_entries(const char *dir)
  * frames it holds.  Say so before the run, with the note cat and stat print
  * (docs/rpz-format.md §6), which takes one pass over the frames.
  */
-static void warn_cut(const char *path)
+static void warn_cut(const rp_cli_in *in)
 {
+	const char *const path = in->path;
 	char errbuf[RP_ERRBUF_SIZE];
 	rp_reader *r = NULL;
 	const rp_read_opts ro = { .lenient = o.lenient };
@@ -305,10 +309,11 @@ static void warn_cut(const char *path)
 		rp_op op;
 		while (rp_reader_next(r, &op) > 0)
 			;
+		rp__cli_in_rename(in, r->note, sizeof(r->note));
 		rp__cli_err("replay", "warning: %s", r->note[0] ? r->note : "the trace has no index (cut or unfinished)");
 	} else if (r->meta.flags & RP_META_TRUNCATED) {
 		rp__cli_err("replay", "warning: %s: flagged truncated: its input was cut or its producer stopped early",
-			    path);
+			    in->name);
 	}
 	rp_reader_close(r);
 }
@@ -356,11 +361,17 @@ static int run(int argc, char **argv)
 
 	char errbuf[RP_ERRBUF_SIZE];
 	rp_workload *w = NULL;
-	if (rp_workload_open_file(&w, pos[0], o.lenient, errbuf) < 0) {
+	rp_cli_in in; /* a pipe is spooled: the plan and every client read the trace again */
+	const int irc = rp__cli_in_open(&in, "replay", pos[0]);
+	if (irc)
+		return irc;
+	if (rp_workload_open_file(&w, in.path, o.lenient, errbuf) < 0) {
+		rp__cli_in_rename(&in, errbuf, sizeof(errbuf));
 		rp__cli_err("replay", "%s", errbuf);
+		rp__cli_in_close(&in);
 		return 1;
 	}
-	warn_cut(pos[0]);
+	warn_cut(&in);
 	/* Created now, so a JSON path that cannot be written fails before a long run rather than after it. */
 	rp_outfile json = { .f = NULL };
 	if (o.json && rp__cli_out_open(&json, "replay", o.json)) {
@@ -388,6 +399,7 @@ static int run(int argc, char **argv)
 	rp_tree_snap *snap = NULL;
 	int status = 1;
 	if (!bopts || rp_replay_create(&r, &ro, w, errbuf) < 0) {
+		rp__cli_in_rename(&in, errbuf, sizeof(errbuf));
 		rp__cli_err("replay", "%s", bopts ? errbuf : "out of memory");
 		goto out;
 	}
@@ -404,7 +416,7 @@ static int run(int argc, char **argv)
 			    o.target, before, before == 1 ? "y" : "ies",
 			    o.cleanup ? " (--cleanup leaves what was there)" : "");
 	bool interrupted = false;
-	const int rc = drive(r, &interrupted);
+	const int rc = drive(r, &interrupted, &in);
 	const rp_replay_results *const res = rp_replay_get_results(r);
 	/* --json -: standard output holds the JSON alone, and the table goes to stderr. */
 	rp_replay_write_table(res, json.std ? stderr : stdout);
@@ -444,6 +456,7 @@ out:
 	rp_replay_destroy(r);
 	rp_tree_snap_free(snap);
 	rp_workload_destroy(w);
+	rp__cli_in_close(&in);
 	free(bopts);
 	return status;
 }
