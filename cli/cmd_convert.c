@@ -12,11 +12,12 @@
 
 static struct {
 	bool lenient, strict, quiet, verbose, timestamps, prepare;
-	const char *to, *dialect, *client_key;
+	const char *to, *dialect, *client_key, *output;
 	uint64_t level;
 } o;
 
 static const rp_opt options[] = {
+	{ "output", 'o', RP_OPT_STRING, &o.output, "OUT", "the output (instead of the second argument)" },
 	{ "to", 0, RP_OPT_STRING, &o.to, "FORMAT", "output format: rpz or loadfile (default: from OUT's extension)" },
 	{ "dialect", 0, RP_OPT_STRING, &o.dialect, "D", "loadfile dialect: smb, nfs or auto (default auto: NFS traffic -> nfs)" },
 	{ "timestamps", 0, RP_OPT_FLAG, &o.timestamps, NULL, "loadfile: write the timestamped form (a leading time in seconds)" },
@@ -38,7 +39,7 @@ static const rp_optrange ranges[] = {
 static const rp_cmd spec = {
 	.name = "convert",
 	.ranges = ranges,
-	.usage = "[options] IN OUT",
+	.usage = "[options] IN OUT  (or: IN -o OUT)",
 	.summary = "convert a trace, dbench loadfile or packet capture into a trace or loadfile",
 	.details = "IN is sniffed: .rpz trace, reprise cat's text form, dbench loadfile (SMB or NFS dialect,\n"
 		   "plain or timestamped), or pcap/pcapng capture of SMB1/2/3 or NFSv3/v4 traffic; - is standard\n"
@@ -56,7 +57,7 @@ static const rp_cmd spec = {
 		   "A loadfile output prints a summary: ops written as comments (by reason), clients merged into\n"
 		   "the one script, and which dbench runs the dialect.",
 	.opts = options,
-	.min_args = 2,
+	.min_args = 1,
 	.max_args = 2,
 };
 
@@ -184,7 +185,11 @@ static int run(int argc, char **argv)
 	const int prc = rp_opts_parse(&spec, argc, argv, pos, &npos);
 	if (prc)
 		return prc > 0 ? 0 : 2;
-	const char *const in = pos[0], *const outp = pos[1];
+	if ((npos == 2) == (o.output != NULL)) {
+		rp__cli_err("convert", npos == 2 ? "OUT given twice: as an argument and with --output" : "no OUT: give it as the second argument or with -o");
+		return 2;
+	}
+	const char *const in = pos[0], *const outp = npos == 2 ? pos[1] : o.output;
 
 	bool cut = false;
 	rp_input_opts io = { .lenient = o.lenient, .strict = o.strict, .quiet = o.quiet, .verbose = o.verbose,

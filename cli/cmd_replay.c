@@ -14,7 +14,7 @@
 #include "replay/replay.h"
 
 static struct {
-	const char *target, *backend, *backend_opt, *timing, *on_mismatch, *json, *prepare_fill;
+	const char *target, *backend, *backend_opt, *timing, *on_mismatch, *json, *prepare_fill, *output;
 	uint64_t clients, max_inflight;
 	double clone_offset, duration, warmup, speed;
 	bool no_prepare, sync, fsync_writes, quiet, lenient, list_backends, fail_on_mismatch, drop_caches, cleanup;
@@ -38,7 +38,7 @@ static const rp_opt options[] = {
 	  "depend on each other (default 1: one at a time; up to 1024)" },
 	{ "backend", 'b', RP_OPT_STRING, &o.backend, "NAME",
 	  "posix, null or fault (default: the one that takes --target's URL scheme, posix for a directory)" },
-	{ "backend-opt", 'o', RP_OPT_STRING, &o.backend_opt, "LIST",
+	{ "backend-opt", 'O', RP_OPT_STRING, &o.backend_opt, "LIST",
 	  "backend options, comma-separated name[=value], typed and range-checked (the backends below)" },
 	{ "sync", 's', RP_OPT_FLAG, &o.sync, NULL, "posix: open files O_SYNC (dbench -s)" },
 	{ "fsync-writes", 'F', RP_OPT_FLAG, &o.fsync_writes, NULL, "posix: fsync after every write (dbench -F)" },
@@ -56,6 +56,7 @@ static const rp_opt options[] = {
 	  "abort: stop at the first mismatch (exit 1)" },
 	{ "fail-on-mismatch", 0, RP_OPT_FLAG, &o.fail_on_mismatch, NULL,
 	  "run to the end, then exit 1 if any op's result differed from the recording" },
+	{ "output", 'o', RP_OPT_STRING, &o.output, "FILE", "the run's results, as JSON, to FILE: the same as --json FILE" },
 	{ "json", 'j', RP_OPT_STRING, &o.json, "FILE", "write every result as JSON to FILE, created before the run and renamed into place after it (- = stdout: the JSON alone, the table on stderr)" },
 	{ "quiet", 'q', RP_OPT_FLAG, &o.quiet, NULL, "no progress line on stderr" },
 	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfiles: skip bad lines, count them" },
@@ -353,6 +354,14 @@ static int run(int argc, char **argv)
 	if (o.cleanup && !dir_target)
 		rp__cli_err("replay", "warning: --cleanup does nothing with the %s backend: it makes nothing in a directory",
 			    o.backend ? o.backend : "network");
+	if (o.output) {
+		/* -o/--output is every command's output: replay's is its results */
+		if (o.json && strcmp(o.json, o.output) != 0) {
+			rp__cli_err("replay", "--output and --json name two different files");
+			return 2;
+		}
+		o.json = o.output;
+	}
 	if (o.json) {
 		const int same = rp__cli_out_check("replay", o.json, pos[0]);
 		if (same)
