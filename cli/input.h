@@ -13,12 +13,14 @@ typedef struct rp_input_opts {
 	bool lenient;         /* loadfiles: skip and count bad lines */
 	bool strict;          /* pcaps: fail when anything was lossy */
 	bool quiet;           /* no summary, no progress */
-	bool filter_client;
+	bool filter_client;   /* only the ops of client (every producer; a warning when none) */
 	uint32_t client;
 	rp_capture_opts capture;
 	const char *cmd;      /* "convert", for messages */
 	bool *cut;            /* if not NULL: set when the input was cut (a pcap ending inside a packet,
 				 a cut or unfinished .rpz): what was read stands, later ops are missing */
+	rp_capture_stats *capture_stats; /* if not NULL: a packet capture's outcome counters, and */
+	bool *capture_seen;              /* set when the input was one */
 } rp_input_opts;
 
 /* Parse --client-key: "addr+principal" (also NULL: the default), "addr" or "conn"; -1 if bad. */
