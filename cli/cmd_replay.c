@@ -190,7 +190,8 @@ static void warn_samples(const rp_replay_results *res)
 	for (size_t i = 0; i < res->n_samples; i++) {
 		const rp_replay_sample *const s = &res->samples[i];
 		const char *const e = rp_replay_errno_name(s->expected), *const a = rp_replay_errno_name(s->actual);
-		rp__cli_err("replay", "mismatch: client %u op %llu %s %s: expected %s, got %s", s->client,
+		/* the trace's client id, as cat and stat print it */
+		rp__cli_err("replay", "mismatch: client c%u op %llu %s %s: expected %s, got %s", s->trace_client,
 			    (unsigned long long)s->index, rp_op_name(s->op), s->path,
 			    s->expected == 0 ? "OK" : e ? e : s->expected == -2 ? "an error" : "?",
 			    s->actual == 0 ? "OK" : a ? a : "an error");

@@ -130,6 +130,7 @@ static void mismatch(rp_client *c, const rp_op *op, uint64_t index, int32_t expe
 	if (c->n_samples < RP_REPLAY_SAMPLES) {
 		rp_replay_sample *const s = &c->samples[c->n_samples++];
 		s->client = c->index;
+		s->trace_client = c->trace_client;
 		s->index = index;
 		s->op = op->op;
 		s->expected = expected;

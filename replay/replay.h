@@ -123,7 +123,8 @@ typedef struct rp_replay_second {
 #define RP_REPLAY_SAMPLES 16
 
 typedef struct rp_replay_sample {
-	uint32_t client;
+	uint32_t client;       /* the replay client (0 .. clients-1; copies of a trace client differ) */
+	uint32_t trace_client; /* its client id in the trace, as `reprise cat` and `stat` name it (cN) */
 	uint64_t index; /* op number within the client's pass, from 1 */
 	uint16_t op;
 	int32_t expected, actual;

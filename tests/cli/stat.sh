@@ -1,6 +1,6 @@
 #!/bin/sh
 # reprise stat and cat -c (TAP): provenance, decode-quality counters, clients with their op counts
-# (ids as cat shows them), recorded latency per op type against tshark's -z smb2,srt, human units.
+# (ids as cat and replay show them), recorded latency per op type against tshark's -z smb2,srt, human units.
 set -u
 reprise=$1
 src=$2
@@ -14,7 +14,7 @@ has() { # description file fixed-string
 	if grep -qF -- "$3" "$2"; then ok "$1"; else echo "# no '$3' in:"; sed 's/^/# /' "$2"; not_ok "$1"; fi
 }
 check() { if [ "$2" = "$3" ]; then ok "$1"; else echo "# got '$2', want '$3'"; not_ok "$1"; fi; }
-echo "1..17"
+echo "1..19"
 
 cap=$src/tests/data/pcap/reprise__smb3-smbclient.pcap
 locks=$src/tests/data/pcap/reprise__smb2-locks-smbtorture.pcap
@@ -67,3 +67,12 @@ has "also for a trace" "$tmp/err" "no op of client 9"
 "$reprise" stat "$src/tests/data/loadfile/smb_timed.load" >"$tmp/lf.txt" 2>/dev/null
 check "a loadfile: client c0, no decode line, no latency table" \
 	"$(grep -c '^c0 ' "$tmp/lf.txt") $(grep -c '^decode' "$tmp/lf.txt") $(grep -c 'recorded latency' "$tmp/lf.txt")" "1 0 0"
+
+# replay names a mismatch's client as cat and stat do: the fault backend fails each client's first write
+mkdir "$tmp/target"
+"$reprise" replay -q -b fault -o fail=write@1 -D "$tmp/target" --json "$tmp/r.json" "$tmp/locks.rpz" >/dev/null 2>"$tmp/err"
+check "replay's mismatch samples carry the trace's client ids" "$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(sorted({"c%d" % s["trace_client"] for s in d["mismatch_samples"] if s["op"] == "write"}))' "$tmp/r.json")" \
+	"['c1', 'c2']"
+has "and its messages name them so" "$tmp/err" "mismatch: client c1 op 2 write"
