@@ -268,7 +268,7 @@ static void warn_samples(const rp_replay_results *res)
 			snprintf(what, sizeof(what), "(no path or handle)");
 		if (s->copy)
 			snprintf(copy, sizeof(copy), " copy %u", s->copy);
-		rp__cli_err("replay", "mismatch: %llu x %s, expected %s, got %s; first: client %u%s op %llu %s",
+		rp__cli_err("replay", "mismatch: %llu x %s, expected %s, got %s; first: client c%u%s op %llu %s",
 			    (unsigned long long)s->count, rp_op_name(s->op),
 			    s->expected == 0 ? "OK" : e ? e : s->expected == -2 ? "an error" : "?",
 			    s->actual == 0 ? "OK" : a ? a : "an error", s->client, copy, (unsigned long long)s->index, what);

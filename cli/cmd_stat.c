@@ -1,4 +1,4 @@
-/* reprise stat TRACE: what a trace holds — ops, clients, duration, op mix, bytes, files, I/O sizes. */
+/* reprise stat TRACE: what a trace holds — provenance, decode quality, ops, clients, op mix, latency, bytes, sizes. */
 #include <stdio.h>
 #include <string.h>
 
@@ -48,11 +48,16 @@ static const rp_opt options[] = {
 static const rp_cmd spec = {
 	.name = "stat",
 	.usage = "[options] TRACE",
-	.summary = "summarise a trace: ops, clients, duration, op mix, bytes, files, I/O sizes",
-	.details = "TRACE may be an .rpz trace, cat's text form, a dbench loadfile, or a packet capture decoded on\n"
-		   "the fly; - is standard input.\n"
-		   "\"files\" counts the distinct paths the ops name; \"failed\" counts ops whose recorded status\n"
-		   "is an error; read and write sizes are the requested lengths in power-of-two buckets.",
+	.summary = "summarise a trace: provenance, decode quality, op mix, clients, recorded latency, bytes, I/O sizes",
+	.details = "TRACE may be an .rpz trace, cat's text form, a dbench loadfile, or a packet capture decoded\n"
+		   "on the fly; - is standard input.\n"
+		   "It shows the input, host and start time when the trace knows them; for a packet capture the\n"
+		   "decode's counters (frames, messages, truncated, invalid, unsupported, unmatched, encrypted,\n"
+		   "gaps).  \"files\" counts the distinct paths the ops name; \"failed\" counts ops whose recorded\n"
+		   "status is an error.  The recorded latency is each op's reply time minus its call time (service\n"
+		   "response time, as tshark -z smb2,srt) per op type: replies, min, avg, max and p99 in ms.  Clients\n"
+		   "are named as `reprise cat` names them (cN); read and write sizes are the requested lengths in\n"
+		   "power-of-two buckets.",
 	.opts = options,
 	.min_args = 1,
 	.max_args = 1,
@@ -74,8 +79,17 @@ static int run(int argc, char **argv)
 		fprintf(stderr, "reprise stat: out of memory\n");
 		return 1;
 	}
-	const rp_input_opts io = { .lenient = o.lenient, .quiet = o.json, .verbose = o.verbose, .cmd = "stat" };
+	rp_capture_stats cst;
+	bool pcap = false;
+	const rp_input_opts io = { .lenient = o.lenient, .quiet = o.json, .verbose = o.verbose, .cmd = "stat", .capture_stats = &cst,
+				   .capture_seen = &pcap };
 	const int rc = rp__cli_pump(pos[0], &s.base, &io);
+	if (rc == 0 && pcap) {
+		const rp_summary_decode d = { .frames = cst.frames, .messages = cst.messages, .truncated = cst.truncated,
+					      .invalid = cst.invalid, .unsupported = cst.unsupported,
+					      .unmatched = cst.unmatched, .encrypted = cst.encrypted, .gaps = cst.gaps };
+		rp_summary_set_decode(s.sum, &d);
+	}
 	if (rc == 0) {
 		if (o.json)
 			rp_summary_print_json(s.sum, &s.meta, stdout);

@@ -98,6 +98,58 @@ static int p_finish(rp_sink *s)
 	return rc;
 }
 
+/*
+ * Keeps one client's ops (`cat -c N`) whatever the producer: readers of traces
+ * and loadfiles filter themselves, a packet capture does not.  Counts what it
+ * passed so the command can say when nothing matched.
+ */
+typedef struct filter_sink {
+	rp_sink base;
+	rp_sink *inner;
+	uint32_t client;
+	uint64_t seen, kept;
+} filter_sink;
+
+static int f_meta(rp_sink *s, const rp_trace_meta *m)
+{
+	filter_sink *const p = (filter_sink *)s;
+	const int rc = p->inner->meta(p->inner, m);
+	if (rc < 0)
+		memcpy(s->errbuf, p->inner->errbuf, sizeof(s->errbuf));
+	return rc;
+}
+
+static int f_string(rp_sink *s, uint32_t id, const char *str, uint32_t len)
+{
+	filter_sink *const p = (filter_sink *)s;
+	const int rc = p->inner->string(p->inner, id, str, len);
+	if (rc < 0)
+		memcpy(s->errbuf, p->inner->errbuf, sizeof(s->errbuf));
+	return rc;
+}
+
+static int f_op(rp_sink *s, const rp_op *op)
+{
+	filter_sink *const p = (filter_sink *)s;
+	p->seen++;
+	if (op->client != p->client)
+		return 0;
+	p->kept++;
+	const int rc = p->inner->op(p->inner, op);
+	if (rc < 0)
+		memcpy(s->errbuf, p->inner->errbuf, sizeof(s->errbuf));
+	return rc;
+}
+
+static int f_finish(rp_sink *s)
+{
+	filter_sink *const p = (filter_sink *)s;
+	const int rc = p->inner->finish(p->inner);
+	if (rc < 0)
+		memcpy(s->errbuf, p->inner->errbuf, sizeof(s->errbuf));
+	return rc;
+}
+
 int rp__cli_client_key(const char *s, rp_client_key *out)
 {
 	if (!s || strcmp(s, "addr+principal") == 0)
@@ -134,6 +186,10 @@ static int run_pcap(const char *path, rp_sink *sink, const rp_conv_in_opts *copt
 	rp_capture_stats st;
 	memset(&st, 0, sizeof(st));
 	const int rc = rp_capture_file(path, sink, &opts->capture, &st, errbuf);
+	if (opts->capture_stats) {
+		*opts->capture_stats = st;
+		*opts->capture_seen = true;
+	}
 	if (!opts->quiet || rc < 0)
 		rp_capture_stats_print(&st, stderr);
 	if (rc < 0)
@@ -305,7 +361,14 @@ int rp__cli_pump(const char *arg, rp_sink *sink, const rp_input_opts *opts)
 		.source_name = in.name,
 		.spool_path = in.fd >= 0 ? in.fdpath : NULL,
 	};
-	rp_sink *const out = prog.draw || prog.spool_path ? &prog.base : sink;
+	filter_sink filt = {
+		.base = { .meta = f_meta, .string = f_string, .op = f_op, .finish = f_finish },
+		.inner = sink,
+		.client = opts->client,
+	};
+	rp_sink *const filtered = opts->filter_client ? &filt.base : sink;
+	prog.inner = filtered;
+	rp_sink *const out = prog.draw || prog.spool_path ? &prog.base : filtered;
 	const rp_conv_in_opts copts = { .lenient = opts->lenient, .filter_client = opts->filter_client,
 					.client = opts->client, .extra = opts };
 	const int rc = prod->run(path, out, &copts, &rep, errbuf);
@@ -323,5 +386,9 @@ int rp__cli_pump(const char *arg, rp_sink *sink, const rp_input_opts *opts)
 		rp__cli_err(opts->cmd, "%s", errbuf);
 		return 1;
 	}
+	/* The readers of traces and loadfiles drop other clients' ops before the filter sees them. */
+	if (opts->filter_client && filt.kept == 0)
+		rp__cli_err(opts->cmd, "warning: %s: no op of client %" PRIu32 " (`reprise stat` lists the clients)", path,
+			    opts->client);
 	return 0;
 }

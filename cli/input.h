@@ -16,12 +16,14 @@ typedef struct rp_input_opts {
 	bool quiet;           /* no summary, no progress */
 	bool verbose;         /* say which producer reads the input, and what a stream spooled */
 	bool client_key_set;  /* --client-key was given: warn if the input is no capture */
-	bool filter_client;
+	bool filter_client;   /* only the ops of client (every producer; a warning when none) */
 	uint32_t client;
 	rp_capture_opts capture;
 	const char *cmd;      /* "convert", for messages */
 	bool *cut;            /* if not NULL: set when the input was cut (a pcap ending inside a packet,
 				 a cut or unfinished .rpz): what was read stands, later ops are missing */
+	rp_capture_stats *capture_stats; /* if not NULL: a packet capture's outcome counters, and */
+	bool *capture_seen;              /* set when the input was one */
 } rp_input_opts;
 
 /*

@@ -30,6 +30,7 @@ struct rp_conv_lf {
 	rp_trace_meta meta;
 	hmap handles;       /* NFS dialect: handle -> path (nfs_handle_paths) */
 	hmap doc;           /* NFS dialect: handles to delete at their close (DOC_*) */
+	hmap opened;        /* SMB dialect: handles an open of the trace made (1), closed since (0) */
 	uint64_t next_fnum; /* for the NTCreateX/Close pairs wrap_path_ops adds */
 	rp_conv_lf_stats st;
 	hmap clients;       /* the distinct clients seen (keys only), for the summary */
@@ -47,6 +48,7 @@ void rp_conv_lf_opts_init(rp_conv_lf_opts *o)
 		.qpath_level = true,
 		.wrap_path_ops = true,
 		.first_fnum = 60000,
+		.unopened_by_path = true,
 		.nfs_delete_on_close = true,
 		.nfs_handle_paths = true,
 	};
@@ -158,7 +160,42 @@ static int with_fnum(rp_conv_lf *w, rp_loadfile_cmd k, const rp_op *op)
 	return rc;
 }
 
+/* SMB dialect: note what an open made and a close ended, so ops on other handles go by path. */
+static int track_fnum(rp_conv_lf *w, const rp_op *op)
+{
+	if (!w->opts.policy.unopened_by_path || !op->handle || op->proto == RP_PROTO_DBENCH_SMB)
+		return 0; /* a dbench loadfile's handles are dbench's already */
+	uint32_t v;
+	if (op->op == RP_OP_OPEN && op->status == RP_STATUS_OK)
+		v = 1;
+	else if (op->op == RP_OP_CLOSE && hmap_get(&w->opened, op->handle))
+		v = 0;
+	else
+		return 0;
+	const int rc = hmap_put(&w->opened, op->handle, v);
+	return rc < 0 ? rp_fail(w->sink.errbuf, rc, "out of memory") : 0;
+}
+
+static int write_smb_cmd(rp_conv_lf *w, const rp_op *op);
+
 static int write_smb(rp_conv_lf *w, const rp_op *op)
+{
+	/* An op on a handle no open of the trace made, but with a path: by the path. */
+	if (w->opts.policy.unopened_by_path && op->handle && op->op != RP_OP_OPEN && op->proto != RP_PROTO_DBENCH_SMB &&
+	    !hmap_get(&w->opened, op->handle)) {
+		if (op->op == RP_OP_CLOSE)
+			return note(w, op, "a close of a handle no op opened");
+		if (op->path) {
+			rp_op o = *op;
+			o.handle = 0;
+			return write_smb_cmd(w, &o);
+		}
+	}
+	const int rc = write_smb_cmd(w, op);
+	return rc < 0 ? rc : track_fnum(w, op);
+}
+
+static int write_smb_cmd(rp_conv_lf *w, const rp_op *op)
 {
 	rp_loadfile_cmd k = RP_LOADFILE__COUNT;
 	bool by_handle = false;
@@ -199,9 +236,10 @@ static int write_smb(rp_conv_lf *w, const rp_op *op)
 	rp_op o = *op;
 	const rp_conv_lf_policy *const pol = &w->opts.policy;
 	const bool dbench = op->proto == RP_PROTO_DBENCH_SMB;
-	/* dbench checks ReadX/WriteX byte counts: when the source did not say (NFS loadfiles), all of them */
+	/* dbench checks ReadX/WriteX byte counts: when the source did not say (NFS loadfiles, no reply seen,
+	 * which the SMB dialect writes as success), all of them */
 	if (pol->fill_io_results && (k == RP_LOADFILE_READX || k == RP_LOADFILE_WRITEX) && !dbench && o.result == 0 &&
-	    o.status == RP_STATUS_OK)
+	    (o.status == RP_STATUS_OK || o.status == RP_STATUS_UNKNOWN))
 		o.result = o.length;
 	if (k == RP_LOADFILE_NTCREATEX) {
 		rp_sem_to_nt(op, &o.raw.access, &o.raw.disposition, &o.raw.options);
@@ -409,10 +447,43 @@ static int w_op(rp_sink *s, const rp_op *op)
 	return rp_loadfile_out_dialect(w->out) == RP_LOADFILE_SMB ? write_smb(w, op) : write_nfs(w, op);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * SMB dialect: a Close for every handle the trace left open (an NFS open has no close at all),
+ * in handle order: dbench runs the loadfile again and again, and its file table fills up
+ * ("file table full") with handles a pass opened and never closed.
+ */
+static int close_left_open(rp_conv_lf *w)
+{
+	if (!w->opts.policy.unopened_by_path || rp_loadfile_out_dialect(w->out) != RP_LOADFILE_SMB || !w->opened.used)
+		return 0;
+	uint64_t *const v = malloc(w->opened.used * sizeof(*v));
+	if (!v)
+		return rp_fail(w->sink.errbuf, RP_E_NOMEM, "out of memory");
+	size_t n = 0;
+	for (size_t i = 0; i < w->opened.cap; i++)
+		if (w->opened.key[i] && w->opened.path[i])
+			v[n++] = w->opened.key[i];
+	qsort(v, n, sizeof(*v), cmp_u64);
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const rp_op close = { .op = RP_OP_CLOSE, .handle = v[i], .status_kind = RP_SK_NT };
+		rc = line(w, RP_LOADFILE_CLOSE, &close, 0);
+	}
+	free(v);
+	return rc;
+}
+
 static int w_finish(rp_sink *s)
 {
 	rp_conv_lf *const w = (rp_conv_lf *)s;
-	return rp_loadfile_out_flush(w->out, s->errbuf);
+	const int rc = close_left_open(w);
+	return rc < 0 ? rc : rp_loadfile_out_flush(w->out, s->errbuf);
 }
 
 int rp_conv_lf_open(rp_conv_lf **out, FILE *f, const rp_conv_lf_opts *opts, char *errbuf)
@@ -485,6 +556,8 @@ int rp_conv_lf_close(rp_conv_lf *w, char *errbuf)
 	free(w->clients.path);
 	free(w->doc.key);
 	free(w->doc.path);
+	free(w->opened.key);
+	free(w->opened.path);
 	free(w);
 	return rc;
 }

@@ -42,6 +42,14 @@ typedef struct rp_conv_lf_policy {
 	 */
 	bool wrap_path_ops;
 	uint64_t first_fnum; /* the wrapping fnums count up from here: 60000, above dbench's own */
+	/*
+	 * SMB: an op on a handle that no op of the trace opened (NFS's root
+	 * handle from MOUNT, a capture that began mid-session) is written by its
+	 * path, as wrap_path_ops writes an op with no handle: dbench fails a
+	 * handle it never opened ("handle N was not found").  Without a path,
+	 * or off, the op keeps its handle.
+	 */
+	bool unopened_by_path;
 	/* NFS: delete-on-close (at open, or by set-info) becomes a REMOVE3/RMDIR3 at the close; off, a comment. */
 	bool nfs_delete_on_close;
 	/* NFS: an op by handle names the path the handle was opened with (NFS lines name paths, not handles). */

@@ -215,11 +215,12 @@ static int intern(rp__lf_reader *r, const char *s, size_t n, uint32_t *id)
 }
 
 /*
- * A path token, '\' made '/'.  With `pattern` (FIND_FIRST's mask
+ * A path token; in the SMB dialect its '\' separators made '/' (the op model's
+ * separator), in the NFS one '\' is part of a name.  With `pattern` (FIND_FIRST's mask
  * "\dir\pattern"), the directory goes to *id and the pattern in it to
  * *pattern; a mask ending in a separator names the directory alone.
  */
-static int path_of(rp__lf_reader *r, const tok *t, uint32_t *id, uint32_t *pattern)
+static int path_of(rp__lf_reader *r, const tok *t, bool smb, uint32_t *id, uint32_t *pattern)
 {
 	if (!t->quoted && (t->n == 0 || (t->p[0] != '/' && t->p[0] != '\\')))
 		return rp__lf_fail(r, RP_E_SYNTAX, "expected a path");
@@ -228,7 +229,7 @@ static int path_of(rp__lf_reader *r, const tok *t, uint32_t *id, uint32_t *patte
 	if (t->n > RP_STR_MAX)
 		return rp__lf_fail(r, RP_E_LIMIT, "path longer than %u bytes", RP_STR_MAX);
 	const char *s = t->p;
-	if (memchr(s, '\\', t->n)) {
+	if (smb && memchr(s, '\\', t->n)) {
 		for (size_t i = 0; i < t->n; i++)
 			r->scratch[i] = s[i] == '\\' ? '/' : s[i];
 		s = r->scratch;
@@ -241,9 +242,9 @@ static int path_of(rp__lf_reader *r, const tok *t, uint32_t *id, uint32_t *patte
 	return rc < 0 ? rc : intern(r, slash + 1, t->n - dlen - 1, pattern);
 }
 
-static int path(rp__lf_reader *r, const tok *t, uint32_t *id)
+static int path(rp__lf_reader *r, const tok *t, bool smb, uint32_t *id)
 {
-	return path_of(r, t, id, NULL);
+	return path_of(r, t, smb, id, NULL);
 }
 
 static int status(rp__lf_reader *r, const tok *t, uint8_t dialect, rp_op *op)
@@ -325,8 +326,8 @@ static int op_line(rp__lf_reader *r, int k, const tok *toks, size_t ntok, rp_op 
 		uint64_t v = 0;
 		int rc = 0;
 		switch (*sp) {
-		case 'p': rc = path_of(r, t, &op->path, k == RP__LF_C_FINDFIRST ? &op->path2 : NULL); break;
-		case 'q': rc = path(r, t, &op->path2); break;
+		case 'p': rc = path_of(r, t, dialect == RP__LF_SMB, &op->path, k == RP__LF_C_FINDFIRST ? &op->path2 : NULL); break;
+		case 'q': rc = path(r, t, dialect == RP__LF_SMB, &op->path2); break;
 		case 'h': rc = number(r, t, nidx++, UINT64_MAX, &op->handle); break;
 		case 'o': rc = number(r, t, nidx++, UINT64_MAX, &op->offset); break;
 		case 'l': rc = number(r, t, nidx++, UINT64_MAX, &op->length); break;

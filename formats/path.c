@@ -1,4 +1,8 @@
-/* Trace paths -> relative '/'-separated paths: SMB '\' and NFS/syscall '/' alike, '..' resolved lexically. */
+/*
+ * Trace paths -> relative paths, '..' resolved lexically.  A trace path is '/'-separated
+ * whatever produced it (the SMB producers turn the protocol's '\' into '/'), so '\' here
+ * is part of a name: an NFS or POSIX file may be called "a\\b".
+ */
 #include <errno.h>
 #include <string.h>
 
@@ -11,10 +15,10 @@ int rp_path_norm(const char *in, uint32_t len, char *out, size_t cap)
 	if (cap == 0)
 		return -ENAMETOOLONG;
 	while (i < len) {
-		while (i < len && (in[i] == '/' || in[i] == '\\'))
+		while (i < len && in[i] == '/')
 			i++;
 		const uint32_t s = i;
-		while (i < len && in[i] != '/' && in[i] != '\\') {
+		while (i < len && in[i] != '/') {
 			if (in[i] == '\0')
 				return -EINVAL;
 			i++;

@@ -6,7 +6,8 @@
 #include <stdint.h>
 
 /*
- * Normalise in[0..len) to out: separators '/' or '\', empty and '.'
+ * Normalise in[0..len) to out: separator '/' ('\' is part of a name: the
+ * SMB producers already wrote SMB's separators as '/'), empty and '.'
  * components dropped, '..' resolved lexically.  Returns the length, or
  * -EXDEV (climbs above the top: never clamped), -ENAMETOOLONG (does not fit
  * cap with its NUL), -EINVAL (a NUL inside).

@@ -1,9 +1,10 @@
-/* Trace summaries for `reprise stat`: counts, bytes, clients, files, I/O size histograms. */
+/* Trace summaries for `reprise stat`: counts, bytes, clients, files, I/O size histograms, recorded latencies. */
 #include "formats/summary.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "formats/error.h"
 #include "formats/op.h"
@@ -105,8 +106,124 @@ static int hset(htab *t, uint32_t client, uint64_t handle, uint8_t bits)
 	return 0;
 }
 
+/* Ops and bytes per client id: open addressing, bounded by the trace's clients. */
+typedef struct cent {
+	uint32_t client;
+	bool used;
+	uint64_t ops, bytes_read, bytes_written;
+} cent;
+
+typedef struct ctab {
+	cent *e;
+	size_t cap, used;
+} ctab;
+
+static size_t cslot(const ctab *t, uint32_t client)
+{
+	return (size_t)(((uint64_t)client * 0x9e3779b97f4a7c15ull) >> 23) & (t->cap - 1);
+}
+
+static cent *client_entry(ctab *t, uint32_t client)
+{
+	if ((t->used + 1) * 2 > t->cap) {
+		ctab n = { .cap = t->cap ? t->cap * 2 : 16 };
+		n.e = calloc(n.cap, sizeof(*n.e));
+		if (!n.e)
+			return NULL;
+		for (size_t i = 0; i < t->cap; i++)
+			if (t->e[i].used) {
+				size_t j = cslot(&n, t->e[i].client);
+				while (n.e[j].used)
+					j = (j + 1) & (n.cap - 1);
+				n.e[j] = t->e[i];
+				n.used++;
+			}
+		free(t->e);
+		*t = n;
+	}
+	size_t i = cslot(t, client);
+	while (t->e[i].used && t->e[i].client != client)
+		i = (i + 1) & (t->cap - 1);
+	if (!t->e[i].used) {
+		t->e[i] = (cent){ .client = client, .used = true };
+		t->used++;
+	}
+	return &t->e[i];
+}
+
+/*
+ * Recorded latency (service response time: reply time - call time) of one
+ * op type, with a log-linear histogram for the percentile: LAT_SUB buckets
+ * per power of two, so a bucket's values are within 1/LAT_SUB of each other.
+ */
+#define LAT_SUB 16u
+#define LAT_BUCKETS (61u * LAT_SUB) /* up to 2^64 ns */
+
+typedef struct lat {
+	uint64_t n, min, max;
+	double sum; /* ns; a double: a hostile trace's latencies could overflow 64 bits */
+	uint64_t *hist; /* LAT_BUCKETS, allocated at the first sample */
+} lat;
+
+static unsigned lat_bucket(uint64_t v)
+{
+	if (v < LAT_SUB)
+		return (unsigned)v;
+	const unsigned msb = 63u - (unsigned)__builtin_clzll(v);
+	return (msb - 3u) * LAT_SUB + (unsigned)((v >> (msb - 4u)) & (LAT_SUB - 1u));
+}
+
+/* The middle of bucket b (its lowest value for the exact ones below LAT_SUB). */
+static double lat_bucket_mid(unsigned b)
+{
+	if (b < LAT_SUB)
+		return (double)b;
+	const unsigned msb = b / LAT_SUB + 3u, sub = b % LAT_SUB;
+	const double width = (double)(1ull << (msb - 4u));
+	return (double)(LAT_SUB + sub) * width + (width - 1.0) / 2.0;
+}
+
+static int lat_add(lat *l, uint64_t v)
+{
+	if (!l->hist) {
+		l->hist = calloc(LAT_BUCKETS, sizeof(*l->hist));
+		if (!l->hist)
+			return RP_E_NOMEM;
+		l->min = UINT64_MAX;
+	}
+	l->hist[lat_bucket(v)]++;
+	l->n++;
+	l->sum += (double)v;
+	if (v < l->min)
+		l->min = v;
+	if (v > l->max)
+		l->max = v;
+	return 0;
+}
+
+/* The q-quantile (0 < q <= 1) in ns: the bucket holding it, its middle clamped to [min, max]. */
+static double lat_quantile(const lat *l, double q)
+{
+	const double want = q * (double)l->n;
+	uint64_t seen = 0;
+	for (unsigned b = 0; b < LAT_BUCKETS; b++) {
+		seen += l->hist[b];
+		if ((double)seen >= want && l->hist[b]) {
+			if (b == lat_bucket(l->max))
+				return (double)l->max; /* the top bucket: its largest value is known exactly */
+			const double v = lat_bucket_mid(b);
+			return v < (double)l->min ? (double)l->min : v > (double)l->max ? (double)l->max : v;
+		}
+	}
+	return (double)l->max;
+}
+
 struct rp_summary {
 	uint64_t ops;
+	ctab per_client;
+	lat latency[RP_OP__COUNT];
+	bool has_decode;
+	rp_summary_decode decode;
 	uint64_t at_close[RP_OP__COUNT]; /* unlink/rmdir done by a close (delete-on-close) */
 	htab doc;
 	uint64_t count[RP_OP__COUNT];
@@ -133,6 +250,9 @@ void rp_summary_destroy(rp_summary *s)
 	free(s->paths.words);
 	free(s->clients.words);
 	free(s->doc.e);
+	free(s->per_client.e);
+	for (unsigned i = 0; i < RP_OP__COUNT; i++)
+		free(s->latency[i].hist);
 	free(s);
 }
 
@@ -209,6 +329,17 @@ int rp_summary_add(rp_summary *s, const rp_op *op)
 		s->bytes_written += op->status == RP_STATUS_UNKNOWN ? op->length : op->result;
 		s->write_sizes[size_bucket(op->length)]++;
 	}
+	cent *const c = client_entry(&s->per_client, op->client);
+	if (!c)
+		return RP_E_NOMEM;
+	c->ops++;
+	if (op->op == RP_OP_READ)
+		c->bytes_read += op->result;
+	else if (op->op == RP_OP_WRITE)
+		c->bytes_written += op->status == RP_STATUS_UNKNOWN ? op->length : op->result;
+	if (op->op < RP_OP__COUNT && op->op != RP_OP_SLEEP && op->t_end != RP_TIME_UNKNOWN && op->t_end >= op->t_start &&
+	    lat_add(&s->latency[op->op], op->t_end - op->t_start) < 0)
+		return RP_E_NOMEM;
 	int rc = track_delete(s, op);
 	if (op->path)
 		rc |= idset_add(&s->paths, op->path);
@@ -216,6 +347,12 @@ int rp_summary_add(rp_summary *s, const rp_op *op)
 		rc |= idset_add(&s->paths, op->path2);
 	rc |= idset_add(&s->clients, op->client);
 	return rc ? RP_E_NOMEM : 0;
+}
+
+void rp_summary_set_decode(rp_summary *s, const rp_summary_decode *d)
+{
+	s->has_decode = true;
+	s->decode = *d;
 }
 
 uint64_t rp_summary_ops(const rp_summary *s)
@@ -239,6 +376,48 @@ static uint64_t bucket_low(unsigned b)
 	return b == 0 ? 0 : 1ull << (b - 1);
 }
 
+/* n bytes in binary units: "512 B", "4.0 KiB", "1.5 MiB" ... */
+static const char *human_bytes(char *buf, size_t cap, uint64_t n)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	if (n < 1024) {
+		snprintf(buf, cap, "%" PRIu64 " B", n);
+		return buf;
+	}
+	double v = (double)n / 1024.0;
+	unsigned u = 0;
+	while (v >= 1024.0 && u + 1 < sizeof(unit) / sizeof(unit[0])) {
+		v /= 1024.0;
+		u++;
+	}
+	snprintf(buf, cap, "%.*f %s", v < 10.0 ? 2 : v < 100.0 ? 1 : 0, v, unit[u]);
+	return buf;
+}
+
+/* "19 bytes", or "68.4 KiB (70019 bytes)": the exact count beside the binary unit. */
+static const char *bytes_line(char *buf, size_t cap, uint64_t n)
+{
+	char h[32];
+	if (n < 1024)
+		snprintf(buf, cap, "%" PRIu64 " bytes", n);
+	else
+		snprintf(buf, cap, "%s (%" PRIu64 " bytes)", human_bytes(h, sizeof(h), n), n);
+	return buf;
+}
+
+/* A bucket's lower bound exactly below 1 KiB, else in binary units (buckets start at powers of two). */
+static const char *bucket_name(char *buf, size_t cap, uint64_t low)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	unsigned u = 0;
+	while (low >= 1024 && u + 1 < sizeof(unit) / sizeof(unit[0])) {
+		low /= 1024;
+		u++;
+	}
+	snprintf(buf, cap, "%" PRIu64 " %s", low, unit[u]);
+	return buf;
+}
+
 static void print_sizes(const char *what, const uint64_t *hist, FILE *f)
 {
 	uint64_t total = 0;
@@ -246,16 +425,94 @@ static void print_sizes(const char *what, const uint64_t *hist, FILE *f)
 		total += hist[b];
 	if (!total)
 		return;
-	fprintf(f, "\n%s sizes:\n", what);
+	fprintf(f, "\n%s sizes (requested; from, up to the next):\n", what);
 	for (unsigned b = 0; b < RP_SIZE_BUCKETS; b++) {
 		if (!hist[b])
 			continue;
-		char range[48];
+		char lo[32], hi[32], range[72];
 		if (b <= 1)
-			snprintf(range, sizeof(range), "%" PRIu64, bucket_low(b));
+			snprintf(range, sizeof(range), "%s", bucket_name(lo, sizeof(lo), bucket_low(b)));
+		else if (b + 1 < RP_SIZE_BUCKETS)
+			snprintf(range, sizeof(range), "%s - %s", bucket_name(lo, sizeof(lo), bucket_low(b)),
+				 bucket_name(hi, sizeof(hi), bucket_low(b + 1)));
 		else
-			snprintf(range, sizeof(range), "%" PRIu64 "-%" PRIu64, bucket_low(b), bucket_low(b + 1) - 1);
+			snprintf(range, sizeof(range), "%s and more", bucket_name(lo, sizeof(lo), bucket_low(b)));
 		fprintf(f, "  %-24s %12" PRIu64 "  %5.1f%%\n", range, hist[b], 100.0 * (double)hist[b] / (double)total);
+	}
+}
+
+/* Unix time in ns as "2026-12-01 09:10:00.123456789 UTC" (ISO 8601 with 'T' and 'Z' when iso). */
+static const char *utc_time(char *buf, size_t cap, int64_t ns, bool iso)
+{
+	const time_t t = (time_t)(ns / 1000000000);
+	struct tm tm;
+	if (!gmtime_r(&t, &tm)) {
+		snprintf(buf, cap, "%" PRId64 " ns", ns);
+		return buf;
+	}
+	char day[40];
+	strftime(day, sizeof(day), iso ? "%Y-%m-%dT%H:%M:%S" : "%Y-%m-%d %H:%M:%S", &tm);
+	snprintf(buf, cap, "%s.%09" PRId64 "%s", day, ns % 1000000000, iso ? "Z" : " UTC");
+	return buf;
+}
+
+static int cmp_client(const void *a, const void *b)
+{
+	const uint32_t x = ((const cent *)a)->client, y = ((const cent *)b)->client;
+	return x < y ? -1 : x > y;
+}
+
+/* The per-client entries sorted by client id (malloc'd; NULL with *n = 0 when there are none or no memory). */
+static cent *clients_sorted(const rp_summary *s, size_t *n)
+{
+	*n = 0;
+	cent *const v = s->per_client.used ? malloc(s->per_client.used * sizeof(*v)) : NULL;
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < s->per_client.cap; i++)
+		if (s->per_client.e[i].used)
+			v[(*n)++] = s->per_client.e[i];
+	qsort(v, *n, sizeof(*v), cmp_client);
+	return v;
+}
+
+/* A text table lists this many clients; --json lists them all. */
+#define TEXT_CLIENTS_MAX 64
+
+static void print_clients(const rp_summary *s, FILE *f)
+{
+	size_t n;
+	cent *const v = clients_sorted(s, &n);
+	if (!n)
+		return;
+	fprintf(f, "\n%-12s %12s %12s %12s\n", "client", "ops", "read", "written");
+	for (size_t i = 0; i < n && i < TEXT_CLIENTS_MAX; i++) {
+		char id[16], r[32], w[32];
+		snprintf(id, sizeof(id), "c%" PRIu32, v[i].client); /* as `reprise cat` names them */
+		fprintf(f, "%-12s %12" PRIu64 " %12s %12s\n", id, v[i].ops, human_bytes(r, sizeof(r), v[i].bytes_read),
+			human_bytes(w, sizeof(w), v[i].bytes_written));
+	}
+	if (n > TEXT_CLIENTS_MAX)
+		fprintf(f, "... and %zu more clients (--json lists every one)\n", n - TEXT_CLIENTS_MAX);
+	free(v);
+}
+
+/* Service response time per op type, as tshark's -z smb2,srt / rpc,srt (and a p99). */
+static void print_latency(const rp_summary *s, FILE *f)
+{
+	bool any = false;
+	for (unsigned i = 0; i < RP_OP__COUNT && !any; i++)
+		any = s->latency[i].n > 0;
+	if (!any)
+		return;
+	fprintf(f, "\nrecorded latency (reply - call, ms):\n");
+	fprintf(f, "%-12s %12s %10s %10s %10s %10s\n", "op", "replies", "min", "avg", "max", "p99");
+	for (unsigned i = 0; i < RP_OP__COUNT; i++) {
+		const lat *const l = &s->latency[i];
+		if (!l->n)
+			continue;
+		fprintf(f, "%-12s %12" PRIu64 " %10.3f %10.3f %10.3f %10.3f\n", rp_op_name(i), l->n, (double)l->min / 1e6,
+			l->sum / (double)l->n / 1e6, (double)l->max / 1e6, lat_quantile(l, 0.99) / 1e6);
 	}
 }
 
@@ -274,17 +531,28 @@ void rp_summary_print(const rp_summary *s, const rp_trace_meta *meta, FILE *f)
 		rp_text_escape(esc, sizeof(esc), meta->host, strnlen(meta->host, RP_META_HOST_MAX), false);
 		fprintf(f, "host        %s\n", esc);
 	}
+	char buf[64], buf2[64];
+	if (meta->capture_start_ns)
+		fprintf(f, "start       %s\n", utc_time(buf, sizeof(buf), meta->capture_start_ns, false));
 	fprintf(f, "ops         %" PRIu64 "\n", s->ops);
 	fprintf(f, "clients     %" PRIu64 "\n", s->clients.count);
-	if (meta->flags & RP_META_TIMED)
-		fprintf(f, "duration    %.6f s\n", duration_s(s));
-	else
+	if (!(meta->flags & RP_META_TIMED))
 		fprintf(f, "duration    untimed\n");
+	else if (duration_s(s) < 1.0)
+		fprintf(f, "duration    %.3f ms\n", duration_s(s) * 1e3);
+	else
+		fprintf(f, "duration    %.3f s\n", duration_s(s));
 	fprintf(f, "files       %" PRIu64 "\n", s->paths.count);
-	fprintf(f, "read        %" PRIu64 " bytes\n", s->bytes_read);
-	fprintf(f, "written     %" PRIu64 " bytes\n", s->bytes_written);
+	fprintf(f, "read        %s\n", bytes_line(buf, sizeof(buf), s->bytes_read));
+	fprintf(f, "written     %s\n", bytes_line(buf2, sizeof(buf2), s->bytes_written));
 	if (s->unknown_status)
 		fprintf(f, "no reply    %" PRIu64 "\n", s->unknown_status);
+	if (s->has_decode) {
+		const rp_summary_decode *const d = &s->decode;
+		fprintf(f, "decode      frames %" PRIu64 ", messages %" PRIu64 ", truncated %" PRIu64 ", invalid %" PRIu64
+			", unsupported %" PRIu64 ", unmatched %" PRIu64 ", encrypted %" PRIu64 ", gaps %" PRIu64 "\n",
+			d->frames, d->messages, d->truncated, d->invalid, d->unsupported, d->unmatched, d->encrypted, d->gaps);
+	}
 	fprintf(f, "\n%-12s %12s %7s %10s\n", "op", "count", "share", "failed");
 	for (unsigned i = 0; i < RP_OP__COUNT; i++) {
 		if (!s->count[i])
@@ -296,6 +564,8 @@ void rp_summary_print(const rp_summary *s, const rp_trace_meta *meta, FILE *f)
 			fprintf(f, "   (%" PRIu64 " by delete-on-close)", s->at_close[i]);
 		fputc('\n', f);
 	}
+	print_latency(s, f);
+	print_clients(s, f);
 	print_sizes("read", s->read_sizes, f);
 	print_sizes("write", s->write_sizes, f);
 }
@@ -325,6 +595,63 @@ static void json_sizes(const char *key, const uint64_t *hist, FILE *f)
 		sep = ", ";
 	}
 	fputc(']', f);
+}
+
+/* A name from the trace's metadata: a JSON string, "" when unknown. */
+static void json_meta_name(const char *key, const char *name, size_t cap, FILE *f)
+{
+	char v[4 * RP_META_NAME_MAX];
+	rp_text_escape(v, sizeof(v), name, strnlen(name, cap), false); /* printable ASCII, as the text output */
+	fprintf(f, ",\n  \"%s\": ", key);
+	json_string(v, f);
+}
+
+/*
+ * The keys docs/stat-json.md lists from "input" on: provenance (input, host,
+ * start), the capture's decode counters, per-client counts, recorded latency.
+ * Kept apart from the keys above so each part can move on its own.
+ */
+static void json_provenance_clients_latency(const rp_summary *s, const rp_trace_meta *meta, FILE *f)
+{
+	json_meta_name("input", meta->source_name, RP_META_NAME_MAX, f);
+	json_meta_name("host", meta->host, RP_META_HOST_MAX, f);
+	char t[64];
+	fprintf(f, ",\n  \"start\": ");
+	if (meta->capture_start_ns)
+		json_string(utc_time(t, sizeof(t), meta->capture_start_ns, true), f);
+	else
+		fprintf(f, "null");
+	fprintf(f, ",\n  \"start_ns\": %" PRId64, meta->capture_start_ns);
+	fprintf(f, ",\n  \"decode\": ");
+	if (s->has_decode) {
+		const rp_summary_decode *const d = &s->decode;
+		fprintf(f, "{\"frames\": %" PRIu64 ", \"messages\": %" PRIu64 ", \"truncated\": %" PRIu64
+			", \"invalid\": %" PRIu64 ", \"unsupported\": %" PRIu64 ", \"unmatched\": %" PRIu64
+			", \"encrypted\": %" PRIu64 ", \"gaps\": %" PRIu64 "}",
+			d->frames, d->messages, d->truncated, d->invalid, d->unsupported, d->unmatched, d->encrypted, d->gaps);
+	} else {
+		fprintf(f, "null");
+	}
+	fprintf(f, ",\n  \"per_client\": [");
+	size_t n;
+	cent *const v = clients_sorted(s, &n);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s{\"client\": %" PRIu32 ", \"ops\": %" PRIu64 ", \"bytes_read\": %" PRIu64
+			", \"bytes_written\": %" PRIu64 "}", i ? ", " : "", v[i].client, v[i].ops, v[i].bytes_read,
+			v[i].bytes_written);
+	free(v);
+	fprintf(f, "],\n  \"latency_ms\": {");
+	const char *sep = "";
+	for (unsigned i = 0; i < RP_OP__COUNT; i++) {
+		const lat *const l = &s->latency[i];
+		if (!l->n)
+			continue;
+		fprintf(f, "%s\"%s\": {\"count\": %" PRIu64 ", \"min\": %.6f, \"avg\": %.6f, \"max\": %.6f, \"p99\": %.6f}",
+			sep, rp_op_name(i), l->n, (double)l->min / 1e6, l->sum / (double)l->n / 1e6, (double)l->max / 1e6,
+			lat_quantile(l, 0.99) / 1e6);
+		sep = ", ";
+	}
+	fputc('}', f);
 }
 
 void rp_summary_print_json(const rp_summary *s, const rp_trace_meta *meta, FILE *f)
@@ -368,5 +695,6 @@ void rp_summary_print_json(const rp_summary *s, const rp_trace_meta *meta, FILE 
 	fputc('}', f);
 	json_sizes("read_sizes", s->read_sizes, f);
 	json_sizes("write_sizes", s->write_sizes, f);
+	json_provenance_clients_latency(s, meta, f);
 	fprintf(f, "\n}\n");
 }

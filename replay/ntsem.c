@@ -1,4 +1,4 @@
-/* The engine's NT layer: access from wants, mandatory locks, end of file, delete-on-close (MS-SMB2 3.3.5, MS-FSA 2.1). */
+/* The engine's NT layer: access from wants, mandatory locks, end of file, delete-on-close, enumerations (MS-SMB2 3.3.5, MS-FSA 2.1). */
 #include "replay/ntsem.h"
 
 #include <errno.h>
@@ -15,6 +15,8 @@ typedef struct rp_nthandle {
 	uint64_t file;     /* the object: FNV-1a of "clientdir/path", keying locks across clients (0: not yet needed) */
 	bool nt;           /* opened with NT semantics: checks apply */
 	bool doc;          /* delete on close */
+	bool listed;       /* an enumeration on it has begun, of the pattern: */
+	uint32_t pattern;  /* its trace string id (0: every entry) */
 	const char *where; /* the engine-resolved path (the client's path cache keeps it) */
 } rp_nthandle;
 
@@ -266,6 +268,23 @@ void rp__nt_after(rp_client *c, const rp_op *op, rp_breq *req)
 	case RP_OP_READ:
 		if (h->nt && req->status == 0 && req->result == 0 && op->length > 0)
 			req->status = ENODATA; /* STATUS_END_OF_FILE */
+		return;
+	case RP_OP_READDIR:
+		/* A query directory with the pattern of the handle's enumeration continues it: only the
+		 * first query can find no match (STATUS_NO_SUCH_FILE); later ones end it with
+		 * STATUS_NO_MORE_FILES, OK, even when what matched went meanwhile (smbclient's `del`:
+		 * list, delete, list again; MS-SMB2 3.3.5.18, MS-FSA 2.1.5.6.3).  Another pattern
+		 * starts a new enumeration, as Samba does. */
+		if (!h->nt)
+			return;
+		if (req->status == ENOENT && h->listed && h->pattern == op->path2) {
+			req->status = 0;
+			req->result = 0;
+		}
+		if (req->status == 0) {
+			h->listed = true;
+			h->pattern = op->path2;
+		}
 		return;
 	case RP_OP_LOCK:
 		if (req->status == 0 && (op->flags & RP_OPF_MANDATORY) && !(op->flags & RP_OPF_TEST) &&

@@ -15,7 +15,9 @@
  *    STATUS_END_OF_FILE (ENODATA; MS-SMB2 3.3.5.12);
  *  - delete-on-close (RP_OF_DELETE_ON_CLOSE at open, RP_SA_DELETE_SET/CLEAR
  *    by set-info) is a property of the handle, and the object goes at the
- *    last close of the client's handles to it.
+ *    last close of the client's handles to it;
+ *  - a listing that continues a handle's enumeration and finds nothing is
+ *    STATUS_NO_MORE_FILES (OK), not STATUS_NO_SUCH_FILE (ENOENT): MS-SMB2 3.3.5.18.
  */
 #ifndef REPRISE_REPLAY_NTSEM_H
 #define REPRISE_REPLAY_NTSEM_H

@@ -294,8 +294,11 @@ void rp_replay_write_json(const rp_replay_results *res, FILE *f)
 	for (size_t i = 0; i < res->n_samples; i++) {
 		const rp_replay_sample *const s = &res->samples[i];
 		char b1[16], b2[16];
-		fprintf(f, "%s\n    {\"client\": %u, \"index\": %llu, \"op\": \"%s\", \"path\": ", i ? "," : "", s->client,
-			(unsigned long long)s->index, rp_op_name(s->op) ? rp_op_name(s->op) : "?");
+		fprintf(f,
+			"%s\n    {\"client\": %u, \"trace_client\": %u, \"copy\": %u, \"count\": %llu, \"handle\": %llu, "
+			"\"index\": %llu, \"op\": \"%s\", \"path\": ",
+			i ? "," : "", s->client, s->client, s->copy, (unsigned long long)s->count,
+			(unsigned long long)s->handle, (unsigned long long)s->index, rp_op_name(s->op) ? rp_op_name(s->op) : "?");
 		json_str(f, s->path);
 		fprintf(f, ", \"expected\": \"%s\", \"actual\": \"%s\"}", status_text(s->expected, b1, sizeof(b1)),
 			status_text(s->actual, b2, sizeof(b2)));

@@ -63,7 +63,7 @@ int rp__posix_readdir(posix_backend *pb, posix_client *c, const rp_breq *req, in
 	(void)pb;
 	int dirfd = -1, rc;
 	uint64_t n = 0;
-	char pat[NAME_MAX + 1];
+	char pat[2 * NAME_MAX + 1]; /* room for an escape before every character */
 	const char *const mask = req->path2;
 	if (!req->path) {
 		if (handle_fd < 0)
@@ -79,11 +79,18 @@ int rp__posix_readdir(posix_backend *pb, posix_client *c, const rp_breq *req, in
 			rc = ENAMETOOLONG;
 			goto out;
 		}
-		/* DOS wildcards: '?'-like '>' and '*'-like '<' ('"' is '.'), close enough for counting. */
-		size_t i = 0;
-		for (; mask[i]; i++)
-			pat[i] = mask[i] == '<' ? '*' : mask[i] == '>' ? '?' : mask[i] == '"' ? '.' : mask[i];
-		pat[i] = '\0';
+		/* An SMB pattern has the wildcards '*' and '?' and the DOS ones '<' ('*'-like), '>'
+		 * ('?'-like) and '"' ('.'), close enough for counting; every other character is itself, so
+		 * fnmatch's own '[', ']' and '\\' are escaped: smbclient's `del a[1].txt` sends the name
+		 * as the pattern, and it must match that file. */
+		size_t o = 0;
+		for (size_t i = 0; mask[i]; i++) {
+			const char ch = mask[i];
+			if (ch == '[' || ch == ']' || ch == '\\')
+				pat[o++] = '\\';
+			pat[o++] = ch == '<' ? '*' : ch == '>' ? '?' : ch == '"' ? '.' : ch;
+		}
+		pat[o] = '\0';
 		rc = count_entries(c, dirfd, pat, FNM_CASEFOLD, &n);
 		if (rc == 0) {
 			n += (fnmatch(pat, ".", FNM_CASEFOLD) == 0) + (fnmatch(pat, "..", FNM_CASEFOLD) == 0);

@@ -245,6 +245,34 @@ static void policy_nfs_handle_paths(void **state)
 	tr_fini(&t);
 }
 
+/* NFS's root handle from MOUNT, which no op opened: dbench knows no such handle, so by its path. */
+static void policy_unopened_by_path(void **state)
+{
+	(void)state;
+	tr t;
+	tr_init(&t);
+	add(&t, RP_OP_STAT, "/", 1)->flags = RP_OPF_DIRECTORY;
+	rp_op *const op = add(&t, RP_OP_OPEN, "/f", 2); /* NFS CREATE3: an open that is never closed */
+	op->disp = RP_DISP_CREATE;
+	add(&t, RP_OP_WRITE, "/f", 2)->length = 5;
+	add(&t, RP_OP_READ, "/g", 3)->length = 7; /* NFSv3 READ of a file looked up before the capture */
+	add(&t, RP_OP_CLOSE, NULL, 9);
+	add(&t, RP_OP_READ, NULL, 4)->length = 1; /* no path: it keeps its handle */
+	both(&t, RP_LOADFILE_SMB, OFF(unopened_by_path), "QUERY_PATH_INFORMATION \"\\\" 1004 NT_STATUS_OK\n",
+	     "QUERY_FILE_INFORMATION 1 ", "QUERY_PATH_INFORMATION");
+	both(&t, RP_LOADFILE_SMB, OFF(unopened_by_path), "WriteX 2 0 5 5 NT_STATUS_OK\n", "WriteX 2 0 5 5 ", NULL);
+	both(&t, RP_LOADFILE_SMB, OFF(unopened_by_path),
+	     "NTCreateX \"\\g\" 0x0 0x1 60000 NT_STATUS_OK\nReadX 60000 0 7 7 NT_STATUS_OK\nClose 60000 ",
+	     "ReadX 3 0 7 7 ", "ReadX 60000");
+	both(&t, RP_LOADFILE_SMB, OFF(unopened_by_path), "# reprise: a close of a handle no op opened", "Close 9 ",
+	     "no op opened");
+	both(&t, RP_LOADFILE_SMB, OFF(unopened_by_path), "ReadX 4 0 1 1 ", "ReadX 4 0 1 1 ", NULL);
+	/* what the trace left open is closed at its end: dbench loops the file */
+	both(&t, RP_LOADFILE_SMB, OFF(unopened_by_path), "ReadX 4 0 1 1 NT_STATUS_OK\nClose 2 NT_STATUS_OK\n",
+	     "ReadX 4 0 1 1 NT_STATUS_OK\n", "Close 2 ");
+	tr_fini(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -259,6 +287,7 @@ int main(void)
 		cmocka_unit_test(policy_wrap_path_ops),
 		cmocka_unit_test(policy_nfs_delete_on_close),
 		cmocka_unit_test(policy_nfs_handle_paths),
+		cmocka_unit_test(policy_unopened_by_path),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -62,7 +62,7 @@ static void items_sizes_and_clients(void **state)
 	(void)state;
 	tr t;
 	tr_init(&t);
-	rp_op *op = add(&t, 7, RP_OP_OPEN, "\\a\\b\\in.bin", 1, 0, 0);
+	rp_op *op = add(&t, 7, RP_OP_OPEN, "/a/b/in.bin", 1, 0, 0);
 	op->disp = RP_DISP_OPEN;
 	add(&t, 7, RP_OP_READ, NULL, 1, 4096, 4096);
 	add(&t, 7, RP_OP_CLOSE, NULL, 1, 0, 0);

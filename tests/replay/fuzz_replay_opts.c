@@ -7,10 +7,10 @@
 #include "replay/backend.h"
 #include "replay/engine.h"
 
-/* A normalised path is relative, '/'-separated, without empty, "." or ".." components, and fits. */
+/* A normalised path is relative, '/'-separated ('\\' is a name character), without empty, "." or ".." components, and fits. */
 static void check_path(const char *out, int n, size_t cap)
 {
-	if ((size_t)n >= cap || strlen(out) != (size_t)n || out[0] == '/' || strchr(out, '\\'))
+	if ((size_t)n >= cap || strlen(out) != (size_t)n || out[0] == '/')
 		abort();
 	for (const char *p = out; *p;) {
 		const char *const slash = strchr(p, '/');

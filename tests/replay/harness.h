@@ -30,11 +30,22 @@ static inline void wl_init(wl *t, uint32_t source)
 	t->w = NULL;
 }
 
+/*
+ * Intern a path or name as the trace's producer would: an SMB producer (capture/smb, the
+ * loadfile reader's SMB dialect) writes the protocol's '\\' separators as '/', so the
+ * tests may spell SMB paths as SMB does; any other source keeps '\\' as a name character.
+ */
 static inline uint32_t wl_str(wl *t, const char *s)
 {
 	if (!s)
 		return 0;
-	const int64_t id = rp_sink_intern(&t->ms.base, t->tab, s, (uint32_t)strlen(s));
+	char buf[4096];
+	const size_t n = strlen(s);
+	assert_true(n < sizeof(buf));
+	const bool smb = t->meta.source == RP_SRC_PCAP_SMB || t->meta.source == RP_SRC_LOADFILE_SMB;
+	for (size_t i = 0; i <= n; i++)
+		buf[i] = smb && s[i] == '\\' ? '/' : s[i];
+	const int64_t id = rp_sink_intern(&t->ms.base, t->tab, buf, (uint32_t)n);
 	assert_true(id > 0);
 	return (uint32_t)id;
 }

@@ -17,6 +17,7 @@ nfstrace__2sessions-tcp-wsize32k-tcp-wsize512k__pkts1-2400.pcap|0|False
 nfstrace__eth-ipv4-tcp-nfsv41.pcap|0|False
 nfstrace__eth-ipv4-tcp-cifs2.pcap|0|False
 reprise__smb1-nt1-smbclient.pcap|0|False
+reprise__smb3-smbclient.pcap|0|False
 zeek__smb_smb2readwrite.pcap|0|False
 zeek__smb_smb2.delete-on-close-perms-delete-existing.pcap|0|False
 zeek__smb_smb3_multichannel.pcap|0|False

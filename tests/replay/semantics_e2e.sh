@@ -1,6 +1,7 @@
 #!/bin/sh
 # One meaning per op, end to end (TAP): delete-on-close counted by stat and kept through an
-# NFS-dialect loadfile; a capture replayed from .rpz and from its loadfile gives the same mismatches.
+# NFS-dialect loadfile; a capture replayed from .rpz and from its loadfile gives the same mismatches;
+# a backslash separates SMB path components only.
 set -u
 reprise=$1
 pcaps=$2
@@ -10,7 +11,7 @@ n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); echo "not ok $n - $1"; }
 check() { if [ "$2" = "$3" ]; then ok "$1"; else echo "# got '$2', want '$3'"; not_ok "$1"; fi; }
-echo "1..9"
+echo "1..12"
 
 # The mismatch groups (op, expected, actual) and the failure count of a replay, from its JSON.
 groups() {
@@ -26,7 +27,7 @@ replay() { # trace json: on an empty target, prepared
 
 doc=zeek__smb_smb2.delete-on-close-perms-delete-existing.pcap
 if ! "$reprise" convert -q "$pcaps/$doc" "$tmp/doc.rpz" 2>"$tmp/err" && grep -q 'built without libpcap' "$tmp/err"; then
-	for i in 1 2 3 4 5 6 7 8 9; do echo "ok $i # SKIP needs libpcap"; done
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12; do echo "ok $i # SKIP needs libpcap"; done
 	exit 0
 fi
 # 1-2: the session deletes test_create.dat twice and test_dir once, all by delete-on-close at open
@@ -58,3 +59,18 @@ for cap in suricata-verify__smb2-delete__input.pcap "$doc"; do
 	check "$cap: the same mismatches from .rpz and loadfile" "$b" "$a"
 	check "$cap: no mismatch" "$(echo "$a" | cut -d' ' -f1)" "0"
 done
+
+# 10-12: '\' separates SMB path components only: a producer writes SMB's '\' as '/', so in an NFS
+# name it is a character like any other and the file "a\b" is replayed as one file of that name
+printf '%s\n' '0.000000000 MKDIR3 "/d" 0x00000000' '0.001000000 CREATE3 "/d/a\b" 0 0x00000000' \
+	'0.002000000 GETATTR3 "/d/a\b" 0x00000000' >"$tmp/bs-nfs.load"
+replay "$tmp/bs-nfs.load" "$tmp/bs-nfs.json"
+check "an NFS name with a backslash replays as one file" \
+	"$(cd "$tmp/target" && find . -mindepth 1 | sort | tr '\n' ' ')$(groups "$tmp/bs-nfs.json")" './d ./d/a\b 0 0 '
+"$reprise" cat "$tmp/bs-nfs.load" >"$tmp/bs-nfs.txt" 2>&1
+check "cat shows the backslash as part of the name" "$(grep -c 'path="/d/a\\\\b"' "$tmp/bs-nfs.txt")" "2"
+printf '%s\n' 'NTCreateX "\d" 0x1 0x2 1 NT_STATUS_OK' 'Close 1 NT_STATUS_OK' \
+	'NTCreateX "\d\f" 0x40 0x2 2 NT_STATUS_OK' 'Close 2 NT_STATUS_OK' >"$tmp/bs-smb.load"
+replay "$tmp/bs-smb.load" "$tmp/bs-smb.json"
+check "an SMB loadfile path is still split at its backslashes" \
+	"$(cd "$tmp/target" && find . -mindepth 1 | sort | tr '\n' ' ')$(groups "$tmp/bs-smb.json")" './d ./d/f 0 0 '

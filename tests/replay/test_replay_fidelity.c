@@ -1,5 +1,5 @@
 /* posix backend tests: packet-trace fidelity — prepare's directory decision, reads at end of file per
- * dialect, SMB search/security/stat-on-handle semantics, and mandatory byte-range locks. */
+ * dialect, SMB search/security/stat-on-handle semantics, mandatory byte-range locks, backslashes in names. */
 #include "posix_harness.h"
 
 /*
@@ -284,6 +284,40 @@ static void test_delete_on_close(void **state)
 	mkdir(target, 0777);
 }
 
+/*
+ * A trace path is '/'-separated whatever produced it: an NFS (or POSIX) name holding '\\' is one
+ * name, created, written, renamed and listed as such, and its parent keeps no "a" directory.
+ */
+static void test_backslash_name(void **state)
+{
+	(void)state;
+	static const uint32_t sources[] = { RP_SRC_PCAP_NFS, RP_SRC_SYSCALL };
+	for (size_t k = 0; k < sizeof(sources) / sizeof(sources[0]); k++) {
+		wl t;
+		wl_init(&t, sources[k]);
+		wl_add(&t, 1, RP_OP_MKDIR, "/d", 0, 0, 0, 0);
+		rp_op *const op = wl_add(&t, 1, RP_OP_OPEN, "/d/a\\b", 1, 0, 0, 0);
+		rp_sem_posix_open(op, O_RDWR | O_CREAT | O_EXCL);
+		wl_add(&t, 1, RP_OP_WRITE, "/d/a\\b", 1, 0, 10, 0)->result = 10;
+		wl_add(&t, 1, RP_OP_CLOSE, NULL, 1, 0, 0, 0);
+		wl_add(&t, 1, RP_OP_STAT, "/d/a", 0, 0, 0, ENOENT);
+		rp_op *const mv = wl_add(&t, 1, RP_OP_RENAME, "/d/a\\b", 0, 0, 0, 0);
+		mv->path2 = wl_str(&t, "/d/c\\");
+		wl_add(&t, 1, RP_OP_STAT, "/d/c\\", 0, 0, 0, 0);
+		rp_replay *r;
+		const rp_replay_results *const res = run_posix(&t, NULL, false, 0, &r);
+		print_samples(res);
+		assert_int_equal(res->mismatches, 0);
+		assert_true(exists("d/c\\"));
+		assert_false(exists("d/a"));
+		assert_false(exists("d/c"));
+		rp_replay_destroy(r);
+		wl_fini(&t);
+		rm_rf(target);
+		mkdir(target, 0777);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -293,6 +327,7 @@ int main(void)
 		cmocka_unit_test(test_nt_mandatory_locks),
 		cmocka_unit_test(test_allocation),
 		cmocka_unit_test(test_delete_on_close),
+		cmocka_unit_test(test_backslash_name),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

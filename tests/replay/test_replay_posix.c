@@ -350,6 +350,38 @@ static void test_dircache_shared(void **state)
 	mkdir(target, 0777);
 }
 
+/* An SMB listing pattern: '*', '?' and the DOS wildcards are wild, fnmatch's '[' and '\\' are not. */
+static void test_readdir_pattern(void **state)
+{
+	(void)state;
+	const rp_backend_ops *const b = rp_backend_find("posix");
+	assert_non_null(b);
+	char eb[RP_ERRBUF_SIZE];
+	rp_backend_parsed p;
+	assert_int_equal(rp_backend_parse_opts(b, NULL, &p, eb), 0); /* the defaults, which create reads */
+	const rp_backend_args args = { .target = target, .vals = p.vals, .n_vals = p.n_vals, .n_clients = 1 };
+	void *bs;
+	assert_int_equal(b->create(&bs, &args, eb), 0);
+	void *const c = calloc(1, b->client_size);
+	assert_int_equal(b->client_init(bs, c, "", eb), 0);
+	assert_int_equal(breq(b, bs, c, RP_OP_MKDIR, "d", NULL), 0);
+	assert_int_equal(breq(b, bs, c, RP_OP_MKDIR, "d/a[1].txt", NULL), 0);
+	assert_int_equal(breq(b, bs, c, RP_OP_MKDIR, "d/b\\c", NULL), 0);
+	assert_int_equal(breq(b, bs, c, RP_OP_READDIR, "d", "a[1].txt"), 0); /* smbclient `del a[1].txt` */
+	assert_int_equal(breq(b, bs, c, RP_OP_READDIR, "d", "A[1].TXT"), 0);
+	assert_int_equal(breq(b, bs, c, RP_OP_READDIR, "d", "a1.txt"), ENOENT);
+	assert_int_equal(breq(b, bs, c, RP_OP_READDIR, "d", "b\\c"), 0);
+	assert_int_equal(breq(b, bs, c, RP_OP_READDIR, "d", "a?1?.t<"), 0);
+	assert_int_equal(breq(b, bs, c, RP_OP_READDIR, "d", "a>1]\"txt"), 0);
+	assert_int_equal(breq(b, bs, c, RP_OP_READDIR, "d", "nothing*"), ENOENT);
+	b->client_fini(bs, c);
+	b->destroy(bs);
+	free(c);
+	rp_backend_parsed_free(&p);
+	rm_rf(target);
+	mkdir(target, 0777);
+}
+
 /*
  * SMB2 compounds: the ops after a CREATE that failed carry handle 0 and
  * EBADF (NT_STATUS_FILE_CLOSED).  They are issued without a handle and not
@@ -618,6 +650,7 @@ int main(void)
 		cmocka_unit_test(test_dircache_invalidation),
 		cmocka_unit_test(test_dircache_shared),
 		cmocka_unit_test(test_compound_no_handle),
+		cmocka_unit_test(test_readdir_pattern),
 		cmocka_unit_test(test_nt_access),
 		cmocka_unit_test(test_prepare_sizes),
 		cmocka_unit_test(test_loop_leftovers),

@@ -1,0 +1,79 @@
+#!/bin/sh
+# reprise stat and cat -c (TAP): provenance, decode-quality counters, clients with their op counts
+# (ids as cat and replay show them), recorded latency per op type against tshark's -z smb2,srt, human units.
+set -u
+reprise=$1
+src=$2
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/reprise-stat-XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+export LC_ALL=C TZ=UTC
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); echo "not ok $n - $1"; }
+has() { # description file fixed-string
+	if grep -qF -- "$3" "$2"; then ok "$1"; else echo "# no '$3' in:"; sed 's/^/# /' "$2"; not_ok "$1"; fi
+}
+check() { if [ "$2" = "$3" ]; then ok "$1"; else echo "# got '$2', want '$3'"; not_ok "$1"; fi; }
+echo "1..19"
+
+cap=$src/tests/data/pcap/reprise__smb3-smbclient.pcap
+locks=$src/tests/data/pcap/reprise__smb2-locks-smbtorture.pcap
+"$reprise" stat "$cap" >"$tmp/st.txt" 2>/dev/null
+has "the input" "$tmp/st.txt" "input       reprise__smb3-smbclient.pcap"
+has "the start time (UTC)" "$tmp/st.txt" "start       2026-12-01 09:08:44.981110000 UTC"
+has "the capture's decode counters" "$tmp/st.txt" \
+	"decode      frames 137, messages 125, truncated 0, invalid 0, unsupported 1, unmatched 0, encrypted 0, gaps 0"
+has "human units: bytes" "$tmp/st.txt" "written     68.4 KiB (70019 bytes)"
+has "human units: duration" "$tmp/st.txt" "duration    92.396 ms"
+# tshark 4.0 -z smb2,srt on this capture: Create 18 calls, min 0.000123, max 0.004237, avg 0.001010 s;
+# Find 9, 0.000056, 0.001262, 0.000264 (the p99 of 18 or 9 replies is their maximum)
+has "recorded latency of opens as tshark's SRT" "$tmp/st.txt" \
+	"open                   18      0.123      1.010      4.237      4.237"
+has "recorded latency of listings as tshark's SRT" "$tmp/st.txt" \
+	"readdir                 9      0.056      0.264      1.262      1.262"
+has "the client with its op count" "$tmp/st.txt" "c1                     54         19 B     68.4 KiB"
+
+"$reprise" stat --json "$cap" >"$tmp/st.json" 2>/dev/null
+check "JSON: provenance, decode, clients and latency" "$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+l = d["latency_ms"]["open"]
+print(d["input"], d["start"], d["decode"]["frames"], d["decode"]["unsupported"], d["per_client"],
+      l["count"], l["min"], l["max"], l["p99"])' "$tmp/st.json")" \
+	"reprise__smb3-smbclient.pcap 2026-12-01T09:08:44.981110000Z 137 1 [{'client': 1, 'ops': 54, 'bytes_read': 19, 'bytes_written': 70019}] 18 0.123 4.237 4.237"
+
+# The same ids in stat and cat, from the capture and from its .rpz (which has no decode counters)
+"$reprise" convert -q "$locks" "$tmp/locks.rpz" 2>/dev/null
+"$reprise" stat --json "$tmp/locks.rpz" >"$tmp/locks.json" 2>/dev/null
+check "a trace's clients in stat" "$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["decode"], " ".join("c%d:%d" % (c["client"], c["ops"]) for c in d["per_client"]))' "$tmp/locks.json")" \
+	"None c1:12 c2:20"
+check "are cat's" "$("$reprise" cat "$tmp/locks.rpz" | awk '{ n[$3]++ } END { for (c in n) printf "%s:%d\n", c, n[c] }' | sort | tr '\n' ' ')" \
+	"c1:12 c2:20 "
+
+# cat -c filters a packet capture as it does a trace, and says when no op matched
+"$reprise" cat -c 2 "$locks" >"$tmp/c2.txt" 2>"$tmp/err"
+check "cat -c filters pcap input" "$(wc -l <"$tmp/c2.txt") $(awk '$3 != "c2"' "$tmp/c2.txt" | wc -l)" "20 0"
+"$reprise" cat -c 2 "$tmp/locks.rpz" >"$tmp/c2r.txt" 2>/dev/null
+check "as it filters the trace" "$(cmp -s "$tmp/c2.txt" "$tmp/c2r.txt" && echo same)" "same"
+"$reprise" cat -c 9 "$locks" >"$tmp/c9.txt" 2>"$tmp/err"
+rc=$?
+check "no op of client 9: nothing printed, exit 0" "$(wc -l <"$tmp/c9.txt") $rc" "0 0"
+has "and it says so" "$tmp/err" "no op of client 9"
+"$reprise" cat -c 9 "$tmp/locks.rpz" >/dev/null 2>"$tmp/err"
+has "also for a trace" "$tmp/err" "no op of client 9"
+
+# A loadfile: its client, no decode counters, no latency (untimed)
+"$reprise" stat "$src/tests/data/loadfile/smb_timed.load" >"$tmp/lf.txt" 2>/dev/null
+check "a loadfile: client c0, no decode line, no latency table" \
+	"$(grep -c '^c0 ' "$tmp/lf.txt") $(grep -c '^decode' "$tmp/lf.txt") $(grep -c 'recorded latency' "$tmp/lf.txt")" "1 0 0"
+
+# replay names a mismatch's client as cat and stat do: the fault backend fails each client's first write
+mkdir "$tmp/target"
+"$reprise" replay -q -b fault -O fail=write@1 -D "$tmp/target" --json "$tmp/r.json" "$tmp/locks.rpz" >/dev/null 2>"$tmp/err"
+# (samples are grouped by op, expected and actual: the write group holds both clients' writes, its first example c1's)
+check "replay's mismatch samples carry the trace's client ids" "$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(["c%d x%d" % (s["trace_client"], s["count"]) for s in d["mismatch_samples"] if s["op"] == "write"])' "$tmp/r.json")" \
+	"['c1 x2']"
+has "and its messages name them so" "$tmp/err" "mismatch: 2 x write, expected OK, got EIO; first: client c1 op 2"
