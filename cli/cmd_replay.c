@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/outfile.h"
+#include "cli/provenance.h"
 #include "formats/rpz.h"
 #include "replay/replay.h"
 
@@ -224,6 +225,8 @@ static void warn_cut(const char *path)
 	rp_reader_close(r);
 }
 
+static int replay_main(int argc, char **argv, rp_cli_prov *prov);
+
 static int run(int argc, char **argv)
 {
 	memset(&o, 0, sizeof(o));
@@ -232,6 +235,19 @@ static int run(int argc, char **argv)
 	o.max_inflight = 1;
 	o.timing = "afap";
 	o.on_mismatch = "warn";
+	/* The command line and start time for the JSON, before option parsing reorders argv. */
+	rp_cli_prov prov;
+	if (rp__cli_prov_init(&prov, argc, argv) < 0) {
+		rp__cli_err("replay", "out of memory");
+		return 1;
+	}
+	const int st = replay_main(argc, argv, &prov);
+	rp__cli_prov_free(&prov);
+	return st;
+}
+
+static int replay_main(int argc, char **argv, rp_cli_prov *prov)
+{
 	char *pos[RP_OPTS_MAX_POS];
 	int npos = 0;
 	const int prc = rp_opts_parse(&spec, argc, argv, pos, &npos);
@@ -291,8 +307,12 @@ static int run(int argc, char **argv)
 		rp__cli_err("replay", "%s", bopts ? errbuf : "out of memory");
 		goto out;
 	}
+	if (o.json) /* hashes the trace: after the scan has read it, before the CPU time is counted */
+		rp__cli_prov_collect(prov, pos[0], o.target);
 	bool interrupted = false;
+	rp__cli_prov_cpu_begin(prov);
 	const int rc = drive(r, &interrupted);
+	rp__cli_prov_cpu_end(prov);
 	const rp_replay_results *const res = rp_replay_get_results(r);
 	/* --json -: standard output holds the JSON alone, and the table goes to stderr. */
 	rp_replay_write_table(res, json.std ? stderr : stdout);
@@ -301,9 +321,13 @@ static int run(int argc, char **argv)
 	status = rc < 0 || strcmp(res->stop, "mismatch") == 0 || strcmp(res->stop, "error") == 0 ? 1
 		 : interrupted ? 130 : 0;
 	if (o.json) {
-		rp_replay_write_json(res, json.f);
-		if (rp__cli_out_commit(&json, "replay") && status == 0)
+		const int jrc = rp_replay_write_json(res, &prov->p, json.f);
+		if (jrc < 0) {
+			rp__cli_err("replay", "%s: %s", o.json, rp_strerror(jrc));
+			status = 1; /* out/commit below still removes the partial JSON */
+		} else if (rp__cli_out_commit(&json, "replay") && status == 0) {
 			status = 1;
+		}
 	}
 out:
 	if (o.json)

@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "cli/input.h"
+#include "cli/json.h"
 #include "formats/summary.h"
 
 typedef struct stat_sink {
@@ -73,10 +74,10 @@ static int run(int argc, char **argv)
 		return 1;
 	}
 	const rp_input_opts io = { .lenient = o.lenient, .quiet = o.json, .cmd = "stat" };
-	const int rc = rp__cli_pump(pos[0], &s.base, &io);
+	int rc = rp__cli_pump(pos[0], &s.base, &io);
 	if (rc == 0) {
 		if (o.json)
-			rp_summary_print_json(s.sum, &s.meta, stdout);
+			rc = rp__cli_stat_json(s.sum, &s.meta, stdout);
 		else
 			rp_summary_print(s.sum, &s.meta, stdout);
 	}

@@ -300,73 +300,25 @@ void rp_summary_print(const rp_summary *s, const rp_trace_meta *meta, FILE *f)
 	print_sizes("write", s->write_sizes, f);
 }
 
-static void json_string(const char *str, FILE *f)
+void rp_summary_get(const rp_summary *s, rp_summary_view *v)
 {
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20 || *p >= 0x7f)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
+	*v = (rp_summary_view){
+		.ops = s->ops,
+		.clients = s->clients.count,
+		.files = s->paths.count,
+		.bytes_read = s->bytes_read,
+		.bytes_written = s->bytes_written,
+		.no_reply = s->unknown_status,
+		.duration_s = duration_s(s),
+		.count = s->count,
+		.failed = s->failed,
+		.at_close = s->at_close,
+		.read_sizes = s->read_sizes,
+		.write_sizes = s->write_sizes,
+	};
 }
 
-static void json_sizes(const char *key, const uint64_t *hist, FILE *f)
+uint64_t rp_summary_size_min(unsigned b)
 {
-	fprintf(f, ",\n  \"%s\": [", key);
-	const char *sep = "";
-	for (unsigned b = 0; b < RP_SIZE_BUCKETS; b++) {
-		if (!hist[b])
-			continue;
-		fprintf(f, "%s{\"min\": %" PRIu64 ", \"count\": %" PRIu64 "}", sep, bucket_low(b), hist[b]);
-		sep = ", ";
-	}
-	fputc(']', f);
-}
-
-void rp_summary_print_json(const rp_summary *s, const rp_trace_meta *meta, FILE *f)
-{
-	fprintf(f, "{\n  \"source\": ");
-	json_string(rp_source_name(meta->source), f);
-	fprintf(f, ",\n  \"anonymized\": %s", meta->flags & RP_META_ANONYMIZED ? "true" : "false");
-	fprintf(f, ",\n  \"timed\": %s", meta->flags & RP_META_TIMED ? "true" : "false");
-	fprintf(f, ",\n  \"truncated\": %s", meta->flags & RP_META_TRUNCATED ? "true" : "false");
-	fprintf(f, ",\n  \"ops\": %" PRIu64, s->ops);
-	fprintf(f, ",\n  \"clients\": %" PRIu64, s->clients.count);
-	fprintf(f, ",\n  \"duration_s\": %.9f", duration_s(s));
-	fprintf(f, ",\n  \"files\": %" PRIu64, s->paths.count);
-	fprintf(f, ",\n  \"bytes_read\": %" PRIu64, s->bytes_read);
-	fprintf(f, ",\n  \"bytes_written\": %" PRIu64, s->bytes_written);
-	fprintf(f, ",\n  \"no_reply\": %" PRIu64, s->unknown_status);
-	fprintf(f, ",\n  \"op_counts\": {");
-	const char *sep = "";
-	for (unsigned i = 0; i < RP_OP__COUNT; i++) {
-		if (!s->count[i])
-			continue;
-		fprintf(f, "%s\"%s\": %" PRIu64, sep, rp_op_name(i), s->count[i]);
-		sep = ", ";
-	}
-	fprintf(f, "},\n  \"op_failures\": {");
-	sep = "";
-	for (unsigned i = 0; i < RP_OP__COUNT; i++) {
-		if (!s->failed[i])
-			continue;
-		fprintf(f, "%s\"%s\": %" PRIu64, sep, rp_op_name(i), s->failed[i]);
-		sep = ", ";
-	}
-	fprintf(f, "},\n  \"deleted_at_close\": {");
-	sep = "";
-	for (unsigned i = 0; i < RP_OP__COUNT; i++) {
-		if (!s->at_close[i])
-			continue;
-		fprintf(f, "%s\"%s\": %" PRIu64, sep, rp_op_name(i), s->at_close[i]);
-		sep = ", ";
-	}
-	fputc('}', f);
-	json_sizes("read_sizes", s->read_sizes, f);
-	json_sizes("write_sizes", s->write_sizes, f);
-	fprintf(f, "\n}\n");
+	return b < RP_SIZE_BUCKETS ? bucket_low(b) : 0;
 }

@@ -16,9 +16,21 @@ rp_summary *rp_summary_create(void);
 void rp_summary_destroy(rp_summary *s); /* NULL is a no-op */
 /* Account one op (string ids as in the trace being read). */
 int rp_summary_add(rp_summary *s, const rp_op *op);
-/* Print as a table, or as JSON (schema in docs/stat-json.md). */
+/* Print as a table.  The JSON (docs/stat-json.md) is written by cli/json.c from the view below. */
 void rp_summary_print(const rp_summary *s, const rp_trace_meta *meta, FILE *f);
-void rp_summary_print_json(const rp_summary *s, const rp_trace_meta *meta, FILE *f);
+
+/* What the summary counted, for writers outside formats/; the arrays live as long as s. */
+typedef struct rp_summary_view {
+	uint64_t ops, clients, files, bytes_read, bytes_written, no_reply;
+	double duration_s;          /* first op start to last op end (sleeps excluded); 0 when empty */
+	const uint64_t *count;      /* [RP_OP__COUNT]: ops by kind, deletes done by a close included */
+	const uint64_t *failed;     /* [RP_OP__COUNT]: recorded status an error */
+	const uint64_t *at_close;   /* [RP_OP__COUNT]: unlink/rmdir done by a close (delete-on-close) */
+	const uint64_t *read_sizes, *write_sizes; /* [RP_SIZE_BUCKETS]: requested lengths */
+} rp_summary_view;
+void rp_summary_get(const rp_summary *s, rp_summary_view *v);
+/* The smallest length size bucket b holds: 0, 1, 2, 4, ... */
+uint64_t rp_summary_size_min(unsigned b);
 
 uint64_t rp_summary_ops(const rp_summary *s);
 uint64_t rp_summary_count(const rp_summary *s, unsigned op);
