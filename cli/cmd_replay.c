@@ -323,8 +323,12 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 	if (o.json) {
 		const int jrc = rp_replay_write_json(res, &prov->p, json.f);
 		if (jrc < 0) {
-			rp__cli_err("replay", "%s: %s", o.json, rp_strerror(jrc));
-			status = 1; /* out/commit below still removes the partial JSON */
+			/* out: below removes the partial JSON (a file; standard output keeps what went out) */
+			rp__cli_err("replay", "%s: %s%s", json.std ? "standard output" : o.json,
+				    jrc == RP_E_IO ? "write error: " : "", jrc == RP_E_IO ? strerror(errno) : rp_strerror(jrc));
+			if (json.std)
+				clearerr(stdout); /* said: main's check at exit need not say it again */
+			status = 1;
 		} else if (rp__cli_out_commit(&json, "replay") && status == 0) {
 			status = 1;
 		}

@@ -92,10 +92,12 @@ int rp__cli_stat_json(const rp_summary *s, const rp_trace_meta *meta, FILE *f)
 	if (!d || b.oom) {
 		rp__cli_err("stat", "out of memory");
 		rc = 1;
-	} else if (json_dumpf(d, f, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) < 0 || fputc('\n', f) == EOF) {
+	} else if ((json_dumpf(d, f, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) < 0 || fputc('\n', f) == EOF) &&
+		   !ferror(f)) {
 		rp__cli_err("stat", "writing the JSON failed");
 		rc = 1;
 	}
+	/* A write error stays on f: main's check of standard output at exit names it (errno). */
 	json_decref(d);
 	return rc;
 }

@@ -7,7 +7,10 @@
 #include "formats/sink.h"
 #include "formats/summary.h"
 
-/* The summary as JSON (docs/stat-json.md), valid UTF-8 always.  0, or 1 after printing why. */
+/*
+ * The summary as JSON (docs/stat-json.md), valid UTF-8 always.  0 (a write
+ * error stays on f, for the caller to report), or 1 after printing why.
+ */
 int rp__cli_stat_json(const rp_summary *s, const rp_trace_meta *meta, FILE *f);
 
 #endif

@@ -282,7 +282,7 @@ typedef struct rp_replay_provenance {
 /*
  * Everything as one JSON object (schema: docs/replay.md), always valid UTF-8
  * (names through rp_text_escape_utf8).  prov may be NULL (written as null).
- * Returns 0, RP_E_NOMEM, or RP_E_IO when f could not take it.
+ * Returns 0, RP_E_NOMEM, or RP_E_IO when f could not take it (errno says why).
  */
 int rp_replay_write_json(const rp_replay_results *res, const rp_replay_provenance *prov, FILE *f);
 const char *rp_timing_name(rp_timing t);

@@ -1,4 +1,5 @@
 /* Replay results as a text table and as JSON (schema: docs/replay.md). */
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -412,6 +413,8 @@ int rp_replay_write_json(const rp_replay_results *res, const rp_replay_provenanc
 		rc = RP_E_NOMEM;
 	else if (json_dumpf(d, f, JSON_INDENT(2) | JSON_REAL_PRECISION(9)) < 0 || fputc('\n', f) == EOF)
 		rc = RP_E_IO;
+	const int e = errno; /* why the write failed, for the caller's message */
 	json_decref(d);
+	errno = e;
 	return rc;
 }
