@@ -214,6 +214,39 @@ static void text_escape_matches_the_text_form(void **state)
 	rp_strtab_destroy(t);
 }
 
+/*
+ * Names in JSON: valid UTF-8 characters stay, everything a terminal or a JSON
+ * parser could trip on is \xNN, as the text form writes it.
+ */
+static void text_escape_utf8_keeps_only_valid_printable_utf8(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "plain/name.txt", "plain/name.txt" },
+		{ "a\\b\"c", "a\\\\b\"c" },                              /* backslash doubled: the escape reads back */
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80" }, /* 2, 3, 4 bytes */
+		{ "\033[2J\n\x7f", "\\x1b[2J\\x0a\\x7f" },              /* C0 controls and DEL */
+		{ "\xc2\x85\xc2\x9b", "\\xc2\\x85\\xc2\\x9b" },         /* C1 controls (NEL, CSI) as UTF-8 */
+		{ "\xc2\xa0", "\xc2\xa0" },                              /* U+00A0, the first that is not C1 */
+		{ "\x9b\xff\xfe", "\\x9b\\xff\\xfe" },                  /* stray bytes */
+		{ "\xc0\xaf\xe0\x80\xaf", "\\xc0\\xaf\\xe0\\x80\\xaf" }, /* overlong forms */
+		{ "\xed\xa0\x80", "\\xed\\xa0\\x80" },                  /* a surrogate */
+		{ "\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80" },         /* past U+10FFFF */
+		{ "x\xe2\x82", "x\\xe2\\x82" },                         /* cut at the end */
+		{ "\xe2\x82" "A", "\\xe2\\x82A" },                      /* cut by an ASCII byte */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[128];
+		const size_t n = rp_text_escape_utf8(buf, sizeof(buf), cases[i].in, strlen(cases[i].in));
+		assert_string_equal(buf, cases[i].out);
+		assert_int_equal(n, strlen(cases[i].out));
+	}
+	/* The needed size with no buffer, as rp_text_escape. */
+	assert_int_equal(rp_text_escape_utf8(NULL, 0, "\033\xc3\xa9", 3), 6);
+}
+
 static void sniffing_tells_formats_apart(void **state)
 {
 	(void)state;
@@ -341,6 +374,7 @@ int main(void)
 		cmocka_unit_test(op_names_round_trip),
 		cmocka_unit_test(op_text_form_is_canonical),
 		cmocka_unit_test(text_escape_matches_the_text_form),
+		cmocka_unit_test(text_escape_utf8_keeps_only_valid_printable_utf8),
 		cmocka_unit_test(sniffing_tells_formats_apart),
 		cmocka_unit_test(summary_counts_what_matters),
 		cmocka_unit_test(summary_counts_deletes_at_close),
