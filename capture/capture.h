@@ -96,10 +96,27 @@ typedef struct rp_live_opts {
 	double duration_s;      /* 0 = until stopped */
 	int buffer_bytes;       /* 0 = 64 MiB */
 	volatile sig_atomic_t *stop; /* set by the caller's signal handler, with rp_capture_live_break() */
+	/*
+	 * Optional, on the capturing thread: once the interface is open and
+	 * filtering (started, all counters 0), then about once a second.  A
+	 * capture that fails before the first call failed to set up.
+	 */
+	void (*progress)(void *ctx, const rp_capture_stats *st);
+	void *progress_ctx;
+	/* Out: the interface could not be opened for lack of privilege (CAP_NET_RAW). */
+	bool denied;
 } rp_live_opts;
 
+/*
+ * The BPF filter a live capture uses when rp_live_opts.filter is NULL.
+ * Dispatch is by content, so this only keeps unrelated traffic out of the
+ * kernel buffer: NFS (2049), portmapper (111), mountd's usual ports (20048
+ * on Linux, 635 on some servers), SMB direct (445) and over NetBIOS (139).
+ */
+#define RP_CAPTURE_DEFAULT_FILTER "port 2049 or port 111 or port 20048 or port 635 or port 445 or port 139"
+
 /* Capture live from an interface until duration, *stop or an error. */
-int rp_capture_live(const rp_live_opts *live, rp_sink *sink, const rp_capture_opts *opts,
+int rp_capture_live(rp_live_opts *live, rp_sink *sink, const rp_capture_opts *opts,
 		    rp_capture_stats *stats, char *errbuf);
 /* Async-signal-safe: stop the live capture that is running (pcap_breakloop). */
 void rp_capture_live_break(void);

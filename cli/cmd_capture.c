@@ -2,6 +2,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "capture/capture.h"
 #include "cli/commands.h"
@@ -59,6 +61,38 @@ static const rp_cmd spec = {
 
 static volatile sig_atomic_t stop;
 
+/* What the capture loop reports: the first call says it started, later ones feed the status line. */
+typedef struct prog {
+	bool started, tty;
+	double t0;
+} prog;
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void on_progress(void *ctx, const rp_capture_stats *st)
+{
+	prog *const p = ctx;
+	if (!p->started) {
+		p->started = true;
+		p->t0 = now_s();
+		if (!o.quiet) {
+			fprintf(stderr, "reprise capture: on %s, filter '%s', buffer %llu MiB, into %s; Ctrl-C stops\n",
+				o.iface, o.filter ? o.filter : RP_CAPTURE_DEFAULT_FILTER,
+				(unsigned long long)(o.buffer_mib ? o.buffer_mib : 64), o.out);
+		}
+		return;
+	}
+	if (p->tty && !o.quiet)
+		fprintf(stderr, "\r%6.0f s  frames %llu  ops %llu  truncated %llu  unmatched %llu  encrypted %llu ", now_s() - p->t0,
+			(unsigned long long)st->frames, (unsigned long long)st->ops, (unsigned long long)st->truncated,
+			(unsigned long long)st->unmatched, (unsigned long long)st->encrypted);
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -101,12 +135,15 @@ static int run(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	const rp_live_opts live = {
+	prog pg = { .tty = isatty(STDERR_FILENO) != 0 };
+	rp_live_opts live = {
 		.iface = o.iface,
 		.filter = o.filter,
 		.duration_s = o.duration,
 		.buffer_bytes = (int)(o.buffer_mib << 20),
 		.stop = &stop,
+		.progress = on_progress,
+		.progress_ctx = &pg,
 	};
 	rp_capture_stats st;
 	memset(&st, 0, sizeof(st));
@@ -115,10 +152,26 @@ static int run(int argc, char **argv)
 	signal(SIGTERM, SIG_DFL);
 	char cerr[RP_ERRBUF_SIZE] = "";
 	const int crc = rp_rpz_writer_close(w, cerr);
-	if (!o.quiet || rc < 0)
+	if (pg.tty && pg.started && !o.quiet)
+		fputc('\n', stderr); /* end the status line */
+	/* A summary of what was captured, never of a capture that did not start. */
+	if (pg.started && (!o.quiet || rc < 0))
 		rp_capture_stats_print(&st, stderr);
+	if (pg.started && rc >= 0 && !o.quiet) {
+		if (st.frames == 0)
+			rp__cli_err("capture", "nothing matched the filter '%s' on %s", o.filter ? o.filter : RP_CAPTURE_DEFAULT_FILTER,
+				    o.iface);
+		if (st.encrypted)
+			rp__cli_err("capture",
+				    "%llu SMB3 messages were encrypted and could not be decoded (the server or client "
+				    "requires encryption; a test server can run with 'server smb encrypt = off')",
+				    (unsigned long long)st.encrypted);
+	}
 	if (rc < 0 || crc < 0) {
 		rp__cli_err("capture", "%s", rc < 0 ? errbuf : cerr);
+		if (live.denied)
+			rp__cli_err("capture", "capturing needs the CAP_NET_RAW and CAP_NET_ADMIN capabilities: run it as "
+					       "root, or give the binary them (setcap cap_net_raw,cap_net_admin=eip reprise)");
 		if (st.ops && of.tmp[0]) {
 			/* Ops were captured before the failure: keep them (readable up to the last whole frame), but
 			 * not as OUT, which a failed capture must not replace. */

@@ -1,4 +1,5 @@
 /* reprise replay TRACE --target DIR: run a trace or dbench loadfile against a backend (docs/replay.md). */
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -13,10 +14,10 @@
 #include "replay/replay.h"
 
 static struct {
-	const char *target, *backend, *backend_opt, *timing, *on_mismatch, *json;
+	const char *target, *backend, *backend_opt, *timing, *on_mismatch, *json, *prepare_fill;
 	uint64_t clients, max_inflight;
 	double clone_offset, duration, warmup, speed;
-	bool no_prepare, sync, fsync_writes, quiet, lenient, list_backends;
+	bool no_prepare, sync, fsync_writes, quiet, lenient, list_backends, fail_on_mismatch, drop_caches, cleanup;
 } o;
 
 static const rp_opt options[] = {
@@ -35,16 +36,26 @@ static const rp_opt options[] = {
 	{ "max-inflight", 0, RP_OPT_UINT, &o.max_inflight, "N",
 	  "let up to N ops of one client be in flight at once where the trace has them overlap and they do not "
 	  "depend on each other (default 1: one at a time; up to 1024)" },
-	{ "backend", 'b', RP_OPT_STRING, &o.backend, "NAME", "posix, null or fault (default: from --target)" },
+	{ "backend", 'b', RP_OPT_STRING, &o.backend, "NAME",
+	  "posix, null or fault (default: the one that takes --target's URL scheme, posix for a directory)" },
 	{ "backend-opt", 'o', RP_OPT_STRING, &o.backend_opt, "LIST",
-	  "backend options, comma-separated name[=value] (see --list-backends)" },
+	  "backend options, comma-separated name[=value], typed and range-checked (the backends below)" },
 	{ "sync", 's', RP_OPT_FLAG, &o.sync, NULL, "posix: open files O_SYNC (dbench -s)" },
 	{ "fsync-writes", 'F', RP_OPT_FLAG, &o.fsync_writes, NULL, "posix: fsync after every write (dbench -F)" },
 	{ "no-prepare", 0, RP_OPT_FLAG, &o.no_prepare, NULL,
 	  "do not create the files and directories the workload expects to exist" },
+	{ "prepare-fill", 0, RP_OPT_STRING, &o.prepare_fill, "MODE",
+	  "what prepared files hold: data (default: a non-zero pattern, every block written), zero (zeros, "
+	  "written), sparse (only the size: one byte at the end, reads hit holes)" },
+	{ "drop-caches", 0, RP_OPT_FLAG, &o.drop_caches, NULL,
+	  "after prepare, sync and drop the page cache (root; a note says when it could not), so reads start cold" },
+	{ "cleanup", 0, RP_OPT_FLAG, &o.cleanup, NULL,
+	  "posix: after the run, remove what the run and prepare made beneath TARGET (never what was there before)" },
 	{ "on-mismatch", 0, RP_OPT_STRING, &o.on_mismatch, "POLICY",
 	  "warn (default): count and show examples; skip: count, and skip ops on handles whose open failed; "
-	  "abort: stop at the first mismatch" },
+	  "abort: stop at the first mismatch (exit 1)" },
+	{ "fail-on-mismatch", 0, RP_OPT_FLAG, &o.fail_on_mismatch, NULL,
+	  "run to the end, then exit 1 if any op's result differed from the recording" },
 	{ "json", 'j', RP_OPT_STRING, &o.json, "FILE", "write every result as JSON to FILE, created before the run and renamed into place after it (- = stdout: the JSON alone, the table on stderr)" },
 	{ "quiet", 'q', RP_OPT_FLAG, &o.quiet, NULL, "no progress line on stderr" },
 	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfiles: skip bad lines, count them" },
@@ -63,6 +74,8 @@ static const rp_optrange ranges[] = {
 	{ NULL, 0, 0 },
 };
 
+static void backends_help(FILE *f);
+
 static const rp_cmd spec = {
 	.name = "replay",
 	.ranges = ranges,
@@ -78,6 +91,7 @@ static const rp_cmd spec = {
 		"never creates itself (a path that is the parent of another, or that an op lists or flags as one,\n"
 		"is a directory); a file gets the size its reads need beyond what the workload itself writes or\n"
 		"sets. --no-prepare skips it.\n"
+		"Prepared files hold data (--prepare-fill), so reads of them read blocks, not holes.\n"
 		"With --time the workload loops; the warm-up (default --time/5) runs first and is left out of the\n"
 		"results. A progress line is printed each second; Ctrl-C stops cleanly and still reports.\n\n"
 		"--max-inflight N lets a client issue an op while up to N-1 of its earlier ops still run, where\n"
@@ -87,23 +101,72 @@ static const rp_cmd spec = {
 		"in order with I/O on their handle). Synchronous backends use N-1 worker threads per client. The\n"
 		"results show the in-flight depth reached next to the depth the trace recorded.\n\n"
 		"The posix backend resolves every path beneath TARGET (openat2 RESOLVE_BENEATH): no '..',\n"
-		"absolute path or symlink in a trace can reach outside it. nfs:// and smb:// targets need the\n"
-		"network backends, which are not built yet.\n\n"
-		"Exit status: 0 done, 1 the run failed or was aborted on a mismatch, 2 bad usage, 130 interrupted.",
+		"absolute path or symlink in a trace can reach outside it. Without --backend, the target's URL\n"
+		"scheme picks the backend that declares it (a directory path or file:///dir: posix); nfs:// and\n"
+		"smb:// targets need the network backends, which this build may be without (it says so). An op a\n"
+		"backend cannot express is not sent to it and is counted as unsupported, apart from failures\n"
+		"and mismatches.\n\n"
+		"Failed counts the ops that returned an error; most workloads have some on purpose (dbench's\n"
+		"client.txt opens and stats names that do not exist), and the line under the table says how many\n"
+		"were as the trace recorded. Mismatch counts the ops whose result differs from the recording (an\n"
+		"error it did not have, another error, or a success where it failed): those, grouped by op,\n"
+		"expected and actual result, are what to look at. Replay into an empty directory: a warning says\n"
+		"when TARGET is not, and --cleanup removes afterwards what the run made.\n\n"
+		"Exit status: 0 done, 1 the run failed, was aborted on a mismatch, or had one under\n"
+		"--fail-on-mismatch, 2 bad usage, 130 interrupted.",
+	.details_more = backends_help,
 	.opts = options,
 	.min_args = 0,
 	.max_args = 1,
 };
 
-static void list_backends(void)
+/* "uint, default 4, 1 to 64": an option's type, default and bounds, from its table entry. */
+static void opt_terms(const rp_backend_opt *bo, char *buf, size_t n)
 {
+	size_t len = (size_t)snprintf(buf, n, "%s", rp_bopt_type_name(bo->type));
+	char lo[32], hi[32];
+	if (len < n && bo->repeat)
+		len += (size_t)snprintf(buf + len, n - len, ", repeatable");
+	if (len < n && bo->def)
+		len += (size_t)snprintf(buf + len, n - len, ", default %s", bo->def);
+	if (len < n && (bo->min || bo->max)) {
+		rp_bopt_format(bo, bo->min, lo, sizeof(lo));
+		rp_bopt_format(bo, bo->max, hi, sizeof(hi));
+		len += (size_t)snprintf(buf + len, n - len, bo->max ? ", %s to %s" : ", at least %s", lo, hi);
+	}
+	for (size_t i = 0; len < n && bo->type == RP_BOPT_ENUM && bo->choices && bo->choices[i]; i++)
+		len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? "|" : ": ", bo->choices[i]);
+}
+
+/* Every built-in backend from its vtable: targets, the ops it cannot express, its typed options. */
+static void backends_help(FILE *f)
+{
+	fprintf(f, "backends (--backend NAME, --backend-opt name[=value],...):\n");
 	for (size_t i = 0; rp_backend_at(i); i++) {
 		const rp_backend_ops *const b = rp_backend_at(i);
-		printf("%-8s %s\n", b->name, b->summary);
+		fprintf(f, "  %-8s %s\n", b->name, b->summary);
+		if (b->schemes) {
+			fprintf(f, "           targets:");
+			for (const char *const *s = b->schemes; *s; s++)
+				fprintf(f, "%s %s%s", s == b->schemes ? "" : ",", **s ? *s : "a directory path", **s ? "://" : "");
+			fputc('\n', f);
+		} else {
+			fprintf(f, "           targets: any (not looked at); chosen by --backend only\n");
+		}
+		const uint64_t mask = b->op_mask ? b->op_mask : RP_BACKEND_ALL_OPS;
+		if (mask != RP_BACKEND_ALL_OPS) {
+			fprintf(f, "           cannot express (counted as unsupported):");
+			for (unsigned op = 0; op < RP_OP__COUNT; op++)
+				if (!(mask >> op & 1u) && op != RP_OP_SLEEP)
+					fprintf(f, " %s", rp_op_name(op));
+			fputc('\n', f);
+		}
 		for (const rp_backend_opt *bo = b->opts; bo && bo->name; bo++) {
-			char left[64];
-			snprintf(left, sizeof(left), "%s%s%s", bo->name, bo->arg ? "=" : "", bo->arg ? bo->arg : "");
-			printf("           %-24s %s\n", left, bo->help);
+			char left[64], terms[160];
+			snprintf(left, sizeof(left), "%s%s%s", bo->name, bo->type == RP_BOPT_FLAG ? "" : "=",
+				 bo->type == RP_BOPT_FLAG ? "" : rp_bopt_arg(bo));
+			opt_terms(bo, terms, sizeof(terms));
+			fprintf(f, "           %-24s [%s] %s\n", left, terms, bo->help);
 		}
 	}
 }
@@ -186,18 +249,44 @@ static int drive(rp_replay *r, bool *interrupted)
 	return rc;
 }
 
+/* One line per kind of mismatch (op, expected, got), with its count and first example. */
 static void warn_samples(const rp_replay_results *res)
 {
+	uint64_t shown = 0;
 	for (size_t i = 0; i < res->n_samples; i++) {
 		const rp_replay_sample *const s = &res->samples[i];
 		const char *const e = rp_replay_errno_name(s->expected), *const a = rp_replay_errno_name(s->actual);
-		rp__cli_err("replay", "mismatch: client %u op %llu %s %s: expected %s, got %s", s->client,
-			    (unsigned long long)s->index, rp_op_name(s->op), s->path,
+		char what[200], copy[24] = "";
+		if (s->path[0])
+			snprintf(what, sizeof(what), "%s", s->path);
+		else if (s->handle)
+			snprintf(what, sizeof(what), "fh=%llu", (unsigned long long)s->handle);
+		else
+			snprintf(what, sizeof(what), "(no path or handle)");
+		if (s->copy)
+			snprintf(copy, sizeof(copy), " copy %u", s->copy);
+		rp__cli_err("replay", "mismatch: %llu x %s, expected %s, got %s; first: client %u%s op %llu %s",
+			    (unsigned long long)s->count, rp_op_name(s->op),
 			    s->expected == 0 ? "OK" : e ? e : s->expected == -2 ? "an error" : "?",
-			    s->actual == 0 ? "OK" : a ? a : "an error");
+			    s->actual == 0 ? "OK" : a ? a : "an error", s->client, copy, (unsigned long long)s->index, what);
+		shown += s->count;
 	}
-	if (res->mismatches > res->n_samples)
-		fprintf(stderr, "reprise replay: ... %llu mismatches in all\n", (unsigned long long)res->mismatches);
+	if (res->mismatches > shown)
+		fprintf(stderr, "reprise replay: ... and %llu more of other kinds (%llu mismatches in all)\n",
+			(unsigned long long)(res->mismatches - shown), (unsigned long long)res->mismatches);
+}
+
+/* Entries directly in dir (-1: it cannot be listed, which the backend will say). */
+static long count_entries(const char *dir)
+{
+	DIR *const d = opendir(dir);
+	if (!d)
+		return -1;
+	long n = 0;
+	for (const struct dirent *e; (e = readdir(d));)
+		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+	closedir(d);
+	return n;
 }
 
 /*
@@ -235,6 +324,7 @@ static int run(int argc, char **argv)
 	o.max_inflight = 1;
 	o.timing = "afap";
 	o.on_mismatch = "warn";
+	o.prepare_fill = "data";
 	/* The command line and start time for the JSON, before option parsing reorders argv. */
 	rp_cli_prov prov;
 	if (rp__cli_prov_init(&prov, argc, argv) < 0) {
@@ -254,7 +344,7 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 	if (prc)
 		return prc > 0 ? 0 : 2;
 	if (o.list_backends) {
-		list_backends();
+		backends_help(stdout);
 		return 0;
 	}
 	if (npos != 1 || !o.target) {
@@ -263,10 +353,17 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 	}
 	static const char *const timings[] = { "afap", "trace", "think" };
 	static const char *const policies[] = { "warn", "skip", "abort" };
+	static const char *const fills[] = { "data", "zero", "sparse" }; /* rp_prepare_fill order */
 	const int timing = parse_enum("timing", o.timing, timings, 3);
 	const int policy = parse_enum("on-mismatch", o.on_mismatch, policies, 3);
-	if (timing < 0 || policy < 0)
+	const int fill = parse_enum("prepare-fill", o.prepare_fill, fills, 3);
+	if (timing < 0 || policy < 0 || fill < 0)
 		return 2;
+	/* The posix backend works in a directory; the others (null, fault, network) leave nothing in one. */
+	const bool dir_target = !strstr(o.target, "://") && (!o.backend || strcmp(o.backend, "posix") == 0);
+	if (o.cleanup && !dir_target)
+		rp__cli_err("replay", "warning: --cleanup does nothing with the %s backend: it makes nothing in a directory",
+			    o.backend ? o.backend : "network");
 	if (o.json) {
 		const int same = rp__cli_out_check("replay", o.json, pos[0]);
 		if (same)
@@ -300,13 +397,28 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 	ro.speed = o.speed;
 	ro.max_inflight = (uint32_t)o.max_inflight;
 	ro.no_prepare = o.no_prepare;
+	ro.prepare_fill = (rp_prepare_fill)fill;
+	ro.drop_caches = o.drop_caches;
 	ro.on_mismatch = (rp_on_mismatch)policy;
 	rp_replay *r = NULL;
+	rp_tree_snap *snap = NULL;
 	int status = 1;
 	if (!bopts || rp_replay_create(&r, &ro, w, errbuf) < 0) {
 		rp__cli_err("replay", "%s", bopts ? errbuf : "out of memory");
 		goto out;
 	}
+	/* Before prepare: what prepare makes is the run's, what is there already is not. */
+	if (dir_target && o.cleanup && rp_tree_snap_take(&snap, o.target, errbuf) < 0) {
+		rp__cli_err("replay", "--cleanup: %s", errbuf);
+		goto out;
+	}
+	const long before = snap ? (long)rp_tree_snap_entries(snap) : dir_target ? count_entries(o.target) : 0;
+	if (before > 0)
+		rp__cli_err("replay",
+			    "warning: %s is not empty (%ld entr%s before the run): what is there can change what the "
+			    "trace's ops find, and mismatches with it; replay into an empty directory%s",
+			    o.target, before, before == 1 ? "y" : "ies",
+			    o.cleanup ? " (--cleanup leaves what was there)" : "");
 	if (o.json) /* hashes the trace: after the scan has read it, before the CPU time is counted */
 		rp__cli_prov_collect(prov, pos[0], o.target);
 	bool interrupted = false;
@@ -320,6 +432,11 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 		warn_samples(res);
 	status = rc < 0 || strcmp(res->stop, "mismatch") == 0 || strcmp(res->stop, "error") == 0 ? 1
 		 : interrupted ? 130 : 0;
+	if (status == 0 && o.fail_on_mismatch && res->mismatches) {
+		rp__cli_err("replay", "%llu mismatch%s (--fail-on-mismatch)", (unsigned long long)res->mismatches,
+			    res->mismatches == 1 ? "" : "es");
+		status = 1;
+	}
 	if (o.json) {
 		const int jrc = rp_replay_write_json(res, &prov->p, json.f);
 		if (jrc < 0) {
@@ -333,10 +450,27 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 			status = 1;
 		}
 	}
+	if (snap) {
+		/* The backend's descriptors and the run's handles are closed before anything is removed. */
+		rp_replay_destroy(r);
+		r = NULL;
+		if (o.json && !json.std)
+			rp_tree_snap_keep(snap, o.json); /* the report may be beneath the target: it is not the run's */
+		rp_tree_clean cl;
+		const int crc = rp_tree_snap_clean(snap, o.target, &cl, errbuf);
+		fprintf(json.std ? stderr : stdout, "Cleanup: %llu entr%s the run made removed, %llu of before left\n",
+			(unsigned long long)cl.removed, cl.removed == 1 ? "y" : "ies", (unsigned long long)cl.kept);
+		if (crc < 0) {
+			rp__cli_err("replay", "--cleanup: %s", errbuf);
+			if (status == 0)
+				status = 1;
+		}
+	}
 out:
 	if (o.json)
 		rp__cli_out_abort(&json); /* no-op after a commit; a run that never started leaves no JSON */
 	rp_replay_destroy(r);
+	rp_tree_snap_free(snap);
 	rp_workload_destroy(w);
 	free(bopts);
 	return status;

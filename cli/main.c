@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
@@ -68,6 +69,21 @@ static void man_page(FILE *f)
 			fputs(".PP\n", f);
 			man_escape(c->details, f);
 			fputs("\n", f);
+		}
+		if (c->details_more) {
+			/* As --help prints it, line by line: a table, not a paragraph. */
+			char *text = NULL;
+			size_t len = 0;
+			FILE *const m = open_memstream(&text, &len);
+			if (m) {
+				c->details_more(m);
+				if (fclose(m) == 0 && text) {
+					fputs(".PP\n.nf\n", f);
+					man_escape(text, f);
+					fputs(".fi\n", f);
+				}
+				free(text);
+			}
 		}
 		for (const rp_opt *o = c->opts; o && o->name; o++) {
 			fputs(".TP\n", f);

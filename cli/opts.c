@@ -180,6 +180,10 @@ void rp_opts_help(const rp_cmd *cmd, FILE *f)
 	fprintf(f, "usage: reprise %s %s\n\n%s\n", cmd->name, cmd->usage, cmd->summary);
 	if (cmd->details)
 		fprintf(f, "\n%s\n", cmd->details);
+	if (cmd->details_more) {
+		fputc('\n', f);
+		cmd->details_more(f);
+	}
 	if (!cmd->opts || !cmd->opts->name)
 		return;
 	fprintf(f, "\noptions:\n");

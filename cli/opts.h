@@ -40,6 +40,8 @@ typedef struct rp_cmd {
 	const char *usage;   /* "IN OUT" */
 	const char *summary; /* one line */
 	const char *details; /* paragraphs for --help and the man page; may be NULL */
+	/* Text made from tables at run time (replay: the backends), after details in --help and the man page; may be NULL. */
+	void (*details_more)(FILE *f);
 	const rp_opt *opts;  /* terminated by an entry with name NULL */
 	const rp_optrange *ranges; /* of every numeric option in opts; terminated by an entry with name NULL */
 	int min_args, max_args; /* positional arguments; max -1 = any */

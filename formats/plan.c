@@ -18,6 +18,12 @@ enum pstate {
 	P_PRE = 1,     /* must exist before the run */
 	P_CREATED = 2, /* exists, made by the workload (or beneath something it made) */
 	P_ABSENT = 3,  /* removed, or seen missing */
+	/*
+	 * Opened by an open-or-create that recorded no create action (a loadfile):
+	 * it may have been there.  It was if something beneath it must be, or if
+	 * it is read beyond what the workload wrote: then it becomes P_PRE.
+	 */
+	P_MAYBE = 4,
 };
 
 typedef struct pent {
@@ -53,6 +59,11 @@ typedef struct scan {
 	kmap conflicts;         /* (client, index) of creations that fail in later passes -> 1 */
 	kmap counts;            /* (client, 0) -> its ops so far in this pass */
 	kmap dix;               /* (client, 0) -> index in d + 1 */
+	/* the last op's client, its ops so far and sweep: consecutive ops mostly share a client */
+	bool last_ok;
+	uint32_t last_client;
+	uint64_t last_count;
+	size_t last_d;
 	struct sweep *d;        /* the recorded-depth sweep of each client (first pass) */
 	size_t dn, dcap;
 } scan;
@@ -90,6 +101,14 @@ static int sweep_add(sweep *w, uint64_t t_start, uint64_t t_end)
 	const uint64_t end = t_end != RP_TIME_UNKNOWN && t_end > t_start ? t_end : t_start;
 	while (w->n && w->ends[0] <= t_start)
 		heap_pop(w);
+	if (end == t_start) {
+		/* no recorded end (a loadfile): it covers its start only, so it need not wait in the heap */
+		w->d.ops++;
+		w->d.sum += w->n + 1;
+		if (w->n + 1 > w->d.max)
+			w->d.max = (uint32_t)(w->n + 1 < UINT32_MAX ? w->n + 1 : UINT32_MAX);
+		return 0;
+	}
 	if (w->n == w->cap) {
 		const size_t cap = w->cap ? w->cap * 2 : 16;
 		uint64_t *const e = realloc(w->ends, cap * sizeof(*e));
@@ -180,6 +199,18 @@ static void hint_dir(scan *s, const char *path, size_t n)
 		e->pre_dir = true;
 }
 
+/* A P_MAYBE entry turns out to have existed before the run (its parents did: expect made sure). */
+static void promote(scan *s, pent *e, bool dir)
+{
+	if (!e || e->state != P_MAYBE)
+		return;
+	e->state = P_PRE;
+	if (!s->loop) {
+		e->pre = true;
+		e->pre_dir = e->dir || dir;
+	}
+}
+
 /* The workload uses path as existing.  Returns its state after the decision. */
 static int expect(scan *s, const char *path, size_t n, bool dir)
 {
@@ -194,9 +225,13 @@ static int expect(scan *s, const char *path, size_t n, bool dir)
 	size_t pn = n;
 	while (pn > 0 && path[pn - 1] != '/')
 		pn--;
-	const int parent = expect(s, path, pn ? pn - 1 : 0, true);
+	int parent = expect(s, path, pn ? pn - 1 : 0, true);
 	if (parent < 0)
 		return -1;
+	if (parent == P_MAYBE) {
+		promote(s, find(s, path, pn - 1), true);
+		parent = P_PRE;
+	}
 	e = lookup(s, path, n); /* the table may have moved */
 	if (!e)
 		return -1;
@@ -226,7 +261,7 @@ static int set_state(scan *s, const char *path, uint8_t state, bool dir)
 {
 	if (!path[0])
 		return 0;
-	if (state == P_CREATED) {
+	if (state == P_CREATED || state == P_MAYBE) {
 		/* Creating needs the parent. */
 		const char *const slash = strrchr(path, '/');
 		if (slash && expect(s, path, (size_t)(slash - path), true) < 0)
@@ -382,7 +417,8 @@ static int scan_op(scan *s, const rp_op *op, uint64_t index, const char *p1, con
 		const pent *const e = lookup(s, made, strlen(made));
 		if (!e)
 			return -1;
-		if ((e->state == P_PRE || e->state == P_CREATED) && kput(&s->conflicts, op->client, index, 1) < 0)
+		if ((e->state == P_PRE || e->state == P_CREATED || e->state == P_MAYBE) &&
+		    kput(&s->conflicts, op->client, index, 1) < 0)
 			return -1;
 	}
 	const bool dirflag = (op->flags & RP_OPF_DIRECTORY) || (op->op == RP_OP_OPEN && (op->oflags & RP_OF_DIRECTORY));
@@ -402,7 +438,9 @@ static int scan_op(scan *s, const rp_op *op, uint64_t index, const char *p1, con
 			pent *const e = lookup(s, p1, strlen(p1));
 			if (!e)
 				return -1;
-			if (!e->state && set_state(s, p1, P_CREATED, dirflag) < 0)
+			/* create-new made it; an open-or-create that does not say may have found it */
+			const uint8_t st = op->disp != RP_DISP_CREATE && op->result == RP_ACT_UNKNOWN ? P_MAYBE : P_CREATED;
+			if (!e->state && set_state(s, p1, st, dirflag) < 0)
 				return -1;
 		} else if (expect(s, p1, strlen(p1), dirflag) < 0) {
 			return -1;
@@ -428,6 +466,8 @@ static int scan_op(scan *s, const rp_op *op, uint64_t index, const char *p1, con
 		if (ok && file_of(s, op, p1, &e) < 0)
 			return -1;
 		const uint64_t end = end_of(op->offset, op->result);
+		if (e && e->state == P_MAYBE && op->result && !e->truncated && end > e->wmax)
+			promote(s, e, false); /* it had data the workload did not write: it was there */
 		if (e && op->result && !s->loop && e->state == P_PRE && !e->truncated && end > e->wmax && end > e->need)
 			e->need = end;
 		return 0;
@@ -618,6 +658,8 @@ static int keys_of(const kmap *m, bool client_only, void **out, size_t *n)
 /* The recorded depth: op into its client's sweep (made on the client's first op). */
 static int depth_op(scan *s, const rp_op *op)
 {
+	if (s->last_d)
+		return sweep_add(&s->d[s->last_d - 1], op->t_start, op->t_end);
 	uint64_t i = kget(&s->dix, op->client, 0);
 	if (!i) {
 		if (s->dn == s->dcap) {
@@ -633,6 +675,7 @@ static int depth_op(scan *s, const rp_op *op)
 		if (kput(&s->dix, op->client, 0, i) < 0)
 			return RP_E_NOMEM;
 	}
+	s->last_d = (size_t)i;
 	return sweep_add(&s->d[i - 1], op->t_start, op->t_end);
 }
 
@@ -652,15 +695,27 @@ static int scan_pass(rp_op_source *src, scan *s, bool track, rp_plan *p, char *e
 			k = 0;
 			if (n < 0)
 				return rp_fail(errbuf, n, "%s", src->errbuf);
-			if (n == 0)
+			if (n == 0) {
+				/* the last client's count goes to the table; the next pass starts afresh */
+				const bool flush = s->last_ok;
+				s->last_ok = false;
+				if (flush && kput(&s->counts, s->last_client, 0, s->last_count) < 0)
+					return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 				return 0;
+			}
 		}
 		const rp_op *const op = &ops[k++];
 		if (op->op >= RP_OP__COUNT)
 			continue;
-		const uint64_t index = kget(&s->counts, op->client, 0) + 1;
-		if (kput(&s->counts, op->client, 0, index) < 0)
-			return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+		if (!s->last_ok || s->last_client != op->client) {
+			if (s->last_ok && kput(&s->counts, s->last_client, 0, s->last_count) < 0)
+				return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+			s->last_client = op->client;
+			s->last_count = kget(&s->counts, op->client, 0);
+			s->last_d = 0;
+			s->last_ok = true;
+		}
+		const uint64_t index = ++s->last_count;
 		p->timed = p->timed || op->t_start != 0;
 		p->ops += !s->loop;
 		if (!s->loop && depth_op(s, op) < 0)

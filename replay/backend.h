@@ -18,8 +18,12 @@
  * Bump when a field is added; a backend states the version it was written against.
  * 2: rp_breq.no_handle.
  * 3: rp_breq.special, rp_breq.granted.
+ * 4: rp_breq.zero; rp_backend_ops.schemes and .op_mask, typed options (rp_backend_opt.type,
+ *    def, min, max; parsed values in rp_backend_args), client_fini optional.
+ * The engine drives every version from RP_BACKEND_VERSION_MIN on.
  */
-#define RP_BACKEND_VERSION 3
+#define RP_BACKEND_VERSION 4
+#define RP_BACKEND_VERSION_MIN 1
 
 enum rp_backend_cap {
 	RP_BCAP_ASYNC = 1u << 0,    /* submit() may complete later: drive it with poll() */
@@ -40,6 +44,7 @@ enum rp_backend_cap {
 	 * through one of a client's states is used and released through another.
 	 */
 	RP_BCAP_MT_CLIENT = 1u << 4,
+	RP_BCAP__KNOWN = (1u << 5) - 1, /* every bit above */
 };
 
 /*
@@ -81,35 +86,100 @@ struct rp_breq {
 	 * engine clears it before each submit.
 	 */
 	bool special;
+	/*
+	 * (version 4) A write of zeros rather than the backend's own data
+	 * (prepare --prepare-fill=zero); trace writes never set it.  An older
+	 * backend writes what it always writes.
+	 */
+	bool zero;
 };
 
-/* One backend option: its table drives parsing of --backend-opt and the help text. */
+/*
+ * The type of a backend option's value.  The engine parses every value
+ * against its option's entry (type, bounds, choices) before the backend
+ * sees it, so a backend reads numbers, never text.
+ */
+typedef enum rp_bopt_type {
+	RP_BOPT_FLAG,     /* no value: given or not (u = 1 when given) */
+	RP_BOPT_BOOL,     /* yes/no, true/false, on/off, 1/0 (u = 1 or 0) */
+	RP_BOPT_UINT,     /* a decimal number within min..max */
+	RP_BOPT_DURATION, /* a number with ns, us, ms or s (bare: seconds), as ns within min..max */
+	RP_BOPT_SIZE,     /* a number of bytes with k, M, G or T (powers of 1024), within min..max */
+	RP_BOPT_STRING,   /* text as given, non-empty (s); its grammar, if any, is the backend's */
+	RP_BOPT_ENUM,     /* one of choices (u = its index) */
+	RP_BOPT__COUNT
+} rp_bopt_type;
+
+/*
+ * One backend option: its table drives parsing of --backend-opt, the
+ * --list-backends and --help text and the man page.  rp_backend_check
+ * refuses a table whose entries contradict themselves (a default outside
+ * the bounds, an enum without choices).
+ */
 typedef struct rp_backend_opt {
 	const char *name;
-	const char *arg; /* NULL: a flag, no value */
+	rp_bopt_type type;
+	const char *arg;  /* the value's name in help ("OP[@N]"); NULL: the type's ("N", "DURATION", ...) */
 	const char *help;
+	const char *def;  /* the default, as text parsed like a given value; NULL: none (unset) */
+	uint64_t min, max; /* UINT, DURATION (ns), SIZE (bytes): inclusive bounds; max 0 = no upper bound */
+	const char *const *choices; /* ENUM: the values, NULL-terminated */
+	bool repeat; /* may be given more than once, each item kept in order; otherwise the last one counts */
 } rp_backend_opt;
 
-/* A parsed --backend-opt item. */
+/* A parsed option value: one --backend-opt item, or an option's effective value. */
 typedef struct rp_backend_kv {
-	const char *key;
-	const char *value; /* NULL for flags */
+	const rp_backend_opt *opt; /* its entry in the backend's table */
+	const char *key;           /* opt->name */
+	const char *value;         /* the text (the default's when not given); NULL for a flag and when unset */
+	uint64_t u;                /* FLAG, BOOL: 0 or 1; UINT; DURATION: ns; SIZE: bytes; ENUM: index */
+	bool set;                  /* given, or taken from the default */
 } rp_backend_kv;
 
 typedef struct rp_backend_args {
 	const char *target;     /* directory or URL */
-	const rp_backend_kv *kv; /* validated against the backend's table */
+	const rp_backend_kv *kv; /* every item given, in order, parsed (repeatable options: each one) */
 	size_t n_kv;
+	/*
+	 * One per entry of the backend's table, in its order: the last item
+	 * given, else the default, else unset (set false, u 0).  Index it by the
+	 * table's own enum (designated initialisers keep the two in step).
+	 */
+	const rp_backend_kv *vals;
+	size_t n_vals;
 	uint32_t n_clients;
 } rp_backend_args;
+
+/* Every op (a backend's op_mask of 0 also means every op). */
+#define RP_BACKEND_ALL_OPS ((UINT64_C(1) << RP_OP__COUNT) - 1)
+_Static_assert(RP_OP__COUNT < 64, "op_mask is a uint64_t over rp_opcode");
 
 typedef struct rp_backend_ops {
 	int version; /* RP_BACKEND_VERSION */
 	const char *name;
 	const char *summary;
-	unsigned caps;            /* rp_backend_cap */
-	size_t client_size;       /* bytes of per-client state the engine allocates (zeroed) */
+	unsigned caps;            /* rp_backend_cap; bits outside RP_BCAP__KNOWN are refused */
+	/*
+	 * Bytes of per-client state the engine allocates (zeroed).  0: the
+	 * backend keeps none, so it has no client_fini and is not RP_BCAP_ASYNC
+	 * (completions are queued per client).
+	 */
+	size_t client_size;
 	const rp_backend_opt *opts; /* terminated by a NULL name; NULL if none */
+	/*
+	 * (version 4) The URL schemes of targets it serves ("nfs" for nfs://...),
+	 * NULL-terminated; "" stands for a target that is no URL (a directory
+	 * path).  Without --backend the target's scheme picks the backend.  NULL:
+	 * none, the backend is only chosen by name and ignores the target's form.
+	 */
+	const char *const *schemes;
+	/*
+	 * (version 4) The ops it can express, bit (1 << rp_opcode) each; 0 means
+	 * every op.  The engine never sends it another one: such an op is counted
+	 * as unsupported (rp_replay_opstats.unsupported), as are the ops on a
+	 * handle whose open was.
+	 */
+	uint64_t op_mask;
 
 	/* Whole-run state from the target and options; 0 or an rp error with detail. */
 	int (*create)(void **backend, const rp_backend_args *args, char *errbuf);
@@ -120,14 +190,25 @@ typedef struct rp_backend_ops {
 	 * Called from the client's own thread.
 	 */
 	int (*client_init)(void *backend, void *client, const char *dir, char *errbuf);
-	void (*client_fini)(void *backend, void *client);
+	void (*client_fini)(void *backend, void *client); /* NULL: nothing to undo */
 	/* Start (sync: do) one request.  Returns 0; failures of the op go in req->status. */
 	int (*submit)(void *backend, void *client, rp_breq *req);
-	/* Async backends: run completions, waiting up to timeout_ns; returns how many completed. */
+	/* Async backends (required with RP_BCAP_ASYNC): run completions, waiting up to timeout_ns; returns how many completed. */
 	int (*poll)(void *backend, void *client, uint64_t timeout_ns);
 	/* Release a backend handle without a trace op (end of a loop pass, cleanup). */
 	void (*release)(void *backend, void *client, uint64_t bh);
 } rp_backend_ops;
+
+/*
+ * Whether ops is a vtable this engine can drive (fio's check_engine_ops):
+ * its version in RP_BACKEND_VERSION_MIN..RP_BACKEND_VERSION, a name, the
+ * hooks it must have (create, destroy, client_init, submit, release; poll
+ * with RP_BCAP_ASYNC), no hook that needs client state it says it has none
+ * of, no unknown caps or op bits, well-formed schemes and an option table
+ * whose types, bounds, choices and defaults agree.  0 or RP_E_VERSION /
+ * RP_E_INVAL with what is wrong.  rp_replay_create calls it on the chosen backend.
+ */
+int rp_backend_check(const rp_backend_ops *ops, char *errbuf);
 
 /* The built-in backends, NULL-terminated. */
 extern const rp_backend_ops *const rp__backends[];
@@ -135,10 +216,37 @@ const rp_backend_ops *rp_backend_find(const char *name); /* NULL if not built in
 const rp_backend_ops *rp_backend_at(size_t i);           /* the i-th built-in one; NULL past the end */
 
 /*
- * Split "a=1,b,c=x" into items checked against ops->opts (repeats allowed).
- * The strings point into *storage (freed by the caller).  0 or RP_E_INVAL with detail.
+ * The backend a target asks for when none is named: the one declaring its
+ * URL scheme ("" for a plain path).  RP_E_UNSUPPORTED naming the known
+ * schemes when none does, or naming the backend this build lacks.
  */
-int rp_backend_parse_opts(const rp_backend_ops *ops, const char *spec, rp_backend_kv **kv, size_t *n,
-			  char **storage, char *errbuf);
+int rp_backend_for_target(const char *target, const rp_backend_ops **out, char *errbuf);
+/* Whether ops declares the scheme of target; true for a backend that declares none (it ignores the target). */
+bool rp_backend_serves(const rp_backend_ops *ops, const char *target);
+
+/* Options parsed against a backend's table (rp_backend_parse_opts). */
+typedef struct rp_backend_parsed {
+	rp_backend_kv *kv; /* every item given, in order */
+	size_t n_kv;
+	rp_backend_kv *vals; /* one per table entry (rp_backend_args.vals) */
+	size_t n_vals;
+	char *storage; /* the strings kv and vals point into */
+} rp_backend_parsed;
+
+/*
+ * Split "a=1,b,c=x" into items, each parsed against its entry in ops->opts
+ * (its type and bounds), and fill in the defaults.  0, or RP_E_INVAL /
+ * RP_E_RANGE naming the option; *out is empty on failure.
+ */
+int rp_backend_parse_opts(const rp_backend_ops *ops, const char *spec, rp_backend_parsed *out, char *errbuf);
+void rp_backend_parsed_free(rp_backend_parsed *p);
+
+/* One value parsed against opt's type and bounds: 0, or RP_E_INVAL / RP_E_RANGE with detail. */
+int rp_backend_parse_value(const rp_backend_opt *opt, const char *text, uint64_t *u, char *errbuf);
+/* The type's name ("duration") and a value of it as text ("2ms", "16M", an enum choice). */
+const char *rp_bopt_type_name(rp_bopt_type t);
+/* The value's name in help and errors: opt->arg, else the type's ("N", "DURATION", "SIZE"). */
+const char *rp_bopt_arg(const rp_backend_opt *opt);
+void rp_bopt_format(const rp_backend_opt *opt, uint64_t u, char *buf, size_t n);
 
 #endif

@@ -13,6 +13,8 @@
 #define NS 1000000000ull
 /* In the handle table: the trace's open of this handle failed here (no backend handle is ever this). */
 #define BH_FAILED UINT64_MAX
+/* In the handle table: the backend cannot express this handle's open, nor so the ops on it. */
+#define BH_UNSUPPORTED (UINT64_MAX - 1)
 
 /* The path behind string id, normalised and cached per client (ids are per source). */
 static const rp_pathent *path_load(rp_client *c, uint32_t id)
@@ -122,19 +124,33 @@ static inline bool matches(int32_t expected, int32_t actual)
 	return expected == RP_STATUS_OTHER && actual != 0;
 }
 
-/* A mismatch: keep an example, and stop everything under --on-mismatch=abort. */
+/*
+ * A mismatch: count it under its kind (op, expected, got), keeping the kind's
+ * first example, and stop everything under --on-mismatch=abort.
+ */
 static void mismatch(rp_client *c, const rp_op *op, uint64_t index, int32_t expected, int32_t actual,
-		     const char *path)
+		     const char *path, bool measured)
 {
 	rp_replay *const r = c->r;
-	if (c->n_samples < RP_REPLAY_SAMPLES) {
+	size_t k = measured ? 0 : RP_REPLAY_SAMPLES + 1; /* a warm-up one aborts, but is not counted (as a->mismatches) */
+	while (k < c->n_samples &&
+	       !(c->samples[k].op == op->op && c->samples[k].expected == expected && c->samples[k].actual == actual))
+		k++;
+	if (k < c->n_samples) {
+		c->samples[k].count++;
+	} else if (k < RP_REPLAY_SAMPLES) {
 		rp_replay_sample *const s = &c->samples[c->n_samples++];
-		s->client = c->index;
+		s->client = c->trace_client;
+		s->copy = r->opts.clones ? c->clone + 1 : 0;
 		s->index = index;
 		s->op = op->op;
 		s->expected = expected;
 		s->actual = actual;
+		s->count = 1;
+		s->handle = op->handle;
 		snprintf(s->path, sizeof(s->path), "%s", path ? path : "");
+	} else if (measured) {
+		c->sample_others++;
 	}
 	if (r->opts.on_mismatch == RP_MISMATCH_ABORT) {
 		atomic_store(&r->aborted, 1);
@@ -184,7 +200,7 @@ static inline __attribute__((always_inline)) void record(rp_client *c, const rp_
 
 	const bool bad = !matches(expected, status);
 	if (bad)
-		mismatch(c, op, index, expected, status, path);
+		mismatch(c, op, index, expected, status, path, issue >= r->warm_end);
 	if (issue < r->warm_end) {
 		c->warmup_ops++;
 		return;
@@ -195,6 +211,7 @@ static inline __attribute__((always_inline)) void record(rp_client *c, const rp_
 	a->mismatches += bad;
 	if (status != 0) {
 		a->failures++;
+		a->failures_expected += !bad;
 		c->errnos[status > 0 && status < RP_REPLAY_ERRNO_MAX ? status : 0]++;
 	}
 	if (lat_ok && (a->lat || (a->lat = new_hist())))
@@ -250,6 +267,7 @@ enum verdict {
 	V_UNKNOWN,     /* a handle whose open failed: EBADF, counted as unknown */
 	V_SKIP,        /* the same under --on-mismatch=skip: not run, not counted as a failure */
 	V_NO_HANDLE_1, /* no handle, and a version 1 backend: EBADF without it */
+	V_UNSUPPORTED, /* the backend cannot express it (op_mask), or it is on a handle whose open was so */
 };
 
 /* Resolve the op's paths and handle into req (done before its deadline, so the wait ends in the issue). */
@@ -262,6 +280,8 @@ static inline __attribute__((always_inline)) enum verdict resolve(rp_client *c, 
 	req->granted = 0;
 	req->no_handle = op->handle == 0 && op->status == EBADF && (handle_ops >> op->op & 1u);
 	req->special = false;
+	if (!(r->op_mask >> op->op & 1u))
+		return V_UNSUPPORTED;
 	if (req->no_handle)
 		return r->bops->version >= 2 ? V_ISSUE : V_NO_HANDLE_1;
 	if (op->path) {
@@ -278,6 +298,13 @@ static inline __attribute__((always_inline)) enum verdict resolve(rp_client *c, 
 	}
 	if (op->handle && op->op != RP_OP_OPEN) {
 		const bool known = rp__handles_get(&c->handles, op->handle, &req->bh);
+		if (known && req->bh == BH_UNSUPPORTED) {
+			uint64_t gone;
+			req->bh = 0;
+			if (op->op == RP_OP_CLOSE)
+				rp__handles_del(&c->handles, op->handle, &gone);
+			return V_UNSUPPORTED;
+		}
 		/* A handle never opened in this pass but named with its path (NFSv3, synthetic SMB ones): by path. */
 		if (!known && req->path) {
 			/*
@@ -309,14 +336,21 @@ static inline bool nt_wanted(const rp_client *c, const rp_op *op)
 	       (c->nt.handles.live || (op->op == RP_OP_OPEN && (op->oflags & (RP_OF_NT | RP_OF_DELETE_ON_CLOSE))));
 }
 
-bool rp__client_nt_pre(rp_client *c, const rp_op *op, rp_breq *req)
+static inline bool nt_pre(rp_client *c, const rp_op *op, rp_breq *req)
 {
-	const int pre = nt_wanted(c, op) ? rp__nt_before(c, op, req) : 0;
+	if (!nt_wanted(c, op))
+		return false;
+	const int pre = rp__nt_before(c, op, req);
 	if (!pre)
 		return false;
 	req->status = pre == RP__NT_DONE ? 0 : pre;
 	req->result = 0;
 	return true;
+}
+
+bool rp__client_nt_pre(rp_client *c, const rp_op *op, rp_breq *req)
+{
+	return nt_pre(c, op, req);
 }
 
 /* After the backend returned: the handle table, then the statistics. */
@@ -332,7 +366,8 @@ static inline __attribute__((always_inline)) void finish(rp_client *c, const rp_
 	c->acc[op->op].specials += req->special && issue >= r->warm_end;
 	if (op->op == RP_OP_OPEN) {
 		uint64_t old;
-		const bool live = op->handle && rp__handles_get(&c->handles, op->handle, &old) && old != BH_FAILED;
+		const bool live = op->handle && rp__handles_get(&c->handles, op->handle, &old) && old != BH_FAILED &&
+				  old != BH_UNSUPPORTED;
 		if (op->handle && req->status == 0) {
 			if (live)
 				r->bops->release(r->bstate, c->bstate, old);
@@ -380,6 +415,21 @@ static inline __attribute__((always_inline)) uint64_t exec(rp_client *c, const r
 	case V_SKIP:
 		c->acc[op->op].skipped += counted;
 		return t;
+	case V_UNSUPPORTED:
+		/*
+		 * Neither a failure nor a mismatch: the backend was never asked.  An
+		 * open's handle is marked, so the ops on it are counted the same way
+		 * rather than as unknown handles.
+		 */
+		c->acc[op->op].unsupported += counted;
+		if (op->op == RP_OP_OPEN && op->handle && op->status == 0) {
+			uint64_t old;
+			if (rp__handles_get(&c->handles, op->handle, &old) && old != BH_FAILED && old != BH_UNSUPPORTED)
+				r->bops->release(r->bstate, c->bstate, old);
+			if (rp__handles_put(&c->handles, op->handle, BH_UNSUPPORTED) < 0)
+				rp__handles_del(&c->handles, op->handle, &old); /* no memory: its ops count as unknown */
+		}
+		return t;
 	case V_UNKNOWN:
 		c->acc[op->op].unknown += counted;
 		/* fall through */
@@ -391,7 +441,7 @@ static inline __attribute__((always_inline)) uint64_t exec(rp_client *c, const r
 	}
 	/* The issue time is taken last, right before the backend call: lag and latency are the call's. */
 	const uint64_t issue = rp__now(r);
-	if (!rp__client_nt_pre(c, op, req))
+	if (!nt_pre(c, op, req))
 		rp__client_submit(c, req);
 	const uint64_t done = rp__now(r);
 	finish(c, op, req, index, sched, issue, done, false);
@@ -431,7 +481,7 @@ static void release_all(rp_client *c)
 	const rp_replay *const r = c->r;
 	uint64_t key, bh;
 	while (rp__handles_pop(&c->handles, &key, &bh))
-		if (bh != BH_FAILED)
+		if (bh != BH_FAILED && bh != BH_UNSUPPORTED)
 			r->bops->release(r->bstate, c->bstate, bh);
 	rp__ntclient_reset(c);
 }
@@ -608,7 +658,7 @@ out:
 	if (c->src)
 		c->src->close(c->src);
 	c->src = NULL;
-	if (c->binit)
+	if (c->binit && r->bops->client_fini)
 		r->bops->client_fini(r->bstate, c->bstate);
 	c->binit = false;
 	atomic_store_explicit(&c->running, 0, memory_order_release);

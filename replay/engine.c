@@ -1,5 +1,6 @@
 /* The replay engine: options, backend choice, client threads, start/stop/wait, progress. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -15,37 +16,42 @@ void rp_replay_opts_init(rp_replay_opts *o)
 	o->max_inflight = 1;
 }
 
-static bool has_prefix(const char *s, const char *p)
+/* The schemes ops declares, for an error: "file://, a directory path". */
+static void served(const rp_backend_ops *ops, char *buf, size_t cap)
 {
-	return strncmp(s, p, strlen(p)) == 0;
+	size_t len = 0;
+	buf[0] = '\0';
+	for (const char *const *s = ops->schemes; s && *s; s++) {
+		const int w = snprintf(buf + len, cap - len, "%s%s%s", len ? ", " : "", **s ? *s : "a directory path",
+				       **s ? "://" : "");
+		if (w < 0 || (size_t)w >= cap - len)
+			return;
+		len += (size_t)w;
+	}
 }
 
-/* The backend the target's form asks for. */
+/* The backend named, or the one the target's URL scheme asks for; checked before anything uses it. */
 static int pick_backend(const rp_replay_opts *o, const rp_backend_ops **out, char *errbuf)
 {
-	if (o->backend_ops) {
-		*out = o->backend_ops;
-		return 0;
+	*out = o->backend_ops;
+	if (!*out && o->backend) {
+		*out = rp_backend_find(o->backend);
+		if (!*out)
+			return rp_fail(errbuf, RP_E_NOTFOUND, "no backend '%s' in this build (see --list-backends)", o->backend);
+	} else if (!*out) {
+		const int rc = rp_backend_for_target(o->target, out, errbuf);
+		if (rc < 0)
+			return rc;
 	}
-	const char *name = o->backend;
-	if (!name) {
-		if (has_prefix(o->target, "nfs://") || has_prefix(o->target, "smb://")) {
-			name = has_prefix(o->target, "nfs://") ? "nfs" : "smb";
-			if (!rp_backend_find(name))
-				return rp_fail(errbuf, RP_E_UNSUPPORTED,
-					       "%s: the %s backend is not built into this reprise (network backends "
-					       "come with libnfs/libsmbclient support); replay into a directory instead",
-					       o->target, name);
-		} else if (strstr(o->target, "://")) {
-			return rp_fail(errbuf, RP_E_UNSUPPORTED, "%s: unknown URL scheme (directories, nfs:// and smb://)",
-				       o->target);
-		} else {
-			name = "posix";
-		}
+	const int rc = rp_backend_check(*out, errbuf);
+	if (rc < 0)
+		return rc;
+	if (!rp_backend_serves(*out, o->target)) {
+		char list[256];
+		served(*out, list, sizeof(list));
+		return rp_fail(errbuf, RP_E_UNSUPPORTED, "%s: backend %s does not take this target (it takes %s)", o->target,
+			       (*out)->name, list);
 	}
-	*out = rp_backend_find(name);
-	if (!*out)
-		return rp_fail(errbuf, RP_E_NOTFOUND, "no backend '%s' in this build (see --list-backends)", name);
 	return 0;
 }
 
@@ -57,7 +63,8 @@ static int check_opts(const rp_replay_opts *o, char *errbuf)
 		return rp_fail(errbuf, RP_E_RANGE, "speed must be > 0");
 	if (o->duration_s < 0 || o->duration_s > 1e8 || o->clone_offset_s < 0 || o->clone_offset_s > 1e6)
 		return rp_fail(errbuf, RP_E_RANGE, "durations must be >= 0");
-	if ((unsigned)o->timing > RP_TIMING_THINK || (unsigned)o->on_mismatch > RP_MISMATCH_ABORT)
+	if ((unsigned)o->timing > RP_TIMING_THINK || (unsigned)o->on_mismatch > RP_MISMATCH_ABORT ||
+	    (unsigned)o->prepare_fill > RP_FILL_SPARSE)
 		return rp_fail(errbuf, RP_E_INVAL, "bad timing or mismatch policy");
 	if (o->max_inflight > RP_REPLAY_MAX_INFLIGHT) /* 0 is taken as 1 */
 		return rp_fail(errbuf, RP_E_RANGE, "max-inflight must be 1..%d", RP_REPLAY_MAX_INFLIGHT);
@@ -102,13 +109,9 @@ int rp_replay_create(rp_replay **out, const rp_replay_opts *opts, rp_workload *w
 	rc = pick_backend(opts, &r->bops, errbuf);
 	if (rc < 0)
 		goto fail;
-	if (r->bops->version < 1 || r->bops->version > RP_BACKEND_VERSION) {
-		rc = rp_fail(errbuf, RP_E_VERSION, "backend %s: interface version %d, this engine knows 1..%d",
-			     r->bops->name, r->bops->version, RP_BACKEND_VERSION);
-		goto fail;
-	}
 	r->nt_layer = !(r->bops->caps & RP_BCAP_NT_NATIVE);
-	rc = rp_backend_parse_opts(r->bops, opts->backend_opts, &r->kv, &r->n_kv, &r->kv_storage, errbuf);
+	r->op_mask = r->bops->op_mask ? r->bops->op_mask : RP_BACKEND_ALL_OPS;
+	rc = rp_backend_parse_opts(r->bops, opts->backend_opts, &r->bopts, errbuf);
 	if (rc < 0)
 		goto fail;
 	if (opts->clock) {
@@ -123,6 +126,7 @@ int rp_replay_create(rp_replay **out, const rp_replay_opts *opts, rp_workload *w
 	r->offset_ns = (uint64_t)(opts->clone_offset_s * 1e9);
 	atomic_init(&r->stop, false);
 	atomic_init(&r->aborted, 0);
+	atomic_init(&r->stop_at, 0);
 	rc = rp__scan(r, errbuf);
 	if (rc < 0)
 		goto fail;
@@ -130,7 +134,12 @@ int rp_replay_create(rp_replay **out, const rp_replay_opts *opts, rp_workload *w
 	rc = count_clients(r, &n_clients, errbuf);
 	if (rc < 0)
 		goto fail;
-	const rp_backend_args args = { .target = r->target, .kv = r->kv, .n_kv = r->n_kv, .n_clients = n_clients };
+	const rp_backend_args args = { .target = r->target,
+				       .kv = r->bopts.kv,
+				       .n_kv = r->bopts.n_kv,
+				       .vals = r->bopts.vals,
+				       .n_vals = r->bopts.n_vals,
+				       .n_clients = n_clients };
 	rc = r->bops->create(&r->bstate, &args, errbuf);
 	if (rc < 0) {
 		r->bstate = NULL;
@@ -183,8 +192,11 @@ int rp_replay_prepare(rp_replay *r, char *errbuf)
 	if (r->prepared)
 		return 0;
 	r->prepared = true;
-	if (r->opts.no_prepare)
+	if (r->opts.no_prepare) {
+		if (r->opts.drop_caches)
+			r->res.prepare.caches = rp__drop_caches();
 		return 0;
+	}
 	return rp__prepare_run(r, errbuf);
 }
 
@@ -243,6 +255,15 @@ int rp_replay_wait(rp_replay *r, unsigned timeout_ms)
 
 void rp_replay_stop(rp_replay *r)
 {
+	/*
+	 * The interrupted run's measured period ends here, not at its last
+	 * completion: a client may have been waiting for an op's recorded time.
+	 * clock_gettime is async-signal-safe; an injected clock may not be, and
+	 * is read in rp_replay_finish instead.
+	 */
+	uint64_t none = 0;
+	if (r->mono)
+		atomic_compare_exchange_strong(&r->stop_at, &none, rp__mono_ns());
 	atomic_store_explicit(&r->stop, true, memory_order_relaxed);
 }
 
@@ -272,6 +293,10 @@ int rp_replay_finish(rp_replay *r, char *errbuf)
 	if (r->finished)
 		return 0;
 	r->finished = true;
+	if (atomic_load(&r->stop) && !r->mono) {
+		uint64_t none = 0;
+		atomic_compare_exchange_strong(&r->stop_at, &none, r->clock.now(r->clock.ctx));
+	}
 	for (uint32_t i = 0; i < r->n_clients; i++)
 		if (r->clients[i]->started)
 			pthread_join(r->clients[i]->thread, NULL);
@@ -317,8 +342,7 @@ void rp_replay_destroy(rp_replay *r)
 	free(r->res.client_depth);
 	free(r->res.client);
 	rp__stats_free(&r->res);
-	free(r->kv);
-	free(r->kv_storage);
+	rp_backend_parsed_free(&r->bopts);
 	free(r->target);
 	rp__ntlocks_fini(&r->ntlocks);
 	free(r);

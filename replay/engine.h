@@ -18,6 +18,8 @@
 typedef struct rp_opacc {
 	rp_hist *lat; /* allocated on first use */
 	uint64_t count, bytes, failures, mismatches, unknown, skipped, escapes;
+	uint64_t failures_expected; /* failures that match the recorded status */
+	uint64_t unsupported; /* the backend cannot express the op: never sent to it */
 	uint64_t specials; /* refused: the path names a FIFO, device or socket (rp_breq.special) */
 } rp_opacc;
 
@@ -124,8 +126,9 @@ typedef struct rp_client {
 	uint64_t sec_end; /* absolute ns at which that second ends */
 	uint64_t n_ops, n_bytes; /* running totals, published to prog_* */
 	uint64_t late_est;       /* how late its sleeps have been waking (rp__wait_until) */
-	rp_replay_sample samples[RP_REPLAY_SAMPLES];
+	rp_replay_sample samples[RP_REPLAY_SAMPLES]; /* one per kind of mismatch, with its count */
 	size_t n_samples;
+	uint64_t sample_others; /* mismatches of further kinds */
 	const char *stop; /* why it stopped */
 	int rc;
 	char errbuf[RP_ERRBUF_SIZE];
@@ -150,9 +153,8 @@ struct rp_replay {
 	bool nt_layer;       /* the backend has no NT semantics of its own: replay/ntsem.c supplies them */
 	rp_ntlocks ntlocks;  /* mandatory byte-range locks of every client */
 	void *bstate;
-	rp_backend_kv *kv;
-	size_t n_kv;
-	char *kv_storage;
+	rp_backend_parsed bopts; /* --backend-opt, parsed against the backend's table */
+	uint64_t op_mask;        /* the ops the backend can express (its op_mask, 0 taken as every op) */
 	rp_workload *w;
 	rp_replay_clock clock;
 	bool mono; /* clock is CLOCK_MONOTONIC: read it inline, not through clock.now */
@@ -174,6 +176,7 @@ struct rp_replay {
 
 	atomic_bool stop;   /* SIGINT, abort on mismatch */
 	atomic_int aborted; /* set by a mismatch under RP_MISMATCH_ABORT */
+	_Atomic uint64_t stop_at; /* when rp_replay_stop was first called (absolute ns; 0: not, or not known yet) */
 	uint64_t t0, warm_end, end; /* absolute ns; end 0 = run each client through its trace once */
 	rp_replay_results res;
 };
@@ -201,6 +204,8 @@ uint64_t rp__wait_until(const rp_replay *r, uint64_t *late_est, uint64_t deadlin
 /* prepare.c */
 int rp__scan(rp_replay *r, char *errbuf);
 int rp__prepare_run(rp_replay *r, char *errbuf);
+/* sync, then drop the page cache: 1, or the errno that prevented it (EPERM: not root). */
+int rp__drop_caches(void);
 void rp__prepare_free(rp_replay *r);
 
 

@@ -12,7 +12,7 @@
 typedef struct rp_nthandle {
 	uint32_t rights;   /* rp_want the handle has */
 	uint32_t path;     /* trace string id of what it opened */
-	uint64_t file;     /* the object: FNV-1a of "clientdir/path", keying locks across clients */
+	uint64_t file;     /* the object: FNV-1a of "clientdir/path", keying locks across clients (0: not yet needed) */
 	bool nt;           /* opened with NT semantics: checks apply */
 	bool doc;          /* delete on close */
 	const char *where; /* the engine-resolved path (the client's path cache keeps it) */
@@ -55,21 +55,35 @@ static rp_nthandle *handle_of(const rp_client *c, uint64_t handle)
 	return handle && rp__handles_get(&c->nt.handles, handle, &v) ? (rp_nthandle *)(uintptr_t)v : NULL;
 }
 
+/* The object's identity across clients, made the first time a lock needs it (most handles never lock). */
+static uint64_t file_of(const rp_client *c, rp_nthandle *h)
+{
+	if (!h->file) {
+		uint64_t f = rp_fnv1a64(RP_FNV64_OFFSET, c->dir, strlen(c->dir));
+		f = rp_fnv1a64(f, "/", 1);
+		if (h->where)
+			f = rp_fnv1a64(f, h->where, strlen(h->where));
+		h->file = f | 1;
+	}
+	return h->file;
+}
+
 static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 {
 	return alen && blen && a < b + blen && b < a + alen;
 }
 
 /* A read conflicts with another open's exclusive lock, a write with any other lock and the handle's own shared ones. */
-static bool lock_conflict(rp_ntlocks *l, const rp_client *c, const rp_nthandle *h, const rp_op *op, bool write)
+static bool lock_conflict(rp_ntlocks *l, const rp_client *c, rp_nthandle *h, const rp_op *op, bool write)
 {
 	if (!atomic_load_explicit(&l->live, memory_order_acquire) || !op->length)
 		return false;
+	const uint64_t file = file_of(c, h);
 	bool conflict = false;
 	pthread_mutex_lock(&l->mu);
 	for (size_t i = 0; i < l->n && !conflict; i++) {
 		const rp_ntlock *const k = &l->v[i];
-		if (k->file != h->file || !overlaps(op->offset, op->length, k->off, k->len))
+		if (k->file != file || !overlaps(op->offset, op->length, k->off, k->len))
 			continue;
 		const bool own = k->client == c->index && k->handle == op->handle;
 		conflict = own ? write && !k->excl : write || k->excl;
@@ -78,8 +92,9 @@ static bool lock_conflict(rp_ntlocks *l, const rp_client *c, const rp_nthandle *
 	return conflict;
 }
 
-static int lock_add(rp_ntlocks *l, const rp_client *c, const rp_nthandle *h, const rp_op *op)
+static int lock_add(rp_ntlocks *l, const rp_client *c, rp_nthandle *h, const rp_op *op)
 {
+	const uint64_t file = file_of(c, h);
 	pthread_mutex_lock(&l->mu);
 	int rc = 0;
 	if (l->n == l->cap) {
@@ -93,7 +108,7 @@ static int lock_add(rp_ntlocks *l, const rp_client *c, const rp_nthandle *h, con
 		}
 	}
 	if (rc == 0) {
-		l->v[l->n++] = (rp_ntlock){ .file = h->file, .handle = op->handle, .off = op->offset, .len = op->length,
+		l->v[l->n++] = (rp_ntlock){ .file = file, .handle = op->handle, .off = op->offset, .len = op->length,
 					    .client = c->index, .excl = (op->flags & RP_OPF_EXCLUSIVE) != 0 };
 		atomic_store_explicit(&l->live, l->n, memory_order_release);
 	}
@@ -218,11 +233,7 @@ static void track_open(rp_client *c, const rp_op *op, const rp_breq *req)
 	uint32_t rights = w & RP_WANT_ALL;
 	if (!(w & RP_WANT_KNOWN) || (w & RP_WANT_MAX))
 		rights = req->granted ? req->granted & RP_WANT_ALL : RP_WANT_ALL;
-	uint64_t file = rp_fnv1a64(RP_FNV64_OFFSET, c->dir, strlen(c->dir));
-	file = rp_fnv1a64(file, "/", 1);
-	if (req->path)
-		file = rp_fnv1a64(file, req->path, strlen(req->path));
-	*h = (rp_nthandle){ .rights = rights, .path = op->path, .file = file, .nt = nt, .doc = doc, .where = req->path };
+	*h = (rp_nthandle){ .rights = rights, .path = op->path, .nt = nt, .doc = doc, .where = req->path };
 	if (rp__handles_put(&c->nt.handles, op->handle, (uint64_t)(uintptr_t)h) < 0) {
 		free(h);
 		return;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "replay/engine.h"
 
@@ -53,6 +54,9 @@ static void prep_done(rp_breq *req)
 static int prep_submit(rp_replay *r, void *cs, rp_breq *req)
 {
 	bool done = false;
+	/* An op the backend cannot express is never sent: the item fails (counted in prepare's failures). */
+	if (!(r->op_mask >> req->op->op & 1u))
+		return EOPNOTSUPP;
 	const bool async = (r->bops->caps & RP_BCAP_ASYNC) && r->bops->poll;
 	req->cb = async ? prep_done : NULL;
 	req->data = &done;
@@ -61,6 +65,34 @@ static int prep_submit(rp_replay *r, void *cs, rp_breq *req)
 	while (async && !done)
 		r->bops->poll(r->bstate, cs, 1000000);
 	return req->status;
+}
+
+/* Writes of prepared data go in pieces this big: large enough to stream, small enough for any backend. */
+#define FILL_CHUNK (1u << 20)
+
+/*
+ * Give the file on bh its size: written whole (data, zero), so reads of it
+ * read blocks rather than holes, or one byte at the end (sparse).
+ */
+static int fill_file(rp_replay *r, void *cs, uint64_t bh, uint64_t size, uint64_t *written)
+{
+	if (!size)
+		return 0;
+	const bool sparse = r->opts.prepare_fill == RP_FILL_SPARSE;
+	uint64_t off = sparse ? size - 1 : 0;
+	while (off < size) {
+		const uint64_t n = size - off < FILL_CHUNK ? size - off : FILL_CHUNK;
+		rp_op op = { .op = RP_OP_WRITE, .offset = off, .length = n };
+		rp_breq req = { .op = &op, .bh = bh, .zero = r->opts.prepare_fill == RP_FILL_ZERO };
+		const int st = prep_submit(r, cs, &req);
+		if (st != 0)
+			return st;
+		if (req.result == 0)
+			return EIO; /* a backend that moved nothing would loop forever */
+		*written += req.result;
+		off += req.result;
+	}
+	return 0;
 }
 
 static void prepare_dir(rp_replay *r, void *cs)
@@ -90,13 +122,9 @@ static void prepare_dir(rp_replay *r, void *cs)
 			continue;
 		}
 		const uint64_t bh = req.bh;
-		int st = 0;
-		if (it->size) {
-			/* One byte at the end: the file has its size without writing all of it. */
-			op = (rp_op){ .op = RP_OP_WRITE, .offset = it->size - 1, .length = 1 };
-			req = (rp_breq){ .op = &op, .bh = bh };
-			st = prep_submit(r, cs, &req);
-		}
+		uint64_t written = 0;
+		const int st = fill_file(r, cs, bh, it->size, &written);
+		r->res.prepare.written += written;
 		op = (rp_op){ .op = RP_OP_CLOSE };
 		req = (rp_breq){ .op = &op, .bh = bh };
 		prep_submit(r, cs, &req);
@@ -106,12 +134,36 @@ static void prepare_dir(rp_replay *r, void *cs)
 	}
 }
 
+/*
+ * Write back what prepare wrote and drop the clean page cache, dentries and
+ * inodes (proc(5), /proc/sys/vm/drop_caches), so the run's first reads come
+ * from the device: 1, or the errno that prevented it (EPERM when not root).
+ */
+int rp__drop_caches(void)
+{
+	sync();
+	if (geteuid() != 0)
+		return EPERM;
+	const int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	const ssize_t n = write(fd, "3", 1);
+	const int err = n == 1 ? 0 : n < 0 ? errno : EIO;
+	close(fd);
+	return err ? err : 1;
+}
+
 int rp__prepare_run(rp_replay *r, char *errbuf)
 {
 	const uint64_t t = mono_ns();
 	r->res.prepare.ran = true;
-	if (r->plan.n_items == 0)
+	r->res.prepare.fill = r->opts.prepare_fill;
+	if (r->plan.n_items == 0) {
+		if (r->opts.drop_caches)
+			r->res.prepare.caches = rp__drop_caches();
+		r->res.prepare.seconds = (double)(mono_ns() - t) / 1e9;
 		return 0;
+	}
 	const uint32_t copies = r->opts.clones ? r->opts.clones : 1;
 	void *const cs = calloc(1, r->bops->client_size ? r->bops->client_size : 1);
 	if (!cs)
@@ -125,10 +177,13 @@ int rp__prepare_run(rp_replay *r, char *errbuf)
 		if (rc < 0)
 			break;
 		prepare_dir(r, cs);
-		r->bops->client_fini(r->bstate, cs);
+		if (r->bops->client_fini)
+			r->bops->client_fini(r->bstate, cs);
 		memset(cs, 0, r->bops->client_size ? r->bops->client_size : 1);
 	}
 	free(cs);
+	if (rc == 0 && r->opts.drop_caches)
+		r->res.prepare.caches = rp__drop_caches();
 	r->res.prepare.seconds = (double)(mono_ns() - t) / 1e9;
 	return rc;
 }

@@ -49,6 +49,13 @@ typedef enum rp_on_mismatch {
 	RP_MISMATCH_ABORT = 2, /* stop the run cleanly at the first mismatch */
 } rp_on_mismatch;
 
+/* What prepare writes into the files it makes (--prepare-fill). */
+typedef enum rp_prepare_fill {
+	RP_FILL_DATA = 0,   /* a non-zero pattern, written in large chunks: every block is allocated and holds data */
+	RP_FILL_ZERO = 1,   /* zeros, written (allocated, but what compressing or deduplicating file systems fold) */
+	RP_FILL_SPARSE = 2, /* one byte at the end: the size without the blocks (reads of it hit holes) */
+} rp_prepare_fill;
+
 /* A clock the engine reads and sleeps on; tests inject a fake one.  Times are ns, monotonic. */
 typedef struct rp_replay_clock {
 	uint64_t (*now)(void *ctx);
@@ -84,6 +91,9 @@ typedef struct rp_replay_opts {
 	rp_timing timing;
 	double speed;             /* trace and think: recorded time is divided by this (2 = twice as fast) */
 	bool no_prepare;
+	rp_prepare_fill prepare_fill;
+	/* After prepare: sync and drop the page cache (root only; the result says what happened). */
+	bool drop_caches;
 	rp_on_mismatch on_mismatch;
 	double spin_us;           /* sleep until this long before a deadline, then spin (default 50) */
 	/*
@@ -119,11 +129,17 @@ typedef struct rp_replay_opstats {
 	uint64_t count;     /* executed in the measured period */
 	uint64_t bytes;     /* read/write bytes moved */
 	uint64_t failures;  /* the backend returned an error */
-	uint64_t mismatches; /* status differs from the trace's */
+	uint64_t failures_expected; /* of those, the ones whose error is the one the trace recorded */
+	uint64_t mismatches; /* status differs from the trace's (an error or a success the trace did not have) */
 	uint64_t unknown_handles;
 	uint64_t skipped;   /* not run: --on-mismatch=skip after a failed open */
 	uint64_t escapes;   /* path tried to leave the target (not run) */
 	uint64_t specials;  /* refused by the backend: the path names a FIFO, device or socket */
+	/*
+	 * Not run: the backend cannot express the op (rp_backend_ops.op_mask), or
+	 * it is on a handle whose open it could not.  Never sent, never a failure or mismatch.
+	 */
+	uint64_t unsupported;
 	double avg_us, p50_us, p99_us, p999_us, max_us;
 	rp_replay_lat lat;         /* the whole distribution (the fields above are its parts the table shows) */
 	const struct rp_hist *hist; /* NULL when no latency was recorded; owned by the results */
@@ -147,14 +163,17 @@ typedef struct rp_replay_client {
 	rp_replay_lat lat;       /* every op but sleeps */
 } rp_replay_client;
 
-/* Up to this many mismatches are kept as examples. */
+/* Up to this many kinds of mismatch (op, expected, got) are kept, each with its first example. */
 #define RP_REPLAY_SAMPLES 16
 
 typedef struct rp_replay_sample {
-	uint32_t client;
-	uint64_t index; /* op number within the client's pass, from 1 */
+	uint32_t client; /* the first example's client id, as in the trace */
+	uint32_t copy;   /* its copy (--clients: 1..N), 0 when not copying */
+	uint64_t index;  /* its op number within the client's pass, from 1 */
 	uint16_t op;
 	int32_t expected, actual;
+	uint64_t count;  /* mismatches of this kind (op, expected, actual), all clients */
+	uint64_t handle; /* the example's trace handle (0: none), named when it has no path */
 	char path[160];
 } rp_replay_sample;
 
@@ -189,17 +208,24 @@ typedef struct rp_replay_results {
 	uint64_t warmup_ops;
 	uint64_t passes; /* whole passes through the trace, all clients */
 	uint64_t failures, mismatches, unknown_handles, skipped, escapes;
+	uint64_t failures_expected; /* failures whose error the trace recorded */
 	uint64_t specials; /* special files refused (also counted in failures) */
+	uint64_t unsupported; /* ops the backend cannot express (rp_replay_opstats.unsupported) */
 	rp_replay_opstats op[RP_OP__COUNT];
 	uint64_t errnos[RP_REPLAY_ERRNO_MAX]; /* failures by errno; [0] = others */
 	rp_replay_second *series; /* one per second since the start */
 	size_t n_series;
 	rp_replay_sample samples[RP_REPLAY_SAMPLES];
 	size_t n_samples;
+	uint64_t sample_others; /* mismatches of kinds beyond the RP_REPLAY_SAMPLES kept */
 	struct {
 		bool ran;
-		uint64_t dirs, files, bytes, failures;
-		double seconds;
+		uint64_t dirs, files, bytes, failures; /* bytes: the files' sizes */
+		uint64_t written;      /* bytes written into them (sparse: one a file) */
+		rp_prepare_fill fill;
+		double seconds;        /* making them, and dropping the caches */
+		/* 0: not asked; 1: synced and dropped; else the errno that prevented it (EPERM: not root) */
+		int caches;
 	} prepare;
 	char error[RP_ERRBUF_SIZE]; /* a client that failed (reader error): what and where */
 	uint32_t max_inflight;   /* the bound the run had */
@@ -246,6 +272,28 @@ int rp_replay_finish(rp_replay *r, char *errbuf);
 int rp_replay_run(rp_replay *r, char *errbuf);
 const rp_replay_results *rp_replay_get_results(const rp_replay *r);
 
+/* ---- Cleanup (--cleanup) ---------------------------------------------------------------- */
+
+/*
+ * What is beneath a directory target before a run, so that what the run and
+ * its prepare made can be removed after it, and nothing else (replay/cleanup.c).
+ */
+typedef struct rp_tree_snap rp_tree_snap;
+typedef struct rp_tree_clean {
+	uint64_t removed; /* entries the run made, removed */
+	uint64_t kept;    /* entries of before left alone (and new directories that hold one) */
+	uint64_t failed;  /* entries the run made that could not be removed */
+} rp_tree_clean;
+
+int rp_tree_snap_take(rp_tree_snap **out, const char *dir, char *errbuf);
+/* Entries directly in the directory when the snapshot was taken. */
+uint64_t rp_tree_snap_entries(const rp_tree_snap *s);
+/* Count path (a report written beneath the target) as there before: the cleanup leaves it.  0 or RP_E_NOMEM. */
+int rp_tree_snap_keep(rp_tree_snap *s, const char *path);
+/* Remove what is beneath dir now and was not when s was taken; 0, or an error when some could not be. */
+int rp_tree_snap_clean(const rp_tree_snap *s, const char *dir, rp_tree_clean *st, char *errbuf);
+void rp_tree_snap_free(rp_tree_snap *s); /* NULL is a no-op */
+
 /* ---- Reports ---------------------------------------------------------------------------- */
 
 /* The final table (text), as the CLI prints it. */
@@ -286,6 +334,7 @@ typedef struct rp_replay_provenance {
  */
 int rp_replay_write_json(const rp_replay_results *res, const rp_replay_provenance *prov, FILE *f);
 const char *rp_timing_name(rp_timing t);
+const char *rp_prepare_fill_name(rp_prepare_fill f); /* "data", "zero", "sparse" */
 /* "EIO" etc., or NULL. */
 const char *rp_replay_errno_name(int err);
 

@@ -41,25 +41,96 @@ static const char *status_text(int32_t st, char *buf, size_t n)
 	return buf;
 }
 
+const char *rp_prepare_fill_name(rp_prepare_fill f)
+{
+	switch (f) {
+	case RP_FILL_DATA: return "data";
+	case RP_FILL_ZERO: return "zero";
+	case RP_FILL_SPARSE: return "sparse";
+	}
+	return "unknown";
+}
+
+/* "1.5 KB", "105.0 MB": bytes in decimal units, as the throughput line. */
+static const char *human_bytes(uint64_t b, char *buf, size_t n)
+{
+	if (b < 1000)
+		snprintf(buf, n, "%llu byte%s", (unsigned long long)b, b == 1 ? "" : "s");
+	else if (b < 1000000)
+		snprintf(buf, n, "%.1f KB", (double)b / 1e3);
+	else if (b < 1000000000)
+		snprintf(buf, n, "%.1f MB", (double)b / 1e6);
+	else
+		snprintf(buf, n, "%.2f GB", (double)b / 1e9);
+	return buf;
+}
+
+static void write_prepare(const rp_replay_results *res, FILE *f)
+{
+	char b1[32], b2[32];
+	fprintf(f, "Prepare: %llu director%s, %llu file%s", (unsigned long long)res->prepare.dirs,
+		res->prepare.dirs == 1 ? "y" : "ies", (unsigned long long)res->prepare.files,
+		res->prepare.files == 1 ? "" : "s");
+	if (res->prepare.fill == RP_FILL_SPARSE)
+		fprintf(f, ", %s in size, sparse (%s written)", human_bytes(res->prepare.bytes, b1, sizeof(b1)),
+			human_bytes(res->prepare.written, b2, sizeof(b2)));
+	else
+		fprintf(f, ", %s written (%s)", human_bytes(res->prepare.written, b1, sizeof(b1)),
+			rp_prepare_fill_name(res->prepare.fill));
+	fprintf(f, " in %.2f s", res->prepare.seconds);
+	if (res->prepare.failures)
+		fprintf(f, ", %llu failed", (unsigned long long)res->prepare.failures);
+	if (res->prepare.caches == 1)
+		fputs("; caches dropped", f);
+	else if (res->prepare.caches == EPERM)
+		fputs("; caches NOT dropped (--drop-caches needs root)", f);
+	else if (res->prepare.caches)
+		fprintf(f, "; caches NOT dropped (/proc/sys/vm/drop_caches: %s)", strerror(res->prepare.caches));
+	fputc('\n', f);
+}
+
+/* "Failed N (all as recorded)": a failure the trace recorded too is the workload, not a problem. */
+static void write_outcome(const rp_replay_results *res, FILE *f)
+{
+	const uint64_t fl = res->failures, ex = res->failures_expected;
+	fprintf(f, "Failed %llu", (unsigned long long)fl);
+	if (fl && ex == fl)
+		fputs(" (all as recorded)", f);
+	else if (fl)
+		fprintf(f, " (%llu as recorded, %llu not)", (unsigned long long)ex, (unsigned long long)(fl - ex));
+	fprintf(f, ", mismatched %llu", (unsigned long long)res->mismatches);
+	if (res->unknown_handles || res->skipped || res->escapes)
+		fprintf(f, ", unknown handles %llu, skipped %llu, escaping paths %llu",
+			(unsigned long long)res->unknown_handles, (unsigned long long)res->skipped,
+			(unsigned long long)res->escapes);
+	fputc('\n', f);
+}
+
 void rp_replay_write_table(const rp_replay_results *res, FILE *f)
 {
-	fprintf(f, "\n %-12s %10s %9s %9s %9s %9s %9s %8s %8s\n", "Operation", "Count", "AvgLat", "p50", "p99",
-		"p99.9", "MaxLat", "Failed", "Mismatch");
-	fprintf(f, " %.*s\n", 99, "---------------------------------------------------------------------------------------------------");
+	/* The Unsupported column only when the backend could not express some op: dbench's table otherwise. */
+	const bool unsup = res->unsupported != 0;
+	fprintf(f, "\n %-12s %10s %9s %9s %9s %9s %9s %8s %8s%s\n", "Operation", "Count", "AvgLat", "p50", "p99",
+		"p99.9", "MaxLat", "Failed", "Mismatch", unsup ? " Unsupported" : "");
+	fprintf(f, " %.*s\n", unsup ? 111 : 99,
+		"---------------------------------------------------------------------------------------------------"
+		"------------");
 	for (unsigned op = 0; op < RP_OP__COUNT; op++) {
 		const rp_replay_opstats *const o = &res->op[op];
-		if (!o->count && !o->skipped && !o->escapes)
+		if (!o->count && !o->skipped && !o->escapes && !o->unsupported)
 			continue;
-		fprintf(f, " %-12s %10llu %9.3f %9.3f %9.3f %9.3f %9.3f %8llu %8llu\n", rp_op_name(op),
+		fprintf(f, " %-12s %10llu %9.3f %9.3f %9.3f %9.3f %9.3f %8llu %8llu", rp_op_name(op),
 			(unsigned long long)o->count, o->avg_us / 1e3, o->p50_us / 1e3, o->p99_us / 1e3,
 			o->p999_us / 1e3, o->max_us / 1e3, (unsigned long long)o->failures,
 			(unsigned long long)o->mismatches);
+		if (unsup)
+			fprintf(f, " %11llu", (unsigned long long)o->unsupported);
+		fputc('\n', f);
 	}
-	fprintf(f, " (latencies in ms)\n\n");
+	fprintf(f, " (latencies in ms; Failed: the op returned an error, which the trace may have recorded too;\n"
+		   "  Mismatch: its result differs from the one recorded, an error or a success)\n\n");
 	if (res->prepare.ran)
-		fprintf(f, "Prepare: %llu directories, %llu files (%.1f MB) in %.3f s, %llu failed\n",
-			(unsigned long long)res->prepare.dirs, (unsigned long long)res->prepare.files,
-			(double)res->prepare.bytes / 1e6, res->prepare.seconds, (unsigned long long)res->prepare.failures);
+		write_prepare(res, f);
 	fprintf(f, "Throughput %.2f MB/sec  %.0f ops/sec  %u clients  %.2f s measured", res->mb_per_sec,
 		res->ops_per_sec, res->clients, res->elapsed_s);
 	if (res->warmup_s > 0)
@@ -78,11 +149,10 @@ void rp_replay_write_table(const rp_replay_results *res, FILE *f)
 				d->rec_max, d->rec_mean);
 		}
 	}
-	if (res->failures || res->mismatches || res->unknown_handles || res->skipped || res->escapes)
-		fprintf(f, "Failed %llu, mismatched %llu, unknown handles %llu, skipped %llu, escaping paths %llu\n",
-			(unsigned long long)res->failures, (unsigned long long)res->mismatches,
-			(unsigned long long)res->unknown_handles, (unsigned long long)res->skipped,
-			(unsigned long long)res->escapes);
+	write_outcome(res, f);
+	if (res->unsupported)
+		fprintf(f, "Unsupported by the %s backend (not sent to it; not failed, not mismatched): %llu\n",
+			res->backend, (unsigned long long)res->unsupported);
 	if (res->specials)
 		fprintf(f, "Special files refused (FIFO, device, socket: ENXIO, counted as failed): %llu\n",
 			(unsigned long long)res->specials);
@@ -251,10 +321,12 @@ static json_t *jopstats(jb *b, const rp_replay_opstats *o)
 	jput(b, j, "p999_us", jnum(o->p999_us));
 	jput(b, j, "max_us", jnum(o->max_us));
 	jput(b, j, "failures", ju64(o->failures));
+	jput(b, j, "failures_expected", ju64(o->failures_expected));
 	jput(b, j, "mismatches", ju64(o->mismatches));
 	jput(b, j, "unknown_handles", ju64(o->unknown_handles));
 	jput(b, j, "skipped", ju64(o->skipped));
 	jput(b, j, "escapes", ju64(o->escapes));
+	jput(b, j, "unsupported", ju64(o->unsupported));
 	jput(b, j, "special_files", ju64(o->specials));
 	jput(b, j, "latency_us", jlat(b, &o->lat));
 	jput(b, j, "histogram", jhist(b, o->hist));
@@ -303,10 +375,12 @@ static json_t *build(jb *b, const rp_replay_results *res, const rp_replay_proven
 	jput(b, d, "warmup_ops", ju64(res->warmup_ops));
 	jput(b, d, "passes", ju64(res->passes));
 	jput(b, d, "failures", ju64(res->failures));
+	jput(b, d, "failures_expected", ju64(res->failures_expected));
 	jput(b, d, "mismatches", ju64(res->mismatches));
 	jput(b, d, "unknown_handles", ju64(res->unknown_handles));
 	jput(b, d, "skipped", ju64(res->skipped));
 	jput(b, d, "escapes", ju64(res->escapes));
+	jput(b, d, "unsupported", ju64(res->unsupported));
 	jput(b, d, "special_files", ju64(res->specials));
 
 	json_t *const counts = json_object(), *const ops = json_object();
@@ -314,7 +388,7 @@ static json_t *build(jb *b, const rp_replay_results *res, const rp_replay_proven
 		const rp_replay_opstats *const o = &res->op[op];
 		if (o->count)
 			jput(b, counts, rp_op_name(op), ju64(o->count));
-		if (o->count || o->skipped || o->escapes)
+		if (o->count || o->skipped || o->escapes || o->unsupported)
 			jput(b, ops, rp_op_name(op), jopstats(b, o));
 	}
 	jput(b, d, "op_counts", counts);
@@ -367,6 +441,9 @@ static json_t *build(jb *b, const rp_replay_results *res, const rp_replay_proven
 	jput(b, prep, "bytes", ju64(res->prepare.bytes));
 	jput(b, prep, "failures", ju64(res->prepare.failures));
 	jput(b, prep, "seconds", jnum(res->prepare.seconds));
+	jput(b, prep, "fill", json_string(rp_prepare_fill_name(res->prepare.fill)));
+	jput(b, prep, "written", ju64(res->prepare.written));
+	jput(b, prep, "caches_dropped", res->prepare.caches == 0 ? json_null() : json_boolean(res->prepare.caches == 1));
 	jput(b, d, "prepare", prep);
 
 	json_t *const samples = json_array();
@@ -375,14 +452,18 @@ static json_t *build(jb *b, const rp_replay_results *res, const rp_replay_proven
 		char b1[16], b2[16];
 		json_t *const j = json_object();
 		jput(b, j, "client", json_integer(s->client));
+		jput(b, j, "copy", json_integer(s->copy));
 		jput(b, j, "index", ju64(s->index));
 		jput(b, j, "op", json_string(rp_op_name(s->op) ? rp_op_name(s->op) : "?"));
 		jput(b, j, "path", jname(s->path));
+		jput(b, j, "handle", ju64(s->handle));
+		jput(b, j, "count", ju64(s->count));
 		jput(b, j, "expected", json_string(status_text(s->expected, b1, sizeof(b1))));
 		jput(b, j, "actual", json_string(status_text(s->actual, b2, sizeof(b2))));
 		jadd(b, samples, j);
 	}
 	jput(b, d, "mismatch_samples", samples);
+	jput(b, d, "mismatch_other_kinds", ju64(res->sample_others));
 
 	json_t *const series = json_array();
 	for (size_t i = 0; i < res->n_series; i++) {

@@ -114,6 +114,25 @@ static const char *stop_reason(const rp_replay *r)
 	return atomic_load(&r->aborted) ? "mismatch" : atomic_load(&r->stop) ? "interrupted" : "end";
 }
 
+/* One client's kinds of mismatch into the run's: the same kind adds its count, the first example stays. */
+static void merge_samples(rp_replay_results *res, const rp_client *c)
+{
+	res->sample_others += c->sample_others;
+	for (size_t k = 0; k < c->n_samples; k++) {
+		const rp_replay_sample *const s = &c->samples[k];
+		size_t j = 0;
+		while (j < res->n_samples && !(res->samples[j].op == s->op && res->samples[j].expected == s->expected &&
+					       res->samples[j].actual == s->actual))
+			j++;
+		if (j < res->n_samples)
+			res->samples[j].count += s->count;
+		else if (j < RP_REPLAY_SAMPLES)
+			res->samples[res->n_samples++] = *s;
+		else
+			res->sample_others += s->count;
+	}
+}
+
 int rp__stats_merge(rp_replay *r)
 {
 	rp_replay_results *const res = &r->res;
@@ -148,8 +167,7 @@ int rp__stats_merge(rp_replay *r)
 		res->passes += c->passes;
 		for (unsigned e = 0; e < RP_REPLAY_ERRNO_MAX; e++)
 			res->errnos[e] += c->errnos[e];
-		for (size_t k = 0; k < c->n_samples && res->n_samples < RP_REPLAY_SAMPLES; k++)
-			res->samples[res->n_samples++] = c->samples[k];
+		merge_samples(res, c);
 		for (size_t k = c->n_series; k > 0; k--)
 			if (c->series[k - 1].ops) {
 				if (k > n_series)
@@ -167,10 +185,12 @@ int rp__stats_merge(rp_replay *r)
 			o->count += a->count;
 			o->bytes += a->bytes;
 			o->failures += a->failures;
+			o->failures_expected += a->failures_expected;
 			o->mismatches += a->mismatches;
 			o->unknown_handles += a->unknown;
 			o->skipped += a->skipped;
 			o->escapes += a->escapes;
+			o->unsupported += a->unsupported;
 			o->specials += a->specials;
 			if (a->lat)
 				rp__hist_merge(h, a->lat);
@@ -195,19 +215,30 @@ int rp__stats_merge(rp_replay *r)
 			res->bytes += o->bytes;
 		}
 		res->failures += o->failures;
+		res->failures_expected += o->failures_expected;
 		res->mismatches += o->mismatches;
 		res->unknown_handles += o->unknown_handles;
 		res->skipped += o->skipped;
 		res->escapes += o->escapes;
+		res->unsupported += o->unsupported;
 		res->specials += o->specials;
 	}
 	/* The measured period: from the end of the warm-up to the time limit, or to the last completion. */
-	uint64_t last = r->warm_end;
+	uint64_t last = 0;
 	for (uint32_t i = 0; i < r->n_clients; i++)
 		if (r->clients[i]->last_done > last)
 			last = r->clients[i]->last_done;
 	if (r->end && strcmp(res->stop, "time") == 0)
 		last = r->end;
+	/* Interrupted: it ran until the stop, even if no op completed since (a wait for a recorded time). */
+	const uint64_t stop_at = atomic_load(&r->stop_at);
+	if (strcmp(res->stop, "interrupted") == 0 && stop_at > last)
+		last = stop_at;
+	/* Stopped in the warm-up: the warm-up it had, and nothing measured. */
+	if (r->warm_end > r->t0 && last < r->warm_end)
+		res->warmup_s = last > r->t0 ? (double)(last - r->t0) / 1e9 : 0;
+	if (last < r->warm_end)
+		last = r->warm_end;
 	if (r->end && last > r->end)
 		last = r->end;
 	res->elapsed_s = (double)(last - r->warm_end) / 1e9;

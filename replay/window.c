@@ -195,7 +195,7 @@ static void worker_free(rp_worker *w, const rp_replay *r, bool shared)
 		post(w);
 		pthread_join(w->thread, NULL);
 	}
-	if (w->binit)
+	if (w->binit && r->bops->client_fini)
 		r->bops->client_fini(r->bstate, w->bstate);
 	if (!shared)
 		free(w->bstate);

@@ -7,13 +7,6 @@
 
 #include "capture/pcap/pcaplib.h"
 
-/*
- * Ports to capture by default.  Dispatch is by content, so this only keeps
- * unrelated traffic out of the kernel buffer: NFS (2049), portmapper (111),
- * mountd's usual ports (20048 on Linux, 635 on some servers), SMB direct
- * (445) and over NetBIOS (139).
- */
-#define DEFAULT_FILTER "port 2049 or port 111 or port 20048 or port 635 or port 445 or port 139"
 #define DEFAULT_BUFFER (64 << 20)
 #define SNAPLEN 262144
 /* Poll this often so *stop and the duration are seen without a packet. */
@@ -59,7 +52,7 @@ static double mono_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int open_live(pcap_t **out, const rp_live_opts *live, char *errbuf)
+static int open_live(pcap_t **out, rp_live_opts *live, char *errbuf)
 {
 	char pe[PCAP_ERRBUF_SIZE] = "";
 	pcap_t *const p = pcap_create(live->iface, pe);
@@ -76,11 +69,12 @@ static int open_live(pcap_t **out, const rp_live_opts *live, char *errbuf)
 	if (act < 0) {
 		const char *const why = act == PCAP_ERROR ? pcap_geterr(p) : pcap_statustostr(act);
 		rp_fail(errbuf, act == PCAP_ERROR_PERM_DENIED ? RP_E_SYSTEM : RP_E_INVAL, "%s: %s", live->iface, why);
+		live->denied = act == PCAP_ERROR_PERM_DENIED;
 		pcap_close(p);
 		return act == PCAP_ERROR_PERM_DENIED ? RP_E_SYSTEM : RP_E_INVAL;
 	}
 	struct bpf_program prog;
-	const char *const filter = live->filter ? live->filter : DEFAULT_FILTER;
+	const char *const filter = live->filter ? live->filter : RP_CAPTURE_DEFAULT_FILTER;
 	if (pcap_compile(p, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) != 0) {
 		rp_fail(errbuf, RP_E_SYNTAX, "filter '%s': %s", filter, pcap_geterr(p));
 		pcap_close(p);
@@ -98,13 +92,18 @@ static int open_live(pcap_t **out, const rp_live_opts *live, char *errbuf)
 }
 
 /* Read until the duration passes, *stop is set, the handle is broken or an error. */
-static int run(live_ctx *lc, const rp_live_opts *live, char *errbuf)
+static int run(live_ctx *lc, rp_live_opts *live, char *errbuf)
 {
 	const int fd = pcap_get_selectable_fd(lc->p);
 	const double end = live->duration_s > 0 ? mono_now() + live->duration_s : 0;
+	double next_progress = mono_now() + 1;
 	for (;;) {
 		if (live->stop && *live->stop)
 			return 0;
+		if (live->progress && mono_now() >= next_progress) {
+			live->progress(live->progress_ctx, rp_capture_get_stats(lc->cap));
+			next_progress += 1;
+		}
 		int wait_ms = POLL_MS;
 		if (end > 0) {
 			const double left = end - mono_now();
@@ -128,7 +127,7 @@ static int run(live_ctx *lc, const rp_live_opts *live, char *errbuf)
 	}
 }
 
-int rp_capture_live(const rp_live_opts *live, rp_sink *sink, const rp_capture_opts *opts, rp_capture_stats *stats,
+int rp_capture_live(rp_live_opts *live, rp_sink *sink, const rp_capture_opts *opts, rp_capture_stats *stats,
 		    char *errbuf)
 {
 	if (stats)
@@ -149,6 +148,8 @@ int rp_capture_live(const rp_live_opts *live, rp_sink *sink, const rp_capture_op
 	char host[RP_META_HOST_MAX] = "";
 	gethostname(host, sizeof(host) - 1);
 	rp_capture_set_source(lc.cap, live->iface, host);
+	if (live->progress)
+		live->progress(live->progress_ctx, rp_capture_get_stats(lc.cap));
 	live_handle = lc.p;
 	rc = run(&lc, live, errbuf);
 	live_handle = NULL;

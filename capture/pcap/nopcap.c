@@ -50,7 +50,7 @@ void rp__pcaplib_close(rp_pcaplib *l)
 	(void)l;
 }
 
-int rp_capture_live(const rp_live_opts *live, rp_sink *sink, const rp_capture_opts *opts, rp_capture_stats *stats,
+int rp_capture_live(rp_live_opts *live, rp_sink *sink, const rp_capture_opts *opts, rp_capture_stats *stats,
 		    char *errbuf)
 {
 	(void)sink;

@@ -30,27 +30,50 @@ typedef struct fault_client {
 	_Atomic uint64_t seen[RP_OP__COUNT];
 } fault_client;
 
+enum { F_OPT_FAIL, F_OPT_DELAY, F_OPT__COUNT };
+
 static const rp_backend_opt fault_opts[] = {
-	{ "fail", "OP[@N[-M|+]][:ERR]",
-	  "fail op OP (its Nth, Nth to Mth, Nth onwards, or every one, counted per client) with ERR "
-	  "(a name like ENOSPC or a number; default EIO); repeatable" },
-	{ "delay", "DURATION",
-	  "every op takes this long (a sleep: 2ms, 500us, 1s), a slow server for --max-inflight" },
-	{ NULL, NULL, NULL },
+	[F_OPT_FAIL] = { .name = "fail", .type = RP_BOPT_STRING, .arg = "OP[@N[-M|+]][:ERR]", .repeat = true,
+			 .help = "fail op OP (its Nth, Nth to Mth, Nth onwards, or every one, counted per client) with ERR "
+				 "(a name like ENOSPC or a number; default EIO)" },
+	[F_OPT_DELAY] = { .name = "delay", .type = RP_BOPT_DURATION, .def = "0", .max = 3600000000000u,
+			  .help = "every op takes this long (a sleep: 2ms, 500us, 1s), a slow server for --max-inflight" },
+	[F_OPT__COUNT] = { .name = NULL },
 };
+
+/* The numbers inside a rule, parsed by the engine's typed parser like any option value. */
+static const rp_backend_opt count_opt = { .name = "fail", .type = RP_BOPT_UINT, .min = 1, .help = "" };
+static const rp_backend_opt errno_opt = { .name = "fail", .type = RP_BOPT_UINT, .min = 1, .max = 4095, .help = "" };
 
 static int errno_from_name(const char *s)
 {
-	char *end;
-	const long n = strtol(s, &end, 10);
-	if (end != s && *end == '\0')
-		return n > 0 && n < 4096 ? (int)n : -1;
+	uint64_t n;
+	if (s[0] >= '0' && s[0] <= '9')
+		return rp_backend_parse_value(&errno_opt, s, &n, NULL) == 0 ? (int)n : -1;
 	for (int e = 1; e < 200; e++) {
 		const char *const name = strerrorname_np(e);
 		if (name && strcmp(name, s) == 0)
 			return e;
 	}
 	return -1;
+}
+
+/* "N-M", "N+" or "N" after a rule's '@'. */
+static int parse_count(char *count, fault_rule *r, const char *spec, char *errbuf)
+{
+	const size_t len = strlen(count);
+	const bool onwards = len > 0 && count[len - 1] == '+';
+	if (onwards)
+		count[len - 1] = '\0';
+	char *const dash = strchr(count, '-');
+	if (dash)
+		*dash = '\0';
+	if (rp_backend_parse_value(&count_opt, count, &r->from, NULL) < 0)
+		return rp_fail(errbuf, RP_E_INVAL, "fault: bad count in '%s' (counts start at 1)", spec);
+	r->to = onwards ? UINT64_MAX : r->from;
+	if (dash && (onwards || rp_backend_parse_value(&count_opt, dash + 1, &r->to, NULL) < 0 || r->to < r->from))
+		return rp_fail(errbuf, RP_E_INVAL, "fault: bad range in '%s'", spec);
+	return 0;
 }
 
 static int parse_rule(const char *spec, fault_rule *r, char *errbuf)
@@ -72,48 +95,15 @@ static int parse_rule(const char *spec, fault_rule *r, char *errbuf)
 	char *const at = strchr(buf, '@');
 	if (at) {
 		*at = '\0';
-		char *end;
-		r->from = strtoull(at + 1, &end, 10);
-		if (end == at + 1 || r->from == 0)
-			return rp_fail(errbuf, RP_E_INVAL, "fault: bad count in '%s' (counts start at 1)", spec);
-		if (*end == '\0')
-			r->to = r->from;
-		else if (strcmp(end, "+") == 0)
-			r->to = UINT64_MAX;
-		else if (*end == '-') {
-			char *end2;
-			r->to = strtoull(end + 1, &end2, 10);
-			if (end2 == end + 1 || *end2 || r->to < r->from)
-				return rp_fail(errbuf, RP_E_INVAL, "fault: bad range in '%s'", spec);
-		} else
-			return rp_fail(errbuf, RP_E_INVAL, "fault: bad count in '%s'", spec);
+		const int rc = parse_count(at + 1, r, spec, errbuf);
+		if (rc < 0)
+			return rc;
 	}
 	const int op = rp_op_from_name(buf, strlen(buf));
 	if (op < 0)
 		return rp_fail(errbuf, RP_E_INVAL, "fault: unknown op '%s' in '%s'", buf, spec);
 	r->op = (unsigned)op;
 	return 0;
-}
-
-/* "2ms", "500us", "100ns", "1.5s" or "1" (seconds) -> ns; -1 if bad or over an hour. */
-static int64_t parse_delay(const char *s)
-{
-	char *end;
-	errno = 0;
-	const double v = strtod(s, &end);
-	if (errno || end == s || !(v >= 0))
-		return -1;
-	double scale = 1e9;
-	if (strcmp(end, "ms") == 0)
-		scale = 1e6;
-	else if (strcmp(end, "us") == 0)
-		scale = 1e3;
-	else if (strcmp(end, "ns") == 0)
-		scale = 1;
-	else if (*end && strcmp(end, "s") != 0)
-		return -1;
-	const double ns = v * scale;
-	return ns <= 3600e9 ? (int64_t)ns : -1;
 }
 
 static int fault_create(void **out, const rp_backend_args *args, char *errbuf)
@@ -126,19 +116,9 @@ static int fault_create(void **out, const rp_backend_args *args, char *errbuf)
 		free(fb);
 		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 	}
+	fb->delay_ns = args->vals[F_OPT_DELAY].u;
 	for (size_t i = 0; i < args->n_kv; i++) {
-		if (strcmp(args->kv[i].key, "delay") == 0) {
-			const int64_t ns = parse_delay(args->kv[i].value);
-			if (ns < 0) {
-				free(fb->rules);
-				free(fb);
-				return rp_fail(errbuf, RP_E_INVAL, "fault: bad delay '%s' (a duration: 2ms, 500us, 1s)",
-					       args->kv[i].value);
-			}
-			fb->delay_ns = (uint64_t)ns;
-			continue;
-		}
-		if (strcmp(args->kv[i].key, "fail") != 0)
+		if (args->kv[i].opt != &fault_opts[F_OPT_FAIL])
 			continue;
 		const int rc = parse_rule(args->kv[i].value, &fb->rules[fb->n_rules], errbuf);
 		if (rc < 0) {
@@ -216,6 +196,7 @@ const rp_backend_ops rp__backend_fault = {
 	.caps = RP_BCAP_CONFINED | RP_BCAP_MT_CLIENT,
 	.client_size = sizeof(fault_client),
 	.opts = fault_opts,
+	.op_mask = RP_BACKEND_ALL_OPS,
 	.create = fault_create,
 	.destroy = fault_destroy,
 	.client_init = fault_client_init,

@@ -18,9 +18,12 @@ typedef struct null_client {
 	unsigned n_queued;
 } null_client;
 
+enum { NULL_OPT_ASYNC, NULL_OPT__COUNT };
+
 static const rp_backend_opt null_opts[] = {
-	{ "async", NULL, "complete requests from poll() instead of submit() (tests the asynchronous path)" },
-	{ NULL, NULL, NULL },
+	[NULL_OPT_ASYNC] = { .name = "async", .type = RP_BOPT_FLAG,
+			     .help = "complete requests from poll() instead of submit() (tests the asynchronous path)" },
+	[NULL_OPT__COUNT] = { .name = NULL },
 };
 
 static int null_create(void **out, const rp_backend_args *args, char *errbuf)
@@ -28,9 +31,7 @@ static int null_create(void **out, const rp_backend_args *args, char *errbuf)
 	null_backend *const nb = calloc(1, sizeof(*nb));
 	if (!nb)
 		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
-	for (size_t i = 0; i < args->n_kv; i++)
-		if (strcmp(args->kv[i].key, "async") == 0)
-			nb->async = true;
+	nb->async = args->vals[NULL_OPT_ASYNC].u != 0;
 	*out = nb;
 	return 0;
 }
@@ -106,6 +107,7 @@ const rp_backend_ops rp__backend_null = {
 	.caps = RP_BCAP_CONFINED | RP_BCAP_ASYNC,
 	.client_size = sizeof(null_client),
 	.opts = null_opts,
+	.op_mask = RP_BACKEND_ALL_OPS,
 	.create = null_create,
 	.destroy = null_destroy,
 	.client_init = null_client_init,

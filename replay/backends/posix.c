@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -19,6 +20,8 @@
 
 /* One read or write moves at most this much per call; larger requests loop. */
 #define IO_CHUNK (16u * 1024u * 1024u)
+/* Zero-filled writes (rp_breq.zero) go in pieces of this much, from one static block of zeros. */
+#define ZERO_CHUNK (1u << 20)
 
 /* What a backend handle points at. */
 typedef struct pfile {
@@ -26,13 +29,60 @@ typedef struct pfile {
 	bool dir;
 } pfile;
 
+enum { P_OPT_SYNC, P_OPT_FSYNC_WRITES, P_OPT_NO_OPENAT2, P_OPT_SETID, P_OPT__COUNT };
+
 static const rp_backend_opt posix_opts[] = {
-	{ "sync", NULL, "open every file O_SYNC (dbench -s)" },
-	{ "fsync-writes", NULL, "fsync after every write (dbench -F)" },
-	{ "no-openat2", NULL, "resolve paths with the O_NOFOLLOW component walk even where openat2 exists" },
-	{ "setid", NULL, "apply the trace's setuid and setgid bits (dropped otherwise; the sticky bit always applies)" },
-	{ NULL, NULL, NULL },
+	[P_OPT_SYNC] = { .name = "sync", .type = RP_BOPT_FLAG, .help = "open every file O_SYNC (dbench -s)" },
+	[P_OPT_FSYNC_WRITES] = { .name = "fsync-writes", .type = RP_BOPT_FLAG, .help = "fsync after every write (dbench -F)" },
+	[P_OPT_NO_OPENAT2] = { .name = "no-openat2", .type = RP_BOPT_FLAG,
+			       .help = "resolve paths with the O_NOFOLLOW component walk even where openat2 exists" },
+	[P_OPT_SETID] = { .name = "setid", .type = RP_BOPT_FLAG,
+			  .help = "apply the trace's setuid and setgid bits (dropped otherwise; the sticky bit always applies)" },
+	[P_OPT__COUNT] = { .name = NULL },
 };
+
+/* A directory path, or a file URL of one (RFC 8089: file:///dir, file://localhost/dir, %XX escapes). */
+static const char *const posix_schemes[] = { "", "file", NULL };
+
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/*
+ * The directory target names: a path as it is, or a file URL's path with its
+ * %XX escapes decoded (%00 stays as it is); a malloc'd copy either way.
+ */
+static int target_dir(const char *target, char **out, char *errbuf)
+{
+	*out = NULL;
+	const char *p = target;
+	const bool url = strncasecmp(p, "file://", 7) == 0;
+	if (url) {
+		p += 7;
+		if (strncasecmp(p, "localhost/", 10) == 0)
+			p += 9;
+		if (*p != '/')
+			return rp_fail(errbuf, RP_E_UNSUPPORTED, "%s: a file URL names a local path (file:///dir), not a host",
+				       target);
+	}
+	char *const d = malloc(strlen(p) + 1);
+	if (!d)
+		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+	size_t n = 0;
+	for (; *p; p++) {
+		int hi, lo;
+		if (url && *p == '%' && (hi = hexval(p[1])) >= 0 && (lo = hexval(p[2])) >= 0 && (hi || lo)) {
+			d[n++] = (char)(hi * 16 + lo);
+			p += 2;
+		} else {
+			d[n++] = *p;
+		}
+	}
+	d[n] = '\0';
+	*out = d;
+	return 0;
+}
 
 int rp__posix_buf(posix_client *c, size_t n)
 {
@@ -116,23 +166,24 @@ static int posix_create(void **out, const rp_backend_args *args, char *errbuf)
 	posix_backend *const pb = calloc(1, sizeof(*pb));
 	if (!pb)
 		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
-	for (size_t i = 0; i < args->n_kv; i++) {
-		const char *const k = args->kv[i].key;
-		if (strcmp(k, "sync") == 0)
-			pb->o_sync = true;
-		else if (strcmp(k, "fsync-writes") == 0)
-			pb->fsync_writes = true;
-		else if (strcmp(k, "no-openat2") == 0)
-			pb->force_walk = true;
-		else if (strcmp(k, "setid") == 0)
-			pb->setid = true;
+	pb->o_sync = args->vals[P_OPT_SYNC].u != 0;
+	pb->fsync_writes = args->vals[P_OPT_FSYNC_WRITES].u != 0;
+	pb->force_walk = args->vals[P_OPT_NO_OPENAT2].u != 0;
+	pb->setid = args->vals[P_OPT_SETID].u != 0;
+	char *dir;
+	const int rc = target_dir(args->target, &dir, errbuf);
+	if (rc < 0) {
+		free(pb);
+		return rc;
 	}
-	pb->target = open(args->target, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	pb->target = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (pb->target < 0) {
 		const int err = errno;
 		free(pb);
+		free(dir);
 		return rp_fail(errbuf, RP_E_SYSTEM, "%s: %s", args->target, strerror(err));
 	}
+	free(dir);
 	pthread_mutex_init(&pb->gens_mu, NULL);
 	*out = pb;
 	return 0;
@@ -339,12 +390,16 @@ static int do_close(posix_client *c, uint64_t bh)
 
 static int do_io(posix_backend *pb, posix_client *c, rp_breq *req, int fd, bool write)
 {
+	/* rp_breq.zero: prepare's zero fill; never read into, so one shared block serves every client. */
+	static const char zeros[ZERO_CHUNK];
 	uint64_t done = 0, left = req->op->length, off = req->op->offset;
 	if (rp__posix_buf(c, left < IO_CHUNK ? (size_t)left : IO_CHUNK) < 0)
 		return ENOMEM;
+	const size_t chunk = write && req->zero ? ZERO_CHUNK : c->buf_size;
 	while (left) {
-		const size_t n = left < c->buf_size ? (size_t)left : c->buf_size;
-		const ssize_t got = write ? pwrite(fd, c->buf, n, (off_t)off) : pread(fd, c->buf, n, (off_t)off);
+		const size_t n = left < chunk ? (size_t)left : chunk;
+		const ssize_t got = write ? pwrite(fd, req->zero ? zeros : c->buf, n, (off_t)off)
+					  : pread(fd, c->buf, n, (off_t)off);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0) {
@@ -728,6 +783,8 @@ const rp_backend_ops rp__backend_posix = {
 	.caps = RP_BCAP_CONFINED | RP_BCAP_DATA,
 	.client_size = sizeof(posix_client),
 	.opts = posix_opts,
+	.schemes = posix_schemes,
+	.op_mask = RP_BACKEND_ALL_OPS,
 	.create = posix_create,
 	.destroy = posix_destroy,
 	.client_init = posix_client_init,

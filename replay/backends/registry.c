@@ -1,6 +1,15 @@
-/* The table of built-in replay backends (from meson options) and --backend-opt parsing. */
+/*
+ * The table of built-in replay backends (from meson options), the check of a
+ * backend's vtable, the choice of a backend by the target's URL scheme, and
+ * --backend-opt parsing against a backend's typed option table.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "replay/backend.h"
 
@@ -27,6 +36,18 @@ const rp_backend_ops *const rp__backends[] = {
 	NULL,
 };
 
+/*
+ * The backends a build may be without, by the scheme each would serve, so a
+ * target naming one says what is missing rather than "unknown scheme".  A
+ * built one declares its scheme itself and is found first.
+ */
+static const struct {
+	const char *scheme, *backend, *needs;
+} optional_backends[] = {
+	{ "nfs", "nfs", "libnfs" },
+	{ "smb", "smb", "libsmbclient" },
+};
+
 const rp_backend_ops *rp_backend_find(const char *name)
 {
 	for (size_t i = 0; rp__backends[i]; i++)
@@ -43,26 +64,354 @@ const rp_backend_ops *rp_backend_at(size_t i)
 	return NULL;
 }
 
-int rp_backend_parse_opts(const rp_backend_ops *ops, const char *spec, rp_backend_kv **kv, size_t *n,
-			  char **storage, char *errbuf)
+/* ---- Schemes ----------------------------------------------------------------------------- */
+
+/* RFC 3986: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ); n characters of s. */
+static bool scheme_syntax(const char *s, size_t n)
 {
-	*kv = NULL;
-	*n = 0;
-	*storage = NULL;
-	if (!spec || !*spec)
+	if (n == 0 || !isalpha((unsigned char)s[0]))
+		return false;
+	for (size_t i = 1; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '+' && s[i] != '-' && s[i] != '.')
+			return false;
+	return true;
+}
+
+/*
+ * The scheme of target, lower-cased into buf: what comes before "://" when it
+ * is a scheme; "" for a plain path ("./a://b" is a path: '/' is no scheme
+ * character).  False when the scheme does not fit buf.
+ */
+static bool target_scheme(const char *target, char *buf, size_t cap)
+{
+	buf[0] = '\0';
+	const char *const sep = strstr(target, "://");
+	if (!sep || !scheme_syntax(target, (size_t)(sep - target)))
+		return true;
+	const size_t n = (size_t)(sep - target);
+	if (n >= cap)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		buf[i] = (char)tolower((unsigned char)target[i]);
+	buf[n] = '\0';
+	return true;
+}
+
+static bool declares(const rp_backend_ops *ops, const char *scheme)
+{
+	for (const char *const *s = ops->schemes; s && *s; s++)
+		if (strcmp(*s, scheme) == 0)
+			return true;
+	return false;
+}
+
+bool rp_backend_serves(const rp_backend_ops *ops, const char *target)
+{
+	char scheme[64];
+	if (!ops->schemes)
+		return true;
+	return target_scheme(target, scheme, sizeof(scheme)) && declares(ops, scheme);
+}
+
+/* "file://, nfs://, a directory path": the schemes the built-in backends declare. */
+static void known_schemes(char *buf, size_t cap)
+{
+	size_t len = 0;
+	bool bare = false;
+	buf[0] = '\0';
+	for (size_t i = 0; rp__backends[i]; i++)
+		for (const char *const *s = rp__backends[i]->schemes; s && *s; s++) {
+			if (!**s) {
+				bare = true;
+				continue;
+			}
+			const int w = snprintf(buf + len, cap - len, "%s%s://", len ? ", " : "", *s);
+			if (w < 0 || (size_t)w >= cap - len)
+				return;
+			len += (size_t)w;
+		}
+	if (bare)
+		snprintf(buf + len, cap - len, "%sa directory path", len ? ", " : "");
+}
+
+int rp_backend_for_target(const char *target, const rp_backend_ops **out, char *errbuf)
+{
+	*out = NULL;
+	char scheme[64], known[256];
+	if (!target_scheme(target, scheme, sizeof(scheme)))
+		return rp_fail(errbuf, RP_E_UNSUPPORTED, "%s: unknown URL scheme", target);
+	for (size_t i = 0; rp__backends[i]; i++)
+		if (declares(rp__backends[i], scheme)) {
+			*out = rp__backends[i];
+			return 0;
+		}
+	for (size_t i = 0; i < sizeof(optional_backends) / sizeof(optional_backends[0]); i++)
+		if (strcmp(optional_backends[i].scheme, scheme) == 0)
+			return rp_fail(errbuf, RP_E_UNSUPPORTED,
+				       "%s: this reprise was built without the %s backend (it needs %s); replay into a "
+				       "directory instead",
+				       target, optional_backends[i].backend, optional_backends[i].needs);
+	known_schemes(known, sizeof(known));
+	if (!scheme[0])
+		return rp_fail(errbuf, RP_E_UNSUPPORTED, "%s: no backend in this build takes a directory path (it knows %s)",
+			       target, known);
+	return rp_fail(errbuf, RP_E_UNSUPPORTED, "%s: unknown URL scheme '%s' (this build knows %s)", target, scheme,
+		       known);
+}
+
+/* ---- Option values ----------------------------------------------------------------------- */
+
+const char *rp_bopt_type_name(rp_bopt_type t)
+{
+	static const char *const names[RP_BOPT__COUNT] = { "flag", "bool", "uint", "duration", "size", "string", "enum" };
+	return (unsigned)t < RP_BOPT__COUNT ? names[t] : "?";
+}
+
+const char *rp_bopt_arg(const rp_backend_opt *o)
+{
+	static const char *const args[RP_BOPT__COUNT] = { "", "BOOL", "N", "DURATION", "SIZE", "TEXT", "CHOICE" };
+	return o->arg ? o->arg : (unsigned)o->type < RP_BOPT__COUNT ? args[o->type] : "?";
+}
+
+static uint64_t upper(const rp_backend_opt *o)
+{
+	return o->max ? o->max : UINT64_MAX;
+}
+
+void rp_bopt_format(const rp_backend_opt *opt, uint64_t u, char *buf, size_t n)
+{
+	static const struct {
+		uint64_t scale;
+		const char *unit;
+	} durations[] = { { 1000000000u, "s" }, { 1000000u, "ms" }, { 1000u, "us" } },
+	  sizes[] = { { UINT64_C(1) << 40, "T" }, { UINT64_C(1) << 30, "G" }, { UINT64_C(1) << 20, "M" }, { 1024, "k" } };
+	switch (opt->type) {
+	case RP_BOPT_FLAG:
+	case RP_BOPT_BOOL:
+		snprintf(buf, n, "%s", u ? (opt->type == RP_BOPT_FLAG ? "on" : "yes") : (opt->type == RP_BOPT_FLAG ? "off" : "no"));
+		return;
+	case RP_BOPT_DURATION:
+		for (size_t i = 0; i < sizeof(durations) / sizeof(durations[0]); i++)
+			if (u && u % durations[i].scale == 0) {
+				snprintf(buf, n, "%" PRIu64 "%s", u / durations[i].scale, durations[i].unit);
+				return;
+			}
+		snprintf(buf, n, "%" PRIu64 "%s", u, u ? "ns" : "");
+		return;
+	case RP_BOPT_SIZE:
+		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+			if (u && u % sizes[i].scale == 0) {
+				snprintf(buf, n, "%" PRIu64 "%s", u / sizes[i].scale, sizes[i].unit);
+				return;
+			}
+		break;
+	case RP_BOPT_ENUM: {
+		size_t i = 0;
+		while (opt->choices && opt->choices[i] && i < u)
+			i++;
+		snprintf(buf, n, "%s", opt->choices && opt->choices[i] ? opt->choices[i] : "?");
+		return;
+	}
+	default:
+		break;
+	}
+	snprintf(buf, n, "%" PRIu64, u);
+}
+
+/* Digits, at least one, then maybe '.' and digits (no sign, space, hex, exponent, inf or nan). */
+static size_t decimal_span(const char *s, bool fraction)
+{
+	size_t i = 0;
+	while (isdigit((unsigned char)s[i]))
+		i++;
+	if (fraction && s[i] == '.') {
+		i++;
+		while (isdigit((unsigned char)s[i]))
+			i++;
+	}
+	return i > 0 && (i > 1 || s[0] != '.') ? i : 0;
+}
+
+static int parse_uint(const char *s, uint64_t *u, const char **end)
+{
+	const size_t n = decimal_span(s, false);
+	if (!n)
+		return -1;
+	errno = 0;
+	char *e;
+	*u = strtoull(s, &e, 10);
+	if (errno == ERANGE || (size_t)(e - s) != n)
+		return 1; /* too large */
+	*end = e;
+	return 0;
+}
+
+static int parse_duration(const char *s, uint64_t *u)
+{
+	const size_t n = decimal_span(s, true);
+	if (!n)
+		return -1;
+	char *e;
+	const double v = strtod(s, &e);
+	if ((size_t)(e - s) != n)
+		return -1;
+	double scale = 1e9;
+	if (strcmp(e, "ms") == 0)
+		scale = 1e6;
+	else if (strcmp(e, "us") == 0)
+		scale = 1e3;
+	else if (strcmp(e, "ns") == 0)
+		scale = 1;
+	else if (*e && strcmp(e, "s") != 0)
+		return -1;
+	const double ns = v * scale + 0.5;
+	if (!(ns < 0x1p64))
+		return 1;
+	*u = (uint64_t)ns;
+	return 0;
+}
+
+static int parse_size(const char *s, uint64_t *u)
+{
+	const char *e;
+	const int rc = parse_uint(s, u, &e);
+	if (rc)
+		return rc;
+	static const char units[] = "kmgt";
+	if (!*e)
 		return 0;
-	char *const s = strdup(spec);
+	const char *const p = e[1] == '\0' ? strchr(units, tolower((unsigned char)e[0])) : NULL;
+	if (!p || !*p)
+		return -1;
+	const uint64_t scale = UINT64_C(1) << (10 * (p - units + 1));
+	return __builtin_mul_overflow(*u, scale, u) ? 1 : 0;
+}
+
+int rp_backend_parse_value(const rp_backend_opt *opt, const char *text, uint64_t *u, char *errbuf)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" }, *const no[] = { "no", "false", "off", "0" };
+	*u = 0;
+	int rc = -1;
+	const char *end = NULL;
+	switch (opt->type) {
+	case RP_BOPT_FLAG:
+		if (text)
+			return rp_fail(errbuf, RP_E_INVAL, "option '%s' takes no value", opt->name);
+		*u = 1;
+		return 0;
+	case RP_BOPT_BOOL:
+		for (size_t i = 0; text && i < 4; i++)
+			if (strcasecmp(text, yes[i]) == 0 || strcasecmp(text, no[i]) == 0) {
+				*u = strcasecmp(text, yes[i]) == 0;
+				return 0;
+			}
+		return rp_fail(errbuf, RP_E_INVAL, "option '%s': '%s' is not yes/no, true/false, on/off or 1/0", opt->name,
+			       text ? text : "");
+	case RP_BOPT_UINT:
+		rc = parse_uint(text, u, &end);
+		if (rc == 0 && *end)
+			rc = -1;
+		break;
+	case RP_BOPT_DURATION:
+		rc = parse_duration(text, u);
+		break;
+	case RP_BOPT_SIZE:
+		rc = parse_size(text, u);
+		break;
+	case RP_BOPT_STRING:
+		if (!*text)
+			return rp_fail(errbuf, RP_E_INVAL, "option '%s' needs a value (%s=%s)", opt->name, opt->name,
+				       rp_bopt_arg(opt));
+		return 0;
+	case RP_BOPT_ENUM:
+		for (size_t i = 0; opt->choices && opt->choices[i]; i++)
+			if (strcmp(opt->choices[i], text) == 0) {
+				*u = i;
+				return 0;
+			}
+		return rp_fail(errbuf, RP_E_INVAL, "option '%s': '%s' is not one of its choices", opt->name, text);
+	default:
+		return rp_fail(errbuf, RP_E_INVAL, "option '%s' has an unknown type %d", opt->name, (int)opt->type);
+	}
+	static const char *const forms[RP_BOPT__COUNT] = {
+		[RP_BOPT_UINT] = "a decimal number",
+		[RP_BOPT_DURATION] = "a duration: 2ms, 500us, 1.5s",
+		[RP_BOPT_SIZE] = "a size: 4096, 64k, 16M, 1G",
+	};
+	if (rc < 0)
+		return rp_fail(errbuf, RP_E_INVAL, "option '%s': '%s' is not %s", opt->name, text, forms[opt->type]);
+	if (rc > 0 || *u < opt->min || *u > upper(opt)) {
+		char lo[32], hi[32];
+		rp_bopt_format(opt, opt->min, lo, sizeof(lo));
+		rp_bopt_format(opt, upper(opt), hi, sizeof(hi));
+		return rp_fail(errbuf, RP_E_RANGE, "option '%s': %s is out of range (%s to %s)", opt->name, text, lo,
+			       opt->max ? hi : "any");
+	}
+	return 0;
+}
+
+/* ---- Option lists ------------------------------------------------------------------------ */
+
+static size_t count_opts(const rp_backend_ops *ops)
+{
+	size_t n = 0;
+	while (ops->opts && ops->opts[n].name)
+		n++;
+	return n;
+}
+
+void rp_backend_parsed_free(rp_backend_parsed *p)
+{
+	free(p->kv);
+	free(p->vals);
+	free(p->storage);
+	memset(p, 0, sizeof(*p));
+}
+
+/* "sync, fsync-writes": the backend's option names, for an error naming one it lacks. */
+static void option_names(const rp_backend_ops *ops, char *buf, size_t cap)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (const rp_backend_opt *o = ops->opts; o && o->name; o++) {
+		const int w = snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", o->name);
+		if (w < 0 || (size_t)w >= cap - len)
+			return;
+		len += (size_t)w;
+	}
+}
+
+int rp_backend_parse_opts(const rp_backend_ops *ops, const char *spec, rp_backend_parsed *out, char *errbuf)
+{
+	memset(out, 0, sizeof(*out));
+	char detail[RP_ERRBUF_SIZE];
+	int rc = 0;
+	const size_t n_opts = count_opts(ops);
 	size_t items = 1;
-	for (const char *p = spec; *p; p++)
+	for (const char *p = spec ? spec : ""; *p; p++)
 		items += *p == ',';
-	rp_backend_kv *const out = calloc(items, sizeof(*out));
-	if (!s || !out) {
-		free(s);
-		free(out);
+	out->storage = strdup(spec ? spec : "");
+	out->kv = calloc(items, sizeof(*out->kv));
+	out->vals = calloc(n_opts ? n_opts : 1, sizeof(*out->vals));
+	if (!out->storage || !out->kv || !out->vals) {
+		rp_backend_parsed_free(out);
 		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 	}
-	size_t k = 0;
-	for (char *tok = s, *next; tok; tok = next) {
+	out->n_vals = n_opts;
+	for (size_t i = 0; i < n_opts; i++) {
+		rp_backend_kv *const v = &out->vals[i];
+		v->opt = &ops->opts[i];
+		v->key = v->opt->name;
+		if (v->opt->def) {
+			/* rp_backend_check has vouched for it; an embedder's unchecked table still fails cleanly. */
+			rc = rp_backend_parse_value(v->opt, v->opt->type == RP_BOPT_FLAG ? NULL : v->opt->def, &v->u, detail);
+			if (rc < 0)
+				goto fail;
+			v->value = v->opt->type == RP_BOPT_FLAG ? NULL : v->opt->def;
+			v->set = true;
+		}
+	}
+	for (char *tok = out->storage, *next; tok; tok = next) {
 		next = strchr(tok, ',');
 		if (next)
 			*next++ = '\0';
@@ -71,28 +420,115 @@ int rp_backend_parse_opts(const rp_backend_ops *ops, const char *spec, rp_backen
 		char *const eq = strchr(tok, '=');
 		if (eq)
 			*eq = '\0';
-		const rp_backend_opt *o = ops->opts;
-		while (o && o->name && strcmp(o->name, tok) != 0)
-			o++;
-		if (!o || !o->name) {
-			rp_fail(errbuf, RP_E_INVAL, "backend %s has no option '%s'", ops->name, tok);
+		size_t i = 0;
+		while (i < n_opts && strcmp(ops->opts[i].name, tok) != 0)
+			i++;
+		if (i == n_opts) {
+			char names[256];
+			option_names(ops, names, sizeof(names));
+			rc = n_opts ? rp_fail(detail, RP_E_INVAL, "has no option '%s' (it has %s)", tok, names)
+				    : rp_fail(detail, RP_E_INVAL, "has no option '%s' (it takes none)", tok);
 			goto fail;
 		}
-		if (!o->arg != !eq) {
-			rp_fail(errbuf, RP_E_INVAL, "backend %s: option '%s' %s", ops->name, tok,
-				o->arg ? "needs a value (name=value)" : "takes no value");
+		const rp_backend_opt *const o = &ops->opts[i];
+		if (o->type != RP_BOPT_FLAG && !eq) {
+			rc = rp_fail(detail, RP_E_INVAL, "option '%s' needs a value (%s=%s)", tok, tok, rp_bopt_arg(o));
 			goto fail;
 		}
-		out[k].key = tok;
-		out[k].value = eq ? eq + 1 : NULL;
-		k++;
+		rp_backend_kv *const kv = &out->kv[out->n_kv];
+		rc = rp_backend_parse_value(o, eq ? eq + 1 : NULL, &kv->u, detail);
+		if (rc < 0)
+			goto fail;
+		kv->opt = o;
+		kv->key = o->name;
+		kv->value = eq ? eq + 1 : NULL;
+		kv->set = true;
+		out->vals[i] = *kv;
+		out->n_kv++;
 	}
-	*kv = out;
-	*n = k;
-	*storage = s;
 	return 0;
 fail:
-	free(s);
-	free(out);
-	return RP_E_INVAL;
+	rp_backend_parsed_free(out);
+	return rp_fail(errbuf, rc, "backend %s: %s", ops->name, detail);
+}
+
+/* ---- The vtable check -------------------------------------------------------------------- */
+
+static int check_opt(const rp_backend_ops *ops, const rp_backend_opt *o, char *errbuf)
+{
+	char detail[RP_ERRBUF_SIZE];
+	const char *const name = o->name;
+	if (!*name || strpbrk(name, "=,"))
+		return rp_fail(errbuf, RP_E_INVAL, "backend %s: option name '%s' (empty, or with '=' or ',')", ops->name,
+			       name);
+	for (const rp_backend_opt *p = ops->opts; p < o; p++)
+		if (strcmp(p->name, name) == 0)
+			return rp_fail(errbuf, RP_E_INVAL, "backend %s: option '%s' twice in its table", ops->name, name);
+	if ((unsigned)o->type >= RP_BOPT__COUNT)
+		return rp_fail(errbuf, RP_E_INVAL, "backend %s: option '%s' has unknown type %d", ops->name, name,
+			       (int)o->type);
+	if (!o->help)
+		return rp_fail(errbuf, RP_E_INVAL, "backend %s: option '%s' has no help text", ops->name, name);
+	const bool bounded = o->type == RP_BOPT_UINT || o->type == RP_BOPT_DURATION || o->type == RP_BOPT_SIZE;
+	if (!bounded && (o->min || o->max))
+		return rp_fail(errbuf, RP_E_INVAL, "backend %s: option '%s' is a %s, which has no bounds", ops->name, name,
+			       rp_bopt_type_name(o->type));
+	if (o->min > upper(o))
+		return rp_fail(errbuf, RP_E_INVAL, "backend %s: option '%s' has min above max", ops->name, name);
+	if ((o->type == RP_BOPT_ENUM) != (o->choices != NULL) || (o->choices && !o->choices[0]))
+		return rp_fail(errbuf, RP_E_INVAL, "backend %s: option '%s': %s", ops->name, name,
+			       o->type == RP_BOPT_ENUM ? "an enum without choices" : "choices on an option that is no enum");
+	if (o->type == RP_BOPT_FLAG && o->def)
+		return rp_fail(errbuf, RP_E_INVAL, "backend %s: option '%s' is a flag, off unless given: no default",
+			       ops->name, name);
+	uint64_t u;
+	if (o->def && rp_backend_parse_value(o, o->def, &u, detail) < 0)
+		return rp_fail(errbuf, RP_E_INVAL, "backend %s: default of %s", ops->name, detail);
+	return 0;
+}
+
+int rp_backend_check(const rp_backend_ops *ops, char *errbuf)
+{
+	if (!ops)
+		return rp_fail(errbuf, RP_E_INVAL, "no backend");
+	if (!ops->name || !*ops->name)
+		return rp_fail(errbuf, RP_E_INVAL, "a backend without a name");
+	const char *const name = ops->name;
+	if (ops->version < RP_BACKEND_VERSION_MIN || ops->version > RP_BACKEND_VERSION)
+		return rp_fail(errbuf, RP_E_VERSION, "backend %s: interface version %d, this engine knows %d..%d", name,
+			       ops->version, RP_BACKEND_VERSION_MIN, RP_BACKEND_VERSION);
+	const struct {
+		const char *hook;
+		bool have;
+	} hooks[] = {
+		{ "create", ops->create != NULL },   { "destroy", ops->destroy != NULL },
+		{ "client_init", ops->client_init != NULL }, { "submit", ops->submit != NULL },
+		{ "release", ops->release != NULL },
+	};
+	for (size_t i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++)
+		if (!hooks[i].have)
+			return rp_fail(errbuf, RP_E_INVAL, "backend %s: no %s hook", name, hooks[i].hook);
+	if (ops->caps & ~(unsigned)RP_BCAP__KNOWN)
+		return rp_fail(errbuf, RP_E_INVAL, "backend %s: unknown capability bits 0x%x (this engine knows 0x%x)", name,
+			       ops->caps & ~(unsigned)RP_BCAP__KNOWN, (unsigned)RP_BCAP__KNOWN);
+	if ((ops->caps & RP_BCAP_ASYNC) && !ops->poll)
+		return rp_fail(errbuf, RP_E_INVAL,
+			       "backend %s: asynchronous (RP_BCAP_ASYNC) without a poll hook: its completions would never run",
+			       name);
+	if (ops->client_size == 0 && (ops->client_fini || (ops->caps & RP_BCAP_ASYNC)))
+		return rp_fail(errbuf, RP_E_INVAL, "backend %s: client_size 0 (no client state) with %s, which needs it", name,
+			       ops->client_fini ? "a client_fini hook" : "RP_BCAP_ASYNC (completions queue per client)");
+	if (ops->op_mask & ~RP_BACKEND_ALL_OPS)
+		return rp_fail(errbuf, RP_E_INVAL, "backend %s: op_mask 0x%" PRIx64 " names ops this engine does not know",
+			       name, ops->op_mask);
+	for (const char *const *s = ops->schemes; s && *s; s++) {
+		if (**s && (!scheme_syntax(*s, strlen(*s)) || strpbrk(*s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ")))
+			return rp_fail(errbuf, RP_E_INVAL, "backend %s: '%s' is no URL scheme (lower case, RFC 3986)", name, *s);
+	}
+	for (const rp_backend_opt *o = ops->opts; o && o->name; o++) {
+		const int rc = check_opt(ops, o, errbuf);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
 }

@@ -87,16 +87,18 @@ echo "# $(cat "$tmp/capture.log")"
 case $proto in
 smb)
 	echo "1..7"
-	check ' mkdir path="[^"]*d1"|open path="[^"]*d1" .*flags=create,dir' "mkdir d1"
+	check ' mkdir path="[^"]*d1"|open path="[^"]*d1" .*disp=(create|open_if) of=([a-z_]*,)*dir' "mkdir d1"
 	check ' open path="[^"]*d1[/\\]alpha\.txt"' "open d1/alpha.txt"
 	check ' write .*len(gth)?=' "write"
 	check ' read .*len(gth)?=' "read"
-	# smbclient deletes by opening with FILE_DELETE_ON_CLOSE (0x1000), which the
-	# decoder keeps as an open with that option (docs/capture-mapping.md).
-	doc='.* opts=0x[0-9a-f]*[13579bdf][0-9a-f]{3}( |$)'
-	check " unlink path=\"[^\"]*alpha\\.txt\"| open path=\"[^\"]*alpha\\.txt\"$doc" "unlink alpha.txt"
-	check " unlink path=\"[^\"]*big\\.bin\"| open path=\"[^\"]*big\\.bin\"$doc" "unlink big.bin"
-	check ' rmdir path="[^"]*d1"' "rmdir d1"
+	# smbclient deletes by opening with FILE_DELETE_ON_CLOSE or by set-info: delete-on-close, a
+	# property of the handle (docs/op-model.md), done at its close.
+	doc=' of=([a-z_]*,)*delete_on_close'
+	check " unlink path=\"[^\"]*alpha\\.txt\"| open path=\"[^\"]*alpha\\.txt\".*$doc| setattr path=\"[^\"]*alpha\\.txt\".* set=delete" "unlink alpha.txt"
+	check " unlink path=\"[^\"]*big\\.bin\"| open path=\"[^\"]*big\\.bin\".*$doc| setattr path=\"[^\"]*big\\.bin\".* set=delete" "unlink big.bin"
+	check " rmdir path=\"[^\"]*d1\"| open path=\"[^\"]*d1\".*$doc| setattr path=\"[^\"]*d1\".* set=delete" "rmdir d1"
+	# and stat counts them as the deletes they are
+	grep -Eq '^(unlink|rmdir) .*by delete-on-close' "$tmp/stat.txt" || fail "stat counts no delete done by a close"
 	;;
 *)
 	echo "1..4"

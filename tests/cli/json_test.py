@@ -266,12 +266,15 @@ def checks(tmp):
         'the path escaped as the text form escapes it', d3.get('mismatch_samples'))
     lf = os.path.join(tmp, 'utf8.txt')
     with open(lf, 'wb') as f:
-        f.write(b'Unlink "\\caf\xc3\xa9\xff" 0x6 NT_STATUS_OK\nUnlink "\\a\\\\b\xc2\x85" 0x6 NT_STATUS_OK\n')
+        f.write(b'Unlink "\\caf\xc3\xa9\xff" 0x6 NT_STATUS_OK\nRmdir "\\ab\xc2\x85" NT_STATUS_OK\n'
+                b'Unlink "\\plain" 0x6 NT_STATUS_OK\n')
     _, raw4, _, p = replay(tmp, 'utf8', lf, '--no-prepare')
     d4 = load_strict(raw4)
     got = [s['path'] for s in d4['mismatch_samples']]
     tap(got[:1] == ['café\\xff'], 'valid UTF-8 stays, a stray byte is \\xNN', got)
-    tap(len(got) == 2 and got[1].endswith('\\xc2\\x85'), 'a C1 control in UTF-8 is escaped byte by byte', got)
+    tap(len(got) == 2 and got[1] == 'ab\\xc2\\x85', 'a C1 control in UTF-8 is escaped byte by byte', got)
+    tap([s['count'] for s in d4['mismatch_samples']] == [2, 1] and d4['mismatch_other_kinds'] == 0,
+        'mismatches grouped by kind, with counts', d4['mismatch_samples'])
     p = run(['stat', '--json', evil])
     try:
         s3 = load_strict(p.stdout)

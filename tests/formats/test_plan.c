@@ -103,6 +103,52 @@ static void items_sizes_and_clients(void **state)
 }
 
 /*
+ * An open-or-create that records no create action (a loadfile) may have found
+ * what it opened: it did if something beneath it must exist, or if it is read
+ * beyond what the workload wrote; else the workload makes it.  With the
+ * action recorded, "created" plans nothing and "opened" plans it.
+ */
+static void open_if_without_action(void **state)
+{
+	(void)state;
+	tr t;
+	tr_init(&t);
+	rp_op *op = add(&t, 1, RP_OP_OPEN, "/d", 1, 0, 0); /* the directory: a file in it is opened, not created */
+	op->disp = RP_DISP_OPEN_IF;
+	op->oflags = RP_OF_DIRECTORY;
+	add(&t, 1, RP_OP_CLOSE, NULL, 1, 0, 0);
+	op = add(&t, 1, RP_OP_OPEN, "/d/f", 2, 0, 0);
+	op->disp = RP_DISP_OPEN;
+	add(&t, 1, RP_OP_CLOSE, NULL, 2, 0, 0);
+	op = add(&t, 1, RP_OP_OPEN, "/g", 3, 0, 0); /* read beyond what the workload wrote: it had data */
+	op->disp = RP_DISP_OPEN_IF;
+	add(&t, 1, RP_OP_READ, NULL, 3, 0, 500);
+	add(&t, 1, RP_OP_CLOSE, NULL, 3, 0, 0);
+	op = add(&t, 1, RP_OP_OPEN, "/h", 4, 0, 0); /* written, then read: the workload's own */
+	op->disp = RP_DISP_OPEN_IF;
+	add(&t, 1, RP_OP_WRITE, NULL, 4, 0, 500);
+	add(&t, 1, RP_OP_READ, NULL, 4, 0, 500);
+	add(&t, 1, RP_OP_CLOSE, NULL, 4, 0, 0);
+	op = add(&t, 1, RP_OP_OPEN, "/k", 5, 0, 0); /* "created": nothing to plan, whatever follows */
+	op->disp = RP_DISP_OPEN_IF;
+	op->oflags = RP_OF_DIRECTORY;
+	op->result = RP_ACT_CREATED;
+	add(&t, 1, RP_OP_STAT, "/k/x", 0, 0, 0);
+	rp_plan p;
+	plan(&t, &p, true, false);
+	static const char *const want[] = { "d", "d/f", "g" };
+	static const bool want_dir[] = { true, false, false };
+	assert_int_equal(p.n_items, 3);
+	for (size_t i = 0; i < 3; i++) {
+		assert_string_equal(p.items[i].path, want[i]);
+		assert_int_equal(p.items[i].dir, want_dir[i]);
+		assert_int_equal(p.items[i].size, i == 2 ? 500 : 0);
+	}
+	rp_plan_free(&p);
+	tr_fini(&t);
+}
+
+/*
  * In a loop, a creation that finds what the previous pass left is a
  * conflict: Mkdir \clients (its Deltree removes only what is beneath), and a
  * create-new open of a file the pass does not remove; not the mkdir of a
@@ -184,6 +230,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(items_sizes_and_clients),
+		cmocka_unit_test(open_if_without_action),
 		cmocka_unit_test(loop_conflicts),
 		cmocka_unit_test(over_a_reader),
 		cmocka_unit_test(empty_trace_empty_plan),

@@ -313,8 +313,10 @@ static void test_dircache_shared(void **state)
 	(void)state;
 	const rp_backend_ops *const b = rp_backend_find("posix");
 	assert_non_null(b);
-	const rp_backend_args args = { .target = target, .n_clients = 2 };
 	char eb[RP_ERRBUF_SIZE];
+	rp_backend_parsed p;
+	assert_int_equal(rp_backend_parse_opts(b, NULL, &p, eb), 0); /* the defaults, which create reads */
+	const rp_backend_args args = { .target = target, .vals = p.vals, .n_vals = p.n_vals, .n_clients = 2 };
 	void *bs;
 	assert_int_equal(b->create(&bs, &args, eb), 0);
 	void *const c1 = calloc(1, b->client_size), *const c2 = calloc(1, b->client_size);
@@ -341,6 +343,7 @@ static void test_dircache_shared(void **state)
 	b->client_fini(bs, c1);
 	b->client_fini(bs, c2);
 	b->destroy(bs);
+	rp_backend_parsed_free(&p);
 	free(c1);
 	free(c2);
 	rm_rf(target);

@@ -1,0 +1,157 @@
+#!/bin/sh
+# Honest replay results through the reprise command (TAP): failures the trace recorded are told
+# from mismatches, --fail-on-mismatch and --on-mismatch abort exit 1, a non-empty target is warned
+# about, --cleanup removes only what the run made, prepared files hold data (--prepare-fill),
+# --drop-caches says what it did, mismatches are grouped, an interrupted run reports the time it ran.
+#   replay.sh REPRISE SOURCE_ROOT
+set -u
+reprise=$1
+tmp=$(mktemp -d) || exit 1
+pid=
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+export LC_ALL=C TZ=UTC
+n=0
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); echo "not ok $n - $1"; for f in out err; do [ -f "$tmp/$f" ] && sed "s/^/# $f: /" "$tmp/$f" | head -20; done; }
+# A command that never ends fails here (timeout exits 124) instead of stalling the suite.
+run() { timeout 120 "$@" >"$tmp/out" 2>"$tmp/err"; }
+check() { desc=$1; shift; if run "$@"; then ok "$desc"; else not_ok "$desc"; fi; }
+check_fails() { desc=$1; want=$2; shift 2; run "$@"; rc=$?
+	if [ "$rc" = "$want" ]; then ok "$desc"; else echo "# exit $rc, wanted $want"; not_ok "$desc"; fi; }
+has() { # desc file pattern (extended regex)
+	if grep -Eq -- "$3" "$tmp/$2"; then ok "$1"; else echo "# $2 lacks: $3"; not_ok "$1"; fi; }
+lacks() { if grep -Eq -- "$3" "$tmp/$2"; then echo "# $2 has: $3"; not_ok "$1"; else ok "$1"; fi; }
+fresh() { rm -rf "$tmp/t"; mkdir "$tmp/t"; }
+
+# 1. dbench's client.txt (its first 6000 lines, a minute of CPU less than all of it) fails
+# thousands of opens and stats on purpose: failed as recorded, no mismatch, nothing alarming.
+client=/usr/share/dbench/client.txt
+if [ -r "$client" ]; then
+	head -n 6000 "$client" >"$tmp/client.txt"
+	fresh
+	check "client.txt replays" "$reprise" replay "$tmp/client.txt" --target "$tmp/t" -q
+	has "client.txt: its failures are all as recorded, 0 mismatched" out '^Failed [1-9][0-9]* \(all as recorded\), mismatched 0$'
+	has "the legend tells Failed from Mismatch" out 'Failed: the op returned an error, which the trace may have recorded too'
+	lacks "client.txt: no mismatch lines" err 'mismatch'
+else
+	for d in "client.txt replays" "client.txt: its failures are all as recorded" "the legend" "no mismatch lines"; do
+		ok "$d # skip no $client (dbench package)"
+	done
+fi
+check "replay --help" "$reprise" replay --help
+has "--help says what Failed and Mismatch count" out 'Mismatch counts the ops whose result differs from the recording'
+has "--help lists --fail-on-mismatch" out '--fail-on-mismatch'
+
+# 2. Mismatches: three reads on a handle no op opened (EBADF where the trace has OK) and a
+# stat of a name that is not there (ENOENT where the trace has OK), in two copies.
+cat >"$tmp/bad.txt" <<'LOAD'
+ReadX 7 0 10 10 NT_STATUS_OK
+ReadX 7 10 10 10 NT_STATUS_OK
+ReadX 7 20 10 10 NT_STATUS_OK
+QUERY_PATH_INFORMATION "\nothere" 1004 NT_STATUS_OBJECT_NAME_NOT_FOUND
+LOAD
+fresh
+check "mismatches without --fail-on-mismatch exit 0" "$reprise" replay "$tmp/bad.txt" --target "$tmp/t" -q --clients 2
+has "the summary counts them as not recorded" out '^Failed 8 \(2 as recorded, 6 not\), mismatched 6, unknown handles 6'
+has "one line for the six reads: count, op, expected, got" err '^reprise replay: mismatch: 6 x read, expected OK, got EBADF; first: client 0 copy 1 op 1 fh=7$'
+if [ "$(grep -c 'mismatch:' "$tmp/err")" = 1 ]; then ok "grouped: no line repeated"; else not_ok "grouped: no line repeated"; fi
+fresh
+check_fails "--fail-on-mismatch exits 1 after the run" 1 "$reprise" replay "$tmp/bad.txt" --target "$tmp/t" -q --fail-on-mismatch
+has "--fail-on-mismatch: the run went to the end" out 'stopped: end'
+has "--fail-on-mismatch says why it fails" err '3 mismatches \(--fail-on-mismatch\)'
+fresh
+check_fails "--on-mismatch abort exits 1" 1 "$reprise" replay "$tmp/bad.txt" --target "$tmp/t" -q --on-mismatch abort
+has "--on-mismatch abort stops at the first" out 'stopped: mismatch'
+printf 'QUERY_PATH_INFORMATION "\\nothere" 1004 NT_STATUS_OBJECT_NAME_NOT_FOUND\n' >"$tmp/good.txt"
+fresh
+check "--fail-on-mismatch without a mismatch exits 0" "$reprise" replay "$tmp/good.txt" --target "$tmp/t" -q --fail-on-mismatch
+
+# 3. A target that is not empty is warned about; what prepare makes does not count.
+cat >"$tmp/prep.txt" <<'LOAD'
+NTCreateX "\data\in.bin" 0x0 0x1 1 NT_STATUS_OK
+ReadX 1 0 65536 65536 NT_STATUS_OK
+ReadX 1 4000000 65536 65536 NT_STATUS_OK
+Close 1 NT_STATUS_OK
+QUERY_PATH_INFORMATION "\data\sub\x" 1004 NT_STATUS_OK
+Mkdir "\made" NT_STATUS_OK
+NTCreateX "\made\f" 0x0 0x2 3 NT_STATUS_OK
+WriteX 3 0 10 10 NT_STATUS_OK
+Close 3 NT_STATUS_OK
+LOAD
+fresh
+check "a run that prepares files into an empty target" "$reprise" replay "$tmp/prep.txt" --target "$tmp/t" -q
+lacks "no warning for an empty target" err 'not empty'
+has "the Prepare line says what was written, how, and how long it took" out '^Prepare: 2 directories, 2 files, 4.1 MB written \(data\) in [0-9.]+ s$'
+check "the same again, into what the first run left" "$reprise" replay "$tmp/prep.txt" --target "$tmp/t" -q
+has "a target that is not empty is warned about" err "warning: $tmp/t is not empty \\(2 entries before the run\\)"
+
+# 5. Prepared files hold data (the test's own temp dir: st_blocks counts what is allocated).
+blocks_ok() { # file: allocated >= size
+	set -- $(stat -c '%s %b %B' "$1"); [ $(($2 * $3)) -ge "$1" ]; }
+for fill in data zero; do
+	fresh
+	check "--prepare-fill=$fill" "$reprise" replay "$tmp/prep.txt" --target "$tmp/t" -q --prepare-fill=$fill
+	if blocks_ok "$tmp/t/data/in.bin"; then ok "$fill: the prepared file has all its blocks"; else stat "$tmp/t/data/in.bin" | sed 's/^/# /'; not_ok "$fill: the prepared file has all its blocks"; fi
+	has "$fill: the Prepare line names the fill" out "^Prepare: .* written \\($fill\\)"
+done
+if [ "$(od -An -tx1 -j 1000000 -N 4 "$tmp/t/data/in.bin" | tr -d ' ')" = 00000000 ]; then ok "zero: zeros"; else not_ok "zero: zeros"; fi
+fresh
+run "$reprise" replay "$tmp/prep.txt" --target "$tmp/t" -q
+case $(od -An -tx1 -j 1000000 -N 4 "$tmp/t/data/in.bin" | tr -d ' ') in
+00000000|'') not_ok "data (the default): not zeros" ;;
+*) ok "data (the default): not zeros" ;;
+esac
+fresh
+check "--prepare-fill=sparse" "$reprise" replay "$tmp/prep.txt" --target "$tmp/t" -q --prepare-fill=sparse
+if blocks_ok "$tmp/t/data/in.bin"; then not_ok "sparse: the prepared file is sparse"; else ok "sparse: the prepared file is sparse"; fi
+has "sparse: the Prepare line says so" out '^Prepare: 2 directories, 2 files, 4.1 MB in size, sparse \(1 byte written\)'
+check_fails "--prepare-fill=bogus is a usage error" 2 "$reprise" replay "$tmp/prep.txt" --target "$tmp/t" -q --prepare-fill=bogus
+fresh
+check "--drop-caches" "$reprise" replay "$tmp/good.txt" --target "$tmp/t" -q --drop-caches
+if [ "$(id -u)" = 0 ]; then
+	has "--drop-caches as root: dropped" out '; caches dropped$'
+else
+	has "--drop-caches as a user: a note" out '; caches NOT dropped \(--drop-caches needs root\)$'
+fi
+
+# 4. --cleanup removes what the run and prepare made, and nothing of before (a file, a directory
+# and what is in it, a symlink to a directory outside the target and what is there).
+fresh
+mkdir "$tmp/outside" "$tmp/t/data"
+echo keep >"$tmp/t/pre.txt"
+echo keep >"$tmp/t/data/old.txt"
+echo keep >"$tmp/outside/o.txt"
+ln -s ../outside "$tmp/t/link"
+check "--cleanup" "$reprise" replay "$tmp/prep.txt" --target "$tmp/t" -q --cleanup
+has "--cleanup says what it removed and left" out '^Cleanup: [1-9][0-9]* entries the run made removed, 4 of before left$'
+(cd "$tmp/t" && find . | sort) >"$tmp/left"
+printf '.\n./data\n./data/old.txt\n./link\n./pre.txt\n' >"$tmp/want"
+if diff -u "$tmp/want" "$tmp/left" >"$tmp/err"; then ok "--cleanup leaves what was there, only"; else not_ok "--cleanup leaves what was there, only"; fi
+if [ "$(cat "$tmp/t/pre.txt" "$tmp/t/data/old.txt" "$tmp/outside/o.txt")" = "keep
+keep
+keep" ] && [ "$(ls "$tmp/outside")" = o.txt ]; then ok "--cleanup: the files of before and outside untouched"; else not_ok "--cleanup: the files of before and outside untouched"; fi
+fresh
+check "--cleanup with copies" "$reprise" replay "$tmp/prep.txt" --target "$tmp/t" -q --cleanup --clients 3 --json "$tmp/t/run.json"
+if [ "$(ls -A "$tmp/t")" = run.json ]; then ok "--cleanup removes the client directories, keeps the report"; else ls -A "$tmp/t" | sed 's/^/# /'; not_ok "--cleanup removes the client directories, keeps the report"; fi
+
+# 6. An interrupted run reports the time it ran, though no op completed in it: the second op is
+# 100 s after the first and the run is stopped once its progress line shows a second gone.
+cat >"$tmp/gap.txt" <<'LOAD'
+0.000 QUERY_PATH_INFORMATION "\a" 1004 NT_STATUS_OBJECT_NAME_NOT_FOUND
+100.000 QUERY_PATH_INFORMATION "\b" 1004 NT_STATUS_OBJECT_NAME_NOT_FOUND
+LOAD
+fresh
+"$reprise" replay "$tmp/gap.txt" --target "$tmp/t" --timing trace >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+i=0
+while [ $i -lt 600 ] && ! grep -Eq ' [1-9][0-9]*\.[0-9] s$' "$tmp/err"; do sleep 0.1; i=$((i + 1)); done
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+pid=
+if [ "$rc" = 130 ]; then ok "SIGINT: exit 130"; else echo "# exit $rc"; not_ok "SIGINT: exit 130"; fi
+has "SIGINT: stopped: interrupted" out 'stopped: interrupted'
+has "SIGINT: the measured time is the time it ran, not its last op's" out ' clients  ([1-9][0-9]*|0\.[5-9][0-9]*)\.?[0-9]* s measured'
+
+echo "1..$n"

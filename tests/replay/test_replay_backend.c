@@ -1,0 +1,496 @@
+/*
+ * The backend interface: vtables checked when a backend is chosen, URL
+ * schemes picking the backend, typed option tables, and per-op capabilities
+ * (ops a backend cannot express counted as unsupported, never sent to it).
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+/* ---- A backend that records what reaches it (fault-style: every op succeeds) ------------- */
+
+static _Atomic uint64_t seen[RP_OP__COUNT];
+static _Atomic uint64_t next_bh = 1;
+
+static int rec_create(void **b, const rp_backend_args *a, char *eb)
+{
+	(void)a, (void)eb;
+	*b = (void *)1;
+	return 0;
+}
+static void rec_destroy(void *b)
+{
+	(void)b;
+}
+static int rec_client_init(void *b, void *c, const char *dir, char *eb)
+{
+	(void)b, (void)c, (void)dir, (void)eb;
+	return 0;
+}
+static int rec_submit(void *b, void *c, rp_breq *req)
+{
+	(void)b, (void)c;
+	atomic_fetch_add(&seen[req->op->op], 1);
+	req->status = req->no_handle ? EBADF : 0;
+	req->result = req->op->op == RP_OP_READ || req->op->op == RP_OP_WRITE ? req->op->length : 0;
+	if (req->op->op == RP_OP_OPEN)
+		req->bh = atomic_fetch_add(&next_bh, 1);
+	if (req->cb)
+		req->cb(req);
+	return 0;
+}
+static int rec_poll(void *b, void *c, uint64_t t)
+{
+	(void)b, (void)c, (void)t;
+	return 0;
+}
+static void rec_release(void *b, void *c, uint64_t bh)
+{
+	(void)b, (void)c, (void)bh;
+}
+static void rec_client_fini(void *b, void *c)
+{
+	(void)b, (void)c;
+}
+
+/* A well-formed vtable; each broken one below is this with one thing wrong. No client_fini: it is optional. */
+static const rp_backend_ops good = {
+	.version = RP_BACKEND_VERSION, .name = "rec", .summary = "test", .client_size = 8,
+	.create = rec_create, .destroy = rec_destroy, .client_init = rec_client_init,
+	.submit = rec_submit, .release = rec_release,
+};
+
+static void reset_seen(void)
+{
+	for (unsigned i = 0; i < RP_OP__COUNT; i++)
+		atomic_store(&seen[i], 0);
+}
+
+/* ---- 1. Hooks validated when a backend is chosen --------------------------------------------------- */
+
+static const char *const upper_scheme[] = { "NFS", NULL };
+static const char *const bad_scheme[] = { "a b", NULL };
+static const rp_backend_opt enum_no_choices[] = { { .name = "m", .type = RP_BOPT_ENUM, .help = "h" }, { .name = NULL } };
+static const rp_backend_opt def_out_of_range[] = {
+	{ .name = "depth", .type = RP_BOPT_UINT, .def = "0", .min = 1, .max = 8, .help = "h" }, { .name = NULL } };
+static const rp_backend_opt flag_default[] = { { .name = "f", .type = RP_BOPT_FLAG, .def = "1", .help = "h" }, { .name = NULL } };
+static const rp_backend_opt twice[] = {
+	{ .name = "f", .type = RP_BOPT_FLAG, .help = "h" }, { .name = "f", .type = RP_BOPT_FLAG, .help = "h" }, { .name = NULL } };
+static const rp_backend_opt min_above_max[] = {
+	{ .name = "n", .type = RP_BOPT_UINT, .min = 9, .max = 8, .help = "h" }, { .name = NULL } };
+static const rp_backend_opt bounded_string[] = {
+	{ .name = "s", .type = RP_BOPT_STRING, .max = 8, .help = "h" }, { .name = NULL } };
+static const rp_backend_opt bad_type[] = { { .name = "t", .type = RP_BOPT__COUNT, .help = "h" }, { .name = NULL } };
+static const rp_backend_opt eq_name[] = { { .name = "a=b", .type = RP_BOPT_FLAG, .help = "h" }, { .name = NULL } };
+
+static void test_check_broken_vtables(void **state)
+{
+	(void)state;
+	char eb[RP_ERRBUF_SIZE];
+	assert_int_equal(rp_backend_check(&good, eb), 0);
+	for (size_t i = 0; rp_backend_at(i); i++)
+		if (rp_backend_check(rp_backend_at(i), eb) < 0)
+			fail_msg("built-in backend %s refused: %s", rp_backend_at(i)->name, eb);
+	struct {
+		rp_backend_ops ops;
+		int rc;
+		const char *want;
+	} cases[] = {
+		{ good, RP_E_VERSION, "interface version 0, this engine knows 1.." },
+		{ good, RP_E_VERSION, "interface version 5" },
+		{ good, RP_E_INVAL, "RP_BCAP_ASYNC) without a poll hook" },
+		{ good, RP_E_INVAL, "no create hook" },
+		{ good, RP_E_INVAL, "no destroy hook" },
+		{ good, RP_E_INVAL, "no client_init hook" },
+		{ good, RP_E_INVAL, "no submit hook" },
+		{ good, RP_E_INVAL, "no release hook" },
+		{ good, RP_E_INVAL, "client_size 0 (no client state) with a client_fini hook" },
+		{ good, RP_E_INVAL, "client_size 0 (no client state) with RP_BCAP_ASYNC" },
+		{ good, RP_E_INVAL, "unknown capability bits 0x80" },
+		{ good, RP_E_INVAL, "names ops this engine does not know" },
+		{ good, RP_E_INVAL, "a backend without a name" },
+		{ good, RP_E_INVAL, "'NFS' is no URL scheme" },
+		{ good, RP_E_INVAL, "'a b' is no URL scheme" },
+		{ good, RP_E_INVAL, "option 'm': an enum without choices" },
+		{ good, RP_E_INVAL, "default of option 'depth': 0 is out of range (1 to 8)" },
+		{ good, RP_E_INVAL, "option 'f' is a flag, off unless given: no default" },
+		{ good, RP_E_INVAL, "option 'f' twice" },
+		{ good, RP_E_INVAL, "option 'n' has min above max" },
+		{ good, RP_E_INVAL, "option 's' is a string, which has no bounds" },
+		{ good, RP_E_INVAL, "option 't' has unknown type" },
+		{ good, RP_E_INVAL, "option name 'a=b'" },
+	};
+	size_t k = 0;
+	cases[k++].ops.version = 0;
+	cases[k++].ops.version = RP_BACKEND_VERSION + 1;
+	cases[k++].ops.caps = RP_BCAP_ASYNC;
+	cases[k++].ops.create = NULL;
+	cases[k++].ops.destroy = NULL;
+	cases[k++].ops.client_init = NULL;
+	cases[k++].ops.submit = NULL;
+	cases[k++].ops.release = NULL;
+	cases[k].ops.client_size = 0;
+	cases[k++].ops.client_fini = rec_client_fini;
+	cases[k].ops.client_size = 0;
+	cases[k].ops.caps = RP_BCAP_ASYNC;
+	cases[k++].ops.poll = rec_poll;
+	cases[k++].ops.caps = 1u << 7;
+	cases[k++].ops.op_mask = UINT64_C(1) << RP_OP__COUNT;
+	cases[k++].ops.name = NULL;
+	cases[k++].ops.schemes = upper_scheme;
+	cases[k++].ops.schemes = bad_scheme;
+	cases[k++].ops.opts = enum_no_choices;
+	cases[k++].ops.opts = def_out_of_range;
+	cases[k++].ops.opts = flag_default;
+	cases[k++].ops.opts = twice;
+	cases[k++].ops.opts = min_above_max;
+	cases[k++].ops.opts = bounded_string;
+	cases[k++].ops.opts = bad_type;
+	cases[k++].ops.opts = eq_name;
+	assert_int_equal(k, sizeof(cases) / sizeof(cases[0]));
+	for (size_t i = 0; i < k; i++) {
+		eb[0] = '\0';
+		const int rc = rp_backend_check(&cases[i].ops, eb);
+		if (rc != cases[i].rc || !strstr(eb, cases[i].want))
+			fail_msg("case %zu: rc %d '%s', wanted %d '%s'", i, rc, eb, cases[i].rc, cases[i].want);
+	}
+	assert_int_equal(rp_backend_check(NULL, eb), RP_E_INVAL);
+
+	/* rp_replay_create refuses each of them before anything runs (async without poll: not silently synchronous). */
+	for (size_t i = 0; i < k; i++) {
+		wl t;
+		wl_init(&t, RP_SRC_LOADFILE_SMB);
+		wl_add(&t, 1, RP_OP_STAT, "\\a", 0, 0, 0, 0);
+		rp_replay_opts o;
+		rp_replay_opts_init(&o);
+		o.target = "/nonexistent";
+		o.backend_ops = &cases[i].ops;
+		rp_replay *r = NULL;
+		eb[0] = '\0';
+		assert_int_equal(rp_replay_create(&r, &o, wl_open(&t), eb), cases[i].rc);
+		assert_null(r);
+		if (!strstr(eb, cases[i].want))
+			fail_msg("create, case %zu: '%s' lacks '%s'", i, eb, cases[i].want);
+		wl_fini(&t);
+	}
+}
+
+/* ---- 2. URL schemes ----------------------------------------------------------------------- */
+
+static void test_schemes(void **state)
+{
+	(void)state;
+	char eb[RP_ERRBUF_SIZE];
+	const rp_backend_ops *b;
+	/* No scheme is declared by two built-in backends, so the scheme names one. */
+	for (size_t i = 0; rp_backend_at(i); i++)
+		for (const char *const *s = rp_backend_at(i)->schemes; s && *s; s++)
+			for (size_t j = i + 1; rp_backend_at(j); j++)
+				for (const char *const *u = rp_backend_at(j)->schemes; u && *u; u++)
+					if (strcmp(*s, *u) == 0)
+						fail_msg("scheme '%s' in %s and %s", *s, rp_backend_at(i)->name, rp_backend_at(j)->name);
+	static const char *const posix_targets[] = { "/tmp/x", "rel/dir", "file:///tmp", "FILE:///tmp",
+						     "file://localhost/tmp", "./a://b", "/x/nfs://y" };
+	for (size_t i = 0; i < sizeof(posix_targets) / sizeof(posix_targets[0]); i++) {
+		assert_int_equal(rp_backend_for_target(posix_targets[i], &b, eb), 0);
+		assert_string_equal(b->name, "posix");
+		assert_true(rp_backend_serves(b, posix_targets[i]));
+	}
+	static const struct {
+		const char *target, *want;
+	} bad[] = {
+		{ "nfs://host/export", "nfs://host/export: this reprise was built without the nfs backend (it needs libnfs)" },
+		{ "NFS://host/export", "built without the nfs backend" },
+		{ "smb://host/share", "built without the smb backend (it needs libsmbclient)" },
+		{ "ftp://x", "ftp://x: unknown URL scheme 'ftp' (this build knows file://, a directory path)" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(rp_backend_for_target(bad[i].target, &b, eb), RP_E_UNSUPPORTED);
+		assert_null(b);
+		if (!strstr(eb, bad[i].want))
+			fail_msg("%s: '%s' lacks '%s'", bad[i].target, eb, bad[i].want);
+	}
+	/* A named backend declaring schemes refuses a target it does not take; one declaring none ignores the target. */
+	assert_false(rp_backend_serves(rp_backend_find("posix"), "nfs://h/e"));
+	assert_true(rp_backend_serves(rp_backend_find("null"), "nfs://h/e"));
+	wl t;
+	wl_init(&t, RP_SRC_LOADFILE_SMB);
+	wl_add(&t, 1, RP_OP_STAT, "\\a", 0, 0, 0, 0);
+	rp_replay_opts o;
+	rp_replay_opts_init(&o);
+	o.target = "nfs://host/export";
+	o.backend = "posix";
+	rp_replay *r = NULL;
+	assert_int_equal(rp_replay_create(&r, &o, wl_open(&t), eb), RP_E_UNSUPPORTED);
+	assert_non_null(strstr(eb, "backend posix does not take this target (it takes a directory path, file://)"));
+	wl_fini(&t);
+
+	/* Without --backend, a file:// URL of a directory (with a %20 in it) replays with posix. */
+	char dir[] = "/tmp/rp-scheme-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char sub[64], url[96];
+	snprintf(sub, sizeof(sub), "%s/a b", dir);
+	assert_int_equal(mkdir(sub, 0777), 0);
+	snprintf(url, sizeof(url), "file://%s/a%%20b", dir);
+	wl_init(&t, RP_SRC_LOADFILE_SMB);
+	wl_add(&t, 1, RP_OP_MKDIR, "\\d", 0, 0, 0, 0);
+	rp_replay_opts_init(&o);
+	o.target = url;
+	o.no_prepare = true;
+	const int rc = rp_replay_create(&r, &o, wl_open(&t), eb);
+	if (rc == 0)
+		rp_replay_run(r, eb);
+	char made[96];
+	snprintf(made, sizeof(made), "%s/d", sub);
+	struct stat st;
+	const bool ok = rc == 0 && stat(made, &st) == 0 && S_ISDIR(st.st_mode) &&
+			strcmp(rp_replay_get_results(r)->backend, "posix") == 0;
+	rp_replay_destroy(r);
+	wl_fini(&t);
+	rmdir(made);
+	rmdir(sub);
+	rmdir(dir);
+	if (!ok)
+		fail_msg("file URL replay: rc %d %s", rc, rc ? eb : "");
+	/* A file URL with a host is refused by posix, naming the form it takes. */
+	wl_init(&t, RP_SRC_LOADFILE_SMB);
+	wl_add(&t, 1, RP_OP_STAT, "\\a", 0, 0, 0, 0);
+	rp_replay_opts_init(&o);
+	o.target = "file://elsewhere/tmp";
+	assert_int_equal(rp_replay_create(&r, &o, wl_open(&t), eb), RP_E_UNSUPPORTED);
+	assert_non_null(strstr(eb, "file:///dir"));
+	wl_fini(&t);
+}
+
+/* ---- 3. Typed options ---------------------------------------------------------------------- */
+
+enum { T_FLAG, T_BOOL, T_UINT, T_DUR, T_SIZE, T_STR, T_ENUM, T__COUNT };
+static const char *const modes[] = { "fast", "safe", NULL };
+static const rp_backend_opt typed[] = {
+	[T_FLAG] = { .name = "flag", .type = RP_BOPT_FLAG, .help = "f" },
+	[T_BOOL] = { .name = "on", .type = RP_BOPT_BOOL, .def = "yes", .help = "b" },
+	[T_UINT] = { .name = "depth", .type = RP_BOPT_UINT, .def = "4", .min = 1, .max = 64, .help = "u" },
+	[T_DUR] = { .name = "wait", .type = RP_BOPT_DURATION, .def = "10ms", .max = 1000000000u, .help = "d" },
+	[T_SIZE] = { .name = "chunk", .type = RP_BOPT_SIZE, .def = "64k", .min = 512, .max = UINT64_C(1) << 30, .help = "s" },
+	[T_STR] = { .name = "tag", .type = RP_BOPT_STRING, .repeat = true, .help = "t" },
+	[T_ENUM] = { .name = "mode", .type = RP_BOPT_ENUM, .choices = modes, .def = "safe", .help = "e" },
+	[T__COUNT] = { .name = NULL },
+};
+
+static void test_typed_options(void **state)
+{
+	(void)state;
+	rp_backend_ops ops = good;
+	ops.opts = typed;
+	char eb[RP_ERRBUF_SIZE];
+	assert_int_equal(rp_backend_check(&ops, eb), 0);
+	rp_backend_parsed p;
+	/* Nothing given: the defaults, parsed. */
+	assert_int_equal(rp_backend_parse_opts(&ops, NULL, &p, eb), 0);
+	assert_int_equal(p.n_kv, 0);
+	assert_int_equal(p.n_vals, T__COUNT);
+	assert_false(p.vals[T_FLAG].set);
+	assert_int_equal(p.vals[T_FLAG].u, 0);
+	assert_int_equal(p.vals[T_BOOL].u, 1);
+	assert_int_equal(p.vals[T_UINT].u, 4);
+	assert_int_equal(p.vals[T_DUR].u, 10000000u);
+	assert_int_equal(p.vals[T_SIZE].u, 65536);
+	assert_false(p.vals[T_STR].set);
+	assert_int_equal(p.vals[T_ENUM].u, 1);
+	assert_string_equal(p.vals[T_ENUM].value, "safe");
+	rp_backend_parsed_free(&p);
+	/* Every type given; a repeatable option keeps each item, the value is the last. */
+	assert_int_equal(rp_backend_parse_opts(&ops, "flag,on=off,depth=64,wait=1.5ms,chunk=1M,tag=a,,tag=b,mode=fast,depth=3",
+					       &p, eb),
+			 0);
+	assert_int_equal(p.n_kv, 9);
+	assert_int_equal(p.vals[T_FLAG].u, 1);
+	assert_int_equal(p.vals[T_BOOL].u, 0);
+	assert_int_equal(p.vals[T_UINT].u, 3); /* the last one given */
+	assert_int_equal(p.vals[T_DUR].u, 1500000u);
+	assert_int_equal(p.vals[T_SIZE].u, 1u << 20);
+	assert_string_equal(p.vals[T_STR].value, "b");
+	assert_string_equal(p.kv[5].value, "a");
+	assert_ptr_equal(p.kv[5].opt, &typed[T_STR]);
+	assert_int_equal(p.vals[T_ENUM].u, 0);
+	rp_backend_parsed_free(&p);
+	/* Bad values: each names the option; out of range says the range. */
+	static const struct {
+		const char *spec;
+		int rc;
+		const char *want;
+	} bad[] = {
+		{ "depth=0", RP_E_RANGE, "backend rec: option 'depth': 0 is out of range (1 to 64)" },
+		{ "depth=65", RP_E_RANGE, "option 'depth': 65 is out of range (1 to 64)" },
+		{ "depth=99999999999999999999999", RP_E_RANGE, "option 'depth'" },
+		{ "depth=-1", RP_E_INVAL, "option 'depth': '-1' is not a decimal number" },
+		{ "depth=0x10", RP_E_INVAL, "is not a decimal number" },
+		{ "depth= 4", RP_E_INVAL, "is not a decimal number" },
+		{ "depth=4k", RP_E_INVAL, "is not a decimal number" },
+		{ "depth", RP_E_INVAL, "option 'depth' needs a value (depth=N)" },
+		{ "wait=2s", RP_E_RANGE, "option 'wait': 2s is out of range (0 to 1s)" },
+		{ "wait=5parsecs", RP_E_INVAL, "option 'wait': '5parsecs' is not a duration" },
+		{ "wait=nan", RP_E_INVAL, "is not a duration" },
+		{ "wait=.", RP_E_INVAL, "is not a duration" },
+		{ "chunk=511", RP_E_RANGE, "option 'chunk': 511 is out of range (512 to 1G)" },
+		{ "chunk=2G", RP_E_RANGE, "out of range" },
+		{ "chunk=99999999999T", RP_E_RANGE, "out of range" },
+		{ "chunk=1X", RP_E_INVAL, "is not a size" },
+		{ "on=maybe", RP_E_INVAL, "option 'on': 'maybe' is not yes/no" },
+		{ "mode=slow", RP_E_INVAL, "option 'mode': 'slow' is not one of its choices" },
+		{ "tag=", RP_E_INVAL, "option 'tag' needs a value" },
+		{ "flag=1", RP_E_INVAL, "option 'flag' takes no value" },
+		{ "nosuch", RP_E_INVAL, "has no option 'nosuch' (it has flag, on, depth, wait, chunk, tag, mode)" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		eb[0] = '\0';
+		const int rc = rp_backend_parse_opts(&ops, bad[i].spec, &p, eb);
+		if (rc != bad[i].rc || !strstr(eb, bad[i].want))
+			fail_msg("'%s': rc %d '%s', wanted %d '%s'", bad[i].spec, rc, eb, bad[i].rc, bad[i].want);
+		assert_null(p.kv);
+		assert_null(p.vals);
+	}
+	/* Values as --list-backends shows them. */
+	char buf[32];
+	rp_bopt_format(&typed[T_DUR], 1500000, buf, sizeof(buf));
+	assert_string_equal(buf, "1500us");
+	rp_bopt_format(&typed[T_DUR], 0, buf, sizeof(buf));
+	assert_string_equal(buf, "0");
+	rp_bopt_format(&typed[T_SIZE], 65536, buf, sizeof(buf));
+	assert_string_equal(buf, "64k");
+	rp_bopt_format(&typed[T_SIZE], 1000, buf, sizeof(buf));
+	assert_string_equal(buf, "1000");
+	rp_bopt_format(&typed[T_ENUM], 1, buf, sizeof(buf));
+	assert_string_equal(buf, "safe");
+	assert_string_equal(rp_bopt_type_name(RP_BOPT_DURATION), "duration");
+
+	/* The converted tables: fault's delay is a duration, bounded, reaching create already parsed. */
+	assert_int_equal(rp_backend_parse_opts(rp_backend_find("fault"), "delay=2h", &p, eb), RP_E_INVAL);
+	assert_non_null(strstr(eb, "backend fault: option 'delay': '2h' is not a duration"));
+	assert_int_equal(rp_backend_parse_opts(rp_backend_find("fault"), "delay=3601s", &p, eb), RP_E_RANGE);
+	assert_non_null(strstr(eb, "option 'delay': 3601s is out of range (0 to 3600s)"));
+	assert_int_equal(rp_backend_parse_opts(rp_backend_find("null"), "async=1", &p, eb), RP_E_INVAL);
+	assert_non_null(strstr(eb, "option 'async' takes no value"));
+	assert_int_equal(rp_backend_parse_opts(rp_backend_find("posix"), "sync,setid", &p, eb), 0);
+	assert_int_equal(p.n_vals, 4);
+	rp_backend_parsed_free(&p);
+}
+
+/* ---- 4. Per-op capabilities ------------------------------------------------------------------ */
+
+static const rp_replay_results *run_masked(wl *t, uint64_t mask, bool prepare, rp_replay **r)
+{
+	static rp_backend_ops partial;
+	partial = good;
+	partial.name = "partial";
+	partial.op_mask = mask;
+	rp_replay_opts o;
+	rp_replay_opts_init(&o);
+	o.target = "/nonexistent";
+	o.backend_ops = &partial;
+	o.no_prepare = !prepare;
+	char eb[RP_ERRBUF_SIZE];
+	reset_seen();
+	if (rp_replay_create(r, &o, wl_open(t), eb) < 0 || rp_replay_run(*r, eb) < 0)
+		fail_msg("run: %s", eb);
+	return rp_replay_get_results(*r);
+}
+
+static void test_unsupported_ops(void **state)
+{
+	(void)state;
+	/* No lock, no unlink: those are counted as unsupported, and never reach the backend. */
+	wl t;
+	wl_init(&t, RP_SRC_LOADFILE_SMB);
+	wl_add(&t, 1, RP_OP_OPEN, "\\f", 5, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_WRITE, NULL, 5, 0, 100, 0);
+	wl_add(&t, 1, RP_OP_LOCK, NULL, 5, 0, 10, 0);
+	wl_add(&t, 1, RP_OP_LOCK, NULL, 5, 20, 10, EAGAIN); /* even one that failed in the trace: not a mismatch */
+	wl_add(&t, 1, RP_OP_UNLINK, "\\g", 0, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 5, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_STAT, "\\f", 0, 0, 0, 0);
+	rp_replay *r = NULL;
+	const uint64_t mask = RP_BACKEND_ALL_OPS & ~(UINT64_C(1) << RP_OP_LOCK) & ~(UINT64_C(1) << RP_OP_UNLINK);
+	const rp_replay_results *res = run_masked(&t, mask, false, &r);
+	assert_int_equal(res->op[RP_OP_LOCK].unsupported, 2);
+	assert_int_equal(res->op[RP_OP_UNLINK].unsupported, 1);
+	assert_int_equal(res->unsupported, 3);
+	assert_int_equal(res->op[RP_OP_LOCK].count, 0);
+	assert_int_equal(res->failures, 0);
+	assert_int_equal(res->mismatches, 0);
+	assert_int_equal(res->unknown_handles, 0);
+	assert_int_equal(res->ops, 4); /* open, write, close, stat */
+	assert_int_equal(atomic_load(&seen[RP_OP_LOCK]), 0);
+	assert_int_equal(atomic_load(&seen[RP_OP_UNLINK]), 0);
+	assert_int_equal(atomic_load(&seen[RP_OP_OPEN]), 1);
+	assert_int_equal(atomic_load(&seen[RP_OP_CLOSE]), 1);
+	/* The table gets an Unsupported column and a line; the JSON the counters, per op and in all. */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_non_null(f);
+	rp_replay_write_table(res, f);
+	assert_int_equal(rp_replay_write_json(res, NULL, f), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(text, " Unsupported\n"));
+	assert_non_null(strstr(text, "Unsupported by the partial backend (not sent to it; not failed, not mismatched): 3"));
+	assert_non_null(strstr(text, "\"unsupported\": 3"));
+	assert_non_null(strstr(text, "\"lock\": {"));
+	assert_non_null(strstr(text, "\"unsupported\": 2"));
+	free(text);
+	rp_replay_destroy(r);
+
+	/* Every op: no Unsupported column, and the counters are 0. */
+	rp_workload_destroy(t.w); /* run_masked opens the ops again */
+	t.w = NULL;
+	res = run_masked(&t, 0, false, &r);
+	assert_int_equal(res->unsupported, 0);
+	assert_int_equal(atomic_load(&seen[RP_OP_LOCK]), 2);
+	text = NULL;
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	rp_replay_write_table(res, f);
+	assert_int_equal(fclose(f), 0);
+	assert_null(strstr(text, "Unsupported"));
+	free(text);
+	rp_replay_destroy(r);
+	wl_fini(&t);
+
+	/*
+	 * No open: the ops on its handle are unsupported too (not unknown handles,
+	 * not mismatches), and prepare never sends the backend an open either.
+	 */
+	wl_init(&t, RP_SRC_LOADFILE_SMB);
+	wl_add(&t, 1, RP_OP_OPEN, "\\x", 7, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_READ, NULL, 7, 0, 100, 0);
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 7, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_READ, NULL, 7, 0, 100, EBADF); /* after the close: its own thing again */
+	wl_add(&t, 1, RP_OP_STAT, "\\x", 0, 0, 0, 0);
+	res = run_masked(&t, RP_BACKEND_ALL_OPS & ~(UINT64_C(1) << RP_OP_OPEN), true, &r);
+	assert_int_equal(res->op[RP_OP_OPEN].unsupported, 1);
+	assert_int_equal(res->op[RP_OP_READ].unsupported, 1);
+	assert_int_equal(res->op[RP_OP_CLOSE].unsupported, 1);
+	assert_int_equal(res->unknown_handles, 1); /* the read after the close: a handle never opened, EBADF as recorded */
+	assert_int_equal(res->mismatches, 0);
+	assert_int_equal(atomic_load(&seen[RP_OP_OPEN]), 0);
+	assert_int_equal(atomic_load(&seen[RP_OP_CLOSE]), 0);
+	assert_int_equal(atomic_load(&seen[RP_OP_STAT]), 1);
+	rp_replay_destroy(r);
+	wl_fini(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_check_broken_vtables),
+		cmocka_unit_test(test_schemes),
+		cmocka_unit_test(test_typed_options),
+		cmocka_unit_test(test_unsupported_ops),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
