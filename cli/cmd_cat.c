@@ -71,7 +71,7 @@ static int pr_finish(rp_sink *s)
 }
 
 static struct {
-	bool meta, lenient;
+	bool meta, lenient, verbose;
 	uint64_t client;
 	bool client_set;
 } o;
@@ -80,7 +80,8 @@ static const char *client_arg;
 static const rp_opt options[] = {
 	{ "client", 'c', RP_OPT_STRING, &client_arg, "N", "only the ops of client N" },
 	{ "meta", 'm', RP_OPT_FLAG, &o.meta, NULL, "start with the trace's metadata as # comment lines" },
-	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfile input: skip bad lines, count and report them" },
+	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfile or text input: skip bad lines, count and report them" },
+	{ "verbose", 'v', RP_OPT_FLAG, &o.verbose, NULL, "say how TRACE is read (which format; a stream spooled to TMPDIR)" },
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
@@ -89,10 +90,12 @@ static const rp_cmd spec = {
 	.usage = "[options] TRACE",
 	.summary = "print a trace one op per line in reprise's canonical text form",
 	.details = "Each line: start and end time in seconds since the trace began (- if no reply was seen),\n"
-		   "c<client>, the op name, its fields (path=\"...\" path2= fh= off= len= ret= access= disp= opts=\n"
-		   "mode= level= flags=; an op's own fields always, others when non-zero), then -> and the\n"
-		   "canonical status with the original protocol status in parentheses.  TRACE may also be a\n"
-		   "loadfile or a packet capture, decoded on the fly.  See docs/op-model.md.",
+		   "c<client>, the op name, its fields (path=\"...\" path2= fh= off= len= ret= fh2= off2= want=\n"
+		   "disp= of= set= mode= uid= gid= atime= mtime= flags= raw=PROTO:access=,disp=,opts=,level=; an\n"
+		   "op's own fields always, others when non-zero), then -> and the canonical status with the\n"
+		   "original protocol status in parentheses.  The text is an input too: 'reprise convert' turns\n"
+		   "it (edited or not) back into a trace with every field as it was.  TRACE may also be a\n"
+		   "loadfile or a packet capture, decoded on the fly; - is standard input.  See docs/op-model.md.",
 	.opts = options,
 	.min_args = 1,
 	.max_args = 1,
@@ -107,7 +110,7 @@ static int run(int argc, char **argv)
 	const int prc = rp_opts_parse(&spec, argc, argv, pos, &npos);
 	if (prc)
 		return prc > 0 ? 0 : 2;
-	rp_input_opts io = { .lenient = o.lenient, .quiet = true, .cmd = "cat" };
+	rp_input_opts io = { .lenient = o.lenient, .quiet = true, .verbose = o.verbose, .cmd = "cat" };
 	if (client_arg) {
 		char *end = NULL;
 		const unsigned long v = strtoul(client_arg, &end, 10);

@@ -11,21 +11,23 @@
 #include "formats/loadfile.h"
 
 static struct {
-	bool lenient, strict, quiet, timestamps, prepare;
-	const char *to, *dialect, *client_key;
+	bool lenient, strict, quiet, verbose, timestamps, prepare;
+	const char *to, *dialect, *client_key, *output;
 	uint64_t level;
 } o;
 
 static const rp_opt options[] = {
+	{ "output", 'o', RP_OPT_STRING, &o.output, "OUT", "the output (instead of the second argument)" },
 	{ "to", 0, RP_OPT_STRING, &o.to, "FORMAT", "output format: rpz or loadfile (default: from OUT's extension)" },
 	{ "dialect", 0, RP_OPT_STRING, &o.dialect, "D", "loadfile dialect: smb, nfs or auto (default auto: NFS traffic -> nfs)" },
 	{ "timestamps", 0, RP_OPT_FLAG, &o.timestamps, NULL, "loadfile: write the timestamped form (a leading time in seconds)" },
 	{ "prepare", 0, RP_OPT_FLAG, &o.prepare, NULL, "loadfile output: first create what the trace uses but never creates (replay's prepare plan), so dbench can run it" },
 	{ "level", 0, RP_OPT_UINT, &o.level, "N", "rpz: zstd compression level, 1-22 (default 9; 19 is ~7 % smaller and 5x slower to write)" },
-	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfile input: skip bad lines, count and report them" },
+	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfile or text input: skip bad lines, count and report them" },
 	{ "strict", 0, RP_OPT_FLAG, &o.strict, NULL, "pcap input: fail when anything was truncated, invalid, unsupported, unmatched, encrypted or lost (TCP gaps)" },
 	{ "client-key", 0, RP_OPT_STRING, &o.client_key, "KEY", "pcap input: a client is addr+principal (default), addr or conn" },
 	{ "quiet", 'q', RP_OPT_FLAG, &o.quiet, NULL, "no summary or progress on stderr" },
+	{ "verbose", 'v', RP_OPT_FLAG, &o.verbose, NULL, "say how IN is read (which format; a stream spooled to TMPDIR)" },
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
@@ -37,10 +39,11 @@ static const rp_optrange ranges[] = {
 static const rp_cmd spec = {
 	.name = "convert",
 	.ranges = ranges,
-	.usage = "[options] IN OUT",
+	.usage = "[options] IN OUT  (or: IN -o OUT)",
 	.summary = "convert a trace, dbench loadfile or packet capture into a trace or loadfile",
-	.details = "IN is sniffed: .rpz trace, dbench loadfile (SMB or NFS dialect, plain or timestamped),\n"
-		   "or pcap/pcapng capture of SMB1/2/3 or NFSv3/v4 traffic.  OUT's format comes from --to or\n"
+	.details = "IN is sniffed: .rpz trace, reprise cat's text form, dbench loadfile (SMB or NFS dialect,\n"
+		   "plain or timestamped), or pcap/pcapng capture of SMB1/2/3 or NFSv3/v4 traffic; - is standard\n"
+		   "input (a stream is spooled to TMPDIR first).  OUT's format comes from --to or\n"
 		   "its extension: .rpz, or .txt/.load/.loadfile (and - for standard output) for a loadfile.\n"
 		   "OUT is written as OUT.part-XXXXXX beside it and renamed to OUT only once complete: a failed\n"
 		   "convert leaves OUT as it was.  OUT naming IN (also through a symlink or hard link) is refused.\n"
@@ -50,9 +53,11 @@ static const rp_cmd spec = {
 		   "--prepare (loadfile output) reads the whole input into memory, computes the plan that\n"
 		   "'reprise replay' prepares (directories, and files with the size the trace's reads need)\n"
 		   "and writes ops that create them before the trace's own: Mkdir, NTCreateX (OVERWRITE_IF),\n"
-		   "WriteX in 64 KiB pieces and Close on fnum 1073741824 (SMB); MKDIR3, CREATE3, WRITE3 (NFS).",
+		   "WriteX in 64 KiB pieces and Close on fnum 1073741824 (SMB); MKDIR3, CREATE3, WRITE3 (NFS).\n"
+		   "A loadfile output prints a summary: ops written as comments (by reason), clients merged into\n"
+		   "the one script, and which dbench runs the dialect.",
 	.opts = options,
-	.min_args = 2,
+	.min_args = 1,
 	.max_args = 2,
 };
 
@@ -61,13 +66,43 @@ typedef struct writer {
 	const rp_conv_consumer *c;
 	rp_conv_out *out;
 	rp_sink *sink;
+	rp_conv_lf_stats lf; /* a loadfile's: filled at close */
 } writer;
+
+/*
+ * A loadfile cannot say everything a trace can: what became comments (by
+ * reason), that every client went into one script, and which dbench runs the
+ * dialect (Debian's dbench 4.0 has only its file-system backend, so the SMB
+ * dialect; the NFS dialect needs a dbench built with its libnfs backend).
+ */
+static void lf_summary(const rp_conv_lf_stats *st, const char *outp)
+{
+	const bool nfs = st->dialect == RP_LOADFILE_NFS;
+	fprintf(stderr, "loadfile: %" PRIu64 " ops in the %s dialect; %" PRIu64 " written as comments", st->ops,
+		nfs ? "NFS" : "SMB", st->comments);
+	for (size_t i = 0; i < RP_CONV_LF_REASONS && st->reasons[i].why; i++)
+		fprintf(stderr, "%s%s: %" PRIu64, i ? ", " : " (", st->reasons[i].why, st->reasons[i].n);
+	if (st->other_reasons)
+		fprintf(stderr, ", other: %" PRIu64, st->other_reasons);
+	fprintf(stderr, "%s\n", st->comments ? ")" : "");
+	if (st->clients > 1)
+		fprintf(stderr, "loadfile: the %" PRIu64 " clients' ops merged into one script, which each dbench client runs whole\n",
+			st->clients);
+	char esc[1024];
+	rp__cli_esc(esc, sizeof(esc), outp);
+	if (nfs)
+		fprintf(stderr, "loadfile: the NFS dialect runs in a dbench built with its libnfs backend (dbench -B nfs -c %s);"
+				" Debian's dbench 4.0 has none: convert --dialect smb for it\n", esc);
+	else
+		fprintf(stderr, "loadfile: Debian's dbench 4.0 runs it: dbench -c %s -D DIR 1%s\n", esc,
+			o.prepare ? "" : " (convert --prepare first creates what the trace expects to exist)");
+}
 
 static int writer_open(writer *w, const rp_conv_consumer *c, rp_outfile *of, rp_loadfile_dialect dialect, char *errbuf)
 {
 	memset(w, 0, sizeof(*w));
 	w->c = c;
-	rp_conv_out_opts wo = { .rpz_level = (int)o.level };
+	rp_conv_out_opts wo = { .rpz_level = (int)o.level, .lf_stats = &w->lf };
 	rp_conv_lf_opts_init(&wo.lf); /* the dbench-compatible policy (docs/loadfile.md) */
 	wo.lf.dialect = dialect;
 	wo.lf.timestamps = o.timestamps;
@@ -82,6 +117,8 @@ static int writer_close(writer *w, bool cut, const char *outp, char *errbuf)
 	const int rc = w->c->close(w->out, cut, note, errbuf);
 	if (note[0])
 		rp__cli_err("convert", "warning: %s: %s", outp, note);
+	if (rc == 0 && !o.quiet && strcmp(w->c->name, "loadfile") == 0)
+		lf_summary(&w->lf, outp);
 	return rc;
 }
 
@@ -148,10 +185,15 @@ static int run(int argc, char **argv)
 	const int prc = rp_opts_parse(&spec, argc, argv, pos, &npos);
 	if (prc)
 		return prc > 0 ? 0 : 2;
-	const char *const in = pos[0], *const outp = pos[1];
+	if ((npos == 2) == (o.output != NULL)) {
+		rp__cli_err("convert", npos == 2 ? "OUT given twice: as an argument and with --output" : "no OUT: give it as the second argument or with -o");
+		return 2;
+	}
+	const char *const in = pos[0], *const outp = npos == 2 ? pos[1] : o.output;
 
 	bool cut = false;
-	rp_input_opts io = { .lenient = o.lenient, .strict = o.strict, .quiet = o.quiet, .cmd = "convert", .cut = &cut };
+	rp_input_opts io = { .lenient = o.lenient, .strict = o.strict, .quiet = o.quiet, .verbose = o.verbose,
+			     .client_key_set = o.client_key != NULL, .cmd = "convert", .cut = &cut };
 	if (rp__cli_client_key(o.client_key, &io.capture.client_key) < 0) {
 		rp__cli_err("convert", "--client-key must be addr+principal, addr or conn");
 		return 2;
@@ -167,6 +209,10 @@ static int run(int argc, char **argv)
 	}
 
 	const rp_conv_consumer *const kind = rp_conv_consumer_for(o.to, outp);
+	if (!kind && o.to) {
+		rp__cli_err("convert", "--to must be rpz or loadfile");
+		return 2;
+	}
 	if (!kind) {
 		rp__cli_err("convert", "%s: cannot tell the output format: use --to rpz|loadfile", outp);
 		return 2;
@@ -175,6 +221,14 @@ static int run(int argc, char **argv)
 		rp__cli_err("convert", "--prepare writes loadfiles only (replay prepares an .rpz itself)");
 		return 2;
 	}
+	/* Options for the other output format do nothing: say so rather than let them look obeyed. */
+	const bool lf_out = strcmp(kind->name, "loadfile") == 0;
+	if (lf_out && o.level)
+		rp__cli_err("convert", "warning: --level applies to .rpz output only; %s is a loadfile", outp);
+	if (!lf_out && o.timestamps)
+		rp__cli_err("convert", "warning: --timestamps applies to loadfile output only; %s is an .rpz trace", outp);
+	if (!lf_out && o.dialect)
+		rp__cli_err("convert", "warning: --dialect applies to loadfile output only; %s is an .rpz trace", outp);
 	/* Refused before anything is opened: writing X while reading X would destroy it. */
 	const int same = rp__cli_out_check("convert", outp, in);
 	if (same)

@@ -8,13 +8,14 @@
 #include <time.h>
 
 #include "cli/commands.h"
+#include "cli/input.h"
 #include "cli/outfile.h"
 #include "cli/provenance.h"
 #include "formats/rpz.h"
 #include "replay/replay.h"
 
 static struct {
-	const char *target, *backend, *backend_opt, *timing, *on_mismatch, *json, *prepare_fill;
+	const char *target, *backend, *backend_opt, *timing, *on_mismatch, *json, *prepare_fill, *output;
 	uint64_t clients, max_inflight;
 	double clone_offset, duration, warmup, speed;
 	bool no_prepare, sync, fsync_writes, quiet, lenient, list_backends, fail_on_mismatch, drop_caches, cleanup;
@@ -38,7 +39,7 @@ static const rp_opt options[] = {
 	  "depend on each other (default 1: one at a time; up to 1024)" },
 	{ "backend", 'b', RP_OPT_STRING, &o.backend, "NAME",
 	  "posix, null or fault (default: the one that takes --target's URL scheme, posix for a directory)" },
-	{ "backend-opt", 'o', RP_OPT_STRING, &o.backend_opt, "LIST",
+	{ "backend-opt", 'O', RP_OPT_STRING, &o.backend_opt, "LIST",
 	  "backend options, comma-separated name[=value], typed and range-checked (the backends below)" },
 	{ "sync", 's', RP_OPT_FLAG, &o.sync, NULL, "posix: open files O_SYNC (dbench -s)" },
 	{ "fsync-writes", 'F', RP_OPT_FLAG, &o.fsync_writes, NULL, "posix: fsync after every write (dbench -F)" },
@@ -56,6 +57,7 @@ static const rp_opt options[] = {
 	  "abort: stop at the first mismatch (exit 1)" },
 	{ "fail-on-mismatch", 0, RP_OPT_FLAG, &o.fail_on_mismatch, NULL,
 	  "run to the end, then exit 1 if any op's result differed from the recording" },
+	{ "output", 'o', RP_OPT_STRING, &o.output, "FILE", "the run's results, as JSON, to FILE: the same as --json FILE" },
 	{ "json", 'j', RP_OPT_STRING, &o.json, "FILE", "write every result as JSON to FILE, created before the run and renamed into place after it (- = stdout: the JSON alone, the table on stderr)" },
 	{ "quiet", 'q', RP_OPT_FLAG, &o.quiet, NULL, "no progress line on stderr" },
 	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfiles: skip bad lines, count them" },
@@ -210,7 +212,7 @@ static void progress(rp_replay *r, double *last_t, uint64_t *last_ops, uint64_t 
 }
 
 /* Run with SIGINT/SIGTERM blocked in every thread; this thread collects them with sigtimedwait. */
-static int drive(rp_replay *r, bool *interrupted)
+static int drive(rp_replay *r, bool *interrupted, const rp_cli_in *in)
 {
 	sigset_t set;
 	sigemptyset(&set);
@@ -219,6 +221,7 @@ static int drive(rp_replay *r, bool *interrupted)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	char errbuf[RP_ERRBUF_SIZE];
 	int rc = rp_replay_start(r, errbuf);
+	rp__cli_in_rename(in, errbuf, sizeof(errbuf));
 	if (rc < 0) {
 		rp__cli_err("replay", "%s", errbuf);
 		rp_replay_stop(r);
@@ -242,6 +245,7 @@ static int drive(rp_replay *r, bool *interrupted)
 		}
 	}
 	const int frc = rp_replay_finish(r, errbuf);
+	rp__cli_in_rename(in, errbuf, sizeof(errbuf));
 	if (frc < 0 && rc == 0) {
 		rp__cli_err("replay", "%s", errbuf);
 		rc = frc;
@@ -294,8 +298,9 @@ static long count_entries(const char *dir)
  * frames it holds.  Say so before the run, with the note cat and stat print
  * (docs/rpz-format.md §6), which takes one pass over the frames.
  */
-static void warn_cut(const char *path)
+static void warn_cut(const rp_cli_in *in)
 {
+	const char *const path = in->path;
 	char errbuf[RP_ERRBUF_SIZE];
 	rp_reader *r = NULL;
 	const rp_read_opts ro = { .lenient = o.lenient };
@@ -306,10 +311,11 @@ static void warn_cut(const char *path)
 		rp_op op;
 		while (rp_reader_next(r, &op) > 0)
 			;
+		rp__cli_in_rename(in, r->note, sizeof(r->note));
 		rp__cli_err("replay", "warning: %s", r->note[0] ? r->note : "the trace has no index (cut or unfinished)");
 	} else if (r->meta.flags & RP_META_TRUNCATED) {
 		rp__cli_err("replay", "warning: %s: flagged truncated: its input was cut or its producer stopped early",
-			    path);
+			    in->name);
 	}
 	rp_reader_close(r);
 }
@@ -364,6 +370,14 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 	if (o.cleanup && !dir_target)
 		rp__cli_err("replay", "warning: --cleanup does nothing with the %s backend: it makes nothing in a directory",
 			    o.backend ? o.backend : "network");
+	if (o.output) {
+		/* -o/--output is every command's output: replay's is its results */
+		if (o.json && strcmp(o.json, o.output) != 0) {
+			rp__cli_err("replay", "--output and --json name two different files");
+			return 2;
+		}
+		o.json = o.output;
+	}
 	if (o.json) {
 		const int same = rp__cli_out_check("replay", o.json, pos[0]);
 		if (same)
@@ -372,11 +386,17 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 
 	char errbuf[RP_ERRBUF_SIZE];
 	rp_workload *w = NULL;
-	if (rp_workload_open_file(&w, pos[0], o.lenient, errbuf) < 0) {
+	rp_cli_in in; /* a pipe is spooled: the plan and every client read the trace again */
+	const int irc = rp__cli_in_open(&in, "replay", pos[0]);
+	if (irc)
+		return irc;
+	if (rp_workload_open_file(&w, in.path, o.lenient, errbuf) < 0) {
+		rp__cli_in_rename(&in, errbuf, sizeof(errbuf));
 		rp__cli_err("replay", "%s", errbuf);
+		rp__cli_in_close(&in);
 		return 1;
 	}
-	warn_cut(pos[0]);
+	warn_cut(&in);
 	/* Created now, so a JSON path that cannot be written fails before a long run rather than after it. */
 	rp_outfile json = { .f = NULL };
 	if (o.json && rp__cli_out_open(&json, "replay", o.json)) {
@@ -404,6 +424,7 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 	rp_tree_snap *snap = NULL;
 	int status = 1;
 	if (!bopts || rp_replay_create(&r, &ro, w, errbuf) < 0) {
+		rp__cli_in_rename(&in, errbuf, sizeof(errbuf));
 		rp__cli_err("replay", "%s", bopts ? errbuf : "out of memory");
 		goto out;
 	}
@@ -420,10 +441,10 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 			    o.target, before, before == 1 ? "y" : "ies",
 			    o.cleanup ? " (--cleanup leaves what was there)" : "");
 	if (o.json) /* hashes the trace: after the scan has read it, before the CPU time is counted */
-		rp__cli_prov_collect(prov, pos[0], o.target);
+		rp__cli_prov_collect(prov, in.name, in.path, o.target);
 	bool interrupted = false;
 	rp__cli_prov_cpu_begin(prov);
-	const int rc = drive(r, &interrupted);
+	const int rc = drive(r, &interrupted, &in);
 	rp__cli_prov_cpu_end(prov);
 	const rp_replay_results *const res = rp_replay_get_results(r);
 	/* --json -: standard output holds the JSON alone, and the table goes to stderr. */
@@ -472,6 +493,7 @@ out:
 	rp_replay_destroy(r);
 	rp_tree_snap_free(snap);
 	rp_workload_destroy(w);
+	rp__cli_in_close(&in);
 	free(bopts);
 	return status;
 }

@@ -36,12 +36,13 @@ static int st_finish(rp_sink *s)
 }
 
 static struct {
-	bool json, lenient;
+	bool json, lenient, verbose;
 } o;
 
 static const rp_opt options[] = {
 	{ "json", 0, RP_OPT_FLAG, &o.json, NULL, "print JSON (schema in docs/stat-json.md)" },
-	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfile input: skip bad lines, count and report them" },
+	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfile or text input: skip bad lines, count and report them" },
+	{ "verbose", 'v', RP_OPT_FLAG, &o.verbose, NULL, "say how TRACE is read (which format; a stream spooled to TMPDIR)" },
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
@@ -49,7 +50,8 @@ static const rp_cmd spec = {
 	.name = "stat",
 	.usage = "[options] TRACE",
 	.summary = "summarise a trace: ops, clients, duration, op mix, bytes, files, I/O sizes",
-	.details = "TRACE may be an .rpz trace, a dbench loadfile, or a packet capture decoded on the fly.\n"
+	.details = "TRACE may be an .rpz trace, cat's text form, a dbench loadfile, or a packet capture decoded on\n"
+		   "the fly; - is standard input.\n"
 		   "\"files\" counts the distinct paths the ops name; \"failed\" counts ops whose recorded status\n"
 		   "is an error; read and write sizes are the requested lengths in power-of-two buckets.",
 	.opts = options,
@@ -73,7 +75,7 @@ static int run(int argc, char **argv)
 		fprintf(stderr, "reprise stat: out of memory\n");
 		return 1;
 	}
-	const rp_input_opts io = { .lenient = o.lenient, .quiet = o.json, .cmd = "stat" };
+	const rp_input_opts io = { .lenient = o.lenient, .quiet = o.json, .verbose = o.verbose, .cmd = "stat" };
 	int rc = rp__cli_pump(pos[0], &s.base, &io);
 	if (rc == 0) {
 		if (o.json)

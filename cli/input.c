@@ -4,7 +4,9 @@
 #include "cli/outfile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,7 +21,10 @@ typedef struct progress_sink {
 	uint64_t size;           /* input size */
 	uint64_t ops;
 	double next_draw;
+	bool draw;               /* a progress bar (a large input, stderr a terminal) */
 	bool drawn;
+	const char *source_name; /* a spooled input's name for the metadata */
+	const char *spool_path;  /* the spool's /dev/fd/N, NULL if the input was not spooled */
 } progress_sink;
 
 static double now_s(void)
@@ -46,7 +51,12 @@ static void draw(progress_sink *p)
 static int p_meta(rp_sink *s, const rp_trace_meta *m)
 {
 	progress_sink *const p = (progress_sink *)s;
-	const int rc = p->inner->meta(p->inner, m);
+	rp_trace_meta named = *m;
+	/* A producer that names the trace after its file would say "5" (from /dev/fd/5); a .rpz keeps its own. */
+	const char *const spool = p->spool_path ? strrchr(p->spool_path, '/') + 1 : NULL;
+	if (spool && (strcmp(m->source_name, spool) == 0 || strcmp(m->source_name, p->spool_path) == 0))
+		snprintf(named.source_name, sizeof(named.source_name), "%s", p->source_name);
+	const int rc = p->inner->meta(p->inner, &named);
 	if (rc < 0)
 		memcpy(s->errbuf, p->inner->errbuf, sizeof(s->errbuf));
 	return rc;
@@ -64,7 +74,7 @@ static int p_string(rp_sink *s, uint32_t id, const char *str, uint32_t len)
 static int p_op(rp_sink *s, const rp_op *op)
 {
 	progress_sink *const p = (progress_sink *)s;
-	if ((++p->ops & 0xffff) == 0) {
+	if ((++p->ops & 0xffff) == 0 && p->draw) {
 		const double t = now_s();
 		if (t >= p->next_draw) {
 			draw(p);
@@ -141,11 +151,120 @@ static int run_pcap(const char *path, rp_sink *sink, const rp_conv_in_opts *copt
 
 static const rp_conv_producer pcap_producer = { "pcap", "pcap/pcapng capture (SMB, NFS)", sniff_pcap, run_pcap };
 
-int rp__cli_pump(const char *path, rp_sink *sink, const rp_input_opts *opts)
+void rp__cli_in_rename(const rp_cli_in *in, char *msg, size_t size)
 {
+	if (in->fd < 0)
+		return;
+	const size_t fl = strlen(in->fdpath), nl = strlen(in->name);
+	char *p;
+	while ((p = strstr(msg, in->fdpath)) != NULL) {
+		const size_t tail = strlen(p + fl);
+		if ((size_t)(p - msg) + nl + tail + 1 > size)
+			break;
+		memmove(p + nl, p + fl, tail + 1);
+		memcpy(p, in->name, nl);
+	}
+}
+
+void rp__cli_in_close(rp_cli_in *in)
+{
+	if (in->fd >= 0)
+		close(in->fd);
+	in->fd = -1;
+}
+
+/* Copy the stream src into a new unlinked file in $TMPDIR. */
+static int spool(rp_cli_in *in, const char *cmd, int src)
+{
+	const char *dir = getenv("TMPDIR");
+	if (!dir || !*dir)
+		dir = "/tmp";
+	char tmpl[4096];
+	if (snprintf(tmpl, sizeof(tmpl), "%s/reprise-spool-XXXXXX", dir) >= (int)sizeof(tmpl)) {
+		rp__cli_err(cmd, "TMPDIR is too long");
+		return 1;
+	}
+	const int fd = mkstemp(tmpl);
+	if (fd < 0) {
+		rp__cli_err(cmd, "%s: cannot spool it: %s: %s (set TMPDIR)", in->name, dir, strerror(errno));
+		return 1;
+	}
+	unlink(tmpl); /* gone when the command ends, however it ends */
+	static char buf[1 << 16];
+	for (;;) {
+		const ssize_t n = read(src, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rp__cli_err(cmd, "%s: read error: %s", in->name, strerror(errno));
+			close(fd);
+			return 1;
+		}
+		if (n == 0)
+			break;
+		for (ssize_t off = 0; off < n;) {
+			const ssize_t w = write(fd, buf + off, (size_t)(n - off));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0) {
+				rp__cli_err(cmd, "%s: spooling it to %s after %" PRIu64 " bytes: %s (set TMPDIR)", in->name,
+					    dir, in->bytes, strerror(errno));
+				close(fd);
+				return 1;
+			}
+			off += w;
+			in->bytes += (uint64_t)w;
+		}
+	}
+	in->fd = fd;
+	snprintf(in->fdpath, sizeof(in->fdpath), "/dev/fd/%d", fd);
+	in->path = in->fdpath;
+	return 0;
+}
+
+int rp__cli_in_open(rp_cli_in *in, const char *cmd, const char *arg)
+{
+	memset(in, 0, sizeof(*in));
+	in->fd = -1;
+	in->path = arg;
+	in->name = arg;
+	if (strcmp(arg, "-") == 0) {
+		in->name = "<stdin>";
+		return spool(in, cmd, STDIN_FILENO);
+	}
+	struct stat st;
+	if (stat(arg, &st) != 0) {
+		rp__cli_err(cmd, "%s: %s", arg, strerror(errno));
+		return 1;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		rp__cli_err(cmd, "%s: %s", arg, strerror(EISDIR));
+		return 1;
+	}
+	if (S_ISREG(st.st_mode))
+		return 0; /* read in place */
+	/* A FIFO, a pipe (/dev/stdin, <(process substitution)), a device: opened as cat would, waiting for a FIFO's writer. */
+	const int src = open(arg, O_RDONLY | O_CLOEXEC);
+	if (src < 0) {
+		rp__cli_err(cmd, "%s: %s", arg, strerror(errno));
+		return 1;
+	}
+	const int rc = spool(in, cmd, src);
+	close(src);
+	return rc;
+}
+
+int rp__cli_pump(const char *arg, rp_sink *sink, const rp_input_opts *opts)
+{
+	rp_cli_in in;
+	const int orc = rp__cli_in_open(&in, opts->cmd, arg);
+	if (orc)
+		return orc;
+	const char *const path = in.path;
 	FILE *const f = fopen(path, "rb");
 	if (!f) {
-		rp__cli_err(opts->cmd, "%s: %s", path, strerror(errno));
+		rp__cli_err(opts->cmd, "%s: %s", in.name, strerror(errno));
+		rp__cli_in_close(&in);
 		return 1;
 	}
 	unsigned char head[4096];
@@ -157,26 +276,48 @@ int rp__cli_pump(const char *path, rp_sink *sink, const rp_input_opts *opts)
 	const rp_conv_producer *const prod = rp_conv_producer_sniff(head, n, path, extra, 1);
 	if (!prod) {
 		rp_conv_unknown_input(head, n, path, errbuf);
+		rp__cli_in_rename(&in, errbuf, sizeof(errbuf));
 		rp__cli_err(opts->cmd, "%s", errbuf);
+		rp__cli_in_close(&in);
 		return 1;
 	}
+	if (opts->verbose && in.fd >= 0)
+		rp__cli_err(opts->cmd, "%s: read as %s (%s), spooled first: %" PRIu64 " bytes in TMPDIR", in.name,
+			    prod->name, prod->what, in.bytes);
+	else if (opts->verbose)
+		rp__cli_err(opts->cmd, "%s: read as %s (%s)", in.name, prod->name, prod->what);
+	/* Options for another kind of input do nothing here: say so rather than let them look obeyed. */
+	const bool pcap_in = prod == &pcap_producer;
+	const bool lines_in = strcmp(prod->name, "loadfile") == 0 || strcmp(prod->name, "text") == 0;
+	if (opts->lenient && !lines_in)
+		rp__cli_err(opts->cmd, "warning: --lenient applies to loadfile and text input only; %s is read as %s", in.name,
+			    prod->what);
+	if ((opts->strict || opts->client_key_set) && !pcap_in)
+		rp__cli_err(opts->cmd, "warning: %s applies to packet captures only; %s is read as %s",
+			    opts->strict ? "--strict" : "--client-key", in.name, prod->what);
 	rp_conv_in_report rep;
 	memset(&rep, 0, sizeof(rep));
 	progress_sink prog = {
 		.base = { .meta = p_meta, .string = p_string, .op = p_op, .finish = p_finish },
 		.inner = sink,
 		.rep = &rep,
+		.draw = want_progress(path, opts),
+		.source_name = in.name,
+		.spool_path = in.fd >= 0 ? in.fdpath : NULL,
 	};
-	rp_sink *const out = want_progress(path, opts) ? &prog.base : sink;
+	rp_sink *const out = prog.draw || prog.spool_path ? &prog.base : sink;
 	const rp_conv_in_opts copts = { .lenient = opts->lenient, .filter_client = opts->filter_client,
 					.client = opts->client, .extra = opts };
 	const int rc = prod->run(path, out, &copts, &rep, errbuf);
+	rp__cli_in_rename(&in, errbuf, sizeof(errbuf));
+	rp__cli_in_rename(&in, rep.note, sizeof(rep.note));
+	rp__cli_in_close(&in);
 	if (rep.note[0])
 		rp__cli_err(opts->cmd, "warning: %s", rep.note);
 	if (rep.cut && opts->cut)
 		*opts->cut = true;
 	if (rep.skipped)
-		rp__cli_err(opts->cmd, "%s: skipped %" PRIu64 " bad line%s (--lenient)", path, rep.skipped,
+		rp__cli_err(opts->cmd, "%s: skipped %" PRIu64 " bad line%s (--lenient)", in.name, rep.skipped,
 			    rep.skipped == 1 ? "" : "s");
 	if (rc < 0) {
 		rp__cli_err(opts->cmd, "%s", errbuf);

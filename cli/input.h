@@ -3,6 +3,7 @@
 #define REPRISE_CLI_INPUT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "capture/capture.h"
 #include "converters/registry.h"
@@ -13,6 +14,8 @@ typedef struct rp_input_opts {
 	bool lenient;         /* loadfiles: skip and count bad lines */
 	bool strict;          /* pcaps: fail when anything was lossy */
 	bool quiet;           /* no summary, no progress */
+	bool verbose;         /* say which producer reads the input, and what a stream spooled */
+	bool client_key_set;  /* --client-key was given: warn if the input is no capture */
 	bool filter_client;
 	uint32_t client;
 	rp_capture_opts capture;
@@ -20,6 +23,30 @@ typedef struct rp_input_opts {
 	bool *cut;            /* if not NULL: set when the input was cut (a pcap ending inside a packet,
 				 a cut or unfinished .rpz): what was read stands, later ops are missing */
 } rp_input_opts;
+
+/*
+ * An input the user named.  A regular file is read where it is.  Standard
+ * input ("-"), a pipe, a FIFO or a character device cannot be read twice or
+ * seeked, which the readers need (a .rpz's index is at its end; replay reads
+ * its input once to plan and again per client), so it is spooled: copied to
+ * a temporary file in $TMPDIR (default /tmp) that is unlinked at once, so
+ * nothing is left behind however the command ends, and read as /dev/fd/N.
+ * The spool takes as much space as the stream; a full TMPDIR is an error
+ * naming it (docs: README, the man page's FILES and ENVIRONMENT).
+ */
+typedef struct rp_cli_in {
+	const char *path;  /* what to open: the user's path, or fdpath */
+	const char *name;  /* for messages and the trace's metadata: the user's path, "<stdin>" for - */
+	char fdpath[32];   /* /dev/fd/N of the spool */
+	int fd;            /* the spool, -1 if none */
+	uint64_t bytes;    /* spooled */
+} rp_cli_in;
+
+/* Open arg (spooling a stream): 0, or an exit status after printing the error. */
+int rp__cli_in_open(rp_cli_in *in, const char *cmd, const char *arg);
+void rp__cli_in_close(rp_cli_in *in);
+/* In msg (size bytes), the spool's /dev/fd/N path replaced by the input's name. */
+void rp__cli_in_rename(const rp_cli_in *in, char *msg, size_t size);
 
 /* Parse --client-key: "addr+principal" (also NULL: the default), "addr" or "conn"; -1 if bad. */
 int rp__cli_client_key(const char *s, rp_client_key *out);

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/outfile.h"
+#include "cli/version.h"
 
 /* Add a command here and in commands.h; --help, `reprise help` and the man page follow. */
 static const rp_command *const commands[] = {
@@ -23,7 +24,14 @@ static void usage(FILE *f)
 	fprintf(f, "usage: reprise COMMAND [options] [args]\n\ncommands:\n");
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		fprintf(f, "  %-10s %s\n", commands[i]->spec->name, commands[i]->spec->summary);
-	fprintf(f, "\n'reprise COMMAND --help' describes one command; 'reprise --version' the version.\n");
+	fprintf(f, "\n'reprise COMMAND --help' describes one command; 'reprise -V' (--version) the version and\n"
+		   "the built features; 'reprise --man' prints the man page; 'reprise --completion bash' a bash\n"
+		   "completion script.\n");
+}
+
+static void version(FILE *f)
+{
+	fprintf(f, "reprise %s (git %s)\nfeatures: %s\n", REPRISE_VERSION, REPRISE_GIT_DESCRIBE, REPRISE_FEATURES);
 }
 
 static const rp_command *find(const char *name)
@@ -52,12 +60,88 @@ static void man_escape(const char *s, FILE *f)
 	}
 }
 
+/* The sections of the man page around COMMANDS (troff as is; the option tables are escaped by man_escape). */
+static const char man_description[] =
+	".SH DESCRIPTION\n"
+	"reprise records what clients do to a file server \\(em SMB1/2/3 and NFSv3/v4 traffic from a packet\n"
+	"capture, or a dbench loadfile \\(em as one protocol\\-neutral op per file operation, stores the ops\n"
+	"as a small, seekable, compressed trace (\\fB.rpz\\fR), converts between traces, dbench loadfiles and\n"
+	"reprise's canonical text form, and replays a trace against a directory with timing fidelity,\n"
+	"reporting throughput and latency.\n"
+	".PP\n"
+	"Inputs are recognised by content, not by name: an \\fB.rpz\\fR trace, the text form that\n"
+	"\\fBreprise cat\\fR prints (so cat, edit, convert round\\-trips), a dbench loadfile (SMB or NFS\n"
+	"dialect, plain or timestamped, with or without a UTF\\-8 byte\\-order mark), or a pcap/pcapng capture.\n"
+	"An input of \\fB\\-\\fR is standard input; standard input, pipes, FIFOs and devices are spooled to\n"
+	"a temporary file first (see FILES), so \\fBtcpdump \\-w \\- | reprise convert \\- out.rpz\\fR works.\n"
+	"Every error names the file and, where it applies, the line, frame or byte.\n"
+	".PP\n"
+	"Options follow getopt_long's conventions: short flags bundle (\\fB\\-qm\\fR), a short option's value\n"
+	"may follow it (\\fB\\-c5\\fR), a long option may be abbreviated to any unique prefix\n"
+	"(\\fB\\-\\-quie\\fR), its value given as \\fB\\-\\-opt=value\\fR or as the next argument, and\n"
+	"\\fB\\-\\-\\fR ends the options.  A value out of an option's range is a usage error; an option that\n"
+	"does nothing in the chosen mode is warned about.\n"
+	".SH GLOBAL OPTIONS\n"
+	".TP\n\\fB\\-V\\fR, \\fB\\-\\-version\\fR\nprint the version (git describe at build time) and the built features\n"
+	".TP\n\\fB\\-h\\fR, \\fB\\-\\-help\\fR\nlist the commands; \\fBreprise COMMAND \\-\\-help\\fR describes one\n"
+	".TP\n\\fB\\-\\-man\\fR\nprint this man page\n"
+	".TP\n\\fB\\-\\-completion bash\\fR\nprint a bash completion script made from the option tables\n";
+
+static const char man_tail[] =
+	".SH EXIT STATUS\n"
+	"Every command:\n"
+	".TP\n.B 0\nsuccess\n"
+	".TP\n.B 1\n"
+	"the run failed: an input that cannot be read or is malformed, an output that cannot be written\n"
+	"(a full disk, \\fB/dev/full\\fR, a closed pipe), \\fB\\-\\-strict\\fR and a lossy decode (convert, capture),\n"
+	"a capture set\\-up error, or a replay stopped by an error or a mismatch (\\fB\\-\\-on\\-mismatch abort\\fR)\n"
+	".TP\n.B 2\n"
+	"a usage error: an unknown or ambiguous option, a missing or bad value, a value out of range, a\n"
+	"wrong number of arguments, an output that is the input, an unknown command\n"
+	".TP\n.B 130\nreplay: interrupted by SIGINT or SIGTERM (the results so far are reported)\n"
+	".SH ENVIRONMENT\n"
+	".TP\n.B TMPDIR\n"
+	"where an input read from standard input, a pipe, a FIFO or a device is spooled (default\n"
+	"\\fB/tmp\\fR); it needs as much free space as the input\n"
+	".PP\n"
+	"No other variable changes what reprise does: its output does not depend on the locale or the\n"
+	"time zone (times are seconds since the trace began, or since the Unix epoch).\n"
+	".SH FILES\n"
+	".TP\n.I OUT.part\\-XXXXXX\n"
+	"every output (convert, capture, replay \\fB\\-\\-json\\fR) is written under this name beside OUT and renamed\n"
+	"to OUT when complete; a capture killed with SIGKILL leaves its readable partial trace under it\n"
+	".TP\n.I $TMPDIR/reprise\\-spool\\-XXXXXX\n"
+	"the spool of a streamed input, unlinked as soon as it is made: nothing is left behind\n"
+	".TP\n.I /usr/share/dbench/client.txt\n"
+	"dbench's own loadfile (Debian package dbench), a ready input for every command\n"
+	".SH EXAMPLES\n"
+	"Convert dbench's loadfile to a trace, look at it, and replay it as dbench \\-t 60 4 would:\n"
+	".PP\n.nf\n.RS\n"
+	"reprise convert /usr/share/dbench/client.txt client.rpz\n"
+	"reprise stat client.rpz\n"
+	"reprise replay client.rpz \\-\\-target /mnt/x \\-\\-clients 4 \\-t 60\n"
+	".RE\n.fi\n.PP\n"
+	"Capture NFS and SMB traffic for five minutes (as root), or convert tcpdump's output as it streams:\n"
+	".PP\n.nf\n.RS\n"
+	"reprise capture \\-\\-iface eth0 \\-\\-duration 5m \\-o server.rpz\n"
+	"tcpdump \\-i eth0 \\-w \\- port 2049 | reprise convert \\- server.rpz\n"
+	".RE\n.fi\n.PP\n"
+	"Edit a trace as text and convert it back; write a loadfile dbench can run:\n"
+	".PP\n.nf\n.RS\n"
+	"reprise cat \\-\\-meta server.rpz > server.ops\n"
+	"$EDITOR server.ops && reprise convert server.ops edited.rpz\n"
+	"reprise convert \\-\\-prepare server.rpz server.txt && dbench \\-c server.txt 1\n"
+	".RE\n.fi\n"
+	".SH SEE ALSO\n.BR dbench (1),\n.BR tcpdump (1),\n.BR tshark (1)\n";
+
 static void man_page(FILE *f)
 {
 	fputs(".TH REPRISE 1 \"\" \"reprise " REPRISE_VERSION "\" \"User Commands\"\n"
 	      ".SH NAME\nreprise \\- capture, convert, inspect and replay file\\-system workloads\n"
-	      ".SH SYNOPSIS\n.B reprise\n.I COMMAND\n[options] [args]\n.SH COMMANDS\n",
+	      ".SH SYNOPSIS\n.B reprise\n.I COMMAND\n[options] [args]\n",
 	      f);
+	fputs(man_description, f);
+	fputs(".SH COMMANDS\n", f);
 	for (size_t i = 0; i < N_COMMANDS; i++) {
 		const rp_cmd *const c = commands[i]->spec;
 		fprintf(f, ".SS \"reprise %s ", c->name);
@@ -99,7 +183,39 @@ static void man_page(FILE *f)
 			fputs("\n", f);
 		}
 	}
-	fputs(".SH SEE ALSO\n.BR dbench (1),\n.BR tshark (1)\n", f);
+	fputs(man_tail, f);
+}
+
+/*
+ * `reprise --completion bash`: commands, then each command's options from
+ * its table (long and short names; files for the rest).  meson install puts
+ * it where bash-completion looks (share/bash-completion/completions/reprise).
+ */
+static void completion_bash(FILE *f)
+{
+	fputs("# bash completion for reprise, generated by 'reprise --completion bash' from its option tables\n"
+	      "_reprise()\n{\n\tlocal cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[1]} words\n"
+	      "\tif [ \"$COMP_CWORD\" -eq 1 ]; then\n\t\twords='-V --version -h --help --man --completion",
+	      f);
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		fprintf(f, " %s", commands[i]->spec->name);
+	fputs("'\n\telse\n\t\tcase $cmd in\n", f);
+	for (size_t i = 0; i < N_COMMANDS; i++) {
+		const rp_cmd *const c = commands[i]->spec;
+		fprintf(f, "\t\t%s) words='-h --help", c->name);
+		for (const rp_opt *o = c->opts; o && o->name; o++) {
+			fprintf(f, " --%s", o->name);
+			if (o->short_name)
+				fprintf(f, " -%c", o->short_name);
+		}
+		fputs("' ;;\n", f);
+	}
+	fputs("\t\t--completion) words=bash ;;\n\t\t*) words= ;;\n\t\tesac\n\tfi\n"
+	      "\tif [ \"$COMP_CWORD\" -eq 1 ] || [[ $cur == -* ]] || [ \"$cmd\" = --completion ]; then\n"
+	      "\t\tCOMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n"
+	      "\telse\n\t\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n\tfi\n}\n"
+	      "complete -o filenames -F _reprise reprise\n",
+	      f);
 }
 
 /*
@@ -124,6 +240,22 @@ static int finish_stdout(const char *cmd, int status)
 	return status == 0 ? 1 : status;
 }
 
+/*
+ * After printing a long text (the man page outgrows stdio's buffer): a write
+ * that failed on the way set errno then, which the final check cannot learn.
+ */
+static int printed(int e)
+{
+	if (!ferror(stdout)) {
+		errno = 0;
+		if (fflush(stdout) == 0 && !ferror(stdout))
+			return 0;
+		e = errno;
+	}
+	fprintf(stderr, "reprise: standard output: write error: %s\n", e ? strerror(e) : "I/O error");
+	return 1;
+}
+
 static int dispatch(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -135,13 +267,23 @@ static int dispatch(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (strcmp(name, "--version") == 0) {
-		printf("reprise %s\n", REPRISE_VERSION);
+	if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
+		version(stdout);
 		return 0;
 	}
 	if (strcmp(name, "--man") == 0) {
+		errno = 0;
 		man_page(stdout);
-		return 0;
+		return printed(errno);
+	}
+	if (strcmp(name, "--completion") == 0) {
+		if (argc != 3 || strcmp(argv[2], "bash") != 0) {
+			fprintf(stderr, "usage: reprise --completion bash\n");
+			return 2;
+		}
+		errno = 0;
+		completion_bash(stdout);
+		return printed(errno);
 	}
 	if (strcmp(name, "help") == 0) {
 		const rp_command *const c = argc > 2 ? find(argv[2]) : NULL;

@@ -27,16 +27,54 @@ double rp_parse_duration(const char *s)
 	return -1;
 }
 
-static const rp_opt *find_long(const rp_cmd *cmd, const char *name, size_t len)
+/* The help option every command has: not in the tables, but abbreviated like the rest (getopt_long). */
+static const rp_opt help_opt = { "help", 'h', RP_OPT_FLAG, NULL, NULL, "show this help" };
+
+/*
+ * An exact name, else the one option the name is a prefix of (getopt_long's
+ * rule: --quie is --quiet).  *ambiguous is set when several share the prefix.
+ */
+static const rp_opt *find_long(const rp_cmd *cmd, const char *name, size_t len, bool *ambiguous)
 {
+	*ambiguous = false;
+	if (strlen(help_opt.name) == len && strncmp(help_opt.name, name, len) == 0)
+		return &help_opt;
 	for (const rp_opt *o = cmd->opts; o && o->name; o++)
 		if (strlen(o->name) == len && strncmp(o->name, name, len) == 0)
 			return o;
-	return NULL;
+	const rp_opt *found = NULL;
+	if (len && strncmp(help_opt.name, name, len) == 0)
+		found = &help_opt;
+	for (const rp_opt *o = cmd->opts; o && o->name; o++) {
+		if (strlen(o->name) <= len || strncmp(o->name, name, len) != 0)
+			continue;
+		if (found)
+			*ambiguous = true;
+		found = o;
+	}
+	return *ambiguous ? NULL : found;
+}
+
+/* "--o: ambiguous (--on-mismatch, --output)" */
+static void say_ambiguous(const rp_cmd *cmd, const char *a, size_t len)
+{
+	char names[512] = "";
+	size_t used = 0;
+	for (const rp_opt *o = cmd->opts; o && o->name; o++)
+		if (strlen(o->name) > len && strncmp(o->name, a + 2, len) == 0 && used < sizeof(names)) {
+			const int w = snprintf(names + used, sizeof(names) - used, "%s--%s", used ? ", " : "", o->name);
+			if (w > 0)
+				used += (size_t)w;
+		}
+	if (used < sizeof(names) && len && strncmp(help_opt.name, a + 2, len) == 0)
+		snprintf(names + used, sizeof(names) - used, "%s--help", used ? ", " : "");
+	rp__cli_err(cmd->name, "option '%.*s' is ambiguous: %s", (int)(len + 2), a, names);
 }
 
 static const rp_opt *find_short(const rp_cmd *cmd, char c)
 {
+	if (c == help_opt.short_name)
+		return &help_opt;
 	for (const rp_opt *o = cmd->opts; o && o->name; o++)
 		if (o->short_name == c)
 			return o;
@@ -132,23 +170,41 @@ int rp_opts_parse(const rp_cmd *cmd, int argc, char **argv, char **pos, int *npo
 			only_pos = true;
 			continue;
 		}
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			rp_opts_help(cmd, stdout);
-			return 1;
-		}
 		const rp_opt *o;
 		const char *inline_arg = NULL;
 		if (a[1] == '-') {
 			const char *const eq = strchr(a + 2, '=');
-			o = find_long(cmd, a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
+			const size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+			bool ambiguous;
+			o = find_long(cmd, a + 2, len, &ambiguous);
+			if (ambiguous) {
+				say_ambiguous(cmd, a, len);
+				return -1;
+			}
 			inline_arg = eq ? eq + 1 : NULL;
 		} else {
-			o = find_short(cmd, a[1]);
-			inline_arg = a[2] ? a + 2 : NULL;
+			/* Bundled short options (getopt's rule): -qm is -q -m; -c5 and -qc5 give -c the value 5. */
+			const char *p = a + 1;
+			for (o = find_short(cmd, *p); o && o->kind == RP_OPT_FLAG && p[1]; o = find_short(cmd, *++p)) {
+				if (o == &help_opt) {
+					rp_opts_help(cmd, stdout);
+					return 1;
+				}
+				*(bool *)o->value = true;
+			}
+			if (!o) {
+				rp__cli_err(cmd->name, "unknown option '-%c' in '%s' (see reprise %s --help)", *p, a, cmd->name);
+				return -1;
+			}
+			inline_arg = p[1] ? p + 1 : NULL;
 		}
 		if (!o) {
 			rp__cli_err(cmd->name, "unknown option '%s' (see reprise %s --help)", a, cmd->name);
 			return -1;
+		}
+		if (o == &help_opt && !inline_arg) {
+			rp_opts_help(cmd, stdout);
+			return 1;
 		}
 		if (o->kind == RP_OPT_FLAG) {
 			if (inline_arg) {

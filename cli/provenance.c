@@ -22,7 +22,7 @@
 #define REPRISE_FEATURES ""
 #endif
 
-/* The build's features: meson's space-separated name=value list (meson.build, build_features). */
+/* The build's features: meson's space-separated name=value list (cli/meson.build, built_features), as --version prints it. */
 static const char features_str[] = REPRISE_FEATURES;
 
 int rp__cli_prov_init(rp_cli_prov *pv, int argc, char **argv)
@@ -223,7 +223,7 @@ static double now_s(clockid_t clk)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-void rp__cli_prov_collect(rp_cli_prov *pv, const char *trace, const char *target)
+void rp__cli_prov_collect(rp_cli_prov *pv, const char *trace, const char *path, const char *target)
 {
 	rp_replay_provenance *const p = &pv->p;
 	if (gethostname(pv->host, sizeof(pv->host) - 1) == 0)
@@ -237,9 +237,9 @@ void rp__cli_prov_collect(rp_cli_prov *pv, const char *trace, const char *target
 	p->target = target;
 	target_fs(pv, target);
 	struct stat st;
-	if (stat(trace, &st) == 0 && S_ISREG(st.st_mode)) {
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
 		const double t0 = now_s(CLOCK_MONOTONIC);
-		if (rp__cli_sha256_file(trace, pv->sha256) == 0) {
+		if (rp__cli_sha256_file(path, pv->sha256) == 0) {
 			p->trace_sha256 = pv->sha256;
 			p->hash_seconds = now_s(CLOCK_MONOTONIC) - t0;
 		}

@@ -23,11 +23,12 @@ typedef struct rp_cli_prov {
 /* The version, build features and command line (argv as main gave it to the command), and the start time. */
 int rp__cli_prov_init(rp_cli_prov *pv, int argc, char **argv);
 /*
- * The host, the kernel, the target's file system and mount, and the trace's
- * SHA-256 (a regular file only: a FIFO would lose its data to the hash).
- * Each is left null when it cannot be found; nothing here fails the run.
+ * The host, the kernel, the target's file system and mount, and the SHA-256
+ * of the trace named trace and read from path (its spool when it came
+ * through a pipe; a regular file only: a FIFO would lose its data to the
+ * hash).  Each is left null when it cannot be found; nothing here fails the run.
  */
-void rp__cli_prov_collect(rp_cli_prov *pv, const char *trace, const char *target);
+void rp__cli_prov_collect(rp_cli_prov *pv, const char *trace, const char *path, const char *target);
 /* CPU time of the process from here ... */
 void rp__cli_prov_cpu_begin(rp_cli_prov *pv);
 /* ... to here, into pv->p.cpu_user_s and cpu_sys_s. */

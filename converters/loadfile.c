@@ -31,6 +31,8 @@ struct rp_conv_lf {
 	hmap handles;       /* NFS dialect: handle -> path (nfs_handle_paths) */
 	hmap doc;           /* NFS dialect: handles to delete at their close (DOC_*) */
 	uint64_t next_fnum; /* for the NTCreateX/Close pairs wrap_path_ops adds */
+	rp_conv_lf_stats st;
+	hmap clients;       /* the distinct clients seen (keys only), for the summary */
 };
 
 void rp_conv_lf_opts_init(rp_conv_lf_opts *o)
@@ -124,6 +126,16 @@ static int line(rp_conv_lf *w, rp_loadfile_cmd k, const rp_op *op, uint32_t path
 /* An op no dialect command expresses: a comment with its canonical text. */
 static int note(rp_conv_lf *w, const rp_op *op, const char *why)
 {
+	w->st.comments++;
+	size_t i = 0;
+	while (i < RP_CONV_LF_REASONS && w->st.reasons[i].why && strcmp(w->st.reasons[i].why, why) != 0)
+		i++;
+	if (i == RP_CONV_LF_REASONS) {
+		w->st.other_reasons++;
+	} else {
+		w->st.reasons[i].why = why;
+		w->st.reasons[i].n++;
+	}
 	return rp_loadfile_out_comment(w->out, op, why, w->sink.errbuf);
 }
 
@@ -382,6 +394,14 @@ static int w_string(rp_sink *s, uint32_t id, const char *str, uint32_t len)
 static int w_op(rp_sink *s, const rp_op *op)
 {
 	rp_conv_lf *const w = (rp_conv_lf *)s;
+	w->st.ops++;
+	/* Clients are keyed + 1 (0 is the maps' empty slot); every one of them goes into the one script. */
+	if (!hmap_get(&w->clients, (uint64_t)op->client + 1)) {
+		const int rc = hmap_put(&w->clients, (uint64_t)op->client + 1, 1);
+		if (rc < 0)
+			return rp_fail(s->errbuf, rc, "out of memory");
+		w->st.clients++;
+	}
 	if (!w->decided) { /* AUTO on a trace from elsewhere: NFS when its statuses are */
 		rp_loadfile_out_set_dialect(w->out, rp_conv_lf_auto_dialect(&w->meta, op));
 		w->decided = true;
@@ -443,6 +463,12 @@ rp_sink *rp_conv_lf_sink(rp_conv_lf *w)
 	return &w->sink;
 }
 
+void rp_conv_lf_get_stats(const rp_conv_lf *w, rp_conv_lf_stats *st)
+{
+	*st = w->st;
+	st->dialect = rp_loadfile_out_dialect(w->out);
+}
+
 int rp_conv_lf_close(rp_conv_lf *w, char *errbuf)
 {
 	if (!w)
@@ -455,6 +481,8 @@ int rp_conv_lf_close(rp_conv_lf *w, char *errbuf)
 	rp_loadfile_out_close(w->out);
 	free(w->handles.key);
 	free(w->handles.path);
+	free(w->clients.key);
+	free(w->clients.path);
 	free(w->doc.key);
 	free(w->doc.path);
 	free(w);

@@ -66,6 +66,23 @@ int rp_conv_lf_open_path(rp_conv_lf **out, const char *path, const rp_conv_lf_op
 rp_sink *rp_conv_lf_sink(rp_conv_lf *w);
 int rp_conv_lf_close(rp_conv_lf *w, char *errbuf); /* NULL is a no-op */
 
+/* What a conversion wrote and what it could not say (convert's summary). */
+#define RP_CONV_LF_REASONS 16
+typedef struct rp_conv_lf_stats {
+	rp_loadfile_dialect dialect; /* the one written (AUTO resolved; SMB if no op came) */
+	uint64_t ops;                /* ops received */
+	uint64_t comments;           /* ops written as "# reprise: WHY" comments, of those */
+	struct {
+		const char *why;     /* a static string: the comment's reason */
+		uint64_t n;
+	} reasons[RP_CONV_LF_REASONS]; /* by reason, in order of first use; why NULL past the last */
+	uint64_t other_reasons;      /* comments whose reason did not fit the table */
+	uint64_t clients;            /* distinct trace clients merged into the one script */
+} rp_conv_lf_stats;
+
+/* The counts so far (valid until close). */
+void rp_conv_lf_get_stats(const rp_conv_lf *w, rp_conv_lf_stats *st);
+
 /* The dialect AUTO resolves to for a trace with this meta and first op (NULL: none). */
 rp_loadfile_dialect rp_conv_lf_auto_dialect(const rp_trace_meta *meta, const rp_op *first);
 

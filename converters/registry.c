@@ -1,10 +1,13 @@
 /* The built-in producers (.rpz and loadfile readers) and consumers (.rpz and loadfile writers). */
 #include "converters/registry.h"
 
+#include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "converters/optext.h"
 #include "formats/rpz.h"
 
 /* ---- producers ---- */
@@ -59,8 +62,77 @@ static int run_loadfile(const char *path, rp_sink *sink, const rp_conv_in_opts *
 	return rc;
 }
 
+static bool sniff_text(const void *head, size_t len, const char *path)
+{
+	(void)path;
+	return !memchr(head, '\0', len) && rp_optext_sniff(head, len);
+}
+
+/*
+ * The longest line of the text form: two paths of RP_STR_MAX bytes, each
+ * byte escaped to four, and the fixed fields.  A longer line is no op cat
+ * wrote, and buffering it would let one line take any amount of memory.
+ */
+#define TEXT_LINE_MAX (8u * RP_STR_MAX + 4096u)
+
+static int run_text(const char *path, rp_sink *sink, const rp_conv_in_opts *opts, rp_conv_in_report *rep,
+		    char *errbuf)
+{
+	rep->cut = false;
+	FILE *const f = fopen(path, "rb");
+	if (!f)
+		return rp_fail(errbuf, RP_E_IO, "%s: %s", path, strerror(errno));
+	const rp_optext_opts to = { .lenient = opts->lenient, .filter_client = opts->filter_client,
+				    .client = opts->client };
+	rp_optext *t = NULL;
+	char *const buf = malloc(TEXT_LINE_MAX);
+	int rc = buf ? rp_optext_create(&t, sink, path, &to, errbuf) : rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+	size_t have = 0;
+	uint64_t line = 0;
+	while (rc == 0) {
+		const size_t n = fread(buf + have, 1, TEXT_LINE_MAX - have, f);
+		if (n == 0 && ferror(f)) {
+			rc = rp_fail(errbuf, RP_E_IO, "%s: read error: %s", path, strerror(errno));
+			break;
+		}
+		have += n;
+		size_t used = 0;
+		for (;;) {
+			const char *const nl = memchr(buf + used, '\n', have - used);
+			if (!nl && n != 0)
+				break; /* read on for the rest of the line */
+			if (!nl && used == have)
+				break;
+			const size_t end = nl ? (size_t)(nl - buf) : have;
+			line++;
+			rc = rp_optext_line(t, buf + used, end - used, errbuf);
+			used = nl ? end + 1 : have;
+			if (rc < 0)
+				break;
+		}
+		if (rc < 0)
+			break;
+		memmove(buf, buf + used, have - used);
+		have -= used;
+		if (n == 0)
+			break;
+		if (have == TEXT_LINE_MAX)
+			rc = rp_fail(errbuf, RP_E_LIMIT, "%s:%" PRIu64 ": line longer than %u bytes", path, line + 1,
+				     TEXT_LINE_MAX);
+	}
+	if (rc == 0)
+		rc = rp_optext_finish(t, errbuf);
+	if (t)
+		rep->skipped = rp_optext_skipped(t);
+	rp_optext_destroy(t);
+	free(buf);
+	fclose(f);
+	return rc;
+}
+
 static const rp_conv_producer producers[] = {
 	{ "rpz", ".rpz trace", sniff_rpz, run_rpz },
+	{ "text", "reprise cat's canonical text form", sniff_text, run_text },
 	{ "loadfile", "dbench loadfile (SMB or NFS dialect)", sniff_loadfile, run_loadfile },
 };
 
@@ -101,6 +173,7 @@ int rp_conv_unknown_input(const void *head, size_t len, const char *path, char *
 struct rp_conv_out {
 	rp_rpz_writer *rpz;
 	rp_conv_lf *lf;
+	rp_conv_lf_stats *lf_stats;
 };
 
 static int open_rpz(rp_conv_out **out, FILE *f, const char *name, const rp_conv_out_opts *opts, rp_sink **sink,
@@ -141,6 +214,7 @@ static int open_lf(rp_conv_out **out, FILE *f, const char *name, const rp_conv_o
 		free(o);
 		return rc;
 	}
+	o->lf_stats = opts ? opts->lf_stats : NULL;
 	*sink = rp_conv_lf_sink(o->lf);
 	*out = o;
 	return 0;
@@ -151,6 +225,8 @@ static int close_lf(rp_conv_out *o, bool cut, char *note, char *errbuf)
 	note[0] = '\0';
 	if (cut)
 		snprintf(note, RP_ERRBUF_SIZE, "a loadfile has no header to record that its input was cut");
+	if (o->lf_stats)
+		rp_conv_lf_get_stats(o->lf, o->lf_stats);
 	const int rc = rp_conv_lf_close(o->lf, errbuf);
 	free(o);
 	return rc;

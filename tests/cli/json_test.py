@@ -178,6 +178,15 @@ def checks(tmp):
     sha = subprocess.run(['sha256sum', trace], stdout=subprocess.PIPE).stdout.split()[0].decode()
     tap(pv['trace']['sha256'] == sha == want, "the trace's SHA-256 is sha256sum's", f"{pv['trace']['sha256']} {sha}")
     tap(pv['trace']['path'] == trace and isinstance(pv['trace']['hash_seconds'], float), 'the trace path and hash time')
+    os.mkdir(os.path.join(tmp, 'target-pipe'))
+    with open(trace, 'rb') as f:
+        p = subprocess.run([reprise, 'replay', '-', '--target', os.path.join(tmp, 'target-pipe'), '-b', 'null', '-q',
+                            '--json', '-'], stdin=f, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        dp = load_strict(p.stdout)['provenance']['trace']
+    except (ValueError, KeyError) as e:
+        dp = {'error': str(e), 'stderr': p.stderr.decode(errors='replace')}
+    tap(dp.get('path') == '<stdin>' and dp.get('sha256') == sha, "a trace through a pipe: the SHA-256 of its bytes", dp)
     tap(pv['command_line'][1:] == args, 'the command line as given', pv['command_line'])
     tap(pv['host'] == socket.gethostname() and os.uname().release in pv['kernel'], 'host and kernel release')
     t = datetime.datetime.strptime(pv['start_time'][:19], '%Y-%m-%dT%H:%M:%S').replace(tzinfo=datetime.timezone.utc)
@@ -191,7 +200,10 @@ def checks(tmp):
     magic = subprocess.run(['stat', '-f', '-c', '%t', target], stdout=subprocess.PIPE).stdout.decode().strip()
     tap(int(tg['fs_magic'], 16) == int(magic, 16), "fs_magic is statfs's f_type (stat -f)", (tg['fs_magic'], magic))
     feats = dict(f.split('=', 1) for f in pv['build_features'])
-    tap({'pcap', 'jansson', 'nettle', 'buildtype'} <= set(feats), 'build features from meson', pv['build_features'])
+    ver = run(['--version']).stdout.decode()
+    tap({'libpcap', 'jansson', 'nettle', 'buildtype', 'backends'} <= set(feats)
+        and 'features: ' + ' '.join(pv['build_features']) + '\n' in ver, 'build features from meson, as --version',
+        (pv['build_features'], ver))
     tap(all(isinstance(d1['cpu'][k], float) and d1['cpu'][k] >= 0 for k in ('user_s', 'sys_s')), 'CPU time user and sys')
 
     # 2. Percentiles are ordered in every latency object (top level, per op, per client).
