@@ -34,10 +34,9 @@ int rp__cli_prov_init(rp_cli_prov *pv, int argc, char **argv)
 	p->cpu_user_s = p->cpu_sys_s = -1;
 	p->start_epoch_ns = -1;
 
-	static char feat[sizeof(features_str)];
-	memcpy(feat, features_str, sizeof(feat));
+	snprintf(pv->features_buf, sizeof(pv->features_buf), "%s", features_str);
 	size_t n = 0;
-	for (char *save = NULL, *t = strtok_r(feat, " ", &save); t && n + 1 < sizeof(pv->features) / sizeof(pv->features[0]);
+	for (char *save = NULL, *t = strtok_r(pv->features_buf, " ", &save); t && n + 1 < sizeof(pv->features) / sizeof(pv->features[0]);
 	     t = strtok_r(NULL, " ", &save))
 		pv->features[n++] = t;
 	pv->features[n] = NULL;

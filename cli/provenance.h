@@ -16,6 +16,7 @@ typedef struct rp_cli_prov {
 	char fs[32], fs_magic[24];
 	char mount[PATH_MAX];
 	char mount_opts[1024], fs_opts[1024];
+	char features_buf[1024]; /* REPRISE_FEATURES, cut into features */
 	const char *features[32];
 	struct rusage ru0;
 } rp_cli_prov;
