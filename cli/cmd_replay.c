@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/input.h"
 #include "cli/outfile.h"
+#include "cli/provenance.h"
 #include "formats/rpz.h"
 #include "replay/replay.h"
 
@@ -319,6 +320,8 @@ static void warn_cut(const rp_cli_in *in)
 	rp_reader_close(r);
 }
 
+static int replay_main(int argc, char **argv, rp_cli_prov *prov);
+
 static int run(int argc, char **argv)
 {
 	memset(&o, 0, sizeof(o));
@@ -328,6 +331,19 @@ static int run(int argc, char **argv)
 	o.timing = "afap";
 	o.on_mismatch = "warn";
 	o.prepare_fill = "data";
+	/* The command line and start time for the JSON, before option parsing reorders argv. */
+	rp_cli_prov prov;
+	if (rp__cli_prov_init(&prov, argc, argv) < 0) {
+		rp__cli_err("replay", "out of memory");
+		return 1;
+	}
+	const int st = replay_main(argc, argv, &prov);
+	rp__cli_prov_free(&prov);
+	return st;
+}
+
+static int replay_main(int argc, char **argv, rp_cli_prov *prov)
+{
 	char *pos[RP_OPTS_MAX_POS];
 	int npos = 0;
 	const int prc = rp_opts_parse(&spec, argc, argv, pos, &npos);
@@ -424,8 +440,12 @@ static int run(int argc, char **argv)
 			    "trace's ops find, and mismatches with it; replay into an empty directory%s",
 			    o.target, before, before == 1 ? "y" : "ies",
 			    o.cleanup ? " (--cleanup leaves what was there)" : "");
+	if (o.json) /* hashes the trace: after the scan has read it, before the CPU time is counted */
+		rp__cli_prov_collect(prov, in.name, in.path, o.target);
 	bool interrupted = false;
+	rp__cli_prov_cpu_begin(prov);
 	const int rc = drive(r, &interrupted, &in);
+	rp__cli_prov_cpu_end(prov);
 	const rp_replay_results *const res = rp_replay_get_results(r);
 	/* --json -: standard output holds the JSON alone, and the table goes to stderr. */
 	rp_replay_write_table(res, json.std ? stderr : stdout);
@@ -439,9 +459,17 @@ static int run(int argc, char **argv)
 		status = 1;
 	}
 	if (o.json) {
-		rp_replay_write_json(res, json.f);
-		if (rp__cli_out_commit(&json, "replay") && status == 0)
+		const int jrc = rp_replay_write_json(res, &prov->p, json.f);
+		if (jrc < 0) {
+			/* out: below removes the partial JSON (a file; standard output keeps what went out) */
+			rp__cli_err("replay", "%s: %s%s", json.std ? "standard output" : o.json,
+				    jrc == RP_E_IO ? "write error: " : "", jrc == RP_E_IO ? strerror(errno) : rp_strerror(jrc));
+			if (json.std)
+				clearerr(stdout); /* said: main's check at exit need not say it again */
 			status = 1;
+		} else if (rp__cli_out_commit(&json, "replay") && status == 0) {
+			status = 1;
+		}
 	}
 	if (snap) {
 		/* The backend's descriptors and the run's handles are closed before anything is removed. */

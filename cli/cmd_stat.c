@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "cli/input.h"
+#include "cli/json.h"
 #include "formats/summary.h"
 
 typedef struct stat_sink {
@@ -83,7 +84,7 @@ static int run(int argc, char **argv)
 	bool pcap = false;
 	const rp_input_opts io = { .lenient = o.lenient, .quiet = o.json, .verbose = o.verbose, .cmd = "stat", .capture_stats = &cst,
 				   .capture_seen = &pcap };
-	const int rc = rp__cli_pump(pos[0], &s.base, &io);
+	int rc = rp__cli_pump(pos[0], &s.base, &io);
 	if (rc == 0 && pcap) {
 		const rp_summary_decode d = { .frames = cst.frames, .messages = cst.messages, .truncated = cst.truncated,
 					      .invalid = cst.invalid, .unsupported = cst.unsupported,
@@ -92,7 +93,7 @@ static int run(int argc, char **argv)
 	}
 	if (rc == 0) {
 		if (o.json)
-			rp_summary_print_json(s.sum, &s.meta, stdout);
+			rc = rp__cli_stat_json(s.sum, &s.meta, stdout);
 		else
 			rp_summary_print(s.sum, &s.meta, stdout);
 	}

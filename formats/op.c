@@ -100,6 +100,60 @@ static void put_escaped(out *o, const char *s, size_t len, bool quote)
 	}
 }
 
+/*
+ * The length of the UTF-8 sequence at s[0..len) when it is valid (shortest
+ * form, no surrogate, at most U+10FFFF) and not a C1 control, else 0.
+ * ASCII is the caller's.
+ */
+static size_t utf8_printable(const unsigned char *s, size_t len)
+{
+	size_t n;
+	uint32_t cp, min;
+	if (s[0] < 0xc2)
+		return 0; /* a continuation byte, or the start of an overlong ASCII form */
+	if (s[0] < 0xe0) {
+		n = 2, cp = s[0] & 0x1fu, min = 0x80;
+	} else if (s[0] < 0xf0) {
+		n = 3, cp = s[0] & 0x0fu, min = 0x800;
+	} else if (s[0] < 0xf5) {
+		n = 4, cp = s[0] & 0x07u, min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (n > len)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3fu);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) || cp < 0xa0)
+		return 0;
+	return n;
+}
+
+/* As put_escaped without quote, but whole printable UTF-8 characters as they are. */
+static void put_escaped_utf8(out *o, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len;) {
+		const unsigned char c = (unsigned char)s[i];
+		size_t n;
+		if (c == '\\') {
+			put(o, "\\\\");
+			i++;
+		} else if (c >= 0x20 && c < 0x7f) {
+			put(o, "%c", c);
+			i++;
+		} else if ((n = utf8_printable((const unsigned char *)s + i, len - i)) > 0) {
+			put(o, "%.*s", (int)n, s + i);
+			i += n;
+		} else {
+			put(o, "\\x%02x", c);
+			i++;
+		}
+	}
+}
+
 /* A string as a double-quoted C-style literal: printable ASCII as is, the rest escaped. */
 static void put_string(out *o, rp_string_fn str, void *ctx, uint32_t id)
 {
@@ -179,6 +233,15 @@ size_t rp_text_escape(char *buf, size_t size, const char *s, size_t len, bool qu
 	if (size)
 		buf[0] = '\0';
 	put_escaped(&o, s, len, quote);
+	return o.len;
+}
+
+size_t rp_text_escape_utf8(char *buf, size_t size, const char *s, size_t len)
+{
+	out o = { .buf = buf, .size = size, .len = 0 };
+	if (size)
+		buf[0] = '\0';
+	put_escaped_utf8(&o, s, len);
 	return o.len;
 }
 

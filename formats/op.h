@@ -293,4 +293,12 @@ size_t rp_op_format(char *buf, size_t size, const rp_op *op, rp_string_fn str, v
  */
 size_t rp_text_escape(char *buf, size_t size, const char *s, size_t len, bool quote);
 
+/*
+ * As rp_text_escape without quote, but a valid UTF-8 character that is not a
+ * control (C0, DEL, C1) stays as it is: the result is always valid UTF-8 with
+ * no control byte, and reversible (\\ is a backslash, \xNN the byte NN).
+ * Names in JSON output go through this.
+ */
+size_t rp_text_escape_utf8(char *buf, size_t size, const char *s, size_t len);
+
 #endif

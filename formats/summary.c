@@ -442,7 +442,7 @@ static void print_sizes(const char *what, const uint64_t *hist, FILE *f)
 }
 
 /* Unix time in ns as "2026-12-01 09:10:00.123456789 UTC" (ISO 8601 with 'T' and 'Z' when iso). */
-static const char *utc_time(char *buf, size_t cap, int64_t ns, bool iso)
+const char *rp_summary_utc_time(char *buf, size_t cap, int64_t ns, bool iso)
 {
 	const time_t t = (time_t)(ns / 1000000000);
 	struct tm tm;
@@ -533,7 +533,7 @@ void rp_summary_print(const rp_summary *s, const rp_trace_meta *meta, FILE *f)
 	}
 	char buf[64], buf2[64];
 	if (meta->capture_start_ns)
-		fprintf(f, "start       %s\n", utc_time(buf, sizeof(buf), meta->capture_start_ns, false));
+		fprintf(f, "start       %s\n", rp_summary_utc_time(buf, sizeof(buf), meta->capture_start_ns, false));
 	fprintf(f, "ops         %" PRIu64 "\n", s->ops);
 	fprintf(f, "clients     %" PRIu64 "\n", s->clients.count);
 	if (!(meta->flags & RP_META_TIMED))
@@ -570,131 +570,49 @@ void rp_summary_print(const rp_summary *s, const rp_trace_meta *meta, FILE *f)
 	print_sizes("write", s->write_sizes, f);
 }
 
-static void json_string(const char *str, FILE *f)
+void rp_summary_get(const rp_summary *s, rp_summary_view *v)
 {
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20 || *p >= 0x7f)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
+	*v = (rp_summary_view){
+		.ops = s->ops,
+		.clients = s->clients.count,
+		.files = s->paths.count,
+		.bytes_read = s->bytes_read,
+		.bytes_written = s->bytes_written,
+		.no_reply = s->unknown_status,
+		.duration_s = duration_s(s),
+		.count = s->count,
+		.failed = s->failed,
+		.at_close = s->at_close,
+		.read_sizes = s->read_sizes,
+		.write_sizes = s->write_sizes,
+		.decode = s->has_decode ? &s->decode : NULL,
+	};
 }
 
-static void json_sizes(const char *key, const uint64_t *hist, FILE *f)
+size_t rp_summary_clients(const rp_summary *s, rp_summary_client **out)
 {
-	fprintf(f, ",\n  \"%s\": [", key);
-	const char *sep = "";
-	for (unsigned b = 0; b < RP_SIZE_BUCKETS; b++) {
-		if (!hist[b])
-			continue;
-		fprintf(f, "%s{\"min\": %" PRIu64 ", \"count\": %" PRIu64 "}", sep, bucket_low(b), hist[b]);
-		sep = ", ";
-	}
-	fputc(']', f);
-}
-
-/* A name from the trace's metadata: a JSON string, "" when unknown. */
-static void json_meta_name(const char *key, const char *name, size_t cap, FILE *f)
-{
-	char v[4 * RP_META_NAME_MAX];
-	rp_text_escape(v, sizeof(v), name, strnlen(name, cap), false); /* printable ASCII, as the text output */
-	fprintf(f, ",\n  \"%s\": ", key);
-	json_string(v, f);
-}
-
-/*
- * The keys docs/stat-json.md lists from "input" on: provenance (input, host,
- * start), the capture's decode counters, per-client counts, recorded latency.
- * Kept apart from the keys above so each part can move on its own.
- */
-static void json_provenance_clients_latency(const rp_summary *s, const rp_trace_meta *meta, FILE *f)
-{
-	json_meta_name("input", meta->source_name, RP_META_NAME_MAX, f);
-	json_meta_name("host", meta->host, RP_META_HOST_MAX, f);
-	char t[64];
-	fprintf(f, ",\n  \"start\": ");
-	if (meta->capture_start_ns)
-		json_string(utc_time(t, sizeof(t), meta->capture_start_ns, true), f);
-	else
-		fprintf(f, "null");
-	fprintf(f, ",\n  \"start_ns\": %" PRId64, meta->capture_start_ns);
-	fprintf(f, ",\n  \"decode\": ");
-	if (s->has_decode) {
-		const rp_summary_decode *const d = &s->decode;
-		fprintf(f, "{\"frames\": %" PRIu64 ", \"messages\": %" PRIu64 ", \"truncated\": %" PRIu64
-			", \"invalid\": %" PRIu64 ", \"unsupported\": %" PRIu64 ", \"unmatched\": %" PRIu64
-			", \"encrypted\": %" PRIu64 ", \"gaps\": %" PRIu64 "}",
-			d->frames, d->messages, d->truncated, d->invalid, d->unsupported, d->unmatched, d->encrypted, d->gaps);
-	} else {
-		fprintf(f, "null");
-	}
-	fprintf(f, ",\n  \"per_client\": [");
 	size_t n;
 	cent *const v = clients_sorted(s, &n);
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%s{\"client\": %" PRIu32 ", \"ops\": %" PRIu64 ", \"bytes_read\": %" PRIu64
-			", \"bytes_written\": %" PRIu64 "}", i ? ", " : "", v[i].client, v[i].ops, v[i].bytes_read,
-			v[i].bytes_written);
+	rp_summary_client *const c = n ? malloc(n * sizeof(*c)) : NULL;
+	for (size_t i = 0; c && i < n; i++)
+		c[i] = (rp_summary_client){ .client = v[i].client, .ops = v[i].ops, .bytes_read = v[i].bytes_read,
+					    .bytes_written = v[i].bytes_written };
 	free(v);
-	fprintf(f, "],\n  \"latency_ms\": {");
-	const char *sep = "";
-	for (unsigned i = 0; i < RP_OP__COUNT; i++) {
-		const lat *const l = &s->latency[i];
-		if (!l->n)
-			continue;
-		fprintf(f, "%s\"%s\": {\"count\": %" PRIu64 ", \"min\": %.6f, \"avg\": %.6f, \"max\": %.6f, \"p99\": %.6f}",
-			sep, rp_op_name(i), l->n, (double)l->min / 1e6, l->sum / (double)l->n / 1e6, (double)l->max / 1e6,
-			lat_quantile(l, 0.99) / 1e6);
-		sep = ", ";
-	}
-	fputc('}', f);
+	*out = c;
+	return c ? n : 0;
 }
 
-void rp_summary_print_json(const rp_summary *s, const rp_trace_meta *meta, FILE *f)
+bool rp_summary_latency(const rp_summary *s, unsigned op, rp_summary_latency_view *l)
 {
-	fprintf(f, "{\n  \"source\": ");
-	json_string(rp_source_name(meta->source), f);
-	fprintf(f, ",\n  \"anonymized\": %s", meta->flags & RP_META_ANONYMIZED ? "true" : "false");
-	fprintf(f, ",\n  \"timed\": %s", meta->flags & RP_META_TIMED ? "true" : "false");
-	fprintf(f, ",\n  \"truncated\": %s", meta->flags & RP_META_TRUNCATED ? "true" : "false");
-	fprintf(f, ",\n  \"ops\": %" PRIu64, s->ops);
-	fprintf(f, ",\n  \"clients\": %" PRIu64, s->clients.count);
-	fprintf(f, ",\n  \"duration_s\": %.9f", duration_s(s));
-	fprintf(f, ",\n  \"files\": %" PRIu64, s->paths.count);
-	fprintf(f, ",\n  \"bytes_read\": %" PRIu64, s->bytes_read);
-	fprintf(f, ",\n  \"bytes_written\": %" PRIu64, s->bytes_written);
-	fprintf(f, ",\n  \"no_reply\": %" PRIu64, s->unknown_status);
-	fprintf(f, ",\n  \"op_counts\": {");
-	const char *sep = "";
-	for (unsigned i = 0; i < RP_OP__COUNT; i++) {
-		if (!s->count[i])
-			continue;
-		fprintf(f, "%s\"%s\": %" PRIu64, sep, rp_op_name(i), s->count[i]);
-		sep = ", ";
-	}
-	fprintf(f, "},\n  \"op_failures\": {");
-	sep = "";
-	for (unsigned i = 0; i < RP_OP__COUNT; i++) {
-		if (!s->failed[i])
-			continue;
-		fprintf(f, "%s\"%s\": %" PRIu64, sep, rp_op_name(i), s->failed[i]);
-		sep = ", ";
-	}
-	fprintf(f, "},\n  \"deleted_at_close\": {");
-	sep = "";
-	for (unsigned i = 0; i < RP_OP__COUNT; i++) {
-		if (!s->at_close[i])
-			continue;
-		fprintf(f, "%s\"%s\": %" PRIu64, sep, rp_op_name(i), s->at_close[i]);
-		sep = ", ";
-	}
-	fputc('}', f);
-	json_sizes("read_sizes", s->read_sizes, f);
-	json_sizes("write_sizes", s->write_sizes, f);
-	json_provenance_clients_latency(s, meta, f);
-	fprintf(f, "\n}\n");
+	if (op >= RP_OP__COUNT || !s->latency[op].n)
+		return false;
+	const lat *const x = &s->latency[op];
+	*l = (rp_summary_latency_view){ .count = x->n, .min_ns = (double)x->min, .avg_ns = x->sum / (double)x->n,
+					.max_ns = (double)x->max, .p99_ns = lat_quantile(x, 0.99) };
+	return true;
+}
+
+uint64_t rp_summary_size_min(unsigned b)
+{
+	return b < RP_SIZE_BUCKETS ? bucket_low(b) : 0;
 }

@@ -2,6 +2,8 @@
 #ifndef REPRISE_FORMATS_SUMMARY_H
 #define REPRISE_FORMATS_SUMMARY_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -26,9 +28,40 @@ typedef struct rp_summary_decode {
 } rp_summary_decode;
 void rp_summary_set_decode(rp_summary *s, const rp_summary_decode *d);
 
-/* Print as a table, or as JSON (schema in docs/stat-json.md). */
+/* Print as a table.  The JSON (docs/stat-json.md) is written by cli/json.c from the view below. */
 void rp_summary_print(const rp_summary *s, const rp_trace_meta *meta, FILE *f);
-void rp_summary_print_json(const rp_summary *s, const rp_trace_meta *meta, FILE *f);
+
+/* What the summary counted, for writers outside formats/; the arrays live as long as s. */
+typedef struct rp_summary_view {
+	uint64_t ops, clients, files, bytes_read, bytes_written, no_reply;
+	double duration_s;          /* first op start to last op end (sleeps excluded); 0 when empty */
+	const uint64_t *count;      /* [RP_OP__COUNT]: ops by kind, deletes done by a close included */
+	const uint64_t *failed;     /* [RP_OP__COUNT]: recorded status an error */
+	const uint64_t *at_close;   /* [RP_OP__COUNT]: unlink/rmdir done by a close (delete-on-close) */
+	const uint64_t *read_sizes, *write_sizes; /* [RP_SIZE_BUCKETS]: requested lengths */
+	const rp_summary_decode *decode; /* a packet capture's decode counters; NULL for other input */
+} rp_summary_view;
+
+/* One client's ops and bytes. */
+typedef struct rp_summary_client {
+	uint32_t client;
+	uint64_t ops, bytes_read, bytes_written;
+} rp_summary_client;
+/* Every client, by id (*out malloc'd, the caller frees it); 0 and NULL when none or out of memory. */
+size_t rp_summary_clients(const rp_summary *s, rp_summary_client **out);
+
+/* The recorded latency (reply minus call) of one op type, when any reply was seen. */
+typedef struct rp_summary_latency_view {
+	uint64_t count;
+	double min_ns, avg_ns, max_ns, p99_ns;
+} rp_summary_latency_view;
+bool rp_summary_latency(const rp_summary *s, unsigned op, rp_summary_latency_view *l);
+
+/* Unix time in ns as "2026-12-01 09:10:00.123456789 UTC" (ISO 8601 with 'T' and 'Z' when iso). */
+const char *rp_summary_utc_time(char *buf, size_t cap, int64_t ns, bool iso);
+void rp_summary_get(const rp_summary *s, rp_summary_view *v);
+/* The smallest length size bucket b holds: 0, 1, 2, 4, ... */
+uint64_t rp_summary_size_min(unsigned b);
 
 uint64_t rp_summary_ops(const rp_summary *s);
 uint64_t rp_summary_count(const rp_summary *s, unsigned op);

@@ -183,6 +183,13 @@ static inline __attribute__((always_inline)) void record(rp_client *c, const rp_
 		s->failures += status != 0;
 		if (sched && lag > s->lag_max)
 			s->lag_max = lag;
+		if (lat_ok) {
+			const uint64_t lat = done - issue;
+			s->lat_n++;
+			s->lat_sum += lat;
+			if (lat > s->lat_max)
+				s->lat_max = lat;
+		}
 	}
 	/* Only this thread writes them: a relaxed store of a private running total, no read-modify-write. */
 	atomic_store_explicit(&c->prog_ops, ++c->n_ops, memory_order_relaxed);
@@ -271,6 +278,7 @@ static inline __attribute__((always_inline)) enum verdict resolve(rp_client *c, 
 	req->path = req->path2 = NULL;
 	req->bh = 0;
 	req->granted = 0;
+	req->zero = false;
 	req->no_handle = op->handle == 0 && op->status == EBADF && (handle_ops >> op->op & 1u);
 	req->special = false;
 	if (!(r->op_mask >> op->op & 1u))

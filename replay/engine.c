@@ -340,6 +340,8 @@ void rp_replay_destroy(rp_replay *r)
 	rp__prepare_free(r); /* trace_clients with the plan */
 	free(r->res.series);
 	free(r->res.client_depth);
+	free(r->res.client);
+	rp__stats_free(&r->res);
 	rp_backend_parsed_free(&r->bopts);
 	free(r->target);
 	rp__ntlocks_fini(&r->ntlocks);

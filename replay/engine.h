@@ -26,6 +26,7 @@ typedef struct rp_opacc {
 /* One second of one client's run (lag in ns). */
 typedef struct rp_csecond {
 	uint64_t ops, bytes, failures, lag_max;
+	uint64_t lat_n, lat_sum, lat_max; /* ops with a latency, and their latencies (ns) */
 } rp_csecond;
 
 /* A trace path after normalisation: the string, or why it cannot be used. */
@@ -243,5 +244,7 @@ void rp__win_drain(rp_client *c); /* until nothing is in flight */
 
 /* stats.c */
 int rp__stats_merge(rp_replay *r);
+/* Free the histograms the results keep (rp_replay_destroy). */
+void rp__stats_free(rp_replay_results *res);
 
 #endif

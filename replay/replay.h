@@ -111,6 +111,20 @@ void rp_replay_opts_init(rp_replay_opts *o);
 
 /* ---- Results ---------------------------------------------------------------------------- */
 
+/*
+ * A latency distribution from a histogram (values are bucket midpoints,
+ * within 0.4 %; min, max and the mean are exact; stddev is over the bucket
+ * midpoints).  All 0 when count is 0.
+ */
+typedef struct rp_replay_lat {
+	uint64_t count;
+	double min_us, avg_us, stddev_us, max_us;
+	double p50_us, p90_us, p95_us, p99_us, p999_us, p9999_us;
+} rp_replay_lat;
+
+/* A latency histogram (replay/hist.h), opaque here; the JSON writes its buckets (docs/replay.md). */
+struct rp_hist;
+
 typedef struct rp_replay_opstats {
 	uint64_t count;     /* executed in the measured period */
 	uint64_t bytes;     /* read/write bytes moved */
@@ -127,13 +141,27 @@ typedef struct rp_replay_opstats {
 	 */
 	uint64_t unsupported;
 	double avg_us, p50_us, p99_us, p999_us, max_us;
+	rp_replay_lat lat;         /* the whole distribution (the fields above are its parts the table shows) */
+	const struct rp_hist *hist; /* NULL when no latency was recorded; owned by the results */
 } rp_replay_opstats;
 
 typedef struct rp_replay_second {
 	uint64_t ops, bytes, failures;
 	double lag_max_us;
+	uint64_t lat_count;         /* ops issued in this second with a latency (sleeps excluded) */
+	double lat_avg_us, lat_max_us;
 	bool warmup;
 } rp_replay_second;
+
+/* One client's results (measured period; warmup_ops and passes as in the totals). */
+typedef struct rp_replay_client {
+	uint32_t trace_client;   /* its client id in the trace */
+	uint32_t clone;          /* which copy (--clients), 0 when not cloning */
+	const char *dir;         /* beneath the target: "client3", or "" */
+	const char *stop;
+	uint64_t ops, bytes, failures, mismatches, warmup_ops, passes;
+	rp_replay_lat lat;       /* every op but sleeps */
+} rp_replay_client;
 
 /* Up to this many kinds of mismatch (op, expected, got) are kept, each with its first example. */
 #define RP_REPLAY_SAMPLES 16
@@ -204,6 +232,9 @@ typedef struct rp_replay_results {
 	rp_replay_depth depth;   /* all clients: the largest max, the mean of the means */
 	rp_replay_depth *client_depth; /* one per client */
 	size_t n_client_depth;
+	rp_replay_lat lat;             /* every op but sleeps, all clients */
+	const struct rp_hist *hist;    /* the same as a histogram (NULL: none) */
+	rp_replay_client *client;      /* one per client, n_client_depth of them */
 } rp_replay_results;
 
 /* ---- Running ---------------------------------------------------------------------------- */
@@ -267,8 +298,41 @@ void rp_tree_snap_free(rp_tree_snap *s); /* NULL is a no-op */
 
 /* The final table (text), as the CLI prints it. */
 void rp_replay_write_table(const rp_replay_results *res, FILE *f);
-/* Everything as one JSON object (schema: docs/replay.md). */
-void rp_replay_write_json(const rp_replay_results *res, FILE *f);
+/*
+ * Where and how a run happened, for the JSON: what the library cannot know
+ * (the command line, the trace file, the build) or does not measure (host,
+ * target file system, CPU time).  The caller fills it; NULL strings and
+ * negative numbers are written as null.
+ */
+typedef struct rp_replay_provenance {
+	const char *version;        /* reprise's */
+	const char *const *features; /* the build's "name=value" pairs, NULL-terminated */
+	int argc;
+	char *const *argv;          /* the command line as run */
+	int64_t start_epoch_ns;     /* wall clock at the start, ns since 1970 (UTC); < 0 unknown */
+	const char *host;           /* gethostname */
+	const char *kernel;         /* uname: sysname release version machine */
+	const char *trace_path;
+	const char *trace_sha256;   /* lowercase hex; NULL: not hashed (standard input) */
+	double hash_seconds;        /* what hashing the trace took (< 0: not hashed) */
+	const char *target;
+	const char *target_fs;      /* statfs f_type by name ("ext2/3/4", "tmpfs"; else mountinfo's type) */
+	const char *target_fs_magic; /* statfs f_type in hex ("0xef53") */
+	const char *target_mount;   /* the mount point holding the target (/proc/self/mountinfo) */
+	const char *target_mount_opts; /* its per-mount options ("rw,relatime") */
+	const char *target_fs_opts;    /* its super-block options ("rw,size=...") */
+	double cpu_user_s, cpu_sys_s; /* getrusage over the run (< 0: unknown) */
+} rp_replay_provenance;
+
+/* The JSON schema version rp_replay_write_json writes (docs/replay.md). */
+#define RP_REPLAY_JSON_SCHEMA 2
+
+/*
+ * Everything as one JSON object (schema: docs/replay.md), always valid UTF-8
+ * (names through rp_text_escape_utf8).  prov may be NULL (written as null).
+ * Returns 0, RP_E_NOMEM, or RP_E_IO when f could not take it (errno says why).
+ */
+int rp_replay_write_json(const rp_replay_results *res, const rp_replay_provenance *prov, FILE *f);
 const char *rp_timing_name(rp_timing t);
 const char *rp_prepare_fill_name(rp_prepare_fill f); /* "data", "zero", "sparse" */
 /* "EIO" etc., or NULL. */

@@ -1,9 +1,13 @@
 /* Replay results as a text table and as JSON (schema: docs/replay.md). */
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "replay/hist.h"
 #include "replay/replay.h"
 
 const char *rp_timing_name(rp_timing t)
@@ -154,169 +158,345 @@ void rp_replay_write_table(const rp_replay_results *res, FILE *f)
 			(unsigned long long)res->specials);
 }
 
-static void json_str(FILE *f, const char *s)
+/*
+ * The JSON, built with jansson.  A failed allocation anywhere marks the
+ * builder; the document is then not written (RP_E_NOMEM), never written
+ * with holes.
+ */
+typedef struct jb {
+	bool oom;
+} jb;
+
+static void jput(jb *b, json_t *obj, const char *key, json_t *v)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		const unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20 || ch >= 0x7f) /* as stat --json: no raw C1 control or stray byte reaches a terminal */
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
+	if (!v || !obj || json_object_set_new(obj, key, v) < 0)
+		b->oom = true;
+}
+
+static void jadd(jb *b, json_t *arr, json_t *v)
+{
+	if (!v || !arr || json_array_append_new(arr, v) < 0)
+		b->oom = true;
 }
 
 /* JSON has no NaN or infinity. */
-static void json_num(FILE *f, double v)
+static json_t *jnum(double v)
 {
-	if (!isfinite(v))
-		v = 0;
-	fprintf(f, "%.6g", v);
+	return json_real(isfinite(v) ? v : 0);
 }
 
-static void json_u64(FILE *f, const char *key, uint64_t v, bool comma)
+static json_t *ju64(uint64_t v)
 {
-	fprintf(f, "\"%s\": %llu%s", key, (unsigned long long)v, comma ? ", " : "");
+	return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
 }
 
-static void json_dbl(FILE *f, const char *key, double v, bool comma)
+/* A name from a trace or the command line: valid UTF-8 always, control and stray bytes as \xNN. */
+static json_t *jname(const char *s)
 {
-	fprintf(f, "\"%s\": ", key);
-	json_num(f, v);
-	if (comma)
-		fputs(", ", f);
+	if (!s)
+		return json_null();
+	const size_t len = strlen(s);
+	char stack[256];
+	char *buf = stack;
+	const size_t need = rp_text_escape_utf8(NULL, 0, s, len) + 1;
+	if (need > sizeof(stack) && !(buf = malloc(need)))
+		return NULL;
+	rp_text_escape_utf8(buf, need, s, len);
+	json_t *const v = json_string(buf);
+	if (buf != stack)
+		free(buf);
+	return v;
 }
 
-void rp_replay_write_json(const rp_replay_results *res, FILE *f)
+/* A latency distribution in µs: the keys docs/replay.md lists under "latency object". */
+static json_t *jlat(jb *b, const rp_replay_lat *l)
 {
-	fputs("{\n  \"backend\": ", f);
-	json_str(f, res->backend ? res->backend : "");
-	fprintf(f, ",\n  \"timing\": \"%s\", ", rp_timing_name(res->timing));
-	json_dbl(f, "speed", res->speed, true);
-	json_u64(f, "clients", res->clients, true);
-	fprintf(f, "\"stop\": \"%s\",\n  ", res->stop ? res->stop : "end");
-	json_dbl(f, "elapsed_s", res->elapsed_s, true);
-	json_dbl(f, "warmup_s", res->warmup_s, true);
-	json_u64(f, "total_ops", res->ops, true);
-	json_u64(f, "bytes", res->bytes, false);
-	fputs(",\n  ", f);
-	json_dbl(f, "ops_per_sec", res->ops_per_sec, true);
-	json_dbl(f, "mb_per_sec", res->mb_per_sec, false);
-	fputs(",\n  \"lag_us\": {", f);
-	json_dbl(f, "p50", res->lag_p50_us, true);
-	json_dbl(f, "p99", res->lag_p99_us, true);
-	json_dbl(f, "max", res->lag_max_us, true);
-	json_u64(f, "count", res->lag_count, false);
-	fputs("},\n  ", f);
-	json_u64(f, "warmup_ops", res->warmup_ops, true);
-	json_u64(f, "passes", res->passes, true);
-	json_u64(f, "failures", res->failures, true);
-	json_u64(f, "mismatches", res->mismatches, true);
-	json_u64(f, "unknown_handles", res->unknown_handles, true);
-	json_u64(f, "skipped", res->skipped, true);
-	json_u64(f, "escapes", res->escapes, true);
-	json_u64(f, "unsupported", res->unsupported, true);
-	json_u64(f, "special_files", res->specials, false);
+	json_t *const o = json_object();
+	jput(b, o, "count", ju64(l->count));
+	jput(b, o, "min", jnum(l->min_us));
+	jput(b, o, "mean", jnum(l->avg_us));
+	jput(b, o, "stddev", jnum(l->stddev_us));
+	jput(b, o, "p50", jnum(l->p50_us));
+	jput(b, o, "p90", jnum(l->p90_us));
+	jput(b, o, "p95", jnum(l->p95_us));
+	jput(b, o, "p99", jnum(l->p99_us));
+	jput(b, o, "p999", jnum(l->p999_us));
+	jput(b, o, "p9999", jnum(l->p9999_us));
+	jput(b, o, "max", jnum(l->max_us));
+	return o;
+}
 
-	fputs(",\n  \"op_counts\": {", f);
-	bool first = true;
-	for (unsigned op = 0; op < RP_OP__COUNT; op++) {
-		if (!res->op[op].count)
+/* A histogram: its non-empty buckets as [lowest value in ns, count], by increasing value. */
+static json_t *jhist(jb *b, const rp_hist *h)
+{
+	if (!h || !h->count)
+		return json_null();
+	json_t *const o = json_object();
+	jput(b, o, "count", ju64(h->count));
+	jput(b, o, "sum_ns", ju64(h->sum));
+	jput(b, o, "min_ns", ju64(h->min));
+	jput(b, o, "max_ns", ju64(h->max));
+	json_t *const buckets = json_array();
+	for (unsigned i = 0; i < RP_HIST_BUCKETS; i++) {
+		if (!h->bucket[i])
 			continue;
-		fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", rp_op_name(op), (unsigned long long)res->op[op].count);
-		first = false;
+		uint64_t lo, hi;
+		rp__hist_bucket_range(i, &lo, &hi);
+		json_t *const pair = json_array();
+		jadd(b, pair, ju64(lo));
+		jadd(b, pair, ju64(h->bucket[i]));
+		jadd(b, buckets, pair);
 	}
-	fputs("},\n  \"ops\": {", f);
-	first = true;
+	jput(b, o, "buckets", buckets);
+	return o;
+}
+
+static json_t *jlayout(jb *b)
+{
+	json_t *const o = json_object();
+	jput(b, o, "unit", json_string("ns"));
+	jput(b, o, "sub_bits", json_integer(RP_HIST_SUB_BITS));
+	jput(b, o, "max_bits", json_integer(RP_HIST_MAX_BITS));
+	jput(b, o, "buckets", json_integer(RP_HIST_BUCKETS));
+	return o;
+}
+
+/* "2026-12-01T09:08:11.123456789Z" */
+static json_t *jtime(int64_t ns)
+{
+	if (ns < 0)
+		return json_null();
+	const time_t t = (time_t)(ns / 1000000000);
+	struct tm tm;
+	if (!gmtime_r(&t, &tm))
+		return json_null();
+	char buf[64];
+	const size_t n = strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + n, sizeof(buf) - n, ".%09lldZ", (long long)(ns % 1000000000));
+	return json_string(buf);
+}
+
+static json_t *jprov(jb *b, const rp_replay_provenance *p)
+{
+	if (!p)
+		return json_null();
+	json_t *const o = json_object();
+	jput(b, o, "reprise_version", jname(p->version));
+	json_t *const feat = json_array();
+	for (const char *const *f = p->features; f && *f; f++)
+		jadd(b, feat, jname(*f));
+	jput(b, o, "build_features", feat);
+	json_t *const argv = json_array();
+	for (int i = 0; p->argv && i < p->argc; i++)
+		jadd(b, argv, jname(p->argv[i]));
+	jput(b, o, "command_line", argv);
+	jput(b, o, "start_time", jtime(p->start_epoch_ns));
+	jput(b, o, "start_epoch_ns", p->start_epoch_ns < 0 ? json_null() : json_integer(p->start_epoch_ns));
+	jput(b, o, "host", jname(p->host));
+	jput(b, o, "kernel", jname(p->kernel));
+	json_t *const trace = json_object();
+	jput(b, trace, "path", jname(p->trace_path));
+	jput(b, trace, "sha256", jname(p->trace_sha256));
+	jput(b, trace, "hash_seconds", p->hash_seconds < 0 ? json_null() : jnum(p->hash_seconds));
+	jput(b, o, "trace", trace);
+	json_t *const target = json_object();
+	jput(b, target, "path", jname(p->target));
+	jput(b, target, "fs_type", jname(p->target_fs));
+	jput(b, target, "fs_magic", jname(p->target_fs_magic));
+	jput(b, target, "mount_point", jname(p->target_mount));
+	jput(b, target, "mount_options", jname(p->target_mount_opts));
+	jput(b, target, "fs_options", jname(p->target_fs_opts));
+	jput(b, o, "target", target);
+	return o;
+}
+
+static json_t *jopstats(jb *b, const rp_replay_opstats *o)
+{
+	json_t *const j = json_object();
+	jput(b, j, "count", ju64(o->count));
+	jput(b, j, "bytes", ju64(o->bytes));
+	jput(b, j, "avg_us", jnum(o->avg_us));
+	jput(b, j, "p50_us", jnum(o->p50_us));
+	jput(b, j, "p99_us", jnum(o->p99_us));
+	jput(b, j, "p999_us", jnum(o->p999_us));
+	jput(b, j, "max_us", jnum(o->max_us));
+	jput(b, j, "failures", ju64(o->failures));
+	jput(b, j, "failures_expected", ju64(o->failures_expected));
+	jput(b, j, "mismatches", ju64(o->mismatches));
+	jput(b, j, "unknown_handles", ju64(o->unknown_handles));
+	jput(b, j, "skipped", ju64(o->skipped));
+	jput(b, j, "escapes", ju64(o->escapes));
+	jput(b, j, "unsupported", ju64(o->unsupported));
+	jput(b, j, "special_files", ju64(o->specials));
+	jput(b, j, "latency_us", jlat(b, &o->lat));
+	jput(b, j, "histogram", jhist(b, o->hist));
+	return j;
+}
+
+static json_t *jdepth(jb *b, const rp_replay_depth *d, json_t *j)
+{
+	jput(b, j, "max", json_integer(d->max));
+	jput(b, j, "mean", jnum(d->mean));
+	jput(b, j, "recorded_max", json_integer(d->rec_max));
+	jput(b, j, "recorded_mean", jnum(d->rec_mean));
+	return j;
+}
+
+static json_t *build(jb *b, const rp_replay_results *res, const rp_replay_provenance *prov)
+{
+	json_t *const d = json_object();
+	jput(b, d, "schema", json_string("reprise-replay"));
+	jput(b, d, "schema_version", json_integer(RP_REPLAY_JSON_SCHEMA));
+	jput(b, d, "provenance", jprov(b, prov));
+	jput(b, d, "backend", jname(res->backend ? res->backend : ""));
+	jput(b, d, "timing", json_string(rp_timing_name(res->timing)));
+	jput(b, d, "speed", jnum(res->speed));
+	jput(b, d, "clients", ju64(res->clients));
+	jput(b, d, "stop", json_string(res->stop ? res->stop : "end"));
+	jput(b, d, "elapsed_s", jnum(res->elapsed_s));
+	jput(b, d, "warmup_s", jnum(res->warmup_s));
+	jput(b, d, "total_ops", ju64(res->ops));
+	jput(b, d, "bytes", ju64(res->bytes));
+	jput(b, d, "ops_per_sec", jnum(res->ops_per_sec));
+	jput(b, d, "mb_per_sec", jnum(res->mb_per_sec));
+	json_t *cpu = json_object();
+	jput(b, cpu, "user_s", !prov || prov->cpu_user_s < 0 ? json_null() : jnum(prov->cpu_user_s));
+	jput(b, cpu, "sys_s", !prov || prov->cpu_sys_s < 0 ? json_null() : jnum(prov->cpu_sys_s));
+	jput(b, d, "cpu", cpu);
+	json_t *const lag = json_object();
+	jput(b, lag, "p50", jnum(res->lag_p50_us));
+	jput(b, lag, "p99", jnum(res->lag_p99_us));
+	jput(b, lag, "max", jnum(res->lag_max_us));
+	jput(b, lag, "count", ju64(res->lag_count));
+	jput(b, d, "lag_us", lag);
+	jput(b, d, "latency_us", jlat(b, &res->lat));
+	jput(b, d, "histogram_layout", jlayout(b));
+	jput(b, d, "histogram", jhist(b, res->hist));
+	jput(b, d, "warmup_ops", ju64(res->warmup_ops));
+	jput(b, d, "passes", ju64(res->passes));
+	jput(b, d, "failures", ju64(res->failures));
+	jput(b, d, "failures_expected", ju64(res->failures_expected));
+	jput(b, d, "mismatches", ju64(res->mismatches));
+	jput(b, d, "unknown_handles", ju64(res->unknown_handles));
+	jput(b, d, "skipped", ju64(res->skipped));
+	jput(b, d, "escapes", ju64(res->escapes));
+	jput(b, d, "unsupported", ju64(res->unsupported));
+	jput(b, d, "special_files", ju64(res->specials));
+
+	json_t *const counts = json_object(), *const ops = json_object();
 	for (unsigned op = 0; op < RP_OP__COUNT; op++) {
 		const rp_replay_opstats *const o = &res->op[op];
-		if (!o->count && !o->skipped && !o->escapes && !o->unsupported)
-			continue;
-		fprintf(f, "%s\n    \"%s\": {", first ? "" : ",", rp_op_name(op));
-		first = false;
-		json_u64(f, "count", o->count, true);
-		json_u64(f, "bytes", o->bytes, true);
-		json_dbl(f, "avg_us", o->avg_us, true);
-		json_dbl(f, "p50_us", o->p50_us, true);
-		json_dbl(f, "p99_us", o->p99_us, true);
-		json_dbl(f, "p999_us", o->p999_us, true);
-		json_dbl(f, "max_us", o->max_us, true);
-		json_u64(f, "failures", o->failures, true);
-		json_u64(f, "mismatches", o->mismatches, true);
-		json_u64(f, "unknown_handles", o->unknown_handles, true);
-		json_u64(f, "skipped", o->skipped, true);
-		json_u64(f, "escapes", o->escapes, true);
-		json_u64(f, "unsupported", o->unsupported, true);
-		json_u64(f, "special_files", o->specials, false);
-		fputc('}', f);
+		if (o->count)
+			jput(b, counts, rp_op_name(op), ju64(o->count));
+		if (o->count || o->skipped || o->escapes || o->unsupported)
+			jput(b, ops, rp_op_name(op), jopstats(b, o));
 	}
-	fputs(first ? "},\n  \"errors\": {" : "\n  },\n  \"errors\": {", f);
-	first = true;
+	jput(b, d, "op_counts", counts);
+	jput(b, d, "ops", ops);
+
+	json_t *const errs = json_object();
 	for (unsigned e = 0; e < RP_REPLAY_ERRNO_MAX; e++) {
 		if (!res->errnos[e])
 			continue;
 		const char *const name = e ? rp_replay_errno_name((int)e) : "other";
-		fprintf(f, "%s", first ? "" : ", ");
-		if (name)
-			json_str(f, name);
-		else
-			fprintf(f, "\"%u\"", e);
-		fprintf(f, ": %llu", (unsigned long long)res->errnos[e]);
-		first = false;
+		char num[16];
+		snprintf(num, sizeof(num), "%u", e);
+		jput(b, errs, name ? name : num, ju64(res->errnos[e]));
 	}
-	fputs("},\n  \"inflight\": {", f);
-	json_u64(f, "max_inflight", res->max_inflight, true);
-	json_u64(f, "max", res->depth.max, true);
-	json_dbl(f, "mean", res->depth.mean, true);
-	json_u64(f, "recorded_max", res->depth.rec_max, true);
-	json_dbl(f, "recorded_mean", res->depth.rec_mean, true);
-	fputs("\"clients\": [", f);
-	for (size_t i = 0; i < res->n_client_depth; i++) {
-		const rp_replay_depth *const d = &res->client_depth[i];
-		fprintf(f, "%s{", i ? ", " : "");
-		json_u64(f, "max", d->max, true);
-		json_dbl(f, "mean", d->mean, true);
-		json_u64(f, "recorded_max", d->rec_max, true);
-		json_dbl(f, "recorded_mean", d->rec_mean, false);
-		fputc('}', f);
+	jput(b, d, "errors", errs);
+
+	json_t *const inflight = json_object();
+	jput(b, inflight, "max_inflight", json_integer(res->max_inflight));
+	jdepth(b, &res->depth, inflight);
+	json_t *const dclients = json_array();
+	for (size_t i = 0; i < res->n_client_depth; i++)
+		jadd(b, dclients, jdepth(b, &res->client_depth[i], json_object()));
+	jput(b, inflight, "clients", dclients);
+	jput(b, d, "inflight", inflight);
+
+	json_t *const cres = json_array();
+	for (size_t i = 0; res->client && i < res->n_client_depth; i++) {
+		const rp_replay_client *const c = &res->client[i];
+		json_t *const j = json_object();
+		jput(b, j, "client", ju64(i));
+		jput(b, j, "trace_client", json_integer(c->trace_client));
+		jput(b, j, "clone", json_integer(c->clone));
+		jput(b, j, "dir", jname(c->dir ? c->dir : ""));
+		jput(b, j, "stop", jname(c->stop));
+		jput(b, j, "ops", ju64(c->ops));
+		jput(b, j, "bytes", ju64(c->bytes));
+		jput(b, j, "failures", ju64(c->failures));
+		jput(b, j, "mismatches", ju64(c->mismatches));
+		jput(b, j, "warmup_ops", ju64(c->warmup_ops));
+		jput(b, j, "passes", ju64(c->passes));
+		jput(b, j, "latency_us", jlat(b, &c->lat));
+		jadd(b, cres, j);
 	}
-	fputs("]},\n  \"prepare\": {", f);
-	fprintf(f, "\"ran\": %s, ", res->prepare.ran ? "true" : "false");
-	json_u64(f, "dirs", res->prepare.dirs, true);
-	json_u64(f, "files", res->prepare.files, true);
-	json_u64(f, "bytes", res->prepare.bytes, true);
-	json_u64(f, "failures", res->prepare.failures, true);
-	json_dbl(f, "seconds", res->prepare.seconds, false);
-	fputs("},\n  \"mismatch_samples\": [", f);
+	jput(b, d, "client_results", cres);
+
+	json_t *const prep = json_object();
+	jput(b, prep, "ran", json_boolean(res->prepare.ran));
+	jput(b, prep, "dirs", ju64(res->prepare.dirs));
+	jput(b, prep, "files", ju64(res->prepare.files));
+	jput(b, prep, "bytes", ju64(res->prepare.bytes));
+	jput(b, prep, "failures", ju64(res->prepare.failures));
+	jput(b, prep, "seconds", jnum(res->prepare.seconds));
+	jput(b, prep, "fill", json_string(rp_prepare_fill_name(res->prepare.fill)));
+	jput(b, prep, "written", ju64(res->prepare.written));
+	jput(b, prep, "caches_dropped", res->prepare.caches == 0 ? json_null() : json_boolean(res->prepare.caches == 1));
+	jput(b, d, "prepare", prep);
+
+	json_t *const samples = json_array();
 	for (size_t i = 0; i < res->n_samples; i++) {
 		const rp_replay_sample *const s = &res->samples[i];
 		char b1[16], b2[16];
-		fprintf(f,
-			"%s\n    {\"client\": %u, \"trace_client\": %u, \"copy\": %u, \"count\": %llu, \"handle\": %llu, "
-			"\"index\": %llu, \"op\": \"%s\", \"path\": ",
-			i ? "," : "", s->client, s->client, s->copy, (unsigned long long)s->count,
-			(unsigned long long)s->handle, (unsigned long long)s->index, rp_op_name(s->op) ? rp_op_name(s->op) : "?");
-		json_str(f, s->path);
-		fprintf(f, ", \"expected\": \"%s\", \"actual\": \"%s\"}", status_text(s->expected, b1, sizeof(b1)),
-			status_text(s->actual, b2, sizeof(b2)));
+		json_t *const j = json_object();
+		jput(b, j, "client", json_integer(s->client));
+		jput(b, j, "trace_client", json_integer(s->client)); /* the same: named as cat and stat name clients */
+		jput(b, j, "copy", json_integer(s->copy));
+		jput(b, j, "index", ju64(s->index));
+		jput(b, j, "op", json_string(rp_op_name(s->op) ? rp_op_name(s->op) : "?"));
+		jput(b, j, "path", jname(s->path));
+		jput(b, j, "handle", ju64(s->handle));
+		jput(b, j, "count", ju64(s->count));
+		jput(b, j, "expected", json_string(status_text(s->expected, b1, sizeof(b1))));
+		jput(b, j, "actual", json_string(status_text(s->actual, b2, sizeof(b2))));
+		jadd(b, samples, j);
 	}
-	fputs(res->n_samples ? "\n  ],\n  \"series\": [" : "],\n  \"series\": [", f);
+	jput(b, d, "mismatch_samples", samples);
+	jput(b, d, "mismatch_other_kinds", ju64(res->sample_others));
+
+	json_t *const series = json_array();
 	for (size_t i = 0; i < res->n_series; i++) {
 		const rp_replay_second *const s = &res->series[i];
-		fprintf(f, "%s\n    {\"t\": %zu, ", i ? "," : "", i);
-		json_u64(f, "ops", s->ops, true);
-		json_u64(f, "bytes", s->bytes, true);
-		json_u64(f, "failures", s->failures, true);
-		json_dbl(f, "lag_max_us", s->lag_max_us, true);
-		fprintf(f, "\"warmup\": %s}", s->warmup ? "true" : "false");
+		json_t *const j = json_object();
+		jput(b, j, "t", ju64(i));
+		jput(b, j, "ops", ju64(s->ops));
+		jput(b, j, "bytes", ju64(s->bytes));
+		jput(b, j, "failures", ju64(s->failures));
+		jput(b, j, "lag_max_us", jnum(s->lag_max_us));
+		jput(b, j, "lat_count", ju64(s->lat_count));
+		jput(b, j, "lat_avg_us", jnum(s->lat_avg_us));
+		jput(b, j, "lat_max_us", jnum(s->lat_max_us));
+		jput(b, j, "warmup", json_boolean(s->warmup));
+		jadd(b, series, j);
 	}
-	fputs(res->n_series ? "\n  ],\n  \"error\": " : "],\n  \"error\": ", f);
-	if (res->error[0])
-		json_str(f, res->error);
-	else
-		fputs("null", f);
-	fputs("\n}\n", f);
+	jput(b, d, "series", series);
+	jput(b, d, "error", res->error[0] ? jname(res->error) : json_null());
+	return d;
+}
+
+int rp_replay_write_json(const rp_replay_results *res, const rp_replay_provenance *prov, FILE *f)
+{
+	jb b = { .oom = false };
+	json_t *const d = build(&b, res, prov);
+	int rc = 0;
+	if (!d || b.oom)
+		rc = RP_E_NOMEM;
+	else if (json_dumpf(d, f, JSON_INDENT(2) | JSON_REAL_PRECISION(9)) < 0 || fputc('\n', f) == EOF)
+		rc = RP_E_IO;
+	const int e = errno; /* why the write failed, for the caller's message */
+	json_decref(d);
+	errno = e;
+	return rc;
 }

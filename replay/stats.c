@@ -1,4 +1,5 @@
 /* Merging per-client statistics into the run's results (histograms merge exactly). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,87 @@ static void fill(rp_replay_opstats *o, const rp_hist *h)
 	o->p99_us = us(rp__hist_quantile(h, 0.99));
 	o->p999_us = us(rp__hist_quantile(h, 0.999));
 	o->max_us = us(h->max);
+}
+
+/*
+ * The whole distribution of h.  The standard deviation is the sample one
+ * (n - 1, as fio reports it) over the bucket midpoints around the exact mean:
+ * the histogram keeps no sum of squares, and a midpoint is within 0.4 % of
+ * every value in its bucket.
+ */
+static void lat_fill(rp_replay_lat *l, const rp_hist *h)
+{
+	memset(l, 0, sizeof(*l));
+	if (!h || h->count == 0)
+		return;
+	l->count = h->count;
+	l->min_us = us(h->min);
+	l->max_us = us(h->max);
+	const double mean = (double)h->sum / (double)h->count;
+	l->avg_us = mean / 1e3;
+	double m2 = 0;
+	for (unsigned i = 0; i < RP_HIST_BUCKETS; i++) {
+		if (!h->bucket[i])
+			continue;
+		uint64_t lo, hi;
+		rp__hist_bucket_range(i, &lo, &hi);
+		double mid = hi == UINT64_MAX ? (double)h->max : (double)lo + (double)(hi - lo) / 2;
+		if (mid < (double)h->min)
+			mid = (double)h->min;
+		if (mid > (double)h->max)
+			mid = (double)h->max;
+		m2 += (double)h->bucket[i] * (mid - mean) * (mid - mean);
+	}
+	l->stddev_us = h->count > 1 ? sqrt(m2 / (double)(h->count - 1)) / 1e3 : 0;
+	l->p50_us = us(rp__hist_quantile(h, 0.50));
+	l->p90_us = us(rp__hist_quantile(h, 0.90));
+	l->p95_us = us(rp__hist_quantile(h, 0.95));
+	l->p99_us = us(rp__hist_quantile(h, 0.99));
+	l->p999_us = us(rp__hist_quantile(h, 0.999));
+	l->p9999_us = us(rp__hist_quantile(h, 0.9999));
+}
+
+void rp__stats_free(rp_replay_results *res)
+{
+	for (unsigned op = 0; op < RP_OP__COUNT; op++) {
+		free((rp_hist *)res->op[op].hist);
+		res->op[op].hist = NULL;
+	}
+	free((rp_hist *)res->hist);
+	res->hist = NULL;
+}
+
+/* Per-client results: counts of the measured period, and the latency of all its ops but sleeps. */
+static int client_results(rp_replay *r, rp_hist *h)
+{
+	rp_replay_results *const res = &r->res;
+	res->client = calloc(r->n_clients ? r->n_clients : 1, sizeof(*res->client));
+	if (!res->client)
+		return RP_E_NOMEM;
+	for (uint32_t i = 0; i < r->n_clients; i++) {
+		const rp_client *const c = r->clients[i];
+		rp_replay_client *const cr = &res->client[i];
+		cr->trace_client = c->trace_client;
+		cr->clone = c->clone;
+		cr->dir = c->dir;
+		cr->stop = c->stop ? c->stop : "end";
+		cr->warmup_ops = c->warmup_ops;
+		cr->passes = c->passes;
+		rp__hist_init(h);
+		for (unsigned op = 0; op < RP_OP__COUNT; op++) {
+			const rp_opacc *const a = &c->acc[op];
+			if (op == RP_OP_SLEEP)
+				continue;
+			cr->ops += a->count;
+			cr->bytes += a->bytes;
+			cr->failures += a->failures;
+			cr->mismatches += a->mismatches;
+			if (a->lat)
+				rp__hist_merge(h, a->lat);
+		}
+		lat_fill(&cr->lat, h);
+	}
+	return 0;
 }
 
 /* The run's stop reason: the most telling of the clients'. */
@@ -68,6 +150,14 @@ int rp__stats_merge(rp_replay *r)
 		return RP_E_NOMEM;
 	}
 	rp__hist_init(lag);
+	rp_hist *const all = malloc(sizeof(*all));
+	if (!all) {
+		free(h);
+		free(lag);
+		return RP_E_NOMEM;
+	}
+	rp__hist_init(all);
+	res->hist = all;
 	size_t n_series = 0;
 	for (uint32_t i = 0; i < r->n_clients; i++) {
 		const rp_client *const c = r->clients[i];
@@ -106,6 +196,20 @@ int rp__stats_merge(rp_replay *r)
 				rp__hist_merge(h, a->lat);
 		}
 		fill(o, h);
+		lat_fill(&o->lat, h);
+		if (h->count) {
+			/* Kept for the JSON, which carries the histograms themselves. */
+			rp_hist *const keep = malloc(sizeof(*keep));
+			if (!keep) {
+				free(h);
+				free(lag);
+				return RP_E_NOMEM;
+			}
+			memcpy(keep, h, sizeof(*keep));
+			o->hist = keep;
+			if (op != RP_OP_SLEEP)
+				rp__hist_merge(all, h);
+		}
 		if (op != RP_OP_SLEEP) {
 			res->ops += o->count;
 			res->bytes += o->bytes;
@@ -146,8 +250,12 @@ int rp__stats_merge(rp_replay *r)
 	res->lag_p50_us = us(rp__hist_quantile(lag, 0.50));
 	res->lag_p99_us = us(rp__hist_quantile(lag, 0.99));
 	res->lag_max_us = us(lag->count ? lag->max : 0);
+	lat_fill(&res->lat, all);
+	const int crc = client_results(r, h);
 	free(h);
 	free(lag);
+	if (crc < 0)
+		return crc;
 
 	res->max_inflight = r->opts.max_inflight > 1 ? r->opts.max_inflight : 1;
 	res->client_depth = calloc(r->n_clients ? r->n_clients : 1, sizeof(*res->client_depth));
@@ -192,7 +300,7 @@ int rp__stats_merge(rp_replay *r)
 	res->n_series = n_series;
 	for (size_t k = 0; k < n_series; k++) {
 		rp_replay_second *const s = &res->series[k];
-		uint64_t lag_max = 0;
+		uint64_t lag_max = 0, lat_sum = 0, lat_max = 0;
 		for (uint32_t i = 0; i < r->n_clients; i++) {
 			const rp_client *const c = r->clients[i];
 			if (k >= c->n_series)
@@ -202,8 +310,14 @@ int rp__stats_merge(rp_replay *r)
 			s->failures += c->series[k].failures;
 			if (c->series[k].lag_max > lag_max)
 				lag_max = c->series[k].lag_max;
+			s->lat_count += c->series[k].lat_n;
+			lat_sum += c->series[k].lat_sum;
+			if (c->series[k].lat_max > lat_max)
+				lat_max = c->series[k].lat_max;
 		}
 		s->lag_max_us = us(lag_max);
+		s->lat_avg_us = s->lat_count ? (double)lat_sum / (double)s->lat_count / 1e3 : 0;
+		s->lat_max_us = us(lat_max);
 		s->warmup = r->t0 + (k + 1) * 1000000000ull <= r->warm_end;
 	}
 	return 0;

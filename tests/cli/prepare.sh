@@ -94,8 +94,8 @@ for cap in suricata-verify__smb2-01__smb2-peter.pcap zeek__smb_smb2_100_small_fi
 	"$reprise" convert -q "$src/tests/data/pcap/$cap" "$tmp/$cap.rpz" 2>"$tmp/err"
 	rm -rf "$tmp/replay" && mkdir "$tmp/replay"
 	"$reprise" replay -q --json "$tmp/$cap.json" -D "$tmp/replay" "$tmp/$cap.rpz" >"$tmp/out" 2>"$tmp/err"
-	prep=$(sed -n 's/.*"prepare": {"ran": true, "dirs": \([0-9]*\), "files": \([0-9]*\), "bytes": \([0-9]*\),.*/\1 \2 \3/p' \
-		"$tmp/$cap.json")
+	prep=$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["prepare"]
+if p["ran"]: print(p["dirs"], p["files"], p["bytes"])' "$tmp/$cap.json")
 	if [ -n "$plan" ] && [ "$plan" = "$prep" ]; then ok "$cap: the preamble creates what replay prepares ($plan)"
 	else echo "# convert: '$plan', replay: '$prep'"; not_ok "$cap: the preamble creates what replay prepares"; fi
 	if ! command -v dbench >/dev/null 2>&1; then

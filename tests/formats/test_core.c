@@ -214,6 +214,39 @@ static void text_escape_matches_the_text_form(void **state)
 	rp_strtab_destroy(t);
 }
 
+/*
+ * Names in JSON: valid UTF-8 characters stay, everything a terminal or a JSON
+ * parser could trip on is \xNN, as the text form writes it.
+ */
+static void text_escape_utf8_keeps_only_valid_printable_utf8(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "plain/name.txt", "plain/name.txt" },
+		{ "a\\b\"c", "a\\\\b\"c" },                              /* backslash doubled: the escape reads back */
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80" }, /* 2, 3, 4 bytes */
+		{ "\033[2J\n\x7f", "\\x1b[2J\\x0a\\x7f" },              /* C0 controls and DEL */
+		{ "\xc2\x85\xc2\x9b", "\\xc2\\x85\\xc2\\x9b" },         /* C1 controls (NEL, CSI) as UTF-8 */
+		{ "\xc2\xa0", "\xc2\xa0" },                              /* U+00A0, the first that is not C1 */
+		{ "\x9b\xff\xfe", "\\x9b\\xff\\xfe" },                  /* stray bytes */
+		{ "\xc0\xaf\xe0\x80\xaf", "\\xc0\\xaf\\xe0\\x80\\xaf" }, /* overlong forms */
+		{ "\xed\xa0\x80", "\\xed\\xa0\\x80" },                  /* a surrogate */
+		{ "\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80" },         /* past U+10FFFF */
+		{ "x\xe2\x82", "x\\xe2\\x82" },                         /* cut at the end */
+		{ "\xe2\x82" "A", "\\xe2\\x82A" },                      /* cut by an ASCII byte */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[128];
+		const size_t n = rp_text_escape_utf8(buf, sizeof(buf), cases[i].in, strlen(cases[i].in));
+		assert_string_equal(buf, cases[i].out);
+		assert_int_equal(n, strlen(cases[i].out));
+	}
+	/* The needed size with no buffer, as rp_text_escape. */
+	assert_int_equal(rp_text_escape_utf8(NULL, 0, "\033\xc3\xa9", 3), 6);
+}
+
 static void sniffing_tells_formats_apart(void **state)
 {
 	(void)state;
@@ -262,14 +295,13 @@ static void summary_counts_deletes_at_close(void **state)
 		assert_int_equal(rp_summary_add(s, &ops[i]), 0);
 	assert_int_equal(rp_summary_count(s, RP_OP_UNLINK), 1);
 	assert_int_equal(rp_summary_count(s, RP_OP_RMDIR), 1);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *const f = open_memstream(&buf, &len);
-	const rp_trace_meta meta = { .source = RP_SRC_PCAP_SMB };
-	rp_summary_print_json(s, &meta, f);
-	fclose(f);
-	assert_non_null(strstr(buf, "\"deleted_at_close\": {\"unlink\": 1, \"rmdir\": 1}"));
-	free(buf);
+	rp_summary_view v;
+	rp_summary_get(s, &v);
+	assert_int_equal(v.at_close[RP_OP_UNLINK], 1);
+	assert_int_equal(v.at_close[RP_OP_RMDIR], 1);
+	for (unsigned op = 0; op < RP_OP__COUNT; op++)
+		if (op != RP_OP_UNLINK && op != RP_OP_RMDIR)
+			assert_int_equal(v.at_close[op], 0);
 	rp_summary_destroy(s);
 }
 
@@ -290,21 +322,23 @@ static void summary_counts_what_matters(void **state)
 		assert_int_equal(rp_summary_add(s, &ops[i]), 0);
 	assert_int_equal(rp_summary_ops(s), 5);
 	assert_int_equal(rp_summary_count(s, RP_OP_WRITE), 2);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *const f = open_memstream(&buf, &len);
-	const rp_trace_meta meta = { .source = RP_SRC_PCAP_SMB, .flags = RP_META_TIMED };
-	rp_summary_print_json(s, &meta, f);
-	fclose(f);
-	assert_non_null(strstr(buf, "\"ops\": 5,"));
-	assert_non_null(strstr(buf, "\"clients\": 2,"));
-	assert_non_null(strstr(buf, "\"files\": 2,"));
-	assert_non_null(strstr(buf, "\"bytes_read\": 50,"));
-	assert_non_null(strstr(buf, "\"bytes_written\": 4106,")); /* the unanswered write carried its data */
-	assert_non_null(strstr(buf, "\"duration_s\": 2.000000040,"));
-	assert_non_null(strstr(buf, "\"op_counts\": {\"open\": 1, \"read\": 1, \"write\": 2, \"rename\": 1}"));
-	assert_non_null(strstr(buf, "\"op_failures\": {\"rename\": 1}"));
-	free(buf);
+	rp_summary_view v;
+	rp_summary_get(s, &v);
+	assert_int_equal(v.ops, 5);
+	assert_int_equal(v.clients, 2);
+	assert_int_equal(v.files, 2);
+	assert_int_equal(v.bytes_read, 50);
+	assert_int_equal(v.bytes_written, 4106); /* the unanswered write carried its data */
+	assert_int_equal(v.no_reply, 1);
+	assert_true(v.duration_s > 2.000000039 && v.duration_s < 2.000000041);
+	assert_int_equal(v.count[RP_OP_OPEN], 1);
+	assert_int_equal(v.count[RP_OP_READ], 1);
+	assert_int_equal(v.count[RP_OP_WRITE], 2);
+	assert_int_equal(v.count[RP_OP_RENAME], 1);
+	assert_int_equal(v.failed[RP_OP_RENAME], 1);
+	assert_int_equal(v.failed[RP_OP_OPEN], 0);
+	assert_int_equal(v.write_sizes[13], 1); /* 4096 is in [4096, 8192) */
+	assert_int_equal(rp_summary_size_min(13), 4096);
 	rp_summary_destroy(s);
 }
 
@@ -340,6 +374,7 @@ int main(void)
 		cmocka_unit_test(op_names_round_trip),
 		cmocka_unit_test(op_text_form_is_canonical),
 		cmocka_unit_test(text_escape_matches_the_text_form),
+		cmocka_unit_test(text_escape_utf8_keeps_only_valid_printable_utf8),
 		cmocka_unit_test(sniffing_tells_formats_apart),
 		cmocka_unit_test(summary_counts_what_matters),
 		cmocka_unit_test(summary_counts_deletes_at_close),

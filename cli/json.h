@@ -1,0 +1,16 @@
+/* JSON output of the CLI's own commands (jansson): `reprise stat --json`. */
+#ifndef REPRISE_CLI_JSON_H
+#define REPRISE_CLI_JSON_H
+
+#include <stdio.h>
+
+#include "formats/sink.h"
+#include "formats/summary.h"
+
+/*
+ * The summary as JSON (docs/stat-json.md), valid UTF-8 always.  0 (a write
+ * error stays on f, for the caller to report), or 1 after printing why.
+ */
+int rp__cli_stat_json(const rp_summary *s, const rp_trace_meta *meta, FILE *f);
+
+#endif

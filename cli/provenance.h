@@ -1,0 +1,42 @@
+/* Where and how a replay ran, for its JSON (rp_replay_provenance): host, kernel, target, trace hash, CPU time. */
+#ifndef REPRISE_CLI_PROVENANCE_H
+#define REPRISE_CLI_PROVENANCE_H
+
+#include <limits.h>
+#include <sys/resource.h>
+
+#include "replay/replay.h"
+
+typedef struct rp_cli_prov {
+	rp_replay_provenance p;
+	char **argv; /* a copy made before option parsing reorders the original */
+	char host[256];
+	char kernel[4 * 65 + 4];
+	char sha256[65];
+	char fs[32], fs_magic[24];
+	char mount[PATH_MAX];
+	char mount_opts[1024], fs_opts[1024];
+	char features_buf[1024]; /* REPRISE_FEATURES, cut into features */
+	const char *features[32];
+	struct rusage ru0;
+} rp_cli_prov;
+
+/* The version, build features and command line (argv as main gave it to the command), and the start time. */
+int rp__cli_prov_init(rp_cli_prov *pv, int argc, char **argv);
+/*
+ * The host, the kernel, the target's file system and mount, and the SHA-256
+ * of the trace named trace and read from path (its spool when it came
+ * through a pipe; a regular file only: a FIFO would lose its data to the
+ * hash).  Each is left null when it cannot be found; nothing here fails the run.
+ */
+void rp__cli_prov_collect(rp_cli_prov *pv, const char *trace, const char *path, const char *target);
+/* CPU time of the process from here ... */
+void rp__cli_prov_cpu_begin(rp_cli_prov *pv);
+/* ... to here, into pv->p.cpu_user_s and cpu_sys_s. */
+void rp__cli_prov_cpu_end(rp_cli_prov *pv);
+void rp__cli_prov_free(rp_cli_prov *pv);
+
+/* The SHA-256 of the file at path as lowercase hex into hex[65]: 0, or -errno. */
+int rp__cli_sha256_file(const char *path, char hex[65]);
+
+#endif
