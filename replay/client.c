@@ -369,7 +369,10 @@ static inline __attribute__((always_inline)) void finish(rp_client *c, const rp_
 		uint64_t old;
 		const bool live = op->handle && rp__handles_get(&c->handles, op->handle, &old) && old != BH_FAILED &&
 				  old != BH_UNSUPPORTED;
-		if (op->handle && req->status == 0) {
+		if (!op->handle && req->status == 0 && req->bh) {
+			/* an open with no handle to use later (NFS CREATE3, a loadfile's): nothing keeps it open */
+			r->bops->release(r->bstate, c->bstate, req->bh);
+		} else if (op->handle && req->status == 0) {
 			if (live)
 				r->bops->release(r->bstate, c->bstate, old);
 			if (rp__handles_put(&c->handles, op->handle, req->bh) < 0)
