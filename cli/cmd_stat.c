@@ -1,15 +1,19 @@
 /* reprise stat TRACE: what a trace holds — provenance, decode quality, ops, clients, op mix, latency, bytes, sizes. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/commands.h"
 #include "cli/input.h"
+#include "cli/outfile.h"
 #include "cli/json.h"
+#include "formats/plan.h"
 #include "formats/summary.h"
 
 typedef struct stat_sink {
 	rp_sink base;
 	rp_summary *sum;
+	rp_plan_sink *plan; /* what replay's prepare would create (formats/plan.h), fed the same ops */
 	rp_trace_meta meta;
 } stat_sink;
 
@@ -21,13 +25,20 @@ static int st_meta(rp_sink *s, const rp_trace_meta *m)
 
 static int st_string(rp_sink *s, uint32_t id, const char *str, uint32_t len)
 {
-	return 0; /* the summary counts distinct ids; it needs no bytes */
+	/* the summary counts distinct ids and needs no bytes; the plan follows paths */
+	rp_sink *const p = rp_plan_sink_base(((stat_sink *)s)->plan);
+	const int rc = p->string(p, id, str, len);
+	return rc < 0 ? rp_fail(s->errbuf, rc, "%s", p->errbuf) : 0;
 }
 
 static int st_op(rp_sink *s, const rp_op *op)
 {
-	const int rc = rp_summary_add(((stat_sink *)s)->sum, op);
-	return rc < 0 ? rp_fail(s->errbuf, rc, "summary: %s", rp_strerror(rc)) : 0;
+	int rc = rp_summary_add(((stat_sink *)s)->sum, op);
+	if (rc < 0)
+		return rp_fail(s->errbuf, rc, "summary: %s", rp_strerror(rc));
+	rp_sink *const p = rp_plan_sink_base(((stat_sink *)s)->plan);
+	rc = p->op(p, op);
+	return rc < 0 ? rp_fail(s->errbuf, rc, "%s", p->errbuf) : 0;
 }
 
 static int st_finish(rp_sink *s)
@@ -76,7 +87,8 @@ static int run(int argc, char **argv)
 		.base = { .meta = st_meta, .string = st_string, .op = st_op, .finish = st_finish },
 		.sum = rp_summary_create(),
 	};
-	if (!s.sum) {
+	const rp_plan_opts po = { .items = true };
+	if (!s.sum || rp_plan_sink_create(&s.plan, &po) < 0) {
 		fprintf(stderr, "reprise stat: out of memory\n");
 		return 1;
 	}
@@ -91,12 +103,25 @@ static int run(int argc, char **argv)
 					      .unmatched = cst.unmatched, .encrypted = cst.encrypted, .gaps = cst.gaps };
 		rp_summary_set_decode(s.sum, &d);
 	}
-	if (rc == 0) {
-		if (o.json)
-			rc = rp__cli_stat_json(s.sum, &s.meta, stdout);
-		else
-			rp_summary_print(s.sum, &s.meta, stdout);
+	rp_plan plan;
+	memset(&plan, 0, sizeof(plan));
+	char eb[RP_ERRBUF_SIZE];
+	if (rc == 0 && rp_plan_sink_finish(s.plan, &plan, eb) < 0) {
+		rp__cli_err("stat", "%s", eb);
+		rc = 1;
 	}
+	if (rc == 0) {
+		if (o.json) {
+			rc = rp__cli_stat_json(s.sum, &s.meta, &plan, stdout);
+		} else {
+			rp_summary_print(s.sum, &s.meta, stdout);
+			printf("\nprepare     %" PRIu64 " directories, %" PRIu64 " files, %" PRIu64
+			       " bytes: what `reprise replay` creates before the run (what the trace uses but never creates)\n",
+			       plan.dirs, plan.files, plan.bytes);
+		}
+	}
+	rp_plan_free(&plan);
+	rp_plan_sink_destroy(s.plan);
 	rp_summary_destroy(s.sum);
 	return rc;
 }

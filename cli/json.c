@@ -64,7 +64,7 @@ static json_t *sizes(jb *b, const uint64_t *hist)
 	return a;
 }
 
-int rp__cli_stat_json(const rp_summary *s, const rp_trace_meta *meta, FILE *f)
+int rp__cli_stat_json(const rp_summary *s, const rp_trace_meta *meta, const rp_plan *plan, FILE *f)
 {
 	rp_summary_view v;
 	rp_summary_get(s, &v);
@@ -135,6 +135,14 @@ int rp__cli_stat_json(const rp_summary *s, const rp_trace_meta *meta, FILE *f)
 		jput(&b, lat, rp_op_name(op), e);
 	}
 	jput(&b, d, "latency_ms", lat);
+	json_t *pr = json_null();
+	if (plan) {
+		pr = json_object();
+		jput(&b, pr, "dirs", ju64(plan->dirs));
+		jput(&b, pr, "files", ju64(plan->files));
+		jput(&b, pr, "bytes", ju64(plan->bytes));
+	}
+	jput(&b, d, "prepare", pr);
 	int rc = 0;
 	if (!d || b.oom) {
 		rp__cli_err("stat", "out of memory");

@@ -1,692 +1,23 @@
-/*
- * The prepare plan (formats/plan.h): one scan over a trace's ops that follows
- * each path's state (existed before, made by the workload, gone) and keeps
- * what had to exist before the run.  Moved from replay/prepare.c, whose
- * decisions it keeps exactly.
- */
-#include <errno.h>
-#include <limits.h>
+/* The prepare plan (formats/plan.h): over an op source, ops in memory, a reader, or as a sink; the scan is formats/plan_scan.c. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/hash.h"
-#include "formats/path.h"
-#include "formats/plan.h"
-
-/* What the scan knows about a path at this point of the trace. */
-enum pstate {
-	P_PRE = 1,     /* must exist before the run */
-	P_CREATED = 2, /* exists, made by the workload (or beneath something it made) */
-	P_ABSENT = 3,  /* removed, or seen missing */
-	/*
-	 * Opened by an open-or-create that recorded no create action (a loadfile):
-	 * it may have been there.  It was if something beneath it must be, or if
-	 * it is read beyond what the workload wrote: then it becomes P_PRE.
-	 */
-	P_MAYBE = 4,
-};
-
-typedef struct pent {
-	char *path;
-	uint64_t hash;
-	uint8_t state;
-	bool dir;
-	bool pre, pre_dir; /* it had to exist before the run (and was a directory then): the prepare plan */
-	uint64_t need;  /* bytes its reads need from prepare */
-	uint64_t wmax;  /* size the workload itself gave it so far (write ends, sizes set) */
-	bool truncated; /* its prepared content is gone (truncating open, size set): reads need nothing more */
-} pent;
-
-/*
- * (client, 64-bit key) -> nonzero value, open addressing: the handle map, the
- * per-client op counts and the loop conflicts.  Value 0 marks an empty slot,
- * KMAP_TOMB a removed one (probing goes on past it).
- */
-#define KMAP_TOMB UINT64_MAX
-typedef struct kmap {
-	uint32_t *kc;
-	uint64_t *kh;
-	uint64_t *v;
-	size_t cap, n;
-} kmap;
-
-/* Path -> entry (open addressing), and the maps. */
-typedef struct scan {
-	pent *e;
-	size_t cap, n;
-	bool loop;              /* the second pass: states as the first left them; only creation conflicts matter */
-	kmap handles;           /* (client, handle) -> entry index + 1 */
-	kmap conflicts;         /* (client, index) of creations that fail in later passes -> 1 */
-	kmap counts;            /* (client, 0) -> its ops so far in this pass */
-	kmap dix;               /* (client, 0) -> index in d + 1 */
-	/* the last op's client, its ops so far and sweep: consecutive ops mostly share a client */
-	bool last_ok;
-	uint32_t last_client;
-	uint64_t last_count;
-	size_t last_d;
-	struct sweep *d;        /* the recorded-depth sweep of each client (first pass) */
-	size_t dn, dcap;
-} scan;
-
-/* A client's recorded-depth sweep: a min-heap of the end times of its ops still covering "now". */
-typedef struct sweep {
-	uint64_t *ends;
-	size_t n, cap;
-	rp_plan_depth d;
-} sweep;
-
-static void heap_pop(sweep *w)
-{
-	uint64_t *const h = w->ends;
-	h[0] = h[--w->n];
-	for (size_t i = 0;;) {
-		size_t m = i;
-		const size_t l = 2 * i + 1, r = l + 1;
-		if (l < w->n && h[l] < h[m])
-			m = l;
-		if (r < w->n && h[r] < h[m])
-			m = r;
-		if (m == i)
-			return;
-		const uint64_t t = h[i];
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
-}
-
-/* One op of the client: the intervals ended by its start go, its own joins; the depth at its start counts. */
-static int sweep_add(sweep *w, uint64_t t_start, uint64_t t_end)
-{
-	const uint64_t end = t_end != RP_TIME_UNKNOWN && t_end > t_start ? t_end : t_start;
-	while (w->n && w->ends[0] <= t_start)
-		heap_pop(w);
-	if (end == t_start) {
-		/* no recorded end (a loadfile): it covers its start only, so it need not wait in the heap */
-		w->d.ops++;
-		w->d.sum += w->n + 1;
-		if (w->n + 1 > w->d.max)
-			w->d.max = (uint32_t)(w->n + 1 < UINT32_MAX ? w->n + 1 : UINT32_MAX);
-		return 0;
-	}
-	if (w->n == w->cap) {
-		const size_t cap = w->cap ? w->cap * 2 : 16;
-		uint64_t *const e = realloc(w->ends, cap * sizeof(*e));
-		if (!e)
-			return RP_E_NOMEM;
-		w->ends = e;
-		w->cap = cap;
-	}
-	size_t i = w->n++;
-	for (; i > 0 && w->ends[(i - 1) / 2] > end; i = (i - 1) / 2)
-		w->ends[i] = w->ends[(i - 1) / 2];
-	w->ends[i] = end;
-	w->d.ops++;
-	w->d.sum += w->n;
-	if (w->n > w->d.max)
-		w->d.max = (uint32_t)(w->n < UINT32_MAX ? w->n : UINT32_MAX);
-	return 0;
-}
-
-static uint64_t hash_str(const char *s, size_t n)
-{
-	return rp_fnv1a64(RP_FNV64_OFFSET, s, n) | 1;
-}
-
-static int grow_paths(scan *s)
-{
-	const size_t cap = s->cap ? s->cap * 2 : 1024;
-	pent *const e = calloc(cap, sizeof(*e));
-	if (!e)
-		return RP_E_NOMEM;
-	for (size_t i = 0; i < s->cap; i++) {
-		if (!s->e[i].path)
-			continue;
-		size_t j = s->e[i].hash & (cap - 1);
-		while (e[j].path)
-			j = (j + 1) & (cap - 1);
-		e[j] = s->e[i];
-	}
-	free(s->e);
-	s->e = e;
-	s->cap = cap;
-	return 0;
-}
-
-/* The entry for path[0..n) (created untouched: state 0); NULL on allocation failure. */
-static pent *lookup(scan *s, const char *path, size_t n)
-{
-	if ((s->n + 1) * 10 > s->cap * 7 && grow_paths(s) < 0)
-		return NULL;
-	const uint64_t h = hash_str(path, n);
-	size_t i = h & (s->cap - 1);
-	while (s->e[i].path) {
-		if (s->e[i].hash == h && strncmp(s->e[i].path, path, n) == 0 && s->e[i].path[n] == '\0')
-			return &s->e[i];
-		i = (i + 1) & (s->cap - 1);
-	}
-	char *const copy = malloc(n + 1);
-	if (!copy)
-		return NULL;
-	memcpy(copy, path, n);
-	copy[n] = '\0';
-	s->e[i] = (pent){ .path = copy, .hash = h };
-	s->n++;
-	return &s->e[i];
-}
-
-/* The entry for path, or NULL when the scan has not seen it (never adds one). */
-static pent *find(const scan *s, const char *path, size_t n)
-{
-	if (!s->cap)
-		return NULL;
-	const uint64_t h = hash_str(path, n);
-	for (size_t i = h & (s->cap - 1); s->e[i].path; i = (i + 1) & (s->cap - 1))
-		if (s->e[i].hash == h && strncmp(s->e[i].path, path, n) == 0 && s->e[i].path[n] == '\0')
-			return &s->e[i];
-	return NULL;
-}
-
-/*
- * The op says path is a directory (RP_OPF_DIRECTORY, a listed directory, an
- * rmdir): if it is still the thing that existed before the run, prepare makes
- * a directory, however the first op that named it saw it.
- */
-static void hint_dir(scan *s, const char *path, size_t n)
-{
-	pent *const e = n ? find(s, path, n) : NULL;
-	if (e && e->pre && e->state == P_PRE)
-		e->pre_dir = true;
-}
-
-/* A P_MAYBE entry turns out to have existed before the run (its parents did: expect made sure). */
-static void promote(scan *s, pent *e, bool dir)
-{
-	if (!e || e->state != P_MAYBE)
-		return;
-	e->state = P_PRE;
-	if (!s->loop) {
-		e->pre = true;
-		e->pre_dir = e->dir || dir;
-	}
-}
-
-/* The workload uses path as existing.  Returns its state after the decision. */
-static int expect(scan *s, const char *path, size_t n, bool dir)
-{
-	if (n == 0)
-		return P_PRE; /* the client's directory itself */
-	pent *e = lookup(s, path, n);
-	if (!e)
-		return -1;
-	if (e->state)
-		return e->state;
-	/* It can only have existed from the start if its parent did. */
-	size_t pn = n;
-	while (pn > 0 && path[pn - 1] != '/')
-		pn--;
-	int parent = expect(s, path, pn ? pn - 1 : 0, true);
-	if (parent < 0)
-		return -1;
-	if (parent == P_MAYBE) {
-		promote(s, find(s, path, pn - 1), true);
-		parent = P_PRE;
-	}
-	e = lookup(s, path, n); /* the table may have moved */
-	if (!e)
-		return -1;
-	e->state = parent == P_PRE ? P_PRE : P_CREATED;
-	e->dir = dir;
-	if (e->state == P_PRE && !s->loop) {
-		e->pre = true;
-		e->pre_dir = dir;
-	}
-	return e->state;
-}
-
-/* Everything beneath dir is gone (deltree, rmdir, a directory renamed away). */
-static void absent_below(scan *s, const char *dir)
-{
-	const size_t n = strlen(dir);
-	if (n == 0)
-		return;
-	for (size_t i = 0; i < s->cap; i++) {
-		pent *const e = &s->e[i];
-		if (e->path && e->state && strncmp(e->path, dir, n) == 0 && e->path[n] == '/')
-			e->state = P_ABSENT;
-	}
-}
-
-static int set_state(scan *s, const char *path, uint8_t state, bool dir)
-{
-	if (!path[0])
-		return 0;
-	if (state == P_CREATED || state == P_MAYBE) {
-		/* Creating needs the parent. */
-		const char *const slash = strrchr(path, '/');
-		if (slash && expect(s, path, (size_t)(slash - path), true) < 0)
-			return -1;
-	}
-	pent *const e = lookup(s, path, strlen(path));
-	if (!e)
-		return -1;
-	e->state = state;
-	e->dir = dir;
-	e->wmax = 0;
-	e->truncated = false;
-	return 0;
-}
-
-static size_t kslot(const kmap *m, uint32_t client, uint64_t key)
-{
-	size_t i = (size_t)((key * 0x9E3779B97F4A7C15ull) ^ client) & (m->cap - 1);
-	while (m->v[i] && (m->kc[i] != client || m->kh[i] != key))
-		i = (i + 1) & (m->cap - 1);
-	return i;
-}
-
-/* Map (client, key) to val (0 removes it: a tombstone that keeps probing intact). */
-static int kput(kmap *m, uint32_t client, uint64_t key, uint64_t val)
-{
-	if ((m->n + 1) * 10 > m->cap * 7) {
-		const size_t cap = m->cap ? m->cap * 2 : 256;
-		kmap t = { .kc = calloc(cap, sizeof(uint32_t)), .kh = calloc(cap, sizeof(uint64_t)),
-			   .v = calloc(cap, sizeof(uint64_t)), .cap = cap };
-		if (!t.kc || !t.kh || !t.v) {
-			free(t.kc), free(t.kh), free(t.v);
-			return -1;
-		}
-		for (size_t i = 0; i < m->cap; i++) {
-			if (!m->v[i] || m->v[i] == KMAP_TOMB)
-				continue;
-			const size_t j = kslot(&t, m->kc[i], m->kh[i]);
-			t.kc[j] = m->kc[i], t.kh[j] = m->kh[i], t.v[j] = m->v[i];
-			t.n++;
-		}
-		free(m->kc), free(m->kh), free(m->v);
-		*m = t;
-	}
-	const size_t i = kslot(m, client, key);
-	if (!m->v[i])
-		m->n++;
-	m->kc[i] = client;
-	m->kh[i] = key;
-	m->v[i] = val ? val : KMAP_TOMB;
-	return 0;
-}
-
-/* The value of (client, key), 0 if none. */
-static uint64_t kget(const kmap *m, uint32_t client, uint64_t key)
-{
-	if (!m->cap)
-		return 0;
-	const uint64_t v = m->v[kslot(m, client, key)];
-	return v == KMAP_TOMB ? 0 : v;
-}
-
-static void kfree(kmap *m)
-{
-	free(m->kc), free(m->kh), free(m->v);
-	memset(m, 0, sizeof(*m));
-}
-
-static int hput(scan *s, uint32_t client, uint64_t handle, size_t val)
-{
-	return kput(&s->handles, client, handle, val);
-}
-
-static pent *hget(scan *s, uint32_t client, uint64_t handle)
-{
-	const uint64_t v = kget(&s->handles, client, handle);
-	return v ? &s->e[v - 1] : NULL;
-}
-
-/* Whether an open empties the file it opens. */
-static bool open_truncates(const rp_op *op)
-{
-	return op->disp == RP_DISP_TRUNC || op->disp == RP_DISP_TRUNC_IF || op->disp == RP_DISP_SUPERSEDE;
-}
-
-/*
- * The file a read, write or setattr acts on: its open handle's entry, else
- * (NFSv3, synthetic SMB handles: a path and a handle never opened) its path,
- * which must then exist.  *e NULL when unknown; -1 when out of memory.
- */
-static int file_of(scan *s, const rp_op *op, const char *p1, pent **e)
-{
-	*e = op->handle ? hget(s, op->client, op->handle) : NULL;
-	if (*e || !p1 || !p1[0])
-		return 0;
-	if (expect(s, p1, strlen(p1), false) < 0)
-		return -1;
-	*e = lookup(s, p1, strlen(p1));
-	return *e ? 0 : -1;
-}
-
-/*
- * The end of [off, off + len): a file can be no larger than off_t holds
- * (2^63 - 1), so an end past it (a read or write near UINT64_MAX, which
- * would wrap modulo 2^64) saturates there; prepare then fails to make such
- * a file and counts it, instead of planning a tiny one.
- */
-#define PREP_SIZE_MAX ((uint64_t)INT64_MAX)
-static uint64_t end_of(uint64_t off, uint64_t len)
-{
-	uint64_t end;
-	if (__builtin_add_overflow(off, len, &end) || end > PREP_SIZE_MAX)
-		return PREP_SIZE_MAX;
-	return end;
-}
-
-/* Whether an open may create what it names. */
-static bool open_creates(const rp_op *op)
-{
-	return op->disp != RP_DISP_OPEN && op->disp != RP_DISP_TRUNC;
-}
-
-/* An open that may create but says it opened or emptied what was there (the create action): it existed. */
-static bool found_existing(const rp_op *op)
-{
-	return op->status == 0 && (op->result == RP_ACT_OPENED || op->result == RP_ACT_TRUNCATED);
-}
-
-/* Whether an op makes p1 (or p2) and fails with EEXIST when it is already there. */
-static const char *creates_new(const rp_op *op, const char *p1, const char *p2)
-{
-	switch (op->op) {
-	case RP_OP_MKDIR:
-	case RP_OP_SYMLINK:
-	case RP_OP_MKNOD:
-		return p1;
-	case RP_OP_LINK:
-		return p2;
-	case RP_OP_RENAME:
-		return op->oflags & RP_RN_NOREPLACE ? p2 : NULL;
-	case RP_OP_OPEN:
-		return op->disp == RP_DISP_CREATE ? p1 : NULL;
-	default:
-		return NULL;
-	}
-}
-
-static int scan_op(scan *s, const rp_op *op, uint64_t index, const char *p1, const char *p2)
-{
-	const bool ok = op->status == 0 || op->status == RP_STATUS_UNKNOWN;
-	const char *const made = s->loop && op->status == 0 ? creates_new(op, p1, p2) : NULL;
-	if (made && made[0] && index < UINT32_MAX) {
-		const pent *const e = lookup(s, made, strlen(made));
-		if (!e)
-			return -1;
-		if ((e->state == P_PRE || e->state == P_CREATED || e->state == P_MAYBE) &&
-		    kput(&s->conflicts, op->client, index, 1) < 0)
-			return -1;
-	}
-	const bool dirflag = (op->flags & RP_OPF_DIRECTORY) || (op->op == RP_OP_OPEN && (op->oflags & RP_OF_DIRECTORY));
-	if (p1 && (ok || op->status == EEXIST)) {
-		if (dirflag || op->op == RP_OP_RMDIR || op->op == RP_OP_MKDIR || op->op == RP_OP_READDIR)
-			hint_dir(s, p1, strlen(p1));
-	}
-	switch (op->op) {
-	case RP_OP_OPEN: {
-		if (!p1)
-			return 0;
-		if (op->status == EEXIST)
-			return expect(s, p1, strlen(p1), dirflag) < 0 ? -1 : 0;
-		if (!ok)
-			return op->status == ENOENT ? set_state(s, p1, P_ABSENT, dirflag) : 0;
-		if (open_creates(op) && !found_existing(op)) {
-			pent *const e = lookup(s, p1, strlen(p1));
-			if (!e)
-				return -1;
-			/* create-new made it; an open-or-create that does not say may have found it */
-			const uint8_t st = op->disp != RP_DISP_CREATE && op->result == RP_ACT_UNKNOWN ? P_MAYBE : P_CREATED;
-			if (!e->state && set_state(s, p1, st, dirflag) < 0)
-				return -1;
-		} else if (expect(s, p1, strlen(p1), dirflag) < 0) {
-			return -1;
-		}
-		pent *const e = lookup(s, p1, strlen(p1));
-		if (!e)
-			return -1;
-		if (open_truncates(op)) {
-			e->truncated = true;
-			e->wmax = 0;
-		}
-		return op->handle ? hput(s, op->client, op->handle, (size_t)(e - s->e) + 1) : 0;
-	}
-	case RP_OP_CLOSE:
-		return op->handle ? hput(s, op->client, op->handle, 0) : 0;
-	case RP_OP_READ: {
-		/*
-		 * A read needs the file to reach its end unless the workload itself
-		 * made it that long before (any write: a hole reads as zeros).  A short
-		 * read says exactly where the end was; offset + result covers both.
-		 */
-		pent *e = NULL;
-		if (ok && file_of(s, op, p1, &e) < 0)
-			return -1;
-		const uint64_t end = end_of(op->offset, op->result);
-		if (e && e->state == P_MAYBE && op->result && !e->truncated && end > e->wmax)
-			promote(s, e, false); /* it had data the workload did not write: it was there */
-		if (e && op->result && !s->loop && e->state == P_PRE && !e->truncated && end > e->wmax && end > e->need)
-			e->need = end;
-		return 0;
-	}
-	case RP_OP_WRITE: {
-		pent *e = NULL;
-		if (ok && file_of(s, op, p1, &e) < 0)
-			return -1;
-		const uint64_t end = end_of(op->offset, op->result ? op->result : op->length);
-		if (e && end > e->wmax)
-			e->wmax = end;
-		return 0;
-	}
-	case RP_OP_SETATTR:
-		if (ok && (op->attrs & (RP_SA_SIZE | RP_SA_ALLOC))) {
-			pent *e = NULL;
-			if (file_of(s, op, p1, &e) < 0)
-				return -1;
-			/* The size is what it sets; an allocation below the data truncates it there, above leaves it. */
-			const uint64_t size = op->attrs & RP_SA_SIZE ? op->length : op->offset;
-			if (e && ((op->attrs & RP_SA_SIZE) || size < e->wmax)) {
-				e->wmax = end_of(size, 0);
-				e->truncated = true;
-			}
-			return 0;
-		}
-		/* fall through */
-	case RP_OP_STAT:
-	case RP_OP_LOOKUP:
-	case RP_OP_ACCESS:
-	case RP_OP_READLINK:
-	case RP_OP_GETXATTR:
-	case RP_OP_LISTXATTR:
-		if (!p1)
-			return 0;
-		if (ok)
-			return expect(s, p1, strlen(p1), dirflag) < 0 ? -1 : 0;
-		return op->status == ENOENT ? set_state(s, p1, P_ABSENT, false) : 0;
-	case RP_OP_READDIR: {
-		if (!p1 || !ok)
-			return 0;
-		return expect(s, p1, strlen(p1), true) < 0 ? -1 : 0; /* the directory (the pattern is path2) */
-	}
-	case RP_OP_UNLINK:
-	case RP_OP_RMDIR:
-		if (!p1 || !ok)
-			return 0;
-		if (expect(s, p1, strlen(p1), op->op == RP_OP_RMDIR) < 0)
-			return -1;
-		if (op->op == RP_OP_RMDIR)
-			absent_below(s, p1);
-		return set_state(s, p1, P_ABSENT, false);
-	case RP_OP_DELTREE:
-		if (!p1)
-			return 0;
-		absent_below(s, p1);
-		return set_state(s, p1, P_ABSENT, true);
-	case RP_OP_MKDIR:
-	case RP_OP_SYMLINK:
-	case RP_OP_MKNOD: {
-		if (p1 && op->status == EEXIST) /* it was there already */
-			return expect(s, p1, strlen(p1), op->op == RP_OP_MKDIR) < 0 ? -1 : 0;
-		if (!p1 || !ok)
-			return 0;
-		/* Made while it seemed to exist already: the trace says it did not (a parent used before its mkdir). */
-		pent *const e = lookup(s, p1, strlen(p1));
-		if (!e)
-			return -1;
-		if (e->state == P_PRE && !s->loop)
-			e->pre = false;
-		return set_state(s, p1, P_CREATED, op->op == RP_OP_MKDIR);
-	}
-	case RP_OP_RENAME:
-	case RP_OP_LINK: {
-		if (!p1 || !p2 || !ok)
-			return 0;
-		if (expect(s, p1, strlen(p1), false) < 0)
-			return -1;
-		const pent *const e = lookup(s, p1, strlen(p1));
-		const bool dir = e && e->dir;
-		if (op->op == RP_OP_RENAME) {
-			absent_below(s, p1);
-			if (set_state(s, p1, P_ABSENT, dir) < 0)
-				return -1;
-		}
-		return set_state(s, p2, P_CREATED, dir);
-	}
-	default:
-		return 0;
-	}
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static int cmp_item(const void *a, const void *b)
-{
-	return strcmp(((const rp_plan_item *)a)->path, ((const rp_plan_item *)b)->path);
-}
-
-static void scan_free(scan *s)
-{
-	for (size_t i = 0; i < s->cap; i++)
-		free(s->e[i].path);
-	free(s->e);
-	kfree(&s->handles);
-	kfree(&s->conflicts);
-	kfree(&s->counts);
-	kfree(&s->dix);
-	for (size_t i = 0; i < s->dn; i++)
-		free(s->d[i].ends);
-	free(s->d);
-}
-
-static int make_items(rp_plan *p, scan *s)
-{
-	/*
-	 * Decided at the end, not at first sight: whatever was ever the parent of
-	 * another path is a directory (NFSv4 looks up /home, which says nothing of
-	 * its type, before /home/nst).
-	 */
-	for (size_t i = 0; i < s->cap; i++) {
-		const char *const path = s->e[i].path;
-		if (!path)
-			continue;
-		for (const char *slash = strchr(path, '/'); slash; slash = strchr(slash + 1, '/')) {
-			pent *const parent = find(s, path, (size_t)(slash - path));
-			if (parent && parent->pre)
-				parent->pre_dir = true;
-		}
-	}
-	size_t n = 0;
-	for (size_t i = 0; i < s->cap; i++)
-		n += s->e[i].path && s->e[i].pre;
-	p->items = calloc(n ? n : 1, sizeof(*p->items));
-	if (!p->items)
-		return -1;
-	for (size_t i = 0; i < s->cap; i++) {
-		pent *const e = &s->e[i];
-		if (!e->path || !e->pre)
-			continue;
-		rp_plan_item *const it = &p->items[p->n_items++];
-		*it = (rp_plan_item){ .path = e->path, .dir = e->pre_dir, .size = e->pre_dir ? 0 : e->need };
-		e->path = NULL; /* moved */
-		p->dirs += it->dir;
-		p->files += !it->dir;
-		p->bytes += it->size;
-	}
-	/* Sorted, a parent comes before everything beneath it. */
-	qsort(p->items, p->n_items, sizeof(*p->items), cmp_item);
-	return 0;
-}
-
-/* The keys of a map, (client << 32 | key) or the client alone, ascending. */
-static int keys_of(const kmap *m, bool client_only, void **out, size_t *n)
-{
-	size_t live = 0;
-	for (size_t i = 0; i < m->cap; i++)
-		live += m->v[i] && m->v[i] != KMAP_TOMB;
-	const size_t width = client_only ? sizeof(uint32_t) : sizeof(uint64_t);
-	void *const a = calloc(live ? live : 1, width);
-	if (!a)
-		return -1;
-	size_t k = 0;
-	for (size_t i = 0; i < m->cap; i++) {
-		if (!m->v[i] || m->v[i] == KMAP_TOMB)
-			continue;
-		if (client_only)
-			((uint32_t *)a)[k++] = m->kc[i];
-		else
-			((uint64_t *)a)[k++] = (uint64_t)m->kc[i] << 32 | m->kh[i];
-	}
-	qsort(a, k, width, client_only ? cmp_u32 : cmp_u64);
-	*out = a;
-	*n = k;
-	return 0;
-}
-
-/* The recorded depth: op into its client's sweep (made on the client's first op). */
-static int depth_op(scan *s, const rp_op *op)
-{
-	if (s->last_d)
-		return sweep_add(&s->d[s->last_d - 1], op->t_start, op->t_end);
-	uint64_t i = kget(&s->dix, op->client, 0);
-	if (!i) {
-		if (s->dn == s->dcap) {
-			const size_t cap = s->dcap ? s->dcap * 2 : 8;
-			sweep *const d = realloc(s->d, cap * sizeof(*d));
-			if (!d)
-				return RP_E_NOMEM;
-			s->d = d;
-			s->dcap = cap;
-		}
-		memset(&s->d[s->dn], 0, sizeof(s->d[s->dn]));
-		i = ++s->dn;
-		if (kput(&s->dix, op->client, 0, i) < 0)
-			return RP_E_NOMEM;
-	}
-	s->last_d = (size_t)i;
-	return sweep_add(&s->d[i - 1], op->t_start, op->t_end);
-}
+#include "formats/plan_int.h"
+#include "formats/strtab.h"
 
 /*
  * One pass over every client's ops.  Each client's ops are numbered from 1 as
  * the client loop numbers them (s->counts).  track: follow paths (the plan,
  * loop conflicts), not only find the clients.
  */
+static const char *src_str(void *ctx, uint32_t id, uint32_t *len)
+{
+	rp_op_source *const src = ctx;
+	return src->string(src, id, len);
+}
+
 static int scan_pass(rp_op_source *src, scan *s, bool track, rp_plan *p, char *errbuf)
 {
-	char p1[PATH_MAX], p2[PATH_MAX];
 	const rp_op *ops = NULL;
 	int n = 0, k = 0;
 	for (;;) {
@@ -697,40 +28,11 @@ static int scan_pass(rp_op_source *src, scan *s, bool track, rp_plan *p, char *e
 				return rp_fail(errbuf, n, "%s", src->errbuf);
 			if (n == 0) {
 				/* the last client's count goes to the table; the next pass starts afresh */
-				const bool flush = s->last_ok;
-				s->last_ok = false;
-				if (flush && kput(&s->counts, s->last_client, 0, s->last_count) < 0)
-					return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
-				return 0;
+				return rp__plan_pass_end(s) < 0 ? rp_fail(errbuf, RP_E_NOMEM, "out of memory") : 0;
 			}
 		}
 		const rp_op *const op = &ops[k++];
-		if (op->op >= RP_OP__COUNT)
-			continue;
-		if (!s->last_ok || s->last_client != op->client) {
-			if (s->last_ok && kput(&s->counts, s->last_client, 0, s->last_count) < 0)
-				return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
-			s->last_client = op->client;
-			s->last_count = kget(&s->counts, op->client, 0);
-			s->last_d = 0;
-			s->last_ok = true;
-		}
-		const uint64_t index = ++s->last_count;
-		p->timed = p->timed || op->t_start != 0;
-		p->ops += !s->loop;
-		if (!s->loop && depth_op(s, op) < 0)
-			return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
-		if (!track)
-			continue;
-		const char *a = NULL, *b = NULL;
-		uint32_t len;
-		const char *raw;
-		if (op->path && (raw = src->string(src, op->path, &len)) && rp_path_norm(raw, len, p1, sizeof(p1)) >= 0)
-			a = p1;
-		if (op->path2 && (raw = src->string(src, op->path2, &len)) &&
-		    rp_path_norm(raw, len, p2, sizeof(p2)) >= 0)
-			b = p2;
-		if (scan_op(s, op, index, a, b) < 0)
+		if (rp__plan_one_op(s, op, src_str, src, track, p) < 0)
 			return rp_fail(errbuf, RP_E_NOMEM, "out of memory planning prepare");
 	}
 }
@@ -743,18 +45,8 @@ int rp_plan_build(rp_plan *p, rp_op_source *src, const rp_plan_opts *opts, char 
 	int rc = scan_pass(src, &s, opts->items || opts->loops, p, errbuf);
 	if (rc < 0)
 		goto fail;
-	void *clients = NULL;
-	if (keys_of(&s.counts, true, &clients, &p->n_clients) < 0)
+	if (rp__plan_first_done(&s, p) < 0)
 		goto nomem;
-	p->clients = clients;
-	p->depth = calloc(p->n_clients ? p->n_clients : 1, sizeof(*p->depth));
-	if (!p->depth)
-		goto nomem;
-	for (size_t i = 0; i < p->n_clients; i++) {
-		const uint64_t k = kget(&s.dix, p->clients[i], 0);
-		if (k)
-			p->depth[i] = s.d[k - 1].d;
-	}
 	if (opts->loops && p->ops) {
 		/*
 		 * A second pass from the state the first leaves: what it creates that
@@ -762,7 +54,7 @@ int rp_plan_build(rp_plan *p, rp_op_source *src, const rp_plan_opts *opts, char 
 		 * Deltree does not remove) fails with EEXIST in every later pass.
 		 */
 		s.loop = true;
-		kfree(&s.counts);
+		rp__plan_kfree(&s.counts);
 		rc = src->rewind(src);
 		if (rc < 0) {
 			rc = rp_fail(errbuf, rc, "%s", src->errbuf);
@@ -772,20 +64,103 @@ int rp_plan_build(rp_plan *p, rp_op_source *src, const rp_plan_opts *opts, char 
 		if (rc < 0)
 			goto fail;
 		void *conflicts = NULL;
-		if (keys_of(&s.conflicts, false, &conflicts, &p->n_conflicts) < 0)
+		if (rp__plan_keys_of(&s.conflicts, false, &conflicts, &p->n_conflicts) < 0)
 			goto nomem;
 		p->conflicts = conflicts;
 	}
-	if (opts->items && make_items(p, &s) < 0)
+	if (opts->items && rp__plan_make_items(p, &s) < 0)
 		goto nomem;
-	scan_free(&s);
+	rp__plan_scan_free(&s);
 	return 0;
 nomem:
 	rc = rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 fail:
-	scan_free(&s);
+	rp__plan_scan_free(&s);
 	rp_plan_free(p);
 	return rc;
+}
+
+/* ---- The plan as a sink: ops pushed as they are read (one pass; no loop conflicts) ---- */
+
+struct rp_plan_sink {
+	rp_sink base;
+	scan s;
+	rp_plan p;
+	rp_strtab *tab;
+	bool items;
+};
+
+static const char *ps_str(void *ctx, uint32_t id, uint32_t *len)
+{
+	return rp_strtab_get(ctx, id, len);
+}
+
+static int ps_meta(rp_sink *k, const rp_trace_meta *m)
+{
+	(void)k;
+	(void)m;
+	return 0;
+}
+
+static int ps_string(rp_sink *k, uint32_t id, const char *str, uint32_t len)
+{
+	rp_plan_sink *const w = (rp_plan_sink *)k;
+	if (id != rp_strtab_count(w->tab) + 1)
+		return rp_fail(k->errbuf, RP_E_STATE, "plan: string id %u out of order", id);
+	const int64_t got = rp_strtab_append(w->tab, str, len);
+	return got < 0 ? rp_fail(k->errbuf, (int)got, "plan: %s", rp_strerror((int)got)) : 0;
+}
+
+static int ps_op(rp_sink *k, const rp_op *op)
+{
+	rp_plan_sink *const w = (rp_plan_sink *)k;
+	return rp__plan_one_op(&w->s, op, ps_str, w->tab, w->items, &w->p) < 0 ? rp_fail(k->errbuf, RP_E_NOMEM, "out of memory planning prepare")
+									 : 0;
+}
+
+static int ps_finish(rp_sink *k)
+{
+	(void)k;
+	return 0;
+}
+
+int rp_plan_sink_create(rp_plan_sink **out, const rp_plan_opts *opts)
+{
+	rp_plan_sink *const w = calloc(1, sizeof(*w));
+	if (!w || !(w->tab = rp_strtab_create())) {
+		free(w);
+		return RP_E_NOMEM;
+	}
+	w->base = (rp_sink){ .meta = ps_meta, .string = ps_string, .op = ps_op, .finish = ps_finish };
+	w->items = opts->items;
+	*out = w;
+	return 0;
+}
+
+rp_sink *rp_plan_sink_base(rp_plan_sink *w)
+{
+	return &w->base;
+}
+
+int rp_plan_sink_finish(rp_plan_sink *w, rp_plan *p, char *errbuf)
+{
+	if (rp__plan_pass_end(&w->s) < 0 || rp__plan_first_done(&w->s, &w->p) < 0 || (w->items && rp__plan_make_items(&w->p, &w->s) < 0)) {
+		rp_plan_free(&w->p);
+		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+	}
+	*p = w->p;
+	memset(&w->p, 0, sizeof(w->p));
+	return 0;
+}
+
+void rp_plan_sink_destroy(rp_plan_sink *w)
+{
+	if (!w)
+		return;
+	rp__plan_scan_free(&w->s);
+	rp_plan_free(&w->p);
+	rp_strtab_destroy(w->tab);
+	free(w);
 }
 
 bool rp_plan_conflict(const rp_plan *p, uint32_t client, uint64_t index)
@@ -793,7 +168,7 @@ bool rp_plan_conflict(const rp_plan *p, uint32_t client, uint64_t index)
 	if (!p->n_conflicts || index >= UINT32_MAX)
 		return false;
 	const uint64_t key = (uint64_t)client << 32 | index;
-	return bsearch(&key, p->conflicts, p->n_conflicts, sizeof(key), cmp_u64) != NULL;
+	return bsearch(&key, p->conflicts, p->n_conflicts, sizeof(key), rp__plan_cmp_u64) != NULL;
 }
 
 void rp_plan_free(rp_plan *p)

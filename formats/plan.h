@@ -69,6 +69,17 @@ int rp_plan_ops(rp_plan *p, const rp_op *ops, size_t n_ops, rp_string_fn str, vo
 /* The same over a reader, from where it stands (rewound for the loop pass). */
 int rp_plan_reader(rp_plan *p, rp_reader *r, const rp_plan_opts *opts, char *errbuf);
 
+/*
+ * The same as a sink, for ops pushed as they are read (a packet capture
+ * decoded on the fly): one pass, so no loop conflicts.  Create, feed the
+ * sink (metadata, strings, ops), finish into *p, destroy.
+ */
+typedef struct rp_plan_sink rp_plan_sink;
+int rp_plan_sink_create(rp_plan_sink **out, const rp_plan_opts *opts); /* 0 or RP_E_NOMEM */
+rp_sink *rp_plan_sink_base(rp_plan_sink *w);
+int rp_plan_sink_finish(rp_plan_sink *w, rp_plan *p, char *errbuf);
+void rp_plan_sink_destroy(rp_plan_sink *w); /* NULL is a no-op */
+
 /* Whether the plan lists (client, index) as a loop conflict. */
 bool rp_plan_conflict(const rp_plan *p, uint32_t client, uint64_t index);
 void rp_plan_free(rp_plan *p); /* and leave it empty; NULL is a no-op */

@@ -14,7 +14,7 @@ has() { # description file fixed-string
 	if grep -qF -- "$3" "$2"; then ok "$1"; else echo "# no '$3' in:"; sed 's/^/# /' "$2"; not_ok "$1"; fi
 }
 check() { if [ "$2" = "$3" ]; then ok "$1"; else echo "# got '$2', want '$3'"; not_ok "$1"; fi; }
-echo "1..19"
+echo "1..21"
 
 cap=$src/tests/data/pcap/reprise__smb3-smbclient.pcap
 locks=$src/tests/data/pcap/reprise__smb2-locks-smbtorture.pcap
@@ -77,3 +77,15 @@ d = json.load(open(sys.argv[1]))
 print(["c%d x%d" % (s["trace_client"], s["count"]) for s in d["mismatch_samples"] if s["op"] == "write"])' "$tmp/r.json")" \
 	"['c1 x2']"
 has "and its messages name them so" "$tmp/err" "mismatch: 2 x write, expected OK, got EIO; first: client c1 op 2"
+
+# stat says what replay's prepare makes: the same plan (formats/plan.h)
+cap=$src/tests/data/pcap/zeek__smb_smb2_100_small_files.pcap
+"$reprise" stat --json "$cap" >"$tmp/p.json" 2>/dev/null
+mkdir "$tmp/ptarget"
+"$reprise" convert -q "$cap" "$tmp/p.rpz" 2>/dev/null
+"$reprise" replay -q -b null --target "$tmp/ptarget" --json "$tmp/pr.json" "$tmp/p.rpz" >/dev/null 2>&1
+check "stat --json has the prepare plan replay runs" "$(python3 -c 'import json, sys
+a = json.load(open(sys.argv[1]))["prepare"]; b = json.load(open(sys.argv[2]))["prepare"]
+print(a == {"dirs": b["dirs"], "files": b["files"], "bytes": b["bytes"]}, a)' "$tmp/p.json" "$tmp/pr.json")" "True {'dirs': 1, 'files': 100, 'bytes': 292}"
+"$reprise" stat "$cap" >"$tmp/p.txt" 2>/dev/null
+check "and the text says it" "$(grep -c '^prepare  *1 directories, 100 files, 292 bytes' "$tmp/p.txt")" "1"
