@@ -75,10 +75,11 @@ static struct {
 	uint64_t client;
 	bool client_set;
 } o;
-static const char *client_arg;
+static const char *client_arg, *out_arg;
 
 static const rp_opt options[] = {
 	{ "client", 'c', RP_OPT_STRING, &client_arg, "N", "only the ops of client N" },
+	{ "output", 'o', RP_OPT_STRING, &out_arg, "FILE", "write to FILE (renamed into place when complete) instead of standard output" },
 	{ "meta", 'm', RP_OPT_FLAG, &o.meta, NULL, "start with the trace's metadata as # comment lines" },
 	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfile or text input: skip bad lines, count and report them" },
 	{ "verbose", 'v', RP_OPT_FLAG, &o.verbose, NULL, "say how TRACE is read (which format; a stream spooled to TMPDIR)" },
@@ -121,20 +122,36 @@ static int run(int argc, char **argv)
 		io.filter_client = true;
 		io.client = (uint32_t)v;
 	}
+	rp_outfile of = { .f = NULL };
+	if (out_arg) {
+		const int same = rp__cli_out_check("cat", out_arg, pos[0]); /* 2: OUT is the input */
+		if (same || rp__cli_out_open(&of, "cat", out_arg))
+			return same ? same : 1;
+	}
+	FILE *const out = out_arg ? of.f : stdout;
 	static char buf[1 << 20];
-	setvbuf(stdout, buf, _IOFBF, sizeof(buf));
+	if (!out_arg)
+		setvbuf(stdout, buf, _IOFBF, sizeof(buf));
 	print_sink p = {
 		.base = { .meta = pr_meta, .string = pr_string, .op = pr_op, .finish = pr_finish },
 		.strings = rp_strtab_create(),
-		.out = stdout,
+		.out = out,
 		.meta = o.meta,
 	};
 	if (!p.strings) {
 		fprintf(stderr, "reprise cat: out of memory\n");
+		if (out_arg)
+			rp__cli_out_abort(&of);
 		return 1;
 	}
-	const int rc = rp__cli_pump(pos[0], &p.base, &io);
+	int rc = rp__cli_pump(pos[0], &p.base, &io);
 	rp_strtab_destroy(p.strings);
+	if (out_arg) {
+		if (rc == 0)
+			rc = rp__cli_out_commit(&of, "cat");
+		else
+			rp__cli_out_abort(&of);
+	}
 	return rc;
 }
 

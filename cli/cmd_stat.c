@@ -48,10 +48,12 @@ static int st_finish(rp_sink *s)
 
 static struct {
 	bool json, lenient, verbose;
+	const char *output;
 } o;
 
 static const rp_opt options[] = {
 	{ "json", 0, RP_OPT_FLAG, &o.json, NULL, "print JSON (schema in docs/stat-json.md)" },
+	{ "output", 'o', RP_OPT_STRING, &o.output, "FILE", "write to FILE (renamed into place when complete) instead of standard output" },
 	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfile or text input: skip bad lines, count and report them" },
 	{ "verbose", 'v', RP_OPT_FLAG, &o.verbose, NULL, "say how TRACE is read (which format; a stream spooled to TMPDIR)" },
 	{ NULL, 0, 0, NULL, NULL, NULL },
@@ -110,16 +112,25 @@ static int run(int argc, char **argv)
 		rp__cli_err("stat", "%s", eb);
 		rc = 1;
 	}
+	rp_outfile of = { .f = NULL };
+	if (rc == 0 && o.output) {
+		const int same = rp__cli_out_check("stat", o.output, pos[0]); /* 2: OUT is the input */
+		if (same || rp__cli_out_open(&of, "stat", o.output))
+			rc = same ? same : 1;
+	}
+	FILE *const out = o.output ? of.f : stdout;
 	if (rc == 0) {
 		if (o.json) {
-			rc = rp__cli_stat_json(s.sum, &s.meta, &plan, stdout);
+			rc = rp__cli_stat_json(s.sum, &s.meta, &plan, out);
 		} else {
-			rp_summary_print(s.sum, &s.meta, stdout);
-			printf("\nprepare     %" PRIu64 " directories, %" PRIu64 " files, %" PRIu64
+			rp_summary_print(s.sum, &s.meta, out);
+			fprintf(out, "\nprepare     %" PRIu64 " directories, %" PRIu64 " files, %" PRIu64
 			       " bytes: what `reprise replay` creates before the run (what the trace uses but never creates)\n",
 			       plan.dirs, plan.files, plan.bytes);
 		}
 	}
+	if (o.output && of.f)
+		rc = rc == 0 ? rp__cli_out_commit(&of, "stat") : (rp__cli_out_abort(&of), rc);
 	rp_plan_free(&plan);
 	rp_plan_sink_destroy(s.plan);
 	rp_summary_destroy(s.sum);

@@ -14,7 +14,7 @@ has() { # description file fixed-string
 	if grep -qF -- "$3" "$2"; then ok "$1"; else echo "# no '$3' in:"; sed 's/^/# /' "$2"; not_ok "$1"; fi
 }
 check() { if [ "$2" = "$3" ]; then ok "$1"; else echo "# got '$2', want '$3'"; not_ok "$1"; fi; }
-echo "1..21"
+echo "1..25"
 
 cap=$src/tests/data/pcap/reprise__smb3-smbclient.pcap
 locks=$src/tests/data/pcap/reprise__smb2-locks-smbtorture.pcap
@@ -89,3 +89,13 @@ a = json.load(open(sys.argv[1]))["prepare"]; b = json.load(open(sys.argv[2]))["p
 print(a == {"dirs": b["dirs"], "files": b["files"], "bytes": b["bytes"]}, a)' "$tmp/p.json" "$tmp/pr.json")" "True {'dirs': 1, 'files': 100, 'bytes': 292}"
 "$reprise" stat "$cap" >"$tmp/p.txt" 2>/dev/null
 check "and the text says it" "$(grep -c '^prepare  *1 directories, 100 files, 292 bytes' "$tmp/p.txt")" "1"
+
+# -o/--output: the output of every command, cat's and stat's too, renamed into place when complete
+"$reprise" cat -o "$tmp/c.txt" "$tmp/p.rpz" 2>"$tmp/err"
+check "cat -o writes the text form to the file" "$(grep -c ' -> ' "$tmp/c.txt")" "$("$reprise" cat "$tmp/p.rpz" | grep -c ' -> ')"
+"$reprise" stat --json -o "$tmp/s.json" "$tmp/p.rpz" 2>"$tmp/err"
+check "stat --json -o writes the JSON to the file" "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["ops"] > 0)' "$tmp/s.json")" "True"
+cp "$tmp/p.rpz" "$tmp/same.rpz"
+"$reprise" cat -o "$tmp/same.rpz" "$tmp/same.rpz" 2>"$tmp/err"
+check "cat -o onto its own input is a usage error" "$?" "2"
+check "and leaves the input as it was" "$(cmp -s "$tmp/p.rpz" "$tmp/same.rpz" && echo same)" "same"
