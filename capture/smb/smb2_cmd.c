@@ -540,14 +540,8 @@ void rp__smb2_response_body(smb2_x *x, smb2_pending *p, rp_cur *b)
 			has_result = true;
 			break;
 		}
-		case SMB2_READ:
-			if (!struct_size(x, b, 17))
-				break;
-			rp_cur_skip(b, 2);
-			result = rp_cur_le32(b);
-			has_result = fixed_ok(x, b, 8);
-			break;
-		case SMB2_WRITE:
+		case SMB2_READ:  /* DataOffset, Reserved, then DataLength (MS-SMB2 2.2.20) */
+		case SMB2_WRITE: /* Reserved, then Count (2.2.22): both at the same place of a 17-byte structure */
 			if (!struct_size(x, b, 17))
 				break;
 			rp_cur_skip(b, 2);
