@@ -169,10 +169,12 @@ static int get_string(lcur *c, bool quote, char *buf, uint32_t *len, const char 
 	return 0;
 }
 
-/* "a,b,bitN" over names[0..n) into *bits; -1 with the bad name in bad and badlen. */
-static int get_bits(const char *p, const char *end, const char *const *names, size_t n, uint32_t *bits,
-		    const char **bad, size_t *badlen)
+/* "a,b,bitN" over the names of `which` (rp_op_format's) into *bits; -1 with the bad name in bad and badlen. */
+static int get_bits(const char *p, const char *end, rp_value_names which, uint32_t *bits, const char **bad,
+		    size_t *badlen)
 {
+	size_t n;
+	const char *const *const names = rp_op_value_names(which, &n);
 	uint32_t v = 0;
 	while (p < end) {
 		const char *comma = memchr(p, ',', (size_t)(end - p));
@@ -209,14 +211,6 @@ static int get_bits(const char *p, const char *end, const char *const *names, si
 	return 0;
 }
 
-static const char *const flag_names[] = { RP_OPF__NAMES };
-static const char *const want_names[] = { RP_WANT__NAMES };
-static const char *const disp_names[] = { RP_DISP__NAMES };
-static const char *const of_names[] = { RP_OF__NAMES };
-static const char *const rn_names[] = { RP_RN__NAMES };
-static const char *const fa_names[] = { RP_FA__NAMES };
-static const char *const sa_names[] = { RP_SA__NAMES };
-#define NAMES(a) a, sizeof(a) / sizeof((a)[0])
 
 static int bad_linef(rp_optext *t, char *errbuf, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int bad_linef(rp_optext *t, char *errbuf, const char *fmt, ...)
@@ -538,7 +532,9 @@ static int op_line(rp_optext *t, lcur *c, char *errbuf)
 		case K_MTIME: ok = get_time(&d, &op.mtime); break;
 		case K_DISP: {
 			ok = false;
-			for (unsigned i = 0; i < RP_DISP__COUNT && !ok; i++)
+			size_t ndisp;
+			const char *const *const disp_names = rp_op_value_names(RP_NAMES_DISP, &ndisp);
+			for (size_t i = 0; i < ndisp && !ok; i++)
 				if (strlen(disp_names[i]) == vl && memcmp(disp_names[i], v, vl) == 0) {
 					op.disp = (uint8_t)i;
 					ok = true;
@@ -559,7 +555,7 @@ static int op_line(rp_optext *t, lcur *c, char *errbuf)
 			}
 			if (!unrecorded && vl == 4 && memcmp(v, "none", 4) == 0)
 				op.want = RP_WANT_KNOWN;
-			else if (get_bits(v, ue, NAMES(want_names), &op.want, &bad, &badlen) == 0 && op.want)
+			else if (get_bits(v, ue, RP_NAMES_WANT, &op.want, &bad, &badlen) == 0 && op.want)
 				op.want |= unrecorded ? 0 : RP_WANT_KNOWN;
 			else
 				return bad_line(t, errbuf, "want: unknown '%.*s'", bad ? bad : v, bad ? badlen : vl);
@@ -570,11 +566,11 @@ static int op_line(rp_optext *t, lcur *c, char *errbuf)
 		case K_SET:
 		case K_FLAGS: {
 			uint32_t bits = 0;
-			const int rc = k == K_SET		  ? get_bits(v, ve, NAMES(sa_names), &bits, &bad, &badlen)
-				       : k == K_FLAGS		  ? get_bits(v, ve, NAMES(flag_names), &bits, &bad, &badlen)
-				       : op.op == RP_OP_RENAME	  ? get_bits(v, ve, NAMES(rn_names), &bits, &bad, &badlen)
-				       : op.op == RP_OP_FALLOCATE ? get_bits(v, ve, NAMES(fa_names), &bits, &bad, &badlen)
-								  : get_bits(v, ve, NAMES(of_names), &bits, &bad, &badlen);
+			const int rc = k == K_SET		  ? get_bits(v, ve, RP_NAMES_SETATTR, &bits, &bad, &badlen)
+				       : k == K_FLAGS		  ? get_bits(v, ve, RP_NAMES_FLAGS, &bits, &bad, &badlen)
+				       : op.op == RP_OP_RENAME	  ? get_bits(v, ve, RP_NAMES_RENAME, &bits, &bad, &badlen)
+				       : op.op == RP_OP_FALLOCATE ? get_bits(v, ve, RP_NAMES_FALLOCATE, &bits, &bad, &badlen)
+								  : get_bits(v, ve, RP_NAMES_OPEN, &bits, &bad, &badlen);
 			if (rc < 0)
 				return bad_linef(t, errbuf, "%s: unknown '%.*s'", keys[k], (int)(badlen > 64 ? 64 : badlen), bad);
 			if (k == K_SET)

@@ -60,6 +60,23 @@ static const char *const fa_names[] = { RP_FA__NAMES };
 static const char *const sa_names[] = { RP_SA__NAMES };
 _Static_assert(sizeof(disp_names) / sizeof(disp_names[0]) == RP_DISP__COUNT, "disp names");
 
+#define NAMES(a) a, sizeof(a) / sizeof((a)[0])
+
+const char *const *rp_op_value_names(rp_value_names which, size_t *n)
+{
+	static const struct {
+		const char *const *names;
+		size_t n;
+	} tables[] = {
+		[RP_NAMES_FLAGS] = { NAMES(flag_names) },  [RP_NAMES_WANT] = { NAMES(want_names) },
+		[RP_NAMES_DISP] = { NAMES(disp_names) },   [RP_NAMES_OPEN] = { NAMES(of_names) },
+		[RP_NAMES_RENAME] = { NAMES(rn_names) },   [RP_NAMES_FALLOCATE] = { NAMES(fa_names) },
+		[RP_NAMES_SETATTR] = { NAMES(sa_names) },
+	};
+	*n = tables[which].n;
+	return tables[which].names;
+}
+
 /* A bounded appender: keeps counting past the end so the caller learns the size. */
 typedef struct out {
 	char *buf;
@@ -184,7 +201,6 @@ static void put_bits(out *o, const char *key, uint32_t bits, const char *const *
 	}
 }
 
-#define NAMES(a) a, sizeof(a) / sizeof((a)[0])
 
 /* Wants by name; "none" for a recorded empty set; a set without RP_WANT_KNOWN (never written by reprise) says so. */
 static void put_want(out *o, uint32_t want)

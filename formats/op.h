@@ -274,6 +274,20 @@ int rp_op_from_name(const char *name, size_t len);
 unsigned rp_op_fields(unsigned op); /* always-printed rp_field mask */
 const char *rp_proto_name(unsigned proto); /* "" for NONE, NULL when out of range */
 
+/* Which field's names rp_op_value_names gives: the text form's words for its values or bits. */
+typedef enum rp_value_names {
+	RP_NAMES_FLAGS,     /* rp_op_flag */
+	RP_NAMES_WANT,      /* rp_want */
+	RP_NAMES_DISP,      /* rp_disp (values, not bits) */
+	RP_NAMES_OPEN,      /* rp_open_flag */
+	RP_NAMES_RENAME,    /* rp_rename_flag */
+	RP_NAMES_FALLOCATE, /* rp_fallocate_flag */
+	RP_NAMES_SETATTR,   /* rp_setattr */
+} rp_value_names;
+
+/* The names, bit (or value) i at [i], "" for an unnamed one; *n their count.  One table for writer and reader. */
+const char *const *rp_op_value_names(rp_value_names which, size_t *n);
+
 /* Resolve a string id to bytes; returns NULL for an unknown id. */
 typedef const char *(*rp_string_fn)(void *ctx, uint32_t id, uint32_t *len);
 
