@@ -19,6 +19,9 @@ err_has() { if grep -q -- "$2" "$tmp/err"; then ok "$1"; else echo "# stderr lac
 err_lacks() { if grep -q -- "$2" "$tmp/err"; then echo "# stderr has: $2"; not_ok "$1"; else ok "$1"; fi; }
 out_has() { if grep -q -- "$2" "$tmp/out"; then ok "$1"; else echo "# stdout lacks: $2"; not_ok "$1"; fi; }
 same() { if cmp -s "$2" "$3"; then ok "$1"; else diff "$2" "$3" | head -5 | sed 's/^/# /'; not_ok "$1"; fi; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+# A build without libpcap (-Dpcap=disabled) reads classic little-endian pcap only: true when FILE needs libpcap there.
+needs_libpcap() { "$reprise" stat "$1" 2>&1 >/dev/null | grep -q 'built without libpcap'; }
 spool_empty() { if [ -z "$(ls -A "$tmp/spool")" ]; then ok "$1"; else ls "$tmp/spool" | sed 's/^/# left: /'; not_ok "$1"; fi; }
 
 pcap=$src/tests/data/pcap/nfstrace__eth-ipv4-tcp-cifs2.pcap
@@ -57,6 +60,10 @@ check "client loadfile -> rpz -> cat -> convert -> rpz" "$reprise" convert "$tmp
 "$reprise" cat -m "$tmp/c2.rpz" >"$tmp/c2.cat" 2>"$tmp/err"
 same "gives identical ops (and metadata)" "$tmp/c.cat" "$tmp/c2.cat"
 for g in reprise__smb2-locks-smbtorture.pcap nfstrace__eth-ipv4-tcp-nfsv41.pcap suricata-verify__nfs3-01__input.pcap; do
+	if needs_libpcap "$src/tests/data/pcap/$g"; then
+		skip "the golden capture $g's cat output round-trips" "it needs libpcap, and this build has none"
+		continue
+	fi
 	"$reprise" cat -m "$src/tests/data/pcap/$g" >"$tmp/g.cat" 2>"$tmp/err"
 	"$reprise" convert -q "$tmp/g.cat" "$tmp/g.rpz" 2>>"$tmp/err" && "$reprise" cat -m "$tmp/g.rpz" >"$tmp/g2.cat" 2>>"$tmp/err"
 	same "the golden capture $g's cat output round-trips" "$tmp/g.cat" "$tmp/g2.cat"
