@@ -344,9 +344,10 @@ int rp__cli_pump(const char *arg, rp_sink *sink, const rp_input_opts *opts)
 		rp__cli_err(opts->cmd, "%s: read as %s (%s)", in.name, prod->name, prod->what);
 	/* Options for another kind of input do nothing here: say so rather than let them look obeyed. */
 	const bool pcap_in = prod == &pcap_producer;
-	const bool lines_in = strcmp(prod->name, "loadfile") == 0 || strcmp(prod->name, "text") == 0;
+	const bool lines_in = strcmp(prod->name, "loadfile") == 0 || strcmp(prod->name, "text") == 0 ||
+			      strcmp(prod->name, "strace") == 0;
 	if (opts->lenient && !lines_in)
-		rp__cli_err(opts->cmd, "warning: --lenient applies to loadfile and text input only; %s is read as %s", in.name,
+		rp__cli_err(opts->cmd, "warning: --lenient applies to loadfile, text and strace input only; %s is read as %s", in.name,
 			    prod->what);
 	if ((opts->strict || opts->client_key_set) && !pcap_in)
 		rp__cli_err(opts->cmd, "warning: %s applies to packet captures only; %s is read as %s",
@@ -374,9 +375,12 @@ int rp__cli_pump(const char *arg, rp_sink *sink, const rp_input_opts *opts)
 	const int rc = prod->run(path, out, &copts, &rep, errbuf);
 	rp__cli_in_rename(&in, errbuf, sizeof(errbuf));
 	rp__cli_in_rename(&in, rep.note, sizeof(rep.note));
+	rp__cli_in_rename(&in, rep.counts, sizeof(rep.counts));
 	rp__cli_in_close(&in);
 	if (rep.note[0])
 		rp__cli_err(opts->cmd, "warning: %s", rep.note);
+	if (rep.counts[0] && !opts->quiet)
+		fprintf(stderr, "%s\n", rep.counts);
 	if (rep.cut && opts->cut)
 		*opts->cut = true;
 	if (rep.skipped)

@@ -1,4 +1,4 @@
-/* The built-in producers (.rpz and loadfile readers) and consumers (.rpz and loadfile writers). */
+/* The built-in producers (.rpz, text, strace log and loadfile readers) and consumers (.rpz and loadfile writers). */
 #include "converters/registry.h"
 
 #include <errno.h>
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "converters/optext.h"
+#include "converters/strace.h"
 #include "formats/rpz.h"
 
 /* ---- producers ---- */
@@ -130,9 +131,71 @@ static int run_text(const char *path, rp_sink *sink, const rp_conv_in_opts *opts
 	return rc;
 }
 
+static bool sniff_strace(const void *head, size_t len, const char *path)
+{
+	(void)path;
+	return !memchr(head, '\0', len) && rp_strace_sniff(head, len);
+}
+
+/*
+ * An strace log line by line.  A line longer than RP_STRACE_LINE_MAX goes to
+ * the parser cut (it counts it, or fails without --lenient) and the rest of
+ * it is skipped, so no line takes more than the buffer.
+ */
+static int run_strace(const char *path, rp_sink *sink, const rp_conv_in_opts *opts, rp_conv_in_report *rep,
+		      char *errbuf)
+{
+	rep->cut = false;
+	FILE *const f = fopen(path, "rb");
+	if (!f)
+		return rp_fail(errbuf, RP_E_IO, "%s: %s", path, strerror(errno));
+	rp_strace_opts so = { .lenient = opts->lenient, .filter_client = opts->filter_client, .client = opts->client };
+	(void)rp_strace_pid_from_name(path, &so.pid); /* a -ff file: prefix.PID */
+	const size_t cap = RP_STRACE_LINE_MAX + 1u;
+	rp_strace *t = NULL;
+	char *const buf = malloc(cap);
+	int rc = buf ? rp_strace_create(&t, sink, path, &so, errbuf) : rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+	size_t have = 0;
+	bool skipping = false; /* inside the rest of a line too long to keep */
+	while (rc == 0) {
+		const size_t n = fread(buf + have, 1, cap - have, f);
+		if (n == 0 && ferror(f)) {
+			rc = rp_fail(errbuf, RP_E_IO, "%s: read error: %s", path, strerror(errno));
+			break;
+		}
+		have += n;
+		size_t used = 0;
+		while (rc == 0 && used < have) {
+			const char *const nl = memchr(buf + used, '\n', have - used);
+			if (!nl && n != 0 && !(used == 0 && have == cap))
+				break; /* read on for the rest of the line */
+			const size_t end = nl ? (size_t)(nl - buf) : have;
+			if (!skipping)
+				rc = rp_strace_line(t, buf + used, end - used, errbuf);
+			skipping = !nl && have == cap && used == 0;
+			used = nl ? end + 1 : have;
+		}
+		memmove(buf, buf + used, have - used);
+		have -= used;
+		if (n == 0)
+			break;
+	}
+	if (rc == 0)
+		rc = rp_strace_finish(t, errbuf);
+	if (t) {
+		rep->skipped = rp_strace_skipped(t);
+		rp_strace_summary(t, rep->counts, sizeof(rep->counts));
+	}
+	rp_strace_destroy(t);
+	free(buf);
+	fclose(f);
+	return rc;
+}
+
 static const rp_conv_producer producers[] = {
 	{ "rpz", ".rpz trace", sniff_rpz, run_rpz },
 	{ "text", "reprise cat's canonical text form", sniff_text, run_text },
+	{ "strace", "strace log (strace -f -ttt -T -y)", sniff_strace, run_strace },
 	{ "loadfile", "dbench loadfile (SMB or NFS dialect)", sniff_loadfile, run_loadfile },
 };
 
@@ -162,7 +225,8 @@ int rp_conv_unknown_input(const void *head, size_t len, const char *path, char *
 	case RP_FMT_PCAP:
 		return rp_fail(errbuf, RP_E_UNSUPPORTED, "%s: a packet capture, and this program has no packet decoder", path);
 	case RP_FMT_STRACE:
-		return rp_fail(errbuf, RP_E_UNSUPPORTED, "%s: an strace log: no converter reads those yet", path);
+		return rp_fail(errbuf, RP_E_UNSUPPORTED,
+			       "%s: looks like an strace log, but not one reprise reads: record with strace -f -ttt -T -y", path);
 	default:
 		return rp_fail(errbuf, RP_E_NOTTRACE, "%s: not a trace (.rpz), dbench loadfile or packet capture", path);
 	}

@@ -19,7 +19,7 @@
 #include "formats/sink.h"
 
 typedef struct rp_conv_in_opts {
-	bool lenient;        /* loadfiles: skip bad lines, count them */
+	bool lenient;        /* loadfiles, text, strace logs: skip bad lines, count them */
 	bool filter_client;  /* keep only this client's ops */
 	uint32_t client;
 	const void *extra;   /* options of an `extra` producer (the CLI's pcap: capture options) */
@@ -31,6 +31,7 @@ typedef struct rp_conv_in_report {
 	uint64_t skipped;        /* lenient: bad lines skipped */
 	bool cut;                /* the input was cut (what was read stands, later ops are missing) */
 	char note[RP_ERRBUF_SIZE]; /* a warning, "" if none */
+	char counts[1024];         /* what the producer counted, one line for the user (strace), "" if nothing */
 } rp_conv_in_report;
 
 typedef struct rp_conv_producer {

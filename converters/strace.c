@@ -1,0 +1,610 @@
+/* strace logs -> op records: processes, unfinished calls, emission in call order, counters (docs/strace.md). */
+#include "converters/strace.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "converters/strace_int.h"
+#include "formats/status.h"
+#include "formats/strtab.h"
+
+/* As replay's RP_REPLAY_CLIENTS_MAX: a trace of more processes could not be replayed. */
+#define CLIENTS_MAX 8192u
+#define PROC_BUCKETS (2u * CLIENTS_MAX)
+/*
+ * Calls wait in the ring behind an unfinished one until it resumes; a call
+ * that stays unfinished while this many later ones finish (a read of a pipe
+ * that never returns) leaves as an op without a reply, as capture's match
+ * timeout does, so memory stays bounded whatever the log holds.
+ */
+#define RING_MAX (1u << 18)
+
+enum { SLOT_PENDING = 1, SLOT_DONE, SLOT_CANCELLED };
+
+static const char *const bad_names[RP__ST_BAD__COUNT] = {
+	"too long", "not strace syntax", "bad arguments", "resumed without unfinished", "beyond 8192 processes",
+	"path too long", "no timestamp", "no duration",
+};
+static const char *const note_names[RP__ST_N__COUNT] = {
+	"signals", "exits", "killed", "restarted calls", "unfinished at the end (ops without a reply)",
+	"unknown errno names", "calls on pipes/sockets", "fds without a path", "fds beyond the table limit",
+	"unknown flag names", "tracked, no op (lseek, chdir, execve, F_SETFD)",
+};
+
+int64_t rp__st_intern(rp_strace *t, const char *s, uint32_t len)
+{
+	const int64_t id = rp_sink_intern(t->sink, t->strings, s, len);
+	if (id < 0) {
+		t->fatal = (int)id;
+		t->why = "the sink refused a string";
+	}
+	return id;
+}
+
+rp__st_proc *rp__st_proc_get(rp_strace *t, uint32_t pid)
+{
+	uint32_t h = (uint32_t)((pid * 2654435761u) >> 8) & (PROC_BUCKETS - 1);
+	for (uint32_t i = 0; i < PROC_BUCKETS; i++, h = (h + 1) & (PROC_BUCKETS - 1)) {
+		rp__st_proc *const p = &t->procs[h];
+		if (p->used && p->pid != pid)
+			continue;
+		if (p->used && !p->dead)
+			return p;
+		/* new, or a pid reused after its process exited: a new client */
+		if (t->n_clients == CLIENTS_MAX)
+			return NULL;
+		rp__st_fdtab *const ft = calloc(1, sizeof(*ft));
+		if (!ft)
+			return NULL;
+		ft->refs = 1;
+		free(p->pend_name);
+		free(p->pend_body);
+		*p = (rp__st_proc){ .pid = pid, .client = ++t->n_clients, .used = true, .ft = ft };
+		return p;
+	}
+	return NULL;
+}
+
+static void fdtab_unref(rp_strace *t, rp__st_fdtab *ft)
+{
+	if (!ft || --ft->refs)
+		return;
+	t->fd_slots -= ft->cap;
+	free(ft->v);
+	free(ft);
+}
+
+static int bad(rp_strace *t, rp__st_bad why, const char *detail, char *errbuf)
+{
+	t->bad[why]++;
+	if (t->opts.lenient) {
+		t->skipped++;
+		return 0;
+	}
+	return rp_fail(errbuf, RP_E_INVAL, "%s:%" PRIu64 ": %s", t->name, t->line, detail ? detail : bad_names[why]);
+}
+
+static int send_meta(rp_strace *t, char *errbuf)
+{
+	if (t->meta_sent)
+		return 0;
+	t->meta_sent = true;
+	rp_trace_meta m;
+	memset(&m, 0, sizeof(m));
+	m.source = RP_SRC_STRACE;
+	m.flags = t->timed_seen ? RP_META_TIMED : 0;
+	m.capture_start_ns = t->t0 <= INT64_MAX ? (int64_t)t->t0 : 0;
+	const char *const base = strrchr(t->name, '/');
+	snprintf(m.source_name, sizeof(m.source_name), "%s", base ? base + 1 : t->name);
+	const int rc = t->sink->meta(t->sink, &m);
+	return rc < 0 ? rp_fail(errbuf, rc, "%s", t->sink->errbuf) : 0;
+}
+
+/* Ops leave in the order their calls started; a pending slot holds back everything after it. */
+static int drain(rp_strace *t, char *errbuf)
+{
+	while (t->head < t->tail) {
+		rp__st_slot *const s = &t->ring[t->head & (t->cap - 1)];
+		if (s->state == SLOT_PENDING)
+			break;
+		t->head++;
+		if (s->state != SLOT_DONE)
+			continue;
+		if (t->opts.filter_client && s->op.client != t->opts.client)
+			continue;
+		const int rc = t->sink->op(t->sink, &s->op);
+		if (rc < 0)
+			return rp_fail(errbuf, rc, "%s:%" PRIu64 ": %s", t->name, t->line, t->sink->errbuf);
+		t->ops++;
+	}
+	return 0;
+}
+
+static int resolve_noreply(rp_strace *t, rp__st_proc *pr);
+
+/* A slot at the tail: the ring grows to RING_MAX, then its oldest unfinished call leaves without a reply. */
+static int reserve(rp_strace *t, uint64_t *id, char *errbuf)
+{
+	while (t->tail - t->head == t->cap) {
+		if (t->cap < RING_MAX) {
+			const uint64_t ncap = t->cap ? t->cap * 2 : 256;
+			rp__st_slot *const nr = malloc(ncap * sizeof(*nr));
+			if (!nr)
+				return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+			for (uint64_t i = t->head; i < t->tail; i++)
+				nr[i & (ncap - 1)] = t->ring[i & (t->cap - 1)];
+			free(t->ring);
+			t->ring = nr;
+			t->cap = ncap;
+			break;
+		}
+		/* full: the head is pending (else drain would have emptied it); whose call it is */
+		for (uint32_t i = 0; i < PROC_BUCKETS; i++) {
+			rp__st_proc *const p = &t->procs[i];
+			if (p->used && p->pending && p->slot == t->head) {
+				const int rc = resolve_noreply(t, p);
+				if (rc < 0)
+					return rp_fail(errbuf, t->fatal ? t->fatal : RP_E_INVAL, "%s:%" PRIu64 ": %s", t->name,
+						       t->line, t->fatal ? t->sink->errbuf : t->why);
+				break;
+			}
+		}
+		const int rc = drain(t, errbuf);
+		if (rc < 0)
+			return rc;
+	}
+	*id = t->tail++;
+	rp__st_slot *const s = &t->ring[*id & (t->cap - 1)];
+	memset(s, 0, sizeof(*s));
+	s->state = SLOT_PENDING;
+	return 0;
+}
+
+static rp__st_slot *slot_at(rp_strace *t, uint64_t id)
+{
+	return &t->ring[id & (t->cap - 1)];
+}
+
+static uint64_t rel_time(const rp_strace *t, uint64_t unix_ns)
+{
+	return unix_ns > t->t0 ? unix_ns - t->t0 : 0; /* a clock step back across processes: at the start */
+}
+
+/* The op of a parsed call into slot id (or the slot cancelled): the fields every op shares, then the syscall's. */
+static int complete(rp_strace *t, rp__st_proc *pr, rp__st_str name, const rp__st_call *c, uint64_t start_unix,
+		    uint64_t id)
+{
+	rp__st_slot *const s = slot_at(t, id);
+	rp_op op;
+	memset(&op, 0, sizeof(op));
+	op.t_start = rel_time(t, start_unix);
+	op.t_end = c->has_dur && c->res != RP__ST_RES_UNKNOWN ? op.t_start + c->dur_ns : RP_TIME_UNKNOWN;
+	op.client = pr->client;
+	op.proto = RP_PROTO_POSIX;
+	switch (c->res) {
+	case RP__ST_RES_OK:
+		op.status = RP_STATUS_OK;
+		break;
+	case RP__ST_RES_ERR: {
+		const int e = rp__st_errno(c->err);
+		op.status = e ? rp_errno_from_host(e) : RP_STATUS_OTHER;
+		op.status_kind = e ? RP_SK_ERRNO : RP_SK_NONE;
+		op.proto_status = e ? (uint32_t)e : 0;
+		if (!e)
+			t->note[RP__ST_N_ERRNO]++;
+		break;
+	}
+	default:
+		op.status = RP_STATUS_UNKNOWN;
+		op.t_end = RP_TIME_UNKNOWN;
+		op.flags |= RP_OPF_NO_REPLY;
+		break;
+	}
+	const int rc = rp__st_syscall(t, pr, name, c, &op);
+	if (rc < 0) {
+		s->state = SLOT_CANCELLED;
+		return -1;
+	}
+	if (rc == 0) {
+		s->state = SLOT_CANCELLED;
+		return 0;
+	}
+	s->op = op;
+	s->state = SLOT_DONE;
+	return 0;
+}
+
+static void clear_pending(rp__st_proc *pr)
+{
+	pr->pending = false;
+	free(pr->pend_name);
+	free(pr->pend_body);
+	pr->pend_name = pr->pend_body = NULL;
+}
+
+/* An unfinished call that will never resume: its op from the arguments that are whole, without a reply. */
+static int resolve_noreply(rp_strace *t, rp__st_proc *pr)
+{
+	rp__st_call c;
+	const char *why = NULL;
+	const rp__st_str name = { pr->pend_name, pr->pend_name_len };
+	int rc = 0;
+	t->note[RP__ST_N_NOREPLY]++;
+	if (rp__st_call_parse(pr->pend_body, pr->pend_body_len, true, &c, &why) < 0) {
+		slot_at(t, pr->slot)->state = SLOT_CANCELLED;
+	} else {
+		c.res = RP__ST_RES_NONE;
+		rc = complete(t, pr, name, &c, pr->pend_time, pr->slot);
+		if (rc < 0 && !t->fatal)
+			rc = 0; /* its arguments were cut: nothing to make of it, and it was counted */
+	}
+	clear_pending(pr);
+	return rc;
+}
+
+static bool is_restart(const rp__st_call *c)
+{
+	return c->err.len >= 8 && memcmp(c->err.p, "ERESTART", 8) == 0;
+}
+
+static void count_notfile(rp_strace *t, rp__st_str name)
+{
+	t->notfile++;
+	for (uint32_t i = 0; i < t->n_names; i++)
+		if (strlen(t->names[i].name) == name.len && memcmp(t->names[i].name, name.p, name.len) == 0) {
+			t->names[i].n++;
+			return;
+		}
+	if (t->n_names == RP__ST_NAMES_MAX || name.len >= sizeof(t->names[0].name)) {
+		t->names_other++;
+		return;
+	}
+	memcpy(t->names[t->n_names].name, name.p, name.len);
+	t->names[t->n_names].name[name.len] = '\0';
+	t->names[t->n_names++].n = 1;
+}
+
+static char *dup_bytes(const char *p, uint32_t len)
+{
+	char *const d = malloc(len ? len : 1);
+	if (d && len)
+		memcpy(d, p, len);
+	return d;
+}
+
+/* A complete call, or a resumed one joined to its start: its op in slot id (reserved by the caller). */
+static int finish_call(rp_strace *t, rp__st_proc *pr, rp__st_str name, const char *body, size_t blen,
+		       uint64_t start, uint64_t id, char *errbuf)
+{
+	rp__st_call c;
+	const char *why = NULL;
+	if (rp__st_call_parse(body, blen, false, &c, &why) < 0) {
+		slot_at(t, id)->state = SLOT_CANCELLED;
+		return bad(t, RP__ST_BAD_ARGS, why, errbuf);
+	}
+	if (!c.has_dur && c.res != RP__ST_RES_UNKNOWN) {
+		slot_at(t, id)->state = SLOT_CANCELLED;
+		if (!t->dur_seen)
+			return rp_fail(errbuf, RP_E_INVAL,
+				       "%s:%" PRIu64 ": a call without its duration: record with strace -f -ttt -T -y",
+				       t->name, t->line);
+		return bad(t, RP__ST_BAD_NODUR, NULL, errbuf);
+	}
+	t->dur_seen = t->dur_seen || c.has_dur;
+	if (is_restart(&c)) {
+		slot_at(t, id)->state = SLOT_CANCELLED;
+		t->note[RP__ST_N_RESTART]++;
+		return 0;
+	}
+	t->why = NULL;
+	if (complete(t, pr, name, &c, start, id) < 0) {
+		if (t->fatal)
+			return rp_fail(errbuf, t->fatal, "%s:%" PRIu64 ": %s", t->name, t->line, t->sink->errbuf);
+		return bad(t, t->why && strstr(t->why, "64 KiB") ? RP__ST_BAD_PATH : RP__ST_BAD_ARGS, t->why, errbuf);
+	}
+	return 0;
+}
+
+static int process(rp_strace *t, const char *line, size_t len, char *errbuf)
+{
+	if (len > RP_STRACE_LINE_MAX)
+		return bad(t, RP__ST_BAD_LONG, "line longer than 1 MiB", errbuf);
+	rp__st_line l;
+	const char *why = NULL;
+	if (rp__st_line_parse(line, len, &l, &why) < 0)
+		return bad(t, RP__ST_BAD_SYNTAX, why, errbuf);
+	if (l.kind == RP__ST_BLANK)
+		return 0;
+	if (!l.has_time) {
+		if (!t->timed_seen)
+			return rp_fail(errbuf, RP_E_INVAL,
+				       "%s:%" PRIu64 ": a line without a timestamp: record with strace -f -ttt -T -y", t->name,
+				       t->line);
+		return bad(t, RP__ST_BAD_NOTIME, NULL, errbuf);
+	}
+	if (!t->timed_seen) {
+		t->timed_seen = true;
+		t->t0 = l.time_ns;
+	}
+	int rc = send_meta(t, errbuf);
+	if (rc < 0)
+		return rc;
+	t->lines_used++;
+	rp__st_proc *const pr = rp__st_proc_get(t, l.has_pid ? l.pid : t->opts.pid);
+	if (!pr)
+		return bad(t, RP__ST_BAD_PIDS, "more than 8192 processes (reprise's client limit)", errbuf);
+	switch (l.kind) {
+	case RP__ST_SIGNAL:
+		t->note[RP__ST_N_SIGNAL]++;
+		return 0;
+	case RP__ST_EXITED:
+	case RP__ST_KILLED:
+		t->note[l.kind == RP__ST_EXITED ? RP__ST_N_EXIT : RP__ST_N_KILLED]++;
+		if (pr->pending && (rc = resolve_noreply(t, pr)) < 0)
+			return rp_fail(errbuf, t->fatal, "%s:%" PRIu64 ": %s", t->name, t->line, t->sink->errbuf);
+		fdtab_unref(t, pr->ft);
+		pr->ft = NULL;
+		pr->dead = true;
+		return drain(t, errbuf);
+	case RP__ST_UNFINISHED: {
+		if (pr->pending && (rc = resolve_noreply(t, pr)) < 0)
+			return rp_fail(errbuf, t->fatal, "%s:%" PRIu64 ": %s", t->name, t->line, t->sink->errbuf);
+		if (!rp__st_known(l.name))
+			return 0; /* counted when it resumes */
+		uint64_t id;
+		if ((rc = reserve(t, &id, errbuf)) < 0)
+			return rc;
+		pr->pend_name = dup_bytes(l.name.p, l.name.len);
+		pr->pend_body = dup_bytes(l.body.p, l.body.len);
+		if (!pr->pend_name || !pr->pend_body) {
+			clear_pending(pr);
+			return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+		}
+		pr->pend_name_len = l.name.len;
+		pr->pend_body_len = l.body.len;
+		pr->pending = true;
+		pr->slot = id;
+		pr->pend_time = l.time_ns;
+		pr->pend_line = t->line;
+		return 0;
+	}
+	case RP__ST_RESUMED: {
+		if (!pr->pending) {
+			if (!rp__st_known(l.name)) {
+				count_notfile(t, l.name);
+				return 0;
+			}
+			return bad(t, RP__ST_BAD_RESUMED, NULL, errbuf);
+		}
+		if (pr->pend_name_len != l.name.len || memcmp(pr->pend_name, l.name.p, l.name.len) != 0)
+			return bad(t, RP__ST_BAD_RESUMED, "resumes a call other than the one left unfinished", errbuf);
+		const size_t blen = (size_t)pr->pend_body_len + l.body.len;
+		if (blen > 2u * RP_STRACE_LINE_MAX) {
+			clear_pending(pr);
+			return bad(t, RP__ST_BAD_LONG, NULL, errbuf);
+		}
+		memcpy(t->cbuf, pr->pend_body, pr->pend_body_len);
+		memcpy(t->cbuf + pr->pend_body_len, l.body.p, l.body.len);
+		const uint64_t id = pr->slot, start = pr->pend_time;
+		/* the name stays valid: it is copied before the pending call is cleared */
+		char name[65];
+		const uint32_t nl = pr->pend_name_len < 64 ? pr->pend_name_len : 64;
+		memcpy(name, pr->pend_name, nl);
+		clear_pending(pr);
+		rc = finish_call(t, pr, (rp__st_str){ name, nl }, t->cbuf, blen, start, id, errbuf);
+		return rc < 0 ? rc : drain(t, errbuf);
+	}
+	case RP__ST_CALL: {
+		if (!rp__st_known(l.name)) {
+			count_notfile(t, l.name);
+			return 0;
+		}
+		uint64_t id;
+		if ((rc = reserve(t, &id, errbuf)) < 0)
+			return rc;
+		rc = finish_call(t, pr, l.name, l.body.p, l.body.len, l.time_ns, id, errbuf);
+		return rc < 0 ? rc : drain(t, errbuf);
+	}
+	default:
+		return 0;
+	}
+}
+
+int rp_strace_line(rp_strace *t, const char *line, size_t len, char *errbuf)
+{
+	t->line++;
+	t->fatal = 0;
+	return process(t, line, len, errbuf);
+}
+
+int rp_strace_create(rp_strace **out, rp_sink *sink, const char *name, const rp_strace_opts *opts, char *errbuf)
+{
+	rp_strace *const t = calloc(1, sizeof(*t));
+	if (!t)
+		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+	t->strings = rp_strtab_create();
+	t->procs = calloc(PROC_BUCKETS, sizeof(*t->procs));
+	t->sbuf = malloc(RP_STR_MAX);
+	t->jbuf = malloc(2u * RP_STR_MAX + 2u);
+	t->cbuf = malloc(2u * RP_STRACE_LINE_MAX);
+	if (!t->strings || !t->procs || !t->sbuf || !t->jbuf || !t->cbuf) {
+		rp_strace_destroy(t);
+		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+	}
+	t->sink = sink;
+	t->name = name;
+	if (opts)
+		t->opts = *opts;
+	*out = t;
+	return 0;
+}
+
+void rp_strace_destroy(rp_strace *t)
+{
+	if (!t)
+		return;
+	if (t->procs)
+		for (uint32_t i = 0; i < PROC_BUCKETS; i++) {
+			fdtab_unref(t, t->procs[i].ft);
+			free(t->procs[i].pend_name);
+			free(t->procs[i].pend_body);
+		}
+	free(t->procs);
+	rp_strtab_destroy(t->strings);
+	free(t->ring);
+	free(t->sbuf);
+	free(t->jbuf);
+	free(t->cbuf);
+	free(t);
+}
+
+int rp_strace_finish(rp_strace *t, char *errbuf)
+{
+	/* Unfinished calls in the order they started, so the ring drains as it fills. */
+	for (uint64_t id = t->head; id < t->tail; id++) {
+		if (slot_at(t, id)->state != SLOT_PENDING)
+			continue;
+		for (uint32_t i = 0; i < PROC_BUCKETS; i++) {
+			rp__st_proc *const p = &t->procs[i];
+			if (p->used && p->pending && p->slot == id) {
+				if (resolve_noreply(t, p) < 0)
+					return rp_fail(errbuf, t->fatal, "%s: %s", t->name, t->sink->errbuf);
+				break;
+			}
+		}
+	}
+	int rc = drain(t, errbuf);
+	if (rc == 0 && !t->timed_seen && t->lines_used == 0 && t->line > 0 && t->skipped == t->line)
+		rc = rp_fail(errbuf, RP_E_INVAL, "%s: no line of the log was usable (record with strace -f -ttt -T -y)",
+			     t->name);
+	if (rc == 0)
+		rc = send_meta(t, errbuf);
+	if (rc < 0)
+		return rc;
+	const int frc = t->sink->finish(t->sink);
+	return frc < 0 ? rp_fail(errbuf, frc, "%s", t->sink->errbuf) : 0;
+}
+
+uint64_t rp_strace_skipped(const rp_strace *t)
+{
+	return t->skipped;
+}
+
+uint64_t rp_strace_ops(const rp_strace *t)
+{
+	return t->ops;
+}
+
+/* Appends to buf as snprintf would, never past size. */
+static void addf(char *buf, size_t size, size_t *at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void addf(char *buf, size_t size, size_t *at, const char *fmt, ...)
+{
+	if (*at >= size)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	const int n = vsnprintf(buf + *at, size - *at, fmt, ap);
+	va_end(ap);
+	*at = n < 0 ? size : *at + (size_t)n;
+}
+
+void rp_strace_summary(const rp_strace *t, char *buf, size_t size)
+{
+	if (!size)
+		return;
+	size_t at = 0;
+	buf[0] = '\0';
+	addf(buf, size, &at, "strace: %" PRIu64 " ops from %" PRIu64 " lines, %" PRIu32 " processes", t->ops, t->line,
+	     t->n_clients);
+	if (t->notfile) {
+		addf(buf, size, &at, "; not file operations %" PRIu64 " (", t->notfile);
+		for (uint32_t i = 0; i < t->n_names; i++)
+			addf(buf, size, &at, "%s%s %" PRIu64, i ? ", " : "", t->names[i].name, t->names[i].n);
+		if (t->names_other)
+			addf(buf, size, &at, ", others %" PRIu64, t->names_other);
+		addf(buf, size, &at, ")");
+	}
+	uint64_t nbad = 0;
+	for (unsigned i = 0; i < RP__ST_BAD__COUNT; i++)
+		nbad += t->bad[i];
+	if (nbad) {
+		addf(buf, size, &at, "; bad lines %" PRIu64 " (", nbad);
+		bool first = true;
+		for (unsigned i = 0; i < RP__ST_BAD__COUNT; i++)
+			if (t->bad[i]) {
+				addf(buf, size, &at, "%s%s %" PRIu64, first ? "" : ", ", bad_names[i], t->bad[i]);
+				first = false;
+			}
+		addf(buf, size, &at, ")");
+	}
+	for (unsigned i = 0; i < RP__ST_N__COUNT; i++)
+		if (t->note[i])
+			addf(buf, size, &at, "; %s %" PRIu64, note_names[i], t->note[i]);
+	if (at >= size && size > 4)
+		memcpy(buf + size - 4, "...", 4);
+}
+
+int rp_strace_parse_mem(const void *buf, size_t len, const char *name, rp_sink *sink, const rp_strace_opts *opts,
+			uint64_t *skipped, char *summary, size_t summary_size, char *errbuf)
+{
+	rp_strace *t = NULL;
+	int rc = rp_strace_create(&t, sink, name, opts, errbuf);
+	if (rc < 0)
+		return rc;
+	const char *p = buf;
+	const char *const end = p + len;
+	while (p < end && rc == 0) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			eol = end;
+		rc = rp_strace_line(t, p, (size_t)(eol - p), errbuf);
+		p = eol < end ? eol + 1 : end;
+	}
+	if (rc == 0)
+		rc = rp_strace_finish(t, errbuf);
+	if (skipped)
+		*skipped = t->skipped;
+	if (summary)
+		rp_strace_summary(t, summary, summary_size);
+	rp_strace_destroy(t);
+	return rc;
+}
+
+bool rp_strace_pid_from_name(const char *path, uint32_t *pid)
+{
+	const char *const dot = strrchr(path, '.');
+	if (!dot || !dot[1] || strchr(dot, '/'))
+		return false;
+	uint64_t v = 0;
+	for (const char *p = dot + 1; *p; p++) {
+		if (*p < '0' || *p > '9' || v > UINT32_MAX / 10)
+			return false;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (v == 0 || v > UINT32_MAX)
+		return false;
+	*pid = (uint32_t)v;
+	return true;
+}
+
+bool rp_strace_sniff(const void *head, size_t len)
+{
+	const char *p = head;
+	const char *const end = p + len;
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			eol = end; /* the head may cut the line: what is there must look right */
+		rp__st_line l;
+		const char *why;
+		if (rp__st_line_parse(p, (size_t)(eol - p), &l, &why) < 0)
+			return false;
+		if (l.kind != RP__ST_BLANK)
+			return l.kind != RP__ST_CALL || memchr(l.body.p, '=', l.body.len) || eol == end;
+		p = eol < end ? eol + 1 : end;
+	}
+	return false;
+}

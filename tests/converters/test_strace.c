@@ -1,0 +1,618 @@
+/* converters/strace*.c: strace lines -> ops per syscall family, unfinished/resumed, -ff, escapes, errors, every prefix. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "converters/registry.h"
+#include "converters/strace.h"
+
+#ifndef SRCDIR
+#error "SRCDIR must name the source tree"
+#endif
+
+typedef struct got {
+	rp_memsink m;
+	int rc;
+	uint64_t skipped;
+	char eb[RP_ERRBUF_SIZE];
+	char summary[1024];
+	char text[64 * 1024]; /* every op in the text form, one a line */
+} got;
+
+static got *parse_opts(const char *log, const rp_strace_opts *o)
+{
+	got *const g = calloc(1, sizeof(*g));
+	assert_non_null(g);
+	assert_int_equal(rp_memsink_init(&g->m), 0);
+	g->rc = rp_strace_parse_mem(log, strlen(log), "t.strace", &g->m.base, o, &g->skipped, g->summary,
+				    sizeof(g->summary), g->eb);
+	size_t at = 0;
+	for (size_t i = 0; i < g->m.n_ops && at < sizeof(g->text) - 1; i++) {
+		at += rp_op_format(g->text + at, sizeof(g->text) - at, &g->m.ops[i], rp_memsink_string, &g->m);
+		if (at < sizeof(g->text) - 1)
+			g->text[at++] = '\n';
+	}
+	g->text[at < sizeof(g->text) ? at : sizeof(g->text) - 1] = '\0';
+	return g;
+}
+
+static got *parse(const char *log)
+{
+	return parse_opts(log, NULL);
+}
+
+static void done(got *g)
+{
+	rp_memsink_fini(&g->m);
+	free(g);
+}
+
+/* Line i of the text (0-based), for exact comparisons. */
+static const char *line_of(const got *g, unsigned i, char *buf, size_t size)
+{
+	const char *p = g->text;
+	for (unsigned k = 0; k < i && p; k++) {
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	if (!p || !*p)
+		return "";
+	const char *const e = strchr(p, '\n');
+	const size_t n = e ? (size_t)(e - p) : strlen(p);
+	snprintf(buf, size, "%.*s", (int)(n < size ? n : size - 1), p);
+	return buf;
+}
+
+#define HAS(g, s)                                                                                  \
+	do {                                                                                       \
+		if (!strstr((g)->text, (s)))                                                       \
+			fail_msg("missing \"%s\" in:\n%s\n(rc %d: %s)", (s), (g)->text, (g)->rc, (g)->eb); \
+	} while (0)
+
+static void open_read_close(void **state)
+{
+	(void)state;
+	got *const g = parse(
+		"100 1700000000.000000 openat(AT_FDCWD</tmp>, \"x\", O_RDONLY|O_CLOEXEC) = 3</tmp/x> <0.000012>\n"
+		"100 1700000000.000100 read(3</tmp/x>, \"abc\"..., 4096) = 3 <0.000005>\n"
+		"100 1700000000.000200 read(3</tmp/x>, \"\", 4096) = 0 <0.000001>\n"
+		"100 1700000000.000300 close(3</tmp/x>) = 0 <0.000002>\n"
+		"100 1700000000.000400 openat(AT_FDCWD</tmp>, \"nope\", O_RDONLY) = -1 ENOENT (No such file or directory) <0.000007>\n");
+	assert_int_equal(g->rc, 0);
+	assert_int_equal(g->m.n_ops, 5);
+	char b[512];
+	assert_string_equal(line_of(g, 0, b, sizeof(b)),
+			    "0.000000000 0.000012000 c1 open path=\"/tmp/x\" fh=1 ret=1 want=read of=cloexec raw=posix -> OK");
+	assert_string_equal(line_of(g, 1, b, sizeof(b)),
+			    "0.000100000 0.000105000 c1 read path=\"/tmp/x\" fh=1 off=0 len=4096 ret=3 raw=posix -> OK");
+	assert_string_equal(line_of(g, 2, b, sizeof(b)),
+			    "0.000200000 0.000201000 c1 read path=\"/tmp/x\" fh=1 off=3 len=4096 raw=posix -> OK");
+	HAS(g, "c1 close path=\"/tmp/x\" fh=1 raw=posix -> OK");
+	HAS(g, "c1 open path=\"/tmp/nope\" fh=0 want=read raw=posix -> ENOENT (ENOENT)");
+	assert_int_equal(g->m.meta.source, RP_SRC_STRACE);
+	assert_int_equal(g->m.meta.capture_start_ns, 1700000000000000000ll);
+	done(g);
+}
+
+static void open_flags(void **state)
+{
+	(void)state;
+	got *const g = parse(
+		"1 1.0 open(\"/a\", O_WRONLY|O_CREAT|O_EXCL, 0600) = 3 <0.1>\n"
+		"1 1.1 openat(AT_FDCWD, \"/b\", O_RDWR|O_CREAT|O_TRUNC|O_APPEND|O_SYNC|O_NOFOLLOW, 0644) = 4 <0.1>\n"
+		"1 1.2 creat(\"/c\", 0640) = 5 <0.1>\n"
+		"1 1.3 openat2(AT_FDCWD, \"/d\", {flags=O_RDONLY|O_DIRECTORY|O_CLOEXEC, mode=0, resolve=RESOLVE_BENEATH}, 24) = 6 <0.1>\n"
+		"1 1.4 openat(AT_FDCWD, \"/e\", O_PATH) = 7 <0.1>\n"
+		"1 1.5 openat(AT_FDCWD, \"/f\", O_RDONLY|0x4000000) = 8 <0.1>\n"
+		"1 1.6 openat(AT_FDCWD, \"/g\", O_RDONLY|O_NEWFANGLED) = 9 <0.1>\n");
+	assert_int_equal(g->rc, 0);
+	HAS(g, "open path=\"/a\" fh=1 ret=2 want=write disp=create mode=0600");
+	HAS(g, "open path=\"/b\" fh=2 want=read,write disp=trunc_if of=sync,append,nofollow mode=0644");
+	HAS(g, "open path=\"/c\" fh=3 want=write disp=trunc_if mode=0640");
+	HAS(g, "open path=\"/d\" fh=4 ret=1 want=read of=dir,cloexec flags=dir");
+	HAS(g, "open path=\"/e\" fh=5 ret=1 want=none");
+	HAS(g, "open path=\"/f\" fh=6 ret=1 want=read");
+	assert_non_null(strstr(g->summary, "unknown flag names 1"));
+	done(g);
+}
+
+static void unfinished_resumed(void **state)
+{
+	(void)state;
+	got *const g = parse(
+		"10 5.000000 openat(AT_FDCWD</w>, \"f\", O_RDONLY) = 3</w/f> <0.1>\n"
+		"10 5.100000 read(3</w/f>,  <unfinished ...>\n"
+		"11 5.200000 mkdir(\"/w/d\", 0755 <unfinished ...>\n"
+		"12 5.300000 unlink(\"/w/u\") = 0 <0.01>\n"
+		"11 5.400000 <... mkdir resumed>) = 0 <0.2>\n"
+		"10 5.500000 <... read resumed>\"abc\", 4096) = 3 <0.4>\n");
+	assert_int_equal(g->rc, 0);
+	assert_int_equal(g->m.n_ops, 4);
+	char b[512];
+	/* in the order the calls started, with the times of their start and their end */
+	assert_string_equal(line_of(g, 1, b, sizeof(b)),
+			    "0.100000000 0.500000000 c1 read path=\"/w/f\" fh=1 off=0 len=4096 ret=3 raw=posix -> OK");
+	assert_string_equal(line_of(g, 2, b, sizeof(b)),
+			    "0.200000000 0.400000000 c2 mkdir path=\"/w/d\" mode=0755 raw=posix -> OK");
+	assert_string_equal(line_of(g, 3, b, sizeof(b)), "0.300000000 0.310000000 c3 unlink path=\"/w/u\" raw=posix -> OK");
+	done(g);
+}
+
+static void unfinished_at_eof(void **state)
+{
+	(void)state;
+	got *const g = parse("7 1.0 openat(AT_FDCWD</w>, \"f\", O_RDONLY) = 3</w/f> <0.1>\n"
+			     "7 1.5 read(3</w/f>,  <unfinished ...>\n"
+			     "7 1.6 write(3</w/f>, \"abc\", 3 <unfinished ...>\n"
+			     "8 2.0 close(4</w/g>) = 0 <0.1>\n");
+	assert_int_equal(g->rc, 0);
+	/* strace prints an unfinished call's arguments known at entry; a second unfinished call of the
+	 * same process ends the first without a reply (a process makes one call at a time) */
+	HAS(g, "0.500000000 - c1 read path=\"/w/f\" fh=1 off=0 len=0 flags=noreply raw=posix -> UNKNOWN");
+	HAS(g, "0.600000000 - c1 write path=\"/w/f\" fh=1 off=0 len=3 flags=noreply raw=posix -> UNKNOWN");
+	HAS(g, "1.000000000 1.100000000 c2 close path=\"/w/g\" fh=2 raw=posix -> OK");
+	assert_non_null(strstr(g->summary, "unfinished at the end (ops without a reply) 2"));
+	done(g);
+}
+
+static void resumed_without_unfinished(void **state)
+{
+	(void)state;
+	got *g = parse("7 1.0 <... read resumed>\"abc\", 4096) = 3 <0.1>\n");
+	assert_int_equal(g->rc, RP_E_INVAL);
+	assert_non_null(strstr(g->eb, "t.strace:1: "));
+	done(g);
+	const rp_strace_opts len = { .lenient = true };
+	g = parse_opts("7 1.0 <... read resumed>\"abc\", 4096) = 3 <0.1>\n"
+		       "7 1.1 <... wait4 resumed>NULL, 0, NULL) = 8 <0.1>\n"
+		       "7 1.2 unlink(\"/x\") = 0 <0.1>\n",
+		       &len);
+	assert_int_equal(g->rc, 0);
+	assert_int_equal(g->skipped, 1);
+	assert_int_equal(g->m.n_ops, 1);
+	assert_non_null(strstr(g->summary, "resumed without unfinished 1"));
+	assert_non_null(strstr(g->summary, "wait4 1"));
+	done(g);
+}
+
+static void signals_exits_pids(void **state)
+{
+	(void)state;
+	got *const g = parse("5 1.0 --- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=6} ---\n"
+			     "5 1.1 unlink(\"/a\") = 0 <0.1>\n"
+			     "5 1.2 +++ exited with 0 +++\n"
+			     "6 1.3 +++ killed by SIGKILL +++\n"
+			     "5 1.4 unlink(\"/b\") = 0 <0.1>\n"
+			     "5 1.5 exit_group(0) = ?\n");
+	assert_int_equal(g->rc, 0);
+	HAS(g, "c1 unlink path=\"/a\"");
+	HAS(g, "c3 unlink path=\"/b\""); /* pid 5 again after it exited: another process */
+	assert_non_null(strstr(g->summary, "signals 1"));
+	assert_non_null(strstr(g->summary, "exits 1"));
+	assert_non_null(strstr(g->summary, "killed 1"));
+	assert_non_null(strstr(g->summary, "exit_group 1"));
+	done(g);
+}
+
+static void ff_and_no_pid(void **state)
+{
+	(void)state;
+	const rp_strace_opts o = { .pid = 4242 };
+	got *const g = parse_opts("1700000000.5 unlink(\"/a\") = 0 <0.000010>\n"
+				  "1700000000.6 rmdir(\"/b\") = -1 ENOTEMPTY (Directory not empty) <0.000010>\n",
+				  &o);
+	assert_int_equal(g->rc, 0);
+	HAS(g, "0.000000000 0.000010000 c1 unlink path=\"/a\"");
+	HAS(g, "0.100000000 0.100010000 c1 rmdir path=\"/b\" raw=posix -> ENOTEMPTY (ENOTEMPTY)");
+	done(g);
+	uint32_t pid = 0;
+	assert_true(rp_strace_pid_from_name("/tmp/run.1234", &pid));
+	assert_int_equal(pid, 1234);
+	assert_false(rp_strace_pid_from_name("/tmp/run.strace", &pid));
+	assert_false(rp_strace_pid_from_name("/tmp/run.", &pid));
+	assert_false(rp_strace_pid_from_name("/tmp/run.99999999999", &pid));
+	assert_false(rp_strace_pid_from_name("a.1/b", &pid));
+}
+
+static void escapes(void **state)
+{
+	(void)state;
+	got *const g = parse("1 1.0 unlink(\"/t/a\\nb\\t\\\"q\\\\\\101\\x42\\0c\") = 0 <0.1>\n"
+			     "1 1.1 openat(AT_FDCWD</t>, \"x\\76y\", O_RDONLY) = 3</t/x\\76y> <0.1>\n"
+			     "1 1.2 fstat(3</t/x\\76y>, {st_mode=S_IFREG|0644, st_size=0, ...}) = 0 <0.1>\n");
+	assert_int_equal(g->rc, 0);
+	HAS(g, "unlink path=\"/t/a\\x0ab\\x09\\\"q\\\\AB\\x00c\"");
+	HAS(g, "open path=\"/t/x>y\" fh=1");
+	HAS(g, "stat path=\"/t/x>y\" fh=1");
+	done(g);
+	/* bad escapes and unterminated strings are bad lines */
+	got *const b = parse("1 1.0 unlink(\"/t/\\q\") = 0 <0.1>\n");
+	assert_int_equal(b->rc, RP_E_INVAL);
+	done(b);
+	got *const c = parse("1 1.0 unlink(\"/t/abc) = 0 <0.1>\n");
+	assert_int_equal(c->rc, RP_E_INVAL);
+	done(c);
+}
+
+static void flags_needed(void **state)
+{
+	(void)state;
+	got *g = parse("1 unlink(\"/a\") = 0 <0.1>\n");
+	assert_int_equal(g->rc, RP_E_INVAL);
+	assert_non_null(strstr(g->eb, "strace -f -ttt -T -y"));
+	done(g);
+	g = parse("1 1.0 unlink(\"/a\") = 0\n");
+	assert_int_equal(g->rc, RP_E_INVAL);
+	assert_non_null(strstr(g->eb, "strace -f -ttt -T -y"));
+	done(g);
+	const rp_strace_opts len = { .lenient = true };
+	g = parse_opts("unlink(\"/a\") = 0\n", &len); /* even lenient: nothing could be used */
+	assert_int_equal(g->rc, RP_E_INVAL);
+	assert_non_null(strstr(g->eb, "-ttt"));
+	done(g);
+}
+
+static void lenient_counts(void **state)
+{
+	(void)state;
+	const rp_strace_opts len = { .lenient = true };
+	got *const g = parse_opts("1 1.0 unlink(\"/a\") = 0 <0.1>\n"
+				  "garbage here\n"
+				  "1 1.1 read(3</x>, \"a\", 1 = 1 <0.1>\n"
+				  "1 1.2 unlink(\"/b\") = 0\n"
+				  "1 1.3 mmap(NULL, 8192, PROT_READ, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7f0000000000 <0.1>\n"
+				  "1 1.4 brk(NULL) = 0x55d000 <0.1>\n"
+				  "1 1.5 unlink(\"/c\") = -1 EWEIRD (Weird) <0.1>\n"
+				  "1 1.6 unlink(\"/d\") = ? ERESTARTSYS (To be restarted if SA_RESTART is set) <0.1>\n",
+				  &len);
+	assert_int_equal(g->rc, 0);
+	assert_int_equal(g->skipped, 3);
+	HAS(g, "unlink path=\"/c\" raw=posix -> OTHER");
+	assert_null(strstr(g->text, "\"/d\""));
+	assert_non_null(strstr(g->summary, "not strace syntax 1"));
+	assert_non_null(strstr(g->summary, "bad arguments 1"));
+	assert_non_null(strstr(g->summary, "no duration 1"));
+	assert_non_null(strstr(g->summary, "unknown errno names 1"));
+	assert_non_null(strstr(g->summary, "restarted calls 1"));
+	assert_non_null(strstr(g->summary, "brk 1"));
+	done(g);
+	got *const s = parse("1 1.0 unlink(\"/a\") = 0 <0.1>\n1 1.1 read(3</x>, \"a\", 1 = 1 <0.1>\n");
+	assert_int_equal(s->rc, RP_E_INVAL);
+	assert_non_null(strstr(s->eb, "t.strace:2: "));
+	done(s);
+}
+
+static void paths_and_dirs(void **state)
+{
+	(void)state;
+	got *const g = parse(
+		"1 1.0 openat(AT_FDCWD</w>, \"d\", O_RDONLY|O_DIRECTORY) = 3</w/d> <0.1>\n"
+		"1 1.1 unlinkat(3</w/d>, \"f\", 0) = 0 <0.1>\n"
+		"1 1.2 unlinkat(3</w/d>, \"sub\", AT_REMOVEDIR) = 0 <0.1>\n"
+		"1 1.3 mkdirat(3</w/d>, \"n\", 0700) = 0 <0.1>\n"
+		"1 1.4 unlink(\"rel\") = 0 <0.1>\n" /* the cwd from AT_FDCWD</w> */
+		"1 1.5 chdir(\"/v\") = 0 <0.1>\n"
+		"1 1.6 rmdir(\"r\") = 0 <0.1>\n"
+		"1 1.7 fchdir(3</w/d>) = 0 <0.1>\n"
+		"1 1.8 mkdir(\"m\", 0755) = 0 <0.1>\n"
+		"1 1.9 newfstatat(3</w/d>, \"\", {st_mode=S_IFDIR|0755, ...}, AT_EMPTY_PATH) = 0 <0.1>\n"
+		"1 2.0 newfstatat(AT_FDCWD</w/d>, \"s\", {st_mode=S_IFREG|0644, ...}, 0) = 0 <0.1>\n"
+		"2 2.1 unlink(\"rel\") = 0 <0.1>\n"); /* another process, cwd never seen: kept relative */
+	assert_int_equal(g->rc, 0);
+	HAS(g, "c1 unlink path=\"/w/d/f\"");
+	HAS(g, "c1 rmdir path=\"/w/d/sub\"");
+	HAS(g, "c1 mkdir path=\"/w/d/n\" mode=0700");
+	HAS(g, "c1 unlink path=\"/w/rel\"");
+	HAS(g, "c1 rmdir path=\"/v/r\"");
+	HAS(g, "c1 mkdir path=\"/w/d/m\" mode=0755");
+	HAS(g, "c1 stat path=\"/w/d\" fh=1 flags=dir");
+	HAS(g, "c1 stat path=\"/w/d/s\" raw");
+	HAS(g, "c2 unlink path=\"rel\"");
+	done(g);
+}
+
+static void names_and_attrs(void **state)
+{
+	(void)state;
+	got *const g = parse(
+		"1 1.0 rename(\"/a\", \"/b\") = 0 <0.1>\n"
+		"1 1.1 renameat2(AT_FDCWD</w>, \"c\", AT_FDCWD</w>, \"d\", RENAME_NOREPLACE) = 0 <0.1>\n"
+		"1 1.2 renameat2(AT_FDCWD</w>, \"c\", AT_FDCWD</w>, \"d\", RENAME_EXCHANGE) = 0 <0.1>\n"
+		"1 1.3 link(\"/a\", \"/l\") = 0 <0.1>\n"
+		"1 1.4 symlinkat(\"../t\", AT_FDCWD</w>, \"s\") = 0 <0.1>\n"
+		"1 1.5 readlink(\"/w/s\", \"../t\", 4095) = 4 <0.1>\n"
+		"1 1.6 chmod(\"/a\", 0640) = 0 <0.1>\n"
+		"1 1.7 fchownat(AT_FDCWD</w>, \"a\", 1000, -1, AT_SYMLINK_NOFOLLOW) = 0 <0.1>\n"
+		"1 1.8 utimensat(AT_FDCWD</w>, \"a\", [{tv_sec=1700000000, tv_nsec=5} /* 2023-11-14T22:13:20.000000005+0000 */, UTIME_OMIT], 0) = 0 <0.1>\n"
+		"1 1.9 utimensat(AT_FDCWD</w>, \"a\", NULL, 0) = 0 <0.1>\n"
+		"1 2.0 truncate(\"/a\", 100) = 0 <0.1>\n"
+		"1 2.1 mknodat(AT_FDCWD</w>, \"p\", S_IFIFO|0644, 0) = 0 <0.1>\n"
+		"1 2.2 statfs(\"/w\", {f_type=EXT2_SUPER_MAGIC, ...}) = 0 <0.1>\n"
+		"1 2.3 access(\"/a\", R_OK|W_OK) = 0 <0.1>\n"
+		"1 2.4 faccessat2(AT_FDCWD</w>, \"a\", X_OK, AT_EACCESS) = -1 EACCES (Permission denied) <0.1>\n"
+		"1 2.5 setxattr(\"/a\", \"user.k\", \"v\", 1, 0) = 0 <0.1>\n"
+		"1 2.6 getxattr(\"/a\", \"user.k\", \"v\", 64) = 1 <0.1>\n"
+		"1 2.7 listxattr(\"/a\", \"user.k\\0\", 256) = 7 <0.1>\n"
+		"1 2.8 removexattr(\"/a\", \"user.k\") = 0 <0.1>\n");
+	assert_int_equal(g->rc, 0);
+	HAS(g, "rename path=\"/a\" path2=\"/b\" raw");
+	HAS(g, "rename path=\"/w/c\" path2=\"/w/d\" of=noreplace");
+	HAS(g, "rename path=\"/w/c\" path2=\"/w/d\" of=exchange");
+	HAS(g, "link path=\"/a\" path2=\"/l\"");
+	HAS(g, "symlink path=\"/w/s\" path2=\"../t\"");
+	HAS(g, "readlink path=\"/w/s\" path2=\"../t\" ret=4");
+	HAS(g, "setattr path=\"/a\" set=mode mode=0640");
+	HAS(g, "setattr path=\"/w/a\" set=uid uid=1000");
+	HAS(g, "setattr path=\"/w/a\" set=atime atime=1700000000.000000005");
+	HAS(g, "setattr path=\"/w/a\" set=atime_now,mtime_now");
+	HAS(g, "setattr path=\"/a\" len=100 set=size");
+	HAS(g, "mknod path=\"/w/p\" mode=010644");
+	HAS(g, "statfs path=\"/w\"");
+	HAS(g, "access path=\"/a\" ret=2147483651 want=read,write");
+	HAS(g, "access path=\"/w/a\" want=exec raw=posix -> EACCES");
+	HAS(g, "setxattr path=\"/a\" path2=\"user.k\" len=1");
+	HAS(g, "getxattr path=\"/a\" path2=\"user.k\" len=64 ret=1");
+	HAS(g, "listxattr path=\"/a\" len=256 ret=7");
+	HAS(g, "removexattr path=\"/a\" path2=\"user.k\"");
+	done(g);
+}
+
+static void fds_locks_dup(void **state)
+{
+	(void)state;
+	got *const g = parse(
+		"1 1.0 openat(AT_FDCWD</w>, \"f\", O_RDWR|O_CREAT, 0644) = 3</w/f> <0.1>\n"
+		"1 1.1 pwrite64(3</w/f>, \"abcd\", 4, 100) = 4 <0.1>\n"
+		"1 1.2 writev(3</w/f>, [{iov_base=\"ab\", iov_len=2}, {iov_base=\"cde\", iov_len=3}], 2) = 5 <0.1>\n"
+		"1 1.3 lseek(3</w/f>, 0, SEEK_SET) = 0 <0.1>\n"
+		"1 1.4 preadv(3</w/f>, [{iov_base=\"\", iov_len=10}], 1, 7) = 0 <0.1>\n"
+		"1 1.5 fcntl(3</w/f>, F_SETLKW, {l_type=F_WRLCK, l_whence=SEEK_SET, l_start=10, l_len=20}) = 0 <0.1>\n"
+		"1 1.6 fcntl(3</w/f>, F_OFD_GETLK, {l_type=F_UNLCK, l_whence=SEEK_SET, l_start=0, l_len=0}) = 0 <0.1>\n"
+		"1 1.7 fcntl(3</w/f>, F_SETLK, {l_type=F_UNLCK, l_whence=SEEK_SET, l_start=10, l_len=20}) = 0 <0.1>\n"
+		"1 1.8 flock(3</w/f>, LOCK_EX|LOCK_NB) = 0 <0.1>\n"
+		"1 1.9 flock(3</w/f>, LOCK_UN) = 0 <0.1>\n"
+		"1 2.0 dup2(3</w/f>, 10) = 10</w/f> <0.1>\n"
+		"1 2.1 fcntl(3</w/f>, F_DUPFD_CLOEXEC, 20) = 20</w/f> <0.1>\n"
+		"1 2.2 fsync(10</w/f>) = 0 <0.1>\n"
+		"1 2.3 fdatasync(20</w/f>) = 0 <0.1>\n"
+		"1 2.4 ftruncate(3</w/f>, 0) = 0 <0.1>\n"
+		"1 2.5 fallocate(3</w/f>, FALLOC_FL_KEEP_SIZE|FALLOC_FL_PUNCH_HOLE, 0, 4096) = 0 <0.1>\n"
+		"1 2.6 openat(AT_FDCWD</w>, \"g\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 4</w/g> <0.1>\n"
+		"1 2.7 copy_file_range(3</w/f>, NULL, 4</w/g>, NULL, 65536, 0) = 9 <0.1>\n"
+		"1 2.8 sendfile(4</w/g>, 3</w/f>, [0] => [9], 9) = 9 <0.1>\n"
+		"1 2.9 getdents64(5</w>, 0x5555 /* 3 entries */, 32768) = 80 <0.1>\n"
+		"1 3.0 mmap(NULL, 4096, PROT_READ, MAP_SHARED, 3</w/f>, 0) = 0x7f0000000000 <0.1>\n"
+		"1 3.1 close(3</w/f>) = 0 <0.1>\n"
+		"1 3.2 openat(AT_FDCWD</w>, \"h\", O_RDONLY) = 3</w/h> <0.1>\n"
+		"1 3.3 read(0</dev/pts/0>, \"\", 1) = 0 <0.1>\n"
+		"1 3.4 read(7<pipe:[1234]>, \"x\", 1) = 1 <0.1>\n");
+	assert_int_equal(g->rc, 0);
+	HAS(g, "write path=\"/w/f\" fh=1 off=100 len=4 ret=4");
+	HAS(g, "write path=\"/w/f\" fh=1 off=0 len=5 ret=5");
+	HAS(g, "read path=\"/w/f\" fh=1 off=7 len=10 raw");
+	HAS(g, "lock path=\"/w/f\" fh=1 off=10 len=20 flags=excl,wait");
+	HAS(g, "lock path=\"/w/f\" fh=1 off=0 len=0 flags=test");
+	HAS(g, "unlock path=\"/w/f\" fh=1 off=10 len=20 raw");
+	HAS(g, "lock path=\"/w/f\" fh=1 off=0 len=0 flags=excl raw");
+	HAS(g, "unlock path=\"/w/f\" fh=1 off=0 len=0 raw");
+	HAS(g, "dup path=\"/w/f\" fh=1 fh2=2");
+	HAS(g, "dup path=\"/w/f\" fh=1 fh2=3");
+	HAS(g, "flush path=\"/w/f\" fh=2 raw");
+	HAS(g, "flush path=\"/w/f\" fh=3 flags=datasync");
+	HAS(g, "setattr path=\"/w/f\" fh=1 set=size");
+	HAS(g, "fallocate path=\"/w/f\" fh=1 off=0 len=4096 of=keep_size,punch_hole");
+	HAS(g, "copy path=\"/w/f\" path2=\"/w/g\" fh=1 off=0 len=65536 ret=9 fh2=4 off2=0");
+	HAS(g, "copy path=\"/w/f\" path2=\"/w/g\" fh=1 off=0 len=9 ret=9 fh2=4 off2=9");
+	HAS(g, "readdir path=\"/w\" fh=5 len=32768 ret=3");
+	HAS(g, "mmap path=\"/w/f\" fh=1 off=0 len=4096");
+	HAS(g, "close path=\"/w/f\" fh=1");
+	HAS(g, "open path=\"/w/h\" fh=6"); /* fd 3 again: a new handle */
+	HAS(g, "read path=\"/dev/pts/0\" fh=7");
+	assert_null(strstr(g->text, "pipe"));
+	assert_non_null(strstr(g->summary, "calls on pipes/sockets 1"));
+	done(g);
+}
+
+static void fork_exec(void **state)
+{
+	(void)state;
+	got *const g = parse(
+		"1 1.0 openat(AT_FDCWD</w>, \"a\", O_RDONLY|O_CLOEXEC) = 3</w/a> <0.1>\n"
+		"1 1.1 openat(AT_FDCWD</w>, \"b\", O_RDONLY) = 4</w/b> <0.1>\n"
+		"1 1.2 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, child_tidptr=0x7f) = 2 <0.1>\n"
+		"2 1.3 read(4, \"\", 10) = 0 <0.1>\n"
+		"2 1.4 execve(\"/bin/true\", [\"true\"], 0x7ffd /* 3 vars */) = 0 <0.1>\n"
+		"2 1.5 close(3) = -1 EBADF (Bad file descriptor) <0.1>\n"
+		"2 1.6 close(4) = 0 <0.1>\n"
+		"1 1.7 clone3({flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM, exit_signal=0, stack=0x7f, stack_size=0x7fff00}, 88) = 3 <0.1>\n"
+		"3 1.8 openat(AT_FDCWD</w>, \"c\", O_RDONLY) = 5</w/c> <0.1>\n"
+		"1 1.9 read(5, \"\", 10) = 0 <0.1>\n"
+		"1 2.0 vfork( <unfinished ...>\n"
+		"4 2.1 unlink(\"/x\") = 0 <0.1>\n"
+		"1 2.2 <... vfork resumed>) = 4 <0.2>\n");
+	assert_int_equal(g->rc, 0);
+	HAS(g, "c1 fork ret=2 raw");
+	HAS(g, "c2 read path=\"/w/b\" fh=2"); /* the child's fd 4 is the parent's */
+	HAS(g, "c2 close fh=3 raw=posix -> EBADF"); /* fd 3 had O_CLOEXEC: gone at execve, unknown after */
+	HAS(g, "c2 close path=\"/w/b\" fh=2");
+	HAS(g, "c1 fork ret=3 raw");
+	HAS(g, "c1 read path=\"/w/c\" fh=4"); /* a thread shares the table */
+	HAS(g, "1.000000000 1.200000000 c1 fork ret=4");
+	assert_non_null(strstr(g->summary, "fds without a path 1"));
+	done(g);
+}
+
+static void sniffing(void **state)
+{
+	(void)state;
+	const char *const yes[] = {
+		"123 1700000000.1 openat(AT_FDCWD, \"x\", O_RDONLY) = 3 <0.1>\n",
+		"1700000000.1 openat(AT_FDCWD, \"x\", O_RDONLY) = 3 <0.1>\n",
+		"[pid 12] 1700000000.1 read(3, \"\", 1) = 0 <0.1>\n",
+		"\n123 1700000000.1 --- SIGCHLD {} ---\n",
+		"openat(AT_FDCWD, \"x\", O_RDONLY) = 3\n", /* recognised, to say which flags it needs */
+		"123 1700000000.1 read(3, \"aaaaaaa", /* cut by the head */
+	};
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		if (!rp_strace_sniff(yes[i], strlen(yes[i])))
+			fail_msg("not sniffed: %s", yes[i]);
+	const char *const no[] = {
+		"0.000 NTCreateX \"\\\\a\" 0x0 0x1 1 NT_STATUS_OK\n",
+		"OPEN \\x 0x0\n",
+		"0.000000000 0.000001000 c1 open path=\"x\" fh=1 -> OK\n",
+		"hello(world\n",
+		"",
+	};
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		if (rp_strace_sniff(no[i], strlen(no[i])))
+			fail_msg("sniffed: %s", no[i]);
+	const char log[] = "1 1.0 unlink(\"/a\") = 0 <0.1>\n";
+	const rp_conv_producer *const p = rp_conv_producer_sniff(log, strlen(log), "x.strace", NULL, 0);
+	assert_non_null(p);
+	assert_string_equal(p->name, "strace");
+}
+
+static char *slurp(const char *name, size_t *len)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/tests/data/strace/%s", SRCDIR, name);
+	FILE *const f = fopen(path, "rb");
+	if (!f)
+		fail_msg("%s: cannot open", path);
+	fseek(f, 0, SEEK_END);
+	const long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *const buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	buf[n] = '\0';
+	*len = (size_t)n;
+	return buf;
+}
+
+/* A cut log parses cleanly or fails with a message: never a crash, never an op past what was there. */
+static void one_prefix(const char *buf, size_t n, bool lenient)
+{
+	rp_memsink m;
+	assert_int_equal(rp_memsink_init(&m), 0);
+	char eb[RP_ERRBUF_SIZE] = "";
+	const rp_strace_opts o = { .lenient = lenient };
+	const int rc = rp_strace_parse_mem(buf, n, "p.strace", &m.base, &o, NULL, NULL, 0, eb);
+	if (rc != 0 && !eb[0])
+		fail_msg("prefix %zu: error %d without a message", n, rc);
+	rp_memsink_fini(&m);
+}
+
+static void every_prefix(void **state)
+{
+	(void)state;
+	size_t len;
+	char *const small = slurp("ff.28312", &len);
+	for (size_t n = 0; n <= len; n++)
+		one_prefix(small, n, n % 2 == 0);
+	free(small);
+	const char *const big[] = { "shell.strace", "tar-cp.strace", "threads.strace" };
+	for (size_t b = 0; b < sizeof(big) / sizeof(big[0]); b++) {
+		char *const buf = slurp(big[b], &len);
+		/* every line boundary and the bytes around it, and a stride through the lines */
+		for (size_t n = 0; n <= len; n++) {
+			const bool near_nl = (n > 0 && buf[n - 1] == '\n') || (n < len && buf[n] == '\n') ||
+					     (n + 1 < len && buf[n + 1] == '\n');
+			if (near_nl || n % 53 == 0)
+				one_prefix(buf, n, (n / 53) % 2 == 0);
+		}
+		/* the whole log, strictly: every line of a real run is read without error */
+		rp_memsink m;
+		assert_int_equal(rp_memsink_init(&m), 0);
+		char eb[RP_ERRBUF_SIZE] = "";
+		if (rp_strace_parse_mem(buf, len, big[b], &m.base, NULL, NULL, NULL, 0, eb) != 0)
+			fail_msg("%s: %s", big[b], eb);
+		assert_true(m.n_ops > 50);
+		rp_memsink_fini(&m);
+		free(buf);
+	}
+}
+
+/* Bytes flipped through a real log: errors or ops, never a crash (the fuzz target does this at scale). */
+static void corrupt(void **state)
+{
+	(void)state;
+	size_t len;
+	char *const buf = slurp("shell.strace", &len);
+	static const char junk[] = { '\0', '"', '\\', '<', '>', '(', ')', '{', '[', ',', '\n', '9', '-', 'x' };
+	for (size_t i = 0; i < len; i += 7) {
+		const char keep = buf[i];
+		buf[i] = junk[i % sizeof(junk)];
+		one_prefix(buf, len, true);
+		buf[i] = keep;
+	}
+	free(buf);
+}
+
+static void limits(void **state)
+{
+	(void)state;
+	/* a line over 1 MiB */
+	const size_t big = RP_STRACE_LINE_MAX + 100;
+	char *const l = malloc(big + 64);
+	assert_non_null(l);
+	const int h = snprintf(l, 64, "1 1.0 unlink(\"");
+	memset(l + h, 'a', big);
+	strcpy(l + h + big, "\") = 0 <0.1>\n");
+	got *g = parse(l);
+	assert_int_equal(g->rc, RP_E_INVAL);
+	assert_non_null(strstr(g->eb, "1 MiB"));
+	done(g);
+	free(l);
+	/* more processes than clients */
+	const size_t per = 48, n = 8200;
+	char *const log = malloc(per * n + 1);
+	assert_non_null(log);
+	size_t at = 0;
+	for (size_t i = 0; i < n; i++)
+		at += (size_t)snprintf(log + at, per, "%zu 1.0 unlink(\"/a\") = 0 <0.1>\n", i + 1);
+	const rp_strace_opts len = { .lenient = true };
+	g = parse_opts(log, &len);
+	assert_int_equal(g->rc, 0);
+	assert_int_equal(g->m.n_ops, 8192);
+	assert_int_equal(g->skipped, 8);
+	assert_non_null(strstr(g->summary, "beyond 8192 processes 8"));
+	done(g);
+	free(log);
+	/* an fd far beyond the table */
+	g = parse("1 1.0 read(99999999</x>, \"\", 1) = 0 <0.1>\n1 1.1 dup2(3</x>, 1048576) = 1048576</x> <0.1>\n");
+	assert_int_equal(g->rc, 0);
+	assert_non_null(strstr(g->summary, "fds beyond the table limit"));
+	done(g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(open_read_close),
+		cmocka_unit_test(open_flags),
+		cmocka_unit_test(unfinished_resumed),
+		cmocka_unit_test(unfinished_at_eof),
+		cmocka_unit_test(resumed_without_unfinished),
+		cmocka_unit_test(signals_exits_pids),
+		cmocka_unit_test(ff_and_no_pid),
+		cmocka_unit_test(escapes),
+		cmocka_unit_test(flags_needed),
+		cmocka_unit_test(lenient_counts),
+		cmocka_unit_test(paths_and_dirs),
+		cmocka_unit_test(names_and_attrs),
+		cmocka_unit_test(fds_locks_dup),
+		cmocka_unit_test(fork_exec),
+		cmocka_unit_test(sniffing),
+		cmocka_unit_test(every_prefix),
+		cmocka_unit_test(corrupt),
+		cmocka_unit_test(limits),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
