@@ -81,7 +81,7 @@ static const rp_opt options[] = {
 	{ "client", 'c', RP_OPT_STRING, &client_arg, "N", "only the ops of client N" },
 	{ "output", 'o', RP_OPT_STRING, &out_arg, "FILE", "write to FILE (renamed into place when complete) instead of standard output" },
 	{ "meta", 'm', RP_OPT_FLAG, &o.meta, NULL, "start with the trace's metadata as # comment lines" },
-	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfile or text input: skip bad lines, count and report them" },
+	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfile, text or strace input: skip bad lines, count and report them" },
 	{ "verbose", 'v', RP_OPT_FLAG, &o.verbose, NULL, "say how TRACE is read (which format; a stream spooled to TMPDIR)" },
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };

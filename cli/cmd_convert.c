@@ -23,7 +23,7 @@ static const rp_opt options[] = {
 	{ "timestamps", 0, RP_OPT_FLAG, &o.timestamps, NULL, "loadfile: write the timestamped form (a leading time in seconds)" },
 	{ "prepare", 0, RP_OPT_FLAG, &o.prepare, NULL, "loadfile output: first create what the trace uses but never creates (replay's prepare plan), so dbench can run it" },
 	{ "level", 0, RP_OPT_UINT, &o.level, "N", "rpz: zstd compression level, 1-22 (default 9; 19 is ~7 % smaller and 5x slower to write)" },
-	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfile or text input: skip bad lines, count and report them" },
+	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfile, text or strace input: skip bad lines, count and report them" },
 	{ "strict", 0, RP_OPT_FLAG, &o.strict, NULL, "pcap input: fail when anything was truncated, invalid, unsupported, unmatched, encrypted or lost (TCP gaps)" },
 	{ "client-key", 0, RP_OPT_STRING, &o.client_key, "KEY", "pcap input: a client is addr+principal (default), addr or conn" },
 	{ "quiet", 'q', RP_OPT_FLAG, &o.quiet, NULL, "no summary or progress on stderr" },
@@ -40,9 +40,10 @@ static const rp_cmd spec = {
 	.name = "convert",
 	.ranges = ranges,
 	.usage = "[options] IN OUT  (or: IN -o OUT)",
-	.summary = "convert a trace, dbench loadfile or packet capture into a trace or loadfile",
+	.summary = "convert a trace, dbench loadfile, strace log or packet capture into a trace or loadfile",
 	.details = "IN is sniffed: .rpz trace, reprise cat's text form, dbench loadfile (SMB or NFS dialect,\n"
-		   "plain or timestamped), or pcap/pcapng capture of SMB1/2/3 or NFSv3/v4 traffic; - is standard\n"
+		   "plain or timestamped), strace log (strace -f -ttt -T -y; docs/strace.md), or pcap/pcapng\n"
+		   "capture of SMB1/2/3 or NFSv3/v4 traffic; - is standard\n"
 		   "input (a stream is spooled to TMPDIR first).  OUT's format comes from --to or\n"
 		   "its extension: .rpz, or .txt/.load/.loadfile (and - for standard output) for a loadfile.\n"
 		   "OUT is written as OUT.part-XXXXXX beside it and renamed to OUT only once complete: a failed\n"
@@ -50,6 +51,8 @@ static const rp_cmd spec = {
 		   "A capture prints a conversion summary on stderr: frames, ops, and how many messages were\n"
 		   "truncated, invalid, unsupported (by name), unmatched or encrypted; a capture that ends inside\n"
 		   "a packet (\"truncated dump file\") or a cut .rpz gives a warning and an .rpz flagged truncated.\n"
+		   "An strace log prints a summary line: ops, processes, the syscalls that are no file operation\n"
+		   "(by name), bad lines (by reason) and what else was counted.\n"
 		   "--prepare (loadfile output) reads the whole input into memory, computes the plan that\n"
 		   "'reprise replay' prepares (directories, and files with the size the trace's reads need)\n"
 		   "and writes ops that create them before the trace's own: Mkdir, NTCreateX (OVERWRITE_IF),\n"

@@ -60,7 +60,7 @@ static const rp_opt options[] = {
 	{ "output", 'o', RP_OPT_STRING, &o.output, "FILE", "the run's results, as JSON, to FILE: the same as --json FILE" },
 	{ "json", 'j', RP_OPT_STRING, &o.json, "FILE", "write every result as JSON to FILE, created before the run and renamed into place after it (- = stdout: the JSON alone, the table on stderr)" },
 	{ "quiet", 'q', RP_OPT_FLAG, &o.quiet, NULL, "no progress line on stderr" },
-	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfiles: skip bad lines, count them" },
+	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfiles and strace logs: skip bad lines, count them" },
 	{ "list-backends", 0, RP_OPT_FLAG, &o.list_backends, NULL, "list the built-in backends and their options" },
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
@@ -387,9 +387,13 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 	char errbuf[RP_ERRBUF_SIZE];
 	rp_workload *w = NULL;
 	rp_cli_in in; /* a pipe is spooled: the plan and every client read the trace again */
-	const int irc = rp__cli_in_open(&in, "replay", pos[0]);
+	int irc = rp__cli_in_open(&in, "replay", pos[0]);
 	if (irc)
 		return irc;
+	if ((irc = rp__cli_in_convert(&in, "replay", o.lenient)) != 0) { /* an strace log: converted first */
+		rp__cli_in_close(&in);
+		return irc;
+	}
 	if (rp_workload_open_file(&w, in.path, o.lenient, errbuf) < 0) {
 		rp__cli_in_rename(&in, errbuf, sizeof(errbuf));
 		rp__cli_err("replay", "%s", errbuf);

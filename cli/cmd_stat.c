@@ -54,7 +54,7 @@ static struct {
 static const rp_opt options[] = {
 	{ "json", 0, RP_OPT_FLAG, &o.json, NULL, "print JSON (schema in docs/stat-json.md)" },
 	{ "output", 'o', RP_OPT_STRING, &o.output, "FILE", "write to FILE (renamed into place when complete) instead of standard output" },
-	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfile or text input: skip bad lines, count and report them" },
+	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfile, text or strace input: skip bad lines, count and report them" },
 	{ "verbose", 'v', RP_OPT_FLAG, &o.verbose, NULL, "say how TRACE is read (which format; a stream spooled to TMPDIR)" },
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };

@@ -310,6 +310,80 @@ int rp__cli_in_open(rp_cli_in *in, const char *cmd, const char *arg)
 	return rc;
 }
 
+/* An unlinked temporary file in $TMPDIR for a conversion: its fd, or -1 after printing why. */
+static int tmp_file(const char *cmd, const char *name)
+{
+	const char *dir = getenv("TMPDIR");
+	if (!dir || !*dir)
+		dir = "/tmp";
+	char tmpl[4096];
+	if (snprintf(tmpl, sizeof(tmpl), "%s/reprise-conv-XXXXXX", dir) >= (int)sizeof(tmpl)) {
+		rp__cli_err(cmd, "TMPDIR is too long");
+		return -1;
+	}
+	const int fd = mkstemp(tmpl);
+	if (fd < 0) {
+		rp__cli_err(cmd, "%s: cannot convert it: %s: %s (set TMPDIR)", name, dir, strerror(errno));
+		return -1;
+	}
+	unlink(tmpl); /* gone when the command ends, however it ends */
+	return fd;
+}
+
+int rp__cli_in_convert(rp_cli_in *in, const char *cmd, bool lenient)
+{
+	FILE *const f = fopen(in->path, "rb");
+	if (!f)
+		return 0; /* the reader says why */
+	unsigned char head[4096];
+	const size_t n = fread(head, 1, sizeof(head), f);
+	fclose(f);
+	const rp_conv_producer *const prod = rp_conv_producer_sniff(head, n, in->path, NULL, 0);
+	if (!prod || strcmp(prod->name, "strace") != 0)
+		return 0;
+	const int fd = tmp_file(cmd, in->name);
+	if (fd < 0)
+		return 1;
+	const int wfd = dup(fd);
+	FILE *const out = wfd >= 0 ? fdopen(wfd, "wb") : NULL;
+	if (!out) {
+		rp__cli_err(cmd, "%s: %s", in->name, strerror(errno));
+		if (wfd >= 0)
+			close(wfd);
+		close(fd);
+		return 1;
+	}
+	const rp_conv_consumer *const c = rp_conv_consumer_find("rpz");
+	char errbuf[RP_ERRBUF_SIZE];
+	rp_conv_out *o = NULL;
+	rp_sink *sink = NULL;
+	int rc = c->open(&o, out, in->name, NULL, &sink, errbuf) < 0 ? 1 : 0;
+	if (rc)
+		rp__cli_err(cmd, "%s", errbuf);
+	if (!rc) {
+		const rp_input_opts io = { .lenient = lenient, .cmd = cmd };
+		rc = rp__cli_pump(in->path, sink, &io);
+		char note[RP_ERRBUF_SIZE];
+		if (c->close(o, false, note, errbuf) < 0 && !rc) {
+			rp__cli_err(cmd, "%s", errbuf);
+			rc = 1;
+		}
+	}
+	if (fclose(out) != 0 && !rc) {
+		rp__cli_err(cmd, "%s: writing its conversion: %s", in->name, strerror(errno));
+		rc = 1;
+	}
+	if (rc) {
+		close(fd);
+		return rc;
+	}
+	rp__cli_in_close(in);
+	in->fd = fd;
+	snprintf(in->fdpath, sizeof(in->fdpath), "/dev/fd/%d", fd);
+	in->path = in->fdpath;
+	return 0;
+}
+
 int rp__cli_pump(const char *arg, rp_sink *sink, const rp_input_opts *opts)
 {
 	rp_cli_in in;

@@ -47,6 +47,14 @@ typedef struct rp_cli_in {
 /* Open arg (spooling a stream): 0, or an exit status after printing the error. */
 int rp__cli_in_open(rp_cli_in *in, const char *cmd, const char *arg);
 void rp__cli_in_close(rp_cli_in *in);
+/*
+ * An input that only a converter reads (an strace log) converted into an
+ * unlinked .rpz in $TMPDIR that takes its place (in->path /dev/fd/N), so
+ * what reads stored forms (replay) reads it too; other inputs are left as
+ * they are.  Prints the conversion's summary.  0, or an exit status after
+ * printing the error.
+ */
+int rp__cli_in_convert(rp_cli_in *in, const char *cmd, bool lenient);
 /* In msg (size bytes), the spool's /dev/fd/N path replaced by the input's name. */
 void rp__cli_in_rename(const rp_cli_in *in, char *msg, size_t size);
 
