@@ -125,6 +125,11 @@ static int drain(rp_strace *t, char *errbuf)
 
 static int resolve_noreply(rp_strace *t, rp__st_proc *pr);
 
+static rp__st_slot *slot_at(rp_strace *t, uint64_t id)
+{
+	return &t->ring[id & (t->cap - 1)];
+}
+
 /* A slot at the tail: the ring grows to RING_MAX, then its oldest unfinished call leaves without a reply. */
 static int reserve(rp_strace *t, uint64_t *id, char *errbuf)
 {
@@ -142,16 +147,19 @@ static int reserve(rp_strace *t, uint64_t *id, char *errbuf)
 			break;
 		}
 		/* full: the head is pending (else drain would have emptied it); whose call it is */
-		for (uint32_t i = 0; i < PROC_BUCKETS; i++) {
+		bool found = false;
+		for (uint32_t i = 0; i < PROC_BUCKETS && !found; i++) {
 			rp__st_proc *const p = &t->procs[i];
 			if (p->used && p->pending && p->slot == t->head) {
 				const int rc = resolve_noreply(t, p);
 				if (rc < 0)
 					return rp_fail(errbuf, t->fatal ? t->fatal : RP_E_INVAL, "%s:%" PRIu64 ": %s", t->name,
 						       t->line, t->fatal ? t->sink->errbuf : t->why);
-				break;
+				found = true;
 			}
 		}
+		if (!found) /* no process waits on it: nothing will complete it */
+			slot_at(t, t->head)->state = SLOT_CANCELLED;
 		const int rc = drain(t, errbuf);
 		if (rc < 0)
 			return rc;
@@ -161,11 +169,6 @@ static int reserve(rp_strace *t, uint64_t *id, char *errbuf)
 	memset(s, 0, sizeof(*s));
 	s->state = SLOT_PENDING;
 	return 0;
-}
-
-static rp__st_slot *slot_at(rp_strace *t, uint64_t id)
-{
-	return &t->ring[id & (t->cap - 1)];
 }
 
 static uint64_t rel_time(const rp_strace *t, uint64_t unix_ns)
@@ -181,7 +184,9 @@ static int complete(rp_strace *t, rp__st_proc *pr, rp__st_str name, const rp__st
 	rp_op op;
 	memset(&op, 0, sizeof(op));
 	op.t_start = rel_time(t, start_unix);
-	op.t_end = c->has_dur && c->res != RP__ST_RES_UNKNOWN ? op.t_start + c->dur_ns : RP_TIME_UNKNOWN;
+	op.t_end = RP_TIME_UNKNOWN;
+	if (c->has_dur && c->res != RP__ST_RES_UNKNOWN) /* saturated below the "unknown" value */
+		op.t_end = c->dur_ns < RP_TIME_UNKNOWN - 1 - op.t_start ? op.t_start + c->dur_ns : RP_TIME_UNKNOWN - 1;
 	op.client = pr->client;
 	op.proto = RP_PROTO_POSIX;
 	switch (c->res) {
@@ -360,6 +365,7 @@ static int process(rp_strace *t, const char *line, size_t len, char *errbuf)
 		pr->pend_name = dup_bytes(l.name.p, l.name.len);
 		pr->pend_body = dup_bytes(l.body.p, l.body.len);
 		if (!pr->pend_name || !pr->pend_body) {
+			slot_at(t, id)->state = SLOT_CANCELLED;
 			clear_pending(pr);
 			return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 		}
@@ -383,6 +389,7 @@ static int process(rp_strace *t, const char *line, size_t len, char *errbuf)
 			return bad(t, RP__ST_BAD_RESUMED, "resumes a call other than the one left unfinished", errbuf);
 		const size_t blen = (size_t)pr->pend_body_len + l.body.len;
 		if (blen > 2u * RP_STRACE_LINE_MAX) {
+			slot_at(t, pr->slot)->state = SLOT_CANCELLED;
 			clear_pending(pr);
 			return bad(t, RP__ST_BAD_LONG, NULL, errbuf);
 		}

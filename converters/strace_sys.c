@@ -577,10 +577,11 @@ static int sys_lock(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *
 	int64_t start = 0, len = 0;
 	if (!rp__st_field(fl, "l_start=", &start) || !rp__st_field(fl, "l_len=", &len))
 		return badf(t, "bad struct flock");
-	if (rp__st_has_word(fl, "SEEK_CUR"))
-		start += (int64_t)e->pos; /* SEEK_END stays as given: the size is not known */
+	if (rp__st_has_word(fl, "SEEK_CUR") && (e->pos > INT64_MAX || __builtin_add_overflow(start, (int64_t)e->pos, &start)))
+		return badf(t, "bad lock range"); /* SEEK_END stays as given: the size is not known */
 	if (len < 0) { /* a range before l_start */
-		start += len;
+		if (len == INT64_MIN || __builtin_add_overflow(start, len, &start))
+			return badf(t, "bad lock range");
 		len = -len;
 	}
 	if (start < 0)
