@@ -393,6 +393,11 @@ static int process(rp_strace *t, const char *line, size_t len, char *errbuf)
 			clear_pending(pr);
 			return bad(t, RP__ST_BAD_LONG, NULL, errbuf);
 		}
+		if (!t->cbuf && !(t->cbuf = malloc(2u * RP_STRACE_LINE_MAX))) { /* only logs with unfinished calls need it */
+			slot_at(t, pr->slot)->state = SLOT_CANCELLED;
+			clear_pending(pr);
+			return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+		}
 		memcpy(t->cbuf, pr->pend_body, pr->pend_body_len);
 		memcpy(t->cbuf + pr->pend_body_len, l.body.p, l.body.len);
 		const uint64_t id = pr->slot, start = pr->pend_time;
@@ -436,8 +441,7 @@ int rp_strace_create(rp_strace **out, rp_sink *sink, const char *name, const rp_
 	t->procs = calloc(PROC_BUCKETS, sizeof(*t->procs));
 	t->sbuf = malloc(RP_STR_MAX);
 	t->jbuf = malloc(2u * RP_STR_MAX + 2u);
-	t->cbuf = malloc(2u * RP_STRACE_LINE_MAX);
-	if (!t->strings || !t->procs || !t->sbuf || !t->jbuf || !t->cbuf) {
+	if (!t->strings || !t->procs || !t->sbuf || !t->jbuf) {
 		rp_strace_destroy(t);
 		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 	}

@@ -606,6 +606,8 @@ static int dup_to(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op
 	return 1;
 }
 
+static void dup_nonfile(rp_strace *t, rp__st_proc *pr, const rp__st_call *c);
+
 static int sys_fcntl(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op)
 {
 	const rp__st_str cmd = arg(c, 1);
@@ -622,15 +624,27 @@ static int sys_fcntl(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op 
 		return 0;
 	}
 	const int r = op_fd(t, pr, c, 0, op, &e);
+	if (r == 0 && dup)
+		dup_nonfile(t, pr, c);
 	if (r <= 0)
 		return r;
 	return dup ? dup_to(t, pr, c, op, e, eq(cmd, "F_DUPFD_CLOEXEC")) : sys_lock(t, pr, c, op, e, cmd);
+}
+
+/* A dup of a pipe or socket: the new fd is no file either (a dup2 over a file's fd replaces it). */
+static void dup_nonfile(rp_strace *t, rp__st_proc *pr, const rp__st_call *c)
+{
+	rp__st_fdent *const s = ok(c) && c->ret >= 0 ? fd_slot(t, pr->ft, c->ret, true) : NULL;
+	if (s)
+		*s = (rp__st_fdent){ .handle = ++t->next_handle, .file = false };
 }
 
 static int sys_dup(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op, bool three)
 {
 	rp__st_fdent *e = NULL;
 	const int r = op_fd(t, pr, c, 0, op, &e);
+	if (r == 0)
+		dup_nonfile(t, pr, c);
 	if (r <= 0)
 		return r;
 	return dup_to(t, pr, c, op, e, three && rp__st_has_word(arg(c, 2), "O_CLOEXEC"));

@@ -390,7 +390,9 @@ static void fds_locks_dup(void **state)
 		"1 3.1 close(3</w/f>) = 0 <0.1>\n"
 		"1 3.2 openat(AT_FDCWD</w>, \"h\", O_RDONLY) = 3</w/h> <0.1>\n"
 		"1 3.3 read(0</dev/pts/0>, \"\", 1) = 0 <0.1>\n"
-		"1 3.4 read(7<pipe:[1234]>, \"x\", 1) = 1 <0.1>\n");
+		"1 3.4 read(7<pipe:[1234]>, \"x\", 1) = 1 <0.1>\n"
+		"1 3.5 dup2(7<pipe:[1234]>, 10) = 10 <0.1>\n" /* no -y on the result: fd 10 is the pipe now */
+		"1 3.6 write(10, \"x\", 1) = 1 <0.1>\n");
 	assert_int_equal(g->rc, 0);
 	HAS(g, "write path=\"/w/f\" fh=1 off=100 len=4 ret=4");
 	HAS(g, "write path=\"/w/f\" fh=1 off=0 len=5 ret=5");
@@ -414,7 +416,8 @@ static void fds_locks_dup(void **state)
 	HAS(g, "open path=\"/w/h\" fh=6"); /* fd 3 again: a new handle */
 	HAS(g, "read path=\"/dev/pts/0\" fh=7");
 	assert_null(strstr(g->text, "pipe"));
-	assert_non_null(strstr(g->summary, "calls on pipes/sockets 1"));
+	assert_null(strstr(g->text, "fh=2 off"));
+	assert_non_null(strstr(g->summary, "calls on pipes/sockets 3"));
 	done(g);
 }
 
