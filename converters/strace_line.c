@@ -158,10 +158,16 @@ int rp__st_line_parse(const char *line, size_t len, rp__st_line *out, const char
 	return 0;
 }
 
-/* Past an fd annotation at p ('<' already taken): nested <> (-yy), backslash escapes; NULL if it never closes. */
+/*
+ * Past an fd annotation at p ('<' already taken): nested <> (-yy), backslash
+ * escapes; NULL if it never closes.  A path escapes its '>' (\76); a socket's
+ * -yy detail does not (TCP:[1.2.3.4:5->6.7.8.9:10]), so outside a path a '>'
+ * inside [] does not close it.
+ */
 static const char *skip_annot(const char *p, const char *end)
 {
-	unsigned depth = 1;
+	unsigned depth = 1, brackets = 0;
+	const bool path = p < end && *p == '/';
 	while (p < end) {
 		const char ch = *p++;
 		if (ch == '\\') {
@@ -169,7 +175,11 @@ static const char *skip_annot(const char *p, const char *end)
 				p++;
 		} else if (ch == '<') {
 			depth++;
-		} else if (ch == '>' && --depth == 0) {
+		} else if (!path && ch == '[') {
+			brackets++;
+		} else if (!path && ch == ']' && brackets) {
+			brackets--;
+		} else if (ch == '>' && !brackets && --depth == 0) {
 			return p;
 		}
 	}

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -595,6 +596,82 @@ static void limits(void **state)
 	done(g);
 }
 
+
+static void yy_and_prefixes(void **state)
+{
+	(void)state;
+	got *const g = parse("[pid  9] 1700000000.123456789 openat(AT_FDCWD</w>, \"/dev/null\", O_WRONLY) = 3</dev/null<char 1:3>> <0.000000100>\n"
+			     "[pid  9] 1700000000.2 write(3</dev/null<char 1:3>>, \"x\", 1) = 1 <0.1>\n"
+			     "9 1700000000.3 read(4<TCP:[127.0.0.1:1->127.0.0.1:2]>, \"\", 1) = 0 <0.1>\n"
+			     "9 1700000000.4 <... read resumed> \"\", 1) = 0 <0.1>\n");
+	assert_int_equal(g->rc, RP_E_INVAL); /* the last: resumed without unfinished (read is a file syscall) */
+	assert_non_null(strstr(g->eb, "t.strace:4: "));
+	HAS(g, "0.000000000 0.000000100 c1 open path=\"/dev/null\" fh=1");
+	HAS(g, "c1 write path=\"/dev/null\" fh=1 off=0 len=1 ret=1");
+	assert_int_equal(g->m.meta.capture_start_ns, 1700000000123456789ll);
+	done(g);
+}
+
+/* The registry's producer over a file: a line over 1 MiB is cut, counted (lenient) or the error; a -ff name gives the pid. */
+static void producer_file(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/reprise-strace-test-XXXXXX";
+	const int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	FILE *const f = fdopen(fd, "wb");
+	assert_non_null(f);
+	fputs("1.0 unlink(\"/a\") = 0 <0.1>\n1.1 unlink(\"", f);
+	for (size_t i = 0; i < RP_STRACE_LINE_MAX + 4096; i++)
+		fputc('b', f);
+	fputs("\") = 0 <0.1>\n1.2 unlink(\"/c\") = 0 <0.1>", f); /* no newline at the end */
+	fclose(f);
+	const rp_conv_producer *const p = rp_conv_producer_find("strace");
+	assert_non_null(p);
+	for (int lenient = 0; lenient < 2; lenient++) {
+		rp_memsink m;
+		assert_int_equal(rp_memsink_init(&m), 0);
+		rp_conv_in_report rep;
+		memset(&rep, 0, sizeof(rep));
+		const rp_conv_in_opts o = { .lenient = lenient != 0 };
+		char eb[RP_ERRBUF_SIZE] = "";
+		const int rc = p->run(path, &m.base, &o, &rep, eb);
+		if (lenient) {
+			assert_int_equal(rc, 0);
+			assert_int_equal(m.n_ops, 2);
+			assert_int_equal(rep.skipped, 1);
+			assert_non_null(strstr(rep.counts, "too long 1"));
+		} else {
+			assert_int_equal(rc, RP_E_INVAL);
+			assert_non_null(strstr(eb, ":2: line longer than 1 MiB"));
+		}
+		rp_memsink_fini(&m);
+	}
+	unlink(path);
+	char ff[] = "/tmp/reprise-strace-ff-XXXXXX";
+	assert_non_null(mkdtemp(ff));
+	char name[64];
+	snprintf(name, sizeof(name), "%s/run.4242", ff);
+	FILE *const g = fopen(name, "wb");
+	assert_non_null(g);
+	fputs("1.0 clone(child_stack=NULL, flags=SIGCHLD) = 4243 <0.1>\n", g);
+	fclose(g);
+	rp_memsink m;
+	assert_int_equal(rp_memsink_init(&m), 0);
+	rp_conv_in_report rep;
+	memset(&rep, 0, sizeof(rep));
+	const rp_conv_in_opts o = { .lenient = false };
+	char eb[RP_ERRBUF_SIZE] = "";
+	assert_int_equal(p->run(name, &m.base, &o, &rep, eb), 0);
+	assert_int_equal(m.n_ops, 1);
+	assert_int_equal(m.ops[0].client, 1);
+	assert_int_equal(m.ops[0].result, 2); /* 4243 is the second process: the file's own pid 4242 was the first */
+	assert_non_null(strstr(rep.counts, "2 processes"));
+	rp_memsink_fini(&m);
+	unlink(name);
+	rmdir(ff);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -616,6 +693,8 @@ int main(void)
 		cmocka_unit_test(every_prefix),
 		cmocka_unit_test(corrupt),
 		cmocka_unit_test(limits),
+		cmocka_unit_test(yy_and_prefixes),
+		cmocka_unit_test(producer_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
