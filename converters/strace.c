@@ -151,6 +151,7 @@ static int reserve(rp_strace *t, uint64_t *id, char *errbuf)
 		for (uint32_t i = 0; i < PROC_BUCKETS && !found; i++) {
 			rp__st_proc *const p = &t->procs[i];
 			if (p->used && p->pending && p->slot == t->head) {
+				p->drop_resume = true; /* its resumption, if it comes, is not "without unfinished" */
 				const int rc = resolve_noreply(t, p);
 				if (rc < 0)
 					return rp_fail(errbuf, t->fatal ? t->fatal : RP_E_INVAL, "%s:%" PRIu64 ": %s", t->name,
@@ -357,8 +358,23 @@ static int process(rp_strace *t, const char *line, size_t len, char *errbuf)
 	case RP__ST_UNFINISHED: {
 		if (pr->pending && (rc = resolve_noreply(t, pr)) < 0)
 			return rp_fail(errbuf, t->fatal, "%s:%" PRIu64 ": %s", t->name, t->line, t->sink->errbuf);
+		pr->drop_resume = false;
 		if (!rp__st_known(l.name))
 			return 0; /* counted when it resumes */
+		/* A call on a pipe or socket (-y says so at entry) makes no op: it takes no place in the order,
+		 * so a read that blocks for long holds nothing back. */
+		rp__st_call pc;
+		const char *pwhy = NULL;
+		int64_t fd;
+		bool has;
+		rp__st_str an;
+		if (rp__st_call_parse(l.body.p, l.body.len, true, &pc, &pwhy) == 0 && pc.nargs &&
+		    rp__st_fd(pc.args[0], &fd, &has, &an) && has && fd >= 0 && an.len && an.p[0] != '/' &&
+		    rp__st_io_call(l.name)) {
+			pr->drop_resume = true;
+			t->note[RP__ST_N_NONFILE]++;
+			return 0;
+		}
 		uint64_t id;
 		if ((rc = reserve(t, &id, errbuf)) < 0)
 			return rc;
@@ -378,6 +394,10 @@ static int process(rp_strace *t, const char *line, size_t len, char *errbuf)
 		return 0;
 	}
 	case RP__ST_RESUMED: {
+		if (!pr->pending && pr->drop_resume) {
+			pr->drop_resume = false;
+			return 0; /* counted when it started */
+		}
 		if (!pr->pending) {
 			if (!rp__st_known(l.name)) {
 				count_notfile(t, l.name);
@@ -410,6 +430,7 @@ static int process(rp_strace *t, const char *line, size_t len, char *errbuf)
 		return rc < 0 ? rc : drain(t, errbuf);
 	}
 	case RP__ST_CALL: {
+		pr->drop_resume = false;
 		if (!rp__st_known(l.name)) {
 			count_notfile(t, l.name);
 			return 0;
@@ -528,8 +549,8 @@ void rp_strace_summary(const rp_strace *t, char *buf, size_t size)
 		return;
 	size_t at = 0;
 	buf[0] = '\0';
-	addf(buf, size, &at, "strace: %" PRIu64 " ops from %" PRIu64 " lines, %" PRIu32 " processes", t->ops, t->line,
-	     t->n_clients);
+	addf(buf, size, &at, "strace: %" PRIu64 " ops from %" PRIu64 " lines, %" PRIu32 " process%s", t->ops, t->line,
+	     t->n_clients, t->n_clients == 1 ? "" : "es");
 	if (t->notfile) {
 		addf(buf, size, &at, "; not file operations %" PRIu64 " (", t->notfile);
 		for (uint32_t i = 0; i < t->n_names; i++)

@@ -118,6 +118,7 @@ typedef struct rp__st_proc {
 	bool used, dead;
 	rp__st_fdtab *ft;
 	bool pending;        /* an <unfinished ...> call waits for its resumption */
+	bool drop_resume;    /* its resumption makes no op: the call left early (ring full) or is on a pipe/socket */
 	uint64_t slot;       /* its place in the emission ring */
 	uint64_t pend_time;  /* its entry time (Unix ns) */
 	uint64_t pend_line;
@@ -197,6 +198,8 @@ struct rp_strace {
 int rp__st_syscall(rp_strace *t, rp__st_proc *pr, rp__st_str name, const rp__st_call *c, rp_op *op);
 /* Whether name is in the syscall table (calls to others are "not a file operation"). */
 bool rp__st_known(rp__st_str name);
+/* Whether name is a read or write (of any form): on a pipe or socket it changes nothing tracked. */
+bool rp__st_io_call(rp__st_str name);
 /* The process of pid, made on first sight (a new client); NULL past the client limit. */
 rp__st_proc *rp__st_proc_get(rp_strace *t, uint32_t pid);
 /* Intern a string on the sink: its id, or a negative rp error (t->why set). */

@@ -944,6 +944,17 @@ static int lookup(rp__st_str name)
 	return -1;
 }
 
+bool rp__st_io_call(rp__st_str name)
+{
+	switch (lookup(name)) {
+	case S_READ: case S_WRITE: case S_PREAD: case S_PWRITE: case S_READV: case S_WRITEV: case S_PREADV:
+	case S_PWRITEV:
+		return true;
+	default:
+		return false;
+	}
+}
+
 bool rp__st_known(rp__st_str name)
 {
 	return lookup(name) >= 0;

@@ -672,6 +672,21 @@ static void producer_file(void **state)
 	rmdir(ff);
 }
 
+static void blocking_pipe_read(void **state)
+{
+	(void)state;
+	/* a read of a pipe left unfinished holds no op back, and its resumption is no bad line */
+	got *const g = parse("1 1.0 read(0<pipe:[5]>,  <unfinished ...>\n"
+			     "2 1.1 unlink(\"/a\") = 0 <0.1>\n"
+			     "1 1.5 <... read resumed>\"x\", 1) = 1 <0.5>\n"
+			     "1 1.6 read(0<pipe:[5]>, \"\", 1) = 0 <0.1>\n");
+	assert_int_equal(g->rc, 0);
+	assert_int_equal(g->m.n_ops, 1);
+	HAS(g, "c2 unlink path=\"/a\"");
+	assert_non_null(strstr(g->summary, "calls on pipes/sockets 2"));
+	done(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -695,6 +710,7 @@ int main(void)
 		cmocka_unit_test(limits),
 		cmocka_unit_test(yy_and_prefixes),
 		cmocka_unit_test(producer_file),
+		cmocka_unit_test(blocking_pipe_read),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
