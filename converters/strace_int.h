@@ -93,6 +93,8 @@ int rp__st_errno(rp__st_str name);
 
 /* ---- the converter's state (strace.c), which the syscall table (strace_sys.c) reads and changes ---- */
 
+#include <string.h>
+
 #include "converters/strace.h"
 #include "formats/strtab.h"
 
@@ -193,6 +195,42 @@ struct rp_strace {
 	const char *why;          /* the detail of the last bad line */
 	int fatal;                /* a sink error while a line was read (its detail in sink->errbuf), 0 if none */
 };
+
+/* fd tables and paths (strace_fd.c), for the syscall table (strace_sys.c). */
+static const rp__st_str rp__st_none = { "", 0 };
+static inline rp__st_str st_arg(const rp__st_call *c, unsigned i)
+{
+	return i < c->nargs ? c->args[i] : rp__st_none;
+}
+static inline bool st_ok(const rp__st_call *c)
+{
+	return c->res == RP__ST_RES_OK;
+}
+static inline bool st_eq(rp__st_str s, const char *lit)
+{
+	return strlen(lit) == s.len && memcmp(s.p, lit, s.len) == 0;
+}
+static inline int st_badf(rp_strace *t, const char *why)
+{
+	t->why = why;
+	return -1;
+}
+/* The fd's slot in ft, grown if asked (within the fd limit and the budget); NULL beyond. */
+rp__st_fdent *rp__st_fd_slot(rp_strace *t, rp__st_fdtab *ft, int64_t fd, bool grow);
+/* An annotation's path interned: 1 with *id, 0 when it names no file (pipe:, socket:), -1 bad. */
+int rp__st_annot_id(rp_strace *t, rp__st_str a, uint32_t *id);
+/* A new fd in the table with a new handle (returned; the fd is not tracked beyond the limits). */
+uint64_t rp__st_new_fd(rp_strace *t, rp__st_proc *pr, int64_t fd, uint32_t path, bool file, bool cloexec, uint64_t pos);
+/* The fd of argument i: 1 with its entry, 0 for no op (a non-file, an fd out of reach: counted), -1 bad. */
+int rp__st_use_fd(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, unsigned i, rp__st_fdent **ent);
+/* The op's handle and path from the fd of argument i (as rp__st_use_fd). */
+int rp__st_op_fd(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, unsigned i, rp_op *op, rp__st_fdent **ent);
+/* The path of argument pi joined to dirfd argument di (-1: the cwd): 1 with *id, 0 no string, -1 bad. */
+int rp__st_use_path(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, int di, unsigned pi, uint32_t *id);
+/* As rp__st_use_path, a missing string being bad. */
+int rp__st_need_path(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, int di, unsigned pi, uint32_t *id);
+/* The fd number of argument i (-1 when it is none). */
+int64_t rp__st_fd_num(const rp__st_call *c, unsigned i);
 
 /* One syscall's op from its parsed call: 1 with *op filled, 0 for no op (counted), -1 bad (t->why). */
 int rp__st_syscall(rp_strace *t, rp__st_proc *pr, rp__st_str name, const rp__st_call *c, rp_op *op);

@@ -8,32 +8,14 @@
 
 #include "formats/semantics.h"
 
-/* fd numbers at or above this are not tracked (Linux's default hard limit is 2^20; real logs stay far below). */
-#define FD_MAX 65536u
-/* fd slots over every table together: 4 Mi slots (96 MiB), however many processes the log forks. */
-#define FD_BUDGET (1u << 22)
-
-static const rp__st_str none = { "", 0 };
-
-static rp__st_str arg(const rp__st_call *c, unsigned i)
+/* Flags of argument s over table; unknown names counted. */
+static bool flags_of(rp_strace *t, rp__st_str s, const rp__st_flag *table, size_t n, uint64_t *v)
 {
-	return i < c->nargs ? c->args[i] : none;
-}
-
-static bool ok(const rp__st_call *c)
-{
-	return c->res == RP__ST_RES_OK;
-}
-
-static bool eq(rp__st_str s, const char *lit)
-{
-	return strlen(lit) == s.len && memcmp(s.p, lit, s.len) == 0;
-}
-
-static int badf(rp_strace *t, const char *why)
-{
-	t->why = why;
-	return -1;
+	unsigned unknown = 0;
+	if (!rp__st_flags(s, table, n, v, &unknown))
+		return false;
+	t->note[RP__ST_N_FLAGS] += unknown;
+	return true;
 }
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -55,222 +37,9 @@ static const rp__st_flag modes[] = {
 	{ "S_ISGID", S_ISGID }, { "S_ISVTX", S_ISVTX },
 };
 
-static int64_t intern(rp_strace *t, const char *s, uint32_t len)
-{
-	return rp__st_intern(t, s, len);
-}
-
-/* Flags of argument s over table; unknown names counted. */
-static bool flags_of(rp_strace *t, rp__st_str s, const rp__st_flag *table, size_t n, uint64_t *v)
-{
-	unsigned unknown = 0;
-	if (!rp__st_flags(s, table, n, v, &unknown))
-		return false;
-	t->note[RP__ST_N_FLAGS] += unknown;
-	return true;
-}
-
-/* The fd's slot in ft, grown if asked (within FD_MAX and the budget); NULL beyond. */
-static rp__st_fdent *fd_slot(rp_strace *t, rp__st_fdtab *ft, int64_t fd, bool grow)
-{
-	if (!ft || fd < 0)
-		return NULL;
-	if (fd >= FD_MAX) {
-		t->note[RP__ST_N_FD_LIMIT]++;
-		return NULL;
-	}
-	if ((uint64_t)fd < ft->cap)
-		return &ft->v[fd];
-	if (!grow)
-		return NULL;
-	uint32_t ncap = ft->cap ? ft->cap : 16;
-	while (ncap <= (uint64_t)fd)
-		ncap *= 2;
-	if (t->fd_slots + (ncap - ft->cap) > FD_BUDGET) {
-		t->note[RP__ST_N_FD_LIMIT]++;
-		return NULL;
-	}
-	rp__st_fdent *const nv = realloc(ft->v, (size_t)ncap * sizeof(*nv));
-	if (!nv)
-		return NULL;
-	memset(nv + ft->cap, 0, (size_t)(ncap - ft->cap) * sizeof(*nv));
-	t->fd_slots += ncap - ft->cap;
-	ft->v = nv;
-	ft->cap = ncap;
-	return &ft->v[fd];
-}
-
-/* An annotation's path interned: 1 with *id, 0 when it names no file (pipe:, socket:), -1 bad. */
-static int annot_path(rp_strace *t, rp__st_str a, uint32_t *id)
-{
-	uint32_t len;
-	bool is_path;
-	if (!rp__st_annot_path(a, t->sbuf, RP_STR_MAX, &len, &is_path))
-		return badf(t, "bad <path> annotation");
-	if (!is_path)
-		return 0;
-	const int64_t got = intern(t, t->sbuf, len);
-	if (got < 0)
-		return -1;
-	*id = (uint32_t)got;
-	return 1;
-}
-
-/* A new fd in the table with a new handle (returned; 0 when the fd cannot be tracked). */
-static uint64_t new_fd(rp_strace *t, rp__st_proc *pr, int64_t fd, uint32_t path, bool file, bool cloexec, uint64_t pos)
-{
-	const uint64_t h = ++t->next_handle;
-	rp__st_fdent *const e = fd_slot(t, pr->ft, fd, true);
-	if (e)
-		*e = (rp__st_fdent){ .handle = h, .pos = pos, .path = path, .file = file, .cloexec = cloexec };
-	return h;
-}
-
-/*
- * The fd of argument i: 1 with its entry (made on first sight, named by the
- * -y annotation), 0 for no op (a non-file, an fd out of reach: counted), -1 bad.
- */
-static int use_fd(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, unsigned i, rp__st_fdent **ent)
-{
-	int64_t fd;
-	bool has;
-	rp__st_str an;
-	if (!rp__st_fd(arg(c, i), &fd, &has, &an))
-		return badf(t, "bad fd argument");
-	uint32_t apath = 0;
-	if (has) {
-		const int r = annot_path(t, an, &apath);
-		if (r < 0)
-			return -1;
-		if (r == 0) {
-			t->note[RP__ST_N_NONFILE]++;
-			rp__st_fdent *const e = fd_slot(t, pr->ft, fd, false);
-			if (e)
-				e->file = false;
-			return 0;
-		}
-	}
-	rp__st_fdent *const e = fd_slot(t, pr->ft, fd, true);
-	if (!e) {
-		t->note[RP__ST_N_UNNAMED_FD]++;
-		return 0;
-	}
-	if (!e->handle || (!e->file && apath)) {
-		*e = (rp__st_fdent){ .handle = ++t->next_handle, .path = apath, .file = true };
-		if (!apath)
-			t->note[RP__ST_N_UNNAMED_FD]++;
-	} else if (!e->file) {
-		t->note[RP__ST_N_NONFILE]++;
-		return 0;
-	} else if (apath) {
-		e->path = apath; /* -y names the file as it is now (after a rename) */
-	}
-	*ent = e;
-	return 1;
-}
-
-/* The op's handle and path from the fd of argument i. */
-static int op_fd(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, unsigned i, rp_op *op, rp__st_fdent **ent)
-{
-	rp__st_fdent *e = NULL;
-	const int r = use_fd(t, pr, c, i, &e);
-	if (r == 1) {
-		op->handle = e->handle;
-		op->path = e->path;
-		if (ent)
-			*ent = e;
-	}
-	return r;
-}
-
-/* The directory a relative path is joined to, into t->jbuf: its length, 0 when unknown, -1 bad. */
-static int64_t dir_of(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, int di)
-{
-	uint32_t id = 0;
-	if (di >= 0) {
-		int64_t fd;
-		bool has;
-		rp__st_str an;
-		if (!rp__st_fd(arg(c, (unsigned)di), &fd, &has, &an))
-			return badf(t, "bad directory fd argument");
-		if (has) {
-			const int r = annot_path(t, an, &id);
-			if (r < 0)
-				return -1;
-			if (r > 0 && fd == -100 && pr->ft)
-				pr->ft->cwd = id; /* strace -y shows the working directory at AT_FDCWD */
-		} else if (fd != -100) {
-			rp__st_fdent *const e = fd_slot(t, pr->ft, fd, false);
-			id = e && e->handle ? e->path : 0;
-		}
-	}
-	if (!id && (di < 0 || eq(arg(c, (unsigned)di), "AT_FDCWD")) && pr->ft)
-		id = pr->ft->cwd;
-	uint32_t len = 0;
-	const char *const s = id ? rp_strtab_get(t->strings, id, &len) : NULL;
-	if (!s)
-		return 0;
-	memcpy(t->jbuf, s, len);
-	return len;
-}
-
-/*
- * The path of argument pi, a relative one joined to the directory of dirfd
- * argument di (-1: the working directory): 1 with *id, 0 when the argument
- * is no string (NULL, an address), -1 bad.  A relative path stays relative
- * while the working directory is unknown.
- */
-static int use_path(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, int di, unsigned pi, uint32_t *id)
-{
-	const rp__st_str a = arg(c, pi);
-	uint32_t len;
-	bool cut;
-	if (!a.len || a.p[0] != '"')
-		return 0;
-	if (!rp__st_string(a, t->sbuf, RP_STR_MAX, &len, &cut))
-		return badf(t, "bad string argument");
-	const char *s = t->sbuf;
-	uint32_t total = len;
-	if (!len || t->sbuf[0] != '/') {
-		const int64_t dl = dir_of(t, pr, c, di);
-		if (dl < 0)
-			return -1;
-		if (dl > 0) {
-			/* dir_of decoded into sbuf too when it read an annotation: decode the path again after it */
-			if (!rp__st_string(a, t->jbuf + dl + 1, RP_STR_MAX, &len, &cut))
-				return badf(t, "bad string argument");
-			uint32_t d = (uint32_t)dl;
-			if (len == 0) {
-				total = d; /* AT_EMPTY_PATH: the directory fd itself */
-			} else {
-				if (t->jbuf[d - 1] != '/')
-					t->jbuf[d++] = '/';
-				memmove(t->jbuf + d, t->jbuf + dl + 1, len);
-				total = d + len;
-			}
-			if (total > RP_STR_MAX)
-				return badf(t, "a path longer than 64 KiB once joined to its directory");
-			s = t->jbuf;
-		} else if (!rp__st_string(a, t->sbuf, RP_STR_MAX, &len, &cut)) {
-			return badf(t, "bad string argument");
-		}
-	}
-	const int64_t got = intern(t, s, total);
-	if (got < 0)
-		return -1;
-	*id = (uint32_t)got;
-	return 1;
-}
-
-static int need_path(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, int di, unsigned pi, uint32_t *id)
-{
-	const int r = use_path(t, pr, c, di, pi, id);
-	return r == 0 ? badf(t, "expected a path string") : r;
-}
-
 static bool num(const rp__st_call *c, unsigned i, int64_t *v)
 {
-	return rp__st_int(arg(c, i), v);
+	return rp__st_int(st_arg(c, i), v);
 }
 
 /* "[N]" or "[N => M]" (an offset pointer strace shows before and after): N; false for NULL. */
@@ -308,15 +77,6 @@ static uint64_t sum_field(rp__st_str s, const char *key)
 	return sum;
 }
 
-/* The fd number of argument i (-1 when it is none). */
-static int64_t fd_num(const rp__st_call *c, unsigned i)
-{
-	int64_t fd;
-	bool has;
-	rp__st_str an;
-	return rp__st_fd(arg(c, i), &fd, &has, &an) ? fd : -1;
-}
-
 /* ---- the syscalls ---- */
 
 enum io_kind { IO_PLAIN, IO_VEC, IO_P, IO_PVEC };
@@ -327,33 +87,33 @@ static int sys_open(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *
 	uint64_t fl = O_CREAT | O_WRONLY | O_TRUNC; /* creat() */
 	int64_t mode = 0;
 	bool have_mode = mi >= 0 && num(c, (unsigned)mi, &mode);
-	if (fi >= 0 && eq(arg(c, (unsigned)fi), "") )
-		return badf(t, "no open flags");
-	if (fi >= 0 && arg(c, (unsigned)fi).len && arg(c, (unsigned)fi).p[0] == '{') {
+	if (fi >= 0 && st_eq(st_arg(c, (unsigned)fi), "") )
+		return st_badf(t, "no open flags");
+	if (fi >= 0 && st_arg(c, (unsigned)fi).len && st_arg(c, (unsigned)fi).p[0] == '{') {
 		/* openat2's struct open_how: {flags=..., mode=..., resolve=...} */
-		const rp__st_str how = arg(c, (unsigned)fi);
+		const rp__st_str how = st_arg(c, (unsigned)fi);
 		const char *const f = memmem(how.p, how.len, "flags=", 6);
 		if (!f)
-			return badf(t, "open_how without flags");
+			return st_badf(t, "open_how without flags");
 		const char *e = f + 6;
 		while (e < how.p + how.len && *e != ',' && *e != '}')
 			e++;
 		if (!flags_of(t, (rp__st_str){ f + 6, (uint32_t)(e - f - 6) }, oflags, N(oflags), &fl))
-			return badf(t, "bad open flags");
+			return st_badf(t, "bad open flags");
 		have_mode = rp__st_field(how, "mode=", &mode);
-	} else if (fi >= 0 && !flags_of(t, arg(c, (unsigned)fi), oflags, N(oflags), &fl)) {
-		return badf(t, "bad open flags");
+	} else if (fi >= 0 && !flags_of(t, st_arg(c, (unsigned)fi), oflags, N(oflags), &fl)) {
+		return st_badf(t, "bad open flags");
 	}
-	if (need_path(t, pr, c, di, pi, &op->path) < 0)
+	if (rp__st_need_path(t, pr, c, di, pi, &op->path) < 0)
 		return -1;
 	op->op = RP_OP_OPEN;
 	rp_sem_posix_open(op, (int)fl);
 	if (have_mode && (fl & (O_CREAT | O_TMPFILE)))
 		op->mode = (uint32_t)mode & 07777u;
-	if (!ok(c) || c->ret < 0)
+	if (!st_ok(c) || c->ret < 0)
 		return 1;
 	/* a path opened is a file op whatever it turned out to be (a device, a FIFO) */
-	op->handle = new_fd(t, pr, c->ret, op->path, true, (fl & O_CLOEXEC) != 0, 0);
+	op->handle = rp__st_new_fd(t, pr, c->ret, op->path, true, (fl & O_CLOEXEC) != 0, 0);
 	if ((fl & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL))
 		op->result = RP_ACT_CREATED;
 	else if (!(fl & O_CREAT))
@@ -366,27 +126,27 @@ static int sys_open(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *
 static int sys_io(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op, rp_opcode code, enum io_kind k)
 {
 	rp__st_fdent *e = NULL;
-	const int r = op_fd(t, pr, c, 0, op, &e);
+	const int r = rp__st_op_fd(t, pr, c, 0, op, &e);
 	if (r <= 0)
 		return r;
 	op->op = (uint16_t)code;
 	int64_t v = -1;
 	if (k == IO_VEC || k == IO_PVEC)
-		op->length = sum_field(arg(c, 1), "iov_len=");
+		op->length = sum_field(st_arg(c, 1), "iov_len=");
 	else if (num(c, 2, &v) && v >= 0)
 		op->length = (uint64_t)v;
 	else if (c->res != RP__ST_RES_NONE)
-		return badf(t, "bad count"); /* an unfinished call never resumed may end before its count */
+		return st_badf(t, "bad count"); /* an unfinished call never resumed may end before its count */
 	bool positional = false;
 	if (k == IO_P || k == IO_PVEC) {
 		if (!num(c, 3, &v) && c->res != RP__ST_RES_NONE)
-			return badf(t, "bad offset");
+			return st_badf(t, "bad offset");
 		positional = c->nargs > 3 && v >= 0; /* preadv2's -1: the file position */
 		op->offset = positional ? (uint64_t)v : e->pos;
 	} else {
 		op->offset = e->pos;
 	}
-	if (ok(c) && c->ret >= 0) {
+	if (st_ok(c) && c->ret >= 0) {
 		op->result = (uint64_t)c->ret;
 		if (k == IO_VEC || k == IO_PVEC)
 			op->length = op->length ? op->length : op->result;
@@ -402,20 +162,20 @@ static int sys_bypath(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op
 {
 	op->op = (uint16_t)code;
 	if (pi >= 0) {
-		const rp__st_str a = arg(c, (unsigned)pi);
-		const bool empty = eq(a, "\"\"") || eq(a, "NULL");
-		if (!(empty && di >= 0 && !eq(arg(c, (unsigned)di), "AT_FDCWD")))
-			return need_path(t, pr, c, di, (unsigned)pi, &op->path);
+		const rp__st_str a = st_arg(c, (unsigned)pi);
+		const bool empty = st_eq(a, "\"\"") || st_eq(a, "NULL");
+		if (!(empty && di >= 0 && !st_eq(st_arg(c, (unsigned)di), "AT_FDCWD")))
+			return rp__st_need_path(t, pr, c, di, (unsigned)pi, &op->path);
 		fi = di;
 	}
-	return fi >= 0 ? op_fd(t, pr, c, (unsigned)fi, op, NULL) : badf(t, "no path or fd");
+	return fi >= 0 ? rp__st_op_fd(t, pr, c, (unsigned)fi, op, NULL) : st_badf(t, "no path or fd");
 }
 
 static int sys_stat(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op, int di, int pi, int fi,
 		    unsigned bufi)
 {
 	const int r = sys_bypath(t, pr, c, op, RP_OP_STAT, di, pi, fi);
-	if (r == 1 && ok(c) && rp__st_has_word(arg(c, bufi), "S_IFDIR"))
+	if (r == 1 && st_ok(c) && rp__st_has_word(st_arg(c, bufi), "S_IFDIR"))
 		op->flags |= RP_OPF_DIRECTORY;
 	return r;
 }
@@ -424,13 +184,13 @@ static int sys_access(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op
 {
 	static const rp__st_flag am[] = { { "F_OK", 0 }, { "R_OK", 4 }, { "W_OK", 2 }, { "X_OK", 1 } };
 	uint64_t m;
-	if (!flags_of(t, arg(c, pi + 1), am, N(am), &m))
-		return badf(t, "bad access mode");
+	if (!flags_of(t, st_arg(c, pi + 1), am, N(am), &m))
+		return st_badf(t, "bad access mode");
 	const int r = sys_bypath(t, pr, c, op, RP_OP_ACCESS, di, (int)pi, -1);
 	if (r != 1)
 		return r;
 	op->want = RP_WANT_KNOWN | (m & 4 ? RP_WANT_READ : 0) | (m & 2 ? RP_WANT_WRITE : 0) | (m & 1 ? RP_WANT_EXEC : 0);
-	op->result = ok(c) ? op->want : 0;
+	op->result = st_ok(c) ? op->want : 0;
 	return 1;
 }
 
@@ -438,7 +198,7 @@ static int sys_two_paths(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp
 			 unsigned p1, int d2, unsigned p2)
 {
 	op->op = (uint16_t)code;
-	if (need_path(t, pr, c, d1, p1, &op->path) < 0 || need_path(t, pr, c, d2, p2, &op->path2) < 0)
+	if (rp__st_need_path(t, pr, c, d1, p1, &op->path) < 0 || rp__st_need_path(t, pr, c, d2, p2, &op->path2) < 0)
 		return -1;
 	return 1;
 }
@@ -449,8 +209,8 @@ static int sys_rename(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op
 	const int r = at ? sys_two_paths(t, pr, c, op, RP_OP_RENAME, 0, 1, 2, 3)
 			 : sys_two_paths(t, pr, c, op, RP_OP_RENAME, -1, 0, -1, 1);
 	uint64_t f = 0;
-	if (r == 1 && fi >= 0 && !flags_of(t, arg(c, (unsigned)fi), rf, N(rf), &f))
-		return badf(t, "bad rename flags");
+	if (r == 1 && fi >= 0 && !flags_of(t, st_arg(c, (unsigned)fi), rf, N(rf), &f))
+		return st_badf(t, "bad rename flags");
 	op->oflags = (f & 1 ? RP_RN_NOREPLACE : 0) | (f & 2 ? RP_RN_EXCHANGE : 0) | (f & 4 ? RP_RN_WHITEOUT : 0);
 	return r;
 }
@@ -459,25 +219,25 @@ static int sys_symlink(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_o
 {
 	uint32_t len;
 	bool cut;
-	if (!rp__st_string(arg(c, 0), t->sbuf, RP_STR_MAX, &len, &cut))
-		return badf(t, "bad symlink target");
-	const int64_t target = intern(t, t->sbuf, len); /* its contents: never resolved */
+	if (!rp__st_string(st_arg(c, 0), t->sbuf, RP_STR_MAX, &len, &cut))
+		return st_badf(t, "bad symlink target");
+	const int64_t target = rp__st_intern(t, t->sbuf, len); /* its contents: never resolved */
 	if (target < 0)
 		return -1;
 	op->op = RP_OP_SYMLINK;
 	op->path2 = (uint32_t)target;
-	return need_path(t, pr, c, di, pi, &op->path);
+	return rp__st_need_path(t, pr, c, di, pi, &op->path);
 }
 
 static int sys_readlink(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op, int di, unsigned pi)
 {
 	op->op = RP_OP_READLINK;
-	if (need_path(t, pr, c, di, pi, &op->path) < 0)
+	if (rp__st_need_path(t, pr, c, di, pi, &op->path) < 0)
 		return -1;
 	uint32_t len;
 	bool cut;
-	if (ok(c) && c->ret >= 0 && rp__st_string(arg(c, pi + 1), t->sbuf, RP_STR_MAX, &len, &cut)) {
-		const int64_t id = intern(t, t->sbuf, len);
+	if (st_ok(c) && c->ret >= 0 && rp__st_string(st_arg(c, pi + 1), t->sbuf, RP_STR_MAX, &len, &cut)) {
+		const int64_t id = rp__st_intern(t, t->sbuf, len);
 		if (id < 0)
 			return -1;
 		op->path2 = (uint32_t)id;
@@ -490,8 +250,8 @@ static int sys_mode(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *
 		    unsigned mi, rp_opcode code)
 {
 	uint64_t m;
-	if (!flags_of(t, arg(c, mi), modes, N(modes), &m))
-		return badf(t, "bad mode");
+	if (!flags_of(t, st_arg(c, mi), modes, N(modes), &m))
+		return st_badf(t, "bad mode");
 	const int r = sys_bypath(t, pr, c, op, code, di, pi, fi);
 	op->mode = (uint32_t)m & (code == RP_OP_MKNOD ? 0177777u : 07777u);
 	op->attrs = code == RP_OP_SETATTR ? RP_SA_MODE : 0;
@@ -503,7 +263,7 @@ static int sys_chown(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op 
 {
 	int64_t u, g;
 	if (!num(c, ui, &u) || !num(c, ui + 1, &g) || u < -1 || g < -1 || u > UINT32_MAX || g > UINT32_MAX)
-		return badf(t, "bad owner or group");
+		return st_badf(t, "bad owner or group");
 	const int r = sys_bypath(t, pr, c, op, RP_OP_SETATTR, di, pi, fi);
 	if (u >= 0 && u != UINT32_MAX) {
 		op->attrs |= RP_SA_UID;
@@ -536,14 +296,14 @@ static bool utime_one(rp__st_str s, uint32_t set, uint32_t now, uint32_t *attrs,
 
 static int sys_utimensat(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op)
 {
-	const rp__st_str ts = arg(c, 2);
+	const rp__st_str ts = st_arg(c, 2);
 	uint32_t attrs = 0;
-	if (eq(ts, "NULL")) {
+	if (st_eq(ts, "NULL")) {
 		attrs = RP_SA_ATIME_NOW | RP_SA_MTIME_NOW;
 	} else {
 		/* [A, B]: split at the comma outside the braces */
 		if (ts.len < 2 || ts.p[0] != '[' || ts.p[ts.len - 1] != ']')
-			return badf(t, "bad times");
+			return st_badf(t, "bad times");
 		unsigned depth = 0;
 		uint32_t cut = 0;
 		for (uint32_t i = 1; i + 1 < ts.len && !cut; i++) {
@@ -556,12 +316,12 @@ static int sys_utimensat(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp
 		const rp__st_str m = { ts.p + cut + 1, cut ? ts.len - cut - 2 : 0 };
 		if (!cut || !utime_one(a, RP_SA_ATIME, RP_SA_ATIME_NOW, &attrs, &op->atime) ||
 		    !utime_one(m, RP_SA_MTIME, RP_SA_MTIME_NOW, &attrs, &op->mtime))
-			return badf(t, "bad times");
+			return st_badf(t, "bad times");
 	}
 	int r;
-	if (eq(arg(c, 1), "NULL")) { /* futimens */
+	if (st_eq(st_arg(c, 1), "NULL")) { /* futimens */
 		op->op = RP_OP_SETATTR;
-		r = op_fd(t, pr, c, 0, op, NULL);
+		r = rp__st_op_fd(t, pr, c, 0, op, NULL);
 	} else {
 		r = sys_bypath(t, pr, c, op, RP_OP_SETATTR, 0, 1, -1);
 	}
@@ -571,21 +331,21 @@ static int sys_utimensat(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp
 
 static int sys_lock(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op, rp__st_fdent *e, rp__st_str cmd)
 {
-	const rp__st_str fl = arg(c, 2);
-	const bool test = eq(cmd, "F_GETLK") || eq(cmd, "F_GETLK64") || eq(cmd, "F_OFD_GETLK");
-	const bool wait = eq(cmd, "F_SETLKW") || eq(cmd, "F_SETLKW64") || eq(cmd, "F_OFD_SETLKW");
+	const rp__st_str fl = st_arg(c, 2);
+	const bool test = st_eq(cmd, "F_GETLK") || st_eq(cmd, "F_GETLK64") || st_eq(cmd, "F_OFD_GETLK");
+	const bool wait = st_eq(cmd, "F_SETLKW") || st_eq(cmd, "F_SETLKW64") || st_eq(cmd, "F_OFD_SETLKW");
 	int64_t start = 0, len = 0;
 	if (!rp__st_field(fl, "l_start=", &start) || !rp__st_field(fl, "l_len=", &len))
-		return badf(t, "bad struct flock");
+		return st_badf(t, "bad struct flock");
 	if (rp__st_has_word(fl, "SEEK_CUR") && (e->pos > INT64_MAX || __builtin_add_overflow(start, (int64_t)e->pos, &start)))
-		return badf(t, "bad lock range"); /* SEEK_END stays as given: the size is not known */
+		return st_badf(t, "bad lock range"); /* SEEK_END stays as given: the size is not known */
 	if (len < 0) { /* a range before l_start */
 		if (len == INT64_MIN || __builtin_add_overflow(start, len, &start))
-			return badf(t, "bad lock range");
+			return st_badf(t, "bad lock range");
 		len = -len;
 	}
 	if (start < 0)
-		return badf(t, "bad lock range");
+		return st_badf(t, "bad lock range");
 	(void)pr;
 	op->op = rp__st_has_word(fl, "F_UNLCK") && !test ? RP_OP_UNLOCK : RP_OP_LOCK;
 	op->offset = (uint64_t)start;
@@ -599,10 +359,10 @@ static int sys_lock(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *
 static int dup_to(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op, rp__st_fdent *e, bool cloexec)
 {
 	op->op = RP_OP_DUP;
-	if (!ok(c) || c->ret < 0)
+	if (!st_ok(c) || c->ret < 0)
 		return 1;
 	const rp__st_fdent old = *e; /* the table may move when it grows */
-	op->handle2 = new_fd(t, pr, c->ret, old.path, true, cloexec, old.pos);
+	op->handle2 = rp__st_new_fd(t, pr, c->ret, old.path, true, cloexec, old.pos);
 	return 1;
 }
 
@@ -610,31 +370,31 @@ static void dup_nonfile(rp_strace *t, rp__st_proc *pr, const rp__st_call *c);
 
 static int sys_fcntl(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op)
 {
-	const rp__st_str cmd = arg(c, 1);
+	const rp__st_str cmd = st_arg(c, 1);
 	rp__st_fdent *e = NULL;
-	const bool dup = eq(cmd, "F_DUPFD") || eq(cmd, "F_DUPFD_CLOEXEC");
+	const bool dup = st_eq(cmd, "F_DUPFD") || st_eq(cmd, "F_DUPFD_CLOEXEC");
 	const bool lock = memmem(cmd.p, cmd.len, "LK", 2) != NULL;
 	if (!dup && !lock) {
-		if (eq(cmd, "F_SETFD") && ok(c)) {
-			rp__st_fdent *const s = fd_slot(t, pr->ft, fd_num(c, 0), false);
+		if (st_eq(cmd, "F_SETFD") && st_ok(c)) {
+			rp__st_fdent *const s = rp__st_fd_slot(t, pr->ft, rp__st_fd_num(c, 0), false);
 			if (s)
-				s->cloexec = rp__st_has_word(arg(c, 2), "FD_CLOEXEC");
+				s->cloexec = rp__st_has_word(st_arg(c, 2), "FD_CLOEXEC");
 		}
 		t->note[RP__ST_N_STATE]++;
 		return 0;
 	}
-	const int r = op_fd(t, pr, c, 0, op, &e);
+	const int r = rp__st_op_fd(t, pr, c, 0, op, &e);
 	if (r == 0 && dup)
 		dup_nonfile(t, pr, c);
 	if (r <= 0)
 		return r;
-	return dup ? dup_to(t, pr, c, op, e, eq(cmd, "F_DUPFD_CLOEXEC")) : sys_lock(t, pr, c, op, e, cmd);
+	return dup ? dup_to(t, pr, c, op, e, st_eq(cmd, "F_DUPFD_CLOEXEC")) : sys_lock(t, pr, c, op, e, cmd);
 }
 
 /* A dup of a pipe or socket: the new fd is no file either (a dup2 over a file's fd replaces it). */
 static void dup_nonfile(rp_strace *t, rp__st_proc *pr, const rp__st_call *c)
 {
-	rp__st_fdent *const s = ok(c) && c->ret >= 0 ? fd_slot(t, pr->ft, c->ret, true) : NULL;
+	rp__st_fdent *const s = st_ok(c) && c->ret >= 0 ? rp__st_fd_slot(t, pr->ft, c->ret, true) : NULL;
 	if (s)
 		*s = (rp__st_fdent){ .handle = ++t->next_handle, .file = false };
 }
@@ -642,20 +402,20 @@ static void dup_nonfile(rp_strace *t, rp__st_proc *pr, const rp__st_call *c)
 static int sys_dup(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op, bool three)
 {
 	rp__st_fdent *e = NULL;
-	const int r = op_fd(t, pr, c, 0, op, &e);
+	const int r = rp__st_op_fd(t, pr, c, 0, op, &e);
 	if (r == 0)
 		dup_nonfile(t, pr, c);
 	if (r <= 0)
 		return r;
-	return dup_to(t, pr, c, op, e, three && rp__st_has_word(arg(c, 2), "O_CLOEXEC"));
+	return dup_to(t, pr, c, op, e, three && rp__st_has_word(st_arg(c, 2), "O_CLOEXEC"));
 }
 
 static int sys_flock(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op)
 {
-	const int r = op_fd(t, pr, c, 0, op, NULL);
+	const int r = rp__st_op_fd(t, pr, c, 0, op, NULL);
 	if (r <= 0)
 		return r;
-	const rp__st_str how = arg(c, 1);
+	const rp__st_str how = st_arg(c, 1);
 	op->op = rp__st_has_word(how, "LOCK_UN") ? RP_OP_UNLOCK : RP_OP_LOCK;
 	op->flags |= (rp__st_has_word(how, "LOCK_EX") ? RP_OPF_EXCLUSIVE : 0) |
 		     (rp__st_has_word(how, "LOCK_NB") || op->op == RP_OP_UNLOCK ? 0 : RP_OPF_WAIT);
@@ -669,12 +429,12 @@ static int sys_copy(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *
 	memset(&out, 0, sizeof(out));
 	rp__st_fdent *ei = NULL, *eo = NULL;
 	const unsigned in_i = sendfile ? 1 : 0, out_i = sendfile ? 0 : 2;
-	int r = op_fd(t, pr, c, in_i, op, &ei);
+	int r = rp__st_op_fd(t, pr, c, in_i, op, &ei);
 	if (r <= 0)
 		return r;
-	if ((r = op_fd(t, pr, c, out_i, &out, &eo)) <= 0)
+	if ((r = rp__st_op_fd(t, pr, c, out_i, &out, &eo)) <= 0)
 		return r;
-	ei = fd_slot(t, pr->ft, fd_num(c, in_i), false); /* the table may have moved when the out fd grew it */
+	ei = rp__st_fd_slot(t, pr->ft, rp__st_fd_num(c, in_i), false); /* the table may have moved when the out fd grew it */
 	if (!ei)
 		return 0;
 	op->op = RP_OP_COPY;
@@ -683,15 +443,15 @@ static int sys_copy(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *
 	op->path2 = out.path;
 	int64_t len;
 	if (!num(c, sendfile ? 3 : 4, &len) || len < 0)
-		return badf(t, "bad length");
+		return st_badf(t, "bad length");
 	op->length = (uint64_t)len;
-	const bool in_ptr = ptr_off(arg(c, sendfile ? 2 : 1), &op->offset);
-	const bool out_ptr = !sendfile && ptr_off(arg(c, 3), &op->offset2);
+	const bool in_ptr = ptr_off(st_arg(c, sendfile ? 2 : 1), &op->offset);
+	const bool out_ptr = !sendfile && ptr_off(st_arg(c, 3), &op->offset2);
 	if (!in_ptr)
 		op->offset = ei->pos;
 	if (!out_ptr)
 		op->offset2 = eo->pos;
-	if (ok(c) && c->ret >= 0) {
+	if (st_ok(c) && c->ret >= 0) {
 		op->result = (uint64_t)c->ret;
 		if (!in_ptr)
 			ei->pos += op->result;
@@ -707,9 +467,9 @@ static int sys_fallocate(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp
 					  { "FALLOC_FL_ZERO_RANGE", 16 } };
 	uint64_t m;
 	int64_t off, len;
-	if (!flags_of(t, arg(c, 1), ff, N(ff), &m) || !num(c, 2, &off) || !num(c, 3, &len) || off < 0 || len < 0)
-		return badf(t, "bad fallocate arguments");
-	const int r = op_fd(t, pr, c, 0, op, NULL);
+	if (!flags_of(t, st_arg(c, 1), ff, N(ff), &m) || !num(c, 2, &off) || !num(c, 3, &len) || off < 0 || len < 0)
+		return st_badf(t, "bad fallocate arguments");
+	const int r = rp__st_op_fd(t, pr, c, 0, op, NULL);
 	op->op = RP_OP_FALLOCATE;
 	op->oflags = (m & 1 ? RP_FA_KEEP_SIZE : 0) | (m & 2 ? RP_FA_PUNCH_HOLE : 0) | (m & 16 ? RP_FA_ZERO_RANGE : 0);
 	op->offset = (uint64_t)off;
@@ -721,8 +481,8 @@ static int sys_truncate(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_
 {
 	int64_t len;
 	if (!num(c, 1, &len) || len < 0)
-		return badf(t, "bad length");
-	const int r = byfd ? op_fd(t, pr, c, 0, op, NULL) : need_path(t, pr, c, -1, 0, &op->path);
+		return st_badf(t, "bad length");
+	const int r = byfd ? rp__st_op_fd(t, pr, c, 0, op, NULL) : rp__st_need_path(t, pr, c, -1, 0, &op->path);
 	op->op = RP_OP_SETATTR;
 	op->attrs = RP_SA_SIZE;
 	op->length = (uint64_t)len;
@@ -731,16 +491,16 @@ static int sys_truncate(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_
 
 static int sys_xattr(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op, rp_opcode code, bool byfd)
 {
-	const int r = byfd ? op_fd(t, pr, c, 0, op, NULL) : need_path(t, pr, c, -1, 0, &op->path);
+	const int r = byfd ? rp__st_op_fd(t, pr, c, 0, op, NULL) : rp__st_need_path(t, pr, c, -1, 0, &op->path);
 	if (r <= 0)
 		return r;
 	op->op = (uint16_t)code;
 	if (code != RP_OP_LISTXATTR) {
 		uint32_t len;
 		bool cut;
-		if (!rp__st_string(arg(c, 1), t->sbuf, RP_STR_MAX, &len, &cut))
-			return badf(t, "bad attribute name");
-		const int64_t id = intern(t, t->sbuf, len);
+		if (!rp__st_string(st_arg(c, 1), t->sbuf, RP_STR_MAX, &len, &cut))
+			return st_badf(t, "bad attribute name");
+		const int64_t id = rp__st_intern(t, t->sbuf, len);
 		if (id < 0)
 			return -1;
 		op->path2 = (uint32_t)id;
@@ -749,21 +509,21 @@ static int sys_xattr(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op 
 	const unsigned si = code == RP_OP_LISTXATTR ? 2 : 3;
 	if (code != RP_OP_REMOVEXATTR && num(c, si, &size) && size >= 0)
 		op->length = (uint64_t)size;
-	if (ok(c) && c->ret >= 0 && (code == RP_OP_GETXATTR || code == RP_OP_LISTXATTR))
+	if (st_ok(c) && c->ret >= 0 && (code == RP_OP_GETXATTR || code == RP_OP_LISTXATTR))
 		op->result = (uint64_t)c->ret;
 	return 1;
 }
 
 static int sys_getdents(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op)
 {
-	const int r = op_fd(t, pr, c, 0, op, NULL);
+	const int r = rp__st_op_fd(t, pr, c, 0, op, NULL);
 	if (r <= 0)
 		return r;
 	op->op = RP_OP_READDIR;
 	int64_t count;
 	if (num(c, 2, &count) && count >= 0)
 		op->length = (uint64_t)count;
-	const rp__st_str d = arg(c, 1);
+	const rp__st_str d = st_arg(c, 1);
 	const char *const cm = memmem(d.p, d.len, "/* ", 3);
 	int64_t n;
 	if (cm) {
@@ -772,7 +532,7 @@ static int sys_getdents(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_
 			e++;
 		if (rp__st_int((rp__st_str){ cm + 3, (uint32_t)(e - cm - 3) }, &n) && n >= 0)
 			op->result = (uint64_t)n; /* strace: N entries, in a comment */
-	} else if (ok(c) && c->ret > 0) {
+	} else if (st_ok(c) && c->ret > 0) {
 		for (const char *p = d.p; (p = memmem(p, (size_t)(d.p + d.len - p), "d_ino=", 6)) != NULL; p += 6)
 			op->result++;
 	}
@@ -784,11 +544,11 @@ static int sys_mmap(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *
 	int64_t fd, len, off;
 	bool has;
 	rp__st_str an;
-	if (!rp__st_fd(arg(c, 4), &fd, &has, &an) || !num(c, 1, &len) || !num(c, 5, &off))
-		return badf(t, "bad mmap arguments");
-	if (fd < 0 || rp__st_has_word(arg(c, 3), "MAP_ANONYMOUS"))
+	if (!rp__st_fd(st_arg(c, 4), &fd, &has, &an) || !num(c, 1, &len) || !num(c, 5, &off))
+		return st_badf(t, "bad mmap arguments");
+	if (fd < 0 || rp__st_has_word(st_arg(c, 3), "MAP_ANONYMOUS"))
 		return 0; /* memory, not a file (counted by the caller) */
-	const int r = op_fd(t, pr, c, 4, op, NULL);
+	const int r = rp__st_op_fd(t, pr, c, 4, op, NULL);
 	op->op = RP_OP_MMAP;
 	op->offset = off >= 0 ? (uint64_t)off : 0;
 	op->length = len >= 0 ? (uint64_t)len : 0;
@@ -798,11 +558,11 @@ static int sys_mmap(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *
 static int sys_fork(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op)
 {
 	op->op = RP_OP_FORK;
-	if (!ok(c) || c->ret <= 0 || c->ret > UINT32_MAX)
+	if (!st_ok(c) || c->ret <= 0 || c->ret > UINT32_MAX)
 		return 1;
 	rp__st_proc *const child = rp__st_proc_get(t, (uint32_t)c->ret);
 	if (!child)
-		return badf(t, "more than 8192 processes (reprise's client limit)");
+		return st_badf(t, "more than 8192 processes (reprise's client limit)");
 	bool share = false;
 	for (unsigned i = 0; i < c->nargs; i++)
 		share = share || rp__st_has_word(c->args[i], "CLONE_FILES");
@@ -812,7 +572,7 @@ static int sys_fork(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *
 		for (uint32_t fd = 0; fd < from->cap; fd++) {
 			if (!from->v[fd].handle)
 				continue;
-			rp__st_fdent *const s = fd_slot(t, child->ft, fd, true);
+			rp__st_fdent *const s = rp__st_fd_slot(t, child->ft, fd, true);
 			if (s && !s->handle)
 				*s = pr->ft->v[fd];
 		}
@@ -821,7 +581,7 @@ static int sys_fork(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *
 		if (share) {
 			rp__st_fdtab *const old = child->ft;
 			for (uint32_t fd = 0; fd < old->cap; fd++) {
-				rp__st_fdent *const s = old->v[fd].handle ? fd_slot(t, from, fd, true) : NULL;
+				rp__st_fdent *const s = old->v[fd].handle ? rp__st_fd_slot(t, from, fd, true) : NULL;
 				if (s && !s->handle)
 					*s = old->v[fd];
 			}
@@ -842,7 +602,7 @@ static int sys_fork(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *
 static int sys_state(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, int kind)
 {
 	t->note[RP__ST_N_STATE]++;
-	if (!ok(c) || !pr->ft)
+	if (!st_ok(c) || !pr->ft)
 		return 0;
 	if (kind == 0) {
 		for (uint32_t fd = 0; fd < pr->ft->cap; fd++)
@@ -852,11 +612,11 @@ static int sys_state(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, int ki
 	}
 	uint32_t id = 0;
 	if (kind == 1) {
-		if (use_path(t, pr, c, -1, 0, &id) < 0)
+		if (rp__st_use_path(t, pr, c, -1, 0, &id) < 0)
 			return -1;
 	} else {
 		rp__st_fdent *e = NULL;
-		const int r = use_fd(t, pr, c, 0, &e);
+		const int r = rp__st_use_fd(t, pr, c, 0, &e);
 		if (r < 0)
 			return -1;
 		id = r ? e->path : 0;
@@ -872,9 +632,9 @@ static int sys_lseek(rp_strace *t, rp__st_proc *pr, const rp__st_call *c)
 	int64_t fd;
 	bool has;
 	rp__st_str an;
-	if (!ok(c) || c->ret < 0 || !rp__st_fd(arg(c, 0), &fd, &has, &an))
+	if (!st_ok(c) || c->ret < 0 || !rp__st_fd(st_arg(c, 0), &fd, &has, &an))
 		return 0;
-	rp__st_fdent *const e = fd_slot(t, pr->ft, fd, false);
+	rp__st_fdent *const e = rp__st_fd_slot(t, pr->ft, fd, false);
 	if (e && e->handle)
 		e->pos = (uint64_t)c->ret;
 	return 0;
@@ -883,12 +643,12 @@ static int sys_lseek(rp_strace *t, rp__st_proc *pr, const rp__st_call *c)
 static int sys_close(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op)
 {
 	rp__st_fdent *e = NULL;
-	const int r = op_fd(t, pr, c, 0, op, &e);
+	const int r = rp__st_op_fd(t, pr, c, 0, op, &e);
 	op->op = RP_OP_CLOSE;
-	if (r == 1 && (ok(c) || rp__st_errno(c->err) != 9)) /* closed even on EINTR/EIO; EBADF: it was not open */
+	if (r == 1 && (st_ok(c) || rp__st_errno(c->err) != 9)) /* closed even on EINTR/EIO; EBADF: it was not open */
 		*e = (rp__st_fdent){ 0 };
 	if (r == 0) { /* a pipe or socket: forget it so the fd's next use starts afresh */
-		rp__st_fdent *const s = fd_slot(t, pr->ft, fd_num(c, 0), false);
+		rp__st_fdent *const s = rp__st_fd_slot(t, pr->ft, rp__st_fd_num(c, 0), false);
 		if (s)
 			*s = (rp__st_fdent){ 0 };
 	}
@@ -939,7 +699,7 @@ static const struct {
 static int lookup(rp__st_str name)
 {
 	for (size_t i = 0; i < N(table); i++)
-		if (eq(name, table[i].name))
+		if (st_eq(name, table[i].name))
 			return (int)table[i].id;
 	return -1;
 }
@@ -984,7 +744,7 @@ int rp__st_syscall(rp_strace *t, rp__st_proc *pr, rp__st_str name, const rp__st_
 	case S_FDATASYNC:
 		op->op = RP_OP_FLUSH;
 		op->flags |= id == S_FDATASYNC ? RP_OPF_DATASYNC : 0;
-		return op_fd(t, pr, c, 0, op, NULL);
+		return rp__st_op_fd(t, pr, c, 0, op, NULL);
 	case S_FTRUNCATE: return sys_truncate(t, pr, c, op, true);
 	case S_TRUNCATE: return sys_truncate(t, pr, c, op, false);
 	case S_FALLOCATE: return sys_fallocate(t, pr, c, op);
@@ -997,7 +757,7 @@ int rp__st_syscall(rp_strace *t, rp__st_proc *pr, rp__st_str name, const rp__st_
 	case S_FACCESSAT: return sys_access(t, pr, c, op, 0, 1);
 	case S_UNLINK: return sys_bypath(t, pr, c, op, RP_OP_UNLINK, -1, 0, -1);
 	case S_UNLINKAT:
-		return sys_bypath(t, pr, c, op, rp__st_has_word(arg(c, 2), "AT_REMOVEDIR") ? RP_OP_RMDIR : RP_OP_UNLINK,
+		return sys_bypath(t, pr, c, op, rp__st_has_word(st_arg(c, 2), "AT_REMOVEDIR") ? RP_OP_RMDIR : RP_OP_UNLINK,
 				  0, 1, -1);
 	case S_RMDIR: return sys_bypath(t, pr, c, op, RP_OP_RMDIR, -1, 0, -1);
 	case S_MKDIR: return sys_mode(t, pr, c, op, -1, 0, -1, 1, RP_OP_MKDIR);
