@@ -95,14 +95,21 @@ int rp__st_use_fd(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, unsigned 
 		return 0;
 	}
 	if (!e->handle || (!e->file && apath)) {
-		*e = (rp__st_fdent){ .handle = ++t->next_handle, .path = apath, .file = true };
+		*e = (rp__st_fdent){ .handle = ++t->next_handle, .path = apath, .seen = apath, .file = true };
 		if (!apath)
 			t->note[RP__ST_N_UNNAMED_FD]++;
 	} else if (!e->file) {
 		t->note[RP__ST_N_NONFILE]++;
 		return 0;
-	} else if (apath) {
-		e->path = apath; /* -y names the file as it is now (after a rename) */
+	} else if (apath && apath != e->seen) {
+		/*
+		 * -y names the file with its symlinks resolved: the path the open
+		 * asked for stays the fd's until that name changes (a rename), and
+		 * then the fd follows the file.
+		 */
+		if (e->seen || !e->path)
+			e->path = apath;
+		e->seen = apath;
 	}
 	*ent = e;
 	return 1;

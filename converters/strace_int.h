@@ -103,6 +103,7 @@ typedef struct rp__st_fdent {
 	uint64_t handle; /* 0: the slot is free */
 	uint64_t pos;    /* the file position, as far as the log shows it (reads, writes, lseek) */
 	uint32_t path;   /* string id, 0 when the log never named it */
+	uint32_t seen;   /* the last -y name seen for it: a new one means the file moved */
 	bool file;       /* false: a pipe, socket or other non-file (its ops are counted, not made) */
 	bool cloexec;
 } rp__st_fdent;

@@ -114,6 +114,10 @@ static int sys_open(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *
 		return 1;
 	/* a path opened is a file op whatever it turned out to be (a device, a FIFO) */
 	op->handle = rp__st_new_fd(t, pr, c->ret, op->path, true, (fl & O_CLOEXEC) != 0, 0);
+	uint32_t resolved;
+	rp__st_fdent *const e = rp__st_fd_slot(t, pr->ft, c->ret, false);
+	if (e && c->has_ret_annot && rp__st_annot_id(t, c->ret_annot, &resolved) == 1)
+		e->seen = resolved; /* = 3</usr/lib/...>: the name later -y annotations give while it is not renamed */
 	if ((fl & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL))
 		op->result = RP_ACT_CREATED;
 	else if (!(fl & O_CREAT))

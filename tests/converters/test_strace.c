@@ -687,6 +687,27 @@ static void blocking_pipe_read(void **state)
 	done(g);
 }
 
+/*
+ * An fd keeps the path its open asked for while -y names the file as the
+ * open's result did (symlinks resolved: /lib -> /usr/lib), and follows the
+ * -y name once it changes (a rename by another process).
+ */
+static void fd_path_follows_renames(void **state)
+{
+	(void)state;
+	got *const g = parse(
+		"1 1.0 openat(AT_FDCWD, \"/lib/l.so\", O_RDONLY|O_CLOEXEC) = 3</usr/lib/l.so> <0.1>\n"
+		"1 1.1 read(3</usr/lib/l.so>, \"x\", 1) = 1 <0.1>\n"
+		"2 1.2 rename(\"/usr/lib/l.so\", \"/usr/lib/m.so\") = 0 <0.1>\n"
+		"1 1.3 read(3</usr/lib/m.so>, \"\", 1) = 0 <0.1>\n");
+	assert_int_equal(g->rc, 0);
+	char b[512];
+	assert_string_equal(line_of(g, 1, b, sizeof(b)),
+			    "0.100000000 0.200000000 c1 read path=\"/lib/l.so\" fh=1 off=0 len=1 ret=1 raw=posix -> OK");
+	HAS(g, "c1 read path=\"/usr/lib/m.so\" fh=1 off=1 len=1 raw=posix -> OK");
+	done(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -711,6 +732,7 @@ int main(void)
 		cmocka_unit_test(yy_and_prefixes),
 		cmocka_unit_test(producer_file),
 		cmocka_unit_test(blocking_pipe_read),
+		cmocka_unit_test(fd_path_follows_renames),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
