@@ -76,6 +76,63 @@ static bool sniff_text(const void *head, size_t len, const char *path)
  */
 #define TEXT_LINE_MAX (8u * RP_STR_MAX + 4096u)
 
+typedef int (*line_fn)(void *ctx, const char *line, size_t len, char *errbuf);
+
+/*
+ * Each line of f, without its '\n' (the last one may have none), to fn, in a
+ * buffer of cap bytes: no line takes more.  A line that does not fit: with
+ * cut, its first cap bytes go to fn (which counts it, or fails) and the rest
+ * is skipped; without, it is an error naming the line.
+ */
+static int read_lines(FILE *f, const char *path, size_t cap, bool cut, line_fn fn, void *ctx, char *errbuf)
+{
+	char *const buf = malloc(cap);
+	if (!buf)
+		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+	int rc = 0;
+	size_t have = 0;
+	uint64_t line = 0;
+	bool skipping = false; /* inside the rest of a line too long to keep */
+	while (rc == 0) {
+		const size_t n = fread(buf + have, 1, cap - have, f);
+		if (n == 0 && ferror(f)) {
+			rc = rp_fail(errbuf, RP_E_IO, "%s: read error: %s", path, strerror(errno));
+			break;
+		}
+		have += n;
+		size_t used = 0;
+		while (rc == 0 && used < have) {
+			const char *const nl = memchr(buf + used, '\n', have - used);
+			const bool full = !nl && used == 0 && have == cap;
+			if (!nl && n != 0 && !full)
+				break; /* read on for the rest of the line */
+			if (full && !cut) {
+				rc = rp_fail(errbuf, RP_E_LIMIT, "%s:%" PRIu64 ": line longer than %zu bytes", path, line + 1,
+					     cap);
+				break;
+			}
+			const size_t end = nl ? (size_t)(nl - buf) : have;
+			if (!skipping) {
+				line++;
+				rc = fn(ctx, buf + used, end - used, errbuf);
+			}
+			skipping = full;
+			used = nl ? end + 1 : have;
+		}
+		memmove(buf, buf + used, have - used);
+		have -= used;
+		if (n == 0)
+			break;
+	}
+	free(buf);
+	return rc;
+}
+
+static int text_line(void *t, const char *line, size_t len, char *errbuf)
+{
+	return rp_optext_line(t, line, len, errbuf);
+}
+
 static int run_text(const char *path, rp_sink *sink, const rp_conv_in_opts *opts, rp_conv_in_report *rep,
 		    char *errbuf)
 {
@@ -86,47 +143,14 @@ static int run_text(const char *path, rp_sink *sink, const rp_conv_in_opts *opts
 	const rp_optext_opts to = { .lenient = opts->lenient, .filter_client = opts->filter_client,
 				    .client = opts->client };
 	rp_optext *t = NULL;
-	char *const buf = malloc(TEXT_LINE_MAX);
-	int rc = buf ? rp_optext_create(&t, sink, path, &to, errbuf) : rp_fail(errbuf, RP_E_NOMEM, "out of memory");
-	size_t have = 0;
-	uint64_t line = 0;
-	while (rc == 0) {
-		const size_t n = fread(buf + have, 1, TEXT_LINE_MAX - have, f);
-		if (n == 0 && ferror(f)) {
-			rc = rp_fail(errbuf, RP_E_IO, "%s: read error: %s", path, strerror(errno));
-			break;
-		}
-		have += n;
-		size_t used = 0;
-		for (;;) {
-			const char *const nl = memchr(buf + used, '\n', have - used);
-			if (!nl && n != 0)
-				break; /* read on for the rest of the line */
-			if (!nl && used == have)
-				break;
-			const size_t end = nl ? (size_t)(nl - buf) : have;
-			line++;
-			rc = rp_optext_line(t, buf + used, end - used, errbuf);
-			used = nl ? end + 1 : have;
-			if (rc < 0)
-				break;
-		}
-		if (rc < 0)
-			break;
-		memmove(buf, buf + used, have - used);
-		have -= used;
-		if (n == 0)
-			break;
-		if (have == TEXT_LINE_MAX)
-			rc = rp_fail(errbuf, RP_E_LIMIT, "%s:%" PRIu64 ": line longer than %u bytes", path, line + 1,
-				     TEXT_LINE_MAX);
-	}
+	int rc = rp_optext_create(&t, sink, path, &to, errbuf);
+	if (rc == 0)
+		rc = read_lines(f, path, TEXT_LINE_MAX, false, text_line, t, errbuf);
 	if (rc == 0)
 		rc = rp_optext_finish(t, errbuf);
 	if (t)
 		rep->skipped = rp_optext_skipped(t);
 	rp_optext_destroy(t);
-	free(buf);
 	fclose(f);
 	return rc;
 }
@@ -135,6 +159,11 @@ static bool sniff_strace(const void *head, size_t len, const char *path)
 {
 	(void)path;
 	return !memchr(head, '\0', len) && rp_strace_sniff(head, len);
+}
+
+static int strace_line(void *t, const char *line, size_t len, char *errbuf)
+{
+	return rp_strace_line(t, line, len, errbuf);
 }
 
 /*
@@ -151,35 +180,10 @@ static int run_strace(const char *path, rp_sink *sink, const rp_conv_in_opts *op
 		return rp_fail(errbuf, RP_E_IO, "%s: %s", path, strerror(errno));
 	rp_strace_opts so = { .lenient = opts->lenient, .filter_client = opts->filter_client, .client = opts->client };
 	(void)rp_strace_pid_from_name(path, &so.pid); /* a -ff file: prefix.PID */
-	const size_t cap = RP_STRACE_LINE_MAX + 1u;
 	rp_strace *t = NULL;
-	char *const buf = malloc(cap);
-	int rc = buf ? rp_strace_create(&t, sink, path, &so, errbuf) : rp_fail(errbuf, RP_E_NOMEM, "out of memory");
-	size_t have = 0;
-	bool skipping = false; /* inside the rest of a line too long to keep */
-	while (rc == 0) {
-		const size_t n = fread(buf + have, 1, cap - have, f);
-		if (n == 0 && ferror(f)) {
-			rc = rp_fail(errbuf, RP_E_IO, "%s: read error: %s", path, strerror(errno));
-			break;
-		}
-		have += n;
-		size_t used = 0;
-		while (rc == 0 && used < have) {
-			const char *const nl = memchr(buf + used, '\n', have - used);
-			if (!nl && n != 0 && !(used == 0 && have == cap))
-				break; /* read on for the rest of the line */
-			const size_t end = nl ? (size_t)(nl - buf) : have;
-			if (!skipping)
-				rc = rp_strace_line(t, buf + used, end - used, errbuf);
-			skipping = !nl && have == cap && used == 0;
-			used = nl ? end + 1 : have;
-		}
-		memmove(buf, buf + used, have - used);
-		have -= used;
-		if (n == 0)
-			break;
-	}
+	int rc = rp_strace_create(&t, sink, path, &so, errbuf);
+	if (rc == 0)
+		rc = read_lines(f, path, RP_STRACE_LINE_MAX + 1u, true, strace_line, t, errbuf);
 	if (rc == 0)
 		rc = rp_strace_finish(t, errbuf);
 	if (t) {
@@ -187,7 +191,6 @@ static int run_strace(const char *path, rp_sink *sink, const rp_conv_in_opts *op
 		rp_strace_summary(t, rep->counts, sizeof(rep->counts));
 	}
 	rp_strace_destroy(t);
-	free(buf);
 	fclose(f);
 	return rc;
 }

@@ -73,6 +73,9 @@ check "an edited text converts" "$reprise" convert -q "$tmp/edited.cat" "$tmp/e.
 printf '0.000000001 - c1 read fh=1 off=0 len=0 -> OK\n0.000000002 - c1 reed fh=1 -> OK\n' >"$tmp/bad.cat"
 check_fails "a malformed text line is exit 1" 1 "$reprise" convert "$tmp/bad.cat" "$tmp/bad.rpz"
 err_has "naming file, line and what" "bad.cat:2: unknown op 'reed'"
+python3 -c 'print("0.000000001 - c1 read path=\"" + "a" * 600000 + "\" -> OK")' >"$tmp/long.cat"
+check_fails "a text line longer than the limit is exit 1" 1 "$reprise" convert "$tmp/long.cat" "$tmp/long.rpz"
+err_has "naming the line and the limit" "long.cat:1: line longer than 528384 bytes"
 check "--lenient skips it" "$reprise" stat --lenient "$tmp/bad.cat"
 err_has "and counts it" "skipped 1 bad line"
 
