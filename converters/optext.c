@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/cursor.h"
 #include "formats/status.h"
 #include "formats/strtab.h"
 
@@ -104,17 +105,6 @@ static const char *word_end(const lcur *c)
 	return p;
 }
 
-static int hexval(char ch)
-{
-	if (is_digit(ch))
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
 /*
  * A string as cat writes it: printable ASCII as is, \\ \" and \xNN escapes.
  * With quote, it starts and ends with '"'; without, it runs to the end.
@@ -146,8 +136,8 @@ static int get_string(lcur *c, bool quote, char *buf, uint32_t *len, const char 
 			if (e == '\\' || e == '"') {
 				ch = e;
 			} else if (e == 'x') {
-				const int hi = c->end - c->p >= 2 ? hexval(c->p[0]) : -1;
-				const int lo = hi >= 0 ? hexval(c->p[1]) : -1;
+				const int hi = c->end - c->p >= 2 ? rp_hex_digit(c->p[0]) : -1;
+				const int lo = hi >= 0 ? rp_hex_digit(c->p[1]) : -1;
 				if (lo < 0) {
 					*why = "a backslash-x escape needs two hex digits";
 					return -1;

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "formats/cursor.h"
+
 static bool is_digit(char ch)
 {
 	return ch >= '0' && ch <= '9';
@@ -447,17 +449,6 @@ bool rp__st_field(rp__st_str s, const char *key, int64_t *v)
 	return false;
 }
 
-static int hexval(char ch)
-{
-	if (is_digit(ch))
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
 /* One escape after a backslash at *p: its byte, or -1 for one strace never writes. */
 static int unescape(const char **p, const char *end)
 {
@@ -476,8 +467,8 @@ static int unescape(const char **p, const char *end)
 	case '"': return '"';
 	case '\'': return '\'';
 	case 'x': {
-		const int hi = *p < end ? hexval(**p) : -1;
-		const int lo = hi >= 0 && *p + 1 < end ? hexval((*p)[1]) : -1;
+		const int hi = *p < end ? rp_hex_digit(**p) : -1;
+		const int lo = hi >= 0 && *p + 1 < end ? rp_hex_digit((*p)[1]) : -1;
 		if (lo < 0)
 			return -1;
 		*p += 2;

@@ -18,6 +18,12 @@ typedef struct rp_cur {
 	bool err;
 } rp_cur;
 
+/* The value of a hexadecimal digit (either case), -1 for any other byte: text decoders' escapes. */
+static inline int rp_hex_digit(char ch)
+{
+	return ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
+}
+
 static inline rp_cur rp_cur_make(const void *buf, size_t len)
 {
 	const uint8_t *const b = (const uint8_t *)buf;

@@ -13,6 +13,8 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "formats/cursor.h"
+
 /* fchmodat2(2) (Linux 6.6): the one chmod that honours AT_SYMLINK_NOFOLLOW; newer syscalls share one number on every architecture. */
 #ifndef SYS_fchmodat2
 #define SYS_fchmodat2 452
@@ -44,11 +46,6 @@ static const rp_backend_opt posix_opts[] = {
 /* A directory path, or a file URL of one (RFC 8089: file:///dir, file://localhost/dir, %XX escapes). */
 static const char *const posix_schemes[] = { "", "file", NULL };
 
-static int hexval(char c)
-{
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
 /*
  * The directory target names: a path as it is, or a file URL's path with its
  * %XX escapes decoded (%00 stays as it is); a malloc'd copy either way.
@@ -72,7 +69,7 @@ static int target_dir(const char *target, char **out, char *errbuf)
 	size_t n = 0;
 	for (; *p; p++) {
 		int hi, lo;
-		if (url && *p == '%' && (hi = hexval(p[1])) >= 0 && (lo = hexval(p[2])) >= 0 && (hi || lo)) {
+		if (url && *p == '%' && (hi = rp_hex_digit(p[1])) >= 0 && (lo = rp_hex_digit(p[2])) >= 0 && (hi || lo)) {
 			d[n++] = (char)(hi * 16 + lo);
 			p += 2;
 		} else {
