@@ -147,7 +147,7 @@ typedef struct rp_sysmodel rp_sysmodel;
 typedef struct rp_sysmodel_opts {
 	const char *only;    /* keep ops on paths under this directory (absolute); NULL = all */
 	const char *exclude; /* comma-separated path prefixes whose ops are dropped; NULL = "/proc,/sys,/dev" */
-	bool threads_as_clients; /* a client per thread (default: a client per process) */
+	bool process_clients;    /* a client per process (default: a client per thread, as the strace importer) */
 	uint32_t max_clients;    /* 0 = 65536 */
 	int64_t clock_offset_ns; /* Unix time minus the events' clock, for the trace's start time */
 	uint32_t source;         /* rp_source for the trace's metadata (RP_SRC_SYSCALL, RP_SRC_CTF) */
