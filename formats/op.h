@@ -188,6 +188,13 @@ enum rp_fallocate_flag {
 };
 #define RP_FA__NAMES "keep_size", "punch_hole", "zero_range"
 
+/* rp_op.oflags, fork: how the child holds the parent's handles. */
+enum rp_fork_flag {
+	RP_FK_SHARE = 1u << 0, /* one table for both (a thread, CLONE_FILES): a close by either closes it for both;
+				* without it the child holds copies (fork): its close leaves the parent's open */
+};
+#define RP_FK__NAMES "share"
+
 /* rp_op.attrs, setattr: which attributes are set, with the value's field. */
 enum rp_setattr_flag {
 	RP_SA_SIZE = 1u << 0,       /* the size (end of file) to `length` */
@@ -253,7 +260,7 @@ typedef struct rp_op {
 	uint32_t path;
 	uint32_t path2;  /* rename/link/symlink target, readdir pattern, xattr name */
 	uint32_t want;   /* open, access, get/setxattr of a security descriptor: rp_want */
-	uint32_t oflags; /* open: rp_open_flag; rename: rp_rename_flag; fallocate: rp_fallocate_flag */
+	uint32_t oflags; /* open: rp_open_flag; rename: rp_rename_flag; fallocate: rp_fallocate_flag; fork: rp_fork_flag */
 	uint32_t attrs;  /* setattr: rp_setattr_flag */
 	uint32_t mode;   /* permission bits (open/mkdir/mknod/setattr), file type (mknod) */
 	uint32_t uid;    /* setattr: RP_SA_UID */
