@@ -1,4 +1,5 @@
-/* reprise capture --iface IF [-o out.rpz]: live packet capture of NFS and SMB traffic into a trace. */
+/* reprise capture: live packet capture (--iface IF) or a program's file syscalls (-- CMD ARGS) into a trace. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -6,6 +7,7 @@
 #include <unistd.h>
 
 #include "capture/capture.h"
+#include "cli/capture_cmd.h"
 #include "cli/commands.h"
 #include "cli/input.h"
 #include "cli/outfile.h"
@@ -13,9 +15,10 @@
 
 static struct {
 	const char *iface, *filter, *out, *client_key;
+	const char *only, *exclude;
 	double duration;
-	uint64_t buffer_mib, max_flows;
-	bool strict, quiet;
+	uint64_t buffer_mib, max_flows, ring_kb;
+	bool strict, quiet, no_stdio, lttng, process_clients;
 } o;
 
 static const rp_opt options[] = {
@@ -27,8 +30,19 @@ static const rp_opt options[] = {
 	{ "buffer", 0, RP_OPT_UINT, &o.buffer_mib, "MIB", "kernel capture buffer in MiB, 1-2047 (default 64)" },
 	{ "max-flows", 0, RP_OPT_UINT, &o.max_flows, "N", "connections tracked at once, 1-16777216 (default 65536)" },
 	{ "client-key", 0, RP_OPT_STRING, &o.client_key, "KEY", "a client is addr+principal (default), addr or conn" },
+	{ "only", 0, RP_OPT_STRING, &o.only, "DIR", "CMD: keep only ops on paths under DIR" },
+	{ "exclude", 0, RP_OPT_STRING, &o.exclude, "PREFIXES",
+	  "CMD: drop ops on paths under these comma-separated prefixes (default /proc,/sys,/dev)" },
+	{ "no-stdio", 0, RP_OPT_FLAG, &o.no_stdio, NULL, "CMD: do not record FILE* stdio calls (fopen, fread, fprintf...)" },
+	{ "process-clients", 0, RP_OPT_FLAG, &o.process_clients, NULL,
+	  "CMD: one client per process (default: one per thread)" },
+	{ "ring-kb", 0, RP_OPT_UINT, &o.ring_kb, "KIB",
+	  "CMD: each traced thread's event ring in KiB, 64-1048576 (default 2048)" },
+	{ "lttng", 0, RP_OPT_FLAG, &o.lttng, NULL,
+	  "CMD: emit the events as LTTng-UST tracepoints (provider reprise) for your own LTTng session; no -o" },
 	{ "strict", 0, RP_OPT_FLAG, &o.strict, NULL,
-	  "fail when anything was truncated, invalid, unsupported, unmatched, encrypted or dropped" },
+	  "fail when anything was truncated, invalid, unsupported, unmatched, encrypted or dropped (CMD: lost or "
+	  "untraced)" },
 	{ "quiet", 'q', RP_OPT_FLAG, &o.quiet, NULL, "no summary on stderr" },
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
@@ -37,15 +51,27 @@ static const rp_optrange ranges[] = {
 	{ "duration", 1e-3, 1e8 },
 	{ "buffer", 1, 2047 },          /* libpcap takes the buffer size as an int of bytes: 2047 MiB fits */
 	{ "max-flows", 1, 1u << 24 },   /* each held flow costs its reassembly state; 16 M is far past any capture */
+	{ "ring-kb", 64, 1u << 20 },    /* capture/preload/ring.h: RP_RING_MIN_SIZE .. RP_RING_MAX_SIZE */
 	{ NULL, 0, 0 },
 };
 
 static const rp_cmd spec = {
 	.name = "capture",
 	.ranges = ranges,
-	.usage = "--iface IF [options] -o OUT.rpz",
-	.summary = "capture NFS and SMB traffic live from an interface into a trace",
-	.details = "Captures packets with libpcap (immediate mode, a large kernel buffer) and decodes them as\n"
+	.usage = "--iface IF [options] -o OUT.rpz | [options] [-o OUT.rpz] [--] CMD [ARGS...]",
+	.summary = "capture NFS and SMB traffic live, or a program's file syscalls, into a trace",
+	.details = "With CMD: runs CMD with reprise's interposer preloaded (LD_PRELOAD), which records the file\n"
+		   "operations of every thread and child process (fork, posix_spawn, system() and exec keep it):\n"
+		   "open*, close, read/write and their p/v forms, lseek, fsync, truncate, fallocate, the stat family,\n"
+		   "access, unlink, mkdir, rmdir, rename, link, symlink, readlink, chmod/chown/utimens, getdents and\n"
+		   "readdir, fcntl locks and flock, dup*, copy_file_range/sendfile/splice, file mmaps, and FILE* stdio.\n"
+		   "Each thread writes into a shared-memory ring that this process drains into OUT (default\n"
+		   "CMD.rpz): the trace is complete even when CMD is killed.  The first argument that is not an\n"
+		   "option starts CMD.  Exit status: CMD's (128+N if a signal N killed it).  Static and set-id\n"
+		   "programs cannot be preloaded: they are reported (docs/syscall-capture.md).  To capture a service,\n"
+		   "start it under reprise capture.\n"
+		   "\n"
+		   "With --iface: captures packets with libpcap (immediate mode, a large kernel buffer) and decodes them as\n"
 		   "they come: TCP reassembly, ONC RPC (NFSv3, NFSv4.x, MOUNT) and SMB1/2/3, written to\n"
 		   "OUT.part-XXXXXX beside OUT and renamed to OUT when the capture ends: SIGINT or SIGTERM stop it\n"
 		   "cleanly and the trace is finished either way.  After a crash (kill -9, power loss) the partial\n"
@@ -56,7 +82,8 @@ static const rp_cmd spec = {
 		   "Capturing needs CAP_NET_RAW (root).",
 	.opts = options,
 	.min_args = 0,
-	.max_args = 0,
+	.max_args = 1,
+	.rest_is_command = true,
 };
 
 static volatile sig_atomic_t stop;
@@ -108,8 +135,50 @@ static int run(int argc, char **argv)
 	const int pr = rp_opts_parse(&spec, argc, argv, pos, &npos);
 	if (pr != 0)
 		return pr > 0 ? 0 : 2;
+	if (npos == 1) {
+		if (o.iface) {
+			rp__cli_err("capture", "give --iface IF or a command to run, not both");
+			return 2;
+		}
+		if (o.lttng && o.out) {
+			rp__cli_err("capture", "--lttng writes no trace of its own (your LTTng session records it): no -o");
+			return 2;
+		}
+		char defout[256];
+		if (!o.out && !o.lttng) {
+			const char *const slash = strrchr(pos[0], '/');
+			snprintf(defout, sizeof(defout), "%.240s.rpz", slash ? slash + 1 : pos[0]);
+			o.out = defout;
+		}
+		char onlybuf[4096];
+		if (o.only && o.only[0] != '/') {
+			/* the program's paths are joined lexically (docs/syscall-capture.md): so is DIR */
+			char cwd[2048];
+			if (!getcwd(cwd, sizeof(cwd))) {
+				rp__cli_err("capture", "--only: the working directory: %s", strerror(errno));
+				return 1;
+			}
+			snprintf(onlybuf, sizeof(onlybuf), "%s/%s", cwd, o.only);
+			o.only = onlybuf;
+		}
+		int ci = 1;
+		while (ci < argc && argv[ci] != pos[0])
+			ci++;
+		const rp_capcmd_opts co = {
+			.out = o.out,
+			.only = o.only,
+			.exclude = o.exclude,
+			.ring_kb = (uint32_t)o.ring_kb,
+			.no_stdio = o.no_stdio,
+			.lttng = o.lttng,
+			.process_clients = o.process_clients,
+			.strict = o.strict,
+			.quiet = o.quiet,
+		};
+		return rp__cli_capture_cmd(argv + ci, &co);
+	}
 	if (!o.iface || !o.out) {
-		rp__cli_err("capture", "--iface and -o are required");
+		rp__cli_err("capture", "--iface and -o are required (or a command to run: reprise capture -- CMD)");
 		return 2;
 	}
 	rp_capture_opts copts = { .max_flows = (uint32_t)o.max_flows };

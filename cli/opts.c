@@ -159,6 +159,10 @@ int rp_opts_parse(const rp_cmd *cmd, int argc, char **argv, char **pos, int *npo
 	for (int i = 1; i < argc; i++) {
 		char *const a = argv[i];
 		if (only_pos || a[0] != '-' || a[1] == '\0') {
+			if (cmd->rest_is_command) {
+				pos[(*npos)++] = a;
+				break;
+			}
 			if (*npos == RP_OPTS_MAX_POS) {
 				fprintf(stderr, "reprise %s: too many arguments\n", cmd->name);
 				return -1;

@@ -45,6 +45,10 @@ typedef struct rp_cmd {
 	const rp_opt *opts;  /* terminated by an entry with name NULL */
 	const rp_optrange *ranges; /* of every numeric option in opts; terminated by an entry with name NULL */
 	int min_args, max_args; /* positional arguments; max -1 = any */
+	/* The first positional argument ends the options: it and everything after it are a command to run
+	 * (reprise capture tar xf t.tar), collected as one positional, pos[0], with *npos 1; the
+	 * command's argv is argv from pos[0] on. */
+	bool rest_is_command;
 } rp_cmd;
 
 /*

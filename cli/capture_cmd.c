@@ -1,0 +1,446 @@
+/* reprise capture [-o OUT.rpz] -- CMD ARGS...: run a program under the syscall interposer, its file ops into a trace. */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture/preload/spool.h"
+#include "cli/capture_cmd.h"
+#include "cli/outfile.h"
+#include "formats/rpz.h"
+#include "formats/sysev.h"
+
+/* The writer's poll period bounds: quick while events flow, lazier when the program is quiet. */
+#define POLL_MIN_NS (200 * 1000)
+#define POLL_MAX_NS (10 * 1000 * 1000)
+/* The command line kept in the trace's metadata (rp_trace_meta.source_name is 128 bytes). */
+#define CMDLINE_MAX 512
+
+static volatile sig_atomic_t got_signal;
+static volatile pid_t child_pid;
+
+/* SIGTERM, SIGHUP: pass them on to the program and go on draining; SIGINT and SIGQUIT come from the
+ * terminal to the whole foreground group, so the program has them already. */
+static void on_signal(int sig)
+{
+	got_signal = sig;
+	if (child_pid > 0 && sig != SIGINT && sig != SIGQUIT)
+		kill(child_pid, sig);
+}
+
+static int64_t real_minus_mono_ns(void)
+{
+	struct timespec r, m;
+	clock_gettime(CLOCK_REALTIME, &r);
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	return ((int64_t)r.tv_sec - (int64_t)m.tv_sec) * 1000000000ll + ((int64_t)r.tv_nsec - (int64_t)m.tv_nsec);
+}
+
+static bool is_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/*
+ * The interposer library: $REPRISE_PRELOAD_LIB if set, else beside the binary
+ * in the build tree (cli/reprise -> capture/preload/), else where meson
+ * installs it.  Returns 0 with the absolute path in buf.
+ */
+int rp__cli_find_preload(const char *name, char *buf, size_t size)
+{
+	const char *const env = getenv("REPRISE_PRELOAD_LIB");
+	if (env && *env && strstr(name, "lttng") == NULL) {
+		if (!is_file(env) || !realpath(env, buf))
+			return -1;
+		return 0;
+	}
+	char exe[PATH_MAX];
+	const ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		char *const slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			char cand[PATH_MAX + 64];
+			snprintf(cand, sizeof(cand), "%s/../capture/preload/%s", exe, name);
+			if (is_file(cand) && realpath(cand, buf))
+				return 0;
+			snprintf(cand, sizeof(cand), "%s/../capture/lttng/%s", exe, name);
+			if (is_file(cand) && realpath(cand, buf))
+				return 0;
+		}
+	}
+	char cand[PATH_MAX];
+	snprintf(cand, sizeof(cand), "%s/%s", REPRISE_PRELOAD_DIR, name);
+	if (is_file(cand) && (size_t)snprintf(buf, size, "%s", cand) < size)
+		return 0;
+	return -1;
+}
+
+/* The program's path as execvp would find it, for the static/set-id check; "" when not found. */
+static void which(const char *cmd, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	if (strchr(cmd, '/')) {
+		snprintf(buf, size, "%s", cmd);
+		return;
+	}
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (const char *p = path; *p;) {
+		const char *const colon = strchrnul(p, ':');
+		char cand[PATH_MAX];
+		const int n = snprintf(cand, sizeof(cand), "%.*s/%s", (int)(colon - p), colon == p ? "." : p, cmd);
+		if (n > 0 && (size_t)n < sizeof(cand) && access(cand, X_OK) == 0 && is_file(cand)) {
+			snprintf(buf, size, "%s", cand);
+			return;
+		}
+		p = *colon ? colon + 1 : colon;
+	}
+}
+
+/*
+ * Why the interposer cannot see a program: "" when it can.  The dynamic
+ * loader ignores LD_PRELOAD for set-user/group-id programs (secure
+ * execution), and a static program has no loader at all.
+ */
+static const char *untraceable(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return "";
+	if (st.st_mode & (S_ISUID | S_ISGID))
+		return "it is set-user-ID or set-group-ID (the loader ignores LD_PRELOAD for it)";
+	const int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return "";
+	Elf64_Ehdr eh;
+	const char *why = "";
+	if (pread(fd, &eh, sizeof(eh), 0) == (ssize_t)sizeof(eh) && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+	    eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr) && eh.e_phnum < 4096) {
+		bool interp = false;
+		for (unsigned i = 0; i < eh.e_phnum; i++) {
+			Elf64_Phdr ph;
+			if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (uint64_t)i * sizeof(ph))) != (ssize_t)sizeof(ph))
+				break;
+			interp = interp || ph.p_type == PT_INTERP;
+		}
+		if (!interp)
+			why = "it is statically linked (no dynamic loader to preload into)";
+	}
+	close(fd);
+	return why;
+}
+
+/* LD_PRELOAD with lib first (an existing value kept after it). */
+static int set_preload(const char *lib)
+{
+	const char *const old = getenv("LD_PRELOAD");
+	if (!old || !*old)
+		return setenv("LD_PRELOAD", lib, 1);
+	const size_t n = strlen(lib) + 1 + strlen(old) + 1;
+	char *const v = malloc(n);
+	if (!v)
+		return -1;
+	snprintf(v, n, "%s:%s", lib, old);
+	const int r = setenv("LD_PRELOAD", v, 1);
+	free(v);
+	return r;
+}
+
+static void cmdline(char *buf, size_t size, char **argv)
+{
+	size_t n = 0;
+	buf[0] = '\0';
+	for (int i = 0; argv[i] && n + 1 < size; i++) {
+		const int w = snprintf(buf + n, size - n, "%s%s", i ? " " : "", argv[i]);
+		if (w < 0)
+			break;
+		n += (size_t)w < size - n ? (size_t)w : size - n - 1;
+	}
+}
+
+/* Start argv with the environment set: the pid, or -1 after printing why. */
+static pid_t spawn(char **argv, const char *preload, const char *spool, const rp_capcmd_opts *co, int *exec_pipe)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) != 0) {
+		rp__cli_err("capture", "pipe: %s", strerror(errno));
+		return -1;
+	}
+	const pid_t pid = fork();
+	if (pid < 0) {
+		rp__cli_err("capture", "fork: %s", strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		char kb[32];
+		snprintf(kb, sizeof(kb), "%u", co->ring_kb);
+		if (set_preload(preload) != 0 || (spool && setenv(RP_ENV_SPOOL, spool, 1) != 0) ||
+		    setenv(RP_ENV_PRELOAD, preload, 1) != 0 || (co->ring_kb && setenv(RP_ENV_RING_KB, kb, 1) != 0) ||
+		    (co->no_stdio && setenv(RP_ENV_NO_STDIO, "1", 1) != 0)) {
+			const int e = errno;
+			(void)!write(p[1], &e, sizeof(e));
+			_exit(127);
+		}
+		execvp(argv[0], argv);
+		const int e = errno;
+		(void)!write(p[1], &e, sizeof(e));
+		_exit(127);
+	}
+	close(p[1]);
+	*exec_pipe = p[0];
+	return pid;
+}
+
+/* Whether the exec in the child failed: its errno (0: it runs the program). */
+static int exec_failed(int fd)
+{
+	int e = 0;
+	ssize_t n;
+	do
+		n = read(fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	return n == (ssize_t)sizeof(e) ? e : 0;
+}
+
+static int exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}
+
+static int to_model(void *ctx, const rp_sysev *ev)
+{
+	return rp_sysmodel_event(ctx, ev);
+}
+
+static void print_stats(const rp_sysmodel_stats *ms, const rp_spool_stats *ss, uint32_t live, FILE *f)
+{
+	fprintf(f,
+		"events %llu, ops %llu, processes %llu, threads %llu, execs %llu; no op: on pipes/sockets/ttys %llu, "
+		"filtered %llu, fds never opened %llu\n",
+		(unsigned long long)ms->events, (unsigned long long)ms->ops, (unsigned long long)ms->processes,
+		(unsigned long long)ms->threads, (unsigned long long)ms->execs, (unsigned long long)ms->nonfile,
+		(unsigned long long)ms->filtered, (unsigned long long)ms->unknown_fd);
+	if (ms->untraced)
+		fprintf(f, "programs run without the interposer (static or set-id): %llu\n", (unsigned long long)ms->untraced);
+	if (ms->lost || ss->lost || ss->bad)
+		fprintf(f, "events lost: %llu (bad ring records %llu)\n", (unsigned long long)(ms->lost + ss->lost),
+			(unsigned long long)ss->bad);
+	if (ss->waits)
+		fprintf(f, "traced threads waited for the writer %llu times (a larger --ring-kb avoids it)\n",
+			(unsigned long long)ss->waits);
+	if (ss->late || ms->late)
+		fprintf(f, "events out of time order: %llu\n", (unsigned long long)(ss->late + ms->late));
+	if (ms->cut_paths || ms->noend)
+		fprintf(f, "paths cut at %d bytes: %llu; calls that never returned: %llu\n", RP_SYSEV_PATH_MAX,
+			(unsigned long long)ms->cut_paths, (unsigned long long)ms->noend);
+	if (live)
+		fprintf(f, "%u traced processes were still running when the command ended: their later calls are not in "
+			   "the trace\n", live);
+}
+
+/* LTTng mode: the same events as tracepoints; the user's own session records them. */
+static int run_lttng(char **argv, const rp_capcmd_opts *co)
+{
+	char lib[PATH_MAX];
+	if (rp__cli_find_preload(RP_PRELOAD_LTTNG_NAME, lib, sizeof(lib)) != 0) {
+		rp__cli_err("capture", "--lttng: %s not found (this reprise was built without lttng-ust?)",
+			    RP_PRELOAD_LTTNG_NAME);
+		return 1;
+	}
+	/* liblttng-ust-fork.so keeps a forked child's tracepoints working (lttng-ust(3), "Using LTTng-UST with
+	 * daemons"); it goes first so that its fork wrapper is the one the program calls. */
+	char both[2 * PATH_MAX + 2];
+	if (is_file(RP_LTTNG_UST_FORK_LIB))
+		snprintf(both, sizeof(both), "%s:%s", RP_LTTNG_UST_FORK_LIB, lib);
+	else
+		snprintf(both, sizeof(both), "%s", lib);
+	int ep = -1;
+	const pid_t pid = spawn(argv, both, NULL, co, &ep);
+	if (pid < 0)
+		return 1;
+	child_pid = pid;
+	const int e = exec_failed(ep);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	child_pid = 0;
+	if (e) {
+		rp__cli_err("capture", "%s: %s", argv[0], strerror(e));
+		return e == ENOENT ? 127 : 126;
+	}
+	return exit_code(status);
+}
+
+int rp__cli_capture_cmd(char **argv, const rp_capcmd_opts *co)
+{
+	char path[PATH_MAX];
+	which(argv[0], path, sizeof(path));
+	const char *const why = path[0] ? untraceable(path) : "";
+	if (*why && !co->quiet)
+		rp__cli_err("capture", "warning: %s will run untraced: %s; its children are traced if they are not so "
+				       "(strace -f sees every program)", path, why);
+
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	got_signal = 0;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	if (co->lttng) {
+		const int rc = run_lttng(argv, co);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		return rc;
+	}
+
+	char lib[PATH_MAX];
+	if (rp__cli_find_preload(RP_PRELOAD_NAME, lib, sizeof(lib)) != 0) {
+		rp__cli_err("capture", "the interposer %s was not found (set REPRISE_PRELOAD_LIB to its path)",
+			    RP_PRELOAD_NAME);
+		return 1;
+	}
+	char errbuf[RP_ERRBUF_SIZE] = "";
+	int rc = 1, status = 0, e = 0;
+	bool exited = false;
+	rp_spool *sp = NULL;
+	rp_rpz_writer *w = NULL;
+	rp_sysmodel *m = NULL;
+	rp_outfile of;
+	memset(&of, 0, sizeof(of));
+	bool of_open = false;
+	char cl[CMDLINE_MAX];
+	cmdline(cl, sizeof(cl), argv);
+
+	if (rp_spool_create(&sp, NULL, co->ring_kb, errbuf) < 0) {
+		rp__cli_err("capture", "%s", errbuf);
+		goto out;
+	}
+	if (rp__cli_out_open(&of, "capture", co->out))
+		goto out;
+	of_open = true;
+	if (rp_rpz_writer_open_file(&w, of.f, of.std ? "<stdout>" : co->out, NULL, errbuf) < 0) {
+		rp__cli_err("capture", "%s", errbuf);
+		goto out;
+	}
+	const rp_sysmodel_opts mo = {
+		.only = co->only,
+		.exclude = co->exclude,
+		.process_clients = co->process_clients,
+		.clock_offset_ns = real_minus_mono_ns(),
+		.source = RP_SRC_SYSCALL,
+		.source_name = cl,
+	};
+	if (rp_sysmodel_create(&m, rp_rpz_writer_sink(w), &mo, errbuf) < 0) {
+		rp__cli_err("capture", "%s", errbuf);
+		goto out;
+	}
+
+	int ep = -1;
+	const pid_t pid = spawn(argv, lib, rp_spool_dir(sp), co, &ep);
+	if (pid < 0)
+		goto out;
+	child_pid = pid;
+	e = exec_failed(ep);
+
+	/* Drain while the program runs; poll faster while events come, slower when it is quiet. */
+	uint64_t period = POLL_MIN_NS;
+	int64_t got = 0;
+	while (!exited) {
+		const pid_t r = waitpid(pid, &status, WNOHANG);
+		if (r == pid)
+			exited = true;
+		got = rp_spool_poll(sp, false, to_model, m);
+		if (got < 0)
+			break;
+		if (exited)
+			break;
+		period = got > 0 ? POLL_MIN_NS : (period * 2 > POLL_MAX_NS ? POLL_MAX_NS : period * 2);
+		const struct timespec ts = { 0, (long)period };
+		nanosleep(&ts, NULL);
+	}
+	child_pid = 0;
+	if (got < 0) {
+		rp__cli_err("capture", "%s", rp_sysmodel_error(m));
+		if (!exited) {
+			kill(pid, SIGTERM);
+			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+				;
+		}
+		goto out;
+	}
+	const uint32_t live = rp_spool_live(sp);
+	if (rp_spool_poll(sp, true, to_model, m) < 0 || rp_sysmodel_finish(m) < 0) {
+		rp__cli_err("capture", "%s", rp_sysmodel_error(m));
+		goto out;
+	}
+	const rp_sysmodel_stats *const ms = rp_sysmodel_get_stats(m);
+	char cerr[RP_ERRBUF_SIZE] = "";
+	const int crc = rp_rpz_writer_close(w, cerr);
+	w = NULL;
+	if (crc < 0) {
+		rp__cli_err("capture", "%s", cerr);
+		goto out;
+	}
+	if (e) {
+		rp__cli_err("capture", "%s: %s", argv[0], strerror(e));
+		goto out; /* no program ran: OUT stays as it was */
+	}
+	if (!co->quiet)
+		print_stats(ms, rp_spool_get_stats(sp), live, stderr);
+	if (rp__cli_out_commit(&of, "capture")) {
+		of_open = false;
+		goto out;
+	}
+	of_open = false;
+	rc = exit_code(status);
+	if (rc == 0 && co->strict && (ms->lost || ms->untraced || rp_spool_get_stats(sp)->lost)) {
+		rp__cli_err("capture", "--strict: events were lost or programs ran untraced (see above)");
+		rc = 1;
+	}
+out:
+	if (e && rc == 1)
+		rc = e == ENOENT ? 127 : 126;
+	rp_sysmodel_destroy(m);
+	if (w) {
+		char cerr[RP_ERRBUF_SIZE];
+		rp_rpz_writer_close(w, cerr);
+	}
+	if (of_open)
+		rp__cli_out_abort(&of);
+	rp_spool_destroy(sp);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGQUIT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	return rc;
+}

@@ -1,0 +1,174 @@
+#!/bin/sh
+# `reprise capture -- CMD` on real programs (TAP): tar extraction, cp -r, threads, fork and exec,
+# stdio, errno, a program killed with -9, static and set-id programs, filters, exit statuses, and
+# the same run under strace converted and compared.  Skipped in sanitizer builds (a sanitized
+# interposer cannot be preloaded into uninstrumented programs).
+#   syscall_run.sh REPRISE CAPTURE_PROG SANITIZE (meson's b_sanitize)
+set -u
+reprise=$1
+prog=$2
+if [ "${3:-none}" != none ]; then
+	echo "1..0 # SKIP sanitizer build ($3): the interposer cannot be preloaded"
+	exit 0
+fi
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+export LC_ALL=C TZ=UTC
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); echo "not ok $n - $1"; for f in out err; do [ -f "$tmp/$f" ] && sed "s/^/# $f: /" "$tmp/$f" | head -20; done; }
+run() { timeout 120 "$@" >"$tmp/out" 2>"$tmp/err"; }
+check() { desc=$1; shift; if run "$@"; then ok "$desc"; else not_ok "$desc"; fi; }
+has() { if grep -Eq -- "$3" "$tmp/$2"; then ok "$1"; else echo "# $2 lacks: $3"; not_ok "$1"; fi; }
+hasnt() { if grep -Eq -- "$3" "$tmp/$2"; then echo "# $2 has: $3"; not_ok "$1"; else ok "$1"; fi; }
+count() { grep -Ec -- "$2" "$tmp/$1"; }
+eq() { if [ "$2" = "$3" ]; then ok "$1"; else echo "# got '$2', want '$3'"; not_ok "$1"; fi; }
+cat_trace() { "$reprise" cat "$1" >"$tmp/cat" 2>"$tmp/err"; }
+
+w=$(cd "$tmp" && pwd -P)/w
+mkdir "$w"
+
+# --- tar extraction: 300 small files in 10 directories
+mkdir "$tmp/src"
+i=0
+while [ $i -lt 300 ]; do
+	d=$tmp/src/d$((i % 10))
+	mkdir -p "$d"
+	printf '%0*d' $((100 + i)) 0 >"$d/f$i"
+	i=$((i + 1))
+done
+tar -C "$tmp/src" -cf "$tmp/a.tar" .
+mkdir "$w/x"
+check "capture tar -xf" "$reprise" capture -o "$tmp/tar.rpz" -- tar -C "$w/x" -xf "$tmp/a.tar"
+has "the summary counts processes and ops" err "ops [0-9]+, processes 1"
+cat_trace "$tmp/tar.rpz"
+eq "tar's 300 files are each opened to write" "$(count cat "open path=\"$w/x/\\./d[0-9]/f[0-9]+\" fh=[0-9]+ want=write")" 300
+bytes=$(grep -E "write path=\"$w/x/" "$tmp/cat" | sed -n 's/.* ret=\([0-9]*\).*/\1/p' | awk '{s+=$1} END {print s+0}')
+eq "tar's writes add up to the files' bytes" "$bytes" $((300 * 100 + 299 * 300 / 2))
+has "tar makes the directories" cat "mkdir path=\"$w/x/\\./d3\""
+has "tar sets the times" cat "setattr path=\"$w/x/\\./d[0-9]/f[0-9]+\".*set=.*mtime"
+has "tar reads the archive" cat "read path=\"$tmp/a.tar\" fh=[0-9]+ off=0 len=[0-9]+ ret=[0-9]+"
+mkdir "$tmp/t1"
+check "the tar trace replays on a tmpfs-like directory" "$reprise" replay "$tmp/tar.rpz" --target "$tmp/t1" -q
+has "... with no mismatches" out "mismatches +0( |$)"
+
+# --- cp -r: coreutils 9 copies with copy_file_range
+check "capture cp -r" "$reprise" capture -o "$tmp/cp.rpz" -- cp -r "$tmp/src/d1" "$w/cpdst"
+cat_trace "$tmp/cp.rpz"
+c=$(count cat "(copy path=\"$tmp/src/d1/f[0-9]+\" path2=\"$w/cpdst/f[0-9]+\"|write path=\"$w/cpdst/f[0-9]+\")")
+if [ "$c" -ge 30 ]; then ok "cp -r copies every file ($c copies or writes)"; else not_ok "cp -r copies every file ($c)"; fi
+has "cp uses copy_file_range (a copy op)" cat "copy path=\"$tmp/src/d1/f[0-9]+\" path2=\"$w/cpdst/f[0-9]+\" fh=[0-9]+ .*fh2=[0-9]+"
+
+# --- threads: 4 threads x 250 pwrites of 100 bytes, each thread a client
+check "capture a multithreaded program" "$reprise" capture -o "$tmp/thr.rpz" -- "$prog" threads "$w"
+cat_trace "$tmp/thr.rpz"
+eq "every pwrite is recorded" "$(count cat "write path=\"$w/t[0-3]\" fh=[0-9]+ off=[0-9]+ len=100 ret=100")" 1000
+eq "the last block of each thread" "$(count cat "write path=\"$w/t[0-3]\" fh=[0-9]+ off=24900 len=100")" 4
+clients=$(grep -E "write path=\"$w/t[0-3]\"" "$tmp/cat" | awk '{print $3}' | sort -u | wc -l)
+eq "each thread is its own client" "$clients" 4
+eq "each thread fsyncs" "$(count cat "flush path=\"$w/t[0-3]\"")" 4
+check "--process-clients makes one client of them" "$reprise" capture --process-clients -q -o "$tmp/thr1.rpz" -- "$prog" threads "$w"
+cat_trace "$tmp/thr1.rpz"
+clients=$(grep -E "write path=\"$w/t[0-3]\"" "$tmp/cat" | awk '{print $3}' | sort -u | wc -l)
+eq "... one client" "$clients" 1
+
+# --- fork and exec, with a redirection made by dup2 before exec
+check "capture fork + exec" "$reprise" capture -o "$tmp/fe.rpz" -- "$prog" forkexec "$w"
+cat_trace "$tmp/fe.rpz"
+has "the fork is an op" cat "c1 fork ret=[2-9]"
+has "the child writes c.txt" cat "write path=\"$w/c.txt\" fh=[0-9]+ off=0 len=6 ret=6"
+has "the child dup2s d.txt onto stdout" cat "dup path=\"$w/d.txt\""
+has "cat, exec'd, reads c.txt" cat "(read|copy) path=\"$w/c.txt\""
+has "cat writes what it read to d.txt (its stdout)" cat "(write path=\"$w/d.txt\".* ret=6|copy path=\"$w/c.txt\" path2=\"$w/d.txt\".* ret=6)"
+
+# --- stdio: fprintf and fgets are recorded, coalesced about as glibc's buffer flushes
+check "capture stdio" "$reprise" capture -o "$tmp/st.rpz" -- "$prog" stdio "$w"
+cat_trace "$tmp/st.rpz"
+has "fopen is an open" cat "open path=\"$w/s.txt\" fh=[0-9]+ want=write disp=trunc_if"
+wb=$(grep -E "write path=\"$w/s.txt\"" "$tmp/cat" | sed -n 's/.* ret=\([0-9]*\).*/\1/p' | awk '{s+=$1} END {print s+0}')
+rb=$(grep -E "read path=\"$w/s.txt\"" "$tmp/cat" | sed -n 's/.* ret=\([0-9]*\).*/\1/p' | awk '{s+=$1} END {print s+0}')
+eq "fprintf's bytes are written" "$wb" 20000
+eq "fgets's bytes are read" "$rb" 20000
+nw=$(count cat "write path=\"$w/s.txt\"")
+if [ "$nw" -ge 2 ] && [ "$nw" -le 20 ]; then ok "1000 fprintfs are a few buffer-sized writes ($nw)"; else not_ok "1000 fprintfs coalesced ($nw writes)"; fi
+check "--no-stdio leaves them out" "$reprise" capture --no-stdio -q -o "$tmp/st0.rpz" -- "$prog" stdio "$w"
+cat_trace "$tmp/st0.rpz"
+hasnt "... no write on s.txt" cat "write path=\"$w/s.txt\""
+
+# --- errno is preserved, failures are recorded with their errno
+check "errno is what the program expects" "$reprise" capture -q -o "$tmp/er.rpz" -- "$prog" errno "$w"
+cat_trace "$tmp/er.rpz"
+has "the failed open" cat "open path=\"$w/missing/x\" .*-> ENOENT"
+has "the failed unlink" cat "unlink path=\"$w/missing/x\" .*-> ENOENT"
+has "the failed mkdir" cat "mkdir path=\"$w\" .*-> EEXIST"
+
+# --- killed with -9 mid-run: everything before the kill is in the trace, which reads
+rm -f "$w/ready"
+"$reprise" capture -q -o "$tmp/k.rpz" -- "$prog" killme "$w" >/dev/null 2>"$tmp/kerr" &
+cap=$!
+i=0
+while [ ! -e "$w/ready" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+pkill -9 -f "capture_prog killme $w" || true
+wait $cap
+eq "capture returns 128+9 for a program killed by SIGKILL" $? 137
+cat_trace "$tmp/k.rpz"
+eq "the 10 writes before the kill are all there" "$(count cat "write path=\"$w/k.txt\" fh=[0-9]+ off=[0-9]+ len=10 ret=10")" 10
+has "and the fsync" cat "flush path=\"$w/k.txt\""
+
+# --- exit statuses
+"$reprise" capture -q -o "$tmp/e.rpz" -- sh -c 'exit 3' 2>/dev/null
+eq "capture returns the command's exit status" $? 3
+"$reprise" capture -q -o "$tmp/e2.rpz" -- /nonexistent/program 2>"$tmp/err"
+eq "a command that does not exist: 127" $? 127
+has "... with a clear message" err "nonexistent/program: No such file"
+if [ -e "$tmp/e2.rpz" ]; then not_ok "... and no trace"; else ok "... and no trace"; fi
+
+# --- filters: --only and the default /proc,/sys,/dev exclusion
+mkdir -p "$w/o/in"
+check "capture with --only" "$reprise" capture -q --only "$w/o/in" -o "$tmp/only.rpz" -- sh -c "echo a > $w/o/in/a; echo b > $w/o/b; cat /proc/self/status > /dev/null"
+cat_trace "$tmp/only.rpz"
+has "--only keeps what is under DIR" cat "write path=\"$w/o/in/a\""
+hasnt "... and drops the rest" cat "path=\"$w/o/b\""
+check "capture without filters" "$reprise" capture -q -o "$tmp/all.rpz" -- sh -c "echo b > $w/o/b; cat /proc/self/status > /dev/null"
+cat_trace "$tmp/all.rpz"
+has "without --only other paths are kept" cat "write path=\"$w/o/b\""
+hasnt "/proc is excluded by default" cat "path=\"/proc/"
+
+# --- programs the interposer cannot enter are reported, not silently missed
+if file -L /sbin/ldconfig 2>/dev/null | grep -q 'statically linked'; then
+	check "a static program runs" "$reprise" capture -o "$tmp/static.rpz" -- sh -c '/sbin/ldconfig -p > /dev/null'
+	has "... and is reported untraced" err "run without the interposer.*: 1"
+else
+	ok "# SKIP no static program here (/sbin/ldconfig)"
+fi
+suid=$(find /usr/bin /bin -maxdepth 1 -perm -4000 -type f 2>/dev/null | head -n 1)
+if [ -n "$suid" ]; then
+	"$reprise" capture -o "$tmp/suid.rpz" -- sh -c "$suid --help >/dev/null 2>&1; true" >/dev/null 2>"$tmp/err"
+	has "a set-user-ID program ($suid) is reported untraced" err "run without the interposer.*: 1"
+else
+	ok "# SKIP no set-user-ID program here"
+fi
+
+# --- the same run under strace, converted: the same file operations
+script="cd $w && mkdir -p cmp && echo hello > cmp/f && cat cmp/f > cmp/g && mv cmp/g cmp/h && ln -s h cmp/l && chmod 600 cmp/f && rm cmp/l cmp/h cmp/f && rmdir cmp"
+if command -v strace >/dev/null 2>&1 && strace -f -o /dev/null true 2>/dev/null; then
+	check "capture the script" "$reprise" capture -q --only "$w" -o "$tmp/cmp.rpz" -- sh -c "$script"
+	strace -f -ttt -T -y -o "$tmp/cmp.strace" sh -c "$script" >/dev/null 2>&1
+	check "convert the same run from strace" "$reprise" convert -q "$tmp/cmp.strace" "$tmp/cmps.rpz"
+	"$reprise" cat "$tmp/cmp.rpz" >"$tmp/a.txt" 2>/dev/null
+	"$reprise" cat "$tmp/cmps.rpz" >"$tmp/b.txt" 2>/dev/null
+	# the ops that change the tree, on paths under $w, as (op, path, path2, status): the same multiset
+	key() { grep -E " (mkdir|rmdir|unlink|rename|symlink|link|setattr|write) path=\"$w/" "$1" |
+		sed -E 's/^[^ ]+ [^ ]+ c[0-9]+ //; s/ fh=[0-9]+//; s/ (off|len)=[0-9]+//g; s/ (atime|mtime)=[0-9.]+//g' | sort; }
+	key "$tmp/a.txt" >"$tmp/ka"
+	key "$tmp/b.txt" >"$tmp/kb"
+	if [ -s "$tmp/ka" ] && cmp -s "$tmp/ka" "$tmp/kb"; then
+		ok "capture and strace agree on every op that changes the tree ($(wc -l <"$tmp/ka") ops)"
+	else
+		diff "$tmp/ka" "$tmp/kb" | sed 's/^/# /' | head -20
+		not_ok "capture and strace agree on every op that changes the tree"
+	fi
+else
+	ok "# SKIP strace cannot run here"
+fi
+echo "1..$n"
