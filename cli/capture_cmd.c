@@ -1,5 +1,4 @@
 /* reprise capture [-o OUT.rpz] -- CMD ARGS...: run a program under the syscall interposer, its file ops into a trace. */
-#define _GNU_SOURCE
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -432,8 +431,8 @@ out:
 		rc = e == ENOENT ? 127 : 126;
 	rp_sysmodel_destroy(m);
 	if (w) {
-		char cerr[RP_ERRBUF_SIZE];
-		rp_rpz_writer_close(w, cerr);
+		char werr[RP_ERRBUF_SIZE];
+		rp_rpz_writer_close(w, werr);
 	}
 	if (of_open)
 		rp__cli_out_abort(&of);

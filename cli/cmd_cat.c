@@ -74,6 +74,7 @@ static struct {
 	bool meta, lenient, verbose;
 	uint64_t client;
 	bool client_set;
+	double from, until;
 } o;
 static const char *client_arg, *out_arg;
 
@@ -81,10 +82,13 @@ static const rp_opt options[] = {
 	{ "client", 'c', RP_OPT_STRING, &client_arg, "N", "only the ops of client N" },
 	{ "output", 'o', RP_OPT_STRING, &out_arg, "FILE", "write to FILE (renamed into place when complete) instead of standard output" },
 	{ "meta", 'm', RP_OPT_FLAG, &o.meta, NULL, "start with the trace's metadata as # comment lines" },
+	RP_CLI_WINDOW_OPTS(&o.from, &o.until),
 	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfile, text or strace input: skip bad lines, count and report them" },
 	{ "verbose", 'v', RP_OPT_FLAG, &o.verbose, NULL, "say how TRACE is read (which format; a stream spooled to TMPDIR)" },
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
+
+static const rp_optrange ranges[] = { RP_CLI_WINDOW_RANGES, { NULL, 0, 0 } };
 
 static const rp_cmd spec = {
 	.name = "cat",
@@ -99,6 +103,7 @@ static const rp_cmd spec = {
 		   "loadfile, an strace log or a packet capture, decoded on the fly; - is standard input.  See\n"
 		   "docs/op-model.md.",
 	.opts = options,
+	.ranges = ranges,
 	.min_args = 1,
 	.max_args = 1,
 };
@@ -113,6 +118,9 @@ static int run(int argc, char **argv)
 	if (prc)
 		return prc > 0 ? 0 : 2;
 	rp_input_opts io = { .lenient = o.lenient, .quiet = true, .verbose = o.verbose, .cmd = "cat" };
+	const int wrc = rp__cli_window("cat", o.from, o.until, &io);
+	if (wrc)
+		return wrc;
 	if (client_arg) {
 		char *end = NULL;
 		const unsigned long v = strtoul(client_arg, &end, 10);

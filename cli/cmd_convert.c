@@ -14,6 +14,7 @@ static struct {
 	bool lenient, strict, quiet, verbose, timestamps, prepare;
 	const char *to, *dialect, *client_key, *output;
 	uint64_t level;
+	double from, until;
 } o;
 
 static const rp_opt options[] = {
@@ -28,11 +29,13 @@ static const rp_opt options[] = {
 	{ "client-key", 0, RP_OPT_STRING, &o.client_key, "KEY", "pcap input: a client is addr+principal (default), addr or conn" },
 	{ "quiet", 'q', RP_OPT_FLAG, &o.quiet, NULL, "no summary or progress on stderr" },
 	{ "verbose", 'v', RP_OPT_FLAG, &o.verbose, NULL, "say how IN is read (which format; a stream spooled to TMPDIR)" },
+	RP_CLI_WINDOW_OPTS(&o.from, &o.until),
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
 static const rp_optrange ranges[] = {
 	{ "level", 1, 22 }, /* zstd's levels (ZSTD_maxCLevel); its negative "fast" levels are not offered */
+	RP_CLI_WINDOW_RANGES,
 	{ NULL, 0, 0 },
 };
 
@@ -197,6 +200,9 @@ static int run(int argc, char **argv)
 	bool cut = false;
 	rp_input_opts io = { .lenient = o.lenient, .strict = o.strict, .quiet = o.quiet, .verbose = o.verbose,
 			     .client_key_set = o.client_key != NULL, .cmd = "convert", .cut = &cut };
+	const int wrc = rp__cli_window("convert", o.from, o.until, &io);
+	if (wrc)
+		return wrc;
 	if (rp__cli_client_key(o.client_key, &io.capture.client_key) < 0) {
 		rp__cli_err("convert", "--client-key must be addr+principal, addr or conn");
 		return 2;

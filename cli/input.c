@@ -106,7 +106,9 @@ static int p_finish(rp_sink *s)
 typedef struct filter_sink {
 	rp_sink base;
 	rp_sink *inner;
+	bool by_client, by_time;
 	uint32_t client;
+	uint64_t from, to;
 	uint64_t seen, kept;
 } filter_sink;
 
@@ -132,7 +134,9 @@ static int f_op(rp_sink *s, const rp_op *op)
 {
 	filter_sink *const p = (filter_sink *)s;
 	p->seen++;
-	if (op->client != p->client)
+	if (p->by_client && op->client != p->client)
+		return 0;
+	if (p->by_time && (op->t_start < p->from || op->t_start >= p->to))
 		return 0;
 	p->kept++;
 	const int rc = p->inner->op(p->inner, op);
@@ -148,6 +152,20 @@ static int f_finish(rp_sink *s)
 	if (rc < 0)
 		memcpy(s->errbuf, p->inner->errbuf, sizeof(s->errbuf));
 	return rc;
+}
+
+int rp__cli_window(const char *cmd, double from_s, double to_s, rp_input_opts *io)
+{
+	if (from_s <= 0 && to_s <= 0)
+		return 0;
+	if (to_s > 0 && to_s <= from_s) {
+		rp__cli_err(cmd, "--until must be after --from");
+		return 2;
+	}
+	io->window = true;
+	io->from_ns = (uint64_t)(from_s * 1e9 + 0.5);
+	io->to_ns = to_s > 0 ? (uint64_t)(to_s * 1e9 + 0.5) : UINT64_MAX;
+	return 0;
 }
 
 int rp__cli_client_key(const char *s, rp_client_key *out)
@@ -439,9 +457,13 @@ int rp__cli_pump(const char *arg, rp_sink *sink, const rp_input_opts *opts)
 	filter_sink filt = {
 		.base = { .meta = f_meta, .string = f_string, .op = f_op, .finish = f_finish },
 		.inner = sink,
+		.by_client = opts->filter_client,
+		.by_time = opts->window,
 		.client = opts->client,
+		.from = opts->from_ns,
+		.to = opts->to_ns,
 	};
-	rp_sink *const filtered = opts->filter_client ? &filt.base : sink;
+	rp_sink *const filtered = opts->filter_client || opts->window ? &filt.base : sink;
 	prog.inner = filtered;
 	rp_sink *const out = prog.draw || prog.spool_path ? &prog.base : filtered;
 	const rp_conv_in_opts copts = { .lenient = opts->lenient, .filter_client = opts->filter_client,
@@ -465,6 +487,8 @@ int rp__cli_pump(const char *arg, rp_sink *sink, const rp_input_opts *opts)
 		return 1;
 	}
 	/* The readers of traces and loadfiles drop other clients' ops before the filter sees them. */
+	if (opts->window && filt.kept == 0 && !opts->quiet)
+		rp__cli_err(opts->cmd, "warning: %s: no op starts in the time window given (--from/--until)", path);
 	if (opts->filter_client && filt.kept == 0)
 		rp__cli_err(opts->cmd, "warning: %s: no op of client %" PRIu32 " (`reprise stat` lists the clients)", path,
 			    opts->client);

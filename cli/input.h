@@ -18,6 +18,8 @@ typedef struct rp_input_opts {
 	bool client_key_set;  /* --client-key was given: warn if the input is no capture */
 	bool filter_client;   /* only the ops of client (every producer; a warning when none) */
 	uint32_t client;
+	bool window;          /* only the ops that start in [from_ns, to_ns) of the trace's time */
+	uint64_t from_ns, to_ns;
 	rp_capture_opts capture;
 	const char *cmd;      /* "convert", for messages */
 	bool *cut;            /* if not NULL: set when the input was cut (a pcap ending inside a packet,
@@ -60,6 +62,17 @@ void rp__cli_in_rename(const rp_cli_in *in, char *msg, size_t size);
 
 /* Parse --client-key: "addr+principal" (also NULL: the default), "addr" or "conn"; -1 if bad. */
 int rp__cli_client_key(const char *s, rp_client_key *out);
+
+/*
+ * --from/--until in seconds of trace time (0: not given) into io's window:
+ * 0, or 2 after printing a usage error (--until not after --from).
+ */
+int rp__cli_window(const char *cmd, double from_s, double to_s, rp_input_opts *io);
+/* The option table entries and ranges of --from and --until, shared by stat, cat and convert. */
+#define RP_CLI_WINDOW_OPTS(from, until)                                                                              \
+	{ "from", 0, RP_OPT_DURATION, (from), "TIME", "only ops that start at or after TIME of the trace (10, 1.5s, 2m)" }, \
+	{ "until", 0, RP_OPT_DURATION, (until), "TIME", "only ops that start before TIME of the trace" }
+#define RP_CLI_WINDOW_RANGES { "from", 0, 1e9 }, { "until", 0, 1e9 }
 
 /*
  * Pump the input at path into sink (meta, strings, ops, finish).  Prints the

@@ -64,7 +64,31 @@ static json_t *sizes(jb *b, const uint64_t *hist)
 	return a;
 }
 
-int rp__cli_stat_json(const rp_summary *s, const rp_trace_meta *meta, const rp_plan *plan, FILE *f)
+/* --timeline: {"step_s": S, "bins": [{"from_s", "ops", "bytes_read", "bytes_written", "op_counts"}, ...]} */
+static json_t *timeline_json(jb *b, const rp_timeline *t)
+{
+	const rp_timeline_bin *bins;
+	const uint64_t n = rp_timeline_bins(t, &bins);
+	const double step = (double)rp_timeline_step(t) / 1e9;
+	json_t *const o = json_object();
+	json_t *const a = json_array();
+	jput(b, o, "step_s", json_real(step));
+	for (uint64_t i = 0; i < n; i++) {
+		json_t *const e = json_object();
+		jput(b, e, "from_s", json_real((double)i * step));
+		jput(b, e, "ops", ju64(bins[i].ops));
+		jput(b, e, "bytes_read", ju64(bins[i].bytes_read));
+		jput(b, e, "bytes_written", ju64(bins[i].bytes_written));
+		jput(b, e, "op_counts", by_op(b, bins[i].count));
+		if (!e || !a || json_array_append_new(a, e) < 0)
+			b->oom = true;
+	}
+	jput(b, o, "bins", a);
+	return o;
+}
+
+int rp__cli_stat_json(const rp_summary *s, const rp_trace_meta *meta, const rp_plan *plan, const rp_timeline *timeline,
+		      FILE *f)
 {
 	rp_summary_view v;
 	rp_summary_get(s, &v);
@@ -143,6 +167,8 @@ int rp__cli_stat_json(const rp_summary *s, const rp_trace_meta *meta, const rp_p
 		jput(&b, pr, "bytes", ju64(plan->bytes));
 	}
 	jput(&b, d, "prepare", pr);
+	if (timeline)
+		jput(&b, d, "timeline", timeline_json(&b, timeline));
 	int rc = 0;
 	if (!d || b.oom) {
 		rp__cli_err("stat", "out of memory");

@@ -7,12 +7,15 @@
 #include "formats/sink.h"
 #include "formats/plan.h"
 #include "formats/summary.h"
+#include "formats/timeline.h"
 
 /*
  * The summary as JSON (docs/stat-json.md), valid UTF-8 always.  0 (a write
  * error stays on f, for the caller to report), or 1 after printing why.
  */
 /* stat's JSON (docs/stat-json.md); plan, what replay's prepare would create, may be NULL. */
-int rp__cli_stat_json(const rp_summary *s, const rp_trace_meta *meta, const rp_plan *plan, FILE *f);
+/* timeline: --timeline's intervals, NULL without. */
+int rp__cli_stat_json(const rp_summary *s, const rp_trace_meta *meta, const rp_plan *plan, const rp_timeline *timeline,
+		      FILE *f);
 
 #endif
