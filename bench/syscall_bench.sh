@@ -93,7 +93,7 @@ tar_once() { rm -rf "$work/x"; mkdir "$work/x"; run "$1" "$2" tar -C "$work/x" -
 dbench_once() {
 	rm -rf "$work/db"; mkdir "$work/db"
 	local out
-	out=$(run "$1" "$2" dbench -c /usr/share/dbench/client.txt -D "$work/db" -t "$secs" --warmup=0 1 2>&1 >"$work/db.out")
+	out=$(run "$1" "$2" dbench -c /usr/share/dbench/client.txt -D "$work/db" -t "$secs" 1 2>&1 >"$work/db.out")
 	sed -n 's/^Throughput \([0-9.]*\) MB\/sec.*/\1/p' "$work/db.out"
 }
 
