@@ -37,7 +37,8 @@
 	X(FALLOCATE, 9, "fallocate")                                                                          \
 	/* a0 fd, a1 offset, a2 length, a3 advice: noted, no op */                                            \
 	X(FADVISE, 10, "fadvise")                                                                             \
-	/* a0 dirfd, a1 AT_* flags (AT_EMPTY_PATH with an empty p0 is the fd a0: fstat), a2 1 for statx; p0 */ \
+	/* a0 dirfd, a1 AT_* flags, a2 1 for statx; p0 (AT_EMPTY_PATH with an empty or absent p0 is the fd a0: \
+	 * fstat; the rings do not tell an empty path from none) */                                           \
 	X(STAT, 11, "stat")                                                                                   \
 	/* a0 dirfd, a1 mode asked (R_OK...), a2 AT_* flags; p0 */                                           \
 	X(ACCESS, 12, "access")                                                                               \
@@ -103,7 +104,7 @@
 	/* the program will run without the interposer: a0 1 static, 2 set-user/group-id, 3 no LD_PRELOAD  \
 	 * in its environment; p0 its path */                                                                 \
 	X(UNTRACED, 44, "untraced")                                                                           \
-	/* the process ends: a0 exit status */                                                                \
+	/* the process ends: a0 exit status (-1: unknown, main returned rather than calling exit) */          \
 	X(EXIT, 45, "exit")                                                                                   \
 	/* the tracer lost events: a0 how many (a ring overflowed, a path did not fit) */                    \
 	X(LOST, 46, "lost")
@@ -120,7 +121,8 @@ typedef enum rp_sysev_nr { RP_SYSEV_MAP(RP__SYSEV_ENUM) RP_SYSEV__MAX = 64 } rp_
 enum rp_sysev_flag {
 	RP_SYSEV_CUT0 = 1u << 0,  /* p0 was cut at RP_SYSEV_PATH_MAX */
 	RP_SYSEV_CUT1 = 1u << 1,  /* p1 was cut */
-	RP_SYSEV_STDIO = 1u << 2, /* made by a stdio call (fopen, fread...), not a syscall wrapper */
+	RP_SYSEV_STDIO = 1u << 2, /* made by a library call whose syscalls are internal (stdio's fopen, fread...;
+	                           * opendir, readdir, closedir), not by a syscall wrapper */
 	RP_SYSEV_NOEND = 1u << 3, /* the call never returned (the process died in it): ret and t_end unknown */
 };
 

@@ -1,0 +1,241 @@
+/* The LD_PRELOAD interposer's core: constructor, real-symbol resolution, guard, fd kinds, event helpers (docs/syscall-capture.md). */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture/preload/interpose.h"
+#include "capture/preload/spool.h"
+
+__thread int rp__guard __attribute__((tls_model("initial-exec")));
+__thread int rp__pending __attribute__((tls_model("initial-exec")));
+/* The thread's exit destructor is registered (its first event). */
+static __thread int keyed __attribute__((tls_model("initial-exec")));
+
+/* Process-wide by necessity (see interpose.h): set once by the constructor. */
+bool rp__tracing;
+bool rp__stdio_on;
+static pthread_key_t thread_key;
+/* What one byte per fd costs: 4 KiB covers the fds nearly every program uses. */
+static _Atomic uint8_t fd_kinds[RP_FD_KINDS];
+/* exit()'s status for the EXIT note the destructor writes (-1: main returned, status unknown). */
+static _Atomic int exit_status = -1;
+
+long rp__sys(long nr, long a, long b, long c, long d)
+{
+	return syscall(nr, a, b, c, d);
+}
+
+static void die(const char *what, const char *name)
+{
+	/* A hook whose real function is missing cannot forward: the library and libc do not match. */
+	static const char msg[] = "reprise-preload: cannot resolve ";
+	rp__sys(SYS_write, 2, (long)msg, sizeof msg - 1, 0);
+	rp__sys(SYS_write, 2, (long)name, (long)strlen(name), 0);
+	rp__sys(SYS_write, 2, (long)what, (long)strlen(what), 0);
+	abort();
+}
+
+rp__fn rp__resolve(const char *name)
+{
+	void *p = dlsym(RTLD_NEXT, name);
+	/* Compat-only symbols (__xstat and friends since glibc 2.33) are not found unversioned. */
+	if (!p)
+		p = dlvsym(RTLD_NEXT, name, "GLIBC_2.2.5");
+	if (!p)
+		p = dlvsym(RTLD_NEXT, name, "GLIBC_2.0");
+	if (!p)
+		die("\n", name);
+	rp__fn f;
+	memcpy(&f, &p, sizeof f); /* dlsym's object pointer to a function pointer (POSIX guarantees it works) */
+	return f;
+}
+
+uint64_t rp__now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* the vDSO: no syscall */
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- fd kinds ------------------------------------------------------------ */
+
+bool rp__fd_wanted(int fd)
+{
+	if (fd < 0)
+		return false;
+	if (fd >= RP_FD_KINDS)
+		return true;
+	int k = atomic_load_explicit(&fd_kinds[fd], memory_order_relaxed);
+	if (k == RP_FD_UNKNOWN) {
+		struct stat st;
+		/* Once per fd: the raw call, so nothing is recorded and errno stays the caller's. */
+		const int e = errno;
+		const long r = rp__sys(SYS_fstat, fd, (long)&st, 0, 0);
+		errno = e;
+		if (r != 0)
+			return true; /* not open: the failing call is recorded, the model sees its error */
+		k = S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISLNK(st.st_mode)
+		        ? RP_FD_FILE
+		        : RP_FD_OTHER;
+		atomic_store_explicit(&fd_kinds[fd], (uint8_t)k, memory_order_relaxed);
+	}
+	return k == RP_FD_FILE;
+}
+
+void rp__fd_set(int fd, int kind)
+{
+	if (fd >= 0 && fd < RP_FD_KINDS)
+		atomic_store_explicit(&fd_kinds[fd], (uint8_t)kind, memory_order_relaxed);
+}
+
+void rp__fd_copy(int from, int to)
+{
+	if (to < 0 || to >= RP_FD_KINDS)
+		return;
+	const uint8_t k = from >= 0 && from < RP_FD_KINDS
+	                      ? atomic_load_explicit(&fd_kinds[from], memory_order_relaxed)
+	                      : RP_FD_UNKNOWN;
+	atomic_store_explicit(&fd_kinds[to], k, memory_order_relaxed);
+}
+
+void rp__fd_clear_range(unsigned first, unsigned last)
+{
+	for (unsigned fd = first; fd <= last && fd < RP_FD_KINDS; fd++)
+		atomic_store_explicit(&fd_kinds[fd], RP_FD_UNKNOWN, memory_order_relaxed);
+}
+
+/* ---- events -------------------------------------------------------------- */
+
+static void first_event(void)
+{
+	keyed = 1;
+	/* The destructor runs at this thread's exit (not the main thread's: the library destructor does). */
+	pthread_setspecific(thread_key, (void *)1);
+}
+
+void rp__flush_pending(void)
+{
+	if (rp__pending & RP_PENDING_STDIO)
+		rp__stdio_flush();
+	if (rp__pending & RP_PENDING_DIR)
+		rp__dir_flush();
+}
+
+uint64_t rp__enter(void)
+{
+	rp__guard = 1;
+	if (__builtin_expect(!keyed, 0))
+		first_event();
+	if (__builtin_expect(rp__pending != 0, 0))
+		rp__flush_pending();
+	return rp__emit_begin();
+}
+
+void rp__leave(rp_sysev *ev, uint64_t t0, int64_t ret)
+{
+	ev->t_start = t0;
+	ev->t_end = rp__now();
+	ev->ret = ret;
+	rp__emit_end(ev);
+	rp__guard = 0;
+}
+
+void rp__note(rp_sysev *ev)
+{
+	const int was = rp__guard;
+	const int e = errno;
+	rp__guard = 1;
+	if (!keyed)
+		first_event();
+	if (rp__pending)
+		rp__flush_pending();
+	rp__emit_note(ev);
+	rp__guard = was;
+	errno = e;
+}
+
+static void thread_exit(void *unused)
+{
+	(void)unused;
+	rp__guard = 1;
+	if (rp__pending)
+		rp__flush_pending();
+	rp__emit_thread_done();
+	/* Events after this (later key destructors) would need a new ring: none are recorded. */
+	keyed = 1;
+}
+
+/* ---- the process image ----------------------------------------------------- */
+
+__attribute__((constructor)) static void start(void)
+{
+	rp__guard = 1;
+	rp__io_resolve();
+	rp__path_resolve();
+	rp__stat_resolve();
+	rp__dir_resolve();
+	rp__stdio_resolve();
+	rp__proc_resolve();
+	if (rp__emit_init() != 0) {
+		rp__guard = 0;
+		return; /* no spool: the program runs untouched */
+	}
+	const char *const ns = getenv(RP_ENV_NO_STDIO);
+	rp__stdio_on = !(ns && ns[0] == '1');
+	if (pthread_key_create(&thread_key, thread_exit) != 0) {
+		rp__guard = 0;
+		return;
+	}
+	rp__proc_start(); /* START, the FD snapshot, the fork handlers */
+	rp__tracing = true;
+	rp__guard = 0;
+}
+
+__attribute__((destructor)) static void finish(void)
+{
+	if (!rp__tracing)
+		return;
+	rp__guard = 1;
+	if (rp__pending)
+		rp__flush_pending();
+	rp_sysev ev = {.nr = RP_SYSEV_EXIT};
+	ev.a[0] = atomic_load(&exit_status);
+	rp__emit_note(&ev);
+	rp__emit_thread_done();
+	rp__tracing = false;
+}
+
+/* exit() only notes its status: atexit handlers run after it and may still do file calls. */
+void exit(int status)
+{
+	static __typeof__(exit) *real_exit;
+	if (!real_exit)
+		real_exit = (__typeof__(exit) *)rp__resolve("exit");
+	atomic_store(&exit_status, status);
+	real_exit(status);
+	__builtin_unreachable();
+}
+
+/* _exit() runs no destructor: its note is the last event. */
+void _exit(int status)
+{
+	static __typeof__(_exit) *real__exit;
+	if (!real__exit)
+		real__exit = (__typeof__(_exit) *)rp__resolve("_exit");
+	if (rp__tracing && !rp__guard) {
+		rp__guard = 1;
+		if (rp__pending)
+			rp__flush_pending();
+		rp_sysev ev = {.nr = RP_SYSEV_EXIT};
+		ev.a[0] = status;
+		rp__emit_note(&ev);
+		rp__emit_thread_done();
+	}
+	real__exit(status);
+	__builtin_unreachable();
+}

@@ -1,0 +1,257 @@
+/* The ring emitter: each traced thread's events into its shared-memory ring in the spool directory (capture/preload/ring.h, docs/syscall-capture.md §rings). */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture/preload/emit.h"
+#include "capture/preload/ring.h"
+#include "capture/preload/spool.h"
+
+/* A spool path longer than this leaves no room for a ring's name under PATH_MAX. */
+#define DIR_MAX 3968
+
+/*
+ * The process image's emitter state: set by rp__emit_init (the constructor)
+ * and in a fork's child.  A preload library has no context to hold it, so it
+ * is process-wide; every field but `again` is written before any thread runs.
+ */
+static struct {
+	char dir[DIR_MAX + 1];
+	uint64_t size; /* each ring's data size, a power of two */
+	uint32_t pid, ppid;
+	uint64_t serial; /* the image's start time: a pid reused or re-exec'd makes new names */
+	_Atomic uint32_t again; /* rings made after a thread's was done (exec failed): unique names */
+} proc;
+
+enum { NONE, LIVE, FAILED, DONE };
+
+/* The thread's ring.  Initial-exec TLS: no allocation, no lock on first use. */
+static __thread struct {
+	rp_ring_hdr *hdr;
+	uint8_t *data;
+	uint64_t head; /* our copy of hdr->head */
+	int state;
+} ring __attribute__((tls_model("initial-exec")));
+
+static long sys(long nr, long a, long b, long c, long d, long e, long f)
+{
+	return syscall(nr, a, b, c, d, e, f);
+}
+
+static uint64_t now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int rp__emit_init(void)
+{
+	const char *const dir = getenv(RP_ENV_SPOOL);
+	if (!dir || !dir[0] || strlen(dir) > DIR_MAX)
+		return -1;
+	strcpy(proc.dir, dir);
+	uint64_t size = RP_RING_DEFAULT_SIZE;
+	const char *const kb = getenv(RP_ENV_RING_KB);
+	if (kb && kb[0]) {
+		char *end;
+		const unsigned long long v = strtoull(kb, &end, 10);
+		if (!*end && v > 0 && v <= RP_RING_MAX_SIZE / 1024)
+			size = (uint64_t)v * 1024;
+	}
+	if (size < RP_RING_MIN_SIZE)
+		size = RP_RING_MIN_SIZE;
+	while (size & (size - 1))
+		size &= size - 1; /* down to a power of two */
+	proc.size = size;
+	proc.pid = (uint32_t)sys(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	proc.ppid = (uint32_t)sys(SYS_getppid, 0, 0, 0, 0, 0, 0);
+	proc.serial = now();
+	atomic_store(&proc.again, 0);
+	return 0;
+}
+
+/* The thread's first event (or its first after a done ring): make, size, map, fill, rename. */
+static int ring_create(void)
+{
+	const uint32_t tid = (uint32_t)sys(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	char name[DIR_MAX + 96], tmp[DIR_MAX + 100];
+	if (ring.state == DONE)
+		snprintf(name, sizeof name, "%s/%u.%u.%llu-%u", proc.dir, proc.pid, tid, (unsigned long long)proc.serial,
+		         atomic_fetch_add(&proc.again, 1) + 1);
+	else
+		snprintf(name, sizeof name, "%s/%u.%u.%llu", proc.dir, proc.pid, tid, (unsigned long long)proc.serial);
+	snprintf(tmp, sizeof tmp, "%s.new", name);
+	const uint64_t total = RP_RING_HDR_SIZE + proc.size;
+	const long fd = sys(SYS_openat, AT_FDCWD, (long)tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600, 0, 0);
+	if (fd < 0)
+		return -1;
+	void *map = MAP_FAILED;
+	if (sys(SYS_ftruncate, fd, (long)total, 0, 0, 0, 0) == 0)
+		map = (void *)sys(SYS_mmap, 0, (long)total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	/* The tracer keeps no descriptor: the program may close or dup2 over any fd it has. */
+	sys(SYS_close, fd, 0, 0, 0, 0, 0);
+	if (map == MAP_FAILED || (uintptr_t)map > (uintptr_t)-4096) {
+		sys(SYS_unlinkat, AT_FDCWD, (long)tmp, 0, 0, 0, 0);
+		return -1;
+	}
+	rp_ring_hdr *const h = map;
+	h->magic = RP_RING_MAGIC;
+	h->version = RP_RING_VERSION;
+	h->hdr_size = RP_RING_HDR_SIZE;
+	h->pid = proc.pid;
+	h->tid = tid;
+	h->ppid = proc.ppid;
+	h->data_size = proc.size;
+	h->serial = proc.serial;
+	atomic_thread_fence(memory_order_release);
+	if (sys(SYS_renameat, AT_FDCWD, (long)tmp, AT_FDCWD, (long)name, 0, 0) != 0) {
+		sys(SYS_munmap, (long)map, (long)total, 0, 0, 0, 0);
+		sys(SYS_unlinkat, AT_FDCWD, (long)tmp, 0, 0, 0, 0);
+		return -1;
+	}
+	ring.hdr = h;
+	ring.data = (uint8_t *)map + RP_RING_HDR_SIZE;
+	ring.head = 0;
+	ring.state = LIVE;
+	return 0;
+}
+
+static bool ready(void)
+{
+	if (__builtin_expect(ring.state == LIVE, 1))
+		return true;
+	if (ring.state == FAILED || !proc.size)
+		return false;
+	if (ring_create() != 0) {
+		ring.state = FAILED; /* no spool to write to: this thread's events go nowhere */
+		return false;
+	}
+	return true;
+}
+
+uint64_t rp__emit_begin(void)
+{
+	if (!ready())
+		return now();
+	/* seq_cst: the store is ordered before the clock read, so a writer that sees IDLE knows later t_starts are later. */
+	atomic_store(&ring.hdr->busy, RP_RING_ENTERING);
+	const uint64_t t = now();
+	atomic_store_explicit(&ring.hdr->busy, t, memory_order_release);
+	return t;
+}
+
+void rp__emit_cancel(void)
+{
+	if (ring.state == LIVE)
+		atomic_store_explicit(&ring.hdr->busy, RP_RING_IDLE, memory_order_release);
+}
+
+/* Room for need bytes: wait for the writer in 100 us steps, or false when it is gone (the event is lost). */
+static bool room(uint64_t need)
+{
+	rp_ring_hdr *const h = ring.hdr;
+	bool counted = false;
+	while (ring.head + need - atomic_load_explicit(&h->tail, memory_order_acquire) > proc.size) {
+		if (atomic_load_explicit(&h->writer_gone, memory_order_acquire))
+			return false;
+		if (!counted) {
+			atomic_fetch_add_explicit(&h->waits, 1, memory_order_relaxed);
+			counted = true;
+		}
+		const struct timespec step = {0, 100000};
+		sys(SYS_nanosleep, (long)&step, 0, 0, 0, 0, 0);
+	}
+	return true;
+}
+
+static void put(const rp_sysev *ev)
+{
+	const uint32_t l0 = ev->p[0] ? ev->plen[0] : 0, l1 = ev->p[1] ? ev->plen[1] : 0;
+	const uint32_t reclen = rp_ring_reclen(l0, l1);
+	const uint64_t pos = ring.head & (proc.size - 1), tail_room = proc.size - pos;
+	const uint64_t pad = tail_room < reclen ? tail_room : 0;
+	rp_ring_hdr *const h = ring.hdr;
+	if (!room(pad + reclen)) {
+		atomic_fetch_add_explicit(&h->lost, 1, memory_order_relaxed);
+		return;
+	}
+	if (pad) {
+		/* A PAD record is its first 8 bytes: nr, flags, reclen (the rest may not fit). */
+		uint8_t *const p = ring.data + pos;
+		const uint16_t nr = RP_RING_NR_PAD, fl = 0;
+		const uint32_t len = (uint32_t)pad;
+		memcpy(p, &nr, 2);
+		memcpy(p + 2, &fl, 2);
+		memcpy(p + 4, &len, 4);
+		ring.head += pad;
+	}
+	uint8_t *const p = ring.data + (ring.head & (proc.size - 1));
+	rp_ring_rec rec = {
+		.nr = ev->nr,
+		.flags = ev->flags,
+		.reclen = reclen,
+		.plen = {(uint16_t)l0, (uint16_t)l1},
+		.ret = ev->ret,
+		.t_start = ev->t_start,
+		.t_end = ev->t_end,
+	};
+	memcpy(rec.a, ev->a, sizeof rec.a);
+	memcpy(p, &rec, sizeof rec);
+	if (l0)
+		memcpy(p + sizeof rec, ev->p[0], l0);
+	if (l1)
+		memcpy(p + sizeof rec + l0, ev->p[1], l1);
+	memset(p + sizeof rec + l0 + l1, 0, reclen - sizeof rec - l0 - l1);
+	ring.head += reclen;
+	atomic_store_explicit(&h->head, ring.head, memory_order_release);
+}
+
+void rp__emit_end(rp_sysev *ev)
+{
+	if (ring.state != LIVE)
+		return;
+	put(ev);
+	atomic_store_explicit(&ring.hdr->busy, RP_RING_IDLE, memory_order_release);
+}
+
+void rp__emit_note(rp_sysev *ev)
+{
+	if (!ready())
+		return;
+	atomic_store(&ring.hdr->busy, RP_RING_ENTERING);
+	ev->t_start = ev->t_end = now();
+	put(ev);
+	atomic_store_explicit(&ring.hdr->busy, RP_RING_IDLE, memory_order_release);
+}
+
+void rp__emit_atfork_child(void)
+{
+	if (!proc.size)
+		return;
+	/* The parent's ring is shared memory the parent still writes: the child only lets go of its mapping. */
+	if (ring.state == LIVE)
+		sys(SYS_munmap, (long)ring.hdr, (long)(RP_RING_HDR_SIZE + proc.size), 0, 0, 0, 0);
+	ring.hdr = NULL;
+	ring.state = NONE;
+	proc.ppid = proc.pid;
+	proc.pid = (uint32_t)sys(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	proc.serial = now();
+	atomic_store(&proc.again, 0);
+}
+
+void rp__emit_thread_done(void)
+{
+	if (ring.state != LIVE)
+		return;
+	atomic_store_explicit(&ring.hdr->busy, RP_RING_IDLE, memory_order_release);
+	atomic_store_explicit(&ring.hdr->closed, 1, memory_order_release);
+	sys(SYS_munmap, (long)ring.hdr, (long)(RP_RING_HDR_SIZE + proc.size), 0, 0, 0, 0);
+	ring.hdr = NULL;
+	ring.state = DONE;
+}

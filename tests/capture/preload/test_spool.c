@@ -1,0 +1,261 @@
+/* The spool reader on hand-made rings: good records, the merge watermark, and hostile files (capture/preload/spool.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include <cmocka.h>
+
+#include "capture/preload/spool.h"
+#include "tests/capture/preload/ringfile.h"
+
+#define SIZE RP_RING_MIN_SIZE
+
+typedef struct ctx {
+	rp_spool *s;
+	rp_ring_hdr hdr;
+	uint8_t data[SIZE];
+	uint64_t head;
+	unsigned got;
+	rp_sysev ev[8];
+	char paths[8][64];
+} ctx;
+
+static int setup(void **state)
+{
+	ctx *const c = calloc(1, sizeof *c);
+	char eb[256];
+	assert_int_equal(rp_spool_create(&c->s, "/tmp", 0, eb), 0);
+	c->hdr.magic = RP_RING_MAGIC;
+	c->hdr.version = RP_RING_VERSION;
+	c->hdr.hdr_size = RP_RING_HDR_SIZE;
+	c->hdr.pid = (uint32_t)getpid();
+	c->hdr.tid = (uint32_t)syscall(SYS_gettid);
+	c->hdr.data_size = SIZE;
+	c->hdr.serial = 7;
+	*state = c;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	ctx *const c = *state;
+	rp_spool_destroy(c->s);
+	free(c);
+	return 0;
+}
+
+static int collect(void *p, const rp_sysev *ev)
+{
+	ctx *const c = p;
+	assert_true(c->got < 8);
+	c->ev[c->got] = *ev;
+	if (ev->p[0]) {
+		assert_true(ev->plen[0] < 64);
+		memcpy(c->paths[c->got], ev->p[0], ev->plen[0]);
+	}
+	c->got++;
+	return 0;
+}
+
+/* Append a record at the head (with a PAD first when it does not fit before the end). */
+static rp_ring_rec *add(ctx *c, uint16_t nr, uint64_t t, const char *p0)
+{
+	const uint32_t l0 = p0 ? (uint32_t)strlen(p0) : 0, len = rp_ring_reclen(l0, 0);
+	uint64_t pos = c->head % SIZE;
+	if (SIZE - pos < len) {
+		rp_ring_rec pad = {.nr = RP_RING_NR_PAD, .reclen = (uint32_t)(SIZE - pos)};
+		memcpy(c->data + pos, &pad, 8);
+		c->head += SIZE - pos;
+		pos = 0;
+	}
+	rp_ring_rec *const r = (rp_ring_rec *)(c->data + pos);
+	memset(r, 0, len);
+	r->nr = nr;
+	r->reclen = len;
+	r->plen[0] = (uint16_t)l0;
+	r->t_start = t;
+	r->t_end = t + 1;
+	r->ret = 3;
+	r->a[0] = 42;
+	if (l0)
+		memcpy((char *)(r + 1), p0, l0);
+	c->head += len;
+	c->hdr.head = c->head;
+	return r;
+}
+
+static void put(ctx *c, const char *name)
+{
+	assert_int_equal(ringfile_write(rp_spool_dir(c->s), name, &c->hdr, c->data, SIZE), 0);
+}
+
+static bool exists(ctx *c, const char *name)
+{
+	char path[4200];
+	struct stat st;
+	snprintf(path, sizeof path, "%s/%s", rp_spool_dir(c->s), name);
+	return stat(path, &st) == 0;
+}
+
+static void test_good_records(void **state)
+{
+	ctx *const c = *state;
+	add(c, RP_SYSEV_OPEN, 100, "/a/b");
+	add(c, RP_SYSEV_CLOSE, 200, NULL);
+	c->hdr.closed = 1;
+	put(c, "1.2.3");
+	put(c, "9.9.9.new"); /* not finished: never opened */
+	assert_int_equal(rp_spool_poll(c->s, false, collect, c), 2);
+	assert_int_equal(c->got, 2);
+	assert_int_equal(c->ev[0].nr, RP_SYSEV_OPEN);
+	assert_int_equal(c->ev[0].pid, getpid());
+	assert_int_equal(c->ev[0].plen[0], 4);
+	assert_memory_equal(c->paths[0], "/a/b", 4);
+	assert_int_equal(c->ev[0].a[0], 42);
+	assert_int_equal(c->ev[1].nr, RP_SYSEV_CLOSE);
+	assert_null(c->ev[1].p[0]);
+	const rp_spool_stats *const st = rp_spool_get_stats(c->s);
+	assert_int_equal(st->bad, 0);
+	assert_int_equal(st->rings, 1);
+	assert_int_equal(st->rings_done, 1); /* closed and drained: removed */
+	assert_false(exists(c, "1.2.3"));
+}
+
+static void test_pad_wraps(void **state)
+{
+	ctx *const c = *state;
+	/* Start near the end so the second record needs a PAD and wraps to 0. */
+	c->head = c->hdr.tail = SIZE - 96;
+	c->hdr.head = c->head;
+	add(c, RP_SYSEV_READ, 10, NULL);
+	add(c, RP_SYSEV_WRITE, 20, "x");
+	c->hdr.closed = 1;
+	put(c, "1.2.4");
+	assert_int_equal(rp_spool_poll(c->s, true, collect, c), 2);
+	assert_int_equal(c->ev[1].nr, RP_SYSEV_WRITE);
+	assert_int_equal(rp_spool_get_stats(c->s)->bad, 0);
+}
+
+static void test_watermark(void **state)
+{
+	ctx *const c = *state;
+	add(c, RP_SYSEV_READ, 100, NULL);
+	add(c, RP_SYSEV_READ, 300, NULL);
+	c->hdr.busy = 200; /* a call that began at 200 is in progress: nothing after it may go out yet */
+	put(c, "1.2.5");
+	assert_int_equal(rp_spool_poll(c->s, false, collect, c), 2);
+	assert_int_equal(c->got, 1);
+	assert_int_equal(c->ev[0].t_start, 100);
+	assert_int_equal(rp_spool_get_stats(c->s)->pending, 1);
+	assert_int_equal(rp_spool_live(c->s), 1);
+	assert_int_equal(rp_spool_poll(c->s, true, collect, c), 0);
+	assert_int_equal(c->got, 2);
+	assert_int_equal(c->ev[1].t_start, 300);
+}
+
+static void test_entering_holds(void **state)
+{
+	ctx *const c = *state;
+	add(c, RP_SYSEV_READ, 1, NULL); /* t 1: before any scan's now */
+	c->hdr.busy = RP_RING_ENTERING;
+	put(c, "1.2.6");
+	/* ENTERING on the first sight: W is the previous scan's now (the spool's creation), after t 1 */
+	assert_int_equal(rp_spool_poll(c->s, false, collect, c), 1);
+	assert_int_equal(c->got, 1);
+}
+
+static void hostile(ctx *c, const char *name)
+{
+	put(c, name);
+	assert_true(rp_spool_poll(c->s, true, collect, c) >= 0);
+	assert_int_equal(c->got, 0);
+	assert_int_equal(rp_spool_get_stats(c->s)->bad, 1);
+	assert_false(exists(c, name)); /* never trusted further: removed */
+}
+
+static void test_bad_magic(void **state)
+{
+	ctx *const c = *state;
+	add(c, RP_SYSEV_READ, 1, NULL);
+	c->hdr.magic ^= 1;
+	hostile(c, "2.2.2");
+}
+
+static void test_head_beyond_size(void **state)
+{
+	ctx *const c = *state;
+	add(c, RP_SYSEV_READ, 1, NULL);
+	c->hdr.head = SIZE + 8;
+	hostile(c, "2.2.3");
+}
+
+static void test_reclen_zero(void **state)
+{
+	ctx *const c = *state;
+	add(c, RP_SYSEV_READ, 1, NULL)->reclen = 0;
+	hostile(c, "2.2.4");
+}
+
+static void test_reclen_past_end(void **state)
+{
+	ctx *const c = *state;
+	c->head = c->hdr.tail = SIZE - 88;
+	add(c, RP_SYSEV_READ, 1, NULL)->reclen = 96; /* runs past the data's end */
+	c->hdr.head = c->head + 8;
+	hostile(c, "2.2.5");
+}
+
+static void test_path_past_record(void **state)
+{
+	ctx *const c = *state;
+	add(c, RP_SYSEV_OPEN, 1, "abc")->plen[0] = 200;
+	hostile(c, "2.2.6");
+}
+
+static void test_bad_sizes(void **state)
+{
+	ctx *const c = *state;
+	c->hdr.data_size = SIZE + 8; /* not a power of two */
+	hostile(c, "2.2.7");
+}
+
+static void test_writer_gone(void **state)
+{
+	ctx *const c = *state;
+	put(c, "1.2.8");
+	assert_int_equal(rp_spool_poll(c->s, false, collect, c), 0);
+	/* The producer keeps its mapping: destroy must leave writer_gone set in the shared page. */
+	char path[4200];
+	snprintf(path, sizeof path, "%s/1.2.8", rp_spool_dir(c->s));
+	const int fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	rp_spool_destroy(c->s);
+	rp_ring_hdr h;
+	assert_int_equal(pread(fd, &h, sizeof h, 0), sizeof h);
+	assert_int_equal(h.writer_gone, 1);
+	close(fd);
+	char eb[256];
+	assert_int_equal(rp_spool_create(&c->s, "/tmp", 0, eb), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_good_records, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pad_wraps, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_watermark, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_entering_holds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_magic, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_head_beyond_size, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reclen_zero, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reclen_past_end, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_path_past_record, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_sizes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_writer_gone, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
