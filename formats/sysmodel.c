@@ -226,12 +226,14 @@ static int fork_op(rp_sysmodel *m, const rp_sysev *ev, uint64_t ts, rp__sm_proc 
 		return 0;
 	rp__sm_cx c = { .m = m, .ev = ev, .pr = child };
 	fill(&c, ts, parent_client);
+	if (ev->nr != RP_SYSEV_START && ev->nr != RP_SYSEV_FORK) {
+		/* a thread seen at its first call: no event of its own made it, so no status or duration */
+		c.op = (rp_op){ .t_start = c.op.t_start, .t_end = c.op.t_start, .client = parent_client,
+				.proto = RP_PROTO_POSIX };
+	}
 	c.op.op = RP_OP_FORK;
 	c.op.result = child_client;
 	c.op.oflags = share ? RP_FK_SHARE : 0;
-	if (ev->nr != RP_SYSEV_START && ev->nr != RP_SYSEV_FORK) /* a thread's first call: no call of its own made it */
-		c.op.t_end = c.op.t_start, c.op.status = RP_STATUS_OK, c.op.status_kind = 0, c.op.proto_status = 0,
-		c.op.flags = 0;
 	return emit(m, &c);
 }
 

@@ -244,7 +244,11 @@ static int ev_rename(rp__sm_cx *c)
 {
 	const int64_t f = c->ev->a[2];
 	c->op.oflags = (f & 1 ? RP_RN_NOREPLACE : 0) | (f & 2 ? RP_RN_EXCHANGE : 0) | (f & 4 ? RP_RN_WHITEOUT : 0);
-	return ev_two_paths(c, RP_OP_RENAME);
+	const int r = ev_two_paths(c, RP_OP_RENAME);
+	if (r != R_OP || !c->ok || (f & 2)) /* an exchange: both names stay, the files swap (not followed) */
+		return r;
+	const int rc = rp__sm_renamed(c->m, c->op.path, c->op.path2);
+	return rc < 0 ? rc : R_OP;
 }
 
 static int ev_symlink(rp__sm_cx *c)

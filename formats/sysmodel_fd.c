@@ -89,8 +89,10 @@ rp__sm_fd *rp__sm_fd_slot(rp_sysmodel *m, rp__sm_proc *p, int64_t fd, bool grow)
 		return NULL;
 	}
 	rp__sm_fd *const nv = realloc(p->fds, (size_t)ncap * sizeof(*nv));
-	if (!nv)
-		return NULL; /* as a limit: the fd is not tracked, and the model goes on */
+	if (!nv) {
+		m->st.limits++; /* as a limit: the fd is not tracked, and the model goes on */
+		return NULL;
+	}
 	memset(nv + p->cap, 0, (size_t)(ncap - p->cap) * sizeof(*nv));
 	m->fd_slots += ncap - p->cap;
 	p->fds = nv;
@@ -190,4 +192,37 @@ int rp__sm_path(rp_sysmodel *m, rp__sm_proc *p, int64_t dirfd, const char *s, ui
 		return (int)got;
 	*id = (uint32_t)got;
 	return 1;
+}
+
+int rp__sm_renamed(rp_sysmodel *m, uint32_t from, uint32_t to)
+{
+	uint32_t flen = 0, tlen = 0;
+	const char *const f = rp_strtab_get(m->paths, from, &flen);
+	const char *const t = rp_strtab_get(m->paths, to, &tlen);
+	if (!f || !t || !flen)
+		return 0;
+	for (uint32_t i = 0; i < m->n_procs; i++) {
+		rp__sm_proc *const p = &m->procs[i];
+		for (uint32_t fd = 0; fd < p->cap; fd++) {
+			rp__sm_fd *const e = &p->fds[fd];
+			if (e->state != RP__SM_FILE || !e->path)
+				continue;
+			if (e->path == from) {
+				e->path = to;
+				continue;
+			}
+			uint32_t len = 0;
+			const char *const s = rp_strtab_get(m->paths, e->path, &len);
+			/* beneath a directory renamed: the same name under the new one */
+			if (!s || len <= flen || s[flen] != '/' || memcmp(s, f, flen) != 0 || tlen + (len - flen) > RP_STR_MAX)
+				continue;
+			memcpy(m->jbuf, t, tlen);
+			memcpy(m->jbuf + tlen, s + flen, len - flen);
+			const int64_t id = rp__sm_intern(m, m->jbuf, tlen + (len - flen));
+			if (id < 0)
+				return (int)id;
+			e->path = (uint32_t)id;
+		}
+	}
+	return 0;
 }

@@ -127,4 +127,10 @@ int64_t rp__sm_intern(rp_sysmodel *m, const char *s, uint32_t len);
  */
 int rp__sm_path(rp_sysmodel *m, rp__sm_proc *p, int64_t dirfd, const char *s, uint32_t len, uint32_t *id);
 
+/*
+ * A rename from -> to (local ids) done: every fd named from, or beneath it,
+ * follows its file, as the strace importer's fds follow their -y names.  0 or an rp error.
+ */
+int rp__sm_renamed(rp_sysmodel *m, uint32_t from, uint32_t to);
+
 #endif
