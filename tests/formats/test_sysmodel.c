@@ -938,11 +938,19 @@ static void same_ops_as_strace(void **state)
 		if (i >= st.n_ops || i >= t->ms.n_ops)
 			fail_msg("op %zu: strace has %zu ops, the model %zu (model: %s)", i, st.n_ops, t->ms.n_ops,
 				 op_text(t, (long)i, ba, sizeof(ba)));
-		rp_op a = st.ops[i], b = t->ms.ops[i];
-		const bool paths = same_str(&st, a.path, &t->ms, b.path) && same_str(&st, a.path2, &t->ms, b.path2);
-		a.t_start = a.t_end = b.t_start = b.t_end = 0;
-		a.path = a.path2 = b.path = b.path2 = 0;
-		if (!paths || memcmp(&a, &b, sizeof(a)) != 0) {
+		const rp_op *const a = &st.ops[i], *const b = &t->ms.ops[i];
+		/* every field but the times (and string ids, compared by their bytes) */
+		const bool same = same_str(&st, a->path, &t->ms, b->path) && same_str(&st, a->path2, &t->ms, b->path2) &&
+				  a->handle == b->handle && a->offset == b->offset && a->length == b->length &&
+				  a->result == b->result && a->handle2 == b->handle2 && a->offset2 == b->offset2 &&
+				  a->atime == b->atime && a->mtime == b->mtime && a->client == b->client && a->want == b->want &&
+				  a->oflags == b->oflags && a->attrs == b->attrs && a->mode == b->mode && a->uid == b->uid &&
+				  a->gid == b->gid && a->proto_status == b->proto_status && a->raw.access == b->raw.access &&
+				  a->raw.disposition == b->raw.disposition && a->raw.options == b->raw.options &&
+				  a->raw.level == b->raw.level && a->status == b->status && a->op == b->op &&
+				  a->flags == b->flags && a->status_kind == b->status_kind && a->disp == b->disp &&
+				  a->proto == b->proto;
+		if (!same) {
 			rp_op_format(ba, sizeof(ba), &st.ops[i], rp_memsink_string, &st);
 			fail_msg("op %zu differs:\n strace %s\n model  %s", i, ba, op_text(t, (long)i, bb, sizeof(bb)));
 		}
