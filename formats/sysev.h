@@ -2,6 +2,9 @@
 #ifndef REPRISE_FORMATS_SYSEV_H
 #define REPRISE_FORMATS_SYSEV_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 /*
  * Three producers record the same events: the LD_PRELOAD interposer
  * (capture/preload, through shared-memory rings), its LTTng-UST twin
@@ -168,6 +171,10 @@ typedef struct rp_sysmodel_stats {
 	uint64_t untraced;   /* programs that ran without the interposer (UNTRACED events) */
 	uint64_t noend;      /* calls that never returned */
 	uint64_t late;       /* events older than ops already emitted (out of order) */
+	uint64_t bad;        /* events that make no sense (unknown nr, a bad fd, a path where none belongs or with
+			      * a NUL inside, a joined path over 64 KiB): no op */
+	uint64_t limits;     /* clients, fds or fd slots beyond the model's limits: not tracked */
+	uint64_t inexact;    /* ops whose fields are as recorded, not resolved (a lock relative to SEEK_END) */
 	uint64_t by_nr[RP_SYSEV__MAX]; /* events by kind */
 } rp_sysmodel_stats;
 
