@@ -1,5 +1,4 @@
 /* Programs for the `reprise capture -- CMD` tests: each mode does known file operations in DIR. */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -101,7 +100,7 @@ static int forkexec(void)
 }
 
 /* killme: write k.txt in 10 steps of 10 bytes, fsync, announce on stdout, then wait to be killed. */
-static int killme(void)
+static _Noreturn void killme(void)
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/k.txt", dir);
@@ -156,7 +155,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "forkexec"))
 		return forkexec();
 	if (!strcmp(argv[1], "killme"))
-		return killme();
+		killme();
 	if (!strcmp(argv[1], "errno"))
 		return errno_mode();
 	return 2;

@@ -42,7 +42,7 @@ mkdir "$w/x"
 check "capture tar -xf" "$reprise" capture -o "$tmp/tar.rpz" -- tar -C "$w/x" -xf "$tmp/a.tar"
 has "the summary counts processes and ops" err "ops [0-9]+, processes 1"
 cat_trace "$tmp/tar.rpz"
-eq "tar's 300 files are each opened to write" "$(count cat "open path=\"$w/x/\\./d[0-9]/f[0-9]+\" fh=[0-9]+ want=write")" 300
+eq "tar's 300 files are each opened to write" "$(count cat "open path=\"$w/x/\\./d[0-9]/f[0-9]+\" fh=[0-9]+ (ret=[0-9]+ )?want=write")" 300
 bytes=$(grep -E "write path=\"$w/x/" "$tmp/cat" | sed -n 's/.* ret=\([0-9]*\).*/\1/p' | awk '{s+=$1} END {print s+0}')
 eq "tar's writes add up to the files' bytes" "$bytes" $((300 * 100 + 299 * 300 / 2))
 has "tar makes the directories" cat "mkdir path=\"$w/x/\\./d3\""
@@ -50,7 +50,7 @@ has "tar sets the times" cat "setattr path=\"$w/x/\\./d[0-9]/f[0-9]+\".*set=.*mt
 has "tar reads the archive" cat "read path=\"$tmp/a.tar\" fh=[0-9]+ off=0 len=[0-9]+ ret=[0-9]+"
 mkdir "$tmp/t1"
 check "the tar trace replays on a tmpfs-like directory" "$reprise" replay "$tmp/tar.rpz" --target "$tmp/t1" -q
-has "... with no mismatches" out "mismatches +0( |$)"
+has "... with no mismatches" out "mismatched 0$"
 
 # --- cp -r: coreutils 9 copies with copy_file_range
 check "capture cp -r" "$reprise" capture -o "$tmp/cp.rpz" -- cp -r "$tmp/src/d1" "$w/cpdst"
@@ -108,7 +108,8 @@ rm -f "$w/ready"
 cap=$!
 i=0
 while [ ! -e "$w/ready" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-pkill -9 -f "capture_prog killme $w" || true
+# the program is the capture's child: kill it, not the capture
+pkill -9 -P $cap || true
 wait $cap
 eq "capture returns 128+9 for a program killed by SIGKILL" $? 137
 cat_trace "$tmp/k.rpz"
@@ -141,12 +142,15 @@ if file -L /sbin/ldconfig 2>/dev/null | grep -q 'statically linked'; then
 else
 	ok "# SKIP no static program here (/sbin/ldconfig)"
 fi
-suid=$(find /usr/bin /bin -maxdepth 1 -perm -4000 -type f 2>/dev/null | head -n 1)
-if [ -n "$suid" ]; then
-	"$reprise" capture -o "$tmp/suid.rpz" -- sh -c "$suid --help >/dev/null 2>&1; true" >/dev/null 2>"$tmp/err"
-	has "a set-user-ID program ($suid) is reported untraced" err "run without the interposer.*: 1"
+# A set-user-ID program runs untraced when it changes the user (the loader's secure mode): as root, one
+# owned by nobody does; a set-user-ID root program run by root changes nothing and is traced.
+suid=$w/suid-true
+if cp /bin/true "$suid" && chown nobody "$suid" && chmod 4755 "$suid" && [ "$(id -u)" = 0 ] &&
+	[ "$(stat -c %U "$suid")" = nobody ]; then
+	"$reprise" capture -o "$tmp/suid.rpz" -- sh -c "$suid; true" >/dev/null 2>"$tmp/err"
+	has "a set-user-ID program that changes the user is reported untraced" err "run without the interposer.*: 1"
 else
-	ok "# SKIP no set-user-ID program here"
+	ok "# SKIP cannot make a set-user-ID program of another user here (not root?)"
 fi
 
 # --- the same run under strace, converted: the same file operations
