@@ -42,6 +42,8 @@ CAPTURE_LAYERS = {
     'rpc': {'', 'rpc'},
     'smb': {'', 'smb'},
     'pcap': {'', 'pcap', 'net', 'rpc', 'smb'},
+    'preload': {'', 'preload'},
+    'lttng': {'', 'lttng', 'preload'},  # the LTTng emitter implements preload/emit.h
 }
 
 
