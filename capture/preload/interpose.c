@@ -166,8 +166,8 @@ static void thread_exit(void *unused)
 	if (rp__pending)
 		rp__flush_pending();
 	rp__emit_thread_done();
-	/* Events after this (later key destructors) would need a new ring: none are recorded. */
-	keyed = 1;
+	/* A later event of this thread (another key's destructor) makes a new ring of its own. */
+	rp__guard = 0;
 }
 
 /* ---- the process image ----------------------------------------------------- */
