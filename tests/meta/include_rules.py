@@ -42,6 +42,7 @@ CAPTURE_LAYERS = {
     'rpc': {'', 'rpc'},
     'smb': {'', 'smb'},
     'pcap': {'', 'pcap', 'net', 'rpc', 'smb'},
+    'preload': {'preload'},  # the interposer and the spool reader: formats/sysev.h and their own headers
 }
 
 
