@@ -1,4 +1,5 @@
 /* The traced side of the preload tests: small workloads run under libreprise-preload.so, one per argv[1] (test_preload.c checks their events). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -197,6 +198,27 @@ static int closeall(void)
 	return 0;
 }
 
+/* Three files, then a whole readdir of the directory: one READDIR event for the run. */
+static int listdir(void)
+{
+	for (int i = 0; i < 3; i++) {
+		char name[8];
+		snprintf(name, sizeof name, "e%d", i);
+		const int fd = open(at(name), O_CREAT | O_WRONLY, 0644);
+		if (fd < 0 || close(fd))
+			return fail("create");
+	}
+	DIR *const d = opendir(dir);
+	if (!d)
+		return fail("opendir");
+	int n = 0;
+	while (readdir(d))
+		n++;
+	if (n != 5 || closedir(d))
+		return fail("readdir");
+	return 0;
+}
+
 /* The per-event cost: n preads of 1 byte on a file (tmpfs in the benchmark). */
 static int bench(long n)
 {
@@ -243,6 +265,8 @@ int main(int argc, char **argv)
 		return stdio();
 	if (!strcmp(w, "errno"))
 		return errno_kept();
+	if (!strcmp(w, "readdir"))
+		return listdir();
 	if (!strcmp(w, "closeall"))
 		return closeall();
 	if (!strcmp(w, "kill"))

@@ -18,6 +18,8 @@
 #include "capture/preload/spool.h"
 
 static const char *prog, *preload, *static_prog;
+/* The next trace runs with REPRISE_NO_STDIO=1. */
+static bool no_stdio;
 
 typedef struct evc {
 	rp_sysev ev;
@@ -71,6 +73,8 @@ static void trace(run *r, const char *workload, const char *arg, bool kill_ready
 		setenv(RP_ENV_PRELOAD, preload, 1);
 		setenv(RP_ENV_SPOOL, rp_spool_dir(s), 1);
 		setenv(RP_ENV_RING_KB, "64", 1); /* small rings: the writer's waits get exercised */
+		if (no_stdio)
+			setenv(RP_ENV_NO_STDIO, "1", 1);
 		execl(prog, prog, workload, r->dir, arg, (char *)NULL);
 		_exit(127);
 	}
@@ -352,6 +356,37 @@ static void test_stdio_coalesced(void **state)
 	run_free(&r);
 }
 
+static void test_no_stdio(void **state)
+{
+	run r;
+	no_stdio = true;
+	trace(&r, "stdio", NULL, false);
+	no_stdio = false;
+	for (size_t k = 0; k < r.n; k++)
+		assert_false(r.v[k].ev.flags & RP_SYSEV_STDIO);
+	run_free(&r);
+}
+
+static void test_readdir_run(void **state)
+{
+	run r;
+	trace(&r, "readdir", NULL, false);
+	size_t i = 0;
+	const evc *e = next(&r, &i, RP_SYSEV_OPEN, r.dir, r.pid);
+	assert_true(e->ev.flags & RP_SYSEV_STDIO); /* opendir */
+	const int64_t fd = e->ev.ret;
+	e = next_fd(&r, &i, RP_SYSEV_READDIR, fd);
+	assert_int_equal(e->ev.a[1], 5); /* ".", "..", three files: one event for the run */
+	assert_int_equal(e->ev.a[2], 1);
+	e = next_fd(&r, &i, RP_SYSEV_CLOSE, fd);
+	assert_true(e->ev.flags & RP_SYSEV_STDIO);
+	unsigned runs = 0;
+	for (size_t k = 0; k < r.n; k++)
+		runs += r.v[k].ev.nr == RP_SYSEV_READDIR && r.v[k].ev.a[0] == fd;
+	assert_int_equal(runs, 1);
+	run_free(&r);
+}
+
 static void test_errno_kept(void **state)
 {
 	run r;
@@ -449,6 +484,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_posix_spawn),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_stdio_coalesced),
+		cmocka_unit_test(test_no_stdio),
+		cmocka_unit_test(test_readdir_run),
 		cmocka_unit_test(test_errno_kept),
 		cmocka_unit_test(test_no_tracer_fd),
 		cmocka_unit_test(test_killed),
