@@ -387,6 +387,56 @@ static void test_readdir_run(void **state)
 	run_free(&r);
 }
 
+static void test_pipes_unrecorded_fcntl(void **state)
+{
+	run r;
+	trace(&r, "pipes", NULL, false);
+	size_t i = 0;
+	const evc *e = next(&r, &i, RP_SYSEV_OPEN, "/lk", r.pid);
+	const int64_t fd = e->ev.ret;
+	/* before the file's open: the pipe's write, read and closes made no event */
+	for (size_t k = 0; k + 1 < i; k++)
+		assert_true(r.v[k].ev.nr == RP_SYSEV_START || r.v[k].ev.nr == RP_SYSEV_FD);
+	e = next_fd(&r, &i, RP_SYSEV_LOCK, fd);
+	assert_int_equal(e->ev.a[1], F_SETLK);
+	assert_int_equal(e->ev.a[2], F_WRLCK);
+	assert_int_equal(e->ev.a[4], 10);
+	assert_int_equal(e->ev.a[5], 20);
+	e = next_fd(&r, &i, RP_SYSEV_DUP, fd);
+	assert_int_equal(e->ev.a[1], 20);
+	assert_int_equal(e->ev.a[2], O_CLOEXEC);
+	assert_int_equal(e->ev.a[3], 1);
+	assert_int_equal(e->ev.ret, 20);
+	e = next_fd(&r, &i, RP_SYSEV_CLOEXEC, fd);
+	assert_int_equal(e->ev.a[1], 1);
+	next_fd(&r, &i, RP_SYSEV_CLOSE, 20); /* F_GETFL made no event: the next one is the close */
+	assert_int_equal(r.v[i - 2].ev.nr, RP_SYSEV_CLOEXEC);
+	run_free(&r);
+}
+
+static void test_env_restored(void **state)
+{
+	run r;
+	trace(&r, "lostenv", NULL, false);
+	const evc *e = NULL;
+	for (size_t k = 0; k < r.n && !e; k++)
+		if (r.v[k].ev.nr == RP_SYSEV_OPEN && r.v[k].ev.pid != (uint32_t)r.pid && ends(r.v[k].p[0], "/child"))
+			e = &r.v[k];
+	assert_non_null(e); /* the child exec'd without LD_PRELOAD in environ, and was traced */
+	run_free(&r);
+}
+
+static void test_ring_wraps(void **state)
+{
+	run r;
+	trace(&r, "many", NULL, false);
+	size_t i = 0;
+	const int64_t fd = next(&r, &i, RP_SYSEV_OPEN, "/many", r.pid)->ev.ret;
+	for (int k = 0; k < 5000; k++)
+		assert_int_equal(next_fd(&r, &i, RP_SYSEV_WRITE, fd)->ev.a[1], k);
+	run_free(&r);
+}
+
 static void test_errno_kept(void **state)
 {
 	run r;
@@ -486,6 +536,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_stdio_coalesced),
 		cmocka_unit_test(test_no_stdio),
 		cmocka_unit_test(test_readdir_run),
+		cmocka_unit_test(test_pipes_unrecorded_fcntl),
+		cmocka_unit_test(test_env_restored),
+		cmocka_unit_test(test_ring_wraps),
 		cmocka_unit_test(test_errno_kept),
 		cmocka_unit_test(test_no_tracer_fd),
 		cmocka_unit_test(test_killed),
