@@ -1,5 +1,6 @@
 /* Interposed process calls: the image's START and fd snapshot, fork and vfork, exec in every form, posix_spawn, system and popen (docs/syscall-capture.md). */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -128,6 +129,13 @@ void rp__proc_start(void)
 			if (i == ENV_N - 1)
 				preload_path = env_saved[i] + strlen(env_names[i]) + 1;
 		}
+	}
+	/* Without REPRISE_PRELOAD (a hand-set LD_PRELOAD), our own file is the path to keep. */
+	Dl_info info;
+	if (!preload_path && dladdr((void *)(uintptr_t)rp__proc_start, &info) && info.dli_fname &&
+	    info.dli_fname[0] == '/' && strlen(info.dli_fname) < ENV_MAX) {
+		snprintf(env_saved[ENV_N - 1], sizeof env_saved[0], "%s=%s", RP_ENV_PRELOAD, info.dli_fname);
+		preload_path = env_saved[ENV_N - 1] + strlen(RP_ENV_PRELOAD) + 1;
 	}
 	pthread_atfork(fork_prepare, NULL, fork_child);
 	start_note();
