@@ -44,19 +44,10 @@ void rp__path_resolve(void)
 /* The mode argument exists only when the flags create a file. */
 #define NEEDS_MODE(f) (((f) & O_CREAT) || ((f) & __O_TMPFILE) == __O_TMPFILE)
 
-/*
- * An opened path is taken for a file without an fstat (a tar extraction opens
- * thousands): devices and ttys live under /dev (and /proc names pipes and
- * sockets), so those are left for their first call to look at.  A fifo
- * elsewhere is recorded; the model drops its calls.
- */
 static int opened(rp_sysev *ev, uint64_t t0, int r, int e)
 {
-	if (r >= 0) {
-		const char *const p = ev->p[0];
-		const bool special = !p || strncmp(p, "/dev/", 5) == 0 || strncmp(p, "/proc/", 6) == 0;
-		rp__fd_set(r, special ? RP_FD_UNKNOWN : RP_FD_FILE);
-	}
+	if (r >= 0)
+		rp__fd_opened(r, ev->p[0]);
 	rp__leave(ev, t0, rp__ret(r, e));
 	errno = e;
 	return r;

@@ -53,8 +53,8 @@ static void fd_note(int dirfd, const char *name)
 	char link[RP_SYSEV_PATH_MAX];
 	const long n = rp__sys(SYS_readlinkat, dirfd, (long)name, (long)link, sizeof link);
 	struct stat st;
-	const int isfile = rp__sys(SYS_fstat, fd, (long)&st, 0, 0) == 0 &&
-	                   (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode));
+	const bool ok = rp__sys(SYS_fstat, fd, (long)&st, 0, 0) == 0;
+	const int isfile = ok && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)); /* sysev.h's a4 */
 	const long fl = rp__sys(SYS_fcntl, fd, F_GETFL, 0, 0);
 	const long fdfl = rp__sys(SYS_fcntl, fd, F_GETFD, 0, 0);
 	const long pos = rp__sys(SYS_lseek, fd, 0, SEEK_CUR, 0);
@@ -65,7 +65,7 @@ static void fd_note(int dirfd, const char *name)
 		ev.plen[0] = (uint32_t)n;
 	}
 	rp__note(&ev);
-	rp__fd_set((int)fd, isfile ? RP_FD_FILE : RP_FD_OTHER);
+	rp__fd_set((int)fd, isfile || (ok && S_ISBLK(st.st_mode)) ? RP_FD_FILE : RP_FD_OTHER);
 }
 
 /* One FD note per open fd, from /proc/self/fd, with raw calls nothing records. */

@@ -364,7 +364,7 @@ static int mode_flags(const char *m)
 		FILE *const r = REAL(name)(path, mode);                               \
 		const int e = errno;                                                  \
 		if (r)                                                                \
-			rp__fd_set(r->_fileno, RP_FD_UNKNOWN);                        \
+			rp__fd_opened(r->_fileno, path);                              \
 		A(0, AT_FDCWD), A(1, mode_flags(mode)), A(2, 0666), P(0, path);       \
 		rp__leave(&ev, t0, r ? r->_fileno : -(int64_t)e);                     \
 		errno = e;                                                            \
@@ -385,6 +385,8 @@ FOPEN(fopen64)
 		FILE *const r = REAL(name)(path, mode, f);                                      \
 		const int e = errno;                                                            \
 		rp__fd_set(old, RP_FD_UNKNOWN);                                                 \
+		if (r)                                                                          \
+			rp__fd_opened(r->_fileno, path);                                        \
 		A(0, old);                                                                      \
 		ev.t_start = t0;                                                                \
 		ev.t_end = rp__now();                                                           \
