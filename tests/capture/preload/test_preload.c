@@ -437,6 +437,42 @@ static void test_ring_wraps(void **state)
 	run_free(&r);
 }
 
+/* The writer was killed (no destroy, no writer_gone): a thread with a full ring must not wait forever. */
+static void test_writer_killed(void **state)
+{
+	char spool[64];
+	snprintf(spool, sizeof spool, "/tmp/rp-deadwriter-XXXXXX");
+	assert_non_null(mkdtemp(spool));
+	const pid_t dead = fork(); /* a pid that existed and is gone: the "writer" */
+	if (dead == 0)
+		_exit(0);
+	assert_int_equal(waitpid(dead, NULL, 0), dead);
+	char path[128];
+	snprintf(path, sizeof path, "%s/%s", spool, RP_SPOOL_WRITER_FILE);
+	FILE *const f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "%d\n", (int)dead);
+	fclose(f);
+	char dir[64];
+	snprintf(dir, sizeof dir, "/tmp/rp-preload-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	const pid_t pid = fork();
+	if (pid == 0) {
+		setenv("LD_PRELOAD", preload, 1);
+		setenv(RP_ENV_SPOOL, spool, 1);
+		setenv(RP_ENV_RING_KB, "64", 1);
+		execl(prog, prog, "many", dir, (char *)NULL); /* 5000 events: more than 64 KiB, nobody reads */
+		_exit(127);
+	}
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	char cmd[200];
+	snprintf(cmd, sizeof cmd, "rm -rf %s %s", spool, dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 static void test_errno_kept(void **state)
 {
 	run r;
@@ -539,6 +575,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_pipes_unrecorded_fcntl),
 		cmocka_unit_test(test_env_restored),
 		cmocka_unit_test(test_ring_wraps),
+		cmocka_unit_test(test_writer_killed),
 		cmocka_unit_test(test_errno_kept),
 		cmocka_unit_test(test_no_tracer_fd),
 		cmocka_unit_test(test_killed),
