@@ -93,6 +93,18 @@ void rp__fd_set(int fd, int kind)
 		atomic_store_explicit(&fd_kinds[fd], (uint8_t)kind, memory_order_relaxed);
 }
 
+/*
+ * An opened path is taken for a file without an fstat (a tar extraction opens
+ * thousands): devices and ttys live under /dev (and /proc names pipes and
+ * sockets), so those are left for their first call to look at.  A fifo
+ * elsewhere is recorded; the model drops its calls.
+ */
+void rp__fd_opened(int fd, const char *path)
+{
+	const bool special = !path || strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0;
+	rp__fd_set(fd, special ? RP_FD_UNKNOWN : RP_FD_FILE);
+}
+
 void rp__fd_copy(int from, int to)
 {
 	if (to < 0 || to >= RP_FD_KINDS)
@@ -166,8 +178,8 @@ static void thread_exit(void *unused)
 	if (rp__pending)
 		rp__flush_pending();
 	rp__emit_thread_done();
-	/* Events after this (later key destructors) would need a new ring: none are recorded. */
-	keyed = 1;
+	/* A later event of this thread (another key's destructor) makes a new ring of its own. */
+	rp__guard = 0;
 }
 
 /* ---- the process image ----------------------------------------------------- */

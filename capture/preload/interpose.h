@@ -59,6 +59,8 @@ bool rp__fd_wanted(int fd);
 void rp__fd_set(int fd, int kind);
 void rp__fd_copy(int from, int to);
 void rp__fd_clear_range(unsigned first, unsigned last);
+/* The kind an fd just opened on path gets: a file, unless the path is under /dev or /proc (then its first call looks). */
+void rp__fd_opened(int fd, const char *path);
 
 /*
  * Pending coalesced events (a stdio run, a readdir run): their begin() holds

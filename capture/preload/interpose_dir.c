@@ -5,7 +5,7 @@
 
 #include "capture/preload/interpose_hook.h"
 
-#define DIR_FUNCS(X) X(getdents64) X(opendir) X(fdopendir) X(readdir) X(readdir64) X(closedir) X(dirfd)
+#define DIR_FUNCS(X) X(getdents64) X(opendir) X(fdopendir) X(readdir) X(readdir64) X(closedir) X(dirfd) X(rewinddir)
 
 static struct {
 	DIR_FUNCS(RP__REAL_FIELD)
@@ -118,6 +118,19 @@ int closedir(DIR *d)
 	rp__leave(&ev, t0, rp__ret(r, e));
 	errno = e;
 	return r;
+}
+
+/* rewinddir starts the directory over: the run so far is an event, the next readdir begins another. */
+void rewinddir(DIR *d)
+{
+	if (!rp__skip() && run.d == d && (rp__pending & RP_PENDING_DIR)) {
+		const int e = errno;
+		rp__guard = 1;
+		publish(0);
+		rp__guard = 0;
+		errno = e;
+	}
+	REAL(rewinddir)(d);
 }
 
 HOOK(ssize_t, getdents64, (int fd, void *b, size_t n), (fd, b, n), rp__fd_wanted(fd), GETDENTS, (A(0, fd), A(1, n)))

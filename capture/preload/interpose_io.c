@@ -9,13 +9,18 @@
 
 #include "capture/preload/interpose_hook.h"
 
+/* The fortified reads _FORTIFY_SOURCE builds call when the buffer's size is known (bits/unistd.h). */
+ssize_t __read_chk(int fd, void *b, size_t n, size_t blen);
+ssize_t __pread_chk(int fd, void *b, size_t n, off_t o, size_t blen);
+ssize_t __pread64_chk(int fd, void *b, size_t n, off64_t o, size_t blen);
+
 #define IO_FUNCS(X)                                                                                       \
 	X(read) X(write) X(pread) X(pread64) X(pwrite) X(pwrite64) X(readv) X(writev) X(preadv) X(preadv64) \
 	X(pwritev) X(pwritev64) X(preadv2) X(preadv64v2) X(pwritev2) X(pwritev64v2) X(lseek) X(lseek64)     \
 	X(fsync) X(fdatasync) X(sync_file_range) X(ftruncate) X(ftruncate64) X(fallocate) X(fallocate64)    \
 	X(posix_fallocate) X(posix_fallocate64) X(posix_fadvise) X(posix_fadvise64) X(copy_file_range)      \
 	X(sendfile) X(sendfile64) X(splice) X(mmap) X(mmap64) X(close) X(close_range) X(dup) X(dup2) X(dup3) \
-	X(fcntl) X(fcntl64) X(flock)
+	X(fcntl) X(fcntl64) X(flock) X(__read_chk) X(__pread_chk) X(__pread64_chk)
 
 static struct {
 	IO_FUNCS(RP__REAL_FIELD)
@@ -39,6 +44,12 @@ static int64_t iov_bytes(const struct iovec *iov, int n)
 
 HOOK(ssize_t, read, (int fd, void *b, size_t n), (fd, b, n), WANT, READ, (A(0, fd), A(1, -1), A(2, n)))
 HOOK(ssize_t, write, (int fd, const void *b, size_t n), (fd, b, n), WANT, WRITE, (A(0, fd), A(1, -1), A(2, n)))
+HOOK(ssize_t, __read_chk, (int fd, void *b, size_t n, size_t bl), (fd, b, n, bl), WANT, READ,
+     (A(0, fd), A(1, -1), A(2, n)))
+HOOK(ssize_t, __pread_chk, (int fd, void *b, size_t n, off_t o, size_t bl), (fd, b, n, o, bl), WANT, READ,
+     (A(0, fd), A(1, o), A(2, n)))
+HOOK(ssize_t, __pread64_chk, (int fd, void *b, size_t n, off64_t o, size_t bl), (fd, b, n, o, bl), WANT, READ,
+     (A(0, fd), A(1, o), A(2, n)))
 HOOK(ssize_t, pread, (int fd, void *b, size_t n, off_t o), (fd, b, n, o), WANT, READ, (A(0, fd), A(1, o), A(2, n)))
 HOOK(ssize_t, pread64, (int fd, void *b, size_t n, off64_t o), (fd, b, n, o), WANT, READ,
      (A(0, fd), A(1, o), A(2, n)))

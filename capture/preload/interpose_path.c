@@ -11,6 +11,10 @@
 
 #include "capture/preload/interpose_hook.h"
 
+/* The fortified readlinks (bits/unistd.h, under _FORTIFY_SOURCE). */
+ssize_t __readlink_chk(const char *p, char *b, size_t n, size_t blen);
+ssize_t __readlinkat_chk(int d, const char *p, char *b, size_t n, size_t blen);
+
 #define PATH_FUNCS(X)                                                                                   \
 	X(open) X(open64) X(openat) X(openat64) X(creat) X(creat64) X(__open_2) X(__open64_2) X(__openat_2) \
 	X(__openat64_2) X(truncate) X(truncate64) X(access) X(faccessat) X(euidaccess) X(eaccess) X(unlink) \
@@ -19,7 +23,8 @@
 	X(chown) X(fchown) X(lchown) X(fchownat) X(utimensat) X(futimens) X(utime) X(utimes) X(lutimes)     \
 	X(futimes) X(chdir) X(fchdir) X(statfs) X(statfs64) X(fstatfs) X(fstatfs64) X(getxattr)            \
 	X(lgetxattr) X(fgetxattr) X(setxattr) X(lsetxattr) X(fsetxattr) X(listxattr) X(llistxattr)         \
-	X(flistxattr) X(removexattr) X(lremovexattr) X(fremovexattr)
+	X(flistxattr) X(removexattr) X(lremovexattr) X(fremovexattr) X(mkfifo) X(mkfifoat) X(__readlink_chk)   \
+	X(__readlinkat_chk)
 
 static struct {
 	PATH_FUNCS(RP__REAL_FIELD)
@@ -42,7 +47,7 @@ void rp__path_resolve(void)
 static int opened(rp_sysev *ev, uint64_t t0, int r, int e)
 {
 	if (r >= 0)
-		rp__fd_set(r, RP_FD_UNKNOWN); /* a file, a fifo or a device: its first call looks */
+		rp__fd_opened(r, ev->p[0]);
 	rp__leave(ev, t0, rp__ret(r, e));
 	errno = e;
 	return r;
@@ -132,6 +137,9 @@ HOOK(int, mknod, (const char *p, mode_t m, dev_t dv), (p, m, dv), ALWAYS, MKNOD,
      (A(0, AT_FDCWD), A(1, m), A(2, dv), P(0, p)))
 HOOK(int, mknodat, (int d, const char *p, mode_t m, dev_t dv), (d, p, m, dv), ALWAYS, MKNOD,
      (A(0, d), A(1, m), A(2, dv), P(0, p)))
+/* A fifo is a node: MKNOD with S_IFIFO in the mode. */
+HOOK(int, mkfifo, (const char *p, mode_t m), (p, m), ALWAYS, MKNOD, (A(0, AT_FDCWD), A(1, m | S_IFIFO), P(0, p)))
+HOOK(int, mkfifoat, (int d, const char *p, mode_t m), (d, p, m), ALWAYS, MKNOD, (A(0, d), A(1, m | S_IFIFO), P(0, p)))
 HOOK(int, rename, (const char *o, const char *n), (o, n), ALWAYS, RENAME,
      (A(0, AT_FDCWD), A(1, AT_FDCWD), P(0, o), P(1, n)))
 HOOK(int, renameat, (int od, const char *o, int nd, const char *n), (od, o, nd, n), ALWAYS, RENAME,
@@ -146,6 +154,11 @@ HOOK(int, symlinkat, (const char *t, int d, const char *n), (t, d, n), ALWAYS, S
 HOOK(ssize_t, readlink, (const char *restrict p, char *restrict b, size_t n), (p, b, n), ALWAYS, READLINK,
      (A(0, AT_FDCWD), A(1, n), P(0, p)))
 HOOK(ssize_t, readlinkat, (int d, const char *restrict p, char *restrict b, size_t n), (d, p, b, n), ALWAYS,
+     READLINK, (A(0, d), A(1, n), P(0, p)))
+
+HOOK(ssize_t, __readlink_chk, (const char *p, char *b, size_t n, size_t bl), (p, b, n, bl), ALWAYS, READLINK,
+     (A(0, AT_FDCWD), A(1, n), P(0, p)))
+HOOK(ssize_t, __readlinkat_chk, (int d, const char *p, char *b, size_t n, size_t bl), (d, p, b, n, bl), ALWAYS,
      READLINK, (A(0, d), A(1, n), P(0, p)))
 
 /* ---- attributes ----------------------------------------------------------- */

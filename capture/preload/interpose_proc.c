@@ -1,5 +1,6 @@
 /* Interposed process calls: the image's START and fd snapshot, fork and vfork, exec in every form, posix_spawn, system and popen (docs/syscall-capture.md). */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -52,8 +53,8 @@ static void fd_note(int dirfd, const char *name)
 	char link[RP_SYSEV_PATH_MAX];
 	const long n = rp__sys(SYS_readlinkat, dirfd, (long)name, (long)link, sizeof link);
 	struct stat st;
-	const int isfile = rp__sys(SYS_fstat, fd, (long)&st, 0, 0) == 0 &&
-	                   (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode));
+	const bool ok = rp__sys(SYS_fstat, fd, (long)&st, 0, 0) == 0;
+	const int isfile = ok && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)); /* sysev.h's a4 */
 	const long fl = rp__sys(SYS_fcntl, fd, F_GETFL, 0, 0);
 	const long fdfl = rp__sys(SYS_fcntl, fd, F_GETFD, 0, 0);
 	const long pos = rp__sys(SYS_lseek, fd, 0, SEEK_CUR, 0);
@@ -64,7 +65,7 @@ static void fd_note(int dirfd, const char *name)
 		ev.plen[0] = (uint32_t)n;
 	}
 	rp__note(&ev);
-	rp__fd_set((int)fd, isfile ? RP_FD_FILE : RP_FD_OTHER);
+	rp__fd_set((int)fd, isfile || (ok && S_ISBLK(st.st_mode)) ? RP_FD_FILE : RP_FD_OTHER);
 }
 
 /* One FD note per open fd, from /proc/self/fd, with raw calls nothing records. */
@@ -128,6 +129,13 @@ void rp__proc_start(void)
 			if (i == ENV_N - 1)
 				preload_path = env_saved[i] + strlen(env_names[i]) + 1;
 		}
+	}
+	/* Without REPRISE_PRELOAD (a hand-set LD_PRELOAD), our own file is the path to keep. */
+	Dl_info info;
+	if (!preload_path && dladdr((void *)(uintptr_t)rp__proc_start, &info) && info.dli_fname &&
+	    info.dli_fname[0] == '/' && strlen(info.dli_fname) < ENV_MAX) {
+		snprintf(env_saved[ENV_N - 1], sizeof env_saved[0], "%s=%s", RP_ENV_PRELOAD, info.dli_fname);
+		preload_path = env_saved[ENV_N - 1] + strlen(RP_ENV_PRELOAD) + 1;
 	}
 	pthread_atfork(fork_prepare, NULL, fork_child);
 	start_note();

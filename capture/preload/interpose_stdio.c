@@ -11,6 +11,10 @@
 #undef fwrite_unlocked
 #undef getc
 #undef putc
+#undef fputc_unlocked
+#undef putc_unlocked
+#undef fgetc_unlocked
+#undef getc_unlocked
 
 /* The fortified entry points (bits/stdio2.h declares them only under _FORTIFY_SOURCE). */
 int __fprintf_chk(FILE *restrict f, int flag, const char *restrict fmt, ...);
@@ -18,6 +22,7 @@ int __vfprintf_chk(FILE *restrict f, int flag, const char *restrict fmt, va_list
 int __printf_chk(int flag, const char *restrict fmt, ...);
 int __vprintf_chk(int flag, const char *restrict fmt, va_list ap);
 size_t __fread_chk(void *restrict p, size_t plen, size_t sz, size_t n, FILE *restrict f);
+ssize_t __getdelim(char **restrict lp, size_t *restrict n, int delim, FILE *restrict f);
 size_t __fread_unlocked_chk(void *restrict p, size_t plen, size_t sz, size_t n, FILE *restrict f);
 char *__fgets_chk(char *restrict s, size_t slen, int n, FILE *restrict f);
 
@@ -26,7 +31,8 @@ char *__fgets_chk(char *restrict s, size_t slen, int n, FILE *restrict f);
 	X(fwrite_unlocked) X(fgets) X(fgets_unlocked) X(fputs) X(fputs_unlocked) X(fputc) X(putc) X(fgetc) \
 	X(getc) X(puts) X(getline) X(getdelim) X(vfprintf) X(__vfprintf_chk) X(__fread_chk)             \
 	X(__fread_unlocked_chk) X(__fgets_chk) X(fflush) X(fseek) X(fseeko) X(fseeko64) X(ftello64)       \
-	X(rewind)
+	X(rewind) X(__getdelim) X(fputc_unlocked) X(putc_unlocked) X(fgetc_unlocked) X(getc_unlocked)    \
+	X(fflush_unlocked)
 
 static struct {
 	STDIO_FUNCS(RP__REAL_FIELD)
@@ -204,6 +210,8 @@ int puts(const char *s)
 	}
 PUTC(fputc)
 PUTC(putc)
+PUTC(fputc_unlocked)
+PUTC(putc_unlocked)
 
 #define GETC(name)                                                                    \
 	int name(FILE *f)                                                             \
@@ -217,16 +225,30 @@ PUTC(putc)
 	}
 GETC(fgetc)
 GETC(getc)
+GETC(fgetc_unlocked)
+GETC(getc_unlocked)
 
 /* A line read asks for as much as the line holds: asked is what came. */
-ssize_t getdelim(char **restrict lp, size_t *restrict n, int delim, FILE *restrict f)
+static ssize_t delim_read(__typeof__(getdelim) *call, char **restrict lp, size_t *restrict n, int delim,
+                          FILE *restrict f)
 {
 	if (!wanted(f))
-		return REAL(getdelim)(lp, n, delim, f);
+		return call(lp, n, delim, f);
 	run_begin(f, IN);
-	const ssize_t r = REAL(getdelim)(lp, n, delim, f);
+	const ssize_t r = call(lp, n, delim, f);
 	run_end(f, r > 0 ? r : 0, r > 0 ? r : 0, errno);
 	return r;
+}
+
+ssize_t getdelim(char **restrict lp, size_t *restrict n, int delim, FILE *restrict f)
+{
+	return delim_read(REAL(getdelim), lp, n, delim, f);
+}
+
+/* What getline's inline forms and gnulib call. */
+ssize_t __getdelim(char **restrict lp, size_t *restrict n, int delim, FILE *restrict f)
+{
+	return delim_read(REAL(__getdelim), lp, n, delim, f);
 }
 
 ssize_t getline(char **restrict lp, size_t *restrict n, FILE *restrict f)
@@ -342,7 +364,7 @@ static int mode_flags(const char *m)
 		FILE *const r = REAL(name)(path, mode);                               \
 		const int e = errno;                                                  \
 		if (r)                                                                \
-			rp__fd_set(r->_fileno, RP_FD_UNKNOWN);                        \
+			rp__fd_opened(r->_fileno, path);                              \
 		A(0, AT_FDCWD), A(1, mode_flags(mode)), A(2, 0666), P(0, path);       \
 		rp__leave(&ev, t0, r ? r->_fileno : -(int64_t)e);                     \
 		errno = e;                                                            \
@@ -363,6 +385,8 @@ FOPEN(fopen64)
 		FILE *const r = REAL(name)(path, mode, f);                                      \
 		const int e = errno;                                                            \
 		rp__fd_set(old, RP_FD_UNKNOWN);                                                 \
+		if (r)                                                                          \
+			rp__fd_opened(r->_fileno, path);                                        \
 		A(0, old);                                                                      \
 		ev.t_start = t0;                                                                \
 		ev.t_end = rp__now();                                                           \
@@ -396,7 +420,7 @@ int fclose(FILE *f)
 }
 
 /* fflush ends the run (the bytes were counted as they went in); it makes no event of its own. */
-int fflush(FILE *f)
+static void run_flush(const FILE *f)
 {
 	if (!rp__skip() && (rp__pending & RP_PENDING_STDIO) && (!f || f == run.f)) {
 		const int e = errno;
@@ -405,7 +429,18 @@ int fflush(FILE *f)
 		rp__guard = 0;
 		errno = e;
 	}
+}
+
+int fflush(FILE *f)
+{
+	run_flush(f);
 	return REAL(fflush)(f);
+}
+
+int fflush_unlocked(FILE *f)
+{
+	run_flush(f);
+	return REAL(fflush_unlocked)(f);
 }
 
 /* A seek moves the fd's position: an LSEEK with the new position as its result. */

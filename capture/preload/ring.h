@@ -10,7 +10,10 @@
 /*
  * One file per traced thread in the spool directory ($REPRISE_SPOOL, made by
  * `reprise capture`), named "<pid>.<tid>.<serial>" (serial: the process
- * image's start time in ns, so a pid reused or re-exec'd makes a new name).
+ * image's start time in ns, so a pid reused or re-exec'd makes a new name;
+ * a thread that goes on after its ring was closed, as after a failed exec,
+ * makes "<pid>.<tid>.<serial>-<n>", n counting from 1).  The spool directory
+ * also holds RP_SPOOL_WRITER_FILE (spool.h), which is no ring.
  * The thread creates it as "<name>.new", sizes it, maps it, fills the header
  * and renames it: the writer only opens finished names.  The thread is the
  * only producer, the writer the only consumer.  The file outlives the

@@ -1,4 +1,5 @@
 /* The ring emitter: each traced thread's events into its shared-memory ring in the spool directory (capture/preload/ring.h, docs/syscall-capture.md §rings). */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@ static struct {
 	char dir[DIR_MAX + 1];
 	uint64_t size; /* each ring's data size, a power of two */
 	uint32_t pid, ppid;
+	int32_t writer; /* the writer's pid from the spool's writer file (0: unknown) */
 	uint64_t serial; /* the image's start time: a pid reused or re-exec'd makes new names */
 	_Atomic uint32_t again; /* rings made after a thread's was done (exec failed): unique names */
 } proc;
@@ -50,6 +52,24 @@ static uint64_t now(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The writer's pid, read once at start (raw calls: the constructor records nothing). */
+static int32_t read_writer(void)
+{
+	char path[DIR_MAX + 32], buf[24];
+	snprintf(path, sizeof path, "%s/%s", proc.dir, RP_SPOOL_WRITER_FILE);
+	const long fd = sys(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0, 0, 0);
+	if (fd < 0)
+		return 0;
+	const long n = sys(SYS_read, fd, (long)buf, sizeof buf - 1, 0, 0, 0);
+	sys(SYS_close, fd, 0, 0, 0, 0, 0);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	char *end;
+	const long v = strtol(buf, &end, 10);
+	return v > 0 && v < INT32_MAX && (*end == '\n' || *end == 0) ? (int32_t)v : 0;
+}
+
 int rp__emit_init(void)
 {
 	const char *const dir = getenv(RP_ENV_SPOOL);
@@ -73,6 +93,7 @@ int rp__emit_init(void)
 	proc.ppid = (uint32_t)sys(SYS_getppid, 0, 0, 0, 0, 0, 0);
 	proc.serial = now();
 	atomic_store(&proc.again, 0);
+	proc.writer = read_writer();
 	return 0;
 }
 
@@ -157,6 +178,7 @@ static bool room(uint64_t need)
 {
 	rp_ring_hdr *const h = ring.hdr;
 	bool counted = false;
+	unsigned steps = 0;
 	while (ring.head + need - atomic_load_explicit(&h->tail, memory_order_acquire) > proc.size) {
 		if (atomic_load_explicit(&h->writer_gone, memory_order_acquire))
 			return false;
@@ -166,6 +188,13 @@ static bool room(uint64_t need)
 		}
 		const struct timespec step = {0, 100000};
 		sys(SYS_nanosleep, (long)&step, 0, 0, 0, 0, 0);
+		/* Every 1000 steps (0.1 s) of waiting: a writer killed before it could say it is gone says so
+		 * by its absence; the flag is set for it, so the thread's later events drop at once. */
+		if (++steps % 1000 == 0 && proc.writer > 0 && sys(SYS_kill, proc.writer, 0, 0, 0, 0, 0) == -1 &&
+		    errno == ESRCH) {
+			atomic_store_explicit(&h->writer_gone, 1, memory_order_release);
+			return false;
+		}
 	}
 	return true;
 }

@@ -84,6 +84,17 @@ int rp_spool_create(rp_spool **out, const char *tmpdir, uint32_t ring_kb, char *
 		free(s);
 		return rp_fail(errbuf, RP_E_SYSTEM, "spool: cannot make a directory under %s: %s", tmpdir, strerror(e));
 	}
+	char pidfile[PATH_MAX + 16];
+	snprintf(pidfile, sizeof pidfile, "%s/%s", s->dir, RP_SPOOL_WRITER_FILE);
+	FILE *const pf = fopen(pidfile, "wx");
+	const bool wrote = pf && fprintf(pf, "%ld\n", (long)getpid()) > 0;
+	if (!pf || fclose(pf) != 0 || !wrote) {
+		const int e = errno;
+		unlink(pidfile);
+		rmdir(s->dir);
+		free(s);
+		return rp_fail(errbuf, RP_E_SYSTEM, "spool: cannot write %s: %s", pidfile, strerror(e));
+	}
 	s->ring_kb = ring_kb;
 	s->prev_now = now_ns();
 	*out = s;

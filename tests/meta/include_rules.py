@@ -42,8 +42,8 @@ CAPTURE_LAYERS = {
     'rpc': {'', 'rpc'},
     'smb': {'', 'smb'},
     'pcap': {'', 'pcap', 'net', 'rpc', 'smb'},
-    'preload': {'', 'preload'},
-    'lttng': {'', 'lttng', 'preload'},  # the LTTng emitter implements preload/emit.h
+    'preload': {'preload'},  # the interposer and the spool reader: formats/sysev.h and their own headers
+    'lttng': {'lttng', 'preload'},  # the LTTng emitter implements preload/emit.h
 }
 
 

@@ -18,6 +18,8 @@
 #include "capture/preload/spool.h"
 
 static const char *prog, *preload, *static_prog;
+/* The next trace runs with REPRISE_NO_STDIO=1. */
+static bool no_stdio;
 
 typedef struct evc {
 	rp_sysev ev;
@@ -71,6 +73,8 @@ static void trace(run *r, const char *workload, const char *arg, bool kill_ready
 		setenv(RP_ENV_PRELOAD, preload, 1);
 		setenv(RP_ENV_SPOOL, rp_spool_dir(s), 1);
 		setenv(RP_ENV_RING_KB, "64", 1); /* small rings: the writer's waits get exercised */
+		if (no_stdio)
+			setenv(RP_ENV_NO_STDIO, "1", 1);
 		execl(prog, prog, workload, r->dir, arg, (char *)NULL);
 		_exit(127);
 	}
@@ -352,6 +356,123 @@ static void test_stdio_coalesced(void **state)
 	run_free(&r);
 }
 
+static void test_no_stdio(void **state)
+{
+	run r;
+	no_stdio = true;
+	trace(&r, "stdio", NULL, false);
+	no_stdio = false;
+	for (size_t k = 0; k < r.n; k++)
+		assert_false(r.v[k].ev.flags & RP_SYSEV_STDIO);
+	run_free(&r);
+}
+
+static void test_readdir_run(void **state)
+{
+	run r;
+	trace(&r, "readdir", NULL, false);
+	size_t i = 0;
+	const evc *e = next(&r, &i, RP_SYSEV_OPEN, r.dir, r.pid);
+	assert_true(e->ev.flags & RP_SYSEV_STDIO); /* opendir */
+	const int64_t fd = e->ev.ret;
+	e = next_fd(&r, &i, RP_SYSEV_READDIR, fd);
+	assert_int_equal(e->ev.a[1], 5); /* ".", "..", three files: one event for the run */
+	assert_int_equal(e->ev.a[2], 1);
+	e = next_fd(&r, &i, RP_SYSEV_CLOSE, fd);
+	assert_true(e->ev.flags & RP_SYSEV_STDIO);
+	unsigned runs = 0;
+	for (size_t k = 0; k < r.n; k++)
+		runs += r.v[k].ev.nr == RP_SYSEV_READDIR && r.v[k].ev.a[0] == fd;
+	assert_int_equal(runs, 1);
+	run_free(&r);
+}
+
+static void test_pipes_unrecorded_fcntl(void **state)
+{
+	run r;
+	trace(&r, "pipes", NULL, false);
+	size_t i = 0;
+	const evc *e = next(&r, &i, RP_SYSEV_OPEN, "/lk", r.pid);
+	const int64_t fd = e->ev.ret;
+	/* before the file's open: the pipe's write, read and closes made no event */
+	for (size_t k = 0; k + 1 < i; k++)
+		assert_true(r.v[k].ev.nr == RP_SYSEV_START || r.v[k].ev.nr == RP_SYSEV_FD);
+	e = next_fd(&r, &i, RP_SYSEV_LOCK, fd);
+	assert_int_equal(e->ev.a[1], F_SETLK);
+	assert_int_equal(e->ev.a[2], F_WRLCK);
+	assert_int_equal(e->ev.a[4], 10);
+	assert_int_equal(e->ev.a[5], 20);
+	e = next_fd(&r, &i, RP_SYSEV_DUP, fd);
+	assert_int_equal(e->ev.a[1], 20);
+	assert_int_equal(e->ev.a[2], O_CLOEXEC);
+	assert_int_equal(e->ev.a[3], 1);
+	assert_int_equal(e->ev.ret, 20);
+	e = next_fd(&r, &i, RP_SYSEV_CLOEXEC, fd);
+	assert_int_equal(e->ev.a[1], 1);
+	next_fd(&r, &i, RP_SYSEV_CLOSE, 20); /* F_GETFL made no event: the next one is the close */
+	assert_int_equal(r.v[i - 2].ev.nr, RP_SYSEV_CLOEXEC);
+	run_free(&r);
+}
+
+static void test_env_restored(void **state)
+{
+	run r;
+	trace(&r, "lostenv", NULL, false);
+	const evc *e = NULL;
+	for (size_t k = 0; k < r.n && !e; k++)
+		if (r.v[k].ev.nr == RP_SYSEV_OPEN && r.v[k].ev.pid != (uint32_t)r.pid && ends(r.v[k].p[0], "/child"))
+			e = &r.v[k];
+	assert_non_null(e); /* the child exec'd without LD_PRELOAD in environ, and was traced */
+	run_free(&r);
+}
+
+static void test_ring_wraps(void **state)
+{
+	run r;
+	trace(&r, "many", NULL, false);
+	size_t i = 0;
+	const int64_t fd = next(&r, &i, RP_SYSEV_OPEN, "/many", r.pid)->ev.ret;
+	for (int k = 0; k < 5000; k++)
+		assert_int_equal(next_fd(&r, &i, RP_SYSEV_WRITE, fd)->ev.a[1], k);
+	run_free(&r);
+}
+
+/* The writer was killed (no destroy, no writer_gone): a thread with a full ring must not wait forever. */
+static void test_writer_killed(void **state)
+{
+	char spool[64];
+	snprintf(spool, sizeof spool, "/tmp/rp-deadwriter-XXXXXX");
+	assert_non_null(mkdtemp(spool));
+	const pid_t dead = fork(); /* a pid that existed and is gone: the "writer" */
+	if (dead == 0)
+		_exit(0);
+	assert_int_equal(waitpid(dead, NULL, 0), dead);
+	char path[128];
+	snprintf(path, sizeof path, "%s/%s", spool, RP_SPOOL_WRITER_FILE);
+	FILE *const f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "%d\n", (int)dead);
+	fclose(f);
+	char dir[64];
+	snprintf(dir, sizeof dir, "/tmp/rp-preload-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	const pid_t pid = fork();
+	if (pid == 0) {
+		setenv("LD_PRELOAD", preload, 1);
+		setenv(RP_ENV_SPOOL, spool, 1);
+		setenv(RP_ENV_RING_KB, "64", 1);
+		execl(prog, prog, "many", dir, (char *)NULL); /* 5000 events: more than 64 KiB, nobody reads */
+		_exit(127);
+	}
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	char cmd[200];
+	snprintf(cmd, sizeof cmd, "rm -rf %s %s", spool, dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 static void test_errno_kept(void **state)
 {
 	run r;
@@ -449,6 +570,12 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_posix_spawn),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_stdio_coalesced),
+		cmocka_unit_test(test_no_stdio),
+		cmocka_unit_test(test_readdir_run),
+		cmocka_unit_test(test_pipes_unrecorded_fcntl),
+		cmocka_unit_test(test_env_restored),
+		cmocka_unit_test(test_ring_wraps),
+		cmocka_unit_test(test_writer_killed),
 		cmocka_unit_test(test_errno_kept),
 		cmocka_unit_test(test_no_tracer_fd),
 		cmocka_unit_test(test_killed),
