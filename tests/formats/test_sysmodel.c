@@ -723,6 +723,15 @@ static void limits(void **state)
 	assert_int_equal(stats(t)->limits, 100000 - 65536);
 	assert_int_equal(stats(t)->processes, 65536);
 	done(t);
+	/* 100k threads of one process: a client (and a fork op) each up to the limit */
+	t = mk(NULL);
+	start(t, 1, "/w");
+	for (uint32_t tid = 2; tid <= 100001; tid++)
+		EV(t, .nr = RP_SYSEV_UNLINK, .pid = 1, .tid = tid, A(AT_CWD), P("x"));
+	assert_int_equal(stats(t)->threads, 65536);
+	assert_int_equal(t->ms.n_ops, 2 * 65535);
+	assert_int_equal(stats(t)->limits, 100000 - 65535);
+	done(t);
 	/* a small limit with threads */
 	rp_sysmodel_opts o = { .max_clients = 2 };
 	t = mk(&o);
