@@ -49,23 +49,48 @@ static bool under(const char *s, uint32_t len, const char *dir, uint32_t dlen)
 	return len >= dlen && memcmp(s, dir, dlen) == 0 && (len == dlen || s[dlen] == '/');
 }
 
-/* 1 in, 0 out, -1 no such path. */
-static int path_in(const rp_sysmodel *m, uint32_t id, bool only)
+/* The cache entry of local string id, grown to the table's count; NULL when out of memory. */
+static rp__sm_str *str_of(rp_sysmodel *m, uint32_t id)
+{
+	if (id >= m->cap_strs) {
+		uint32_t ncap = m->cap_strs ? m->cap_strs : 256;
+		while (ncap <= id && ncap < UINT32_MAX / 2)
+			ncap *= 2;
+		rp__sm_str *const ns = ncap > id ? realloc(m->strs, (size_t)ncap * sizeof(*ns)) : NULL;
+		if (!ns)
+			return NULL;
+		memset(ns + m->cap_strs, 0, (size_t)(ncap - m->cap_strs) * sizeof(*ns));
+		m->strs = ns;
+		m->cap_strs = ncap;
+	}
+	return &m->strs[id];
+}
+
+static uint8_t verdict(const rp_sysmodel *m, uint32_t id)
 {
 	uint32_t len = 0;
-	const char *const s = id ? rp_strtab_get(m->paths, id, &len) : NULL;
-	if (!s)
-		return -1;
-	if (only)
-		return under(s, len, m->only, m->only_len);
-	for (uint32_t i = 0; i < m->n_excl; i++)
+	const char *const s = rp_strtab_get(m->paths, id, &len);
+	uint8_t v = RP__SM_V_KNOWN;
+	if (s && m->only && under(s, len, m->only, m->only_len))
+		v |= RP__SM_V_ONLY;
+	for (uint32_t i = 0; s && i < m->n_excl; i++)
 		if (under(s, len, m->excl + m->excl_off[i], m->excl_len[i]))
-			return 1;
-	return 0;
+			v |= RP__SM_V_EXCL;
+	return v;
+}
+
+/* 1 in, 0 out, -1 no such path: under --only (only), or excluded. */
+static int path_in(rp_sysmodel *m, uint32_t id, bool only)
+{
+	if (!id)
+		return -1;
+	rp__sm_str *const e = str_of(m, id);
+	const uint8_t v = e ? (e->verdict ? e->verdict : (e->verdict = verdict(m, id))) : verdict(m, id);
+	return (v & (only ? RP__SM_V_ONLY : RP__SM_V_EXCL)) != 0;
 }
 
 /* --only keeps an op naming a path under DIR; --exclude drops one whose every path is excluded. */
-static bool keep(const rp_sysmodel *m, const rp__sm_cx *c)
+static bool keep(rp_sysmodel *m, const rp__sm_cx *c)
 {
 	if (c->hidden)
 		return false;
@@ -85,11 +110,18 @@ static int to_sink(rp_sysmodel *m, uint32_t *id)
 {
 	if (!*id)
 		return 0;
+	rp__sm_str *const e = str_of(m, *id);
+	if (e && e->sink) {
+		*id = e->sink;
+		return 0;
+	}
 	uint32_t len = 0;
 	const char *const s = rp_strtab_get(m->paths, *id, &len);
 	const int64_t got = rp_sink_intern(m->sink, m->out, s ? s : "", len);
 	if (got < 0)
 		return rp_fail(m->err, (int)got, "sink: %s", m->sink->errbuf);
+	if (e)
+		e->sink = (uint32_t)got;
 	*id = (uint32_t)got;
 	return 0;
 }
@@ -548,6 +580,7 @@ void rp_sysmodel_destroy(rp_sysmodel *m)
 	rp__sm_map_free(&m->tidmap);
 	rp_strtab_destroy(m->paths);
 	rp_strtab_destroy(m->out);
+	free(m->strs);
 	free(m->jbuf);
 	free(m->only);
 	free(m->excl);

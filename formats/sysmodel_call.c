@@ -62,21 +62,22 @@ static int op_fd(rp__sm_cx *c, int64_t fd, rp__sm_fd **out)
 	return R_OP;
 }
 
-/* Path i joined to dirfd into *id: R_OP, R_BAD (absent, or too long once joined), or a negative rp error. */
+/*
+ * Path i joined to dirfd into *id: R_OP, R_BAD (too long once joined), or a
+ * negative rp error.  An absent path is the empty one: the rings do not tell
+ * them apart (sysev.h).
+ */
 static int path_at(rp__sm_cx *c, unsigned i, int64_t dirfd, uint32_t *id)
 {
-	if (!c->ev->p[i])
-		return R_BAD;
-	const int r = rp__sm_path(c->m, c->pr, dirfd, c->ev->p[i], c->ev->plen[i], id);
+	const char *const p = c->ev->p[i] ? c->ev->p[i] : "";
+	const int r = rp__sm_path(c->m, c->pr, dirfd, p, c->ev->p[i] ? c->ev->plen[i] : 0, id);
 	return r < 0 ? r : r ? R_OP : R_BAD;
 }
 
 /* Path i as it is (a symlink's contents, an attribute name): never joined. */
 static int raw_str(rp__sm_cx *c, unsigned i, uint32_t *id)
 {
-	if (!c->ev->p[i])
-		return R_BAD;
-	const int64_t got = rp__sm_intern(c->m, c->ev->p[i], c->ev->plen[i]);
+	const int64_t got = rp__sm_intern(c->m, c->ev->p[i] ? c->ev->p[i] : "", c->ev->p[i] ? c->ev->plen[i] : 0);
 	if (got < 0)
 		return (int)got;
 	*id = (uint32_t)got;

@@ -53,6 +53,13 @@ typedef struct rp__sm_map {
 	uint32_t cap, n;
 } rp__sm_map;
 
+/* What the model knows of one local string: its sink id once sent, and the filters' verdict once asked. */
+typedef struct rp__sm_str {
+	uint32_t sink; /* 0: not sent yet */
+	uint8_t verdict; /* RP__SM_V_* */
+} rp__sm_str;
+enum { RP__SM_V_KNOWN = 1, RP__SM_V_ONLY = 2, RP__SM_V_EXCL = 4 };
+
 struct rp_sysmodel {
 	rp_sink *sink;
 	rp_sysmodel_opts opts;
@@ -64,6 +71,8 @@ struct rp_sysmodel {
 	uint32_t excl_off[16], excl_len[16];
 	rp_strtab *paths; /* the model's own ids: a path reaches the sink only with an op that is kept */
 	rp_strtab *out;   /* the sink's ids */
+	rp__sm_str *strs; /* by local id: so that an op's paths are not hashed again */
+	uint32_t cap_strs;
 	rp__sm_proc *procs;
 	uint32_t n_procs, cap_procs;
 	rp__sm_thread *threads;
