@@ -131,7 +131,7 @@ table() {
 		loops = int((last - 1) / n)   # segments 1..last-1 are complete; the last is cut or cleanup
 		if (loops < 3) { print lfn ": only " loops " complete loops; run longer (-t)" > "/dev/stderr"; exit 1 }
 		while ((getline l < lfn) > 0) text[++k] = l
-		printf "%s: %d complete loops, loops 2-%d counted\n\n", name, loops, loops
+		printf "### %s\n\n%d complete loops, loops 2-%d counted\n\n", name, loops, loops
 		print "| # | loadfile line | syscalls of one command → reprise op | loops |"
 		print "|---|---|---|---|"
 		for (i = 1; i <= n; i++) {
@@ -173,6 +173,20 @@ mix() {
 	{ if ($1 in inloop) { split($2, w, / /); o = (inloop[$1] == 2) ? w[1] " (of the loadfile itself)" : w[1]; tr[o]++; names[o] = 1 } }
 	END { for (o in names) printf "| %s | %d | %d | %s |\n", o, lfc[o], tr[o], lfc[o] ? sprintf("%.2f", tr[o] / lfc[o]) : "-" }
 	' FS=' ' "$tmp/stat.lf" FS='\t' "$tmp/seg" "$tmp/ops" | sort
+	echo
+	echo "the trace's ops in that loop by the command whose line made them (failed ops with their errno)"
+	echo
+	echo "| command | lines | ops they became |"
+	echo "|---|---:|---|"
+	awk -F '\t' -v n="$n" '
+	FILENAME == ARGV[1] { cmd[NR] = $0; sub(/[ \t].*/, "", cmd[NR]); lines[cmd[NR]]++; next }
+	FILENAME == ARGV[2] { if ($1 >= 1 && $1 <= n) seg[$2] = ($3 == "(loadfile)") ? "(reading the loadfile)" : cmd[$1]; next }
+	($1 in seg) { o = $2; st = ""; if (o ~ / -> /) { st = o; sub(/.* -> /, " -> ", st) } sub(/ .*/, "", o)
+		k = seg[$1] SUBSEP o st; if (!(k in c)) order[seg[$1]] = order[seg[$1]] (order[seg[$1]] == "" ? "" : SUBSEP) o st; c[k]++ }
+	END { for (m in order) { t = ""; k = split(order[m], a, SUBSEP)
+			for (i = 1; i <= k; i++) t = t (i > 1 ? ", " : "") a[i] " " c[m SUBSEP a[i]]
+			printf "| %s | %d | %s |\n", m, lines[m], t } }
+	' "$lf" "$tmp/seg" "$tmp/ops" | sort
 	echo
 	echo "whole trace (both processes, all loops): reprise stat"
 	echo
