@@ -88,7 +88,7 @@ segments() {
 	$3 == "<..." { if (pend == "") next; l = $0; sub(/^.* resumed>/, "", l); $0 = pend l; pend = "" }
 	$3 ~ /^(---|\+\+\+)/ { next }
 	{
-		ts = $2; call = $0; sub(/^[0-9]+ [0-9.]+ /, "", call)
+		ts = $2; call = $0; sub(/^[0-9]+ +[0-9.]+ /, "", call)   # strace pads the pid column
 		name = call; sub(/\(.*/, "", name)
 		if (name == "kill" && call ~ /^kill\([0-9]+, 0\)/) { seg++; next }
 		# the arguments and the result: "name(ARGS) = RES <T>"
@@ -112,8 +112,11 @@ ops() {
 }
 
 # table LOADFILE: the command -> syscalls -> ops table of one tiny loadfile
+# canon FILE: FILE's path with its symlinks resolved, as strace -y names the fd dbench reads it by
+canon() { echo "$(cd "$(dirname "$1")" && pwd -P)/$(basename "$1")"; }
+
 table() {
-	lf=$1
+	lf=$(canon "$1")
 	n=$(wc -l <"$lf")
 	trace "$lf"
 	segments "$lf" >"$tmp/seg"
@@ -150,7 +153,7 @@ table() {
 # process's ops in the trace during that loop (segments 1..N: the first loop; the loadfile's first
 # line is at segment 1) and the whole trace's syscall summary
 mix() {
-	lf=$1
+	lf=$(canon "$1")
 	n=$(wc -l <"$lf")
 	trace "$lf"
 	segments "$lf" >"$tmp/seg"
@@ -192,10 +195,12 @@ mix() {
 	echo
 	sed -n '/^ops /p;/^clients /p;/^duration /p' "$tmp/stat.log" | sed 's/^/    /'
 	sed 's/^/    /' "$tmp/stat.err"
-	echo
-	echo "dbench's own report:"
-	echo
-	sed -n '/Operation/,$p' "$tmp/dbench.out" | sed 's/^/    /'
+	if [ -z "$given" ]; then
+		echo
+		echo "dbench's own report:"
+		echo
+		sed -n '/Operation/,$p' "$tmp/dbench.out" | sed 's/^/    /'
+	fi
 }
 
 if [ "$full" = 1 ]; then
