@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/time.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -21,7 +22,8 @@ ssize_t __readlinkat_chk(int d, const char *p, char *b, size_t n, size_t blen);
 	X(unlinkat) X(rmdir) X(mkdir) X(mkdirat) X(mknod) X(mknodat) X(rename) X(renameat) X(renameat2)    \
 	X(link) X(linkat) X(symlink) X(symlinkat) X(readlink) X(readlinkat) X(chmod) X(fchmod) X(fchmodat) \
 	X(chown) X(fchown) X(lchown) X(fchownat) X(utimensat) X(futimens) X(utime) X(utimes) X(lutimes)     \
-	X(futimes) X(chdir) X(fchdir) X(statfs) X(statfs64) X(fstatfs) X(fstatfs64) X(getxattr)            \
+	X(futimes) X(chdir) X(fchdir) X(statfs) X(statfs64) X(fstatfs) X(fstatfs64) X(statvfs) X(statvfs64) X(fstatvfs) \
+	X(fstatvfs64) X(getxattr) \
 	X(lgetxattr) X(fgetxattr) X(setxattr) X(lsetxattr) X(fsetxattr) X(listxattr) X(llistxattr)         \
 	X(flistxattr) X(removexattr) X(lremovexattr) X(fremovexattr) X(mkfifo) X(mkfifoat) X(__readlink_chk)   \
 	X(__readlinkat_chk)
@@ -214,6 +216,12 @@ HOOK(int, statfs, (const char *p, struct statfs *b), (p, b), ALWAYS, STATFS, (A(
 HOOK(int, statfs64, (const char *p, struct statfs64 *b), (p, b), ALWAYS, STATFS, (A(0, -1), P(0, p)))
 HOOK(int, fstatfs, (int fd, struct statfs *b), (fd, b), WANT, STATFS, A(0, fd))
 HOOK(int, fstatfs64, (int fd, struct statfs64 *b), (fd, b), WANT, STATFS, A(0, fd))
+/* statvfs is glibc's own call over statfs, which it makes internally (dbench's QUERY_FS_INFORMATION) */
+HOOK(int, statvfs, (const char *restrict p, struct statvfs *restrict b), (p, b), ALWAYS, STATFS, (A(0, -1), P(0, p)))
+HOOK(int, statvfs64, (const char *restrict p, struct statvfs64 *restrict b), (p, b), ALWAYS, STATFS,
+     (A(0, -1), P(0, p)))
+HOOK(int, fstatvfs, (int fd, struct statvfs *b), (fd, b), WANT, STATFS, A(0, fd))
+HOOK(int, fstatvfs64, (int fd, struct statvfs64 *b), (fd, b), WANT, STATFS, A(0, fd))
 
 /* ---- extended attributes: a1 0 get, 1 set, 2 list, 3 remove; a2 1 no-follow ---------- */
 
