@@ -11,7 +11,7 @@ set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 reprise=${REPRISE:-$top/build/cli/reprise}
 out=${1:-$top/samples/syscall/pgbench.rpz}
-tx=${2:-200}
+tx=${2:-1000}
 bin=/usr/lib/postgresql/15/bin
 user=postgres
 [ -x "$bin/postgres" ] || { echo "pgbench.sh: PostgreSQL 15 is not installed (apt-get install postgresql-15)" >&2; exit 1; }
