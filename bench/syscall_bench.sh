@@ -26,13 +26,17 @@ if command -v lttng >/dev/null && command -v lttng-sessiond >/dev/null &&
 	have_lttng=1
 fi
 
-work=$(mktemp -d /dev/shm/reprise-sysbench.XXXXXX)
+# A tmpfs of its own (root), not /dev/shm: capture's default --exclude drops /dev's paths.
+work=$(mktemp -d /tmp/reprise-sysbench.XXXXXX)
+mounted=0
+if mount -t tmpfs -o size=4g tmpfs "$work" 2>/dev/null; then mounted=1; else echo "syscall_bench: not tmpfs (mount failed): $work" >&2; fi
 sessiond_pid=
 cleanup() {
 	if [ -n "$sessiond_pid" ]; then
 		kill "$sessiond_pid" 2>/dev/null || true
 		wait "$sessiond_pid" 2>/dev/null || true
 	fi
+	[ $mounted = 1 ] && umount "$work"
 	rm -rf "$work"
 }
 trap cleanup EXIT INT TERM
