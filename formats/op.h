@@ -59,7 +59,8 @@ enum rp_field {
 	X(FALLOCATE, "fallocate", RP_F_HANDLE | RP_F_OFFSET | RP_F_LENGTH)     \
 	X(COPY, "copy", RP_F_HANDLE | RP_F_OFFSET | RP_F_HANDLE2 | RP_F_OFFSET2 | RP_F_LENGTH) \
 	X(MMAP, "mmap", RP_F_HANDLE | RP_F_OFFSET | RP_F_LENGTH)               \
-	X(FORK, "fork", 0)
+	X(FORK, "fork", 0)                                                     \
+	X(WAIT, "wait", 0)
 
 #define RP__OP_ENUM(e, name, fields) RP_OP_##e,
 typedef enum rp_opcode { RP_OP_MAP(RP__OP_ENUM) RP_OP__COUNT } rp_opcode;

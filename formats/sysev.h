@@ -110,7 +110,10 @@
 	/* the process ends: a0 exit status (-1: unknown, main returned rather than calling exit) */          \
 	X(EXIT, 45, "exit")                                                                                   \
 	/* the tracer lost events: a0 how many (a ring overflowed, a path did not fit) */                    \
-	X(LOST, 46, "lost")
+	X(LOST, 46, "lost")                                                                                   \
+	/* a child process was reaped (wait, waitpid, wait3, wait4, waitid): a0 and ret its pid; a note at    \
+	 * the call's return (t_start = t_end), so everything the child did is before it */                   \
+	X(WAIT, 47, "wait")
 
 #define RP__SYSEV_ENUM(e, n, name) RP_SYSEV_##e = n,
 typedef enum rp_sysev_nr { RP_SYSEV_MAP(RP__SYSEV_ENUM) RP_SYSEV__MAX = 64 } rp_sysev_nr;

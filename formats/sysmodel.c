@@ -269,6 +269,22 @@ static int fork_op(rp_sysmodel *m, const rp_sysev *ev, uint64_t ts, rp__sm_proc 
 	return emit(m, &c);
 }
 
+/* A wait op: client the waiter, result the reaped child's client (its first thread's), when it was traced. */
+static int wait_op(rp_sysmodel *m, const rp_sysev *ev, uint64_t ts, rp__sm_proc *waiter, uint32_t client)
+{
+	if (ev->a[0] <= 0 || ev->a[0] > UINT32_MAX)
+		return 0;
+	const uint32_t i = rp__sm_map_get(&m->pidmap, (uint32_t)ev->a[0]);
+	if (!i || !m->procs[i - 1].client || &m->procs[i - 1] == waiter)
+		return 0; /* a child that ran untraced, or before the trace: nothing to wait for in replay */
+	rp__sm_cx c = { .m = m, .ev = ev, .pr = waiter };
+	fill(&c, ts, client);
+	c.op.op = RP_OP_WAIT;
+	c.op.result = m->procs[i - 1].client;
+	c.op.status = RP_STATUS_OK;
+	return emit(m, &c);
+}
+
 static void snap_begin(rp__sm_proc *p)
 {
 	for (uint32_t fd = 0; fd < p->cap; fd++)
@@ -465,6 +481,8 @@ int rp_sysmodel_event(rp_sysmodel *m, const rp_sysev *ev)
 		return rc;
 	if (ev->nr == RP_SYSEV_FD)
 		return fd_event(m, p, ev);
+	if (ev->nr == RP_SYSEV_WAIT)
+		return wait_op(m, ev, ts, p, (uint32_t)client);
 	rp__sm_cx c = { .m = m, .ev = ev, .pr = p };
 	fill(&c, ts, (uint32_t)client);
 	const int r = rp__sm_call(&c);

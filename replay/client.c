@@ -221,12 +221,12 @@ static inline __attribute__((always_inline)) void record(rp_client *c, const rp_
 }
 
 /* Ops that act on an open handle: with handle 0 and EBADF recorded, they had none (see backend.h). */
-#define BIT(op) (1u << RP_OP_##op)
-static const uint32_t handle_ops = BIT(CLOSE) | BIT(READ) | BIT(WRITE) | BIT(FLUSH) | BIT(LOCK) | BIT(UNLOCK) |
+#define BIT(op) (1ull << RP_OP_##op)
+static const uint64_t handle_ops = BIT(CLOSE) | BIT(READ) | BIT(WRITE) | BIT(FLUSH) | BIT(LOCK) | BIT(UNLOCK) |
 				   BIT(STAT) | BIT(SETATTR) | BIT(STATFS) | BIT(READDIR) | BIT(GETXATTR) |
 				   BIT(SETXATTR) | BIT(LISTXATTR) | BIT(REMOVEXATTR);
 #undef BIT
-_Static_assert(RP_OP__COUNT <= 32, "handle_ops is a 32-bit mask");
+_Static_assert(RP_OP__COUNT <= 64, "handle_ops is a 64-bit mask");
 
 /* A creation that finds what the previous pass left (the scan found those: rp__scan). */
 static inline bool loop_conflict(const rp_client *c, uint64_t index)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "capture/preload/interpose_hook.h"
@@ -17,7 +18,7 @@
 
 #define PROC_FUNCS(X)                                                                                \
 	X(fork) X(execve) X(execvpe) X(fexecve) X(execveat) X(posix_spawn) X(posix_spawnp) X(system) \
-	X(popen)
+	X(popen) X(wait) X(waitpid) X(wait3) X(wait4) X(waitid)
 
 static struct {
 	PROC_FUNCS(RP__REAL_FIELD)
@@ -505,4 +506,70 @@ FILE *popen(const char *cmd, const char *mode)
 		rp__guard = 0;
 	}
 	return REAL(popen)(cmd, mode);
+}
+
+/*
+ * A child reaped: a WAIT note once the call returns, never a busy call around
+ * it (a parent blocks in wait for as long as its children run, and a busy mark
+ * would hold the writer's merge back all that time).  What the child did is
+ * over by then, so the note's time orders the parent's later calls after it.
+ */
+static void reaped(pid_t pid)
+{
+	if (pid <= 0 || rp__skip())
+		return;
+	rp__guard = 1;
+	rp_sysev ev = {.nr = RP_SYSEV_WAIT, .ret = pid};
+	ev.a[0] = pid;
+	rp__note(&ev);
+	rp__guard = 0;
+}
+
+pid_t wait(int *status)
+{
+	const pid_t r = REAL(wait)(status);
+	const int e = errno;
+	reaped(r);
+	errno = e;
+	return r;
+}
+
+pid_t waitpid(pid_t pid, int *status, int options)
+{
+	const pid_t r = REAL(waitpid)(pid, status, options);
+	const int e = errno;
+	/* WNOWAIT leaves the child waitable: it is not reaped yet */
+	if (!(options & WNOWAIT))
+		reaped(r);
+	errno = e;
+	return r;
+}
+
+pid_t wait3(int *status, int options, struct rusage *ru)
+{
+	const pid_t r = REAL(wait3)(status, options, ru);
+	const int e = errno;
+	reaped(r);
+	errno = e;
+	return r;
+}
+
+pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru)
+{
+	const pid_t r = REAL(wait4)(pid, status, options, ru);
+	const int e = errno;
+	if (!(options & WNOWAIT))
+		reaped(r);
+	errno = e;
+	return r;
+}
+
+int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
+{
+	const int r = REAL(waitid)(idtype, id, info, options);
+	const int e = errno;
+	if (r == 0 && info && (options & WEXITED) && !(options & WNOWAIT))
+		reaped(info->si_pid);
+	errno = e;
+	return r;
 }
