@@ -93,8 +93,10 @@ int rp_replay_create(rp_replay **out, const rp_replay_opts *opts, rp_workload *w
 	if (rc < 0)
 		return rc;
 	rp_replay *const r = calloc(1, sizeof(*r));
-	if (r)
+	if (r) {
 		rp__ntlocks_init(&r->ntlocks);
+		rp__share_init(r);
+	}
 	if (!r)
 		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 	r->opts = *opts;
@@ -184,7 +186,7 @@ static int make_clients(rp_replay *r, char *errbuf)
 				return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 		}
 	}
-	return 0;
+	return rp__share_gates(r, errbuf);
 }
 
 int rp_replay_prepare(rp_replay *r, char *errbuf)
@@ -345,5 +347,6 @@ void rp_replay_destroy(rp_replay *r)
 	rp_backend_parsed_free(&r->bopts);
 	free(r->target);
 	rp__ntlocks_fini(&r->ntlocks);
+	rp__share_fini(r);
 	free(r);
 }

@@ -739,6 +739,10 @@ static int posix_do(posix_backend *pb, posix_client *c, rp_breq *req)
 				 (op->oflags & RP_FA_ZERO_RANGE ? FALLOC_FL_ZERO_RANGE : 0);
 		return fallocate(fd, mode, (off_t)(op->offset & INT64_MAX), (off_t)(op->length & INT64_MAX)) < 0 ? errno : 0;
 	}
+	case RP_OP_COPY: {
+		const int fd2 = req->bh2 ? ((pfile *)(uintptr_t)req->bh2)->fd : -1;
+		return fd < 0 || fd2 < 0 ? EBADF : rp__posix_copy(c, req, fd, fd2);
+	}
 	case RP_OP_SETATTR:
 		return fd >= 0 || req->path ? do_setattr(pb, c, req, fd) : EBADF;
 	case RP_OP_READDIR:
@@ -791,11 +795,11 @@ const rp_backend_ops rp__backend_posix = {
 	.opts = posix_opts,
 	.schemes = posix_schemes,
 	/*
-	 * Every op but those naming a second handle or a new client (dup, copy,
-	 * fork) and mmap: the engine does not resolve handle2 yet (it comes with
-	 * syscall capture), so they are counted unsupported, never guessed.
+	 * Every op but mmap: a mapping's loads and stores are no calls to replay,
+	 * so it is counted unsupported, never guessed.  (dup and fork are the
+	 * engine's: the backend never sees them.)
 	 */
-	.op_mask = RP_BACKEND_ALL_OPS & ~(1ull << RP_OP_DUP | 1ull << RP_OP_COPY | 1ull << RP_OP_FORK | 1ull << RP_OP_MMAP),
+	.op_mask = RP_BACKEND_ALL_OPS & ~(1ull << RP_OP_MMAP),
 	.create = posix_create,
 	.destroy = posix_destroy,
 	.client_init = posix_client_init,
