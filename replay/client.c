@@ -385,6 +385,14 @@ static inline __attribute__((always_inline)) enum verdict resolve(rp_client *c, 
 			return V_UNSUPPORTED;
 		}
 		/* A handle never opened in this pass but named with its path (NFSv3, synthetic SMB ones): by path. */
+		/*
+		 * A dup of such a handle (an fd a process inherited from outside the
+		 * trace) makes one as unknown: the new handle's ops go by path too.
+		 */
+		if (!known && req->path && op->op == RP_OP_DUP) {
+			req->bh = BH_FAILED;
+			return V_ENGINE;
+		}
 		if (!known && req->path && !(two_handle_ops >> op->op & 1u)) {
 			/*
 			 * Unless the server said the handle was not open (EBADF,
@@ -496,6 +504,8 @@ static int32_t dup_handle(rp_client *c, const rp_op *op, uint64_t bh)
 	uint64_t old;
 	if (hget(c, op->handle2, &old, false) && hdel(c, op->handle2, &old) && rp__bh_real(old))
 		hrelease(c, old); /* dup2 over an open handle closes it first */
+	if (bh == BH_FAILED)
+		return 0; /* of a handle known by its path only (resolve): so is the new one */
 	if (rp__bh_real(bh) && rp__share_hold(c->r, bh) < 0)
 		return ENOMEM;
 	c->refd = true;

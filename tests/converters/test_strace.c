@@ -444,9 +444,10 @@ static void fork_exec(void **state)
 	HAS(g, "c2 read path=\"/w/b\" fh=2"); /* the child's fd 4 is the parent's */
 	HAS(g, "c2 close fh=3 raw=posix -> EBADF"); /* fd 3 had O_CLOEXEC: gone at execve, unknown after */
 	HAS(g, "c2 close path=\"/w/b\" fh=2");
-	HAS(g, "c1 fork ret=3 raw");
+	HAS(g, "c1 fork ret=3 of=share raw"); /* CLONE_FILES: a thread, one table */
 	HAS(g, "c1 read path=\"/w/c\" fh=4"); /* a thread shares the table */
 	HAS(g, "1.000000000 1.200000000 c1 fork ret=4");
+	assert_null(strstr(g->text, "ret=2 of=share")); /* a process fork copies */
 	assert_non_null(strstr(g->summary, "fds without a path 1"));
 	done(g);
 }
