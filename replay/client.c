@@ -90,8 +90,6 @@ static inline void hrelease(rp_client *c, uint64_t bh)
 /* The references a request held while it ran (a shared table's handles, which another thread may close meanwhile). */
 static inline void unhold(rp_client *c, rp_breq *req)
 {
-	if (__builtin_expect(!(req->hold & (RP__HOLD_BH | RP__HOLD_BH2)), 1))
-		return;
 	if (req->hold & RP__HOLD_BH)
 		rp__share_release(c, req->bh);
 	if (req->hold & RP__HOLD_BH2)
@@ -211,7 +209,8 @@ static inline __attribute__((always_inline)) void record(rp_client *c, const rp_
 							 int32_t status, uint64_t result, const char *path, bool windowed)
 {
 	const rp_replay *const r = c->r;
-	const bool io = op->op == RP_OP_READ || op->op == RP_OP_WRITE || op->op == RP_OP_COPY;
+	/* Bytes moved: read, write and copy. */
+	const bool io = ((1u << RP_OP_READ | 1u << RP_OP_WRITE | 1u << RP_OP_COPY) >> op->op) & 1u;
 	const uint64_t bytes = io && status == 0 ? result : 0;
 	const uint64_t lag = issue > sched ? issue - sched : 0; /* sched is 0 in afap: no lag recorded below */
 
@@ -264,10 +263,13 @@ static inline __attribute__((always_inline)) void record(rp_client *c, const rp_
 static const uint32_t handle_ops = BIT(CLOSE) | BIT(READ) | BIT(WRITE) | BIT(FLUSH) | BIT(LOCK) | BIT(UNLOCK) |
 				   BIT(STAT) | BIT(SETATTR) | BIT(STATFS) | BIT(READDIR) | BIT(GETXATTR) |
 				   BIT(SETXATTR) | BIT(LISTXATTR) | BIT(REMOVEXATTR) | BIT(COPY);
-/* Ops on two handles: never by path (a path names one file), never by the window (it orders one handle). */
-static const uint32_t two_handle_ops = BIT(DUP) | BIT(COPY);
-/* Ops the engine carries out itself: no backend hears of them. */
-static const uint32_t engine_ops = BIT(DUP) | BIT(FORK);
+/*
+ * Ops on two handles or on the whole table (dup, copy, fork): resolved apart
+ * (resolve_special), never by path (a path names one file), issued after
+ * everything in flight (the window orders by one handle).
+ */
+static const uint32_t special_ops = BIT(DUP) | BIT(COPY) | BIT(FORK);
+
 #undef BIT
 _Static_assert(RP_OP__COUNT <= 32, "handle_ops is a 32-bit mask");
 
@@ -313,29 +315,12 @@ enum verdict {
 	V_UNSUPPORTED, /* the backend cannot express it (op_mask), or it is on a handle whose open was so */
 	V_ENGINE,      /* the engine's own op (dup, fork): no backend call */
 	V_CLOSED,      /* a close of a handle others still reference (dup, fork): the engine's, status 0 */
+	V_ON,          /* (resolve_close) the handle has no entry: resolve goes on as for any handle */
 };
 
-/* Resolve the op's paths and handle into req (done before its deadline, so the wait ends in the issue). */
-static inline __attribute__((always_inline)) enum verdict resolve(rp_client *c, const rp_op *op, uint64_t index, rp_breq *req, int *refuse)
+/* The op's paths into req: 0, or V_REFUSE with *refuse the reason. */
+static inline __attribute__((always_inline)) int resolve_paths(rp_client *c, const rp_op *op, rp_breq *req, int *refuse)
 {
-	const rp_replay *const r = c->r;
-	req->op = op->op == RP_OP_OPEN && op->status == 0 && loop_conflict(c, index) ? loop_open(c, op) : op;
-	req->path = req->path2 = NULL;
-	req->bh = req->bh2 = 0;
-	req->hold = 0;
-	req->granted = 0;
-	req->zero = false;
-	req->no_handle = op->handle == 0 && op->status == EBADF && (handle_ops >> op->op & 1u);
-	req->special = false;
-	const bool engine = engine_ops >> op->op & 1u;
-	if (!engine && (!(r->op_mask >> op->op & 1u) || (op->op == RP_OP_COPY && r->bops->version < 5)))
-		return V_UNSUPPORTED;
-	if (op->op == RP_OP_FORK)
-		return V_ENGINE;
-	if (req->no_handle)
-		return r->bops->version >= 2 ? V_ISSUE : V_NO_HANDLE_1;
-	if (op->op == RP_OP_DUP && !op->handle)
-		return V_NO_HANDLE_1; /* nothing to duplicate: EBADF, as dup(2) of a bad fd */
 	if (op->path) {
 		const rp_pathent *const p = path_get(c, op->path);
 		req->path = p->s;
@@ -348,34 +333,103 @@ static inline __attribute__((always_inline)) enum verdict resolve(rp_client *c, 
 		if ((*refuse = p->err))
 			return V_REFUSE;
 	}
-	if (op->op == RP_OP_COPY) {
-		/* The destination first: a hold on it is dropped whatever the verdict (exec, finish). */
+	return 0;
+}
+
+/*
+ * The ops on two handles or on the table (dup, copy, fork): apart, so the
+ * ops every trace is made of resolve as they did before these existed.  A
+ * reference held on a handle of a shared table is dropped here when the op
+ * goes no further.
+ */
+static __attribute__((noinline)) enum verdict resolve_special(rp_client *c, const rp_op *op, rp_breq *req, int *refuse)
+{
+	const rp_replay *const r = c->r;
+	const enum verdict unknown = r->opts.on_mismatch == RP_MISMATCH_SKIP ? V_SKIP : V_UNKNOWN;
+	if (op->op == RP_OP_FORK)
+		return V_ENGINE;
+	if (!op->handle)
+		return V_NO_HANDLE_1; /* nothing to duplicate or copy from: EBADF, as the call on a bad fd */
+	if (resolve_paths(c, op, req, refuse))
+		return V_REFUSE;
+	enum verdict v = op->op == RP_OP_DUP ? V_ENGINE : V_ISSUE;
+	const bool known = hget(c, op->handle, &req->bh, true);
+	if (known && c->sh && rp__bh_real(req->bh))
+		req->hold |= RP__HOLD_BH;
+	if (known && req->bh == BH_UNSUPPORTED)
+		v = V_UNSUPPORTED;
+	else if (!known && req->path && op->op == RP_OP_DUP)
+		req->bh = BH_FAILED; /* an fd inherited from outside the trace, known by its path: so is the dup */
+	else if (!known || req->bh == BH_FAILED)
+		v = unknown;
+	if (op->op == RP_OP_COPY && v == V_ISSUE) {
 		const bool known2 = op->handle2 && hget(c, op->handle2, &req->bh2, true);
 		if (known2 && c->sh && rp__bh_real(req->bh2))
 			req->hold |= RP__HOLD_BH2;
 		if (known2 && req->bh2 == BH_UNSUPPORTED)
-			return V_UNSUPPORTED;
-		if (!known2 || req->bh2 == BH_FAILED)
-			return r->opts.on_mismatch == RP_MISMATCH_SKIP ? V_SKIP : V_UNKNOWN;
+			v = V_UNSUPPORTED;
+		else if (!known2 || req->bh2 == BH_FAILED)
+			v = unknown;
 	}
-	if (op->handle && op->op == RP_OP_CLOSE && c->refd) {
-		/* The entry goes and its reference with it; the backend closes only the last one. */
-		const int last = rp__share_close(c, op->handle, &req->bh);
-		if (last >= 0 && req->bh == BH_UNSUPPORTED)
-			return V_UNSUPPORTED;
-		if (last >= 0 && req->bh == BH_FAILED)
-			return r->opts.on_mismatch == RP_MISMATCH_SKIP ? V_SKIP : V_UNKNOWN;
-		if (last == 0)
-			return V_CLOSED;
-		if (last == 1) {
-			req->hold |= RP__HOLD_LAST;
-			return V_ISSUE;
-		}
-		req->bh = 0; /* no entry: as any unknown handle below */
+	if (v != V_ISSUE && v != V_ENGINE)
+		unhold(c, req);
+	return v;
+}
+
+/* A close by a client whose handles others may reference (dup, fork): the backend closes only the last one. */
+static __attribute__((noinline)) enum verdict resolve_close(rp_client *c, const rp_op *op, rp_breq *req)
+{
+	const rp_replay *const r = c->r;
+	const int last = rp__share_close(c, op->handle, &req->bh);
+	if (last < 0) {
+		req->bh = 0;
+		return V_ON;
 	}
+	if (req->bh == BH_UNSUPPORTED)
+		return V_UNSUPPORTED;
+	if (req->bh == BH_FAILED)
+		return r->opts.on_mismatch == RP_MISMATCH_SKIP ? V_SKIP : V_UNKNOWN;
+	if (last == 0)
+		return V_CLOSED;
+	req->hold |= RP__HOLD_LAST;
+	return V_ISSUE;
+}
+
+/* Resolve the op's paths and handle into req (done before its deadline, so the wait ends in the issue). */
+static inline __attribute__((always_inline)) enum verdict resolve(rp_client *c, const rp_op *op, uint64_t index, rp_breq *req, int *refuse)
+{
+	const rp_replay *const r = c->r;
+	req->op = op->op == RP_OP_OPEN && op->status == 0 && loop_conflict(c, index) ? loop_open(c, op) : op;
+	req->path = req->path2 = NULL;
+	req->bh = 0;
+	req->hold = 0;
+	req->granted = 0;
+	req->zero = false;
+	req->no_handle = op->handle == 0 && op->status == EBADF && (handle_ops >> op->op & 1u);
+	req->special = false;
+	/*
+	 * One test for both: an op the backend cannot express, or one of the
+	 * special ops (fast_mask is op_mask without them: rp_replay_create).
+	 */
+	if (__builtin_expect(!(r->fast_mask >> op->op & 1u), 0)) {
+		if (!(r->op_mask >> op->op & 1u))
+			return V_UNSUPPORTED;
+		if (req->no_handle)
+			return r->bops->version >= 2 ? V_ISSUE : V_NO_HANDLE_1;
+		return resolve_special(c, op, req, refuse);
+	}
+	if (req->no_handle)
+		return r->bops->version >= 2 ? V_ISSUE : V_NO_HANDLE_1;
+	if (resolve_paths(c, op, req, refuse))
+		return V_REFUSE;
 	if (op->handle && op->op != RP_OP_OPEN) {
+		if (op->op == RP_OP_CLOSE && __builtin_expect(c->refd, 0)) {
+			const enum verdict v = resolve_close(c, op, req);
+			if (v != V_ON)
+				return v;
+		}
 		const bool known = hget(c, op->handle, &req->bh, true);
-		if (known && c->sh && rp__bh_real(req->bh))
+		if (__builtin_expect(c->sh != NULL, 0) && known && rp__bh_real(req->bh))
 			req->hold |= RP__HOLD_BH;
 		if (known && req->bh == BH_UNSUPPORTED) {
 			uint64_t gone;
@@ -385,15 +439,7 @@ static inline __attribute__((always_inline)) enum verdict resolve(rp_client *c, 
 			return V_UNSUPPORTED;
 		}
 		/* A handle never opened in this pass but named with its path (NFSv3, synthetic SMB ones): by path. */
-		/*
-		 * A dup of such a handle (an fd a process inherited from outside the
-		 * trace) makes one as unknown: the new handle's ops go by path too.
-		 */
-		if (!known && req->path && op->op == RP_OP_DUP) {
-			req->bh = BH_FAILED;
-			return V_ENGINE;
-		}
-		if (!known && req->path && !(two_handle_ops >> op->op & 1u)) {
+		if (!known && req->path) {
 			/*
 			 * Unless the server said the handle was not open (EBADF,
 			 * NT_STATUS_FILE_CLOSED): by path it would succeed or fail
@@ -413,7 +459,7 @@ static inline __attribute__((always_inline)) enum verdict resolve(rp_client *c, 
 			return r->opts.on_mismatch == RP_MISMATCH_SKIP ? V_SKIP : V_UNKNOWN;
 		}
 	}
-	return engine ? V_ENGINE : V_ISSUE;
+	return V_ISSUE;
 }
 
 /* The NT layer (replay/ntsem.c), for backends without NT semantics of their own: only where an NT or delete-on-close handle is. */
@@ -445,12 +491,15 @@ static inline __attribute__((always_inline)) void finish(rp_client *c, const rp_
 							 uint64_t sched, uint64_t issue, uint64_t done, bool windowed)
 {
 	rp_replay *const r = c->r;
-	unhold(c, req);
+	if (__builtin_expect(req->hold != 0, 0)) {
+		const unsigned hold = req->hold;
+		unhold(c, req);
+		if (hold & RP__HOLD_LAST)
+			rp__share_last(c, req->bh); /* a delete-on-close another client's close left to this last one */
+	}
 	/* The NT layer's view of the completion, and the backend's errno in the numbering traces hold. */
 	if (nt_wanted(c, op))
 		rp__nt_after(c, op, req);
-	if (__builtin_expect(req->hold & RP__HOLD_LAST, 0))
-		rp__share_last(c, req->bh); /* a delete-on-close another client's close left to this last one */
 	if (req->status > 0)
 		req->status = rp_errno_from_host(req->status);
 	c->acc[op->op].specials += req->special && issue >= r->warm_end;
@@ -524,8 +573,6 @@ static inline __attribute__((always_inline)) uint64_t exec(rp_client *c, const r
 {
 	rp_replay *const r = c->r;
 	const bool counted = t >= r->warm_end;
-	if (v != V_ISSUE && v != V_ENGINE && v != V_CLOSED)
-		unhold(c, req); /* a copy whose source or destination did not resolve */
 	switch (v) {
 	case V_ENGINE: {
 		const uint64_t issue = rp__now(r);
@@ -576,6 +623,7 @@ static inline __attribute__((always_inline)) uint64_t exec(rp_client *c, const r
 		record(c, op, index, sched, t, t, false, op->status, EBADF, 0, req->path, false);
 		return t;
 	case V_ISSUE:
+	case V_ON:
 		break;
 	}
 	/* The issue time is taken last, right before the backend call: lag and latency are the call's. */
@@ -705,7 +753,7 @@ static inline __attribute__((always_inline)) void run_impl(rp_client *c, const b
 			rp_wkey key;
 			int refuse = 0;
 			/* An op on two handles, or on the whole table (fork), waits for everything in flight. */
-			const bool whole = ((two_handle_ops | engine_ops) >> op->op & 1u) != 0;
+			const bool whole = windowed && (special_ops >> op->op & 1u);
 			if (windowed && whole)
 				rp__win_drain(c);
 			else if (windowed)

@@ -204,7 +204,8 @@ struct rp_replay {
 	rp_ntlocks ntlocks;  /* mandatory byte-range locks of every client */
 	void *bstate;
 	rp_backend_parsed bopts; /* --backend-opt, parsed against the backend's table */
-	uint64_t op_mask;        /* the ops the backend can express (its op_mask, 0 taken as every op) */
+	uint64_t op_mask;        /* the ops the backend can express (its op_mask, 0 taken as every op), and dup and fork */
+	uint64_t fast_mask;      /* op_mask without the ops resolve takes apart (dup, copy, fork) */
 	rp_workload *w;
 	rp_replay_clock clock;
 	bool mono; /* clock is CLOCK_MONOTONIC: read it inline, not through clock.now */

@@ -52,7 +52,7 @@ void rp__ntclient_init(rp_ntclient *n)
 	rp__handles_init(&n->paths);
 }
 
-static rp_nthandle *handle_of(const rp_client *c, uint64_t handle)
+static inline __attribute__((always_inline)) rp_nthandle *handle_of(const rp_client *c, uint64_t handle)
 {
 	uint64_t v;
 	return handle && rp__handles_get(&c->nt.handles, handle, &v) ? (rp_nthandle *)(uintptr_t)v : NULL;
