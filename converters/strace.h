@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "formats/sink.h"
 
@@ -70,6 +71,9 @@ int rp_strace_parse_mem(const void *buf, size_t len, const char *name, rp_sink *
  */
 int rp_strace_ff_run(const char *const *paths, size_t n, const char *name, rp_sink *sink, const rp_strace_opts *opts,
 		     uint64_t *skipped, char *summary, size_t summary_size, char *errbuf);
+/* The same over open streams (the fuzz target's entry: fmemopen), names[i] files[i]'s name. */
+int rp_strace_ff_merge(FILE *const *files, const char *const *names, size_t n, const char *name, rp_sink *sink,
+		       const rp_strace_opts *opts, uint64_t *skipped, char *summary, size_t summary_size, char *errbuf);
 /*
  * The -ff files of prefix: prefix.PID for every numeric PID in prefix's
  * directory, ascending by pid, into *paths (malloc'd, each too; free with

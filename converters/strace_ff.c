@@ -157,16 +157,16 @@ static int cmp_pid(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-/* Every name a -ff file's, every pid once, every file open: 0 or the error naming the file. */
-static int open_all(merge *m, const char *const *paths, char *errbuf)
+/* Every name a -ff file's and every pid once: 0 or the error naming the file. */
+static int check_names(merge *m, const char *const *names, char *errbuf)
 {
 	for (size_t i = 0; i < m->n; i++) {
 		ffile *const x = &m->fs[i];
-		x->path = paths[i];
-		if (!rp_strace_pid_from_name(paths[i], &x->pid))
+		x->path = names[i];
+		if (!rp_strace_pid_from_name(names[i], &x->pid))
 			return rp_fail(errbuf, RP_E_INVAL,
 				       "%s: not an strace -ff file: its name must end in .PID (strace -ff -o PREFIX writes PREFIX.PID)",
-				       paths[i]);
+				       names[i]);
 	}
 	ffile **const by = malloc(m->n * sizeof(*by));
 	if (!by)
@@ -180,18 +180,11 @@ static int open_all(merge *m, const char *const *paths, char *errbuf)
 			rc = rp_fail(errbuf, RP_E_INVAL, "%s and %s: two files of pid %" PRIu32, by[i - 1]->path,
 				     by[i]->path, by[i]->pid);
 	free(by);
-	for (size_t i = 0; i < m->n && rc == 0; i++) {
-		ffile *const x = &m->fs[i];
-		x->f = fopen(x->path, "rb");
-		if (!x->f)
-			rc = rp_fail(errbuf, RP_E_IO, "%s: %s%s", x->path, strerror(errno),
-				     errno == EMFILE ? " (one open file per process of the run: raise ulimit -n)" : "");
-	}
 	return rc;
 }
 
-int rp_strace_ff_run(const char *const *paths, size_t n, const char *name, rp_sink *sink, const rp_strace_opts *opts,
-		     uint64_t *skipped, char *summary, size_t summary_size, char *errbuf)
+int rp_strace_ff_merge(FILE *const *files, const char *const *names, size_t n, const char *name, rp_sink *sink,
+		       const rp_strace_opts *opts, uint64_t *skipped, char *summary, size_t summary_size, char *errbuf)
 {
 	if (n == 0)
 		return rp_fail(errbuf, RP_E_INVAL, "%s: no strace -ff files", name);
@@ -205,8 +198,10 @@ int rp_strace_ff_run(const char *const *paths, size_t n, const char *name, rp_si
 		rc = rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 		goto out;
 	}
-	if ((rc = open_all(&m, paths, errbuf)) < 0)
+	if ((rc = check_names(&m, names, errbuf)) < 0)
 		goto out;
+	for (size_t i = 0; i < n; i++)
+		m.fs[i].f = files[i];
 	rp_strace_opts so = opts ? *opts : (rp_strace_opts){ 0 };
 	if ((rc = rp_strace_create(&t, sink, name, &so, errbuf)) < 0)
 		goto out;
@@ -228,13 +223,41 @@ int rp_strace_ff_run(const char *const *paths, size_t n, const char *name, rp_si
 		rp_strace_summary(t, summary, summary_size);
 out:
 	rp_strace_destroy(t);
-	for (size_t i = 0; m.fs && i < n; i++) {
-		if (m.fs[i].f)
-			fclose(m.fs[i].f);
+	for (size_t i = 0; m.fs && i < n; i++)
 		free(m.fs[i].buf);
-	}
 	free(m.fs);
 	free(m.heap);
+	return rc;
+}
+
+int rp_strace_ff_run(const char *const *paths, size_t n, const char *name, rp_sink *sink, const rp_strace_opts *opts,
+		     uint64_t *skipped, char *summary, size_t summary_size, char *errbuf)
+{
+	if (n > RP_STRACE_FF_MAX)
+		return rp_fail(errbuf, RP_E_LIMIT, "%s: %zu -ff files: at most %u (one client each)", name, n,
+			       RP_STRACE_FF_MAX);
+	/* Names first: a file that is no -ff file is refused before any is opened. */
+	for (size_t i = 0; i < n; i++) {
+		uint32_t pid;
+		if (!rp_strace_pid_from_name(paths[i], &pid))
+			return rp_fail(errbuf, RP_E_INVAL,
+				       "%s: not an strace -ff file: its name must end in .PID (strace -ff -o PREFIX writes PREFIX.PID)",
+				       paths[i]);
+	}
+	FILE **const fs = calloc(n ? n : 1, sizeof(*fs));
+	if (!fs)
+		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if (!(fs[i] = fopen(paths[i], "rb")))
+			rc = rp_fail(errbuf, RP_E_IO, "%s: %s%s", paths[i], strerror(errno),
+				     errno == EMFILE ? " (one open file per process of the run: raise ulimit -n)" : "");
+	if (rc == 0)
+		rc = rp_strace_ff_merge(fs, paths, n, name, sink, opts, skipped, summary, summary_size, errbuf);
+	for (size_t i = 0; i < n; i++)
+		if (fs[i])
+			fclose(fs[i]);
+	free(fs);
 	return rc;
 }
 

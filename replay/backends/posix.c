@@ -728,7 +728,15 @@ static int posix_do(posix_backend *pb, posix_client *c, rp_breq *req)
 		return fd < 0 ? EBADF : do_lock(fd, op, op->op == RP_OP_UNLOCK);
 	case RP_OP_STATFS: {
 		struct statfs sf;
-		return fstatfs(fd >= 0 ? fd : c->b.root, &sf) < 0 ? errno : 0;
+		if (fd >= 0 || !req->path || !req->path[0])
+			return fstatfs(fd >= 0 ? fd : c->b.root, &sf) < 0 ? errno : 0;
+		/* By path: what it names, beneath the target (a probe of a path that is not there fails ENOENT) */
+		const int pfd = rp__posix_open(c, req->path, O_PATH, 0);
+		if (pfd < 0)
+			return -pfd;
+		const int rc = fstatfs(pfd, &sf) < 0 ? errno : 0;
+		close(pfd);
+		return rc;
 	}
 	case RP_OP_FALLOCATE: {
 		if (fd < 0)
