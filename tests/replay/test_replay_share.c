@@ -305,6 +305,25 @@ static void test_other_backends(void **state)
 	}
 }
 
+/* statfs by path resolves it beneath the target: a missing path fails ENOENT, a symlink out of the target is refused. */
+static void test_statfs_beneath(void **state)
+{
+	(void)state;
+	char link[700];
+	snprintf(link, sizeof(link), "%s/out", target);
+	assert_int_equal(symlink(outside, link), 0);
+	wl t;
+	wl_init(&t, RP_SRC_SYSCALL);
+	wl_add(&t, 1, RP_OP_STATFS, "/", 0, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_STATFS, "/sys/fs/selinux", 0, 0, 0, ENOENT);
+	wl_add(&t, 1, RP_OP_STATFS, "/out", 0, 0, 0, RP_STATUS_OTHER); /* any failure: never the outside's */
+	rp_replay *r;
+	const rp_replay_results *const res = run(&t, 1, &r);
+	assert_int_equal(res->mismatches, 0);
+	assert_int_equal(res->op[RP_OP_STATFS].failures, 2);
+	done(&t, r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -316,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_fork_cycle),
 		cmocka_unit_test(test_nt_delete_on_close),
 		cmocka_unit_test(test_other_backends),
+		cmocka_unit_test(test_statfs_beneath),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
