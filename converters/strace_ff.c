@@ -211,7 +211,7 @@ int rp_strace_ff_merge(FILE *const *files, const char *const *names, size_t n, c
 	while (rc == 0 && m.nh) {
 		const size_t i = heap_pop(&m);
 		ffile *const x = &m.fs[i];
-		rc = rp_strace_line_of(t, x->path, x->line, x->pid, x->buf, x->len, errbuf);
+		rc = rp_strace_line_of(t, x->path, x->line, x->pid, x->buf ? x->buf : "", x->len, errbuf); /* an empty first line has no buffer */
 		if (rc == 0 && (rc = next_line(&m, x, errbuf)) == 0 && !x->eof)
 			heap_push(&m, i);
 	}
@@ -325,7 +325,8 @@ int rp_strace_ff_find(const char *prefix, char ***paths, size_t *n, char *errbuf
 	closedir(d);
 	if (rc < 0)
 		goto out;
-	qsort(v, k, sizeof(*v), cmp_found);
+	if (k)
+		qsort(v, k, sizeof(*v), cmp_found);
 	if (k && !(*paths = malloc(k * sizeof(**paths)))) {
 		rc = rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 		goto out;
