@@ -1,13 +1,16 @@
-/* reprise convert IN OUT: between .rpz, dbench loadfiles and (as input) pcap/pcapng. */
+/* reprise convert IN OUT: between .rpz, dbench loadfiles and (as input) pcap/pcapng, strace logs (-ff files merged). */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/input.h"
 #include "cli/outfile.h"
 #include "converters/preamble.h"
 #include "converters/registry.h"
+#include "converters/strace.h"
 #include "formats/loadfile.h"
 
 static struct {
@@ -42,7 +45,7 @@ static const rp_optrange ranges[] = {
 static const rp_cmd spec = {
 	.name = "convert",
 	.ranges = ranges,
-	.usage = "[options] IN OUT  (or: IN -o OUT)",
+	.usage = "[options] IN... OUT  (or: IN... -o OUT)",
 	.summary = "convert a trace, dbench loadfile, strace log or packet capture into a trace or loadfile",
 	.details = "IN is sniffed: .rpz trace, reprise cat's text form, dbench loadfile (SMB or NFS dialect,\n"
 		   "plain or timestamped), strace log (strace -f -ttt -T -y; docs/strace.md), or pcap/pcapng\n"
@@ -56,6 +59,9 @@ static const rp_cmd spec = {
 		   "a packet (\"truncated dump file\") or a cut .rpz gives a warning and an .rpz flagged truncated.\n"
 		   "An strace log prints a summary line: ops, processes, the syscalls that are no file operation\n"
 		   "(by name), bad lines (by reason) and what else was counted.\n"
+		   "strace -ff -o PREFIX writes PREFIX.PID per process: several IN, or PREFIX itself when no\n"
+		   "such file exists but PREFIX.PID files do, are merged into one trace in timestamp order\n"
+		   "(each file's lines are its pid's; fork results link them).\n"
 		   "--prepare (loadfile output) reads the whole input into memory, computes the plan that\n"
 		   "'reprise replay' prepares (directories, and files with the size the trace's reads need)\n"
 		   "and writes ops that create them before the trace's own: Mkdir, NTCreateX (OVERWRITE_IF),\n"
@@ -64,7 +70,7 @@ static const rp_cmd spec = {
 		   "the one script, and which dbench runs the dialect.",
 	.opts = options,
 	.min_args = 1,
-	.max_args = 2,
+	.max_args = RP_OPTS_MAX_POS,
 };
 
 /* The chosen consumer's writer over of's stream, named by the path the user gave. */
@@ -183,6 +189,38 @@ static int convert_stream(const char *in, rp_outfile *of, const rp_conv_consumer
 	return rc;
 }
 
+/* strace -ff files merged into one trace (converters/strace_ff.c), named by their prefix. */
+static int convert_ff(const char *const *ins, size_t n, const char *first, rp_outfile *of, const rp_conv_consumer *kind,
+		      rp_loadfile_dialect dialect, const rp_input_opts *io)
+{
+	char errbuf[RP_ERRBUF_SIZE] = "", prefix[4096], summary[1024] = "";
+	/* The trace's name: the prefix the files share (first's name without its .PID) */
+	snprintf(prefix, sizeof(prefix), "%s", first);
+	uint32_t pid;
+	char *const dot = strrchr(prefix, '.');
+	if (dot && rp_strace_pid_from_name(prefix, &pid))
+		*dot = '\0';
+	writer w;
+	if (writer_open(&w, kind, of, dialect, errbuf) < 0) {
+		rp__cli_err("convert", "%s", errbuf);
+		return 1;
+	}
+	const rp_strace_opts so = { .lenient = io->lenient };
+	uint64_t skipped = 0;
+	int rc = rp_strace_ff_run(ins, n, prefix, w.sink, &so, &skipped, summary, sizeof(summary), errbuf) < 0;
+	if (summary[0] && !io->quiet)
+		fprintf(stderr, "%s (%zu -ff files merged)\n", summary, n);
+	if (skipped)
+		rp__cli_err("convert", "%s: skipped %" PRIu64 " bad line%s (--lenient)", prefix, skipped, skipped == 1 ? "" : "s");
+	if (rc)
+		rp__cli_err("convert", "%s", errbuf);
+	if (writer_close(&w, false, of->name, errbuf) < 0 && !rc) {
+		rp__cli_err("convert", "%s", errbuf);
+		rc = 1;
+	}
+	return rc;
+}
+
 static int run(int argc, char **argv)
 {
 	memset(&o, 0, sizeof(o));
@@ -191,11 +229,13 @@ static int run(int argc, char **argv)
 	const int prc = rp_opts_parse(&spec, argc, argv, pos, &npos);
 	if (prc)
 		return prc > 0 ? 0 : 2;
-	if ((npos == 2) == (o.output != NULL)) {
-		rp__cli_err("convert", npos == 2 ? "OUT given twice: as an argument and with --output" : "no OUT: give it as the second argument or with -o");
+	/* Inputs then OUT, or inputs and -o OUT; several inputs are strace -ff files, merged. */
+	const int n_in = o.output ? npos : npos - 1;
+	if (n_in < 1) {
+		rp__cli_err("convert", "no OUT: give it as the last argument or with -o");
 		return 2;
 	}
-	const char *const in = pos[0], *const outp = npos == 2 ? pos[1] : o.output;
+	const char *const in = pos[0], *const outp = o.output ? o.output : pos[npos - 1];
 
 	bool cut = false;
 	rp_input_opts io = { .lenient = o.lenient, .strict = o.strict, .quiet = o.quiet, .verbose = o.verbose,
@@ -238,14 +278,42 @@ static int run(int argc, char **argv)
 		rp__cli_err("convert", "warning: --timestamps applies to loadfile output only; %s is an .rpz trace", outp);
 	if (!lf_out && o.dialect)
 		rp__cli_err("convert", "warning: --dialect applies to loadfile output only; %s is an .rpz trace", outp);
+	/* strace -ff: the files named, or PREFIX's PREFIX.PID files when PREFIX itself is none. */
+	char **ff = NULL;
+	size_t n_ff = 0;
+	if (n_in == 1 && strcmp(in, "-") != 0 && access(in, F_OK) != 0 && errno == ENOENT) {
+		char eb[RP_ERRBUF_SIZE];
+		if (rp_strace_ff_find(in, &ff, &n_ff, eb) < 0) {
+			rp__cli_err("convert", "%s", eb);
+			return 1;
+		}
+	}
+	const char *const *const ins = n_ff ? (const char *const *)ff : (const char *const *)pos;
+	const size_t n_ins = n_ff ? n_ff : (size_t)n_in;
+	if ((n_ff || n_in > 1) && o.prepare) {
+		rp__cli_err("convert", "--prepare reads one input; convert the -ff files to .rpz first");
+		rp_strace_ff_free(ff, n_ff);
+		return 2;
+	}
 	/* Refused before anything is opened: writing X while reading X would destroy it. */
-	const int same = rp__cli_out_check("convert", outp, in);
-	if (same)
-		return same;
+	for (size_t i = 0; i < n_ins; i++) {
+		const int same = rp__cli_out_check("convert", outp, ins[i]);
+		if (same) {
+			rp_strace_ff_free(ff, n_ff);
+			return same;
+		}
+	}
 	rp_outfile of;
-	if (rp__cli_out_open(&of, "convert", outp))
+	if (rp__cli_out_open(&of, "convert", outp)) {
+		rp_strace_ff_free(ff, n_ff);
 		return 1;
-	const int rc = o.prepare ? convert_prepared(in, &of, dialect, &io) : convert_stream(in, &of, kind, dialect, &io);
+	}
+	int rc;
+	if (n_ins > 1 || n_ff)
+		rc = convert_ff(ins, n_ins, in, &of, kind, dialect, &io);
+	else
+		rc = o.prepare ? convert_prepared(in, &of, dialect, &io) : convert_stream(in, &of, kind, dialect, &io);
+	rp_strace_ff_free(ff, n_ff);
 	if (rc) {
 		rp__cli_out_abort(&of); /* the output stays as it was: a failed convert leaves nothing behind */
 		return rc;

@@ -560,6 +560,7 @@ static int op_line(rp_optext *t, lcur *c, char *errbuf)
 				       : k == K_FLAGS		  ? get_bits(v, ve, RP_NAMES_FLAGS, &bits, &bad, &badlen)
 				       : op.op == RP_OP_RENAME	  ? get_bits(v, ve, RP_NAMES_RENAME, &bits, &bad, &badlen)
 				       : op.op == RP_OP_FALLOCATE ? get_bits(v, ve, RP_NAMES_FALLOCATE, &bits, &bad, &badlen)
+				       : op.op == RP_OP_FORK	  ? get_bits(v, ve, RP_NAMES_FORK, &bits, &bad, &badlen)
 								  : get_bits(v, ve, RP_NAMES_OPEN, &bits, &bad, &badlen);
 			if (rc < 0)
 				return bad_linef(t, errbuf, "%s: unknown '%.*s'", keys[k], (int)(badlen > 64 ? 64 : badlen), bad);

@@ -97,8 +97,8 @@ static int send_meta(rp_strace *t, char *errbuf)
 	m.source = RP_SRC_STRACE;
 	m.flags = t->timed_seen ? RP_META_TIMED : 0;
 	m.capture_start_ns = t->t0 <= INT64_MAX ? (int64_t)t->t0 : 0;
-	const char *const base = strrchr(t->name, '/');
-	snprintf(m.source_name, sizeof(m.source_name), "%s", base ? base + 1 : t->name);
+	const char *const base = strrchr(t->meta_name, '/');
+	snprintf(m.source_name, sizeof(m.source_name), "%s", base ? base + 1 : t->meta_name);
 	const int rc = t->sink->meta(t->sink, &m);
 	return rc < 0 ? rp_fail(errbuf, rc, "%s", t->sink->errbuf) : 0;
 }
@@ -449,8 +449,18 @@ static int process(rp_strace *t, const char *line, size_t len, char *errbuf)
 int rp_strace_line(rp_strace *t, const char *line, size_t len, char *errbuf)
 {
 	t->line++;
+	t->lines_total++;
 	t->fatal = 0;
 	return process(t, line, len, errbuf);
+}
+
+int rp_strace_line_of(rp_strace *t, const char *name, uint64_t line, uint32_t pid, const char *text, size_t len,
+		      char *errbuf)
+{
+	t->name = name;
+	t->line = line - 1;
+	t->opts.pid = pid;
+	return rp_strace_line(t, text, len, errbuf);
 }
 
 int rp_strace_create(rp_strace **out, rp_sink *sink, const char *name, const rp_strace_opts *opts, char *errbuf)
@@ -467,7 +477,7 @@ int rp_strace_create(rp_strace **out, rp_sink *sink, const char *name, const rp_
 		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 	}
 	t->sink = sink;
-	t->name = name;
+	t->name = t->meta_name = name;
 	if (opts)
 		t->opts = *opts;
 	*out = t;
@@ -549,7 +559,7 @@ void rp_strace_summary(const rp_strace *t, char *buf, size_t size)
 		return;
 	size_t at = 0;
 	buf[0] = '\0';
-	addf(buf, size, &at, "strace: %" PRIu64 " ops from %" PRIu64 " lines, %" PRIu32 " process%s", t->ops, t->line,
+	addf(buf, size, &at, "strace: %" PRIu64 " ops from %" PRIu64 " lines, %" PRIu32 " process%s", t->ops, t->lines_total,
 	     t->n_clients, t->n_clients == 1 ? "" : "es");
 	if (t->notfile) {
 		addf(buf, size, &at, "; not file operations %" PRIu64 " (", t->notfile);

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "formats/sink.h"
 
@@ -37,6 +38,9 @@ void rp_strace_destroy(rp_strace *t); /* NULL is a no-op */
  * always an error naming the strace flags).
  */
 int rp_strace_line(rp_strace *t, const char *line, size_t len, char *errbuf);
+/* The same for line `line` of the -ff file `name` (kept: messages name it), whose process is pid. */
+int rp_strace_line_of(rp_strace *t, const char *name, uint64_t line, uint32_t pid, const char *text, size_t len,
+		      char *errbuf);
 /* After the last line: calls left unfinished become ops without a reply; meta (if no op sent it) and finish. */
 int rp_strace_finish(rp_strace *t, char *errbuf);
 uint64_t rp_strace_skipped(const rp_strace *t);
@@ -50,5 +54,32 @@ int rp_strace_parse_mem(const void *buf, size_t len, const char *name, rp_sink *
 
 /* The longest line read: strace cuts strings at -s bytes, so a longer line is no log of a real run. */
 #define RP_STRACE_LINE_MAX (1u << 20)
+
+/*
+ * strace -ff's files (prefix.PID each, lines without a pid column) merged
+ * into one log: each file's lines are its pid's, all of them in timestamp
+ * order (a k-way merge holding one line per file), so fork results link the
+ * processes as in one -f log.  Limits: RP_STRACE_FF_MAX files, and the lines
+ * held at once (one per file) RP_STRACE_FF_HELD bytes together.
+ */
+#define RP_STRACE_FF_MAX 8192u           /* reprise's client limit: a file is a process */
+#define RP_STRACE_FF_HELD (256u << 20)   /* 256 one-MiB lines at once is no real run's */
+/*
+ * The files in paths[0..n) into sink: 0 or a negative rp error naming the
+ * file (one that is missing, a name without a numeric .PID, two for one pid).
+ * name is the trace's (the prefix); summary and skipped as rp_strace_parse_mem.
+ */
+int rp_strace_ff_run(const char *const *paths, size_t n, const char *name, rp_sink *sink, const rp_strace_opts *opts,
+		     uint64_t *skipped, char *summary, size_t summary_size, char *errbuf);
+/* The same over open streams (the fuzz target's entry: fmemopen), names[i] files[i]'s name. */
+int rp_strace_ff_merge(FILE *const *files, const char *const *names, size_t n, const char *name, rp_sink *sink,
+		       const rp_strace_opts *opts, uint64_t *skipped, char *summary, size_t summary_size, char *errbuf);
+/*
+ * The -ff files of prefix: prefix.PID for every numeric PID in prefix's
+ * directory, ascending by pid, into *paths (malloc'd, each too; free with
+ * rp_strace_ff_free).  0 (n 0: none), or a negative rp error.
+ */
+int rp_strace_ff_find(const char *prefix, char ***paths, size_t *n, char *errbuf);
+void rp_strace_ff_free(char **paths, size_t n);
 
 #endif

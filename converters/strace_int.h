@@ -173,9 +173,11 @@ typedef struct rp__st_slot {
 struct rp_strace {
 	rp_sink *sink;
 	rp_strtab *strings;
-	const char *name;
+	const char *name;      /* of the input the current line is from, for messages */
+	const char *meta_name; /* of the trace (the -ff prefix when files are merged) */
 	rp_strace_opts opts;
-	uint64_t line;
+	uint64_t line;        /* of the current input (t->name) */
+	uint64_t lines_total; /* of every input */
 	uint64_t lines_used;
 	bool meta_sent, timed_seen, dur_seen;
 	uint64_t t0; /* Unix ns of the first timestamp: t = 0 */

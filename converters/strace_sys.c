@@ -570,6 +570,8 @@ static int sys_fork(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *
 	bool share = false;
 	for (unsigned i = 0; i < c->nargs; i++)
 		share = share || rp__st_has_word(c->args[i], "CLONE_FILES");
+	if (share)
+		op->oflags |= RP_FK_SHARE; /* a thread: replay gives it its creator's table, not copies */
 	rp__st_fdtab *const from = pr->ft;
 	if (from && child->ft != from) {
 		/* the child's own lines may have come first: what it made stays, the rest is the parent's */

@@ -57,6 +57,7 @@ static const char *const disp_names[] = { RP_DISP__NAMES };
 static const char *const of_names[] = { RP_OF__NAMES };
 static const char *const rn_names[] = { RP_RN__NAMES };
 static const char *const fa_names[] = { RP_FA__NAMES };
+static const char *const fk_names[] = { RP_FK__NAMES };
 static const char *const sa_names[] = { RP_SA__NAMES };
 _Static_assert(sizeof(disp_names) / sizeof(disp_names[0]) == RP_DISP__COUNT, "disp names");
 
@@ -71,7 +72,7 @@ const char *const *rp_op_value_names(rp_value_names which, size_t *n)
 		[RP_NAMES_FLAGS] = { NAMES(flag_names) },  [RP_NAMES_WANT] = { NAMES(want_names) },
 		[RP_NAMES_DISP] = { NAMES(disp_names) },   [RP_NAMES_OPEN] = { NAMES(of_names) },
 		[RP_NAMES_RENAME] = { NAMES(rn_names) },   [RP_NAMES_FALLOCATE] = { NAMES(fa_names) },
-		[RP_NAMES_SETATTR] = { NAMES(sa_names) },
+		[RP_NAMES_SETATTR] = { NAMES(sa_names) },  [RP_NAMES_FORK] = { NAMES(fk_names) },
 	};
 	*n = tables[which].n;
 	return tables[which].names;
@@ -334,6 +335,8 @@ size_t rp_op_format(char *buf, size_t size, const rp_op *op, rp_string_fn str, v
 			put_bits(&o, "of", op->oflags, NAMES(rn_names));
 		else if (op->op == RP_OP_FALLOCATE)
 			put_bits(&o, "of", op->oflags, NAMES(fa_names));
+		else if (op->op == RP_OP_FORK)
+			put_bits(&o, "of", op->oflags, NAMES(fk_names));
 		else
 			put_bits(&o, "of", op->oflags, NAMES(of_names));
 	}

@@ -291,6 +291,7 @@ typedef enum rp_value_names {
 	RP_NAMES_RENAME,    /* rp_rename_flag */
 	RP_NAMES_FALLOCATE, /* rp_fallocate_flag */
 	RP_NAMES_SETATTR,   /* rp_setattr */
+	RP_NAMES_FORK,      /* rp_fork_flag */
 } rp_value_names;
 
 /* The names, bit (or value) i at [i], "" for an unnamed one; *n their count.  One table for writer and reader. */

@@ -180,6 +180,7 @@ void rp_plan_free(rp_plan *p)
 	free(p->items);
 	free(p->clients);
 	free(p->depth);
+	free(p->parent);
 	free(p->conflicts);
 	memset(p, 0, sizeof(*p));
 }

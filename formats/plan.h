@@ -45,6 +45,12 @@ typedef struct rp_plan {
 	uint64_t dirs, files, bytes; /* of items */
 	uint32_t *clients;   /* the trace's client ids, ascending */
 	rp_plan_depth *depth; /* each client's recorded depth, as clients */
+	/*
+	 * Each client's parent, as clients: the client id + 1 of the first
+	 * successful fork op whose result is this client (0: none).  Replay
+	 * starts such a client once that op has been replayed.
+	 */
+	uint64_t *parent;
 	size_t n_clients;
 	uint64_t ops;        /* ops scanned (one pass) */
 	bool timed;          /* some op has a start time */

@@ -54,6 +54,7 @@ typedef struct scan {
 	kmap conflicts;         /* (client, index) of creations that fail in later passes -> 1 */
 	kmap counts;            /* (client, 0) -> its ops so far in this pass */
 	kmap dix;               /* (client, 0) -> index in d + 1 */
+	kmap forks;             /* (child client, 0) -> parent client + 1, from the first fork op making it */
 	/* the last op's client, its ops so far and sweep: consecutive ops mostly share a client */
 	bool last_ok;
 	uint32_t last_client;

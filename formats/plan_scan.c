@@ -524,6 +524,7 @@ void rp__plan_scan_free(scan *s)
 	rp__plan_kfree(&s->conflicts);
 	rp__plan_kfree(&s->counts);
 	rp__plan_kfree(&s->dix);
+	rp__plan_kfree(&s->forks);
 	for (size_t i = 0; i < s->dn; i++)
 		free(s->d[i].ends);
 	free(s->d);
@@ -635,6 +636,11 @@ int rp__plan_one_op(scan *s, const rp_op *op, rp_string_fn str, void *ctx, bool 
 	p->ops += !s->loop;
 	if (!s->loop && depth_op(s, op) < 0)
 		return RP_E_NOMEM;
+	/* A fork op names its child: the first one that made it (a pid reused later makes no second parent). */
+	if (!s->loop && op->op == RP_OP_FORK && op->status == 0 && op->result && op->result <= UINT32_MAX &&
+	    op->result != op->client && !kget(&s->forks, (uint32_t)op->result, 0) &&
+	    kput(&s->forks, (uint32_t)op->result, 0, (uint64_t)op->client + 1) < 0)
+		return RP_E_NOMEM;
 	if (!track)
 		return 0;
 	char p1[PATH_MAX], p2[PATH_MAX];
@@ -664,12 +670,14 @@ int rp__plan_first_done(scan *s, rp_plan *p)
 		return RP_E_NOMEM;
 	p->clients = clients;
 	p->depth = calloc(p->n_clients ? p->n_clients : 1, sizeof(*p->depth));
-	if (!p->depth)
+	p->parent = calloc(p->n_clients ? p->n_clients : 1, sizeof(*p->parent));
+	if (!p->depth || !p->parent)
 		return RP_E_NOMEM;
 	for (size_t i = 0; i < p->n_clients; i++) {
 		const uint64_t k = kget(&s->dix, p->clients[i], 0);
 		if (k)
 			p->depth[i] = s->d[k - 1].d;
+		p->parent[i] = kget(&s->forks, p->clients[i], 0);
 	}
 	return 0;
 }

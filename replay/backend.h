@@ -20,9 +20,12 @@
  * 3: rp_breq.special, rp_breq.granted.
  * 4: rp_breq.zero; rp_backend_ops.schemes and .op_mask, typed options (rp_backend_opt.type,
  *    def, min, max; parsed values in rp_backend_args), client_fini optional.
+ * 5: rp_breq.bh2 (copy's destination), rp_breq.hold (the engine's); a backend handle is unique
+ *    within the run and valid through every client state of it (dup and fork share one among
+ *    clients).  Copy ops reach version 5 backends only (older ones count them unsupported).
  * The engine drives every version from RP_BACKEND_VERSION_MIN on.
  */
-#define RP_BACKEND_VERSION 4
+#define RP_BACKEND_VERSION 5
 #define RP_BACKEND_VERSION_MIN 1
 
 enum rp_backend_cap {
@@ -92,6 +95,13 @@ struct rp_breq {
 	 * backend writes what it always writes.
 	 */
 	bool zero;
+	/*
+	 * (version 5) copy: the destination's backend handle (bh is the
+	 * source's); offset and offset2 of the op are absolute positions.
+	 */
+	uint64_t bh2;
+	/* (version 5) The engine's own bookkeeping of the request (references it holds): backends ignore it. */
+	unsigned hold;
 };
 
 /*
@@ -174,7 +184,8 @@ typedef struct rp_backend_ops {
 	 */
 	const char *const *schemes;
 	/*
-	 * (version 4) The ops it can express, bit (1 << rp_opcode) each; 0 means
+	 * (version 4) The ops it can express (dup and fork are the engine's own:
+	 * they never reach a backend, whatever its mask says), bit (1 << rp_opcode) each; 0 means
 	 * every op.  The engine never sends it another one: such an op is counted
 	 * as unsupported (rp_replay_opstats.unsupported), as are the ops on a
 	 * handle whose open was.

@@ -11,10 +11,6 @@
 #include "replay/engine.h"
 
 #define NS 1000000000ull
-/* In the handle table: the trace's open of this handle failed here (no backend handle is ever this). */
-#define BH_FAILED UINT64_MAX
-/* In the handle table: the backend cannot express this handle's open, nor so the ops on it. */
-#define BH_UNSUPPORTED (UINT64_MAX - 1)
 
 /* The path behind string id, normalised and cached per client (ids are per source). */
 static const rp_pathent *path_load(rp_client *c, uint32_t id)
@@ -58,6 +54,47 @@ static inline const rp_pathent *path_get(rp_client *c, uint32_t id)
 	if (id < c->n_paths && (c->paths[id].s || c->paths[id].err))
 		return &c->paths[id];
 	return path_load(c, id);
+}
+
+/*
+ * The handle table: the client's own, without a lock, unless the client is
+ * a thread sharing its process's table (a fork op with RP_FK_SHARE: share.c).
+ */
+static inline int hget(rp_client *c, uint64_t key, uint64_t *val, bool hold)
+{
+	if (__builtin_expect(c->sh == NULL, 1))
+		return rp__handles_get(&c->handles, key, val);
+	return rp__sh_get(c, key, val, hold);
+}
+
+static inline int hput(rp_client *c, uint64_t key, uint64_t val)
+{
+	return c->sh ? rp__sh_put(c, key, val) : rp__handles_put(&c->handles, key, val);
+}
+
+static inline int hdel(rp_client *c, uint64_t key, uint64_t *val)
+{
+	return c->sh ? rp__sh_del(c, key, val) : rp__handles_del(&c->handles, key, val);
+}
+
+/* Release bh: now, or (a client holding references others share) when its last reference goes. */
+static inline void hrelease(rp_client *c, uint64_t bh)
+{
+	const rp_replay *const r = c->r;
+	if (!c->refd)
+		r->bops->release(r->bstate, c->bstate, bh);
+	else
+		rp__share_release(c, bh);
+}
+
+/* The references a request held while it ran (a shared table's handles, which another thread may close meanwhile). */
+static inline void unhold(rp_client *c, rp_breq *req)
+{
+	if (req->hold & RP__HOLD_BH)
+		rp__share_release(c, req->bh);
+	if (req->hold & RP__HOLD_BH2)
+		rp__share_release(c, req->bh2);
+	req->hold &= ~(unsigned)(RP__HOLD_BH | RP__HOLD_BH2);
 }
 
 static void async_done(rp_breq *req)
@@ -172,7 +209,8 @@ static inline __attribute__((always_inline)) void record(rp_client *c, const rp_
 							 int32_t status, uint64_t result, const char *path, bool windowed)
 {
 	const rp_replay *const r = c->r;
-	const bool io = op->op == RP_OP_READ || op->op == RP_OP_WRITE;
+	/* Bytes moved: read, write and copy. */
+	const bool io = ((1u << RP_OP_READ | 1u << RP_OP_WRITE | 1u << RP_OP_COPY) >> op->op) & 1u;
 	const uint64_t bytes = io && status == 0 ? result : 0;
 	const uint64_t lag = issue > sched ? issue - sched : 0; /* sched is 0 in afap: no lag recorded below */
 
@@ -224,7 +262,14 @@ static inline __attribute__((always_inline)) void record(rp_client *c, const rp_
 #define BIT(op) (1ull << RP_OP_##op)
 static const uint64_t handle_ops = BIT(CLOSE) | BIT(READ) | BIT(WRITE) | BIT(FLUSH) | BIT(LOCK) | BIT(UNLOCK) |
 				   BIT(STAT) | BIT(SETATTR) | BIT(STATFS) | BIT(READDIR) | BIT(GETXATTR) |
-				   BIT(SETXATTR) | BIT(LISTXATTR) | BIT(REMOVEXATTR);
+				   BIT(SETXATTR) | BIT(LISTXATTR) | BIT(REMOVEXATTR) | BIT(COPY);
+/*
+ * Ops on two handles or on the whole table (dup, copy, fork): resolved apart
+ * (resolve_special), never by path (a path names one file), issued after
+ * everything in flight (the window orders by one handle).
+ */
+static const uint32_t special_ops = BIT(DUP) | BIT(COPY) | BIT(FORK);
+
 #undef BIT
 _Static_assert(RP_OP__COUNT <= 64, "handle_ops is a 64-bit mask");
 
@@ -268,23 +313,14 @@ enum verdict {
 	V_SKIP,        /* the same under --on-mismatch=skip: not run, not counted as a failure */
 	V_NO_HANDLE_1, /* no handle, and a version 1 backend: EBADF without it */
 	V_UNSUPPORTED, /* the backend cannot express it (op_mask), or it is on a handle whose open was so */
+	V_ENGINE,      /* the engine's own op (dup, fork): no backend call */
+	V_CLOSED,      /* a close of a handle others still reference (dup, fork): the engine's, status 0 */
+	V_ON,          /* (resolve_close) the handle has no entry: resolve goes on as for any handle */
 };
 
-/* Resolve the op's paths and handle into req (done before its deadline, so the wait ends in the issue). */
-static inline __attribute__((always_inline)) enum verdict resolve(rp_client *c, const rp_op *op, uint64_t index, rp_breq *req, int *refuse)
+/* The op's paths into req: 0, or V_REFUSE with *refuse the reason. */
+static inline __attribute__((always_inline)) int resolve_paths(rp_client *c, const rp_op *op, rp_breq *req, int *refuse)
 {
-	const rp_replay *const r = c->r;
-	req->op = op->op == RP_OP_OPEN && op->status == 0 && loop_conflict(c, index) ? loop_open(c, op) : op;
-	req->path = req->path2 = NULL;
-	req->bh = 0;
-	req->granted = 0;
-	req->zero = false;
-	req->no_handle = op->handle == 0 && op->status == EBADF && (handle_ops >> op->op & 1u);
-	req->special = false;
-	if (!(r->op_mask >> op->op & 1u))
-		return V_UNSUPPORTED;
-	if (req->no_handle)
-		return r->bops->version >= 2 ? V_ISSUE : V_NO_HANDLE_1;
 	if (op->path) {
 		const rp_pathent *const p = path_get(c, op->path);
 		req->path = p->s;
@@ -297,13 +333,109 @@ static inline __attribute__((always_inline)) enum verdict resolve(rp_client *c, 
 		if ((*refuse = p->err))
 			return V_REFUSE;
 	}
+	return 0;
+}
+
+/*
+ * The ops on two handles or on the table (dup, copy, fork): apart, so the
+ * ops every trace is made of resolve as they did before these existed.  A
+ * reference held on a handle of a shared table is dropped here when the op
+ * goes no further.
+ */
+static __attribute__((noinline)) enum verdict resolve_special(rp_client *c, const rp_op *op, rp_breq *req, int *refuse)
+{
+	const rp_replay *const r = c->r;
+	const enum verdict unknown = r->opts.on_mismatch == RP_MISMATCH_SKIP ? V_SKIP : V_UNKNOWN;
+	if (op->op == RP_OP_FORK)
+		return V_ENGINE;
+	if (!op->handle)
+		return V_NO_HANDLE_1; /* nothing to duplicate or copy from: EBADF, as the call on a bad fd */
+	if (resolve_paths(c, op, req, refuse))
+		return V_REFUSE;
+	enum verdict v = op->op == RP_OP_DUP ? V_ENGINE : V_ISSUE;
+	const bool known = hget(c, op->handle, &req->bh, true);
+	if (known && c->sh && rp__bh_real(req->bh))
+		req->hold |= RP__HOLD_BH;
+	if (known && req->bh == BH_UNSUPPORTED)
+		v = V_UNSUPPORTED;
+	else if (!known && req->path && op->op == RP_OP_DUP)
+		req->bh = BH_FAILED; /* an fd inherited from outside the trace, known by its path: so is the dup */
+	else if (!known || req->bh == BH_FAILED)
+		v = unknown;
+	if (op->op == RP_OP_COPY && v == V_ISSUE) {
+		const bool known2 = op->handle2 && hget(c, op->handle2, &req->bh2, true);
+		if (known2 && c->sh && rp__bh_real(req->bh2))
+			req->hold |= RP__HOLD_BH2;
+		if (known2 && req->bh2 == BH_UNSUPPORTED)
+			v = V_UNSUPPORTED;
+		else if (!known2 || req->bh2 == BH_FAILED)
+			v = unknown;
+	}
+	if (v != V_ISSUE && v != V_ENGINE)
+		unhold(c, req);
+	return v;
+}
+
+/* A close by a client whose handles others may reference (dup, fork): the backend closes only the last one. */
+static __attribute__((noinline)) enum verdict resolve_close(rp_client *c, const rp_op *op, rp_breq *req)
+{
+	const rp_replay *const r = c->r;
+	const int last = rp__share_close(c, op->handle, &req->bh);
+	if (last < 0) {
+		req->bh = 0;
+		return V_ON;
+	}
+	if (req->bh == BH_UNSUPPORTED)
+		return V_UNSUPPORTED;
+	if (req->bh == BH_FAILED)
+		return r->opts.on_mismatch == RP_MISMATCH_SKIP ? V_SKIP : V_UNKNOWN;
+	if (last == 0)
+		return V_CLOSED;
+	req->hold |= RP__HOLD_LAST;
+	return V_ISSUE;
+}
+
+/* Resolve the op's paths and handle into req (done before its deadline, so the wait ends in the issue). */
+static inline __attribute__((always_inline)) enum verdict resolve(rp_client *c, const rp_op *op, uint64_t index, rp_breq *req, int *refuse)
+{
+	const rp_replay *const r = c->r;
+	req->op = op->op == RP_OP_OPEN && op->status == 0 && loop_conflict(c, index) ? loop_open(c, op) : op;
+	req->path = req->path2 = NULL;
+	req->bh = 0;
+	req->hold = 0;
+	req->granted = 0;
+	req->zero = false;
+	req->no_handle = op->handle == 0 && op->status == EBADF && (handle_ops >> op->op & 1u);
+	req->special = false;
+	/*
+	 * One test for both: an op the backend cannot express, or one of the
+	 * special ops (fast_mask is op_mask without them: rp_replay_create).
+	 */
+	if (__builtin_expect(!(r->fast_mask >> op->op & 1u), 0)) {
+		if (!(r->op_mask >> op->op & 1u))
+			return V_UNSUPPORTED;
+		if (req->no_handle)
+			return r->bops->version >= 2 ? V_ISSUE : V_NO_HANDLE_1;
+		return resolve_special(c, op, req, refuse);
+	}
+	if (req->no_handle)
+		return r->bops->version >= 2 ? V_ISSUE : V_NO_HANDLE_1;
+	if (resolve_paths(c, op, req, refuse))
+		return V_REFUSE;
 	if (op->handle && op->op != RP_OP_OPEN) {
-		const bool known = rp__handles_get(&c->handles, op->handle, &req->bh);
+		if (op->op == RP_OP_CLOSE && __builtin_expect(c->refd, 0)) {
+			const enum verdict v = resolve_close(c, op, req);
+			if (v != V_ON)
+				return v;
+		}
+		const bool known = hget(c, op->handle, &req->bh, true);
+		if (__builtin_expect(c->sh != NULL, 0) && known && rp__bh_real(req->bh))
+			req->hold |= RP__HOLD_BH;
 		if (known && req->bh == BH_UNSUPPORTED) {
 			uint64_t gone;
 			req->bh = 0;
 			if (op->op == RP_OP_CLOSE)
-				rp__handles_del(&c->handles, op->handle, &gone);
+				hdel(c, op->handle, &gone);
 			return V_UNSUPPORTED;
 		}
 		/* A handle never opened in this pass but named with its path (NFSv3, synthetic SMB ones): by path. */
@@ -323,7 +455,7 @@ static inline __attribute__((always_inline)) enum verdict resolve(rp_client *c, 
 			uint64_t gone;
 			req->bh = 0;
 			if (op->op == RP_OP_CLOSE)
-				rp__handles_del(&c->handles, op->handle, &gone);
+				hdel(c, op->handle, &gone);
 			return r->opts.on_mismatch == RP_MISMATCH_SKIP ? V_SKIP : V_UNKNOWN;
 		}
 	}
@@ -359,6 +491,12 @@ static inline __attribute__((always_inline)) void finish(rp_client *c, const rp_
 							 uint64_t sched, uint64_t issue, uint64_t done, bool windowed)
 {
 	rp_replay *const r = c->r;
+	if (__builtin_expect(req->hold != 0, 0)) {
+		const unsigned hold = req->hold;
+		unhold(c, req);
+		if (hold & RP__HOLD_LAST)
+			rp__share_last(c, req->bh); /* a delete-on-close another client's close left to this last one */
+	}
 	/* The NT layer's view of the completion, and the backend's errno in the numbering traces hold. */
 	if (nt_wanted(c, op))
 		rp__nt_after(c, op, req);
@@ -367,15 +505,14 @@ static inline __attribute__((always_inline)) void finish(rp_client *c, const rp_
 	c->acc[op->op].specials += req->special && issue >= r->warm_end;
 	if (op->op == RP_OP_OPEN) {
 		uint64_t old;
-		const bool live = op->handle && rp__handles_get(&c->handles, op->handle, &old) && old != BH_FAILED &&
-				  old != BH_UNSUPPORTED;
+		const bool live = op->handle && hget(c, op->handle, &old, false) && rp__bh_real(old);
 		if (!op->handle && req->status == 0 && req->bh) {
 			/* an open with no handle to use later (NFS CREATE3, a loadfile's): nothing keeps it open */
 			r->bops->release(r->bstate, c->bstate, req->bh);
 		} else if (op->handle && req->status == 0) {
 			if (live)
-				r->bops->release(r->bstate, c->bstate, old);
-			if (rp__handles_put(&c->handles, op->handle, req->bh) < 0)
+				hrelease(c, old);
+			if (hput(c, op->handle, req->bh) < 0)
 				r->bops->release(r->bstate, c->bstate, req->bh);
 			else if (windowed && op->path)
 				rp__handles_put(&c->win->hpath, op->handle, op->path); /* no memory: fewer names, still ordered by handle */
@@ -385,11 +522,11 @@ static inline __attribute__((always_inline)) void finish(rp_client *c, const rp_
 			 * unknown and never go by path.  It leaves a live handle with the
 			 * same id alone: a failed open allocates none (client.txt reuses fnums).
 			 */
-			rp__handles_put(&c->handles, op->handle, BH_FAILED);
+			hput(c, op->handle, BH_FAILED);
 		}
 	} else if (op->op == RP_OP_CLOSE && op->handle) {
 		uint64_t old;
-		rp__handles_del(&c->handles, op->handle, &old);
+		hdel(c, op->handle, &old);
 		if (windowed)
 			rp__handles_del(&c->win->hpath, op->handle, &old);
 	}
@@ -405,6 +542,31 @@ void rp__client_finish(rp_client *c, const rp_op *op, rp_breq *req, uint64_t ind
 	finish(c, op, req, index, sched, issue, done, true);
 }
 
+/*
+ * dup: handle2 names the backend handle of handle, one more reference on it
+ * (one open file, as dup(2) makes: one position, one last close).
+ */
+static int32_t dup_handle(rp_client *c, const rp_op *op, uint64_t bh)
+{
+	if (!op->handle2)
+		return 0; /* the trace names no new handle: nothing to make */
+	uint64_t old;
+	if (hget(c, op->handle2, &old, false) && hdel(c, op->handle2, &old) && rp__bh_real(old))
+		hrelease(c, old); /* dup2 over an open handle closes it first */
+	if (bh == BH_FAILED)
+		return 0; /* of a handle known by its path only (resolve): so is the new one */
+	if (rp__bh_real(bh) && rp__share_hold(c->r, bh) < 0)
+		return ENOMEM;
+	c->refd = true;
+	if (hput(c, op->handle2, bh) < 0) {
+		rp__share_release(c, bh);
+		return ENOMEM;
+	}
+	if (c->r->nt_layer && c->nt.handles.live)
+		rp__nt_dup(c, op->handle, op->handle2);
+	return 0;
+}
+
 /* Run one resolved op now.  Returns the completion time. */
 static inline __attribute__((always_inline)) uint64_t exec(rp_client *c, const rp_op *op, rp_breq *req, enum verdict v,
 							   int refuse, uint64_t index, uint64_t sched, uint64_t t)
@@ -412,6 +574,24 @@ static inline __attribute__((always_inline)) uint64_t exec(rp_client *c, const r
 	rp_replay *const r = c->r;
 	const bool counted = t >= r->warm_end;
 	switch (v) {
+	case V_ENGINE: {
+		const uint64_t issue = rp__now(r);
+		const int32_t st = op->op == RP_OP_FORK ? rp__share_fork(c, op) : dup_handle(c, op, req->bh);
+		unhold(c, req);
+		const uint64_t done = rp__now(r);
+		record(c, op, index, sched, issue, done, true, op->status, st, 0, req->path, false);
+		if (done > c->last_done)
+			c->last_done = done;
+		return done;
+	}
+	case V_CLOSED: {
+		/* Completed here, through finish like any close: the NT layer sees it, the statistics count it. */
+		const uint64_t now = rp__now(r);
+		req->status = 0;
+		req->result = 0;
+		finish(c, op, req, index, sched, now, now, false);
+		return now;
+	}
 	case V_REFUSE:
 		c->acc[op->op].escapes += refuse == EXDEV && counted;
 		record(c, op, index, sched, t, t, false, op->status, refuse, 0, req->path, false);
@@ -426,12 +606,14 @@ static inline __attribute__((always_inline)) uint64_t exec(rp_client *c, const r
 		 * rather than as unknown handles.
 		 */
 		c->acc[op->op].unsupported += counted;
-		if (op->op == RP_OP_OPEN && op->handle && op->status == 0) {
+		/* A dup of such a handle is such a handle too. */
+		const uint64_t made = op->op == RP_OP_OPEN ? op->handle : op->op == RP_OP_DUP ? op->handle2 : 0;
+		if (made && op->status == 0) {
 			uint64_t old;
-			if (rp__handles_get(&c->handles, op->handle, &old) && old != BH_FAILED && old != BH_UNSUPPORTED)
-				r->bops->release(r->bstate, c->bstate, old);
-			if (rp__handles_put(&c->handles, op->handle, BH_UNSUPPORTED) < 0)
-				rp__handles_del(&c->handles, op->handle, &old); /* no memory: its ops count as unknown */
+			if (hget(c, made, &old, false) && rp__bh_real(old) && hdel(c, made, &old))
+				hrelease(c, old);
+			if (hput(c, made, BH_UNSUPPORTED) < 0)
+				hdel(c, made, &old); /* no memory: its ops count as unknown */
 		}
 		return t;
 	case V_UNKNOWN:
@@ -441,6 +623,7 @@ static inline __attribute__((always_inline)) uint64_t exec(rp_client *c, const r
 		record(c, op, index, sched, t, t, false, op->status, EBADF, 0, req->path, false);
 		return t;
 	case V_ISSUE:
+	case V_ON:
 		break;
 	}
 	/* The issue time is taken last, right before the backend call: lag and latency are the call's. */
@@ -482,11 +665,11 @@ static void win_admit(rp_client *c, const rp_op *op, rp_wkey *k)
 
 static void release_all(rp_client *c)
 {
-	const rp_replay *const r = c->r;
 	uint64_t key, bh;
+	rp__share_leave(c); /* a thread leaves its table to the others; the last one releases it */
 	while (rp__handles_pop(&c->handles, &key, &bh))
-		if (bh != BH_FAILED && bh != BH_UNSUPPORTED)
-			r->bops->release(r->bstate, c->bstate, bh);
+		if (rp__bh_real(bh))
+			hrelease(c, bh);
 	rp__ntclient_reset(c);
 }
 
@@ -520,6 +703,9 @@ static inline __attribute__((always_inline)) void run_impl(rp_client *c, const b
 	}
 	uint64_t base = start;
 	for (;;) {
+		/* A client a fork op made starts once its parent has replayed that op (and has its handles). */
+		if (c->gate)
+			rp__share_gate_wait(c);
 		uint64_t span = 0, first_start = 0, index = 0, prev_done = rp__now(r), prev_rec_end = 0;
 		const rp_op *ops = NULL;
 		int n = 0, k = 0;
@@ -566,7 +752,11 @@ static inline __attribute__((always_inline)) void run_impl(rp_client *c, const b
 			rp_breq req;
 			rp_wkey key;
 			int refuse = 0;
-			if (windowed)
+			/* An op on two handles, or on the whole table (fork), waits for everything in flight. */
+			const bool whole = windowed && (special_ops >> op->op & 1u);
+			if (windowed && whole)
+				rp__win_drain(c);
+			else if (windowed)
 				win_admit(c, op, &key);
 			const enum verdict v = resolve(c, op, index, &req, &refuse);
 			/* afap: the previous completion is the time now, near enough to end the run on. */
@@ -584,7 +774,7 @@ static inline __attribute__((always_inline)) void run_impl(rp_client *c, const b
 				c->stop = "time";
 				return;
 			}
-			if (windowed && v == V_ISSUE)
+			if (windowed && v == V_ISSUE && !whole)
 				prev_done = rp__win_issue(c, op, &req, &key, index, sched, k < n && ops[k].t_start < rec_end);
 			else
 				prev_done = exec(c, op, &req, v, refuse, index, sched, t);
@@ -659,6 +849,8 @@ void *rp__client_main(void *arg)
 	release_all(c);
 out:
 	rp__win_destroy(c);
+	/* Children stop waiting; a hand-over never taken is released (through this client's state, while it has one). */
+	rp__share_exit(c, c->binit);
 	if (c->src)
 		c->src->close(c->src);
 	c->src = NULL;
@@ -681,6 +873,7 @@ void rp__client_free(rp_client *c)
 	free(c->paths);
 	free(c->series);
 	rp__ntclient_fini(c);
+	rp__share_gate_free(c);
 	free(c->bstate);
 	rp__handles_fini(&c->handles);
 	free(c);

@@ -93,8 +93,10 @@ int rp_replay_create(rp_replay **out, const rp_replay_opts *opts, rp_workload *w
 	if (rc < 0)
 		return rc;
 	rp_replay *const r = calloc(1, sizeof(*r));
-	if (r)
+	if (r) {
 		rp__ntlocks_init(&r->ntlocks);
+		rp__share_init(r);
+	}
 	if (!r)
 		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 	r->opts = *opts;
@@ -111,6 +113,11 @@ int rp_replay_create(rp_replay **out, const rp_replay_opts *opts, rp_workload *w
 		goto fail;
 	r->nt_layer = !(r->bops->caps & RP_BCAP_NT_NATIVE);
 	r->op_mask = r->bops->op_mask ? r->bops->op_mask : RP_BACKEND_ALL_OPS;
+	/* dup and fork are the engine's own; copy needs rp_breq.bh2, so a backend older than version 5 cannot */
+	r->op_mask |= UINT64_C(1) << RP_OP_DUP | UINT64_C(1) << RP_OP_FORK;
+	if (r->bops->version < 5)
+		r->op_mask &= ~(UINT64_C(1) << RP_OP_COPY);
+	r->fast_mask = r->op_mask & ~(UINT64_C(1) << RP_OP_DUP | UINT64_C(1) << RP_OP_FORK | UINT64_C(1) << RP_OP_COPY);
 	rc = rp_backend_parse_opts(r->bops, opts->backend_opts, &r->bopts, errbuf);
 	if (rc < 0)
 		goto fail;
@@ -184,7 +191,7 @@ static int make_clients(rp_replay *r, char *errbuf)
 				return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 		}
 	}
-	return 0;
+	return rp__share_gates(r, errbuf);
 }
 
 int rp_replay_prepare(rp_replay *r, char *errbuf)
@@ -345,5 +352,6 @@ void rp_replay_destroy(rp_replay *r)
 	rp_backend_parsed_free(&r->bopts);
 	free(r->target);
 	rp__ntlocks_fini(&r->ntlocks);
+	rp__share_fini(r);
 	free(r);
 }

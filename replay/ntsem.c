@@ -18,6 +18,7 @@ typedef struct rp_nthandle {
 	bool listed;       /* an enumeration on it has begun, of the pattern: */
 	uint32_t pattern;  /* its trace string id (0: every entry) */
 	const char *where; /* the engine-resolved path (the client's path cache keeps it) */
+	uint64_t bh;       /* the backend handle: others may reference it too (dup, fork: share.c) */
 } rp_nthandle;
 
 /* One mandatory lock: who holds it (client, trace handle), on what, where. */
@@ -51,7 +52,7 @@ void rp__ntclient_init(rp_ntclient *n)
 	rp__handles_init(&n->paths);
 }
 
-static rp_nthandle *handle_of(const rp_client *c, uint64_t handle)
+static inline __attribute__((always_inline)) rp_nthandle *handle_of(const rp_client *c, uint64_t handle)
 {
 	uint64_t v;
 	return handle && rp__handles_get(&c->nt.handles, handle, &v) ? (rp_nthandle *)(uintptr_t)v : NULL;
@@ -186,7 +187,7 @@ static uint64_t path_state(const rp_client *c, uint32_t path)
 }
 
 /* The object a delete-on-close handle named, at the last close: unlink it, or rmdir if it is a directory. */
-static int delete_now(rp_client *c, const char *where)
+int rp__nt_delete(rp_client *c, const char *where)
 {
 	rp_op del = { .op = RP_OP_UNLINK, .t_end = RP_TIME_UNKNOWN };
 	rp_breq r2 = { .op = &del, .path = where };
@@ -211,8 +212,15 @@ static int handle_gone(rp_client *c, uint64_t handle, rp_nthandle *h)
 	if (count == 0) {
 		if (h->path)
 			rp__handles_del(&c->nt.paths, h->path, &old);
-		if (pending && h->where)
-			rc = delete_now(c, h->where);
+		/*
+		 * The object stays open while another reference to its backend
+		 * handle does (a dup, a forked client's copy): the delete waits for
+		 * the last close of them all (share.c).
+		 */
+		if (pending && h->where && rp__bh_real(h->bh) && rp__share_held(c->r, h->bh))
+			rc = rp__share_defer(c->r, h->bh, h->where) < 0 ? ENOMEM : 0;
+		else if (pending && h->where)
+			rc = rp__nt_delete(c, h->where);
 	} else if (rp__handles_put(&c->nt.paths, h->path, count << 1 | pending) < 0) {
 		rc = ENOMEM;
 	}
@@ -235,7 +243,7 @@ static void track_open(rp_client *c, const rp_op *op, const rp_breq *req)
 	uint32_t rights = w & RP_WANT_ALL;
 	if (!(w & RP_WANT_KNOWN) || (w & RP_WANT_MAX))
 		rights = req->granted ? req->granted & RP_WANT_ALL : RP_WANT_ALL;
-	*h = (rp_nthandle){ .rights = rights, .path = op->path, .nt = nt, .doc = doc, .where = req->path };
+	*h = (rp_nthandle){ .rights = rights, .path = op->path, .nt = nt, .doc = doc, .where = req->path, .bh = req->bh };
 	if (rp__handles_put(&c->nt.handles, op->handle, (uint64_t)(uintptr_t)h) < 0) {
 		free(h);
 		return;
@@ -243,6 +251,30 @@ static void track_open(rp_client *c, const rp_op *op, const rp_breq *req)
 	if (op->path) {
 		const uint64_t st = path_state(c, op->path);
 		(void)rp__handles_put(&c->nt.paths, op->path, (((st >> 1) + 1) << 1) | (st & 1));
+	}
+}
+
+void rp__nt_dup(rp_client *c, uint64_t handle, uint64_t handle2)
+{
+	const rp_nthandle *const h = handle_of(c, handle);
+	uint64_t v;
+	if (rp__handles_del(&c->nt.handles, handle2, &v)) /* a dup over an open handle: that one went */
+		handle_gone(c, handle2, (rp_nthandle *)(uintptr_t)v);
+	if (!h || !handle2)
+		return;
+	rp_nthandle *const d = malloc(sizeof(*d));
+	if (!d)
+		return; /* no memory: the new handle goes without NT checks */
+	*d = *h;
+	d->file = 0;
+	if (rp__handles_put(&c->nt.handles, handle2, (uint64_t)(uintptr_t)d) < 0) {
+		free(d);
+		return;
+	}
+	/* Another handle on the path: delete-on-close waits for the last of them (the path's open count). */
+	if (d->path) {
+		const uint64_t st = path_state(c, d->path);
+		(void)rp__handles_put(&c->nt.paths, d->path, (((st >> 1) + 1) << 1) | (st & 1) | d->doc);
 	}
 }
 

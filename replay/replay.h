@@ -127,7 +127,7 @@ struct rp_hist;
 
 typedef struct rp_replay_opstats {
 	uint64_t count;     /* executed in the measured period */
-	uint64_t bytes;     /* read/write bytes moved */
+	uint64_t bytes;     /* read/write bytes moved (and copied) */
 	uint64_t failures;  /* the backend returned an error */
 	uint64_t failures_expected; /* of those, the ones whose error is the one the trace recorded */
 	uint64_t mismatches; /* status differs from the trace's (an error or a success the trace did not have) */

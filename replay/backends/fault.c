@@ -23,6 +23,7 @@ typedef struct fault_backend {
 	fault_rule *rules;
 	size_t n_rules;
 	uint64_t delay_ns; /* each op takes this long (a sleep), 0 = none */
+	_Atomic uint64_t states; /* client states made: their handles start at serial << 40 (unique in the run) */
 } fault_backend;
 
 typedef struct fault_client {
@@ -142,9 +143,10 @@ static void fault_destroy(void *backend)
 
 static int fault_client_init(void *backend, void *client, const char *dir, char *errbuf)
 {
-	(void)backend, (void)dir, (void)errbuf;
+	(void)dir, (void)errbuf;
+	fault_backend *const fb = backend;
 	fault_client *const c = client;
-	atomic_init(&c->next_handle, 1);
+	atomic_init(&c->next_handle, atomic_fetch_add_explicit(&fb->states, 1, memory_order_relaxed) << 40 | 1);
 	for (unsigned i = 0; i < RP_OP__COUNT; i++)
 		atomic_init(&c->seen[i], 0);
 	return 0;

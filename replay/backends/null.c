@@ -1,5 +1,6 @@
 /* The null backend: completes every op at once without doing anything, to measure the engine itself. */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,12 @@
 
 typedef struct null_backend {
 	bool async;
+	/*
+	 * Client states made so far: each numbers its handles from its own
+	 * serial << 40, so a handle is unique within the run, as the engine
+	 * needs it when clients share one (backend.h, version 5).
+	 */
+	_Atomic uint64_t states;
 } null_backend;
 
 typedef struct null_client {
@@ -32,6 +39,7 @@ static int null_create(void **out, const rp_backend_args *args, char *errbuf)
 	if (!nb)
 		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 	nb->async = args->vals[NULL_OPT_ASYNC].u != 0;
+	atomic_init(&nb->states, 0);
 	*out = nb;
 	return 0;
 }
@@ -43,8 +51,9 @@ static void null_destroy(void *backend)
 
 static int null_client_init(void *backend, void *client, const char *dir, char *errbuf)
 {
-	(void)backend, (void)dir, (void)errbuf;
-	((null_client *)client)->next_handle = 1;
+	(void)dir, (void)errbuf;
+	null_backend *const nb = backend;
+	((null_client *)client)->next_handle = atomic_fetch_add_explicit(&nb->states, 1, memory_order_relaxed) << 40 | 1;
 	return 0;
 }
 

@@ -728,7 +728,15 @@ static int posix_do(posix_backend *pb, posix_client *c, rp_breq *req)
 		return fd < 0 ? EBADF : do_lock(fd, op, op->op == RP_OP_UNLOCK);
 	case RP_OP_STATFS: {
 		struct statfs sf;
-		return fstatfs(fd >= 0 ? fd : c->b.root, &sf) < 0 ? errno : 0;
+		if (fd >= 0 || !req->path || !req->path[0])
+			return fstatfs(fd >= 0 ? fd : c->b.root, &sf) < 0 ? errno : 0;
+		/* By path: what it names, beneath the target (a probe of a path that is not there fails ENOENT) */
+		const int pfd = rp__posix_open(c, req->path, O_PATH, 0);
+		if (pfd < 0)
+			return -pfd;
+		const int rc = fstatfs(pfd, &sf) < 0 ? errno : 0;
+		close(pfd);
+		return rc;
 	}
 	case RP_OP_FALLOCATE: {
 		if (fd < 0)
@@ -738,6 +746,10 @@ static int posix_do(posix_backend *pb, posix_client *c, rp_breq *req)
 				 (op->oflags & RP_FA_PUNCH_HOLE ? FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE : 0) |
 				 (op->oflags & RP_FA_ZERO_RANGE ? FALLOC_FL_ZERO_RANGE : 0);
 		return fallocate(fd, mode, (off_t)(op->offset & INT64_MAX), (off_t)(op->length & INT64_MAX)) < 0 ? errno : 0;
+	}
+	case RP_OP_COPY: {
+		const int fd2 = req->bh2 ? ((pfile *)(uintptr_t)req->bh2)->fd : -1;
+		return fd < 0 || fd2 < 0 ? EBADF : rp__posix_copy(c, req, fd, fd2);
 	}
 	case RP_OP_SETATTR:
 		return fd >= 0 || req->path ? do_setattr(pb, c, req, fd) : EBADF;
@@ -791,11 +803,11 @@ const rp_backend_ops rp__backend_posix = {
 	.opts = posix_opts,
 	.schemes = posix_schemes,
 	/*
-	 * Every op but those naming a second handle or a new client (dup, copy,
-	 * fork) and mmap: the engine does not resolve handle2 yet (it comes with
-	 * syscall capture), so they are counted unsupported, never guessed.
+	 * Every op but mmap: a mapping's loads and stores are no calls to replay,
+	 * so it is counted unsupported, never guessed.  (dup and fork are the
+	 * engine's: the backend never sees them.)
 	 */
-	.op_mask = RP_BACKEND_ALL_OPS & ~(1ull << RP_OP_DUP | 1ull << RP_OP_COPY | 1ull << RP_OP_FORK | 1ull << RP_OP_MMAP),
+	.op_mask = RP_BACKEND_ALL_OPS & ~(1ull << RP_OP_MMAP),
 	.create = posix_create,
 	.destroy = posix_destroy,
 	.client_init = posix_client_init,

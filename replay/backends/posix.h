@@ -53,6 +53,8 @@ typedef struct posix_client {
 
 /* Make buf at least n bytes (n capped by the caller); 0 or -ENOMEM. */
 int rp__posix_buf(posix_client *c, size_t n);
+/* copy: length bytes from in at offset to out at offset2, result the bytes copied; 0 or the errno (posix_copy.c). */
+int rp__posix_copy(posix_client *c, rp_breq *req, int in, int out);
 
 /* posix_dircache.c: directory fds beneath the client's root, cached. */
 void rp__posix_cache_init(posix_client *c);

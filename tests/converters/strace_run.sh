@@ -55,9 +55,8 @@ if cmp -s "$tmp/out" "$tmp/cat"; then ok "cat of the log equals cat of its .rpz"
 # Replay beneath an empty target: the paths are absolute ($w/...), resolved beneath the target.
 # With trace timing the processes keep their recorded order (slowed 20x: a process the shell
 # started a few ms after the last one ended is then 50+ ms behind it, which a loaded machine does
-# not overtake; at full speed a late thread could run `rm d/l` after `rm -r d`), so the one mismatch expected
-# (docs/strace.md) is a probe that failed ENOENT when recorded and finds what prepare made:
-# coreutils' statfs of /sys/fs/selinux and /selinux.
+# not overtake; at full speed a late thread could run `rm d/l` after `rm -r d`), so the one mismatch allowed
+# (docs/strace.md) is a probe that failed ENOENT when recorded and finds what prepare made for another op.
 mkdir "$tmp/t"
 check "replay the log itself on an empty directory" "$reprise" replay "$tmp/log" --target "$tmp/t" -q --timing trace --speed 0.05 \
 	--json "$tmp/r.json"

@@ -121,7 +121,7 @@ static void every_field_round_trips(void **state)
 	op.raw.level = 3;
 	round_trip(&op, NULL, NULL);
 
-	/* rename's and fallocate's own flag names, an op number with no name, a disposition beyond the table */
+	/* rename's, fallocate's and fork's own flag names, an op number with no name, a disposition beyond the table */
 	op = zero_op();
 	op.op = RP_OP_RENAME;
 	op.oflags = RP_RN_NOREPLACE | RP_RN_WHITEOUT;
@@ -129,6 +129,12 @@ static void every_field_round_trips(void **state)
 	op.op = RP_OP_FALLOCATE;
 	op.oflags = RP_FA_PUNCH_HOLE;
 	round_trip(&op, NULL, NULL);
+	/* fork's: a thread sharing its creator's table */
+	op.op = RP_OP_FORK;
+	op.oflags = RP_FK_SHARE;
+	op.result = 7;
+	round_trip(&op, NULL, NULL);
+	op.result = 0;
 	op.op = 999;
 	op.disp = 77;
 	round_trip(&op, NULL, NULL);

@@ -444,9 +444,10 @@ static void fork_exec(void **state)
 	HAS(g, "c2 read path=\"/w/b\" fh=2"); /* the child's fd 4 is the parent's */
 	HAS(g, "c2 close fh=3 raw=posix -> EBADF"); /* fd 3 had O_CLOEXEC: gone at execve, unknown after */
 	HAS(g, "c2 close path=\"/w/b\" fh=2");
-	HAS(g, "c1 fork ret=3 raw");
+	HAS(g, "c1 fork ret=3 of=share raw"); /* CLONE_FILES: a thread, one table */
 	HAS(g, "c1 read path=\"/w/c\" fh=4"); /* a thread shares the table */
 	HAS(g, "1.000000000 1.200000000 c1 fork ret=4");
+	assert_null(strstr(g->text, "ret=2 of=share")); /* a process fork copies */
 	assert_non_null(strstr(g->summary, "fds without a path 1"));
 	done(g);
 }
@@ -708,6 +709,133 @@ static void fd_path_follows_renames(void **state)
 	done(g);
 }
 
+/* -ff files as memory streams merged: the text of the ops, as parse_opts makes it. */
+static got *merge_files(const char *const *texts, const char *const *names, size_t n)
+{
+	got *const g = calloc(1, sizeof(*g));
+	assert_non_null(g);
+	assert_int_equal(rp_memsink_init(&g->m), 0);
+	FILE *fs[8];
+	assert_true(n <= 8);
+	for (size_t i = 0; i < n; i++) {
+		fs[i] = fmemopen((void *)texts[i], strlen(texts[i]), "r");
+		assert_non_null(fs[i]);
+	}
+	g->rc = rp_strace_ff_merge(fs, names, n, "run", &g->m.base, NULL, &g->skipped, g->summary, sizeof(g->summary),
+				   g->eb);
+	for (size_t i = 0; i < n; i++)
+		fclose(fs[i]);
+	size_t at = 0;
+	for (size_t i = 0; i < g->m.n_ops && at < sizeof(g->text) - 1; i++) {
+		at += rp_op_format(g->text + at, sizeof(g->text) - at, &g->m.ops[i], rp_memsink_string, &g->m);
+		if (at < sizeof(g->text) - 1)
+			g->text[at++] = '\n';
+	}
+	g->text[at < sizeof(g->text) ? at : sizeof(g->text) - 1] = '\0';
+	return g;
+}
+
+/*
+ * strace -ff: each file's lines are its pid's, merged in timestamp order
+ * across files (interleaved times), the parent's clone result links the
+ * child's file, which inherits its fds; a line without a time keeps its
+ * file's place.
+ */
+static void ff_merge(void **state)
+{
+	(void)state;
+	const char *const parent = "1.0 openat(AT_FDCWD</w>, \"a\", O_WRONLY|O_CREAT, 0644) = 3</w/a> <0.1>\n"
+				   "1.2 clone(child_stack=NULL, flags=SIGCHLD) = 20 <0.1>\n"
+				   "1.5 write(3</w/a>, \"xx\", 2) = 2 <0.1>\n"
+				   "1.9 unlink(\"/w/p\") = 0 <0.1>\n";
+	const char *const child = "1.3 write(3</w/a>, \"y\", 1) = 1 <0.1>\n"
+				  "1.7 close(3</w/a>) = 0 <0.1>\n"
+				  "1.8 unlink(\"/w/c\") = 0 <0.1>\n";
+	const char *const texts[] = { child, parent };
+	const char *const names[] = { "d/run.20", "d/run.10" };
+	got *const g = merge_files(texts, names, 2);
+	assert_int_equal(g->rc, 0);
+	char b[256];
+	assert_string_equal(line_of(g, 0, b, sizeof(b)),
+			    "0.000000000 0.100000000 c1 open path=\"/w/a\" fh=1 want=write disp=open_if mode=0644 raw=posix -> OK");
+	HAS(g, "c1 fork ret=2 raw");
+	HAS(g, "0.300000000 0.400000000 c2 write path=\"/w/a\" fh=1 off=0 len=1 ret=1"); /* the parent's fd, inherited */
+	HAS(g, "0.500000000 0.600000000 c1 write path=\"/w/a\" fh=1 off=0 len=2 ret=2");
+	/* in time order across the files: the child's unlink at 1.8 before the parent's at 1.9 */
+	const char *const c = strstr(g->text, "/w/c"), *const p = strstr(g->text, "/w/p");
+	assert_true(c && p && c < p);
+	assert_non_null(strstr(g->summary, "2 processes"));
+	assert_non_null(strstr(g->summary, "7 lines"));
+	done(g);
+
+	/* a bad line names its own file and line */
+	const char *const bad[] = { "1.0 close(3) = 0 <0.1>\n", "1.1 close(3) = 0 <0.1>\n1.2 nonsense\n" };
+	const char *const bnames[] = { "run.1", "run.2" };
+	got *const g2 = merge_files(bad, bnames, 2);
+	assert_int_not_equal(g2->rc, 0);
+	assert_non_null(strstr(g2->eb, "run.2:2:"));
+	done(g2);
+
+	/* a name without a numeric pid, two files of one pid */
+	const char *const two[] = { "", "" };
+	const char *const nopid[] = { "run.1", "run.first" };
+	got *const g3 = merge_files(two, nopid, 2);
+	assert_int_equal(g3->rc, RP_E_INVAL);
+	assert_non_null(strstr(g3->eb, "run.first: not an strace -ff file"));
+	done(g3);
+	const char *const dup[] = { "a/run.7", "b/run.7" };
+	got *const g4 = merge_files(two, dup, 2);
+	assert_int_equal(g4->rc, RP_E_INVAL);
+	assert_non_null(strstr(g4->eb, "two files of pid 7"));
+	done(g4);
+}
+
+/* The files of a prefix are found in its directory, by pid; a missing file is named; none found is no error. */
+static void ff_files(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/reprise-ff-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char p[256];
+	const char *const files[] = { "run.30", "run.4", "run.x", "run.4.5", "other.9", "run" };
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]) - 1; i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
+		FILE *const f = fopen(p, "w");
+		assert_non_null(f);
+		fprintf(f, "1.%zu close(9) = -1 EBADF (Bad file descriptor) <0.1>\n", i);
+		fclose(f);
+	}
+	char eb[RP_ERRBUF_SIZE], prefix[256];
+	char **paths = NULL;
+	size_t n = 0;
+	snprintf(prefix, sizeof(prefix), "%s/run", dir);
+	assert_int_equal(rp_strace_ff_find(prefix, &paths, &n, eb), 0);
+	assert_int_equal(n, 2);
+	snprintf(p, sizeof(p), "%s/run.4", dir);
+	assert_string_equal(paths[0], p);
+	snprintf(p, sizeof(p), "%s/run.30", dir);
+	assert_string_equal(paths[1], p);
+	rp_memsink m;
+	assert_int_equal(rp_memsink_init(&m), 0);
+	assert_int_equal(rp_strace_ff_run((const char *const *)paths, n, prefix, &m.base, NULL, NULL, NULL, 0, eb), 0);
+	assert_int_equal(m.n_ops, 2);
+	rp_memsink_fini(&m);
+	rp_strace_ff_free(paths, n);
+	/* a missing file */
+	snprintf(p, sizeof(p), "%s/run.77", dir);
+	const char *const missing[] = { p };
+	assert_int_equal(rp_memsink_init(&m), 0);
+	assert_int_equal(rp_strace_ff_run(missing, 1, prefix, &m.base, NULL, NULL, NULL, 0, eb), RP_E_IO);
+	assert_non_null(strstr(eb, "run.77: No such file"));
+	rp_memsink_fini(&m);
+	snprintf(prefix, sizeof(prefix), "%s/none", dir);
+	assert_int_equal(rp_strace_ff_find(prefix, &paths, &n, eb), 0);
+	assert_int_equal(n, 0);
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -733,6 +861,8 @@ int main(void)
 		cmocka_unit_test(producer_file),
 		cmocka_unit_test(blocking_pipe_read),
 		cmocka_unit_test(fd_path_follows_renames),
+		cmocka_unit_test(ff_merge),
+		cmocka_unit_test(ff_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

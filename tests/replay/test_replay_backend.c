@@ -102,7 +102,7 @@ static void test_check_broken_vtables(void **state)
 		const char *want;
 	} cases[] = {
 		{ good, RP_E_VERSION, "interface version 0, this engine knows 1.." },
-		{ good, RP_E_VERSION, "interface version 5" },
+		{ good, RP_E_VERSION, "interface version 6" },
 		{ good, RP_E_INVAL, "RP_BCAP_ASYNC) without a poll hook" },
 		{ good, RP_E_INVAL, "no create hook" },
 		{ good, RP_E_INVAL, "no destroy hook" },
