@@ -604,6 +604,23 @@ static int sys_fork(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *
 	return 1;
 }
 
+/* wait4 (= the pid reaped) and waitid (its siginfo's si_pid): a wait op on the child's client. */
+static int sys_wait(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op, bool waitid)
+{
+	(void)pr;
+	int64_t pid = st_ok(c) ? c->ret : 0;
+	if (waitid && (!st_ok(c) || c->ret != 0 || !rp__st_field(st_arg(c, 2), "si_pid", &pid)))
+		pid = 0;
+	if (pid <= 0 || pid > UINT32_MAX)
+		return 0; /* nothing reaped (WNOHANG, an error): no op */
+	rp__st_proc *const child = rp__st_proc_get(t, (uint32_t)pid);
+	if (!child)
+		return st_badf(t, "more than 8192 processes (reprise's client limit)");
+	op->op = RP_OP_WAIT;
+	op->result = child->client;
+	return 1;
+}
+
 /* execve and chdir/fchdir change only what is tracked: the cloexec fds go, the working directory moves. */
 static int sys_state(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, int kind)
 {
@@ -669,7 +686,7 @@ typedef enum sysid {
 	S_CHMOD, S_FCHMOD, S_FCHMODAT, S_CHOWN, S_FCHOWN, S_FCHOWNAT, S_UTIMENSAT, S_GETDENTS, S_FCNTL, S_FLOCK,
 	S_DUP, S_DUP2, S_DUP3, S_COPY_FILE_RANGE, S_SENDFILE, S_STATFS, S_FSTATFS, S_MKNOD, S_MKNODAT, S_SETXATTR,
 	S_FSETXATTR, S_GETXATTR, S_FGETXATTR, S_LISTXATTR, S_FLISTXATTR, S_REMOVEXATTR, S_FREMOVEXATTR, S_FORK,
-	S_EXECVE, S_CHDIR, S_FCHDIR, S_MMAP,
+	S_EXECVE, S_CHDIR, S_FCHDIR, S_MMAP, S_WAIT4, S_WAITID,
 } sysid;
 
 static const struct {
@@ -699,7 +716,8 @@ static const struct {
 	{ "flistxattr", S_FLISTXATTR }, { "removexattr", S_REMOVEXATTR }, { "lremovexattr", S_REMOVEXATTR },
 	{ "fremovexattr", S_FREMOVEXATTR }, { "fork", S_FORK }, { "vfork", S_FORK }, { "clone", S_FORK },
 	{ "clone3", S_FORK }, { "execve", S_EXECVE }, { "execveat", S_EXECVE }, { "chdir", S_CHDIR },
-	{ "fchdir", S_FCHDIR }, { "mmap", S_MMAP }, { "mmap2", S_MMAP },
+	{ "fchdir", S_FCHDIR }, { "mmap", S_MMAP }, { "mmap2", S_MMAP }, { "wait4", S_WAIT4 },
+	{ "waitid", S_WAITID },
 };
 
 static int lookup(rp__st_str name)
@@ -805,6 +823,8 @@ int rp__st_syscall(rp_strace *t, rp__st_proc *pr, rp__st_str name, const rp__st_
 	case S_REMOVEXATTR: return sys_xattr(t, pr, c, op, RP_OP_REMOVEXATTR, false);
 	case S_FREMOVEXATTR: return sys_xattr(t, pr, c, op, RP_OP_REMOVEXATTR, true);
 	case S_FORK: return sys_fork(t, pr, c, op);
+	case S_WAIT4: return sys_wait(t, pr, c, op, false);
+	case S_WAITID: return sys_wait(t, pr, c, op, true);
 	case S_EXECVE: return sys_state(t, pr, c, 0);
 	case S_CHDIR: return sys_state(t, pr, c, 1);
 	case S_FCHDIR: return sys_state(t, pr, c, 2);

@@ -346,7 +346,7 @@ static __attribute__((noinline)) enum verdict resolve_special(rp_client *c, cons
 {
 	const rp_replay *const r = c->r;
 	const enum verdict unknown = r->opts.on_mismatch == RP_MISMATCH_SKIP ? V_SKIP : V_UNKNOWN;
-	if (op->op == RP_OP_FORK)
+	if (op->op == RP_OP_FORK || op->op == RP_OP_WAIT)
 		return V_ENGINE;
 	if (!op->handle)
 		return V_NO_HANDLE_1; /* nothing to duplicate or copy from: EBADF, as the call on a bad fd */
@@ -576,7 +576,9 @@ static inline __attribute__((always_inline)) uint64_t exec(rp_client *c, const r
 	switch (v) {
 	case V_ENGINE: {
 		const uint64_t issue = rp__now(r);
-		const int32_t st = op->op == RP_OP_FORK ? rp__share_fork(c, op) : dup_handle(c, op, req->bh);
+		const int32_t st = op->op == RP_OP_FORK   ? rp__share_fork(c, op)
+				   : op->op == RP_OP_WAIT ? rp__share_wait(c, op)
+							  : dup_handle(c, op, req->bh);
 		unhold(c, req);
 		const uint64_t done = rp__now(r);
 		record(c, op, index, sched, issue, done, true, op->status, st, 0, req->path, false);
@@ -784,6 +786,7 @@ static inline __attribute__((always_inline)) void run_impl(rp_client *c, const b
 			rp__win_drain(c);
 		release_all(c);
 		c->passes++;
+		rp__share_pass_done(c, c->passes);
 		if (index == 0 || !end) {
 			c->stop = "end";
 			return;
@@ -851,6 +854,7 @@ out:
 	rp__win_destroy(c);
 	/* Children stop waiting; a hand-over never taken is released (through this client's state, while it has one). */
 	rp__share_exit(c, c->binit);
+	rp__share_pass_done(c, UINT64_MAX); /* and waits on it end */
 	if (c->src)
 		c->src->close(c->src);
 	c->src = NULL;

@@ -114,10 +114,11 @@ int rp_replay_create(rp_replay **out, const rp_replay_opts *opts, rp_workload *w
 	r->nt_layer = !(r->bops->caps & RP_BCAP_NT_NATIVE);
 	r->op_mask = r->bops->op_mask ? r->bops->op_mask : RP_BACKEND_ALL_OPS;
 	/* dup and fork are the engine's own; copy needs rp_breq.bh2, so a backend older than version 5 cannot */
-	r->op_mask |= UINT64_C(1) << RP_OP_DUP | UINT64_C(1) << RP_OP_FORK;
+	r->op_mask |= UINT64_C(1) << RP_OP_DUP | UINT64_C(1) << RP_OP_FORK | UINT64_C(1) << RP_OP_WAIT;
 	if (r->bops->version < 5)
 		r->op_mask &= ~(UINT64_C(1) << RP_OP_COPY);
-	r->fast_mask = r->op_mask & ~(UINT64_C(1) << RP_OP_DUP | UINT64_C(1) << RP_OP_FORK | UINT64_C(1) << RP_OP_COPY);
+	r->fast_mask = r->op_mask & ~(UINT64_C(1) << RP_OP_DUP | UINT64_C(1) << RP_OP_FORK | UINT64_C(1) << RP_OP_COPY |
+				      UINT64_C(1) << RP_OP_WAIT);
 	rc = rp_backend_parse_opts(r->bops, opts->backend_opts, &r->bopts, errbuf);
 	if (rc < 0)
 		goto fail;

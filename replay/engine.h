@@ -194,6 +194,10 @@ typedef struct rp_client {
 	_Atomic uint64_t prog_bytes;
 	_Atomic uint64_t prog_lag_max;
 	_Atomic int running;
+	/* For wait ops (replay/share.c): passes this client has finished (UINT64_MAX once it ended), and the
+	 * client it is blocked on (index + 1; 0: none), which a wait follows to find a cycle. */
+	_Atomic uint64_t passes_done;
+	_Atomic uint32_t waiting_for;
 } rp_client;
 
 struct rp_replay {
@@ -230,6 +234,9 @@ struct rp_replay {
 	 * for that handle's last close.  Both, and every rp_shtab, under share_mu.
 	 */
 	pthread_mutex_t share_mu;
+	/* wait ops sleep on wait_cv; a client that ends a pass (or its run) broadcasts it */
+	pthread_mutex_t wait_mu;
+	pthread_cond_t wait_cv;
 	rp_handles refs, deferred;
 	bool prepared, started, finished;
 
@@ -313,6 +320,10 @@ int rp__sh_del(rp_client *c, uint64_t key, uint64_t *val);
 int rp__share_close(rp_client *c, uint64_t handle, uint64_t *bh);
 /* The parent's fork op: hand the child its table or copies, and let it start.  The status of the op. */
 int32_t rp__share_fork(rp_client *c, const rp_op *op);
+/* A wait op: block until the child client has finished this pass (or ended, or the run stops); 0. */
+int32_t rp__share_wait(rp_client *c, const rp_op *op);
+/* c finished `passes` passes (UINT64_MAX: it ended): wake the waits on it. */
+void rp__share_pass_done(rp_client *c, uint64_t passes);
 /* The child, before the first op of a pass: wait for the fork op and take what it handed over. */
 void rp__share_gate_wait(rp_client *c);
 /* The end of a pass: leave the shared table (the last user releases it). */

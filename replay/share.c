@@ -19,6 +19,8 @@ static inline uint64_t key_of(uint64_t bh)
 void rp__share_init(rp_replay *r)
 {
 	pthread_mutex_init(&r->share_mu, NULL);
+	pthread_mutex_init(&r->wait_mu, NULL);
+	pthread_cond_init(&r->wait_cv, NULL);
 	rp__handles_init(&r->refs);
 	rp__handles_init(&r->deferred);
 }
@@ -31,6 +33,8 @@ void rp__share_fini(rp_replay *r)
 	rp__handles_fini(&r->deferred);
 	rp__handles_fini(&r->refs);
 	pthread_mutex_destroy(&r->share_mu);
+	pthread_cond_destroy(&r->wait_cv);
+	pthread_mutex_destroy(&r->wait_mu);
 }
 
 /* Caller holds share_mu. */
@@ -324,6 +328,8 @@ void rp__share_gate_wait(rp_client *c)
 {
 	rp_gate *const g = c->gate;
 	rp_replay *const r = c->r;
+	/* a wait op that follows who waits for whom sees this one blocked on its parent */
+	atomic_store_explicit(&c->waiting_for, g->parent + 1, memory_order_relaxed);
 	pthread_mutex_lock(&g->mu);
 	while (g->opened <= c->passes && !g->parent_gone && !atomic_load_explicit(&r->stop, memory_order_relaxed)) {
 		/* A stop (SIGINT, an abort) raises a flag but signals no one: look at it now and then. */
@@ -336,6 +342,7 @@ void rp__share_gate_wait(rp_client *c)
 		}
 		pthread_cond_timedwait(&g->cv, &g->mu, &ts);
 	}
+	atomic_store_explicit(&c->waiting_for, 0, memory_order_relaxed);
 	rp_handles copy = g->copy;
 	rp_shtab *const sh = g->sh;
 	const bool has_copy = g->has_copy;
@@ -405,4 +412,53 @@ void rp__share_exit(rp_client *c, bool can_release)
 		release_handover(c, &copy, sh);
 	else
 		rp__handles_fini(&copy);
+}
+
+/* Whether the chain of clients blocked on one another from `from` comes back to c (a hostile trace). */
+static bool waits_on(const rp_replay *r, const rp_client *from, const rp_client *c)
+{
+	for (uint32_t steps = 0; from && steps <= r->n_clients; steps++) {
+		if (from == c)
+			return true;
+		const uint32_t w = atomic_load_explicit(&from->waiting_for, memory_order_relaxed);
+		from = w && w <= r->n_clients ? r->clients[w - 1] : NULL;
+	}
+	return false;
+}
+
+int32_t rp__share_wait(rp_client *c, const rp_op *op)
+{
+	rp_replay *const r = c->r;
+	if (!op->result || op->result > UINT32_MAX)
+		return 0;
+	rp_client *const child = client_of(r, c->clone, op->result);
+	if (!child || child == c)
+		return 0; /* a child without ops in the trace: nothing to wait for */
+	atomic_store_explicit(&c->waiting_for, child->index + 1, memory_order_relaxed);
+	pthread_mutex_lock(&r->wait_mu);
+	/* Until the child has finished the pass this one is in (its last op done), or it ended, or a stop.  A
+	 * cycle (A waits for B, which waits for A, or for A's fork op) cannot finish: both go on instead. */
+	while (atomic_load_explicit(&child->passes_done, memory_order_acquire) <= c->passes &&
+	       !atomic_load_explicit(&r->stop, memory_order_relaxed) && !waits_on(r, child, c)) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 10000000; /* a stop and a cycle signal no one: look again now and then */
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&r->wait_cv, &r->wait_mu, &ts);
+	}
+	pthread_mutex_unlock(&r->wait_mu);
+	atomic_store_explicit(&c->waiting_for, 0, memory_order_relaxed);
+	return 0;
+}
+
+void rp__share_pass_done(rp_client *c, uint64_t passes)
+{
+	rp_replay *const r = c->r;
+	pthread_mutex_lock(&r->wait_mu);
+	atomic_store_explicit(&c->passes_done, passes, memory_order_release);
+	pthread_cond_broadcast(&r->wait_cv);
+	pthread_mutex_unlock(&r->wait_mu);
 }
