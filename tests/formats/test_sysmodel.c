@@ -257,6 +257,7 @@ static const row rows[] = {
 	{ "untraced", { .nr = RP_SYSEV_UNTRACED, A(1), P("/bin/static") }, NULL },
 	{ "lost", { .nr = RP_SYSEV_LOST, A(7) }, NULL },
 	{ "exit", { .nr = RP_SYSEV_EXIT, A(0) }, NULL },
+	{ "wait for a pid never seen", { .nr = RP_SYSEV_WAIT, .ret = 4242, A(4242) }, NULL },
 };
 
 static void setup_row(T *t)
@@ -420,6 +421,9 @@ static void fork_exec_spawn(void **state)
 	assert_string_equal(op_text(t, -1, b, sizeof(b)), "c1 read path=\"/w/conf\" fh=2 off=0 len=2 ret=2 raw=posix -> OK");
 	/* exit: the table goes; the pid again is a new process, a new client */
 	EV(t, .nr = RP_SYSEV_EXIT, .pid = 11, A(0));
+	/* the parent reaps it: a wait op on the child's client, also after its exit */
+	EV(t, .nr = RP_SYSEV_WAIT, .pid = 10, .ret = 11, A(11));
+	assert_string_equal(op_text(t, -1, b, sizeof(b)), "c1 wait ret=2 raw=posix -> OK");
 	EV(t, .nr = RP_SYSEV_FORK, .pid = 11, A(10));
 	assert_string_equal(op_text(t, -1, b, sizeof(b)), "c1 fork ret=4 raw=posix -> OK");
 	assert_int_equal(stats(t)->processes, 4);

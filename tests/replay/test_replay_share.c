@@ -213,6 +213,79 @@ static void test_fork_order(void **state)
 	}
 }
 
+static rp_op *wait_op(wl *t, uint32_t waiter, uint32_t child)
+{
+	rp_op *const op = wl_add(t, waiter, RP_OP_WAIT, NULL, 0, 0, 0, 0);
+	op->result = child;
+	return op;
+}
+
+/*
+ * A wait orders the waiter after its child: the children write a file each
+ * (many ops, so a waiter that ran ahead would find it short) and the parent,
+ * after waiting, renames each one and unlinks it (which fails ENOENT if the
+ * child's create had not happened).  Also with the window, and looped (-t).
+ */
+static void test_wait_order(void **state)
+{
+	(void)state;
+	enum { KIDS = 8, WRITES = 100 };
+	for (int pass = 0; pass < 2; pass++) {
+		wl t;
+		wl_init(&t, RP_SRC_SYSCALL);
+		char p[32], q[32];
+		for (uint32_t k = 0; k < KIDS; k++) {
+			fork_op(&t, 1, 10 + k, false);
+			snprintf(p, sizeof(p), "/k%u", k);
+			posix_open(&t, 10 + k, p, 100 + k);
+			for (uint32_t i = 0; i < WRITES; i++)
+				wl_add(&t, 10 + k, RP_OP_WRITE, NULL, 100 + k, (uint64_t)i * 10, 10, 0);
+			wl_add(&t, 10 + k, RP_OP_CLOSE, NULL, 100 + k, 0, 0, 0);
+		}
+		for (uint32_t k = 0; k < KIDS; k++) {
+			wait_op(&t, 1, 10 + k);
+			snprintf(p, sizeof(p), "/k%u", k);
+			snprintf(q, sizeof(q), "/done%u", k);
+			wl_add(&t, 1, RP_OP_RENAME, p, 0, 0, 0, 0)->path2 = wl_str(&t, q);
+		}
+		wl_add(&t, 1, RP_OP_WAIT, NULL, 0, 0, 0, 0)->result = 1; /* a wait on itself: nothing */
+		wait_op(&t, 1, 999);                                     /* a child without ops: nothing */
+		rp_replay *r;
+		const rp_replay_results *const res = run(&t, pass ? 4 : 1, &r);
+		assert_int_equal(res->mismatches, 0);
+		assert_int_equal(res->op[RP_OP_WAIT].count, KIDS + 2);
+		for (uint32_t k = 0; k < KIDS; k++) {
+			snprintf(q, sizeof(q), "done%u", k);
+			assert_int_equal(size_of(q), WRITES * 10);
+		}
+		done(&t, r);
+	}
+}
+
+/* Hostile: two clients that wait for each other (or for a fork op the other waits on) go on, never hang. */
+static void test_wait_cycle(void **state)
+{
+	(void)state;
+	wl t;
+	wl_init(&t, RP_SRC_SYSCALL);
+	posix_open(&t, 1, "/a", 1);
+	posix_open(&t, 2, "/b", 2);
+	wait_op(&t, 1, 2);
+	wait_op(&t, 2, 1);
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 1, 0, 0, 0);
+	wl_add(&t, 2, RP_OP_CLOSE, NULL, 2, 0, 0, 0);
+	/* 3 waits for its child 4, which waits for 3's fork op that comes after the wait */
+	wait_op(&t, 3, 4);
+	fork_op(&t, 3, 4, false);
+	posix_open(&t, 4, "/c", 3);
+	rp_replay *r;
+	const rp_replay_results *const res = run(&t, 1, &r);
+	assert_int_equal(res->mismatches, 0);
+	assert_int_equal(res->op[RP_OP_WAIT].count, 3);
+	assert_true(exists("a") && exists("b") && exists("c"));
+	done(&t, r);
+}
+
 /* A hostile trace: two clients that fork each other wait for no one (no hang); a fork of a client without ops is nothing. */
 static void test_fork_cycle(void **state)
 {
@@ -333,6 +406,8 @@ int main(void)
 		cmocka_unit_test(test_thread_share),
 		cmocka_unit_test(test_fork_order),
 		cmocka_unit_test(test_fork_cycle),
+		cmocka_unit_test(test_wait_order),
+		cmocka_unit_test(test_wait_cycle),
 		cmocka_unit_test(test_nt_delete_on_close),
 		cmocka_unit_test(test_other_backends),
 		cmocka_unit_test(test_statfs_beneath),
