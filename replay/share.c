@@ -317,6 +317,7 @@ int32_t rp__share_fork(rp_client *c, const rp_op *op)
 		sh = NULL;
 	}
 	g->opened++;
+	atomic_store_explicit(&child->waiting_for, 0, memory_order_relaxed);
 	pthread_cond_broadcast(&g->cv);
 	pthread_mutex_unlock(&g->mu);
 	release_handover(c, &old_copy, old_sh);
@@ -328,10 +329,11 @@ void rp__share_gate_wait(rp_client *c)
 {
 	rp_gate *const g = c->gate;
 	rp_replay *const r = c->r;
-	/* a wait op that follows who waits for whom sees this one blocked on its parent */
-	atomic_store_explicit(&c->waiting_for, g->parent + 1, memory_order_relaxed);
 	pthread_mutex_lock(&g->mu);
 	while (g->opened <= c->passes && !g->parent_gone && !atomic_load_explicit(&r->stop, memory_order_relaxed)) {
+		/* A wait op that follows who waits for whom sees this one blocked on its parent, set and cleared
+		 * under the gate's lock (the parent's fork op clears it as it opens the gate): never stale. */
+		atomic_store_explicit(&c->waiting_for, g->parent + 1, memory_order_relaxed);
 		/* A stop (SIGINT, an abort) raises a flag but signals no one: look at it now and then. */
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
