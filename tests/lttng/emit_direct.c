@@ -1,0 +1,79 @@
+/* A program that fires the LTTng emitter's events directly (capture/preload/emit.h), as the interposer would for a known run. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "capture/preload/emit.h"
+
+/*
+ * The run it stands for: a process starts in /tmp with fds 0-2, opens
+ * data.txt, writes 5 bytes, reads 3 at offset 0, renames it, closes it,
+ * forks a child that stats the new name and exits, waits, and exits.  The
+ * lttng test converts the recorded trace and checks exactly these ops.
+ */
+static void call(rp_sysev *ev)
+{
+	ev->t_start = rp__emit_begin();
+	ev->t_end = rp__emit_begin();
+	rp__emit_end(ev);
+}
+
+static void with_path(rp_sysev *ev, int i, const char *p)
+{
+	ev->p[i] = p;
+	ev->plen[i] = (uint32_t)strlen(p);
+}
+
+int main(void)
+{
+	if (rp__emit_init() < 0) {
+		fprintf(stderr, "emit_direct: liblttng-ust is not loaded\n");
+		return 1;
+	}
+	rp_sysev ev = { .nr = RP_SYSEV_START, .a = { (int64_t)getppid() } };
+	with_path(&ev, 0, "/tmp");
+	rp__emit_note(&ev);
+	for (int fd = 0; fd < 3; fd++) {
+		ev = (rp_sysev){ .nr = RP_SYSEV_FD, .a = { fd, O_RDWR, 0, 0, 0 } };
+		with_path(&ev, 0, "/dev/pts/0");
+		rp__emit_note(&ev);
+	}
+	ev = (rp_sysev){ .nr = RP_SYSEV_OPEN, .ret = 3, .a = { AT_FDCWD, O_RDWR | O_CREAT | O_TRUNC, 0644 } };
+	with_path(&ev, 0, "data.txt");
+	call(&ev);
+	ev = (rp_sysev){ .nr = RP_SYSEV_WRITE, .ret = 5, .a = { 3, -1, 5, 0 } };
+	call(&ev);
+	ev = (rp_sysev){ .nr = RP_SYSEV_READ, .ret = 3, .a = { 3, 0, 3, 0 } };
+	call(&ev);
+	ev = (rp_sysev){ .nr = RP_SYSEV_RENAME, .a = { AT_FDCWD, AT_FDCWD, 0 } };
+	with_path(&ev, 0, "data.txt");
+	with_path(&ev, 1, "moved.txt");
+	call(&ev);
+	ev = (rp_sysev){ .nr = RP_SYSEV_CLOSE, .a = { 3 } };
+	call(&ev);
+	const pid_t parent = getpid();
+	const pid_t child = fork();
+	if (child < 0)
+		return 1;
+	if (child == 0) {
+		rp__emit_atfork_child();
+		ev = (rp_sysev){ .nr = RP_SYSEV_FORK, .a = { parent } };
+		rp__emit_note(&ev);
+		ev = (rp_sysev){ .nr = RP_SYSEV_STAT, .a = { AT_FDCWD, 0, 0 } };
+		with_path(&ev, 0, "moved.txt");
+		call(&ev);
+		ev = (rp_sysev){ .nr = RP_SYSEV_EXIT, .a = { 0 } };
+		rp__emit_note(&ev);
+		rp__emit_thread_done();
+		_exit(0);
+	}
+	int status = 0;
+	if (waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return 1;
+	ev = (rp_sysev){ .nr = RP_SYSEV_EXIT, .a = { 0 } };
+	rp__emit_note(&ev);
+	rp__emit_thread_done();
+	return 0;
+}
