@@ -40,8 +40,24 @@ typedef struct rp_ctf_dirs {
 	size_t n;
 } rp_ctf_dirs;
 
-/* Every trace directory at or under path (none is an error naming path). */
+/*
+ * Every trace directory at or under path (none is an error naming path), each
+ * metadata file checked by rp_ctf_check_metadata first.
+ */
 int rp_ctf_find_traces(const char *path, rp_ctf_dirs *out, char *errbuf);
+
+/*
+ * The packets of a packetized metadata file (CTF 1.8 section 7.1: magic
+ * 0x75d11d57 in the trace's byte order, uuid, checksum, content and packet
+ * sizes in bits, then scheme bytes and the version) must lie within it and
+ * hold their header: libbabeltrace2 2.0 loops forever on a packet that
+ * claims more than the file has, so such a file is refused before it sees
+ * it.  Plain-text metadata (opening with the comment "CTF 1.8") passes as it is.  0, or
+ * RP_E_CORRUPT with what and where in errbuf (name is the file's).
+ */
+int rp_ctf_check_metadata(const void *buf, size_t len, const char *name, char *errbuf);
+/* A metadata file over this is no session's (LTTng's kernel metadata, the largest, is a few MiB). */
+#define RP_CTF_METADATA_MAX (64u << 20)
 void rp_ctf_dirs_free(rp_ctf_dirs *d);
 
 /* ---- one event's payload -> rp_sysev (ctf_events.c) ---- */

@@ -1,5 +1,6 @@
 /* A program that fires the LTTng emitter's events directly (capture/preload/emit.h), as the interposer would for a known run. */
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -10,6 +11,8 @@
 /*
  * The run it stands for: a process starts in /tmp with fds 0-2, opens
  * data.txt, writes 5 bytes, reads 3 at offset 0, renames it, closes it,
+ * reads stdin while a second thread seeks it (the read, begun first, ends
+ * last: LTTng records it after the seek, the converter must put it before),
  * forks a child that stats the new name and exits, waits, and exits.  The
  * lttng test converts the recorded trace and checks exactly these ops.
  */
@@ -24,6 +27,15 @@ static void with_path(rp_sysev *ev, int i, const char *p)
 {
 	ev->p[i] = p;
 	ev->plen[i] = (uint32_t)strlen(p);
+}
+
+static void *seek_stdin(void *arg)
+{
+	(void)arg;
+	rp_sysev ev = { .nr = RP_SYSEV_LSEEK, .a = { 0, 0, SEEK_CUR } };
+	call(&ev);
+	rp__emit_thread_done();
+	return NULL;
 }
 
 int main(void)
@@ -53,6 +65,13 @@ int main(void)
 	call(&ev);
 	ev = (rp_sysev){ .nr = RP_SYSEV_CLOSE, .a = { 3 } };
 	call(&ev);
+	ev = (rp_sysev){ .nr = RP_SYSEV_READ, .ret = 0, .a = { 0, -1, 16, 0 } };
+	ev.t_start = rp__emit_begin();
+	pthread_t th;
+	if (pthread_create(&th, NULL, seek_stdin, NULL) != 0 || pthread_join(th, NULL) != 0)
+		return 1;
+	ev.t_end = rp__emit_begin();
+	rp__emit_end(&ev);
 	const pid_t parent = getpid();
 	const pid_t child = fork();
 	if (child < 0)
