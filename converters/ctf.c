@@ -142,8 +142,16 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
 		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
 	}
 	for (uint64_t i = 0; i < count; i++) {
-		if (r->rc == 0 && bt_message_get_type(msgs[i]) == BT_MESSAGE_TYPE_EVENT)
+		const bt_message_type t = bt_message_get_type(msgs[i]);
+		uint64_t n = 0;
+		if (r->rc == 0 && t == BT_MESSAGE_TYPE_EVENT)
 			r->rc = on_event(r, msgs[i]);
+		else if (t == BT_MESSAGE_TYPE_DISCARDED_EVENTS)
+			/* a count the trace does not know is still a loss: at least one */
+			r->st->discarded += bt_message_discarded_events_get_count(msgs[i], &n) == BT_PROPERTY_AVAILABILITY_AVAILABLE ? n : 1;
+		else if (t == BT_MESSAGE_TYPE_DISCARDED_PACKETS)
+			r->st->discarded_packets +=
+				bt_message_discarded_packets_get_count(msgs[i], &n) == BT_PROPERTY_AVAILABILITY_AVAILABLE ? n : 1;
 		bt_message_put_ref(msgs[i]);
 	}
 	return r->rc < 0 ? BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR

@@ -140,6 +140,8 @@ typedef struct rp_ctf_stats {
 	uint64_t bad;     /* reprise events skipped: their reasons below */
 	uint64_t by_verdict[RP_CTF_VERDICTS];
 	uint64_t late;    /* released after an event that started later */
+	uint64_t discarded; /* events LTTng says it dropped (a channel that does not block when full) */
+	uint64_t discarded_packets; /* whole packets lost on the way (babeltrace2's discarded-packets messages) */
 	uint64_t traces;  /* trace directories read */
 	bool have_clock;
 	int64_t clock_offset_ns; /* the clock class's offset from the Unix epoch */
@@ -168,8 +170,10 @@ int rp_ctf_read(const char *path, rp_ctf_emit_fn fn, int (*on_clock)(void *ctx, 
 /*
  * The trace at path through the syscall model (formats/sysev.h) into sink,
  * meta with RP_SRC_CTF and the clock's offset; summary (may be NULL) gets one
- * line of what was counted.
+ * line of what was counted, note (may be NULL) a warning when LTTng
+ * discarded events ("" otherwise; the caller zeroes it).
  */
-int rp_ctf_convert(const char *path, rp_sink *sink, char *summary, size_t summary_size, char *errbuf);
+int rp_ctf_convert(const char *path, rp_sink *sink, char *summary, size_t summary_size, char *note, size_t note_size,
+		   char *errbuf);
 
 #endif

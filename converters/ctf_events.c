@@ -321,6 +321,9 @@ void rp_ctf_summary(const rp_ctf_stats *st, const rp_sysmodel_stats *ms, char *b
 		addf(buf, size, &at, " -> %" PRIu64 " ops, %" PRIu64 " processes, %" PRIu64 " threads", ms->ops, ms->processes,
 		     ms->threads);
 	addf(buf, size, &at, "; other events %" PRIu64 ", late %" PRIu64, st->other, st->late);
+	if (st->discarded || st->discarded_packets)
+		addf(buf, size, &at, "; discarded by LTTng %" PRIu64 " events, %" PRIu64 " packets", st->discarded,
+		     st->discarded_packets);
 	if (st->bad) {
 		addf(buf, size, &at, "; bad events %" PRIu64 " (", st->bad);
 		bool first = true;

@@ -1,4 +1,5 @@
 /* A CTF trace of the `reprise` provider through the syscall model into op records (converters/ctf.h). */
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,7 +33,8 @@ static int on_event(void *ctx, const rp_sysev *ev)
 	return rc;
 }
 
-int rp_ctf_convert(const char *path, rp_sink *sink, char *summary, size_t summary_size, char *errbuf)
+int rp_ctf_convert(const char *path, rp_sink *sink, char *summary, size_t summary_size, char *note, size_t note_size,
+		   char *errbuf)
 {
 	conv c = { .sink = sink, .path = path };
 	rp_ctf_stats st;
@@ -43,6 +45,12 @@ int rp_ctf_convert(const char *path, rp_sink *sink, char *summary, size_t summar
 		rp_fail(errbuf, rc, "%s: %s", path, rp_sysmodel_error(c.model));
 	if (summary && (rc == 0 || st.events))
 		rp_ctf_summary(&st, c.model ? rp_sysmodel_get_stats(c.model) : NULL, summary, summary_size);
+	if (note && note_size && rc == 0 && (st.discarded || st.discarded_packets))
+		snprintf(note, note_size,
+			 "%s: LTTng discarded %" PRIu64 " events and %" PRIu64
+			 " packets (a channel that does not block when full): their ops are missing; record with"
+			 " lttng enable-channel --blocking-timeout=inf and LTTNG_UST_ALLOW_BLOCKING=1",
+			 path, st.discarded, st.discarded_packets);
 	rp_sysmodel_destroy(c.model);
 	return rc;
 }

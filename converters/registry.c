@@ -210,7 +210,7 @@ static int run_ctf(const char *path, rp_sink *sink, const rp_conv_in_opts *opts,
 	(void)opts;
 	rep->cut = false;
 #if RP_HAVE_CTF
-	return rp_ctf_convert(path, sink, rep->counts, sizeof(rep->counts), errbuf);
+	return rp_ctf_convert(path, sink, rep->counts, sizeof(rep->counts), rep->note, sizeof(rep->note), errbuf);
 #else
 	(void)sink;
 	return rp_fail(errbuf, RP_E_UNSUPPORTED, "%s: a CTF trace, and this reprise was %s", path, RP_CTF_WHY_NOT);

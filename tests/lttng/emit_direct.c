@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,12 +39,29 @@ static void *seek_stdin(void *arg)
 	return NULL;
 }
 
-int main(void)
+/* `flood N`: N writes as fast as they can be fired, to fill a channel's buffers. */
+static int flood(long n)
+{
+	rp_sysev ev = { .nr = RP_SYSEV_START };
+	with_path(&ev, 0, "/tmp");
+	rp__emit_note(&ev);
+	for (long i = 0; i < n; i++) {
+		ev = (rp_sysev){ .nr = RP_SYSEV_WRITE, .ret = 1, .a = { 1, -1, 1, 0 } };
+		call(&ev);
+	}
+	ev = (rp_sysev){ .nr = RP_SYSEV_EXIT };
+	rp__emit_note(&ev);
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	if (rp__emit_init() < 0) {
 		fprintf(stderr, "emit_direct: liblttng-ust is not loaded\n");
 		return 1;
 	}
+	if (argc == 3 && strcmp(argv[1], "flood") == 0)
+		return flood(strtol(argv[2], NULL, 10));
 	rp_sysev ev = { .nr = RP_SYSEV_START, .a = { (int64_t)getppid() } };
 	with_path(&ev, 0, "/tmp");
 	rp__emit_note(&ev);
