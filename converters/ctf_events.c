@@ -71,8 +71,8 @@ static rp_ctf_verdict get_s(const rp_ctf_field *f, size_t n, const char *name, i
 	return RP_CTF_OK;
 }
 
-static rp_ctf_verdict get_path(const rp_ctf_field *f, size_t n, const char *name, bool present, const char **p,
-			       uint32_t *plen)
+/* A path field: absent when empty, as in the rings (formats/sysev.h: an empty path is no path). */
+static rp_ctf_verdict get_path(const rp_ctf_field *f, size_t n, const char *name, const char **p, uint32_t *plen)
 {
 	const rp_ctf_field *const x = field(f, n, name);
 	if (!x)
@@ -81,8 +81,8 @@ static rp_ctf_verdict get_path(const rp_ctf_field *f, size_t n, const char *name
 		return RP_CTF_WRONG_TYPE;
 	if (x->len > RP_SYSEV_PATH_MAX)
 		return RP_CTF_TOO_LONG;
-	*p = present ? (x->str ? x->str : "") : NULL;
-	*plen = present ? (uint32_t)x->len : 0;
+	*p = x->len ? x->str : NULL;
+	*plen = (uint32_t)x->len;
 	return RP_CTF_OK;
 }
 
@@ -117,15 +117,8 @@ rp_ctf_verdict rp_ctf_decode(const char *name, const rp_ctf_field *f, size_t n, 
 	static const char *const args[RP_SYSEV_ARGS] = { "a0", "a1", "a2", "a3", "a4", "a5" };
 	for (size_t i = 0; i < RP_SYSEV_ARGS; i++)
 		TRY(get_s(f, n, args[i], &ev->a[i]));
-	/* Without `paths` (a trace from another writer of these events) a path is present when it is not empty. */
-	uint64_t paths = 0;
-	const rp_ctf_verdict pv = get_u(f, n, "paths", 3, &paths);
-	if (pv != RP_CTF_OK && pv != RP_CTF_MISSING)
-		return pv;
-	const bool have_paths = pv == RP_CTF_OK;
-	const rp_ctf_field *const p0 = field(f, n, "p0"), *const p1 = field(f, n, "p1");
-	TRY(get_path(f, n, "p0", have_paths ? (paths & 1) != 0 : (p0 && p0->len > 0), &ev->p[0], &ev->plen[0]));
-	TRY(get_path(f, n, "p1", have_paths ? (paths & 2) != 0 : (p1 && p1->len > 0), &ev->p[1], &ev->plen[1]));
+	TRY(get_path(f, n, "p0", &ev->p[0], &ev->plen[0]));
+	TRY(get_path(f, n, "p1", &ev->p[1], &ev->plen[1]));
 	return RP_CTF_OK;
 }
 

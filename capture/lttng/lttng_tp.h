@@ -25,8 +25,8 @@
 
 /*
  * A path field: the bytes the caller passed (never NUL-terminated), with
- * their length.  An absent path and an empty one (fstatat's AT_EMPTY_PATH)
- * both have length 0, so `paths` says which are present (bit 0 p0, bit 1 p1).
+ * their length.  An absent path has length 0, as an empty one: the rings do
+ * not tell them apart either (formats/sysev.h), so the two captures agree.
  */
 #define RP__LTTNG_PATH(i) (ev->p[i] ? ev->p[i] : "")
 #define RP__LTTNG_PLEN(i) (ev->p[i] ? ev->plen[i] : 0u)
@@ -46,7 +46,6 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(reprise, sysev,
 		lttng_ust_field_integer(int64_t, a3, ev->a[3])
 		lttng_ust_field_integer(int64_t, a4, ev->a[4])
 		lttng_ust_field_integer(int64_t, a5, ev->a[5])
-		lttng_ust_field_integer(uint8_t, paths, (ev->p[0] ? 1u : 0u) | (ev->p[1] ? 2u : 0u))
 		lttng_ust_field_sequence_text(char, p0, RP__LTTNG_PATH(0), uint32_t, RP__LTTNG_PLEN(0))
 		lttng_ust_field_sequence_text(char, p1, RP__LTTNG_PATH(1), uint32_t, RP__LTTNG_PLEN(1))
 	)

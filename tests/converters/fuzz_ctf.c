@@ -18,7 +18,7 @@
  * an orderer with small limits, so its release paths are reached.
  */
 static const char *const names[] = {
-	"pid", "tid", "ret", "t_start", "t_end", "flags", "a0", "a1", "a2", "a3", "a4", "a5", "paths", "p0", "p1", "x",
+	"pid", "tid", "ret", "t_start", "t_end", "flags", "a0", "a1", "a2", "a3", "a4", "a5", "p0", "p1", "x",
 };
 
 static int touch(void *ctx, const rp_sysev *ev)

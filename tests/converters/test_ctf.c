@@ -37,7 +37,6 @@ static size_t open_fields(rp_ctf_field *f)
 	f[n++] = (rp_ctf_field){ .name = "a3", .kind = RP_CTF_SINT, .s = 0 };
 	f[n++] = (rp_ctf_field){ .name = "a4", .kind = RP_CTF_SINT, .s = 0 };
 	f[n++] = (rp_ctf_field){ .name = "a5", .kind = RP_CTF_SINT, .s = -1 };
-	f[n++] = (rp_ctf_field){ .name = "paths", .kind = RP_CTF_UINT, .u = 1 };
 	f[n++] = (rp_ctf_field){ .name = "_p0_length", .kind = RP_CTF_UINT, .u = 8 };
 	f[n++] = (rp_ctf_field){ .name = "p0", .kind = RP_CTF_STR, .str = "data.txt", .len = 8 };
 	f[n++] = (rp_ctf_field){ .name = "_p1_length", .kind = RP_CTF_UINT, .u = 0 };
@@ -84,34 +83,30 @@ static void decodes_every_field(void **state)
 	assert_int_equal(rp_ctf_kind_by_name("open", 3), 0);
 }
 
-static void presence_of_paths(void **state)
+static void empty_paths_are_absent(void **state)
 {
 	(void)state;
 	rp_ctf_field f[RP_CTF_FIELDS_MAX];
 	size_t n = open_fields(f);
 	rp_sysev ev;
-	/* fstatat(fd, "", AT_EMPTY_PATH): an empty path that is there */
+	/* fstatat(fd, "", AT_EMPTY_PATH): as in the rings, an empty path is none */
 	named(f, n, "p0")->str = "";
 	named(f, n, "p0")->len = 0;
 	assert_int_equal(rp_ctf_decode("reprise:stat", f, n, &ev), RP_CTF_OK);
-	assert_non_null(ev.p[0]);
+	assert_null(ev.p[0]);
 	assert_int_equal(ev.plen[0], 0);
-	assert_null(ev.p[1]);
-	/* without `paths`, a path is there when it is not empty */
-	n = open_fields(f);
-	rp_ctf_field *const paths = named(f, n, "paths");
-	*paths = f[--n];
-	assert_int_equal(rp_ctf_decode("reprise:open", f, n, &ev), RP_CTF_OK);
-	assert_non_null(ev.p[0]);
 	assert_null(ev.p[1]);
 	/* a rename: both */
 	n = open_fields(f);
-	named(f, n, "paths")->u = 3;
 	named(f, n, "p1")->str = "moved.txt";
 	named(f, n, "p1")->len = 9;
 	assert_int_equal(rp_ctf_decode("reprise:rename", f, n, &ev), RP_CTF_OK);
 	assert_int_equal(ev.nr, RP_SYSEV_RENAME);
+	assert_memory_equal(ev.p[0], "data.txt", 8);
 	assert_memory_equal(ev.p[1], "moved.txt", 9);
+	/* fields the provider does not write are ignored */
+	f[n++] = (rp_ctf_field){ .name = "extra", .kind = RP_CTF_OTHER };
+	assert_int_equal(rp_ctf_decode("reprise:rename", f, n, &ev), RP_CTF_OK);
 }
 
 static void bad_events_say_why(void **state)
@@ -127,8 +122,8 @@ static void bad_events_say_why(void **state)
 	assert_int_equal(rp_ctf_decode("reprise:open", f, 0, &ev), RP_CTF_MISSING);
 	/* each field missing in turn */
 	for (size_t i = 0; i < n; i++) {
-		if (f[i].name[0] == '_' || strcmp(f[i].name, "paths") == 0)
-			continue; /* the sequences' lengths are not read; `paths` is optional */
+		if (f[i].name[0] == '_')
+			continue; /* the sequences' lengths are not read: the strings carry theirs */
 		rp_ctf_field g[RP_CTF_FIELDS_MAX];
 		memcpy(g, f, n * sizeof(*f));
 		g[i].name = "renamed";
@@ -158,9 +153,6 @@ static void bad_events_say_why(void **state)
 	assert_int_equal(rp_ctf_decode("reprise:open", f, n, &ev), RP_CTF_RANGE);
 	n = open_fields(f);
 	*named(f, n, "ret") = (rp_ctf_field){ .name = "ret", .kind = RP_CTF_UINT, .u = (uint64_t)INT64_MAX + 1 };
-	assert_int_equal(rp_ctf_decode("reprise:open", f, n, &ev), RP_CTF_RANGE);
-	n = open_fields(f);
-	named(f, n, "paths")->u = 4;
 	assert_int_equal(rp_ctf_decode("reprise:open", f, n, &ev), RP_CTF_RANGE);
 	/* a huge path: refused by its length, its bytes never read */
 	n = open_fields(f);
@@ -316,7 +308,7 @@ static void paths_are_copied_and_errors_stop(void **state)
 	memcpy(buf, "XXX", 3); /* the caller's buffer is reused for the next event */
 	e = at(30, 40, 2);
 	e.p[0] = "";
-	e.plen[0] = 0; /* present and empty */
+	e.plen[0] = 0; /* empty: the orderer keeps what it is given */
 	assert_int_equal(rp_ctf_order_push(o, &e, 40), 0);
 	e = at(100, 100, 3);
 	assert_int_equal(rp_ctf_order_push(o, &e, 100), RP_E_IO); /* releasing 2 fails */
@@ -530,7 +522,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(decodes_every_field),
-		cmocka_unit_test(presence_of_paths),
+		cmocka_unit_test(empty_paths_are_absent),
 		cmocka_unit_test(bad_events_say_why),
 		cmocka_unit_test(orders_by_start_time),
 		cmocka_unit_test(a_call_longer_than_any_before_is_late),
