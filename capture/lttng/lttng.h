@@ -25,6 +25,8 @@
  * recorded (lttng-ust(3), ENVIRONMENT).
  */
 #define RP_LTTNG_ENV_BLOCKING "LTTNG_UST_ALLOW_BLOCKING=1"
+/* Besides, as for the ring library, REPRISE_PRELOAD (capture/preload/spool.h, RP_ENV_PRELOAD) = the
+ * library's absolute path: the interposer puts it back into LD_PRELOAD across an exec that dropped it. */
 #define RP_LTTNG_ENV_REGISTER "LTTNG_UST_REGISTER_TIMEOUT=-1"
 
 #endif

@@ -1,9 +1,12 @@
 /* The interposer's emitter as LTTng-UST tracepoints of the `reprise` provider (capture/preload/emit.h, lttng-ust(3)). */
-#include <dlfcn.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "capture/lttng/lttng_reg.h"
 #include "capture/lttng/lttng_tp.h"
 #include "capture/preload/emit.h"
 
@@ -17,6 +20,30 @@
  */
 static uint32_t proc_pid;
 static __thread uint32_t thread_tid;
+
+/*
+ * lttng-ust runs threads of its own in the traced process (the session
+ * daemon's listeners, named "<program>-ust"), and their libc calls go through
+ * the interposer like the program's: reading /proc/self/maps and every loaded
+ * library's ELF headers for its base-address statedump, opening its shared
+ * memory.  They are not the program's workload: their events are dropped.
+ * The name is asked once per thread, at its first event (a syscall, which the
+ * first event may make); lttng-ust names a listener as it starts, before its
+ * first call.
+ */
+enum thread_kind { KIND_UNKNOWN = 0, KIND_PROGRAM, KIND_LTTNG };
+static __thread unsigned char thread_kind;
+
+static bool lttng_thread(void)
+{
+	if (thread_kind == KIND_UNKNOWN) {
+		char name[17] = "";
+		(void)prctl(PR_GET_NAME, name, 0, 0, 0);
+		const size_t n = strlen(name);
+		thread_kind = n >= 4 && memcmp(name + n - 4, "-ust", 4) == 0 ? KIND_LTTNG : KIND_PROGRAM;
+	}
+	return thread_kind == KIND_LTTNG;
+}
 
 static uint64_t now_ns(void)
 {
@@ -32,17 +59,11 @@ static uint32_t self_tid(void)
 	return thread_tid;
 }
 
-/*
- * Tracing works once liblttng-ust's tracepoint library is in the process: the
- * provider (lttng_tp.c) registers its probes from a constructor that aborts
- * if it cannot, and the tracepoints reach the session daemon through it.
- */
+/* Before any event: the provider registered (its constructors may come after the interposer's). */
 int rp__emit_init(void)
 {
-	void *const h = dlopen(LTTNG_UST_TRACEPOINT_LIB_SONAME, RTLD_NOW | RTLD_NOLOAD);
-	if (!h)
+	if (rp__lttng_register() < 0)
 		return -1;
-	dlclose(h); /* NOLOAD took a reference: give it back, the library stays */
 	proc_pid = (uint32_t)getpid();
 	return 0;
 }
@@ -57,6 +78,8 @@ void rp__emit_end(rp_sysev *ev)
 {
 	if (proc_pid == 0)
 		proc_pid = (uint32_t)getpid();
+	if (lttng_thread())
+		return;
 	ev->pid = proc_pid;
 	ev->tid = self_tid();
 	const rp_sysev *const cev = ev;
@@ -88,6 +111,7 @@ void rp__emit_atfork_child(void)
 	/* liblttng-ust-fork.so (preloaded beside this library) gives the child its own LTTng state; ours is the ids. */
 	proc_pid = (uint32_t)getpid();
 	thread_tid = 0;
+	thread_kind = KIND_UNKNOWN;
 }
 
 void rp__emit_thread_done(void)

@@ -14,7 +14,8 @@
  * data.txt, writes 5 bytes, reads 3 at offset 0, renames it, closes it,
  * reads stdin while a second thread seeks it (the read, begun first, ends
  * last: LTTng records it after the seek, the converter must put it before),
- * forks a child that stats the new name and exits, waits, and exits.  The
+ * has a thread named like lttng-ust's own open a file (not recorded), forks
+ * a child that stats the new name and exits, waits, and exits.  The
  * lttng test converts the recorded trace and checks exactly these ops.
  */
 static void call(rp_sysev *ev)
@@ -28,6 +29,17 @@ static void with_path(rp_sysev *ev, int i, const char *p)
 {
 	ev->p[i] = p;
 	ev->plen[i] = (uint32_t)strlen(p);
+}
+
+/* A thread named as lttng-ust names its own ("<program>-ust"): the emitter drops its events. */
+static void *lttng_like(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "emit-ust");
+	rp_sysev ev = { .nr = RP_SYSEV_OPEN, .ret = 9, .a = { AT_FDCWD, O_RDONLY, 0 } };
+	with_path(&ev, 0, "/proc/self/maps");
+	call(&ev);
+	return NULL;
 }
 
 static void *seek_stdin(void *arg)
@@ -90,6 +102,9 @@ int main(int argc, char **argv)
 		return 1;
 	ev.t_end = rp__emit_begin();
 	rp__emit_end(&ev);
+	pthread_t ust;
+	if (pthread_create(&ust, NULL, lttng_like, NULL) != 0 || pthread_join(ust, NULL) != 0)
+		return 1;
 	const pid_t parent = getpid();
 	const pid_t child = fork();
 	if (child < 0)
