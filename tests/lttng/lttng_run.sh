@@ -2,7 +2,7 @@
 # A real LTTng session records the reprise:* events of a run (TAP-like text; exit 0 passed, 1
 # failed, 77 skipped when lttng-sessiond or the feature is missing): babeltrace2 lists them, converters/ctf.c reads them
 # back in start order (ctf-dump), and `reprise convert DIR` makes the ops (docs/syscall-capture.md).
-#   lttng_run.sh REPRISE EMIT_DIRECT CTF_DUMP EXPECTED
+#   lttng_run.sh REPRISE EMIT_DIRECT CTF_DUMP EXPECTED [PRELOAD_LTTNG_SO]
 # EMIT_DIRECT is the program whose events are recorded: until the interposer is in the tree, a
 # program that fires the emitter's events itself (emit_direct.c); EXPECTED is ctf-dump's text for it.
 set -u
@@ -10,7 +10,7 @@ if [ $# -lt 4 ]; then
 	echo "1..0 # SKIP ${1:-the feature}: not built"
 	exit 77
 fi
-reprise=$1 prog=$2 dump=$3 expected=$4
+reprise=$1 prog=$2 dump=$3 expected=$4 preload=${5:-}
 for t in lttng lttng-sessiond babeltrace2; do
 	if ! command -v $t >/dev/null 2>&1; then
 		echo "1..0 # SKIP $t is not installed"
@@ -122,6 +122,37 @@ elif grep -q 'built without the syscall model' "$tmp/err"; then
 	ok "reprise convert says it was built without the syscall model # SKIP ops: formats/sysmodel.c is not in this tree"
 else
 	not_ok "reprise convert DIR out.rpz"
+fi
+# A real program under the LTTng preload library (once the interposer is in the build): a shell
+# whose commands' file operations come out as ops, forks and execs included.
+if [ -n "$preload" ]; then
+	mkdir "$tmp/w"
+	w=$(cd "$tmp/w" && pwd -P)
+	check "a session for the preload library" lttng create reprise-preload --output="$tmp/preload"
+	check "its blocking channel" lttng enable-channel -u --blocking-timeout=inf chan
+	check "its events" lttng enable-event -u -c chan 'reprise:*'
+	check "started" lttng start
+	check "sh runs under the library" env -C "$w" LD_PRELOAD="$preload liblttng-ust-fork.so.1" REPRISE_PRELOAD="$preload" \
+		LTTNG_UST_ALLOW_BLOCKING=1 LTTNG_UST_REGISTER_TIMEOUT=-1 \
+		sh -c 'echo hello > f; cat f > g; mkdir d; mv g d/h; rm d/h; rmdir d; rm f'
+	check "stopped" lttng stop
+	check "destroyed" lttng destroy reprise-preload
+	if "$reprise" convert "$tmp/preload" "$tmp/p.rpz" >"$tmp/out" 2>"$tmp/err"; then
+		ok "convert the preload library's trace"
+		has "no late or bad event" err '^ctf: [0-9]+ events from 1 trace -> [0-9]+ ops, [0-9]+ processes, [0-9]+ threads; other events 0, late 0'
+		check "cat it" "$reprise" cat "$tmp/p.rpz"
+		cp "$tmp/out" "$tmp/pcat"
+		has "the redirection opens f to write" pcat "open path=\"$w/f\" fh=[0-9]+ want=write disp=trunc_if mode=0666"
+		has "echo writes 6 bytes" pcat "write path=\"$w/f\" fh=[0-9]+ off=0 len=6 ret=6"
+		has "cat reads f" pcat "(read path=\"$w/f\" fh=[0-9]+ off=0 len=[0-9]+ ret=6|copy path=\"$w/f\" path2=\"$w/g\" .*ret=6)"
+		has "mkdir d" pcat "mkdir path=\"$w/d\" mode=0777"
+		has "mv renames g to d/h" pcat "rename path=\"$w/g\" path2=\"$w/d/h\""
+		has "rmdir d" pcat "rmdir path=\"$w/d\""
+		has "the shell forks its commands" pcat "c1 fork ret=[2-9]"
+		if grep -q 'lttng-ust\|/usr/lib/.*\.so' "$tmp/pcat"; then not_ok "nothing of lttng-ust's own threads"; else ok "nothing of lttng-ust's own threads"; fi
+	else
+		not_ok "convert the preload library's trace"
+	fi
 fi
 echo "1..$n"
 exit $failed
