@@ -10,7 +10,9 @@ if [ $# -lt 4 ]; then
 	echo "1..0 # SKIP ${1:-the feature}: not built"
 	exit 77
 fi
-reprise=$1 prog=$2 dump=$3 expected=$4 preload=${5:-}
+reprise=$1 prog=$2 dump=$3 expected=$4 preload=
+# LD_PRELOAD of a program started elsewhere needs the library's absolute path
+[ -n "${5:-}" ] && preload="$(cd "$(dirname "$5")" && pwd -P)/$(basename "$5")"
 for t in lttng lttng-sessiond babeltrace2; do
 	if ! command -v $t >/dev/null 2>&1; then
 		echo "1..0 # SKIP $t is not installed"
