@@ -1,4 +1,7 @@
-/* One CTF event of the `reprise` provider -> rp_sysev, and the start-time reordering (converters/ctf.h). */
+/* One CTF event of the `reprise` provider -> rp_sysev, the start-time reordering, and the summary line (converters/ctf.h). */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -286,10 +289,6 @@ int rp_ctf_order_flush(rp_ctf_order *o)
 }
 
 /* ---- the summary line ---- */
-
-#include <inttypes.h>
-#include <stdarg.h>
-#include <stdio.h>
 
 __attribute__((format(printf, 4, 5))) static void addf(char *buf, size_t size, size_t *at, const char *fmt, ...)
 {
