@@ -19,7 +19,7 @@
 	X(CHOWN, chown) X(UTIMENS, utimens) X(GETDENTS, getdents) X(READDIR, readdir) X(LOCK, lock)       \
 	X(FLOCK, flock) X(DUP, dup) X(CLOEXEC, cloexec) X(COPY, copy) X(MMAP, mmap) X(CHDIR, chdir)      \
 	X(STATFS, statfs) X(MKNOD, mknod) X(XATTR, xattr) X(START, start) X(FD, fd) X(FORK, fork)         \
-	X(EXEC, exec) X(UNTRACED, untraced) X(EXIT, exit) X(LOST, lost)
+	X(EXEC, exec) X(UNTRACED, untraced) X(EXIT, exit) X(LOST, lost) X(WAIT, wait)
 
 #define RP__LTTNG_ONE(e, name) +1
 #define RP__SYSEV_ONE(e, n, name) +1
