@@ -46,10 +46,11 @@ static const rp_cmd spec = {
 	.name = "convert",
 	.ranges = ranges,
 	.usage = "[options] IN... OUT  (or: IN... -o OUT)",
-	.summary = "convert a trace, dbench loadfile, strace log or packet capture into a trace or loadfile",
+	.summary = "convert a trace, dbench loadfile, strace log, CTF trace or packet capture into a trace or loadfile",
 	.details = "IN is sniffed: .rpz trace, reprise cat's text form, dbench loadfile (SMB or NFS dialect,\n"
-		   "plain or timestamped), strace log (strace -f -ttt -T -y; docs/strace.md), or pcap/pcapng\n"
-		   "capture of SMB1/2/3 or NFSv3/v4 traffic; - is standard\n"
+		   "plain or timestamped), strace log (strace -f -ttt -T -y; docs/strace.md), pcap/pcapng\n"
+		   "capture of SMB1/2/3 or NFSv3/v4 traffic, or a directory holding an LTTng session's CTF trace\n"
+		   "of reprise:* events (docs/syscall-capture.md, LTTng); - is standard\n"
 		   "input (a stream is spooled to TMPDIR first).  OUT's format comes from --to or\n"
 		   "its extension: .rpz, or .txt/.load/.loadfile (and - for standard output) for a loadfile.\n"
 		   "OUT is written as OUT.part-XXXXXX beside it and renamed to OUT only once complete: a failed\n"
@@ -58,7 +59,8 @@ static const rp_cmd spec = {
 		   "truncated, invalid, unsupported (by name), unmatched or encrypted; a capture that ends inside\n"
 		   "a packet (\"truncated dump file\") or a cut .rpz gives a warning and an .rpz flagged truncated.\n"
 		   "An strace log prints a summary line: ops, processes, the syscalls that are no file operation\n"
-		   "(by name), bad lines (by reason) and what else was counted.\n"
+		   "(by name), bad lines (by reason) and what else was counted; a CTF trace one of events, other\n"
+		   "providers' events, late and bad events (by reason), events LTTng discarded, and the model's counts.\n"
 		   "strace -ff -o PREFIX writes PREFIX.PID per process: several IN, or PREFIX itself when no\n"
 		   "such file exists but PREFIX.PID files do, are merged into one trace in timestamp order\n"
 		   "(each file's lines are its pid's; fork results link them).\n"

@@ -2,6 +2,7 @@
 #include "cli/input.h"
 
 #include "cli/outfile.h"
+#include "converters/ctf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -223,7 +224,7 @@ static int run_pcap(const char *path, rp_sink *sink, const rp_conv_in_opts *copt
 	return 0;
 }
 
-static const rp_conv_producer pcap_producer = { "pcap", "pcap/pcapng capture (SMB, NFS)", sniff_pcap, run_pcap };
+static const rp_conv_producer pcap_producer = { "pcap", "pcap/pcapng capture (SMB, NFS)", sniff_pcap, run_pcap, false };
 
 void rp__cli_in_rename(const rp_cli_in *in, char *msg, size_t size)
 {
@@ -312,8 +313,8 @@ int rp__cli_in_open(rp_cli_in *in, const char *cmd, const char *arg)
 		return 1;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		rp__cli_err(cmd, "%s: %s", arg, strerror(EISDIR));
-		return 1;
+		in->dir = true; /* a CTF trace, or nothing reprise reads: rp__cli_pump says which */
+		return 0;
 	}
 	if (S_ISREG(st.st_mode))
 		return 0; /* read in place */
@@ -348,16 +349,32 @@ static int tmp_file(const char *cmd, const char *name)
 	return fd;
 }
 
+/* The producer of a directory input, or (on *none) the error that none claims it. */
+static const rp_conv_producer *dir_producer(const rp_cli_in *in, const char *cmd)
+{
+	const rp_conv_producer *const prod = rp_conv_producer_sniff_dir(in->path);
+	if (!prod)
+		rp__cli_err(cmd, "%s: %s, and no CTF trace (a directory with a metadata file) within %u levels", in->name,
+			    strerror(EISDIR), RP_CTF_DEPTH_MAX);
+	return prod;
+}
+
 int rp__cli_in_convert(rp_cli_in *in, const char *cmd, bool lenient)
 {
-	FILE *const f = fopen(in->path, "rb");
-	if (!f)
-		return 0; /* the reader says why */
-	unsigned char head[4096];
-	const size_t n = fread(head, 1, sizeof(head), f);
-	fclose(f);
-	const rp_conv_producer *const prod = rp_conv_producer_sniff(head, n, in->path, NULL, 0);
-	if (!prod || strcmp(prod->name, "strace") != 0)
+	const rp_conv_producer *prod = NULL;
+	if (in->dir) {
+		if (!(prod = dir_producer(in, cmd)))
+			return 1;
+	} else {
+		FILE *const f = fopen(in->path, "rb");
+		if (!f)
+			return 0; /* the reader says why */
+		unsigned char head[4096];
+		const size_t n = fread(head, 1, sizeof(head), f);
+		fclose(f);
+		prod = rp_conv_producer_sniff(head, n, in->path, NULL, 0);
+	}
+	if (!prod || (strcmp(prod->name, "strace") != 0 && strcmp(prod->name, "ctf") != 0))
 		return 0;
 	const int fd = tmp_file(cmd, in->name);
 	if (fd < 0)
@@ -397,6 +414,7 @@ int rp__cli_in_convert(rp_cli_in *in, const char *cmd, bool lenient)
 	}
 	rp__cli_in_close(in);
 	in->fd = fd;
+	in->dir = false;
 	snprintf(in->fdpath, sizeof(in->fdpath), "/dev/fd/%d", fd);
 	in->path = in->fdpath;
 	return 0;
@@ -409,25 +427,30 @@ int rp__cli_pump(const char *arg, rp_sink *sink, const rp_input_opts *opts)
 	if (orc)
 		return orc;
 	const char *const path = in.path;
-	FILE *const f = fopen(path, "rb");
-	if (!f) {
-		rp__cli_err(opts->cmd, "%s: %s", in.name, strerror(errno));
-		rp__cli_in_close(&in);
-		return 1;
-	}
-	unsigned char head[4096];
-	const size_t n = fread(head, 1, sizeof(head), f);
-	fclose(f);
-
 	char errbuf[RP_ERRBUF_SIZE] = "";
-	const rp_conv_producer *const extra[] = { &pcap_producer };
-	const rp_conv_producer *const prod = rp_conv_producer_sniff(head, n, path, extra, 1);
-	if (!prod) {
-		rp_conv_unknown_input(head, n, path, errbuf);
-		rp__cli_in_rename(&in, errbuf, sizeof(errbuf));
-		rp__cli_err(opts->cmd, "%s", errbuf);
-		rp__cli_in_close(&in);
-		return 1;
+	const rp_conv_producer *prod = NULL;
+	if (in.dir) {
+		if (!(prod = dir_producer(&in, opts->cmd)))
+			return 1;
+	} else {
+		FILE *const f = fopen(path, "rb");
+		if (!f) {
+			rp__cli_err(opts->cmd, "%s: %s", in.name, strerror(errno));
+			rp__cli_in_close(&in);
+			return 1;
+		}
+		unsigned char head[4096];
+		const size_t n = fread(head, 1, sizeof(head), f);
+		fclose(f);
+		const rp_conv_producer *const extra[] = { &pcap_producer };
+		prod = rp_conv_producer_sniff(head, n, path, extra, 1);
+		if (!prod) {
+			rp_conv_unknown_input(head, n, path, errbuf);
+			rp__cli_in_rename(&in, errbuf, sizeof(errbuf));
+			rp__cli_err(opts->cmd, "%s", errbuf);
+			rp__cli_in_close(&in);
+			return 1;
+		}
 	}
 	if (opts->verbose && in.fd >= 0)
 		rp__cli_err(opts->cmd, "%s: read as %s (%s), spooled first: %" PRIu64 " bytes in TMPDIR", in.name,

@@ -44,13 +44,14 @@ typedef struct rp_cli_in {
 	char fdpath[32];   /* /dev/fd/N of the spool */
 	int fd;            /* the spool, -1 if none */
 	uint64_t bytes;    /* spooled */
+	bool dir;          /* a directory: only a directory producer (a CTF trace) reads it */
 } rp_cli_in;
 
 /* Open arg (spooling a stream): 0, or an exit status after printing the error. */
 int rp__cli_in_open(rp_cli_in *in, const char *cmd, const char *arg);
 void rp__cli_in_close(rp_cli_in *in);
 /*
- * An input that only a converter reads (an strace log) converted into an
+ * An input that only a converter reads (an strace log, a CTF trace) converted into an
  * unlinked .rpz in $TMPDIR that takes its place (in->path /dev/fd/N), so
  * what reads stored forms (replay) reads it too; other inputs are left as
  * they are.  Prints the conversion's summary.  0, or an exit status after

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "converters/ctf.h"
 #include "converters/optext.h"
 #include "converters/strace.h"
 #include "formats/rpz.h"
@@ -195,22 +196,52 @@ static int run_strace(const char *path, rp_sink *sink, const rp_conv_in_opts *op
 	return rc;
 }
 
+static bool sniff_ctf(const void *head, size_t len, const char *path)
+{
+	(void)head;
+	(void)len;
+	return rp_ctf_sniff_dir(path);
+}
+
+/* A CTF trace (LTTng session output) of the `reprise` provider, through babeltrace2 and the syscall model. */
+static int run_ctf(const char *path, rp_sink *sink, const rp_conv_in_opts *opts, rp_conv_in_report *rep,
+		   char *errbuf)
+{
+	(void)opts;
+	rep->cut = false;
+#if RP_HAVE_CTF
+	return rp_ctf_convert(path, sink, rep->counts, sizeof(rep->counts), rep->note, sizeof(rep->note), errbuf);
+#else
+	(void)sink;
+	return rp_fail(errbuf, RP_E_UNSUPPORTED, "%s: a CTF trace, and this reprise was %s", path, RP_CTF_WHY_NOT);
+#endif
+}
+
 static const rp_conv_producer producers[] = {
-	{ "rpz", ".rpz trace", sniff_rpz, run_rpz },
-	{ "text", "reprise cat's canonical text form", sniff_text, run_text },
-	{ "strace", "strace log (strace -f -ttt -T -y)", sniff_strace, run_strace },
-	{ "loadfile", "dbench loadfile (SMB or NFS dialect)", sniff_loadfile, run_loadfile },
+	{ "rpz", ".rpz trace", sniff_rpz, run_rpz, false },
+	{ "text", "reprise cat's canonical text form", sniff_text, run_text, false },
+	{ "strace", "strace log (strace -f -ttt -T -y)", sniff_strace, run_strace, false },
+	{ "loadfile", "dbench loadfile (SMB or NFS dialect)", sniff_loadfile, run_loadfile, false },
+	{ "ctf", "CTF trace of LTTng's reprise:* events (a directory)", sniff_ctf, run_ctf, true },
 };
 
 const rp_conv_producer *rp_conv_producer_sniff(const void *head, size_t len, const char *path,
 					       const rp_conv_producer *const *extra, size_t n_extra)
 {
 	for (size_t i = 0; i < sizeof(producers) / sizeof(producers[0]); i++)
-		if (producers[i].sniff(head, len, path))
+		if (!producers[i].dir && producers[i].sniff(head, len, path))
 			return &producers[i];
 	for (size_t i = 0; i < n_extra; i++)
 		if (extra[i] && extra[i]->sniff(head, len, path))
 			return extra[i];
+	return NULL;
+}
+
+const rp_conv_producer *rp_conv_producer_sniff_dir(const char *path)
+{
+	for (size_t i = 0; i < sizeof(producers) / sizeof(producers[0]); i++)
+		if (producers[i].dir && producers[i].sniff(NULL, 0, path))
+			return &producers[i];
 	return NULL;
 }
 

@@ -41,6 +41,7 @@ typedef struct rp_conv_producer {
 	/* Everything at path into sink (meta, strings, ops, finish): 0 or a negative rp error (detail in errbuf). */
 	int (*run)(const char *path, rp_sink *sink, const rp_conv_in_opts *opts, rp_conv_in_report *rep,
 		   char *errbuf);
+	bool dir; /* its input is a directory (a CTF trace): sniff gets no bytes, only the path */
 } rp_conv_producer;
 
 /*
@@ -50,6 +51,8 @@ typedef struct rp_conv_producer {
  */
 const rp_conv_producer *rp_conv_producer_sniff(const void *head, size_t len, const char *path,
 					       const rp_conv_producer *const *extra, size_t n_extra);
+/* The built-in producer that claims the directory path (a CTF trace); NULL if none. */
+const rp_conv_producer *rp_conv_producer_sniff_dir(const char *path);
 /* By name among the built-ins; NULL if none. */
 const rp_conv_producer *rp_conv_producer_find(const char *name);
 /* The error for an input no producer claims (RP_E_UNSUPPORTED for a known form without a converter, else RP_E_NOTTRACE). */

@@ -17,7 +17,7 @@ static bool fake_sniff(const void *head, size_t len, const char *path)
 	return len >= 4 && memcmp(head, "FAKE", 4) == 0;
 }
 
-static const rp_conv_producer fake = { "fake", "a test producer", fake_sniff, NULL };
+static const rp_conv_producer fake = { "fake", "a test producer", fake_sniff, NULL, false };
 
 static void sniffing_picks_the_producer(void **state)
 {

@@ -9,6 +9,7 @@
   - inside capture/ the layers point down: net/ includes no rpc/, smb/ or pcap/;
     rpc/ and smb/ include no net/ or pcap/ (they see connections and messages through
     decode.h) and not each other; the top level (capctx, decode.h) includes no layer;
+    lttng/ (the LTTng-UST emitter) includes preload/'s emitter interface, nothing else;
   - no cycle of #includes among headers.
 
 tests/ and bench/ may include any library's internals (they test them), but not cli/.
