@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture/lttng/lttng.h"
 #include "capture/preload/spool.h"
 #include "cli/capture_cmd.h"
 #include "cli/outfile.h"
@@ -171,7 +172,8 @@ static void cmdline(char *buf, size_t size, char **argv)
 }
 
 /* Start argv with the environment set: the pid, or -1 after printing why. */
-static pid_t spawn(char **argv, const char *preload, const char *spool, const rp_capcmd_opts *co, int *exec_pipe)
+static pid_t spawn(char **argv, const char *preload, const char *self, const char *spool, const rp_capcmd_opts *co,
+		   int *exec_pipe)
 {
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) != 0) {
@@ -193,7 +195,8 @@ static pid_t spawn(char **argv, const char *preload, const char *spool, const rp
 		char kb[32];
 		snprintf(kb, sizeof(kb), "%u", co->ring_kb);
 		if (set_preload(preload) != 0 || (spool && setenv(RP_ENV_SPOOL, spool, 1) != 0) ||
-		    setenv(RP_ENV_PRELOAD, preload, 1) != 0 || (co->ring_kb && setenv(RP_ENV_RING_KB, kb, 1) != 0) ||
+		    setenv(RP_ENV_PRELOAD, self, 1) != 0 || (!spool && (putenv((char *)RP_LTTNG_ENV_BLOCKING) != 0 ||
+								       putenv((char *)RP_LTTNG_ENV_REGISTER) != 0)) || (co->ring_kb && setenv(RP_ENV_RING_KB, kb, 1) != 0) ||
 		    (co->no_stdio && setenv(RP_ENV_NO_STDIO, "1", 1) != 0)) {
 			const int e = errno;
 			(void)!write(p[1], &e, sizeof(e));
@@ -264,21 +267,22 @@ static void print_stats(const rp_sysmodel_stats *ms, const rp_spool_stats *ss, u
 /* LTTng mode: the same events as tracepoints; the user's own session records them. */
 static int run_lttng(char **argv, const rp_capcmd_opts *co)
 {
-	char lib[PATH_MAX];
-	if (rp__cli_find_preload(RP_PRELOAD_LTTNG_NAME, lib, sizeof(lib)) != 0) {
-		rp__cli_err("capture", "--lttng: %s not found (this reprise was built without lttng-ust?)",
-			    RP_PRELOAD_LTTNG_NAME);
+	if (!RP_HAVE_LTTNG) {
+		rp__cli_err("capture", "--lttng: this reprise was built without lttng-ust (meson -Dlttng)");
 		return 1;
 	}
-	/* liblttng-ust-fork.so keeps a forked child's tracepoints working (lttng-ust(3), "Using LTTng-UST with
-	 * daemons"); it goes first so that its fork wrapper is the one the program calls. */
-	char both[2 * PATH_MAX + 2];
-	if (is_file(RP_LTTNG_UST_FORK_LIB))
-		snprintf(both, sizeof(both), "%s:%s", RP_LTTNG_UST_FORK_LIB, lib);
-	else
-		snprintf(both, sizeof(both), "%s", lib);
+	char lib[PATH_MAX];
+	if (rp__cli_find_preload(RP_LTTNG_PRELOAD_NAME, lib, sizeof(lib)) != 0) {
+		rp__cli_err("capture", "--lttng: %s not found beside reprise or in %s", RP_LTTNG_PRELOAD_NAME,
+			    REPRISE_PRELOAD_DIR);
+		return 1;
+	}
+	/* lttng-ust's fork wrapper keeps a forked child's tracepoints working (lttng-ust(3)); after ours, so
+	 * that the interposer's fork calls through it (capture/lttng/lttng.h). */
+	char both[PATH_MAX + 64];
+	snprintf(both, sizeof(both), "%s:%s", lib, RP_LTTNG_UST_FORK);
 	int ep = -1;
-	const pid_t pid = spawn(argv, both, NULL, co, &ep);
+	const pid_t pid = spawn(argv, both, lib, NULL, co, &ep);
 	if (pid < 0)
 		return 1;
 	child_pid = pid;
@@ -365,7 +369,7 @@ int rp__cli_capture_cmd(char **argv, const rp_capcmd_opts *co)
 	}
 
 	int ep = -1;
-	const pid_t pid = spawn(argv, lib, rp_spool_dir(sp), co, &ep);
+	const pid_t pid = spawn(argv, lib, lib, rp_spool_dir(sp), co, &ep);
 	if (pid < 0)
 		goto out;
 	child_pid = pid;

@@ -6,13 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The interposer libraries, as meson names them (capture/preload, capture/lttng). */
+/* The ring interposer, as meson names it (capture/preload; the LTTng one: capture/lttng/lttng.h). */
 #define RP_PRELOAD_NAME "libreprise-preload.so"
-#define RP_PRELOAD_LTTNG_NAME "libreprise-preload-lttng.so"
-/* lttng-ust's fork helper (Debian's liblttng-ust1), preloaded with --lttng. */
-#ifndef RP_LTTNG_UST_FORK_LIB
-#define RP_LTTNG_UST_FORK_LIB "/usr/lib/x86_64-linux-gnu/liblttng-ust-fork.so.1"
-#endif
 
 typedef struct rp_capcmd_opts {
 	const char *out;     /* the trace */
