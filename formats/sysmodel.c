@@ -274,13 +274,16 @@ static int wait_op(rp_sysmodel *m, const rp_sysev *ev, uint64_t ts, rp__sm_proc 
 {
 	if (ev->a[0] <= 0 || ev->a[0] > UINT32_MAX)
 		return 0;
+	/* a thread joined (its tid: its own client, one per thread) or a process reaped (its first thread's) */
+	const uint32_t ti = rp__sm_map_get(&m->tidmap, (uint32_t)ev->a[0]);
 	const uint32_t i = rp__sm_map_get(&m->pidmap, (uint32_t)ev->a[0]);
-	if (!i || !m->procs[i - 1].client || &m->procs[i - 1] == waiter)
-		return 0; /* a child that ran untraced, or before the trace: nothing to wait for in replay */
+	uint32_t target = ti ? m->threads[ti - 1].client : i ? m->procs[i - 1].client : 0;
+	if (!target || target == client || (i && &m->procs[i - 1] == waiter && !ti))
+		return 0; /* untraced, before the trace, or itself (threads as one client): nothing to wait for */
 	rp__sm_cx c = { .m = m, .ev = ev, .pr = waiter };
 	fill(&c, ts, client);
 	c.op.op = RP_OP_WAIT;
-	c.op.result = m->procs[i - 1].client;
+	c.op.result = target;
 	c.op.status = RP_STATUS_OK;
 	return emit(m, &c);
 }

@@ -123,9 +123,53 @@ void rp__fd_clear_range(unsigned first, unsigned last)
 
 /* ---- events -------------------------------------------------------------- */
 
+/*
+ * pthread_t -> tid of the threads that made events, for pthread_join's WAIT
+ * note (the joined thread's tid is what the model knows it by).  Fixed-size,
+ * lock-free: a slot is claimed by compare-and-swap on its pthread_t; a full
+ * table leaves a thread out (its join makes no note, replay orders nothing).
+ */
+#define THREADS_MAX 1024
+static _Atomic uintptr_t thr_self[THREADS_MAX];
+static _Atomic uint32_t thr_tid[THREADS_MAX];
+
+static void thread_register(void)
+{
+	const uintptr_t self = (uintptr_t)pthread_self();
+	const uint32_t tid = (uint32_t)rp__sys(SYS_gettid, 0, 0, 0, 0);
+	const size_t h = (size_t)((self >> 12) * 0x9E3779B97F4A7C15ull >> 54) % THREADS_MAX;
+	for (size_t i = 0; i < THREADS_MAX; i++) {
+		const size_t k = (h + i) % THREADS_MAX;
+		uintptr_t cur = atomic_load_explicit(&thr_self[k], memory_order_acquire);
+		if (cur == self || (cur == 0 && atomic_compare_exchange_strong(&thr_self[k], &cur, self)) || cur == self) {
+			atomic_store_explicit(&thr_tid[k], tid, memory_order_release);
+			return;
+		}
+	}
+}
+
+uint32_t rp__thread_forget(uintptr_t self)
+{
+	const size_t h = (size_t)((self >> 12) * 0x9E3779B97F4A7C15ull >> 54) % THREADS_MAX;
+	for (size_t i = 0; i < THREADS_MAX; i++) {
+		const size_t k = (h + i) % THREADS_MAX;
+		const uintptr_t cur = atomic_load_explicit(&thr_self[k], memory_order_acquire);
+		if (cur == 0)
+			return 0;
+		if (cur == self) {
+			const uint32_t tid = atomic_load_explicit(&thr_tid[k], memory_order_acquire);
+			/* the slot stays claimed (a probe chain must not break); a new thread with this pthread_t reuses it */
+			atomic_store_explicit(&thr_tid[k], 0, memory_order_release);
+			return tid;
+		}
+	}
+	return 0;
+}
+
 static void first_event(void)
 {
 	keyed = 1;
+	thread_register();
 	/* The destructor runs at this thread's exit (not the main thread's: the library destructor does). */
 	pthread_setspecific(thread_key, (void *)1);
 }

@@ -109,6 +109,8 @@ void rp__proc_resolve(void);
 
 /* The process side (interpose_proc.c): the START note, the fd snapshot, the fork handlers. */
 void rp__proc_start(void);
+/* The tid of a thread that made events, by its pthread_t, forgotten (pthread_join); 0 when unknown. */
+uint32_t rp__thread_forget(uintptr_t self);
 /* Raw syscalls used where a recorded or hooked call would recurse (interpose.c). */
 long rp__sys(long nr, long a, long b, long c, long d);
 

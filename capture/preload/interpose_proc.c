@@ -18,7 +18,8 @@
 
 #define PROC_FUNCS(X)                                                                                \
 	X(fork) X(execve) X(execvpe) X(fexecve) X(execveat) X(posix_spawn) X(posix_spawnp) X(system) \
-	X(popen) X(wait) X(waitpid) X(wait3) X(wait4) X(waitid)
+	X(popen) X(wait) X(waitpid) X(wait3) X(wait4) X(waitid) X(pthread_join) X(pthread_timedjoin_np)    \
+	X(pthread_tryjoin_np)
 
 static struct {
 	PROC_FUNCS(RP__REAL_FIELD)
@@ -570,6 +571,46 @@ int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 	const int e = errno;
 	if (r == 0 && info && (options & WEXITED) && !(options & WNOWAIT))
 		reaped(info->si_pid);
+	errno = e;
+	return r;
+}
+
+/* A thread joined is a child reaped: its ops come before the joiner's next ones (a WAIT on its tid). */
+static void joined(pthread_t th)
+{
+	if (rp__skip())
+		return;
+	const uint32_t tid = rp__thread_forget((uintptr_t)th);
+	if (tid)
+		reaped((pid_t)tid);
+}
+
+int pthread_join(pthread_t th, void **ret)
+{
+	const int r = REAL(pthread_join)(th, ret);
+	const int e = errno;
+	if (r == 0)
+		joined(th);
+	errno = e;
+	return r;
+}
+
+int pthread_timedjoin_np(pthread_t th, void **ret, const struct timespec *abstime)
+{
+	const int r = REAL(pthread_timedjoin_np)(th, ret, abstime);
+	const int e = errno;
+	if (r == 0)
+		joined(th);
+	errno = e;
+	return r;
+}
+
+int pthread_tryjoin_np(pthread_t th, void **ret)
+{
+	const int r = REAL(pthread_tryjoin_np)(th, ret);
+	const int e = errno;
+	if (r == 0)
+		joined(th);
 	errno = e;
 	return r;
 }

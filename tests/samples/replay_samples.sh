@@ -1,0 +1,49 @@
+#!/bin/sh
+# The recipes' traces in samples/syscall/ replay on an empty directory (TAP) with no mismatch but the
+# documented ones (samples/README.md): dbench and the build at full speed (the build's waits order
+# the compiler's outputs before ninja reads them), pgbench and bonnie++ at trace timing (their
+# processes and threads also synchronise through a pid file they poll and semaphores, which no file
+# trace shows).
+#   replay_samples.sh REPRISE SAMPLES_DIR
+set -u
+reprise=$1
+dir=$2
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+export LC_ALL=C TZ=UTC
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); echo "not ok $n - $1"; [ -f "$tmp/err" ] && sed 's/^/# /' "$tmp/err" | head -10; }
+# replay NAME TIMING ALLOWED: ALLOWED is a Python expression over each mismatch sample s that is true
+# for the documented kinds (False: none allowed)
+replay() {
+	name=$1 timing=$2 allowed=$3
+	rm -rf "$tmp/t"
+	mkdir "$tmp/t"
+	if ! timeout 300 "$reprise" replay "$dir/$name.rpz" --target "$tmp/t" --timing "$timing" -q \
+		--json "$tmp/$name.json" >/dev/null 2>"$tmp/err"; then
+		# a replay with mismatches exits 0 (they are reported); anything else is a failure
+		not_ok "$name replays ($timing timing)"
+		return
+	fi
+	ok "$name replays ($timing timing)"
+	if python3 - "$tmp/$name.json" "$allowed" >"$tmp/err" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+allowed = eval("lambda s: " + sys.argv[2])
+bad = [s for s in d["mismatch_samples"] if not allowed(s)]
+others = d.get("mismatch_other_kinds", 0)
+print("ops", d["total_ops"], "mismatches", d["mismatches"], "unexpected", bad[:5])
+sys.exit(1 if bad or others or d["total_ops"] == 0 else 0)
+PY
+	then ok "$name: no mismatch but the documented ones"; else not_ok "$name: no mismatch but the documented ones"; fi
+}
+replay dbench afap False
+replay build afap False
+# pg_ctl polls postmaster.pid (every 100 ms) until the server has written it, and after the stop until
+# the server has removed it: a probe a few ms before or after the server's write or unlink may see the other
+replay pgbench trace '"/postmaster.pid" in s["path"]'
+# bonnie++'s seek threads each unlink the test file as they end, within microseconds of one another:
+# which one finds it is a race, so an unlink of it may succeed where it failed and the other way round
+replay bonnie trace 's["op"] == "unlink" and "/Bonnie." in s["path"]'
+echo "1..$n"
