@@ -14,7 +14,7 @@ has() { # description file fixed-string
 	if grep -qF -- "$3" "$2"; then ok "$1"; else echo "# no '$3' in:"; sed 's/^/# /' "$2"; not_ok "$1"; fi
 }
 check() { if [ "$2" = "$3" ]; then ok "$1"; else echo "# got '$2', want '$3'"; not_ok "$1"; fi; }
-echo "1..25"
+echo "1..30"
 
 cap=$src/tests/data/pcap/reprise__smb3-smbclient.pcap
 locks=$src/tests/data/pcap/reprise__smb2-locks-smbtorture.pcap
@@ -99,3 +99,19 @@ cp "$tmp/p.rpz" "$tmp/same.rpz"
 "$reprise" cat -o "$tmp/same.rpz" "$tmp/same.rpz" 2>"$tmp/err"
 check "cat -o onto its own input is a usage error" "$?" "2"
 check "and leaves the input as it was" "$(cmp -s "$tmp/p.rpz" "$tmp/same.rpz" && echo same)" "same"
+
+# --timeline STEP (the phases) and --from/--until (a part), text and JSON, on a timed trace
+"$reprise" stat --timeline 0.01 "$tmp/p.rpz" >"$tmp/tl.txt" 2>"$tmp/err"
+has "stat --timeline prints its table" "$tmp/tl.txt" "timeline    0.01 s steps"
+"$reprise" stat --json --timeline 0.01 "$tmp/p.rpz" >"$tmp/tl.json" 2>"$tmp/err"
+check "its bins add up to the trace's ops" "$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); print(sum(b["ops"] for b in d["timeline"]["bins"]) == d["ops"], d["timeline"]["step_s"])' "$tmp/tl.json")" "True 0.01"
+half=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["duration_s"] / 2)' "$tmp/tl.json")
+"$reprise" stat --json --until "$half" "$tmp/p.rpz" >"$tmp/a.json" 2>"$tmp/err"
+"$reprise" stat --json --from "$half" "$tmp/p.rpz" >"$tmp/b.json" 2>"$tmp/err"
+check "--until and --from split the ops between them" "$(python3 -c 'import json, sys
+a, b, d = (json.load(open(f))["ops"] for f in sys.argv[1:]); print(a + b == d and a > 0 and b > 0)' "$tmp/a.json" "$tmp/b.json" "$tmp/tl.json")" "True"
+"$reprise" stat --from 2 --until 1 "$tmp/p.rpz" >/dev/null 2>"$tmp/err"
+check "--until before --from is a usage error" "$?" "2"
+"$reprise" stat --timeline 0.000001 "$tmp/p.rpz" >/dev/null 2>"$tmp/err"
+check "a step too short for the trace is an error, not a huge table" "$?" "1"
