@@ -210,7 +210,7 @@ static inline __attribute__((always_inline)) void record(rp_client *c, const rp_
 {
 	const rp_replay *const r = c->r;
 	/* Bytes moved: read, write and copy. */
-	const bool io = ((1u << RP_OP_READ | 1u << RP_OP_WRITE | 1u << RP_OP_COPY) >> op->op) & 1u;
+	const bool io = ((1ull << RP_OP_READ | 1ull << RP_OP_WRITE | 1ull << RP_OP_COPY) >> op->op) & 1u;
 	const uint64_t bytes = io && status == 0 ? result : 0;
 	const uint64_t lag = issue > sched ? issue - sched : 0; /* sched is 0 in afap: no lag recorded below */
 
@@ -264,11 +264,11 @@ static const uint64_t handle_ops = BIT(CLOSE) | BIT(READ) | BIT(WRITE) | BIT(FLU
 				   BIT(STAT) | BIT(SETATTR) | BIT(STATFS) | BIT(READDIR) | BIT(GETXATTR) |
 				   BIT(SETXATTR) | BIT(LISTXATTR) | BIT(REMOVEXATTR) | BIT(COPY);
 /*
- * Ops on two handles or on the whole table (dup, copy, fork): resolved apart
+ * Ops on two handles or on the whole table (dup, copy, fork), and wait: resolved apart
  * (resolve_special), never by path (a path names one file), issued after
  * everything in flight (the window orders by one handle).
  */
-static const uint32_t special_ops = BIT(DUP) | BIT(COPY) | BIT(FORK);
+static const uint64_t special_ops = BIT(DUP) | BIT(COPY) | BIT(FORK) | BIT(WAIT);
 
 #undef BIT
 _Static_assert(RP_OP__COUNT <= 64, "handle_ops is a 64-bit mask");
