@@ -129,7 +129,8 @@ static void test_pad_wraps(void **state)
 {
 	ctx *const c = *state;
 	/* Start near the end so the second record needs a PAD and wraps to 0. */
-	c->head = c->hdr.tail = SIZE - 96;
+	c->hdr.tail = SIZE - 96;
+	c->head = SIZE - 96;
 	c->hdr.head = c->head;
 	add(c, RP_SYSEV_READ, 10, NULL);
 	add(c, RP_SYSEV_WRITE, 20, "x");
@@ -203,7 +204,8 @@ static void test_reclen_zero(void **state)
 static void test_reclen_past_end(void **state)
 {
 	ctx *const c = *state;
-	c->head = c->hdr.tail = SIZE - 88;
+	c->hdr.tail = SIZE - 88;
+	c->head = SIZE - 88;
 	add(c, RP_SYSEV_READ, 1, NULL)->reclen = 96; /* runs past the data's end */
 	c->hdr.head = c->head + 8;
 	hostile(c, "2.2.5");
