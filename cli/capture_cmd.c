@@ -202,6 +202,10 @@ static pid_t spawn(char **argv, const char *preload, const char *self, const cha
 			(void)!write(p[1], &e, sizeof(e));
 			_exit(127);
 		}
+		/* the writer waits for SIGCHLD with it blocked (rp__cli_capture_cmd); the program starts unblocked */
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		execvp(argv[0], argv);
 		const int e = errno;
 		(void)!write(p[1], &e, sizeof(e));
@@ -368,10 +372,21 @@ int rp__cli_capture_cmd(char **argv, const rp_capcmd_opts *co)
 		goto out;
 	}
 
+	/*
+	 * SIGCHLD blocked before the fork, so that the drain loop's sigtimedwait
+	 * wakes the moment the program ends (a blocked signal stays pending,
+	 * however its default is to be ignored) rather than after a sleep.
+	 */
+	sigset_t chld, oldmask;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &oldmask);
 	int ep = -1;
 	const pid_t pid = spawn(argv, lib, lib, rp_spool_dir(sp), co, &ep);
-	if (pid < 0)
+	if (pid < 0) {
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
 		goto out;
+	}
 	child_pid = pid;
 	e = exec_failed(ep);
 
@@ -389,9 +404,10 @@ int rp__cli_capture_cmd(char **argv, const rp_capcmd_opts *co)
 			break;
 		period = got > 0 ? POLL_MIN_NS : (period * 2 > POLL_MAX_NS ? POLL_MAX_NS : period * 2);
 		const struct timespec ts = { 0, (long)period };
-		nanosleep(&ts, NULL);
+		sigtimedwait(&chld, NULL, &ts);
 	}
 	child_pid = 0;
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	if (got < 0) {
 		rp__cli_err("capture", "%s", rp_sysmodel_error(m));
 		if (!exited) {
