@@ -1,4 +1,4 @@
-/* Trace summaries for `reprise stat`: counts, bytes, clients, files, I/O size histograms, recorded latencies. */
+/* Trace summaries for `reprise stat`: counts, bytes, clients, files, I/O size histograms, recorded latencies, inter-arrival gaps. */
 #include "formats/summary.h"
 
 #include <inttypes.h>
@@ -106,11 +106,28 @@ static int hset(htab *t, uint32_t client, uint64_t handle, uint8_t bits)
 	return 0;
 }
 
+/*
+ * Inter-arrival: the gap between successive op starts, of one client or of
+ * the whole trace, in the latency histogram's buckets.  Every client has one,
+ * and a client's gaps fall in a few octaves, so the buckets are held sparsely:
+ * an octave's LAT_SUB counters are allocated when a gap first lands in it.
+ */
+#define GAP_OCTAVES (LAT_BUCKETS / LAT_SUB)
+
+typedef struct gaps {
+	uint64_t n, min, max;
+	uint64_t last; /* the latest start seen */
+	bool started;
+	double sum; /* ns; a double, as lat's */
+	uint64_t **oct; /* GAP_OCTAVES pointers, each NULL or LAT_SUB counts; allocated at the first gap */
+} gaps;
+
 /* Ops and bytes per client id: open addressing, bounded by the trace's clients. */
 typedef struct cent {
 	uint32_t client;
 	bool used;
 	uint64_t ops, bytes_read, bytes_written;
+	gaps arrivals; /* between this client's successive op starts */
 } cent;
 
 typedef struct ctab {
@@ -218,6 +235,73 @@ static double lat_quantile(const lat *l, double q)
 	return (double)l->max;
 }
 
+static void gaps_free(gaps *g)
+{
+	for (unsigned i = 0; g->oct && i < GAP_OCTAVES; i++)
+		free(g->oct[i]);
+	free(g->oct);
+}
+
+static int gaps_add(gaps *g, uint64_t t_start)
+{
+	if (!g->started) {
+		g->started = true;
+		g->last = t_start;
+		return 0;
+	}
+	/* Producers emit in start order; a start before the latest one (inputs merged by
+	 * hand) is a gap of 0, so the gaps still add up to the span of the starts. */
+	const uint64_t v = t_start > g->last ? t_start - g->last : 0;
+	if (t_start > g->last)
+		g->last = t_start;
+	if (!g->oct && !(g->oct = calloc(GAP_OCTAVES, sizeof(*g->oct))))
+		return RP_E_NOMEM;
+	const unsigned b = lat_bucket(v);
+	uint64_t **const o = &g->oct[b / LAT_SUB];
+	if (!*o && !(*o = calloc(LAT_SUB, sizeof(**o))))
+		return RP_E_NOMEM;
+	(*o)[b % LAT_SUB]++;
+	if (!g->n || v < g->min)
+		g->min = v;
+	if (v > g->max)
+		g->max = v;
+	g->n++;
+	g->sum += (double)v;
+	return 0;
+}
+
+/* The q-quantile of the gaps by lat_quantile's rule: the bucket holding it, its middle clamped to [min, max]. */
+static double gaps_quantile(const gaps *g, double q)
+{
+	const double want = q * (double)g->n;
+	const unsigned top = lat_bucket(g->max);
+	uint64_t seen = 0;
+	for (unsigned o = 0; g->oct && o < GAP_OCTAVES; o++) {
+		if (!g->oct[o])
+			continue;
+		for (unsigned sub = 0; sub < LAT_SUB; sub++) {
+			const uint64_t c = g->oct[o][sub];
+			const unsigned b = o * LAT_SUB + sub;
+			seen += c;
+			if (!c || (double)seen < want)
+				continue;
+			if (b == top)
+				return (double)g->max;
+			const double v = lat_bucket_mid(b);
+			return v < (double)g->min ? (double)g->min : v > (double)g->max ? (double)g->max : v;
+		}
+	}
+	return (double)g->max;
+}
+
+static rp_summary_gaps gaps_view(const gaps *g)
+{
+	if (!g->n)
+		return (rp_summary_gaps){ .count = 0 };
+	return (rp_summary_gaps){ .count = g->n, .mean_ns = g->sum / (double)g->n, .p50_ns = gaps_quantile(g, 0.5),
+				  .p99_ns = gaps_quantile(g, 0.99), .max_ns = (double)g->max };
+}
+
 struct rp_summary {
 	uint64_t ops;
 	ctab per_client;
@@ -233,6 +317,7 @@ struct rp_summary {
 	uint64_t t_min, t_max;
 	idset paths, clients;
 	uint64_t read_sizes[RP_SIZE_BUCKETS], write_sizes[RP_SIZE_BUCKETS];
+	gaps arrivals; /* between successive op starts of the whole trace */
 };
 
 rp_summary *rp_summary_create(void)
@@ -250,7 +335,11 @@ void rp_summary_destroy(rp_summary *s)
 	free(s->paths.words);
 	free(s->clients.words);
 	free(s->doc.e);
+	for (size_t i = 0; i < s->per_client.cap; i++)
+		if (s->per_client.e[i].used)
+			gaps_free(&s->per_client.e[i].arrivals);
 	free(s->per_client.e);
+	gaps_free(&s->arrivals);
 	for (unsigned i = 0; i < RP_OP__COUNT; i++)
 		free(s->latency[i].hist);
 	free(s);
@@ -337,6 +426,9 @@ int rp_summary_add(rp_summary *s, const rp_op *op)
 		c->bytes_read += op->result;
 	else if (op->op == RP_OP_WRITE)
 		c->bytes_written += op->status == RP_STATUS_UNKNOWN ? op->length : op->result;
+	/* a sleep is think time, not an op sent: the gap runs from the op before it to the op after */
+	if (op->op != RP_OP_SLEEP && (gaps_add(&s->arrivals, op->t_start) < 0 || gaps_add(&c->arrivals, op->t_start) < 0))
+		return RP_E_NOMEM;
 	if (op->op < RP_OP__COUNT && op->op != RP_OP_SLEEP && op->t_end != RP_TIME_UNKNOWN && op->t_end >= op->t_start &&
 	    lat_add(&s->latency[op->op], op->t_end - op->t_start) < 0)
 		return RP_E_NOMEM;
@@ -542,6 +634,11 @@ void rp_summary_print(const rp_summary *s, const rp_trace_meta *meta, FILE *f)
 		fprintf(f, "duration    %.3f ms\n", duration_s(s) * 1e3);
 	else
 		fprintf(f, "duration    %.3f s\n", duration_s(s));
+	if (meta->flags & RP_META_TIMED && s->arrivals.n) {
+		const rp_summary_gaps g = gaps_view(&s->arrivals);
+		fprintf(f, "arrivals    gap between op starts: p50 %.3f ms, p99 %.3f ms, max %.3f ms, mean %.3f ms\n",
+			g.p50_ns / 1e6, g.p99_ns / 1e6, g.max_ns / 1e6, g.mean_ns / 1e6);
+	}
 	fprintf(f, "files       %" PRIu64 "\n", s->paths.count);
 	fprintf(f, "read        %s\n", bytes_line(buf, sizeof(buf), s->bytes_read));
 	fprintf(f, "written     %s\n", bytes_line(buf2, sizeof(buf2), s->bytes_written));
@@ -596,7 +693,7 @@ size_t rp_summary_clients(const rp_summary *s, rp_summary_client **out)
 	rp_summary_client *const c = n ? malloc(n * sizeof(*c)) : NULL;
 	for (size_t i = 0; c && i < n; i++)
 		c[i] = (rp_summary_client){ .client = v[i].client, .ops = v[i].ops, .bytes_read = v[i].bytes_read,
-					    .bytes_written = v[i].bytes_written };
+					    .bytes_written = v[i].bytes_written, .arrivals = gaps_view(&v[i].arrivals) };
 	free(v);
 	*out = c;
 	return c ? n : 0;
@@ -610,6 +707,11 @@ bool rp_summary_latency(const rp_summary *s, unsigned op, rp_summary_latency_vie
 	*l = (rp_summary_latency_view){ .count = x->n, .min_ns = (double)x->min, .avg_ns = x->sum / (double)x->n,
 					.max_ns = (double)x->max, .p99_ns = lat_quantile(x, 0.99) };
 	return true;
+}
+
+void rp_summary_interarrival(const rp_summary *s, rp_summary_gaps *g)
+{
+	*g = gaps_view(&s->arrivals);
 }
 
 uint64_t rp_summary_size_min(unsigned b)

@@ -42,10 +42,23 @@ typedef struct rp_summary_view {
 	const rp_summary_decode *decode; /* a packet capture's decode counters; NULL for other input */
 } rp_summary_view;
 
-/* One client's ops and bytes. */
+/*
+ * Inter-arrival: the gaps between successive op starts (sleeps excluded), of
+ * one client or of the whole trace; an op starting before the latest start
+ * seen is a gap of 0.  Quantiles as the latency's (within 1/16, the maximum
+ * exact); all zero with count 0 when there were fewer than two ops.
+ */
+typedef struct rp_summary_gaps {
+	uint64_t count; /* gaps: the ops after the first */
+	double mean_ns, p50_ns, p99_ns, max_ns;
+} rp_summary_gaps;
+void rp_summary_interarrival(const rp_summary *s, rp_summary_gaps *g);
+
+/* One client's ops and bytes, and the gaps between its op starts. */
 typedef struct rp_summary_client {
 	uint32_t client;
 	uint64_t ops, bytes_read, bytes_written;
+	rp_summary_gaps arrivals;
 } rp_summary_client;
 /* Every client, by id (*out malloc'd, the caller frees it); 0 and NULL when none or out of memory. */
 size_t rp_summary_clients(const rp_summary *s, rp_summary_client **out);

@@ -342,6 +342,64 @@ static void summary_counts_what_matters(void **state)
 	rp_summary_destroy(s);
 }
 
+/*
+ * Inter-arrival by hand: the gaps between successive op starts of the whole
+ * trace and of each client, sleeps left out, a start before the latest one a
+ * gap of 0; quantiles from the latency buckets (exact below 16 ns, the top
+ * bucket's value the maximum, else the bucket's middle: 1000 ns is in
+ * [992, 1023], middle 1007.5).
+ */
+static void summary_interarrival_by_hand(void **state)
+{
+	(void)state;
+	rp_summary *const s = rp_summary_create();
+	rp_summary_gaps g;
+	rp_summary_interarrival(s, &g);
+	assert_int_equal(g.count, 0);
+	assert_true(g.mean_ns == 0 && g.p50_ns == 0 && g.p99_ns == 0 && g.max_ns == 0);
+	const rp_op ops[] = {
+		{ .op = RP_OP_STAT, .client = 1, .t_start = 0 },
+		{ .op = RP_OP_STAT, .client = 2, .t_start = 5 },
+		{ .op = RP_OP_STAT, .client = 1, .t_start = 1000 },
+		{ .op = RP_OP_SLEEP, .client = 1, .t_start = 1500, .length = 100 },
+		{ .op = RP_OP_STAT, .client = 2, .t_start = 1005 },
+		{ .op = RP_OP_STAT, .client = 3, .t_start = 1005 },
+		{ .op = RP_OP_STAT, .client = 1, .t_start = 3000 },
+		{ .op = RP_OP_STAT, .client = 1, .t_start = 2990 },
+		{ .op = RP_OP_STAT, .client = 2, .t_start = 101005 },
+	};
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		assert_int_equal(rp_summary_add(s, &ops[i]), 0);
+	/* all: 5, 995, 5, 0, 1995, 0, 98005 (sorted 0 0 5 5 995 1995 98005): they add up to the span */
+	rp_summary_interarrival(s, &g);
+	assert_int_equal(g.count, 7);
+	assert_true(g.mean_ns == 101005.0 / 7.0);
+	assert_true(g.p50_ns == 5.0); /* the 4th of 7 */
+	assert_true(g.p99_ns == 98005.0);
+	assert_true(g.max_ns == 98005.0);
+	rp_summary_client *c = NULL;
+	assert_int_equal(rp_summary_clients(s, &c), 3);
+	/* c1: 1000, 2000, 0 (the sleep is no start; 2990 came after 3000) */
+	assert_int_equal(c[0].client, 1);
+	assert_int_equal(c[0].arrivals.count, 3);
+	assert_true(c[0].arrivals.mean_ns == 1000.0);
+	assert_true(c[0].arrivals.p50_ns == 1007.5);
+	assert_true(c[0].arrivals.p99_ns == 2000.0);
+	assert_true(c[0].arrivals.max_ns == 2000.0);
+	/* c2: 1000, 100000 */
+	assert_int_equal(c[1].arrivals.count, 2);
+	assert_true(c[1].arrivals.mean_ns == 50500.0);
+	assert_true(c[1].arrivals.p50_ns == 1007.5);
+	assert_true(c[1].arrivals.p99_ns == 100000.0);
+	assert_true(c[1].arrivals.max_ns == 100000.0);
+	/* c3: one op, no gap */
+	assert_int_equal(c[2].client, 3);
+	assert_int_equal(c[2].arrivals.count, 0);
+	assert_true(c[2].arrivals.max_ns == 0);
+	free(c);
+	rp_summary_destroy(s);
+}
+
 static void memsink_keeps_everything(void **state)
 {
 	(void)state;
@@ -378,6 +436,7 @@ int main(void)
 		cmocka_unit_test(sniffing_tells_formats_apart),
 		cmocka_unit_test(summary_counts_what_matters),
 		cmocka_unit_test(summary_counts_deletes_at_close),
+		cmocka_unit_test(summary_interarrival_by_hand),
 		cmocka_unit_test(memsink_keeps_everything),
 		cmocka_unit_test(fnv1a64_matches_the_spec),
 	};
