@@ -1,4 +1,5 @@
-/* reprise stat TRACE: what a trace holds — provenance, decode quality, ops, clients, op mix, latency, bytes, sizes. */
+/* reprise stat TRACE: what a trace holds — provenance, decode quality, ops, clients, op mix, latency, bytes, sizes;
+ * --diff A B: two of those side by side (cli/stat_diff.c). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 #include "cli/input.h"
 #include "cli/outfile.h"
 #include "cli/json.h"
+#include "cli/stat_diff.h"
 #include "formats/plan.h"
 #include "formats/summary.h"
 #include "formats/timeline.h"
@@ -54,9 +56,9 @@ static int st_finish(rp_sink *s)
 }
 
 static struct {
-	bool json, lenient, verbose;
-	const char *output;
-	double from, until, timeline;
+	bool json, lenient, verbose, diff, check;
+	const char *output, *ops;
+	double from, until, timeline, threshold;
 } o;
 
 static const rp_opt options[] = {
@@ -67,18 +69,25 @@ static const rp_opt options[] = {
 	{ "timeline", 0, RP_OPT_DURATION, &o.timeline, "STEP",
 	  "add the ops, bytes and op mix of every STEP of the trace's time (1s, 100ms): its phases" },
 	RP_CLI_WINDOW_OPTS(&o.from, &o.until),
+	{ "diff", 0, RP_OPT_FLAG, &o.diff, NULL, "compare two inputs, A and B: both summaries side by side, differences marked (*)" },
+	{ "ops", 0, RP_OPT_STRING, &o.ops, "LIST",
+	  "--diff: compare only these op kinds (read,write,unlink,rename,mkdir,rmdir): their rows, their shares of their sum" },
+	{ "diff-threshold", 0, RP_OPT_DOUBLE, &o.threshold, "PCT",
+	  "--diff: an op kind's share differs when A's and B's are more than PCT points apart (0-100, default 1)" },
+	{ "check", 0, RP_OPT_FLAG, &o.check, NULL, "--diff: exit 1 when the op mix differs (after the report)" },
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
 static const rp_optrange ranges[] = {
 	{ "timeline", 1e-6, 1e9 },
+	{ "diff-threshold", 0, 100 },
 	RP_CLI_WINDOW_RANGES,
 	{ NULL, 0, 0 },
 };
 
 static const rp_cmd spec = {
 	.name = "stat",
-	.usage = "[options] TRACE",
+	.usage = "[options] TRACE | --diff [options] A B",
 	.summary = "summarise a trace: provenance, decode quality, op mix, clients, recorded latency, bytes, I/O sizes",
 	.details = "TRACE may be an .rpz trace, cat's text form, a dbench loadfile, an strace log, or a packet\n"
 		   "capture decoded on the fly; - is standard input.\n"
@@ -89,82 +98,168 @@ static const rp_cmd spec = {
 		   "response time, as tshark -z smb2,srt) per op type: replies, min, avg, max and p99 in ms.  Clients\n"
 		   "are named as `reprise cat` names them (cN); read and write sizes are the requested lengths in\n"
 		   "power-of-two buckets.  --from and --until summarise a part of the trace (a phase found with\n"
-		   "--timeline); times are seconds since the trace began, as `reprise cat` prints them.",
+		   "--timeline); times are seconds since the trace began, as `reprise cat` prints them.  \"arrivals\" are\n"
+		   "the gaps between successive op starts (sleeps excluded): p50, p99, max and mean.\n"
+		   "\n"
+		   "--diff A B reads two inputs (each any of the above) and prints A, B, B-A and the change in % for\n"
+		   "the totals, the op counts with each kind's share of the ops, failures, recorded latency per op\n"
+		   "(replies, avg, p99, max), the inter-arrival gaps of the whole trace and of each client (paired\n"
+		   "in id order), and the read and write size buckets; * marks a row whose A and B differ (in the\n"
+		   "op table: whose share differs by more than --diff-threshold points).  The last line is the op\n"
+		   "mix verdict, \"op mix: same\" or \"op mix: differs\" naming the kinds; the shares are of every op\n"
+		   "kind but sleep, or with --ops of the kinds listed, so a replay's capture, which holds the\n"
+		   "lookups and opens its client library adds, can be compared on the ops that matter.  With --check\n"
+		   "the exit status is 1 when the mix differs.  A cut input (a pcap ending mid-packet, an unfinished\n"
+		   ".rpz) is an error: a part compared with a whole would mislead.  --from and --until apply to both.",
 	.opts = options,
 	.ranges = ranges,
 	.min_args = 1,
-	.max_args = 1,
+	.max_args = 2,
 };
 
-static int run(int argc, char **argv)
+/* One input summarised: the summary, the plan, the metadata (--diff has two). */
+typedef struct stat_input {
+	stat_sink s;
+	rp_plan plan;
+} stat_input;
+
+static void input_free(stat_input *in)
 {
-	memset(&o, 0, sizeof(o));
-	char *pos[RP_OPTS_MAX_POS];
-	int npos = 0;
-	const int prc = rp_opts_parse(&spec, argc, argv, pos, &npos);
-	if (prc)
-		return prc > 0 ? 0 : 2;
-	stat_sink s = {
+	rp_plan_free(&in->plan);
+	rp_plan_sink_destroy(in->s.plan);
+	rp_summary_destroy(in->s.sum);
+	rp_timeline_destroy(in->s.timeline);
+}
+
+/* Read arg into in (which input_free releases whatever happened): 0, or an exit status after printing why. */
+static int read_input(const char *arg, stat_input *in, const rp_input_opts *base)
+{
+	memset(in, 0, sizeof(*in));
+	in->s = (stat_sink){
 		.base = { .meta = st_meta, .string = st_string, .op = st_op, .finish = st_finish },
 		.sum = rp_summary_create(),
 		.timeline = o.timeline > 0 ? rp_timeline_create((uint64_t)(o.timeline * 1e9 + 0.5)) : NULL,
 	};
 	const rp_plan_opts po = { .items = true };
-	if (!s.sum || (o.timeline > 0 && !s.timeline) || rp_plan_sink_create(&s.plan, &po) < 0) {
+	if (!in->s.sum || (o.timeline > 0 && !in->s.timeline) || rp_plan_sink_create(&in->s.plan, &po) < 0) {
 		fprintf(stderr, "reprise stat: out of memory\n");
 		return 1;
 	}
 	rp_capture_stats cst;
-	bool pcap = false;
-	rp_input_opts io = { .lenient = o.lenient, .quiet = o.json, .verbose = o.verbose, .cmd = "stat", .capture_stats = &cst,
-			     .capture_seen = &pcap };
-	int rc = rp__cli_window("stat", o.from, o.until, &io);
-	if (rc) {
-		rp_timeline_destroy(s.timeline);
-		rp_plan_sink_destroy(s.plan);
-		rp_summary_destroy(s.sum);
-		return rc;
+	bool pcap = false, cut = false;
+	rp_input_opts io = *base;
+	io.capture_stats = &cst;
+	io.capture_seen = &pcap;
+	if (o.diff)
+		io.cut = &cut;
+	int rc = rp__cli_pump(arg, &in->s.base, &io);
+	if (rc == 0 && cut) {
+		rp__cli_err("stat", "%s: the input was cut: comparing a part of a trace with another would mislead", arg);
+		rc = 1;
 	}
-	rc = rp__cli_pump(pos[0], &s.base, &io);
 	if (rc == 0 && pcap) {
 		const rp_summary_decode d = { .frames = cst.frames, .messages = cst.messages, .truncated = cst.truncated,
 					      .invalid = cst.invalid, .unsupported = cst.unsupported,
 					      .unmatched = cst.unmatched, .encrypted = cst.encrypted, .gaps = cst.gaps };
-		rp_summary_set_decode(s.sum, &d);
+		rp_summary_set_decode(in->s.sum, &d);
 	}
-	rp_plan plan;
-	memset(&plan, 0, sizeof(plan));
 	char eb[RP_ERRBUF_SIZE];
-	if (rc == 0 && rp_plan_sink_finish(s.plan, &plan, eb) < 0) {
+	if (rc == 0 && rp_plan_sink_finish(in->s.plan, &in->plan, eb) < 0) {
 		rp__cli_err("stat", "%s", eb);
 		rc = 1;
 	}
-	rp_outfile of = { .f = NULL };
-	if (rc == 0 && o.output) {
-		const int same = rp__cli_out_check("stat", o.output, pos[0]); /* 2: OUT is the input */
-		if (same || rp__cli_out_open(&of, "stat", o.output))
-			rc = same ? same : 1;
+	return rc;
+}
+
+/* --diff's options make sense with --diff only, and --timeline only without: 0, or 2 after saying why. */
+static int check_usage(int npos, rp_stat_diff_opts *d)
+{
+	const char *const alone = !o.diff ? (o.ops ? "--ops" : o.check ? "--check" : o.threshold >= 0 ? "--diff-threshold" : NULL)
+					  : NULL;
+	if (alone) {
+		rp__cli_err("stat", "%s compares two inputs: it needs --diff A B", alone);
+		return 2;
 	}
+	if (o.diff && o.timeline > 0) {
+		rp__cli_err("stat", "--timeline summarises one input: it does not go with --diff");
+		return 2;
+	}
+	if (npos != (o.diff ? 2 : 1)) {
+		fprintf(stderr, "usage: reprise stat %s\n(see reprise stat --help)\n", spec.usage);
+		return 2;
+	}
+	memset(d, 0, sizeof(*d));
+	d->threshold = o.threshold >= 0 ? o.threshold : RP_STAT_DIFF_THRESHOLD;
+	char eb[256];
+	if (o.ops && rp__cli_stat_diff_ops(o.ops, d, eb, sizeof(eb)) < 0) {
+		rp__cli_err("stat", "%s", eb);
+		return 2;
+	}
+	return 0;
+}
+
+static int run(int argc, char **argv)
+{
+	memset(&o, 0, sizeof(o));
+	o.threshold = -1; /* not given */
+	char *pos[RP_OPTS_MAX_POS];
+	int npos = 0;
+	const int prc = rp_opts_parse(&spec, argc, argv, pos, &npos);
+	if (prc)
+		return prc > 0 ? 0 : 2;
+	rp_stat_diff_opts dopts;
+	int rc = check_usage(npos, &dopts);
+	if (rc)
+		return rc;
+	if (o.diff && !strcmp(pos[0], "-") && !strcmp(pos[1], "-")) {
+		rp__cli_err("stat", "--diff - -: standard input can be read once, so only one of A and B can be -");
+		return 2;
+	}
+	rp_input_opts io = { .lenient = o.lenient, .quiet = o.json, .verbose = o.verbose, .cmd = "stat" };
+	rc = rp__cli_window("stat", o.from, o.until, &io);
+	if (rc)
+		return rc;
+	stat_input in[2];
+	memset(in, 0, sizeof(in));
+	const int n = o.diff ? 2 : 1;
+	for (int i = 0; i < n && rc == 0; i++)
+		rc = read_input(pos[i], &in[i], &io);
+	rp_outfile of = { .f = NULL };
+	for (int i = 0; i < n && rc == 0 && o.output; i++)
+		rc = rp__cli_out_check("stat", o.output, pos[i]); /* 2: OUT is an input */
+	if (rc == 0 && o.output && rp__cli_out_open(&of, "stat", o.output))
+		rc = 1;
 	FILE *const out = o.output ? of.f : stdout;
-	if (rc == 0) {
+	bool differ = false;
+	if (rc == 0 && o.diff) {
+		const rp_stat_side a = { pos[0], in[0].s.sum, &in[0].s.meta, &in[0].plan };
+		const rp_stat_side b = { pos[1], in[1].s.sum, &in[1].s.meta, &in[1].plan };
+		rp_stat_mix m;
+		rp__cli_stat_mix(&a, &b, &dopts, &m);
+		differ = m.n_differ > 0;
+		if (o.json)
+			rc = rp__cli_stat_diff_json(&a, &b, &dopts, out);
+		else
+			rp__cli_stat_diff_print(&a, &b, &dopts, out);
+	} else if (rc == 0) {
+		stat_sink *const s = &in[0].s;
 		if (o.json) {
-			rc = rp__cli_stat_json(s.sum, &s.meta, &plan, s.timeline, out);
+			rc = rp__cli_stat_json(s->sum, &s->meta, &in[0].plan, s->timeline, out);
 		} else {
-			rp_summary_print(s.sum, &s.meta, out);
+			rp_summary_print(s->sum, &s->meta, out);
 			fprintf(out, "\nprepare     %" PRIu64 " directories, %" PRIu64 " files, %" PRIu64
 			       " bytes: what `reprise replay` creates before the run (what the trace uses but never creates)\n",
-			       plan.dirs, plan.files, plan.bytes);
-			if (s.timeline)
-				rp_timeline_print(s.timeline, out);
+			       in[0].plan.dirs, in[0].plan.files, in[0].plan.bytes);
+			if (s->timeline)
+				rp_timeline_print(s->timeline, out);
 		}
 	}
 	if (o.output && of.f)
 		rc = rc == 0 ? rp__cli_out_commit(&of, "stat") : (rp__cli_out_abort(&of), rc);
-	rp_plan_free(&plan);
-	rp_plan_sink_destroy(s.plan);
-	rp_summary_destroy(s.sum);
-	rp_timeline_destroy(s.timeline);
-	return rc;
+	for (int i = 0; i < n; i++)
+		input_free(&in[i]);
+	/* --check: the report is written whole first, then the verdict is the exit status */
+	return rc == 0 && o.check && differ ? 1 : rc;
 }
 
 const rp_command rp__cmd_stat = { &spec, run };

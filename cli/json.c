@@ -87,8 +87,20 @@ static json_t *timeline_json(jb *b, const rp_timeline *t)
 	return o;
 }
 
-int rp__cli_stat_json(const rp_summary *s, const rp_trace_meta *meta, const rp_plan *plan, const rp_timeline *timeline,
-		      FILE *f)
+/* {"count", "mean", "p50", "p99", "max"} of inter-arrival gaps, in ms. */
+static json_t *gaps_json(jb *b, const rp_summary_gaps *g)
+{
+	json_t *const o = json_object();
+	jput(b, o, "count", ju64(g->count));
+	jput(b, o, "mean", json_real(g->mean_ns / 1e6));
+	jput(b, o, "p50", json_real(g->p50_ns / 1e6));
+	jput(b, o, "p99", json_real(g->p99_ns / 1e6));
+	jput(b, o, "max", json_real(g->max_ns / 1e6));
+	return o;
+}
+
+json_t *rp__cli_stat_object(const rp_summary *s, const rp_trace_meta *meta, const rp_plan *plan,
+			    const rp_timeline *timeline, bool *oom)
 {
 	rp_summary_view v;
 	rp_summary_get(s, &v);
@@ -143,8 +155,22 @@ int rp__cli_stat_json(const rp_summary *s, const rp_trace_meta *meta, const rp_p
 		if (!e || json_array_append_new(pc, e) < 0)
 			b.oom = true;
 	}
-	free(cl);
 	jput(&b, d, "per_client", pc);
+	/* inter-arrival: the gaps between successive op starts, of the whole trace and per client */
+	rp_summary_gaps all;
+	rp_summary_interarrival(s, &all);
+	json_t *const ia = json_object();
+	json_t *const iac = json_array();
+	jput(&b, ia, "all", gaps_json(&b, &all));
+	for (size_t i = 0; i < ncl; i++) {
+		json_t *const e = gaps_json(&b, &cl[i].arrivals);
+		jput(&b, e, "client", json_integer(cl[i].client));
+		if (!e || !iac || json_array_append_new(iac, e) < 0)
+			b.oom = true;
+	}
+	jput(&b, ia, "per_client", iac);
+	jput(&b, d, "inter_arrival_ms", ia);
+	free(cl);
 	json_t *const lat = json_object();
 	for (unsigned op = 0; op < RP_OP__COUNT; op++) {
 		rp_summary_latency_view l;
@@ -169,16 +195,30 @@ int rp__cli_stat_json(const rp_summary *s, const rp_trace_meta *meta, const rp_p
 	jput(&b, d, "prepare", pr);
 	if (timeline)
 		jput(&b, d, "timeline", timeline_json(&b, timeline));
+	*oom = !d || b.oom;
+	return d;
+}
+
+int rp__cli_json_dump(json_t *d, bool oom, const char *cmd, FILE *f)
+{
 	int rc = 0;
-	if (!d || b.oom) {
-		rp__cli_err("stat", "out of memory");
+	if (!d || oom) {
+		rp__cli_err(cmd, "out of memory");
 		rc = 1;
 	} else if ((json_dumpf(d, f, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) < 0 || fputc('\n', f) == EOF) &&
 		   !ferror(f)) {
-		rp__cli_err("stat", "writing the JSON failed");
+		rp__cli_err(cmd, "writing the JSON failed");
 		rc = 1;
 	}
 	/* A write error stays on f: main's check of standard output at exit names it (errno). */
 	json_decref(d);
 	return rc;
+}
+
+int rp__cli_stat_json(const rp_summary *s, const rp_trace_meta *meta, const rp_plan *plan, const rp_timeline *timeline,
+		      FILE *f)
+{
+	bool oom;
+	json_t *const d = rp__cli_stat_object(s, meta, plan, timeline, &oom);
+	return rp__cli_json_dump(d, oom, "stat", f);
 }

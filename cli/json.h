@@ -2,6 +2,8 @@
 #ifndef REPRISE_CLI_JSON_H
 #define REPRISE_CLI_JSON_H
 
+#include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "formats/sink.h"
@@ -17,5 +19,10 @@
 /* timeline: --timeline's intervals, NULL without. */
 int rp__cli_stat_json(const rp_summary *s, const rp_trace_meta *meta, const rp_plan *plan, const rp_timeline *timeline,
 		      FILE *f);
+/* The same document as an object (the caller owns it; `stat --diff --json` holds two); *oom when incomplete. */
+json_t *rp__cli_stat_object(const rp_summary *s, const rp_trace_meta *meta, const rp_plan *plan,
+			    const rp_timeline *timeline, bool *oom);
+/* Write d indented, decref it, and report as rp__cli_stat_json does (cmd names the command in messages). */
+int rp__cli_json_dump(json_t *d, bool oom, const char *cmd, FILE *f);
 
 #endif
