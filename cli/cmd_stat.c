@@ -71,7 +71,7 @@ static const rp_opt options[] = {
 	RP_CLI_WINDOW_OPTS(&o.from, &o.until),
 	{ "diff", 0, RP_OPT_FLAG, &o.diff, NULL, "compare two inputs, A and B: both summaries side by side, differences marked (*)" },
 	{ "ops", 0, RP_OPT_STRING, &o.ops, "LIST",
-	  "--diff: compare only these op kinds (read,write,unlink,rename,mkdir,rmdir): their rows, their shares of their sum" },
+	  "--diff: compare only these op kinds (read,write,unlink,rename,mkdir,rmdir): their rows, failures, latency, shares of their sum" },
 	{ "diff-threshold", 0, RP_OPT_DOUBLE, &o.threshold, "PCT",
 	  "--diff: an op kind's share differs when A's and B's are more than PCT points apart (0-100, default 1)" },
 	{ "check", 0, RP_OPT_FLAG, &o.check, NULL, "--diff: exit 1 when the op mix differs (after the report)" },
@@ -88,7 +88,7 @@ static const rp_optrange ranges[] = {
 static const rp_cmd spec = {
 	.name = "stat",
 	.usage = "[options] TRACE | --diff [options] A B",
-	.summary = "summarise a trace: provenance, decode quality, op mix, clients, recorded latency, bytes, I/O sizes",
+	.summary = "summarise a trace: provenance, decode quality, op mix, clients, recorded latency, bytes, I/O sizes; --diff: two",
 	.details = "TRACE may be an .rpz trace, cat's text form, a dbench loadfile, an strace log, or a packet\n"
 		   "capture decoded on the fly; - is standard input.\n"
 		   "It shows the input, host and start time when the trace knows them; for a packet capture the\n"
@@ -108,8 +108,9 @@ static const rp_cmd spec = {
 		   "op table: whose share differs by more than --diff-threshold points).  The last line is the op\n"
 		   "mix verdict, \"op mix: same\" or \"op mix: differs\" naming the kinds; the shares are of every op\n"
 		   "kind but sleep, or with --ops of the kinds listed, so a replay's capture, which holds the\n"
-		   "lookups and opens its client library adds, can be compared on the ops that matter.  With --check\n"
-		   "the exit status is 1 when the mix differs.  A cut input (a pcap ending mid-packet, an unfinished\n"
+		   "lookups and opens its client library adds, can be compared on the ops that matter (totals,\n"
+		   "inter-arrival and sizes are the whole inputs').  With --check the exit status is 1 when the mix\n"
+		   "differs.  A cut input (a pcap ending mid-packet, an unfinished\n"
 		   ".rpz) is an error: a part compared with a whole would mislead.  --from and --until apply to both.",
 	.opts = options,
 	.ranges = ranges,

@@ -314,5 +314,24 @@ def checks(tmp):
     tap(set(s1) == documented, 'stat --json has exactly the keys docs/stat-json.md shows',
         sorted(set(s1) ^ documented))
 
+    # 7. stat --diff --json: the keys of its block (the document's second), both ways; a and b as above.
+    start = doc.index('```json', doc.index('## `reprise stat --diff'))
+    block = doc[start:doc.index('```', start + 7)]
+    dkeys = set(re.findall(r'^\s*"([a-z_]+)":', block, re.M))
+    pairs = set(re.findall(r'"([a-z]+)"', re.search(r'is a `\{(.*?)\}`', doc).group(1)))
+    oc_line = next(l for l in block.splitlines() if l.strip().startswith('"op_counts"'))
+    oc_keys = set(re.findall(r'"([a-z_]+)":', oc_line.split(': {', 2)[2]))
+    p = run(['stat', '--diff', '--json', trace, evil])
+    dd = load_strict(p.stdout)
+    seen = set(dd) | set(dd['diff'])
+    tap(p.returncode == 0 and seen == dkeys, 'stat --diff --json has exactly the keys docs/stat-json.md shows',
+        sorted(seen ^ dkeys))
+    tap(set(dd['a']) == documented and set(dd['b']) == documented, 'its a and b have the keys of stat --json',
+        sorted(set(dd['a']) ^ documented))
+    objs = list(dd['diff']['totals'].values()) + list(dd['diff']['inter_arrival_ms'].values())
+    tap(objs and all(set(o) == pairs for o in objs), 'its differences have the documented keys', pairs)
+    tap(dd['diff']['op_counts'] and all(set(o) == oc_keys for o in dd['diff']['op_counts'].values()),
+        'its op_counts entries have the documented keys', oc_keys)
+
 
 sys.exit(main())
