@@ -89,8 +89,14 @@ static void row_u64(FILE *f, const char *label, uint64_t a, uint64_t b)
 static void row_time(FILE *f, const char *label, double a, double b, bool timed_a, bool timed_b)
 {
 	char sa[32], sb[32], d[32], p[24];
-	snprintf(sa, sizeof(sa), timed_a ? "%.3f" : "untimed", a);
-	snprintf(sb, sizeof(sb), timed_b ? "%.3f" : "untimed", b);
+	if (timed_a)
+		snprintf(sa, sizeof(sa), "%.3f", a);
+	else
+		snprintf(sa, sizeof(sa), "untimed");
+	if (timed_b)
+		snprintf(sb, sizeof(sb), "%.3f", b);
+	else
+		snprintf(sb, sizeof(sb), "untimed");
 	if (timed_a && timed_b) {
 		snprintf(d, sizeof(d), "%+.3f", b - a);
 		pct(p, sizeof(p), a, b);

@@ -17,7 +17,7 @@ has() { # description file fixed-string
 }
 check() { if [ "$2" = "$3" ]; then ok "$1"; else echo "# got '$2', want '$3'"; not_ok "$1"; fi; }
 marked() { grep -c '^\*' "$1"; } # rows marked as differing
-echo "1..35"
+echo "1..36"
 
 smb3=$src/tests/data/pcap/reprise__smb3-smbclient.pcap
 locks=$src/tests/data/pcap/reprise__smb2-locks-smbtorture.pcap
@@ -127,3 +127,14 @@ print(d["schema"], d["schema_version"], d["a"]["ops"], d["b"]["ops"], x["ops_com
 "$reprise" stat --json "$smb3" >"$tmp/s.json" 2>/dev/null
 check "a is what stat --json prints of A" "$(python3 -c 'import json, sys
 a = json.load(open(sys.argv[1]))["a"]; s = json.load(open(sys.argv[2])); print(a == s)' "$tmp/d.json" "$tmp/s.json")" "True"
+
+# 9. The inter-arrival gaps against cat's start times (an independent computation): mean and max exact
+#    to the printed ns, p50 within the histogram's 1/16
+"$reprise" cat "$smb3" 2>/dev/null >"$tmp/smb3.cat"
+check "stat --json's inter-arrival is what cat's start times give" "$(python3 -c 'import json, sys
+t = [float(l.split()[0]) for l in open(sys.argv[1]) if l.strip()]
+g = sorted(max(0.0, b - a) * 1e3 for a, b in zip(t, t[1:]))
+p50 = g[(len(g) + 1) // 2 - 1]
+a = json.load(open(sys.argv[2]))["inter_arrival_ms"]["all"]
+print(a["count"] == len(g), abs(a["mean"] - sum(g) / len(g)) < 1e-6, abs(a["max"] - g[-1]) < 1e-6,
+      abs(a["p50"] - p50) <= p50 / 16)' "$tmp/smb3.cat" "$tmp/s.json")" "True True True True"
