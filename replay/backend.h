@@ -221,10 +221,24 @@ typedef struct rp_backend_ops {
  */
 int rp_backend_check(const rp_backend_ops *ops, char *errbuf);
 
-/* The built-in backends, NULL-terminated. */
+/*
+ * The built-in backends, NULL-terminated: the ones linked in.  A backend
+ * whose library is costly to load (libsmbclient) is built as a module,
+ * "reprise-backend-NAME.so", opened on first use from $REPRISE_MODULE_DIR,
+ * else replay/ of the build tree the program runs from, else the install
+ * directory (libdir/reprise); it exports its vtable as rp__backend_NAME.
+ */
 extern const rp_backend_ops *const rp__backends[];
-const rp_backend_ops *rp_backend_find(const char *name); /* NULL if not built in */
-const rp_backend_ops *rp_backend_at(size_t i);           /* the i-th built-in one; NULL past the end */
+/* Linked in or a module that loads; NULL otherwise (rp_backend_find_module says why). */
+const rp_backend_ops *rp_backend_find(const char *name);
+/* A module backend by name: 0, or RP_E_UNSUPPORTED with why it is not there (no such module, dlerror). */
+int rp_backend_find_module(const char *name, const rp_backend_ops **out, char *errbuf);
+/* The i-th backend: the linked-in ones, then the modules that load; NULL past the end. */
+const rp_backend_ops *rp_backend_at(size_t i);
+/* Where module file would be looked for (the rule above): 0, or -1 when the path is too long. */
+int rp__backend_module_path(const char *file, char *buf, size_t cap);
+/* dlopen path and take its vtable symbol (tests: any module): 0 or RP_E_UNSUPPORTED with dlerror's text. */
+int rp__backend_module_open(const char *path, const char *symbol, const rp_backend_ops **out, char *errbuf);
 
 /*
  * The backend a target asks for when none is named: the one declaring its

@@ -4,12 +4,17 @@
  * --backend-opt parsing against a backend's typed option table.
  */
 #include <ctype.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "replay/backend.h"
 
@@ -48,19 +53,131 @@ static const struct {
 	{ "smb", "smb", "libsmbclient" },
 };
 
+/*
+ * Backends built as loadable modules: a backend whose library is costly to
+ * load lives in a shared module of its own, opened when a run asks for it,
+ * so that every other command starts without it (libsmbclient and its
+ * hundred Samba libraries cost some 65 ms of CPU at each start here).
+ */
+typedef struct module_backend {
+	const char *name, *scheme, *file, *symbol;
+} module_backend;
+
+static const module_backend modules[] = {
+#ifdef RP_HAVE_SMB_MODULE
+	{ "smb", "smb", "reprise-backend-smb.so", "rp__backend_smb" },
+#endif
+	{ NULL, NULL, NULL, NULL },
+};
+#define N_MODULES (sizeof(modules) / sizeof(modules[0]) - 1)
+
+/*
+ * The vtables of modules loaded so far: a process-wide cache, as dlopen's
+ * own table is (a module, once open, stays open: its vtable may be in use).
+ * Two threads loading the same module at once both get the same handle
+ * from dlopen, so the race is harmless.
+ */
+static _Atomic(const rp_backend_ops *) loaded[N_MODULES + 1];
+
+static bool is_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int rp__backend_module_path(const char *file, char *buf, size_t cap)
+{
+	const char *const env = getenv("REPRISE_MODULE_DIR");
+	if (env && *env)
+		return (size_t)snprintf(buf, cap, "%s/%s", env, file) < cap ? 0 : -1;
+	/* the build tree: cli/reprise, tests/x/y -> replay/ */
+	char exe[PATH_MAX];
+	const ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		for (int up = 0; up < 2; up++) {
+			char *const slash = strrchr(exe, '/');
+			if (!slash)
+				break;
+			*slash = '\0';
+			if ((size_t)snprintf(buf, cap, "%s/replay/%s", exe, file) < cap && is_file(buf))
+				return 0;
+		}
+	}
+	return (size_t)snprintf(buf, cap, "%s/%s", REPRISE_MODULE_DIR_DEFAULT, file) < cap ? 0 : -1;
+}
+
+int rp__backend_module_open(const char *path, const char *symbol, const rp_backend_ops **out, char *errbuf)
+{
+	*out = NULL;
+	void *const h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return rp_fail(errbuf, RP_E_UNSUPPORTED, "cannot load %s: %s", path, dlerror());
+	const rp_backend_ops *const ops = dlsym(h, symbol);
+	if (!ops) {
+		const int rc = rp_fail(errbuf, RP_E_UNSUPPORTED, "%s has no %s: not a reprise backend module", path, symbol);
+		dlclose(h);
+		return rc;
+	}
+	*out = ops; /* never closed: see loaded[] */
+	return 0;
+}
+
+/* Module i's vtable, loaded on first use; NULL with the reason in errbuf. */
+static const rp_backend_ops *module_load(size_t i, char *errbuf)
+{
+	const rp_backend_ops *ops = atomic_load(&loaded[i]);
+	if (ops)
+		return ops;
+	char path[PATH_MAX + 64];
+	if (rp__backend_module_path(modules[i].file, path, sizeof(path)) < 0) {
+		rp_fail(errbuf, RP_E_RANGE, "%s: module path too long", modules[i].file);
+		return NULL;
+	}
+	if (rp__backend_module_open(path, modules[i].symbol, &ops, errbuf) < 0)
+		return NULL;
+	if (strcmp(ops->name, modules[i].name) != 0) {
+		rp_fail(errbuf, RP_E_VERSION, "%s: backend '%s' where '%s' was expected", path, ops->name, modules[i].name);
+		return NULL;
+	}
+	atomic_store(&loaded[i], ops);
+	return ops;
+}
+
 const rp_backend_ops *rp_backend_find(const char *name)
 {
 	for (size_t i = 0; rp__backends[i]; i++)
 		if (strcmp(rp__backends[i]->name, name) == 0)
 			return rp__backends[i];
+	char eb[RP_ERRBUF_SIZE];
+	for (size_t i = 0; modules[i].name; i++)
+		if (strcmp(modules[i].name, name) == 0)
+			return module_load(i, eb);
 	return NULL;
+}
+
+int rp_backend_find_module(const char *name, const rp_backend_ops **out, char *errbuf)
+{
+	*out = NULL;
+	for (size_t i = 0; modules[i].name; i++)
+		if (strcmp(modules[i].name, name) == 0)
+			return (*out = module_load(i, errbuf)) ? 0 : RP_E_UNSUPPORTED;
+	return rp_fail(errbuf, RP_E_UNSUPPORTED, "no backend module '%s' in this build", name);
 }
 
 const rp_backend_ops *rp_backend_at(size_t i)
 {
-	for (size_t j = 0; rp__backends[j]; j++)
+	size_t j = 0;
+	for (; rp__backends[j]; j++)
 		if (j == i)
 			return rp__backends[j];
+	/* then the modules that load (one that does not is left out of listings; choosing it says why) */
+	char eb[RP_ERRBUF_SIZE];
+	for (size_t m = 0; modules[m].name; m++) {
+		const rp_backend_ops *const ops = module_load(m, eb);
+		if (ops && j++ == i)
+			return ops;
+	}
 	return NULL;
 }
 
@@ -130,6 +247,12 @@ static void known_schemes(char *buf, size_t cap)
 				return;
 			len += (size_t)w;
 		}
+	for (size_t i = 0; modules[i].name; i++) {
+		const int w = snprintf(buf + len, cap - len, "%s%s://", len ? ", " : "", modules[i].scheme);
+		if (w < 0 || (size_t)w >= cap - len)
+			return;
+		len += (size_t)w;
+	}
 	if (bare)
 		snprintf(buf + len, cap - len, "%sa directory path", len ? ", " : "");
 }
@@ -144,6 +267,14 @@ int rp_backend_for_target(const char *target, const rp_backend_ops **out, char *
 		if (declares(rp__backends[i], scheme)) {
 			*out = rp__backends[i];
 			return 0;
+		}
+	for (size_t i = 0; modules[i].name; i++)
+		if (strcmp(modules[i].scheme, scheme) == 0) {
+			char why[RP_ERRBUF_SIZE];
+			if ((*out = module_load(i, why)) != NULL)
+				return 0;
+			return rp_fail(errbuf, RP_E_UNSUPPORTED, "%s: the %s backend's module did not load (%s)", target,
+				       modules[i].name, why);
 		}
 	for (size_t i = 0; i < sizeof(optional_backends) / sizeof(optional_backends[0]); i++)
 		if (strcmp(optional_backends[i].scheme, scheme) == 0)

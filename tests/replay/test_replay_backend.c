@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -484,6 +485,37 @@ static void test_unsupported_ops(void **state)
 	wl_fini(&t);
 }
 
+/* A backend module: loaded and checked; a missing file, a wrong symbol and a path too long say so. */
+static void test_module_loader(void **state)
+{
+	(void)state;
+	const char *const root = getenv("REPRISE_BUILD_ROOT");
+	assert_non_null(root);
+	char path[4096], eb[RP_ERRBUF_SIZE];
+	snprintf(path, sizeof(path), "%s/tests/replay/reprise-backend-modtest.so", root);
+	const rp_backend_ops *ops = NULL;
+	assert_int_equal(rp__backend_module_open(path, "rp__backend_modtest", &ops, eb), 0);
+	assert_non_null(ops);
+	assert_string_equal(ops->name, "modtest");
+	if (rp_backend_check(ops, eb) != 0)
+		fail_msg("%s", eb);
+	assert_int_equal(rp__backend_module_open(path, "rp__backend_other", &ops, eb), RP_E_UNSUPPORTED);
+	assert_null(ops);
+	assert_non_null(strstr(eb, "not a reprise backend module"));
+	snprintf(path, sizeof(path), "%s/tests/replay/no-such-module.so", root);
+	assert_int_equal(rp__backend_module_open(path, "rp__backend_modtest", &ops, eb), RP_E_UNSUPPORTED);
+	assert_non_null(strstr(eb, "cannot load"));
+	/* $REPRISE_MODULE_DIR first; a path that does not fit is refused, not cut */
+	setenv("REPRISE_MODULE_DIR", "/some/dir", 1);
+	assert_int_equal(rp__backend_module_path("m.so", path, sizeof(path)), 0);
+	assert_string_equal(path, "/some/dir/m.so");
+	assert_int_equal(rp__backend_module_path("m.so", path, 8), -1);
+	unsetenv("REPRISE_MODULE_DIR");
+	/* a name no backend and no module has */
+	assert_null(rp_backend_find("no-such-backend"));
+	assert_int_equal(rp_backend_find_module("no-such-backend", &ops, eb), RP_E_UNSUPPORTED);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -491,6 +523,7 @@ int main(void)
 		cmocka_unit_test(test_schemes),
 		cmocka_unit_test(test_typed_options),
 		cmocka_unit_test(test_unsupported_ops),
+		cmocka_unit_test(test_module_loader),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
