@@ -19,9 +19,25 @@
 #include "formats/rpz.h"
 #include "formats/sysev.h"
 
-/* The writer's poll period bounds: quick while events flow, lazier when the program is quiet. */
-#define POLL_MIN_NS (200 * 1000)
+/*
+ * The writer's poll period: paced so that the fullest ring is about a
+ * quarter full when it is drained (POLL_FILL_PERMILLE), within these bounds.
+ * Each poll costs the writer syscalls and the machine a wake-up, so the
+ * writer sleeps as long as the rings allow; a traced thread that did find
+ * its ring full (it waits in 100 us steps) makes the next period the
+ * shortest.  At the longest, a 2 MiB ring fills only from some 200 MB/s of
+ * events, several times what a thread making syscalls can produce.
+ */
+#define POLL_MIN_NS (500 * 1000)
 #define POLL_MAX_NS (10 * 1000 * 1000)
+#define POLL_FILL_PERMILLE 250
+/*
+ * zstd level of the trace capture writes while the program runs: level 3
+ * costs a third of the CPU of the .rpz default (9) for a trace 2.5% larger
+ * (measured on a tar extraction, docs/BENCHMARKS.md); the CPU is taken from
+ * the traced program's machine while it runs.
+ */
+#define CAPTURE_ZSTD_LEVEL 3
 /* The command line kept in the trace's metadata (rp_trace_meta.source_name is 128 bytes). */
 #define CMDLINE_MAX 512
 
@@ -35,6 +51,21 @@ static void on_signal(int sig)
 	got_signal = sig;
 	if (child_pid > 0 && sig != SIGINT && sig != SIGQUIT)
 		kill(child_pid, sig);
+}
+
+/*
+ * The next poll period from the last one and how full the fullest ring was
+ * after it: rings fill about linearly in time, so period * target / fill
+ * reaches the target; growth at most doubles a step (a lull is no rate).
+ */
+static uint64_t next_period(uint64_t period, uint32_t fill_permille, bool a_thread_waited)
+{
+	if (a_thread_waited)
+		return POLL_MIN_NS;
+	uint64_t next = fill_permille ? period * POLL_FILL_PERMILLE / fill_permille : period * 2;
+	if (next > period * 2)
+		next = period * 2;
+	return next < POLL_MIN_NS ? POLL_MIN_NS : next > POLL_MAX_NS ? POLL_MAX_NS : next;
 }
 
 static int64_t real_minus_mono_ns(void)
@@ -355,7 +386,8 @@ int rp__cli_capture_cmd(char **argv, const rp_capcmd_opts *co)
 	if (rp__cli_out_open(&of, "capture", co->out))
 		goto out;
 	of_open = true;
-	if (rp_rpz_writer_open_file(&w, of.f, of.std ? "<stdout>" : co->out, NULL, errbuf) < 0) {
+	const rp_rpz_wopts wo = { .level = CAPTURE_ZSTD_LEVEL };
+	if (rp_rpz_writer_open_file(&w, of.f, of.std ? "<stdout>" : co->out, &wo, errbuf) < 0) {
 		rp__cli_err("capture", "%s", errbuf);
 		goto out;
 	}
@@ -390,8 +422,8 @@ int rp__cli_capture_cmd(char **argv, const rp_capcmd_opts *co)
 	child_pid = pid;
 	e = exec_failed(ep);
 
-	/* Drain while the program runs; poll faster while events come, slower when it is quiet. */
-	uint64_t period = POLL_MIN_NS;
+	/* Drain while the program runs, paced by how full the rings were (POLL_FILL_PERMILLE). */
+	uint64_t period = POLL_MIN_NS, waits = 0;
 	int64_t got = 0;
 	while (!exited) {
 		const pid_t r = waitpid(pid, &status, WNOHANG);
@@ -402,8 +434,10 @@ int rp__cli_capture_cmd(char **argv, const rp_capcmd_opts *co)
 			break;
 		if (exited)
 			break;
-		period = got > 0 ? POLL_MIN_NS : (period * 2 > POLL_MAX_NS ? POLL_MAX_NS : period * 2);
-		const struct timespec ts = { 0, (long)period };
+		const rp_spool_stats *const ss = rp_spool_get_stats(sp);
+		period = next_period(period, ss->fill_permille, ss->waits > waits);
+		waits = ss->waits;
+		const struct timespec ts = { (time_t)(period / 1000000000u), (long)(period % 1000000000u) };
 		sigtimedwait(&chld, NULL, &ts);
 	}
 	child_pid = 0;

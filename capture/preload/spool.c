@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -25,6 +26,13 @@
 #define MAX_HELD (4u << 20)
 /* A ring file's name: "<pid>.<tid>.<serial>[-<n>]"; longer is not one of ours. */
 #define NAME_MAX_LEN 80
+/*
+ * How often a ring that gave nothing is asked whether its thread is still
+ * there (a kill and a read of /proc per ring): a thread killed mid-call holds
+ * the merge watermark back this long at most.  Asking at every poll cost
+ * more CPU than draining (measured: a third of the writer's kernel time).
+ */
+#define DEAD_CHECK_NS (50u * 1000 * 1000)
 
 typedef struct ring {
 	char name[NAME_MAX_LEN + 1];
@@ -35,6 +43,7 @@ typedef struct ring {
 	uint64_t serial;
 	uint64_t w_enter; /* the now of the last scan that saw it not ENTERING: what an ENTERING ring holds W at */
 	uint64_t seq;     /* discovery order: ties of t_start keep a stable order */
+	uint64_t next_check; /* when to ask again whether the thread is gone (DEAD_CHECK_NS) */
 	uint64_t waits, lost;
 } ring;
 
@@ -53,6 +62,13 @@ struct rp_spool {
 	size_t held, heap_cap;
 	uint64_t prev_now, ring_seq, rec_seq, last_t;
 	uint64_t done_waits, done_lost;
+	/*
+	 * inotify on the directory: a new ring is renamed into it, so the
+	 * directory is read again only after something was made there.  -1
+	 * (no inotify instance to be had): read it at every poll.
+	 */
+	int ino;
+	bool rescan;
 	rp_spool_stats st;
 };
 
@@ -97,6 +113,13 @@ int rp_spool_create(rp_spool **out, const char *tmpdir, uint32_t ring_kb, char *
 	}
 	s->ring_kb = ring_kb;
 	s->prev_now = now_ns();
+	/* Watched before any traced program runs, so no ring can be made unseen. */
+	s->ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (s->ino >= 0 && inotify_add_watch(s->ino, s->dir, IN_CREATE | IN_MOVED_TO | IN_ONLYDIR) < 0) {
+		close(s->ino);
+		s->ino = -1;
+	}
+	s->rescan = true;
 	*out = s;
 	return RP_OK;
 }
@@ -253,13 +276,41 @@ static int ring_open(rp_spool *s, const char *name)
 	r->tid = h.tid;
 	r->serial = h.serial;
 	r->w_enter = s->prev_now;
+	r->next_check = s->prev_now + DEAD_CHECK_NS;
 	r->seq = s->ring_seq++;
 	s->st.rings++;
 	return 1;
 }
 
+/* Whether the directory may hold a name not read yet: inotify said something was made there (or overflowed). */
+static bool dir_changed(rp_spool *s)
+{
+	if (s->ino < 0)
+		return true;
+	bool changed = s->rescan;
+	s->rescan = false;
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	for (;;) {
+		const ssize_t n = read(s->ino, buf, sizeof buf);
+		if (n > 0) {
+			changed = true; /* which name does not matter: the scan reads them all */
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno != EAGAIN) {
+			close(s->ino); /* a broken instance: read the directory at every poll from now on */
+			s->ino = -1;
+			changed = true;
+		}
+		return changed;
+	}
+}
+
 static int scan_dir(rp_spool *s)
 {
+	if (!dir_changed(s))
+		return RP_OK;
 	DIR *const d = opendir(s->dir);
 	if (!d)
 		return RP_OK; /* removed under us: nothing new to find */
@@ -389,11 +440,23 @@ int64_t rp_spool_poll(rp_spool *s, bool final, int (*fn)(void *ctx, const rp_sys
 	uint64_t w = now;
 	int64_t total = 0;
 	uint64_t waits = 0, lost = 0;
+	uint32_t fill_max = 0;
 	for (size_t i = 0; i < s->nrings;) {
 		ring *const r = &s->rings[i];
 		const uint64_t busy = atomic_load(&r->hdr->busy);
 		const uint32_t closed = atomic_load(&r->hdr->closed);
-		const bool dead = !closed && ring_dead(s, r);
+		const uint64_t head = atomic_load_explicit(&r->hdr->head, memory_order_relaxed);
+		/* Only a ring that has nothing new is asked whether its thread is gone, and not at every poll. */
+		bool dead = false;
+		if (!closed && head == r->tail && now >= r->next_check) {
+			dead = ring_dead(s, r);
+			r->next_check = now + DEAD_CHECK_NS;
+		}
+		if (head - r->tail <= r->size) {
+			const uint32_t fill = (uint32_t)((head - r->tail) * 1000 / r->size);
+			if (fill > fill_max)
+				fill_max = fill;
+		}
 		const int64_t n = ring_drain(s, r);
 		if (n < -1)
 			return n;
@@ -419,6 +482,7 @@ int64_t rp_spool_poll(rp_spool *s, bool final, int (*fn)(void *ctx, const rp_sys
 	s->prev_now = now;
 	s->st.waits = s->done_waits + waits;
 	s->st.lost = s->done_lost + lost;
+	s->st.fill_permille = fill_max;
 	rc = 0;
 	while (rc == 0 && s->held && (final || s->held > MAX_HELD || s->heap[0]->ev.t_start < w))
 		rc = deliver(s, fn, ctx);
@@ -458,6 +522,8 @@ void rp_spool_destroy(rp_spool *s)
 		closedir(d);
 	}
 	rmdir(s->dir);
+	if (s->ino >= 0)
+		close(s->ino);
 	free(s->heap);
 	free(s->rings);
 	free(s);
