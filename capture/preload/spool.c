@@ -446,9 +446,9 @@ int64_t rp_spool_poll(rp_spool *s, bool final, int (*fn)(void *ctx, const rp_sys
 		const uint64_t busy = atomic_load(&r->hdr->busy);
 		const uint32_t closed = atomic_load(&r->hdr->closed);
 		const uint64_t head = atomic_load_explicit(&r->hdr->head, memory_order_relaxed);
-		/* Only a ring that has nothing new is asked whether its thread is gone, and not at every poll. */
+		/* Only a ring that has nothing new is asked whether its thread is gone, and not at every poll but the last. */
 		bool dead = false;
-		if (!closed && head == r->tail && now >= r->next_check) {
+		if (!closed && (final || (head == r->tail && now >= r->next_check))) {
 			dead = ring_dead(s, r);
 			r->next_check = now + DEAD_CHECK_NS;
 		}
