@@ -135,7 +135,10 @@ int rp_capture_live(rp_live_opts *live, rp_sink *sink, const rp_capture_opts *op
 	if (!live || !live->iface)
 		return rp_fail(errbuf, RP_E_INVAL, "live capture: no interface");
 	live_ctx lc = { .err = 0 };
-	int rc = open_live(&lc.p, live, errbuf);
+	int rc = rp__pcap_load(errbuf);
+	if (rc < 0)
+		return rc;
+	rc = open_live(&lc.p, live, errbuf);
 	if (rc < 0)
 		return rc;
 	lc.dlt = pcap_datalink(lc.p);

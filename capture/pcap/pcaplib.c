@@ -17,6 +17,12 @@ _Static_assert(RP_DLT_NULL == DLT_NULL && RP_DLT_EN10MB == DLT_EN10MB && RP_DLT_
 
 int rp__pcap_open_stream(pcap_t **out, FILE *f, const char *name, char *errbuf)
 {
+	*out = NULL;
+	const int lrc = rp__pcap_load(errbuf);
+	if (lrc < 0) {
+		fclose(f);
+		return lrc;
+	}
 	char pe[PCAP_ERRBUF_SIZE] = "";
 	*out = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, pe);
 	if (!*out) {

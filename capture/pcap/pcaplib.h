@@ -2,8 +2,9 @@
 #ifndef REPRISE_CAPTURE_PCAPLIB_H
 #define REPRISE_CAPTURE_PCAPLIB_H
 
-#include <pcap/pcap.h>
 #include <stdio.h>
+
+#include "capture/pcap/pcapdl.h"
 
 #include "capture/pcap/pcapfile.h"
 

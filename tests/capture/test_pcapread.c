@@ -269,6 +269,12 @@ static void blocks_from_a_file(void **state)
 
 int main(void)
 {
+	/* libpcap is opened on first use (capture/pcap/pcapdl.h): these tests call it directly too */
+	char eb[RP_ERRBUF_SIZE];
+	if (rp__pcap_load(eb) < 0) {
+		fprintf(stderr, "%s\n", eb);
+		return 1;
+	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_sample_capture),
 		cmocka_unit_test(odd_files),
