@@ -1,9 +1,9 @@
 /* A CTF trace through libbabeltrace2 (source.ctf.fs, filter.utils.muxer, a simple sink) -> ordered rp_sysev (converters/ctf.h). */
-#include <babeltrace2/babeltrace.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "converters/bt2dl.h"
 #include "converters/ctf.h"
 #include "formats/error.h"
 
@@ -235,8 +235,11 @@ int rp_ctf_read(const char *path, rp_ctf_emit_fn fn, int (*on_clock)(void *ctx, 
 		rp_ctf_stats *st, char *errbuf)
 {
 	memset(st, 0, sizeof(*st));
+	int rc = rp__bt2_load(errbuf);
+	if (rc < 0)
+		return rc;
 	rp_ctf_dirs dirs;
-	int rc = rp_ctf_find_traces(path, &dirs, errbuf);
+	rc = rp_ctf_find_traces(path, &dirs, errbuf);
 	if (rc < 0)
 		return rc;
 	st->traces = dirs.n;

@@ -1,40 +1,32 @@
-/* libpcap opened on first use (pcapdl.h): dlopen of the library meson linked against, by its soname. */
-#include <dlfcn.h>
+/* libpcap opened on first use (pcapdl.h): the library meson found, by its soname. */
 #include <pthread.h>
-#include <stdio.h>
 #include <string.h>
 
 #define RP_PCAPDL_IMPL
 #include "capture/pcap/pcapdl.h"
+#include "formats/dynlib.h"
 #include "formats/error.h"
 
 rp_pcap_api rp__pcap;
 
+#define RP_PCAP_NAME(f) #f,
+static const char *const names[] = { RP_PCAP_FUNCS(RP_PCAP_NAME) };
+#undef RP_PCAP_NAME
+#define N_FUNCS (sizeof(names) / sizeof(names[0]))
+
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static char why[RP_ERRBUF_SIZE]; /* the first load's failure, "" when it worked; written inside once only */
+static char why[RP_ERRBUF_SIZE]; /* the load's failure, "" when it worked: written inside once only */
 
 static void load(void)
 {
-	void *const h = dlopen(RP_PCAP_SONAME, RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		snprintf(why, sizeof(why), "cannot load libpcap (%s): %s", RP_PCAP_SONAME, dlerror());
+	void *syms[N_FUNCS];
+	if (rp_dynlib_open(RP_PCAP_SONAME, names, syms, N_FUNCS, why, sizeof(why)) < 0)
 		return;
-	}
-	rp_pcap_api api;
-	/* dlsym returns void *: through memcpy into the typed pointer, which ISO C allows where a cast is not */
-#define RP_PCAP_SYM(f)                                                                                         \
-	{                                                                                                      \
-		void *const p = dlsym(h, #f);                                                                 \
-		if (!p) {                                                                                      \
-			snprintf(why, sizeof(why), "libpcap (%s) has no %s: too old", RP_PCAP_SONAME, #f);   \
-			dlclose(h);                                                                            \
-			return;                                                                                \
-		}                                                                                              \
-		memcpy(&api.f, &p, sizeof(p));                                                                 \
-	}
-	RP_PCAP_FUNCS(RP_PCAP_SYM)
-#undef RP_PCAP_SYM
-	rp__pcap = api;
+	/* each void * into its typed pointer by memcpy, which ISO C allows where a cast is not */
+	size_t i = 0;
+#define RP_PCAP_SET(f) memcpy(&rp__pcap.f, &syms[i++], sizeof(syms[0]));
+	RP_PCAP_FUNCS(RP_PCAP_SET)
+#undef RP_PCAP_SET
 }
 
 int rp__pcap_load(char *errbuf)
