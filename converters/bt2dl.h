@@ -11,64 +11,64 @@
 
 #include <babeltrace2/babeltrace.h>
 
-#define RP_BT2_FUNCS(X) \
-	X(bt_clock_class_get_frequency)                                            \
-	X(bt_clock_class_get_offset)                                               \
-	X(bt_clock_snapshot_get_ns_from_origin)                                    \
-	X(bt_component_filter_borrow_input_port_by_index_const)                    \
-	X(bt_component_filter_borrow_output_port_by_name_const)                    \
-	X(bt_component_sink_borrow_input_port_by_index_const)                      \
-	X(bt_component_source_borrow_output_port_by_index_const)                   \
-	X(bt_component_source_get_output_port_count)                               \
-	X(bt_current_thread_clear_error)                                           \
-	X(bt_current_thread_take_error)                                            \
-	X(bt_error_borrow_cause_by_index)                                          \
-	X(bt_error_cause_get_message)                                              \
-	X(bt_error_get_cause_count)                                                \
-	X(bt_error_release)                                                        \
-	X(bt_event_borrow_class_const)                                             \
-	X(bt_event_borrow_payload_field_const)                                     \
-	X(bt_event_class_get_name)                                                 \
-	X(bt_field_borrow_class_const)                                             \
-	X(bt_field_class_structure_borrow_member_by_index_const)                   \
-	X(bt_field_class_structure_get_member_count)                               \
-	X(bt_field_class_structure_member_get_name)                                \
-	X(bt_field_get_class_type)                                                 \
-	X(bt_field_integer_signed_get_value)                                       \
-	X(bt_field_integer_unsigned_get_value)                                     \
-	X(bt_field_string_get_length)                                              \
-	X(bt_field_string_get_value)                                               \
-	X(bt_field_structure_borrow_member_field_by_index_const)                   \
-	X(bt_graph_add_filter_component)                                           \
-	X(bt_graph_add_simple_sink_component)                                      \
-	X(bt_graph_add_source_component)                                           \
-	X(bt_graph_connect_ports)                                                  \
-	X(bt_graph_create)                                                         \
-	X(bt_graph_put_ref)                                                        \
-	X(bt_graph_run)                                                            \
-	X(bt_message_discarded_events_get_count)                                   \
-	X(bt_message_discarded_packets_get_count)                                  \
-	X(bt_message_event_borrow_default_clock_snapshot_const)                    \
-	X(bt_message_event_borrow_event_const)                                     \
-	X(bt_message_event_borrow_stream_class_default_clock_class_const)          \
-	X(bt_message_get_type)                                                     \
-	X(bt_message_iterator_next)                                                \
-	X(bt_message_put_ref)                                                      \
-	X(bt_plugin_borrow_filter_component_class_by_name_const)                   \
-	X(bt_plugin_borrow_source_component_class_by_name_const)                   \
-	X(bt_plugin_find)                                                          \
-	X(bt_plugin_put_ref)                                                       \
-	X(bt_value_array_append_string_element)                                    \
-	X(bt_value_map_create)                                                     \
-	X(bt_value_map_insert_empty_array_entry)                                   \
-	X(bt_value_put_ref)                                                        \
+#include "formats/dynlib.h"
+
+#define RP_BT2_FUNCS(X, T) \
+	X(T, bt_clock_class_get_frequency)                                            \
+	X(T, bt_clock_class_get_offset)                                               \
+	X(T, bt_clock_snapshot_get_ns_from_origin)                                    \
+	X(T, bt_component_filter_borrow_input_port_by_index_const)                    \
+	X(T, bt_component_filter_borrow_output_port_by_name_const)                    \
+	X(T, bt_component_sink_borrow_input_port_by_index_const)                      \
+	X(T, bt_component_source_borrow_output_port_by_index_const)                   \
+	X(T, bt_component_source_get_output_port_count)                               \
+	X(T, bt_current_thread_clear_error)                                           \
+	X(T, bt_current_thread_take_error)                                            \
+	X(T, bt_error_borrow_cause_by_index)                                          \
+	X(T, bt_error_cause_get_message)                                              \
+	X(T, bt_error_get_cause_count)                                                \
+	X(T, bt_error_release)                                                        \
+	X(T, bt_event_borrow_class_const)                                             \
+	X(T, bt_event_borrow_payload_field_const)                                     \
+	X(T, bt_event_class_get_name)                                                 \
+	X(T, bt_field_borrow_class_const)                                             \
+	X(T, bt_field_class_structure_borrow_member_by_index_const)                   \
+	X(T, bt_field_class_structure_get_member_count)                               \
+	X(T, bt_field_class_structure_member_get_name)                                \
+	X(T, bt_field_get_class_type)                                                 \
+	X(T, bt_field_integer_signed_get_value)                                       \
+	X(T, bt_field_integer_unsigned_get_value)                                     \
+	X(T, bt_field_string_get_length)                                              \
+	X(T, bt_field_string_get_value)                                               \
+	X(T, bt_field_structure_borrow_member_field_by_index_const)                   \
+	X(T, bt_graph_add_filter_component)                                           \
+	X(T, bt_graph_add_simple_sink_component)                                      \
+	X(T, bt_graph_add_source_component)                                           \
+	X(T, bt_graph_connect_ports)                                                  \
+	X(T, bt_graph_create)                                                         \
+	X(T, bt_graph_put_ref)                                                        \
+	X(T, bt_graph_run)                                                            \
+	X(T, bt_message_discarded_events_get_count)                                   \
+	X(T, bt_message_discarded_packets_get_count)                                  \
+	X(T, bt_message_event_borrow_default_clock_snapshot_const)                    \
+	X(T, bt_message_event_borrow_event_const)                                     \
+	X(T, bt_message_event_borrow_stream_class_default_clock_class_const)          \
+	X(T, bt_message_get_type)                                                     \
+	X(T, bt_message_iterator_next)                                                \
+	X(T, bt_message_put_ref)                                                      \
+	X(T, bt_plugin_borrow_filter_component_class_by_name_const)                   \
+	X(T, bt_plugin_borrow_source_component_class_by_name_const)                   \
+	X(T, bt_plugin_find)                                                          \
+	X(T, bt_plugin_put_ref)                                                       \
+	X(T, bt_value_array_append_string_element)                                    \
+	X(T, bt_value_map_create)                                                     \
+	X(T, bt_value_map_insert_empty_array_entry)                                   \
+	X(T, bt_value_put_ref)                                                        \
 
 	/* end */
 
 typedef struct rp_bt2_api {
-#define RP_BT2_FIELD(f) __typeof__(f) *f;
-	RP_BT2_FUNCS(RP_BT2_FIELD)
-#undef RP_BT2_FIELD
+	RP_BT2_FUNCS(RP_DYNLIB_FIELD, _)
 } rp_bt2_api;
 
 /* The table, filled once by rp__bt2_load: process-wide, as the library it stands for is. */

@@ -11,35 +11,35 @@
 
 #include <pcap/pcap.h>
 
-#define RP_PCAP_FUNCS(X)                                                                                      \
-	X(pcap_activate)                                                                                      \
-	X(pcap_breakloop)                                                                                     \
-	X(pcap_close)                                                                                         \
-	X(pcap_compile)                                                                                       \
-	X(pcap_create)                                                                                        \
-	X(pcap_datalink)                                                                                      \
-	X(pcap_dispatch)                                                                                      \
-	X(pcap_fopen_offline_with_tstamp_precision)                                                           \
-	X(pcap_freecode)                                                                                      \
-	X(pcap_get_selectable_fd)                                                                             \
-	X(pcap_get_tstamp_precision)                                                                          \
-	X(pcap_geterr)                                                                                        \
-	X(pcap_next_ex)                                                                                       \
-	X(pcap_set_buffer_size)                                                                               \
-	X(pcap_set_immediate_mode)                                                                            \
-	X(pcap_set_promisc)                                                                                   \
-	X(pcap_set_snaplen)                                                                                   \
-	X(pcap_set_timeout)                                                                                   \
-	X(pcap_set_tstamp_precision)                                                                          \
-	X(pcap_setfilter)                                                                                     \
-	X(pcap_setnonblock)                                                                                   \
-	X(pcap_stats)                                                                                         \
-	X(pcap_statustostr)
+#include "formats/dynlib.h"
+
+#define RP_PCAP_FUNCS(X, T)                                                                                      \
+	X(T, pcap_activate)                                                                                      \
+	X(T, pcap_breakloop)                                                                                     \
+	X(T, pcap_close)                                                                                         \
+	X(T, pcap_compile)                                                                                       \
+	X(T, pcap_create)                                                                                        \
+	X(T, pcap_datalink)                                                                                      \
+	X(T, pcap_dispatch)                                                                                      \
+	X(T, pcap_fopen_offline_with_tstamp_precision)                                                           \
+	X(T, pcap_freecode)                                                                                      \
+	X(T, pcap_get_selectable_fd)                                                                             \
+	X(T, pcap_get_tstamp_precision)                                                                          \
+	X(T, pcap_geterr)                                                                                        \
+	X(T, pcap_next_ex)                                                                                       \
+	X(T, pcap_set_buffer_size)                                                                               \
+	X(T, pcap_set_immediate_mode)                                                                            \
+	X(T, pcap_set_promisc)                                                                                   \
+	X(T, pcap_set_snaplen)                                                                                   \
+	X(T, pcap_set_timeout)                                                                                   \
+	X(T, pcap_set_tstamp_precision)                                                                          \
+	X(T, pcap_setfilter)                                                                                     \
+	X(T, pcap_setnonblock)                                                                                   \
+	X(T, pcap_stats)                                                                                         \
+	X(T, pcap_statustostr)
 
 typedef struct rp_pcap_api {
-#define RP_PCAP_FIELD(f) __typeof__(f) *f;
-	RP_PCAP_FUNCS(RP_PCAP_FIELD)
-#undef RP_PCAP_FIELD
+	RP_PCAP_FUNCS(RP_DYNLIB_FIELD, _)
 } rp_pcap_api;
 
 /*
