@@ -226,19 +226,6 @@ static void print_latency(const rp_stat_side *a, const rp_stat_side *b, const rp
 	}
 }
 
-/* A size bucket's lower bound: exact below 1 KiB, else in binary units (buckets start at powers of two). */
-static const char *size_name(char *buf, size_t cap, uint64_t low)
-{
-	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-	unsigned u = 0;
-	while (low >= 1024 && u + 1 < sizeof(unit) / sizeof(unit[0])) {
-		low /= 1024;
-		u++;
-	}
-	snprintf(buf, cap, "%" PRIu64 " %s", low, unit[u]);
-	return buf;
-}
-
 static void print_sizes(const char *what, const uint64_t *ha, const uint64_t *hb, FILE *f)
 {
 	bool header = false;
@@ -250,7 +237,7 @@ static void print_sizes(const char *what, const uint64_t *ha, const uint64_t *hb
 			header = true;
 		}
 		char name[32];
-		row_u64(f, size_name(name, sizeof(name), rp_summary_size_min(i)), ha[i], hb[i]);
+		row_u64(f, rp_summary_bucket_name(name, sizeof(name), rp_summary_size_min(i)), ha[i], hb[i]);
 	}
 }
 

@@ -497,8 +497,7 @@ static const char *bytes_line(char *buf, size_t cap, uint64_t n)
 	return buf;
 }
 
-/* A bucket's lower bound exactly below 1 KiB, else in binary units (buckets start at powers of two). */
-static const char *bucket_name(char *buf, size_t cap, uint64_t low)
+const char *rp_summary_bucket_name(char *buf, size_t cap, uint64_t low)
 {
 	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
 	unsigned u = 0;
@@ -523,12 +522,12 @@ static void print_sizes(const char *what, const uint64_t *hist, FILE *f)
 			continue;
 		char lo[32], hi[32], range[72];
 		if (b <= 1)
-			snprintf(range, sizeof(range), "%s", bucket_name(lo, sizeof(lo), bucket_low(b)));
+			snprintf(range, sizeof(range), "%s", rp_summary_bucket_name(lo, sizeof(lo), bucket_low(b)));
 		else if (b + 1 < RP_SIZE_BUCKETS)
-			snprintf(range, sizeof(range), "%s - %s", bucket_name(lo, sizeof(lo), bucket_low(b)),
-				 bucket_name(hi, sizeof(hi), bucket_low(b + 1)));
+			snprintf(range, sizeof(range), "%s - %s", rp_summary_bucket_name(lo, sizeof(lo), bucket_low(b)),
+				 rp_summary_bucket_name(hi, sizeof(hi), bucket_low(b + 1)));
 		else
-			snprintf(range, sizeof(range), "%s and more", bucket_name(lo, sizeof(lo), bucket_low(b)));
+			snprintf(range, sizeof(range), "%s and more", rp_summary_bucket_name(lo, sizeof(lo), bucket_low(b)));
 		fprintf(f, "  %-24s %12" PRIu64 "  %5.1f%%\n", range, hist[b], 100.0 * (double)hist[b] / (double)total);
 	}
 }
