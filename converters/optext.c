@@ -1,4 +1,5 @@
 /* The canonical text form of ops (docs/op-model.md "Canonical text form") -> op records. */
+#include "converters/lines.h"
 #include "converters/optext.h"
 
 #include <inttypes.h>
@@ -667,6 +668,12 @@ uint64_t rp_optext_skipped(const rp_optext *t)
 	return t->skipped;
 }
 
+/* rp_optext_line as rp__mem_lines calls it. */
+static int optext_line(void *t, const char *line, size_t n, char *errbuf)
+{
+	return rp_optext_line(t, line, n, errbuf);
+}
+
 int rp_optext_parse_mem(const void *buf, size_t len, const char *name, rp_sink *sink, const rp_optext_opts *opts,
 			uint64_t *skipped, char *errbuf)
 {
@@ -674,15 +681,7 @@ int rp_optext_parse_mem(const void *buf, size_t len, const char *name, rp_sink *
 	int rc = rp_optext_create(&t, sink, name, opts, errbuf);
 	if (rc < 0)
 		return rc;
-	const char *p = buf;
-	const char *const end = p + len;
-	while (p < end && rc == 0) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		if (!eol)
-			eol = end;
-		rc = rp_optext_line(t, p, (size_t)(eol - p), errbuf);
-		p = eol < end ? eol + 1 : end;
-	}
+	rc = rp__mem_lines(buf, len, t, optext_line, errbuf);
 	if (rc == 0)
 		rc = rp_optext_finish(t, errbuf);
 	if (skipped)

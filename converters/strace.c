@@ -1,4 +1,5 @@
 /* strace logs -> op records: processes, unfinished calls, emission in call order, counters (docs/strace.md). */
+#include "converters/lines.h"
 #include "converters/strace.h"
 
 #include <inttypes.h>
@@ -589,6 +590,12 @@ void rp_strace_summary(const rp_strace *t, char *buf, size_t size)
 		memcpy(buf + size - 4, "...", 4);
 }
 
+/* rp_strace_line as rp__mem_lines calls it. */
+static int strace_line(void *t, const char *line, size_t n, char *errbuf)
+{
+	return rp_strace_line(t, line, n, errbuf);
+}
+
 int rp_strace_parse_mem(const void *buf, size_t len, const char *name, rp_sink *sink, const rp_strace_opts *opts,
 			uint64_t *skipped, char *summary, size_t summary_size, char *errbuf)
 {
@@ -596,15 +603,7 @@ int rp_strace_parse_mem(const void *buf, size_t len, const char *name, rp_sink *
 	int rc = rp_strace_create(&t, sink, name, opts, errbuf);
 	if (rc < 0)
 		return rc;
-	const char *p = buf;
-	const char *const end = p + len;
-	while (p < end && rc == 0) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		if (!eol)
-			eol = end;
-		rc = rp_strace_line(t, p, (size_t)(eol - p), errbuf);
-		p = eol < end ? eol + 1 : end;
-	}
+	rc = rp__mem_lines(buf, len, t, strace_line, errbuf);
 	if (rc == 0)
 		rc = rp_strace_finish(t, errbuf);
 	if (skipped)
