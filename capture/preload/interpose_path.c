@@ -55,8 +55,8 @@ static int opened(rp_sysev *ev, uint64_t t0, int r, int e)
 	return r;
 }
 
-#define OPEN_VA(name)                                                            \
-	int name(const char *path, int flags, ...)                               \
+/* The body of open's and openat's hooks (they differ in the dirfd and the real call): the mode only when one is passed. */
+#define OPEN_BODY(dirfd, call)                                                   \
 	{                                                                        \
 		mode_t mode = 0;                                                 \
 		if (NEEDS_MODE(flags)) {                                         \
@@ -66,36 +66,19 @@ static int opened(rp_sysev *ev, uint64_t t0, int r, int e)
 			va_end(ap);                                              \
 		}                                                                \
 		if (rp__skip())                                                  \
-			return REAL(name)(path, flags, mode);                    \
+			return call;                                             \
 		rp_sysev ev = {.nr = RP_SYSEV_OPEN};                             \
 		const uint64_t t0 = rp__enter();                                 \
-		const int r = REAL(name)(path, flags, mode);                     \
-		const int e = errno;                                             \
-		A(0, AT_FDCWD), A(1, flags), A(2, mode), P(0, path);             \
-		return opened(&ev, t0, r, e);                                    \
-	}
-OPEN_VA(open)
-OPEN_VA(open64)
-
-#define OPENAT_VA(name)                                                          \
-	int name(int dirfd, const char *path, int flags, ...)                    \
-	{                                                                        \
-		mode_t mode = 0;                                                 \
-		if (NEEDS_MODE(flags)) {                                         \
-			va_list ap;                                              \
-			va_start(ap, flags);                                     \
-			mode = va_arg(ap, mode_t);                               \
-			va_end(ap);                                              \
-		}                                                                \
-		if (rp__skip())                                                  \
-			return REAL(name)(dirfd, path, flags, mode);             \
-		rp_sysev ev = {.nr = RP_SYSEV_OPEN};                             \
-		const uint64_t t0 = rp__enter();                                 \
-		const int r = REAL(name)(dirfd, path, flags, mode);              \
+		const int r = call;                                              \
 		const int e = errno;                                             \
 		A(0, dirfd), A(1, flags), A(2, mode), P(0, path);                \
 		return opened(&ev, t0, r, e);                                    \
 	}
+#define OPEN_VA(name) int name(const char *path, int flags, ...) OPEN_BODY(AT_FDCWD, REAL(name)(path, flags, mode))
+#define OPENAT_VA(name) \
+	int name(int dirfd, const char *path, int flags, ...) OPEN_BODY(dirfd, REAL(name)(dirfd, path, flags, mode))
+OPEN_VA(open)
+OPEN_VA(open64)
 OPENAT_VA(openat)
 OPENAT_VA(openat64)
 
