@@ -33,6 +33,13 @@ rp_sink *rp_rpz_writer_sink(rp_rpz_writer *w);
 int rp_rpz_writer_add_flags(rp_rpz_writer *w, uint32_t flags, char *errbuf);
 /* Bytes written so far (header and whole frames; the index after close). */
 uint64_t rp_rpz_writer_bytes(const rp_rpz_writer *w);
+/*
+ * End the frame being filled now (a shorter one) and flush the stream, so
+ * what was written so far reads even if this process is killed (a live
+ * producer calls it now and then).  Nothing to do before the header.
+ * 0, or the write error (the writer is failed then).
+ */
+int rp_rpz_writer_flush(rp_rpz_writer *w, char *errbuf);
 /* Flush, write the index and close; returns 0 or an error.  NULL is a no-op. */
 int rp_rpz_writer_close(rp_rpz_writer *w, char *errbuf);
 

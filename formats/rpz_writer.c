@@ -240,6 +240,18 @@ static int sink_op(rp_sink *s, const rp_op *op)
 	return 0;
 }
 
+int rp_rpz_writer_flush(rp_rpz_writer *w, char *errbuf)
+{
+	if (w->failed || w->finished)
+		return rp_fail(errbuf, RP_E_STATE, "%s: writer is closed or failed", w->name);
+	if (!w->header_done)
+		return 0;
+	int rc = flush_frame(w);
+	if (rc == 0)
+		rc = flush_file(w);
+	return rc < 0 ? rp_fail(errbuf, rc, "%s", w->sink.errbuf) : 0;
+}
+
 static int write_index(rp_rpz_writer *w)
 {
 	const size_t payload = w->n_index * RPZ_INDEX_ENTRY + RPZ_INDEX_FOOTER;
