@@ -165,6 +165,8 @@ static int run_prog(char *const argv[])
 		return -1;
 	}
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	/* its notes (mkfs.btrfs prints some despite -q) would drown the run's; its errors go to stderr */
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 	posix_spawnattr_setsigmask(&at, &none);
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK);
 	pid_t pid;

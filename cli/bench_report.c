@@ -117,7 +117,15 @@ json_t *rp__bench_summary(const rp_bench_target *t)
 	json_object_set_new(lag, "p50", over_runs(t, 1e3, "lag_us", "p50", NULL));
 	json_object_set_new(lag, "p99", over_runs(t, 1e3, "lag_us", "p99", NULL));
 	json_object_set_new(s, "lag_ns", lag);
-	json_object_set_new(s, "final_sync_ns", over_runs(t, 1e9, "final_sync", "seconds", NULL));
+	/* over the runs whose sync ran: a run without one (--no-final-sync, the null backend) has no time to show */
+	double fv[RP_BENCH_RUNS_MAX];
+	size_t fn = 0;
+	for (size_t i = 0; i < t->n_runs; i++) {
+		const json_t *const fs = json_object_get(t->runs[i].result, "final_sync");
+		if (counted(&t->runs[i]) && json_is_true(json_object_get(fs, "ran")))
+			fv[fn++] = json_number_value(json_object_get(fs, "seconds")) * 1e9;
+	}
+	json_object_set_new(s, "final_sync_ns", spread(fv, fn));
 	json_object_set_new(s, "dirty_bytes_at_end", over_runs(t, 1, "final_sync", "dirty_bytes_at_end", NULL));
 	json_object_set_new(s, "errors", json_integer((json_int_t)errors));
 	json_object_set_new(s, "mismatches", json_integer((json_int_t)mismatches));
