@@ -243,6 +243,20 @@ static bool loop_of(const char *img, char *buf, size_t size)
 	return found;
 }
 
+/* Does the loop device do direct I/O (/sys/block/loopN/loop/dio: the kernel may fall back to buffered)? */
+static bool loop_dio(const char *dev)
+{
+	char p[64], v[8] = "";
+	const char *const name = strrchr(dev, '/');
+	snprintf(p, sizeof(p), "/sys/block/%s/loop/dio", name ? name + 1 : dev);
+	FILE *const f = fopen(p, "re");
+	if (!f)
+		return false;
+	const bool on = fgets(v, sizeof(v), f) && v[0] == '1';
+	fclose(f);
+	return on;
+}
+
 /*
  * A free loop device bound to img with autoclear (it detaches itself when
  * the file system on it is unmounted, and when the last descriptor closes
@@ -272,13 +286,24 @@ static int loop_attach(rp_bench_fs *fs)
 		struct loop_config cfg;
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.fd = (uint32_t)img;
-		cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR;
+		/*
+		 * Direct I/O: the loop device's writes go to the image's device, not into
+		 * the page cache of the file system holding the image, so a sync of the
+		 * file system under test reaches stable storage.  Where the file
+		 * system holding the image cannot, buffered as before (said).
+		 */
+		cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR | LO_FLAGS_DIRECT_IO;
 		snprintf((char *)cfg.info.lo_file_name, sizeof(cfg.info.lo_file_name), "%s", fs->img);
-		const int rc = ioctl(fd, LOOP_CONFIGURE, &cfg);
+		int rc = ioctl(fd, LOOP_CONFIGURE, &cfg);
+		if (rc < 0 && errno == EINVAL) {
+			cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR;
+			rc = ioctl(fd, LOOP_CONFIGURE, &cfg);
+		}
 		const int err = errno;
 		close(img);
 		if (rc == 0) {
 			dev = fd;
+			fs->direct_io = loop_dio(fs->loop);
 		} else {
 			close(fd);
 			errno = err;
@@ -406,8 +431,11 @@ int rp__bench_mkfs_setup(rp_bench_fsset *s, const char *dir, uint64_t size, bool
 		else
 			ready++;
 		if (fs->ready)
-			fprintf(stderr, "reprise bench: --mkfs %s: %s mounted%s%s\n", fs->type, fs->mnt,
-				fs->loop[0] ? " from " : "", fs->loop);
+			fprintf(stderr, "reprise bench: --mkfs %s: %s mounted%s%s%s\n", fs->type, fs->mnt,
+				fs->loop[0] ? " from " : "", fs->loop,
+				!fs->loop[0] ? "" : fs->direct_io ? " (direct I/O)"
+						  : " (buffered: the image's file system takes no direct I/O, so a sync "
+						    "reaches its page cache, not the disk)");
 	}
 	return ready ? 0 : 1;
 }

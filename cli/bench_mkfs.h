@@ -20,6 +20,7 @@ typedef struct rp_bench_fs {
 	char img[PATH_MAX];  /* DIR/reprise-mkfs-TYPE.img (not for tmpfs) */
 	char loop[32];       /* "/dev/loopN" while attached, else "" */
 	bool made_mnt, made_img, mounted;
+	bool direct_io;      /* the loop device writes the image with direct I/O */
 	bool ready;          /* mounted: a target */
 	char why[512];       /* why it is not (skipped or failed) */
 	bool skipped;        /* the kernel or the machine lacks it: said, not a failure */
