@@ -137,7 +137,7 @@ json_t *rp__bench_summary(const rp_bench_target *t)
 #define LABEL_W 22
 #define COL_W 27
 
-/* "12.34 (11.90-13.01)": the median and the spread, each value divided by div; "-" when there is none. */
+/* "12.34 (11.90..13.01)": the median and the spread, each value divided by div; "-" when there is none. */
 static void cell(char *buf, size_t size, const json_t *sp, double div, int prec)
 {
 	if (!json_is_object(sp)) {
@@ -151,7 +151,7 @@ static void cell(char *buf, size_t size, const json_t *sp, double div, int prec)
 	snprintf(b, sizeof(b), "%.*f", prec, lo);
 	snprintf(c, sizeof(c), "%.*f", prec, hi);
 	const int w = strcmp(b, c) == 0 ? snprintf(buf, size, "%.*f", prec, med)
-					: snprintf(buf, size, "%.*f (%s-%s)", prec, med, b, c);
+					: snprintf(buf, size, "%.*f (%s..%s)", prec, med, b, c);
 	if (w < 0 || (size_t)w >= size)
 		snprintf(buf, size, "%.*g", 6, med); /* a spread too wide for the cell: its median alone */
 }
@@ -268,7 +268,7 @@ void rp__bench_table(FILE *f, const rp_bench_target *t, size_t n)
 		fprintf(f, " %-*s", COL_W, buf);
 	}
 	fputc('\n', f);
-	fprintf(f, "(median (min-max) over the counted runs; flush at end: the final syncfs, inside the measured time;\n"
+	fprintf(f, "(median (min..max) over the counted runs; flush at end: the final syncfs, inside the measured time;\n"
 		   " dirty at end: Dirty+Writeback of /proc/meminfo, system-wide, at the end of the ops, minus its value at\n"
 		   " the start; errors: failures the trace did not record, summed over the counted runs)\n");
 }

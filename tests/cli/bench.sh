@@ -96,7 +96,7 @@ for line in open(sys.argv[2]):
 def cell(vals, prec):
     lo, hi, med = min(vals), max(vals), statistics.median(vals)
     f = "%%.%df" % prec
-    return f % med if f % lo == f % hi else "%s (%s-%s)" % (f % med, f % lo, f % hi)
+    return f % med if f % lo == f % hi else "%s (%s..%s)" % (f % med, f % lo, f % hi)
 for i, t in enumerate(d["targets"]):
     counted = [r["result"] for r in t["runs"] if not r["discarded"] and not r["failed"]]
     assert rows["MB/s"][i] == cell([r["mb_per_sec"] for r in counted], 2), (rows["MB/s"][i], [r["mb_per_sec"] for r in counted])
