@@ -431,7 +431,7 @@ int rp__bench_mkfs_setup(rp_bench_fsset *s, const char *dir, uint64_t size, bool
 		else
 			ready++;
 		if (fs->ready)
-			fprintf(stderr, "reprise bench: --mkfs %s: %s mounted%s%s%s\n", fs->type, fs->mnt,
+			rp__cli_err("bench", "--mkfs %s: %s mounted%s%s%s", fs->type, fs->mnt,
 				fs->loop[0] ? " from " : "", fs->loop,
 				!fs->loop[0] ? "" : fs->direct_io ? " (direct I/O)"
 						  : " (buffered: the image's file system takes no direct I/O, so a sync "

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/outfile.h"
 #include "formats/op.h"
 
 /* Op rows the table shows (the most frequent ops of all targets' counted runs); the JSON has every op. */
@@ -160,8 +161,13 @@ static void row_text(FILE *f, const char *label, const rp_bench_target *t, size_
 {
 	fprintf(f, "%-*s", LABEL_W, label);
 	for (size_t i = 0; i < n; i++) {
-		const char *const v = get(&t[i]);
-		fprintf(f, " %-*.*s", COL_W, COL_W, v ? v : "-");
+		char esc[4 * COL_W + 64]; /* escaped: a target named on the command line may hold control bytes */
+		const char *const v = get(&t[i]) ? rp__cli_esc(esc, sizeof(esc), get(&t[i])) : NULL;
+		const size_t len = v ? strlen(v) : 0;
+		if (len > COL_W) /* a long path: its end tells the targets apart, its start does not */
+			fprintf(f, " ...%-*s", COL_W - 3, v + len - (COL_W - 3));
+		else
+			fprintf(f, " %-*s", COL_W, v ? v : "-");
 	}
 	fputc('\n', f);
 }

@@ -156,7 +156,7 @@ typedef struct bench_ctx {
 	rp_cli_in in;
 	rp_cli_prov prov;
 	rp_replay_opts ro;
-	bool dir_targets; /* the backend works in directories (posix): each run gets its own */
+	bool dir_backend; /* the backend works in directories (posix): each run on a directory target gets its own */
 	unsigned seq;     /* runs made, for the run directories' names */
 	json_t *order;
 } bench_ctx;
@@ -175,9 +175,10 @@ static int one_run(bench_ctx *c, rp_bench_target *t)
 	rp_replay *r = NULL;
 	bool interrupted = false;
 	bool made = false;
-	fprintf(stderr, "reprise bench: run %u of %llu on %s%s%s\n", run->run, (unsigned long long)o.runs, t->name,
+	rp__cli_err("bench", "run %u of %llu on %s%s%s", run->run, (unsigned long long)o.runs, t->name,
 		t->mkfs ? " " : "", t->mkfs ? t->mkfs : "");
-	if (c->dir_targets) {
+	/* A URL (a network backend's) is the backend's namespace: no directory of ours is made in it. */
+	if (c->dir_backend && !strstr(t->name, "://")) {
 		const int dl = snprintf(dir, sizeof(dir), "%s/reprise-bench-%ld-%u", t->name, (long)getpid(), ++c->seq);
 		if (dl < 0 || (size_t)dl >= sizeof(dir)) {
 			say(run->error, sizeof(run->error), "the target's path is too long");
@@ -225,7 +226,7 @@ static int one_run(bench_ctx *c, rp_bench_target *t)
 		snprintf(fl, sizeof(fl), ", flush %.3f s", (double)res->final_sync.ns / 1e9);
 	else if (rp_replay_flush_why(&res->final_sync))
 		snprintf(fl, sizeof(fl), ", flush NOT done (%s)", rp_replay_flush_why(&res->final_sync));
-	fprintf(stderr, "reprise bench: run %u on %s: %.2f MB/s, %.0f ops/s%s, %llu failed (%llu as recorded), %llu mismatched%s%s%s\n",
+	rp__cli_err("bench", "run %u on %s: %.2f MB/s, %.0f ops/s%s, %llu failed (%llu as recorded), %llu mismatched%s%s%s",
 		run->run, t->name, res->mb_per_sec, res->ops_per_sec, fl, (unsigned long long)res->failures,
 		(unsigned long long)res->failures_expected, (unsigned long long)res->mismatches,
 		o.cold && res->prepare.caches != 1 ? "; caches NOT dropped" : "",
@@ -393,10 +394,7 @@ static int bench_main(int argc, char **argv, bench_ctx *c)
 		return arc;
 	c->ro.final_sync = !o.no_final_sync;
 	c->ro.drop_caches = o.cold;
-	c->dir_targets = !o.r.backend || strcmp(o.r.backend, "posix") == 0;
-	for (size_t i = 0; i < o.targets.n; i++)
-		if (strstr(o.targets.v[i], "://"))
-			c->dir_targets = false; /* a URL: the backend's own namespace, no directory of ours in it */
+	c->dir_backend = !o.r.backend || strcmp(o.r.backend, "posix") == 0;
 	int status = 1;
 	rp_outfile json = { .f = NULL };
 	bool have_in = false;
@@ -490,7 +488,7 @@ out:
 	if (o.mkfs && rp__bench_mkfs_teardown(&fss) && status == 0)
 		status = 1;
 	if (o.mkfs)
-		fprintf(stderr, "reprise bench: --mkfs: the file systems made under %s are removed\n", o.mkfs_dir);
+		rp__cli_err("bench", "--mkfs: the file systems made under %s are removed", o.mkfs_dir);
 	for (size_t i = 0; c->t && i < c->n; i++) {
 		for (size_t k = 0; k < c->t[i].n_runs; k++)
 			json_decref(c->t[i].runs[k].result);

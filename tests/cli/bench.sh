@@ -164,7 +164,15 @@ fs = json.load(open(sys.argv[1]))["final_sync"]
 assert fs["asked"] and fs["ran"] and fs["seconds"] >= 0 and isinstance(fs["dirty_bytes_at_end"], int), fs
 PY
 
-# 6. Bad option values are usage errors (exit 2) that name the option.
+# 6. A target whose name holds an escape sequence: printed escaped, never raw.
+esc=$(printf '\033')
+mkdir "$tmp/e${esc}[2Jx"
+check "bench on a target named with ESC [2J" "$reprise" bench "$tmp/w.txt" --target "$tmp/e${esc}[2Jx" --runs 1 -q
+if grep -q "$esc" "$tmp/out" "$tmp/err"; then not_ok "no ESC byte on stdout or stderr"; else ok "no ESC byte on stdout or stderr"; fi
+has "the name is shown escaped" err 'e\\x1b\[2Jx'
+rmdir "$tmp/e${esc}[2Jx"
+
+# 7. Bad option values are usage errors (exit 2) that name the option.
 for bad in "--runs 0" "--runs 101" "--runs x" "-t 0" "-t -1" "--clients 0" "--timing nope" "--mkfs ext4" \
 	"--mkfs nofs --mkfs-dir $tmp" "--mkfs ext4,ext4 --mkfs-dir $tmp" "--mkfs ext4, --mkfs-dir $tmp" \
 	"--mkfs tmpfs --mkfs-dir $tmp --mkfs-size 1k" "--mkfs tmpfs --mkfs-dir $tmp --mkfs-size 2T" \
