@@ -648,6 +648,7 @@ static void test_final_sync(void **state)
 	wl_add(&t, 1, RP_OP_WRITE, NULL, 1, 0, 65536, 0);
 	wl_add(&t, 1, RP_OP_CLOSE, NULL, 1, 0, 0, 0);
 	char eb[RP_ERRBUF_SIZE];
+	rp_workload *const w = wl_open(&t); /* one workload for every run, as bench uses it */
 	for (int mode = 0; mode < 4; mode++) { /* posix synced, posix not asked, null asked, posix interrupted */
 		rp_replay_opts o;
 		rp_replay_opts_init(&o);
@@ -656,7 +657,7 @@ static void test_final_sync(void **state)
 		o.final_sync = mode != 1;
 		o.backend = mode == 2 ? "null" : NULL;
 		rp_replay *r;
-		assert_int_equal(rp_replay_create(&r, &o, wl_open(&t), eb), 0);
+		assert_int_equal(rp_replay_create(&r, &o, w, eb), 0);
 		if (mode == 3) {
 			assert_int_equal(rp_replay_start(r, eb), 0);
 			rp_replay_stop(r);
