@@ -172,7 +172,19 @@ if grep -q "$esc" "$tmp/out" "$tmp/err"; then not_ok "no ESC byte on stdout or s
 has "the name is shown escaped" err 'e\\x1b\[2Jx'
 rmdir "$tmp/e${esc}[2Jx"
 
-# 7. Bad option values are usage errors (exit 2) that name the option.
+# 7. --json -: the JSON alone on standard output; a JSON that cannot be written is exit 1, before any run.
+if timeout 120 "$reprise" bench "$tmp/w.txt" --backend null --target "$tmp/a" --runs 1 -q --json - >"$tmp/out" 2>"$tmp/err" \
+	&& python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["schema"] == "reprise-bench/1"' "$tmp/out"; then
+	ok "--json -: stdout is the JSON alone"
+else
+	not_ok "--json -: stdout is the JSON alone"
+fi
+has "--json -: the table goes to stderr" err '^MB/s '
+check_fails "--json into a missing directory: exit 1" 1 "$reprise" bench "$tmp/w.txt" --target "$tmp/a" --runs 1 -q --json "$tmp/no/x.json"
+if grep -q "run 1 of" "$tmp/err"; then not_ok "... and no run was made"; else ok "... and no run was made"; fi
+check_fails "--json /dev/full: exit 1" 1 "$reprise" bench "$tmp/w.txt" --backend null --target "$tmp/a" --runs 1 -q --json /dev/full
+
+# 8. Bad option values are usage errors (exit 2) that name the option.
 for bad in "--runs 0" "--runs 101" "--runs x" "-t 0" "-t -1" "--clients 0" "--timing nope" "--mkfs ext4" \
 	"--mkfs nofs --mkfs-dir $tmp" "--mkfs ext4,ext4 --mkfs-dir $tmp" "--mkfs ext4, --mkfs-dir $tmp" \
 	"--mkfs tmpfs --mkfs-dir $tmp --mkfs-size 1k" "--mkfs tmpfs --mkfs-dir $tmp --mkfs-size 2T" \
