@@ -1,82 +1,48 @@
 /* reprise replay TRACE --target DIR: run a trace or dbench loadfile against a backend (docs/replay.md). */
 #include <dirent.h>
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli/commands.h"
 #include "cli/input.h"
 #include "cli/outfile.h"
 #include "cli/provenance.h"
+#include "cli/replay_cli.h"
 #include "formats/rpz.h"
 #include "replay/replay.h"
 
 static struct {
-	const char *target, *backend, *backend_opt, *timing, *on_mismatch, *json, *prepare_fill, *output;
-	uint64_t clients, max_inflight;
-	double clone_offset, duration, warmup, speed;
-	bool no_prepare, sync, fsync_writes, quiet, lenient, list_backends, fail_on_mismatch, drop_caches, cleanup;
+	rp_cli_ropts r; /* what bench takes too */
+	const char *target, *json, *output;
+	bool list_backends, fail_on_mismatch, drop_caches, cleanup, final_sync;
 } o;
 
 static const rp_opt options[] = {
 	{ "target", 'D', RP_OPT_STRING, &o.target, "DIR", "replay beneath this directory (or URL, for network backends)" },
-	{ "clients", 'c', RP_OPT_UINT, &o.clients, "N",
-	  "run N copies of the workload, copy k in TARGET/clientk (default: the trace's own clients, in TARGET); "
-	  "1-8192, and at most 8192 clients in all" },
-	{ "clone-offset", 0, RP_OPT_DURATION, &o.clone_offset, "DURATION", "start copy k this much after copy k-1 (at most 1000000 s)" },
-	{ "time", 't', RP_OPT_DURATION, &o.duration, "DURATION",
-	  "measure for this long, looping the workload (default: one pass, no warm-up); 1 ms to 1e8 s" },
-	{ "warmup", 0, RP_OPT_DURATION, &o.warmup, "DURATION",
-	  "run this long before measuring (default: --time / 5, as dbench); at most 1e8 s" },
-	{ "timing", 0, RP_OPT_STRING, &o.timing, "MODE",
-	  "afap (as fast as possible, default), trace (at recorded times), think (recorded gaps)" },
-	{ "speed", 0, RP_OPT_DOUBLE, &o.speed, "X", "trace/think timing: play recorded time X times faster (0.000001 to 1e9)" },
-	{ "max-inflight", 0, RP_OPT_UINT, &o.max_inflight, "N",
-	  "let up to N ops of one client be in flight at once where the trace has them overlap and they do not "
-	  "depend on each other (default 1: one at a time; up to 1024)" },
-	{ "backend", 'b', RP_OPT_STRING, &o.backend, "NAME",
-	  "posix, null or fault (default: the one that takes --target's URL scheme, posix for a directory)" },
-	{ "backend-opt", 'O', RP_OPT_STRING, &o.backend_opt, "LIST",
-	  "backend options, comma-separated name[=value], typed and range-checked (the backends below)" },
-	{ "sync", 's', RP_OPT_FLAG, &o.sync, NULL, "posix: open files O_SYNC (dbench -s)" },
-	{ "fsync-writes", 'F', RP_OPT_FLAG, &o.fsync_writes, NULL, "posix: fsync after every write (dbench -F)" },
-	{ "no-prepare", 0, RP_OPT_FLAG, &o.no_prepare, NULL,
-	  "do not create the files and directories the workload expects to exist" },
-	{ "prepare-fill", 0, RP_OPT_STRING, &o.prepare_fill, "MODE",
-	  "what prepared files hold: data (default: a non-zero pattern, every block written), zero (zeros, "
-	  "written), sparse (only the size: one byte at the end, reads hit holes)" },
+	RP_CLI_REPLAY_OPTS_RUN(o.r),
 	{ "drop-caches", 0, RP_OPT_FLAG, &o.drop_caches, NULL,
 	  "after prepare, sync and drop the page cache (root; a note says when it could not), so reads start cold" },
+	{ "final-sync", 0, RP_OPT_FLAG, &o.final_sync, NULL,
+	  "after the last op, syncfs the target's file system and count that time in the run (\"Flush at end\"), "
+	  "so the results hold data on stable storage (reprise bench does it by default)" },
 	{ "cleanup", 0, RP_OPT_FLAG, &o.cleanup, NULL,
 	  "posix: after the run, remove what the run and prepare made beneath TARGET (never what was there before)" },
-	{ "on-mismatch", 0, RP_OPT_STRING, &o.on_mismatch, "POLICY",
-	  "warn (default): count and show examples; skip: count, and skip ops on handles whose open failed; "
-	  "abort: stop at the first mismatch (exit 1)" },
+	RP_CLI_REPLAY_OPTS_MISMATCH(o.r),
 	{ "fail-on-mismatch", 0, RP_OPT_FLAG, &o.fail_on_mismatch, NULL,
 	  "run to the end, then exit 1 if any op's result differed from the recording" },
 	{ "output", 'o', RP_OPT_STRING, &o.output, "FILE", "the run's results, as JSON, to FILE: the same as --json FILE" },
 	{ "json", 'j', RP_OPT_STRING, &o.json, "FILE", "write every result as JSON to FILE, created before the run and renamed into place after it (- = stdout: the JSON alone, the table on stderr)" },
-	{ "quiet", 'q', RP_OPT_FLAG, &o.quiet, NULL, "no progress line on stderr" },
-	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfiles and strace logs: skip bad lines, count them" },
+	RP_CLI_REPLAY_OPTS_IO(o.r),
 	{ "list-backends", 0, RP_OPT_FLAG, &o.list_backends, NULL, "list the built-in backends and their options" },
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
-/* The engine's own bounds (rp_replay_create checks them too), so the CLI says which option is wrong. */
 static const rp_optrange ranges[] = {
-	{ "clients", 1, RP_REPLAY_CLIENTS_MAX },
-	{ "clone-offset", 0, 1e6 }, /* 11 days: copy k's start, k up to 8192, stays within 64-bit ns */
-	{ "time", 1e-3, 1e8 },      /* a run shorter than the clock's granularity measures nothing; 3 years */
-	{ "warmup", 0, 1e8 },
-	{ "speed", 1e-6, 1e9 },
-	{ "max-inflight", 1, RP_REPLAY_MAX_INFLIGHT },
+	RP_CLI_REPLAY_RANGES,
 	{ NULL, 0, 0 },
 };
-
-static void backends_help(FILE *f);
 
 static const rp_cmd spec = {
 	.name = "replay",
@@ -116,169 +82,11 @@ static const rp_cmd spec = {
 		"when TARGET is not, and --cleanup removes afterwards what the run made.\n\n"
 		"Exit status: 0 done, 1 the run failed, was aborted on a mismatch, or had one under\n"
 		"--fail-on-mismatch, 2 bad usage, 130 interrupted.",
-	.details_more = backends_help,
+	.details_more = rp__cli_backends_help,
 	.opts = options,
 	.min_args = 0,
 	.max_args = 1,
 };
-
-/* "uint, default 4, 1 to 64": an option's type, default and bounds, from its table entry. */
-static void opt_terms(const rp_backend_opt *bo, char *buf, size_t n)
-{
-	size_t len = (size_t)snprintf(buf, n, "%s", rp_bopt_type_name(bo->type));
-	char lo[32], hi[32];
-	if (len < n && bo->repeat)
-		len += (size_t)snprintf(buf + len, n - len, ", repeatable");
-	if (len < n && bo->def)
-		len += (size_t)snprintf(buf + len, n - len, ", default %s", bo->def);
-	if (len < n && (bo->min || bo->max)) {
-		rp_bopt_format(bo, bo->min, lo, sizeof(lo));
-		rp_bopt_format(bo, bo->max, hi, sizeof(hi));
-		len += (size_t)snprintf(buf + len, n - len, bo->max ? ", %s to %s" : ", at least %s", lo, hi);
-	}
-	for (size_t i = 0; len < n && bo->type == RP_BOPT_ENUM && bo->choices && bo->choices[i]; i++)
-		len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? "|" : ": ", bo->choices[i]);
-}
-
-/* Every built-in backend from its vtable: targets, the ops it cannot express, its typed options. */
-static void backends_help(FILE *f)
-{
-	fprintf(f, "backends (--backend NAME, --backend-opt name[=value],...):\n");
-	for (size_t i = 0; rp_backend_at(i); i++) {
-		const rp_backend_ops *const b = rp_backend_at(i);
-		fprintf(f, "  %-8s %s\n", b->name, b->summary);
-		if (b->schemes) {
-			fprintf(f, "           targets:");
-			for (const char *const *s = b->schemes; *s; s++)
-				fprintf(f, "%s %s%s", s == b->schemes ? "" : ",", **s ? *s : "a directory path", **s ? "://" : "");
-			fputc('\n', f);
-		} else {
-			fprintf(f, "           targets: any (not looked at); chosen by --backend only\n");
-		}
-		const uint64_t mask = b->op_mask ? b->op_mask : RP_BACKEND_ALL_OPS;
-		if (mask != RP_BACKEND_ALL_OPS) {
-			fprintf(f, "           cannot express (counted as unsupported):");
-			for (unsigned op = 0; op < RP_OP__COUNT; op++)
-				if (!(mask >> op & 1u) && op != RP_OP_SLEEP)
-					fprintf(f, " %s", rp_op_name(op));
-			fputc('\n', f);
-		}
-		for (const rp_backend_opt *bo = b->opts; bo && bo->name; bo++) {
-			char left[64], terms[160];
-			snprintf(left, sizeof(left), "%s%s%s", bo->name, bo->type == RP_BOPT_FLAG ? "" : "=",
-				 bo->type == RP_BOPT_FLAG ? "" : rp_bopt_arg(bo));
-			opt_terms(bo, terms, sizeof(terms));
-			fprintf(f, "           %-24s [%s] %s\n", left, terms, bo->help);
-		}
-	}
-}
-
-static int parse_enum(const char *what, const char *s, const char *const *names, int n)
-{
-	for (int i = 0; i < n; i++)
-		if (strcmp(s, names[i]) == 0)
-			return i;
-	rp__cli_err("replay", "--%s: unknown value '%s'", what, s);
-	return -1;
-}
-
-/* The backend options plus --sync and --fsync-writes, which are posix's. */
-static char *backend_opts(void)
-{
-	const size_t n = (o.backend_opt ? strlen(o.backend_opt) : 0) + 32;
-	char *const s = malloc(n);
-	if (!s)
-		return NULL;
-	snprintf(s, n, "%s%s%s%s", o.backend_opt ? o.backend_opt : "",
-		 o.sync ? (o.backend_opt && *o.backend_opt ? ",sync" : "sync") : "",
-		 o.fsync_writes ? ((o.backend_opt && *o.backend_opt) || o.sync ? ",fsync-writes" : "fsync-writes") : "",
-		 "");
-	return s;
-}
-
-static void progress(rp_replay *r, double *last_t, uint64_t *last_ops, uint64_t *last_bytes)
-{
-	rp_replay_progress p;
-	rp_replay_progress_get(r, &p);
-	const double dt = p.elapsed_s - *last_t;
-	if (dt <= 0)
-		return;
-	fprintf(stderr, "%4u clients  %8.2f MB/s  %9.0f ops/s  lag max %8.1f us  %6.1f s%s\n", p.running,
-		(double)(p.bytes - *last_bytes) / 1e6 / dt, (double)(p.ops - *last_ops) / dt, p.lag_max_us,
-		p.elapsed_s, p.warmup ? "  (warm-up)" : "");
-	*last_t = p.elapsed_s;
-	*last_ops = p.ops;
-	*last_bytes = p.bytes;
-}
-
-/* Run with SIGINT/SIGTERM blocked in every thread; this thread collects them with sigtimedwait. */
-static int drive(rp_replay *r, bool *interrupted, const rp_cli_in *in)
-{
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	char errbuf[RP_ERRBUF_SIZE];
-	int rc = rp_replay_start(r, errbuf);
-	rp__cli_in_rename(in, errbuf, sizeof(errbuf));
-	if (rc < 0) {
-		rp__cli_err("replay", "%s", errbuf);
-		rp_replay_stop(r);
-	}
-	double last_t = 0;
-	uint64_t last_ops = 0, last_bytes = 0;
-	struct timespec next;
-	clock_gettime(CLOCK_MONOTONIC, &next);
-	while (!rp_replay_wait(r, 0)) {
-		const struct timespec tick = { 0, 100000000L };
-		if (sigtimedwait(&set, NULL, &tick) > 0) {
-			*interrupted = true;
-			rp_replay_stop(r);
-		}
-		struct timespec now;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec > next.tv_sec || (now.tv_sec == next.tv_sec && now.tv_nsec >= next.tv_nsec)) {
-			if (!o.quiet)
-				progress(r, &last_t, &last_ops, &last_bytes);
-			next.tv_sec++;
-		}
-	}
-	const int frc = rp_replay_finish(r, errbuf);
-	rp__cli_in_rename(in, errbuf, sizeof(errbuf));
-	if (frc < 0 && rc == 0) {
-		rp__cli_err("replay", "%s", errbuf);
-		rc = frc;
-	}
-	return rc;
-}
-
-/* One line per kind of mismatch (op, expected, got), with its count and first example. */
-static void warn_samples(const rp_replay_results *res)
-{
-	uint64_t shown = 0;
-	for (size_t i = 0; i < res->n_samples; i++) {
-		const rp_replay_sample *const s = &res->samples[i];
-		const char *const e = rp_replay_errno_name(s->expected), *const a = rp_replay_errno_name(s->actual);
-		char what[200], copy[24] = "";
-		if (s->path[0])
-			snprintf(what, sizeof(what), "%s", s->path);
-		else if (s->handle)
-			snprintf(what, sizeof(what), "fh=%llu", (unsigned long long)s->handle);
-		else
-			snprintf(what, sizeof(what), "(no path or handle)");
-		if (s->copy)
-			snprintf(copy, sizeof(copy), " copy %u", s->copy);
-		rp__cli_err("replay", "mismatch: %llu x %s, expected %s, got %s; first: client c%u%s op %llu %s",
-			    (unsigned long long)s->count, rp_op_name(s->op),
-			    s->expected == 0 ? "OK" : e ? e : s->expected == -2 ? "an error" : "?",
-			    s->actual == 0 ? "OK" : a ? a : "an error", s->client, copy, (unsigned long long)s->index, what);
-		shown += s->count;
-	}
-	if (res->mismatches > shown)
-		fprintf(stderr, "reprise replay: ... and %llu more of other kinds (%llu mismatches in all)\n",
-			(unsigned long long)(res->mismatches - shown), (unsigned long long)res->mismatches);
-}
 
 /* Entries directly in dir (-1: it cannot be listed, which the backend will say). */
 static long count_entries(const char *dir)
@@ -303,7 +111,7 @@ static void warn_cut(const rp_cli_in *in)
 	const char *const path = in->path;
 	char errbuf[RP_ERRBUF_SIZE];
 	rp_reader *r = NULL;
-	const rp_read_opts ro = { .lenient = o.lenient };
+	const rp_read_opts ro = { .lenient = o.r.lenient };
 	if (rp_reader_open(&r, path, &ro, errbuf) < 0)
 		return; /* rp_workload_open_file has reported it */
 	rp_rpz_info info;
@@ -325,12 +133,7 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov);
 static int run(int argc, char **argv)
 {
 	memset(&o, 0, sizeof(o));
-	o.warmup = -1;
-	o.speed = 1;
-	o.max_inflight = 1;
-	o.timing = "afap";
-	o.on_mismatch = "warn";
-	o.prepare_fill = "data";
+	rp__cli_ropts_defaults(&o.r);
 	/* The command line and start time for the JSON, before option parsing reorders argv. */
 	rp_cli_prov prov;
 	if (rp__cli_prov_init(&prov, argc, argv) < 0) {
@@ -350,54 +153,63 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 	if (prc)
 		return prc > 0 ? 0 : 2;
 	if (o.list_backends) {
-		backends_help(stdout);
+		rp__cli_backends_help(stdout);
 		return 0;
 	}
 	if (npos != 1 || !o.target) {
 		fprintf(stderr, "usage: reprise replay %s\n(see reprise replay --help)\n", spec.usage);
 		return 2;
 	}
-	static const char *const timings[] = { "afap", "trace", "think" };
-	static const char *const policies[] = { "warn", "skip", "abort" };
-	static const char *const fills[] = { "data", "zero", "sparse" }; /* rp_prepare_fill order */
-	const int timing = parse_enum("timing", o.timing, timings, 3);
-	const int policy = parse_enum("on-mismatch", o.on_mismatch, policies, 3);
-	const int fill = parse_enum("prepare-fill", o.prepare_fill, fills, 3);
-	if (timing < 0 || policy < 0 || fill < 0)
-		return 2;
+	rp_replay_opts ro;
+	rp_replay_opts_init(&ro);
+	char *bopts = NULL;
+	const int arc = rp__cli_ropts_apply(&o.r, "replay", &ro, &bopts);
+	if (arc)
+		return arc;
+	ro.target = o.target;
+	ro.drop_caches = o.drop_caches;
+	ro.final_sync = o.final_sync;
+	const rp_on_mismatch policy = ro.on_mismatch;
 	/* The posix backend works in a directory; the others (null, fault, network) leave nothing in one. */
-	const bool dir_target = !strstr(o.target, "://") && (!o.backend || strcmp(o.backend, "posix") == 0);
+	const bool dir_target = !strstr(o.target, "://") && (!o.r.backend || strcmp(o.r.backend, "posix") == 0);
 	if (o.cleanup && !dir_target)
 		rp__cli_err("replay", "warning: --cleanup does nothing with the %s backend: it makes nothing in a directory",
-			    o.backend ? o.backend : "network");
+			    o.r.backend ? o.r.backend : "network");
 	if (o.output) {
 		/* -o/--output is every command's output: replay's is its results */
 		if (o.json && strcmp(o.json, o.output) != 0) {
 			rp__cli_err("replay", "--output and --json name two different files");
+			free(bopts);
 			return 2;
 		}
 		o.json = o.output;
 	}
 	if (o.json) {
 		const int same = rp__cli_out_check("replay", o.json, pos[0]);
-		if (same)
+		if (same) {
+			free(bopts);
 			return same;
+		}
 	}
 
 	char errbuf[RP_ERRBUF_SIZE];
 	rp_workload *w = NULL;
 	rp_cli_in in; /* a pipe is spooled: the plan and every client read the trace again */
 	int irc = rp__cli_in_open(&in, "replay", pos[0]);
-	if (irc)
-		return irc;
-	if ((irc = rp__cli_in_convert(&in, "replay", o.lenient)) != 0) { /* an strace log: converted first */
-		rp__cli_in_close(&in);
+	if (irc) {
+		free(bopts);
 		return irc;
 	}
-	if (rp_workload_open_file(&w, in.path, o.lenient, errbuf) < 0) {
+	if ((irc = rp__cli_in_convert(&in, "replay", o.r.lenient)) != 0) { /* an strace log: converted first */
+		rp__cli_in_close(&in);
+		free(bopts);
+		return irc;
+	}
+	if (rp_workload_open_file(&w, in.path, o.r.lenient, errbuf) < 0) {
 		rp__cli_in_rename(&in, errbuf, sizeof(errbuf));
 		rp__cli_err("replay", "%s", errbuf);
 		rp__cli_in_close(&in);
+		free(bopts);
 		return 1;
 	}
 	warn_cut(&in);
@@ -405,31 +217,16 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 	rp_outfile json = { .f = NULL };
 	if (o.json && rp__cli_out_open(&json, "replay", o.json)) {
 		rp_workload_destroy(w);
+		rp__cli_in_close(&in);
+		free(bopts);
 		return 1;
 	}
-	char *const bopts = backend_opts();
-	rp_replay_opts ro;
-	rp_replay_opts_init(&ro);
-	ro.target = o.target;
-	ro.backend = o.backend;
-	ro.backend_opts = bopts;
-	ro.clones = (uint32_t)o.clients;
-	ro.clone_offset_s = o.clone_offset;
-	ro.duration_s = o.duration;
-	ro.warmup_s = o.warmup;
-	ro.timing = (rp_timing)timing;
-	ro.speed = o.speed;
-	ro.max_inflight = (uint32_t)o.max_inflight;
-	ro.no_prepare = o.no_prepare;
-	ro.prepare_fill = (rp_prepare_fill)fill;
-	ro.drop_caches = o.drop_caches;
-	ro.on_mismatch = (rp_on_mismatch)policy;
 	rp_replay *r = NULL;
 	rp_tree_snap *snap = NULL;
 	int status = 1;
-	if (!bopts || rp_replay_create(&r, &ro, w, errbuf) < 0) {
+	if (rp_replay_create(&r, &ro, w, errbuf) < 0) {
 		rp__cli_in_rename(&in, errbuf, sizeof(errbuf));
-		rp__cli_err("replay", "%s", bopts ? errbuf : "out of memory");
+		rp__cli_err("replay", "%s", errbuf);
 		goto out;
 	}
 	/* Before prepare: what prepare makes is the run's, what is there already is not. */
@@ -448,13 +245,13 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 		rp__cli_prov_collect(prov, in.name, in.path, o.target);
 	bool interrupted = false;
 	rp__cli_prov_cpu_begin(prov);
-	const int rc = drive(r, &interrupted, &in);
+	const int rc = rp__cli_drive(r, "replay", o.r.quiet, &interrupted, &in);
 	rp__cli_prov_cpu_end(prov);
 	const rp_replay_results *const res = rp_replay_get_results(r);
 	/* --json -: standard output holds the JSON alone, and the table goes to stderr. */
 	rp_replay_write_table(res, json.std ? stderr : stdout);
 	if (policy != RP_MISMATCH_SKIP)
-		warn_samples(res);
+		rp__cli_warn_samples("replay", res);
 	status = rc < 0 || strcmp(res->stop, "mismatch") == 0 || strcmp(res->stop, "error") == 0 ? 1
 		 : interrupted ? 130 : 0;
 	if (status == 0 && o.fail_on_mismatch && res->mismatches) {

@@ -14,5 +14,6 @@ extern const rp_command rp__cmd_cat;
 extern const rp_command rp__cmd_stat;
 extern const rp_command rp__cmd_capture;
 extern const rp_command rp__cmd_replay;
+extern const rp_command rp__cmd_bench;
 
 #endif

@@ -16,6 +16,7 @@ static const rp_command *const commands[] = {
 	&rp__cmd_stat,
 	&rp__cmd_capture,
 	&rp__cmd_replay,
+	&rp__cmd_bench,
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -114,6 +114,15 @@ static int set_value(const rp_cmd *cmd, const rp_opt *o, const char *arg)
 	case RP_OPT_STRING:
 		*(const char **)o->value = arg;
 		return 0;
+	case RP_OPT_LIST: {
+		rp_optlist *const l = o->value;
+		if (l->n == RP_OPTLIST_MAX) {
+			fprintf(stderr, "reprise %s: --%s: given more than %d times\n", cmd->name, o->name, RP_OPTLIST_MAX);
+			return -1;
+		}
+		l->v[l->n++] = arg;
+		return 0;
+	}
 	case RP_OPT_UINT: {
 		errno = 0;
 		const unsigned long long v = strtoull(arg, &end, 0);

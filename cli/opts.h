@@ -14,13 +14,22 @@ typedef enum rp_optkind {
 	RP_OPT_UINT,   /* uint64_t, decimal or 0x hex */
 	RP_OPT_DOUBLE, /* double */
 	RP_OPT_DURATION, /* double seconds; accepts 10, 10s, 250ms, 2m, 1h */
+	RP_OPT_LIST,   /* rp_optlist: a string option given several times (bench --target A --target B) */
 } rp_optkind;
+
+/* At most this many values of one repeatable option: more is a usage error. */
+#define RP_OPTLIST_MAX 64
+
+typedef struct rp_optlist {
+	const char *v[RP_OPTLIST_MAX]; /* in the order given */
+	size_t n;
+} rp_optlist;
 
 typedef struct rp_opt {
 	const char *name;  /* long name without "--" */
 	char short_name;   /* 0 if none */
 	rp_optkind kind;
-	void *value;       /* bool*, const char**, uint64_t*, double* */
+	void *value;       /* bool*, const char**, uint64_t*, double*, rp_optlist* */
 	const char *arg;   /* argument name for help ("N", "FILE"); NULL for flags */
 	const char *help;
 } rp_opt;

@@ -215,6 +215,15 @@ static void target_fs(rp_cli_prov *pv, const char *target)
 	pv->p.target_fs = pv->fs;
 }
 
+void rp__cli_prov_target(rp_cli_prov *pv, const char *target)
+{
+	rp_replay_provenance *const p = &pv->p;
+	p->target = target;
+	p->target_fs = p->target_fs_magic = p->target_mount = p->target_mount_opts = p->target_fs_opts = NULL;
+	pv->fs[0] = pv->fs_magic[0] = pv->mount[0] = pv->mount_opts[0] = pv->fs_opts[0] = '\0';
+	target_fs(pv, target);
+}
+
 static double now_s(clockid_t clk)
 {
 	struct timespec ts;

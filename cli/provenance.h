@@ -30,6 +30,8 @@ int rp__cli_prov_init(rp_cli_prov *pv, int argc, char **argv);
  * hash).  Each is left null when it cannot be found; nothing here fails the run.
  */
 void rp__cli_prov_collect(rp_cli_prov *pv, const char *trace, const char *path, const char *target);
+/* Only the target's part of the above, for another target (bench: each run's directory). */
+void rp__cli_prov_target(rp_cli_prov *pv, const char *target);
 /* CPU time of the process from here ... */
 void rp__cli_prov_cpu_begin(rp_cli_prov *pv);
 /* ... to here, into pv->p.cpu_user_s and cpu_sys_s. */

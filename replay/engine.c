@@ -100,6 +100,7 @@ int rp_replay_create(rp_replay **out, const rp_replay_opts *opts, rp_workload *w
 	if (!r)
 		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 	r->opts = *opts;
+	r->res.final_sync.dirty_start = r->res.final_sync.dirty_end = -1; /* unknown until the run */
 	r->w = w;
 	r->target = strdup(opts->target);
 	if (!r->target) {
@@ -218,6 +219,7 @@ int rp_replay_start(rp_replay *r, char *errbuf)
 	rc = make_clients(r, errbuf);
 	if (rc < 0)
 		return rc;
+	r->res.final_sync.dirty_start = rp__dirty_bytes();
 	/* Every client starts at one absolute time, a little ahead, so thread creation is not in it. */
 	const uint64_t now = r->clock.now(r->clock.ctx);
 	r->t0 = now + 10000000ull * (r->opts.clock == NULL);
@@ -308,6 +310,8 @@ int rp_replay_finish(rp_replay *r, char *errbuf)
 	for (uint32_t i = 0; i < r->n_clients; i++)
 		if (r->clients[i]->started)
 			pthread_join(r->clients[i]->thread, NULL);
+	if (r->started)
+		rp__final_sync(r); /* before the merge: the sync's time is part of the measured period */
 	const int rc = rp__stats_merge(r);
 	if (rc < 0)
 		return rp_fail(errbuf, rc, "out of memory merging statistics");

@@ -272,6 +272,10 @@ int rp__scan(rp_replay *r, char *errbuf);
 int rp__prepare_run(rp_replay *r, char *errbuf);
 /* sync, then drop the page cache: 1, or the errno that prevented it (EPERM: not root). */
 int rp__drop_caches(void);
+/* /proc/meminfo's Dirty + Writeback in bytes (system-wide), -1 when unreadable (replay/flush.c). */
+int64_t rp__dirty_bytes(void);
+/* After the clients stopped: the dirty bytes left, then the final sync when asked (res.final_sync). */
+void rp__final_sync(rp_replay *r);
 void rp__prepare_free(rp_replay *r);
 
 

@@ -94,6 +94,13 @@ typedef struct rp_replay_opts {
 	rp_prepare_fill prepare_fill;
 	/* After prepare: sync and drop the page cache (root only; the result says what happened). */
 	bool drop_caches;
+	/*
+	 * After the last op, syncfs(2) the target's file system and count the
+	 * time in the measured period, so the results hold data that reached
+	 * stable storage, not data left in the page cache (backends that work in
+	 * a local directory: posix; the others say why not).
+	 */
+	bool final_sync;
 	rp_on_mismatch on_mismatch;
 	double spin_us;           /* sleep until this long before a deadline, then spin (default 50) */
 	/*
@@ -190,6 +197,21 @@ typedef struct rp_replay_depth {
 	double mean, rec_mean;
 } rp_replay_depth;
 
+/*
+ * The end of a run's measured window (rp_replay_opts.final_sync) and what
+ * was still dirty then.  The dirty counts are /proc/meminfo's Dirty plus
+ * Writeback, system-wide (every file system and process), in bytes; -1 when
+ * they cannot be read.
+ */
+typedef struct rp_replay_flush {
+	bool asked;          /* rp_replay_opts.final_sync */
+	bool ran;            /* the sync ran and succeeded */
+	int err;             /* 0; or why it did not run or failed: EINTR (interrupted), EOPNOTSUPP (no local directory), an errno */
+	uint64_t ns;         /* what it took (counted in elapsed_s) */
+	int64_t dirty_start; /* right before the clients started (after prepare and any cache drop) */
+	int64_t dirty_end;   /* when every client had stopped, before the sync */
+} rp_replay_flush;
+
 /* errno values counted individually; larger ones are counted under 0 ("other"). */
 #define RP_REPLAY_ERRNO_MAX 160
 
@@ -227,6 +249,7 @@ typedef struct rp_replay_results {
 		/* 0: not asked; 1: synced and dropped; else the errno that prevented it (EPERM: not root) */
 		int caches;
 	} prepare;
+	rp_replay_flush final_sync; /* the sync at the end, when asked, and the dirty bytes (always) */
 	char error[RP_ERRBUF_SIZE]; /* a client that failed (reader error): what and where */
 	uint32_t max_inflight;   /* the bound the run had */
 	rp_replay_depth depth;   /* all clients: the largest max, the mean of the means */
@@ -334,6 +357,8 @@ typedef struct rp_replay_provenance {
  */
 int rp_replay_write_json(const rp_replay_results *res, const rp_replay_provenance *prov, FILE *f);
 const char *rp_timing_name(rp_timing t);
+/* Why a final sync that was asked for did not run, in words ("interrupted", "no local directory"); NULL when it ran or was not asked. */
+const char *rp_replay_flush_why(const rp_replay_flush *f);
 const char *rp_prepare_fill_name(rp_prepare_fill f); /* "data", "zero", "sparse" */
 /* "EIO" etc., or NULL. */
 const char *rp_replay_errno_name(int err);

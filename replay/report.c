@@ -136,6 +136,21 @@ void rp_replay_write_table(const rp_replay_results *res, FILE *f)
 	if (res->warmup_s > 0)
 		fprintf(f, " after %.2f s warm-up", res->warmup_s);
 	fprintf(f, "  (%s timing, %s backend, stopped: %s)\n", rp_timing_name(res->timing), res->backend, res->stop);
+	if (res->final_sync.asked) {
+		const rp_replay_flush *const fs = &res->final_sync;
+		char b1[32];
+		if (fs->ran)
+			fprintf(f, "Flush at end: %.3f s (syncfs, in the measured time)", (double)fs->ns / 1e9);
+		else
+			fprintf(f, "Flush at end: NOT done (%s)", rp_replay_flush_why(fs));
+		if (fs->dirty_end >= 0 && fs->dirty_start >= 0)
+			fprintf(f, "; dirty at the end of the run: %s%s (system-wide)\n",
+				fs->dirty_end < fs->dirty_start ? "-" : "",
+				human_bytes((uint64_t)(fs->dirty_end < fs->dirty_start ? fs->dirty_start - fs->dirty_end
+											: fs->dirty_end - fs->dirty_start), b1, sizeof(b1)));
+		else
+			fputc('\n', f);
+	}
 	if (res->lag_count)
 		fprintf(f, "Issue lag: p50 %.1f us  p99 %.1f us  max %.1f us\n", res->lag_p50_us, res->lag_p99_us,
 			res->lag_max_us);
@@ -445,6 +460,16 @@ static json_t *build(jb *b, const rp_replay_results *res, const rp_replay_proven
 	jput(b, prep, "written", ju64(res->prepare.written));
 	jput(b, prep, "caches_dropped", res->prepare.caches == 0 ? json_null() : json_boolean(res->prepare.caches == 1));
 	jput(b, d, "prepare", prep);
+
+	const rp_replay_flush *const fs = &res->final_sync;
+	json_t *const fsj = json_object();
+	jput(b, fsj, "asked", json_boolean(fs->asked));
+	jput(b, fsj, "ran", json_boolean(fs->ran));
+	jput(b, fsj, "seconds", jnum((double)fs->ns / 1e9));
+	jput(b, fsj, "error", rp_replay_flush_why(fs) ? json_string(rp_replay_flush_why(fs)) : json_null());
+	jput(b, fsj, "dirty_bytes_at_end", fs->dirty_start >= 0 && fs->dirty_end >= 0
+						   ? json_integer(fs->dirty_end - fs->dirty_start) : json_null());
+	jput(b, d, "final_sync", fsj);
 
 	json_t *const samples = json_array();
 	for (size_t i = 0; i < res->n_samples; i++) {

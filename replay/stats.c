@@ -242,6 +242,9 @@ int rp__stats_merge(rp_replay *r)
 	if (r->end && last > r->end)
 		last = r->end;
 	res->elapsed_s = (double)(last - r->warm_end) / 1e9;
+	/* The final sync is the end of the run's writing: its time is measured (the gap before it, joining the clients, is not). */
+	if (res->final_sync.ran)
+		res->elapsed_s += (double)res->final_sync.ns / 1e9;
 	if (res->elapsed_s > 0) {
 		res->ops_per_sec = (double)res->ops / res->elapsed_s;
 		res->mb_per_sec = (double)res->bytes / 1e6 / res->elapsed_s;

@@ -638,6 +638,70 @@ static void test_options(void **state)
 	wl_fini(&t);
 }
 
+/* --final-sync: syncfs of the target after the last op, counted in the measured period; why not, when not. */
+static void test_final_sync(void **state)
+{
+	(void)state;
+	wl t;
+	wl_init(&t, RP_SRC_LOADFILE_SMB);
+	nt_open(&t, "\\s", RP_NT_OVERWRITE_IF, 0, 1, 0);
+	wl_add(&t, 1, RP_OP_WRITE, NULL, 1, 0, 65536, 0);
+	wl_add(&t, 1, RP_OP_CLOSE, NULL, 1, 0, 0, 0);
+	char eb[RP_ERRBUF_SIZE];
+	rp_workload *const w = wl_open(&t); /* one workload for every run, as bench uses it */
+	for (int mode = 0; mode < 4; mode++) { /* posix synced, posix not asked, null asked, posix interrupted */
+		rp_replay_opts o;
+		rp_replay_opts_init(&o);
+		o.target = target;
+		o.no_prepare = true;
+		o.final_sync = mode != 1;
+		o.backend = mode == 2 ? "null" : NULL;
+		rp_replay *r;
+		assert_int_equal(rp_replay_create(&r, &o, w, eb), 0);
+		if (mode == 3) {
+			assert_int_equal(rp_replay_start(r, eb), 0);
+			rp_replay_stop(r);
+			while (!rp_replay_wait(r, 1000))
+				;
+			assert_int_equal(rp_replay_finish(r, eb), 0);
+		} else {
+			assert_int_equal(rp_replay_run(r, eb), 0);
+		}
+		const rp_replay_results *const res = rp_replay_get_results(r);
+		const rp_replay_flush *const fs = &res->final_sync;
+		assert_int_equal(fs->asked, mode != 1);
+		/* measured either way: /proc/meminfo is there on Linux */
+		assert_true(fs->dirty_start >= 0 && fs->dirty_end >= 0);
+		switch (mode) {
+		case 0:
+			assert_true(fs->ran);
+			assert_int_equal(fs->err, 0);
+			assert_true(fs->ns > 0);
+			assert_true(res->elapsed_s >= (double)fs->ns / 1e9); /* inside the measured period */
+			assert_null(rp_replay_flush_why(fs));
+			break;
+		case 1:
+			assert_false(fs->ran);
+			assert_int_equal(fs->ns, 0);
+			assert_null(rp_replay_flush_why(fs));
+			break;
+		case 2:
+			assert_false(fs->ran);
+			assert_int_equal(fs->err, EOPNOTSUPP);
+			assert_string_equal(rp_replay_flush_why(fs), "the backend works in no local directory");
+			break;
+		default:
+			assert_false(fs->ran);
+			assert_int_equal(fs->err, EINTR);
+			assert_string_equal(rp_replay_flush_why(fs), "interrupted");
+		}
+		rp_replay_destroy(r);
+		rm_rf(target);
+		mkdir(target, 0755);
+	}
+	wl_fini(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -654,6 +718,7 @@ int main(void)
 		cmocka_unit_test(test_nt_access),
 		cmocka_unit_test(test_prepare_sizes),
 		cmocka_unit_test(test_loop_leftovers),
+		cmocka_unit_test(test_final_sync),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,506 @@
+/* reprise bench TRACE --target A --target B ...: the same workload on several targets, interleaved runs, one table (docs/bench.md). */
+#include <errno.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/bench.h"
+#include "cli/bench_mkfs.h"
+#include "cli/commands.h"
+#include "cli/input.h"
+#include "cli/outfile.h"
+#include "cli/provenance.h"
+#include "cli/replay_cli.h"
+#include "replay/replay.h"
+
+static struct {
+	rp_cli_ropts r;
+	rp_optlist targets;
+	uint64_t runs;
+	const char *json, *output, *mkfs, *mkfs_dir, *mkfs_size;
+	bool discard_first, no_final_sync, cold;
+} o;
+
+static const rp_opt options[] = {
+	{ "target", 'D', RP_OPT_LIST, &o.targets, "DIR",
+	  "a target (repeat for each: --target A --target B); each run works in a new directory beneath it, removed after the run" },
+	{ "runs", 'n', RP_OPT_UINT, &o.runs, "N", "runs per target, interleaved A B A B ... (default 3; 1-100)" },
+	{ "discard-first", 0, RP_OPT_FLAG, &o.discard_first, NULL,
+	  "leave each target's first run out of the summary (it stays in the JSON, marked discarded)" },
+	{ "no-final-sync", 0, RP_OPT_FLAG, &o.no_final_sync, NULL,
+	  "end the measured time at the last op, with dirty data still in memory (dbench's number); by default a "
+	  "run ends when syncfs has put its data on stable storage" },
+	{ "cold", 0, RP_OPT_FLAG, &o.cold, NULL,
+	  "after each prepare, sync and drop the page cache (root; said when it could not be done)" },
+	{ "mkfs", 0, RP_OPT_STRING, &o.mkfs, "LIST",
+	  "make these file systems as targets under --mkfs-dir (ext2,ext3,ext4,xfs,btrfs,tmpfs, also f2fs, jfs, "
+	  "reiserfs where present): loop-mounted images and a tmpfs, removed again at the end (root)" },
+	{ "mkfs-dir", 0, RP_OPT_STRING, &o.mkfs_dir, "DIR", "where --mkfs puts its images and mount points" },
+	{ "mkfs-size", 0, RP_OPT_STRING, &o.mkfs_size, "SIZE",
+	  "each --mkfs file system's size (sparse images; tmpfs's limit): 16M to 1T, k/M/G/T powers of 1024 (default 1G)" },
+	RP_CLI_REPLAY_OPTS_RUN(o.r),
+	RP_CLI_REPLAY_OPTS_MISMATCH(o.r),
+	{ "output", 'o', RP_OPT_STRING, &o.output, "FILE", "every run's results and the summary, as JSON, to FILE: the same as --json FILE" },
+	{ "json", 'j', RP_OPT_STRING, &o.json, "FILE",
+	  "write every run's full replay result and each target's summary as JSON to FILE (docs/bench-json.md; - = stdout: "
+	  "the JSON alone, the table on stderr)" },
+	RP_CLI_REPLAY_OPTS_IO(o.r),
+	{ NULL, 0, 0, NULL, NULL, NULL },
+};
+
+static const rp_optrange ranges[] = {
+	RP_CLI_REPLAY_RANGES,
+	{ "runs", 1, RP_BENCH_RUNS_MAX },
+	{ NULL, 0, 0 },
+};
+
+static const rp_cmd spec = {
+	.name = "bench",
+	.ranges = ranges,
+	.usage = "[options] TRACE|LOADFILE --target A --target B ... | --mkfs LIST --mkfs-dir DIR",
+	.summary = "replay one workload on several targets, runs interleaved, and compare them side by side",
+	.details =
+		"Runs the workload --runs times on every target, interleaved (A B A B ...) so that drift of the\n"
+		"machine hits every target alike. Every run gets a freshly prepared tree: a new directory beneath the\n"
+		"target (reprise-bench-PID-K), prepared, replayed and removed after the run, so the target is left as\n"
+		"it was. The replay options are those of reprise replay.\n\n"
+		"By default a run's measured time ends only when its data is on stable storage: after the last op,\n"
+		"syncfs(2) of the target's file system is timed and counted in the run (\"flush at end\"), so a file\n"
+		"system that only buffers cannot win by doing no I/O. --no-final-sync gives dbench's number. Either\n"
+		"way the data still dirty when the ops ended is reported (Dirty+Writeback of /proc/meminfo, minus its\n"
+		"value at the start: system-wide).\n\n"
+		"The table shows, per target, MB/s, ops/s, the flush, latency p50/p99/max of the main ops and of all,\n"
+		"issue lag, errors and mismatches: the median over the counted runs with the min-max spread, and the\n"
+		"target's file system and mount options. --json FILE writes it all, every run's whole replay result\n"
+		"included (docs/bench-json.md); reprise compare reads it.\n\n"
+		"--mkfs ext4,xfs,tmpfs --mkfs-dir DIR makes those file systems under DIR (an image each, truncated to\n"
+		"--mkfs-size, mkfs.TYPE, a loop device, a mount; tmpfs with that size), uses them as targets and\n"
+		"removes them at the end, also after SIGINT or SIGTERM. A file system the kernel or the machine lacks\n"
+		"is said and skipped; one still mounted by an earlier, killed run is reported and left alone. Root only.\n\n"
+		"A target that cannot be prepared is reported and the others go on. Exit status: 0 every run done, 1 a\n"
+		"run failed (or a --mkfs file system could not be made or removed), 2 bad usage, 130 interrupted.",
+	.details_more = rp__cli_backends_help,
+	.opts = options,
+	.min_args = 0,
+	.max_args = 1,
+};
+
+/* SIGINT or SIGTERM (blocked for the whole command) arrived since the last look. */
+static bool stop_asked;
+
+static bool poll_stop(void)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	const struct timespec zero = { 0, 0 };
+	if (sigtimedwait(&set, NULL, &zero) > 0)
+		stop_asked = true;
+	return stop_asked;
+}
+
+/* The run's result as the JSON object `reprise replay --json` writes: written by the library, read back. */
+static json_t *result_json(const rp_replay_results *res, const rp_replay_provenance *prov)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *const m = open_memstream(&buf, &len);
+	if (!m)
+		return NULL;
+	const int rc = rp_replay_write_json(res, prov, m);
+	if (fclose(m) != 0 || rc < 0) {
+		free(buf);
+		return NULL;
+	}
+	json_t *const j = json_loadb(buf, len, 0, NULL);
+	free(buf);
+	return j;
+}
+
+/* A message into buf, cut to fit (an error's text: the cut end loses nothing that matters). */
+__attribute__((format(printf, 3, 4))) static void say(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+}
+
+/* A string from the command line, escaped for JSON as the replay report escapes names. */
+static json_t *jname(const char *s)
+{
+	if (!s)
+		return json_null();
+	const size_t n = strlen(s);
+	const size_t need = rp_text_escape_utf8(NULL, 0, s, n) + 1;
+	char *const buf = malloc(need);
+	if (!buf)
+		return NULL;
+	rp_text_escape_utf8(buf, need, s, n);
+	json_t *const v = json_string(buf);
+	free(buf);
+	return v;
+}
+
+typedef struct bench_ctx {
+	rp_bench_target *t;
+	size_t n;
+	rp_workload *w;
+	rp_cli_in in;
+	rp_cli_prov prov;
+	rp_replay_opts ro;
+	bool dir_backend; /* the backend works in directories (posix): each run on a directory target gets its own */
+	unsigned seq;     /* runs made, for the run directories' names */
+	json_t *order;
+} bench_ctx;
+
+/* One run on target t: a new directory, prepare, the replay, its result kept, the directory removed. 1 interrupted. */
+static int one_run(bench_ctx *c, rp_bench_target *t)
+{
+	rp_bench_run *const run = &t->runs[t->n_runs];
+	memset(run, 0, sizeof(*run));
+	run->run = (unsigned)++t->n_runs;
+	run->discarded = o.discard_first && run->run == 1;
+	json_array_append_new(c->order, jname(t->name));
+	char dir[PATH_MAX + 64];
+	char errbuf[RP_ERRBUF_SIZE];
+	rp_tree_snap *snap = NULL;
+	rp_replay *r = NULL;
+	bool interrupted = false;
+	bool made = false;
+	rp__cli_err("bench", "run %u of %llu on %s%s%s", run->run, (unsigned long long)o.runs, t->name,
+		t->mkfs ? " " : "", t->mkfs ? t->mkfs : "");
+	/* A URL (a network backend's) is the backend's namespace: no directory of ours is made in it. */
+	if (c->dir_backend && !strstr(t->name, "://")) {
+		const int dl = snprintf(dir, sizeof(dir), "%s/reprise-bench-%ld-%u", t->name, (long)getpid(), ++c->seq);
+		if (dl < 0 || (size_t)dl >= sizeof(dir)) {
+			say(run->error, sizeof(run->error), "the target's path is too long");
+			goto fail;
+		}
+		if (mkdir(dir, 0755) < 0) {
+			say(run->error, sizeof(run->error), "%s: cannot make the run's directory: %s", dir, strerror(errno));
+			goto fail;
+		}
+		made = true;
+		/* Empty now: the clean afterwards removes everything the run made in it, never following a link out. */
+		if (rp_tree_snap_take(&snap, dir, errbuf) < 0) {
+			say(run->error, sizeof(run->error), "%s", errbuf);
+			goto fail;
+		}
+	} else {
+		snprintf(dir, sizeof(dir), "%s", t->name);
+	}
+	rp_replay_opts ro = c->ro;
+	ro.target = dir;
+	if (rp_replay_create(&r, &ro, c->w, errbuf) < 0) {
+		rp__cli_in_rename(&c->in, errbuf, sizeof(errbuf));
+		say(run->error, sizeof(run->error), "%s", errbuf);
+		goto fail;
+	}
+	rp__cli_prov_target(&c->prov, dir);
+	rp__cli_prov_cpu_begin(&c->prov);
+	const int rc = rp__cli_drive(r, "bench", o.r.quiet, &interrupted, &c->in);
+	rp__cli_prov_cpu_end(&c->prov);
+	const rp_replay_results *const res = rp_replay_get_results(r);
+	if (ro.on_mismatch != RP_MISMATCH_SKIP)
+		rp__cli_warn_samples("bench", res);
+	run->result = result_json(res, &c->prov.p);
+	if (!run->result)
+		say(run->error, sizeof(run->error), "out of memory keeping the result");
+	else if (rc < 0 || strcmp(res->stop, "error") == 0 || strcmp(res->stop, "mismatch") == 0)
+		say(run->error, sizeof(run->error), "the run %s", rc < 0 ? "failed" : strcmp(res->stop, "error") == 0
+										  ? "ended in an error" : "stopped at a mismatch");
+	else if (res->prepare.failures)
+		say(run->error, sizeof(run->error), "prepare: %llu of its items failed",
+			 (unsigned long long)res->prepare.failures);
+	run->failed = run->error[0] != '\0';
+	char fl[64] = "";
+	if (res->final_sync.ran)
+		snprintf(fl, sizeof(fl), ", flush %.3f s", (double)res->final_sync.ns / 1e9);
+	else if (rp_replay_flush_why(&res->final_sync))
+		snprintf(fl, sizeof(fl), ", flush NOT done (%s)", rp_replay_flush_why(&res->final_sync));
+	rp__cli_err("bench", "run %u on %s: %.2f MB/s, %.0f ops/s%s, %llu failed (%llu as recorded), %llu mismatched%s%s%s",
+		run->run, t->name, res->mb_per_sec, res->ops_per_sec, fl, (unsigned long long)res->failures,
+		(unsigned long long)res->failures_expected, (unsigned long long)res->mismatches,
+		o.cold && res->prepare.caches != 1 ? "; caches NOT dropped" : "",
+		o.cold && res->prepare.caches == EPERM ? " (--cold needs root)" : "", run->discarded ? " (discarded)" : "");
+	rp_replay_destroy(r); /* its descriptors closed before anything is removed */
+	r = NULL;
+fail:
+	if (run->error[0]) {
+		run->failed = true;
+		rp__cli_err("bench", "%s: run %u: %s", t->name, run->run, run->error);
+		if (!run->result)
+			t->dead = true; /* it could not even start: the target is not tried again */
+	}
+	rp_replay_destroy(r);
+	if (snap) {
+		rp_tree_clean cl;
+		if (rp_tree_snap_clean(snap, dir, &cl, errbuf) < 0)
+			rp__cli_err("bench", "%s: cleaning up: %s", dir, errbuf);
+	}
+	if (made && rmdir(dir) < 0)
+		rp__cli_err("bench", "%s: %s (left behind)", dir, strerror(errno));
+	rp_tree_snap_free(snap);
+	return interrupted;
+}
+
+static json_t *options_json(const rp_replay_opts *ro, uint64_t mkfs_size)
+{
+	json_t *const j = json_object();
+	json_object_set_new(j, "runs", json_integer((json_int_t)o.runs));
+	json_object_set_new(j, "discard_first", json_boolean(o.discard_first));
+	json_object_set_new(j, "final_sync", json_boolean(!o.no_final_sync));
+	json_object_set_new(j, "cold", json_boolean(o.cold));
+	json_object_set_new(j, "backend", jname(o.r.backend));
+	json_object_set_new(j, "backend_opts", jname(ro->backend_opts));
+	json_object_set_new(j, "clients", json_integer((json_int_t)o.r.clients));
+	json_object_set_new(j, "time_s", json_real(o.r.duration));
+	json_object_set_new(j, "warmup_s", o.r.warmup < 0 ? json_null() : json_real(o.r.warmup));
+	json_object_set_new(j, "timing", json_string(rp_timing_name(ro->timing)));
+	json_object_set_new(j, "speed", json_real(o.r.speed));
+	json_object_set_new(j, "max_inflight", json_integer((json_int_t)o.r.max_inflight));
+	json_object_set_new(j, "no_prepare", json_boolean(o.r.no_prepare));
+	json_object_set_new(j, "prepare_fill", json_string(rp_prepare_fill_name(ro->prepare_fill)));
+	json_object_set_new(j, "on_mismatch", jname(o.r.on_mismatch));
+	json_object_set_new(j, "mkfs", jname(o.mkfs));
+	json_object_set_new(j, "mkfs_dir", jname(o.mkfs_dir));
+	json_object_set_new(j, "mkfs_size", o.mkfs ? json_integer((json_int_t)mkfs_size) : json_null());
+	return j;
+}
+
+static json_t *document(const bench_ctx *c, uint64_t mkfs_size)
+{
+	json_t *const d = json_object();
+	json_object_set_new(d, "schema", json_string("reprise-bench/1"));
+	json_t *const tr = json_object();
+	json_object_set_new(tr, "path", jname(c->prov.p.trace_path));
+	json_object_set_new(tr, "sha256", c->prov.p.trace_sha256 ? json_string(c->prov.p.trace_sha256) : json_null());
+	json_object_set_new(tr, "hash_seconds", c->prov.p.hash_seconds < 0 ? json_null() : json_real(c->prov.p.hash_seconds));
+	json_object_set_new(d, "trace", tr);
+	json_object_set_new(d, "options", options_json(&c->ro, mkfs_size));
+	json_object_set_new(d, "order", json_incref(c->order));
+	json_t *const ts = json_array();
+	for (size_t i = 0; i < c->n; i++) {
+		const rp_bench_target *const t = &c->t[i];
+		json_t *const tj = json_object();
+		json_object_set_new(tj, "target", jname(t->name));
+		json_object_set_new(tj, "mkfs", jname(t->mkfs));
+		json_object_set_new(tj, "fs_type", jname(t->fs_type));
+		json_object_set_new(tj, "mount_options", jname(t->mount_opts));
+		json_t *const runs = json_array();
+		for (size_t k = 0; k < t->n_runs; k++) {
+			const rp_bench_run *const r = &t->runs[k];
+			const json_t *const fs = json_object_get(r->result, "final_sync");
+			const json_t *const dirty = json_object_get(fs, "dirty_bytes_at_end");
+			json_t *const rj = json_object();
+			json_object_set_new(rj, "run", json_integer(r->run));
+			json_object_set_new(rj, "discarded", json_boolean(r->discarded));
+			json_object_set_new(rj, "failed", json_boolean(r->failed));
+			json_object_set_new(rj, "error", r->error[0] ? jname(r->error) : json_null());
+			json_object_set_new(rj, "final_sync_ns",
+					    json_is_true(json_object_get(fs, "ran"))
+						    ? json_integer((json_int_t)(json_number_value(json_object_get(fs, "seconds")) * 1e9 + 0.5))
+						    : json_null());
+			json_object_set_new(rj, "dirty_bytes_at_end", dirty ? json_incref((json_t *)dirty) : json_null());
+			json_object_set_new(rj, "result", r->result ? json_incref(r->result) : json_null());
+			json_array_append_new(runs, rj);
+		}
+		json_object_set_new(tj, "runs", runs);
+		json_object_set_new(tj, "summary", t->summary ? json_incref(t->summary) : json_null());
+		json_array_append_new(ts, tj);
+	}
+	json_object_set_new(d, "targets", ts);
+	return d;
+}
+
+static int bench_main(int argc, char **argv, bench_ctx *c);
+
+static int run(int argc, char **argv)
+{
+	memset(&o, 0, sizeof(o));
+	rp__cli_ropts_defaults(&o.r);
+	o.runs = 3;
+	stop_asked = false;
+	/* Blocked for the whole command, so an interrupt at any step (mkfs, a run, the cleanup) is seen and every path cleans up. */
+	sigset_t set, old;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	bench_ctx c;
+	memset(&c, 0, sizeof(c));
+	if (rp__cli_prov_init(&c.prov, argc, argv) < 0) {
+		rp__cli_err("bench", "out of memory");
+		return 1;
+	}
+	const int st = bench_main(argc, argv, &c);
+	rp__cli_prov_free(&c.prov);
+	return st;
+}
+
+static int bench_main(int argc, char **argv, bench_ctx *c)
+{
+	char *pos[RP_OPTS_MAX_POS];
+	int npos = 0;
+	const int prc = rp_opts_parse(&spec, argc, argv, pos, &npos);
+	if (prc)
+		return prc > 0 ? 0 : 2;
+	if (npos != 1 || (!o.targets.n && !o.mkfs)) {
+		fprintf(stderr, "usage: reprise bench %s\n(see reprise bench --help)\n", spec.usage);
+		return 2;
+	}
+	if (o.discard_first && o.runs < 2) {
+		rp__cli_err("bench", "--discard-first needs --runs 2 or more (nothing would be counted)");
+		return 2;
+	}
+	uint64_t mkfs_size = 1ull << 30;
+	rp_bench_fsset fss;
+	memset(&fss, 0, sizeof(fss));
+	if (o.mkfs) {
+		if (!o.mkfs_dir) {
+			rp__cli_err("bench", "--mkfs needs --mkfs-dir DIR (where the images and mount points go)");
+			return 2;
+		}
+		if (o.mkfs_size && rp__bench_parse_size(o.mkfs_size, &mkfs_size) < 0) {
+			rp__cli_err("bench", "--mkfs-size: bad size '%s' (16M to 1T; k, M, G, T are powers of 1024)", o.mkfs_size);
+			return 2;
+		}
+		const int mrc = rp__bench_mkfs_parse(&fss, o.mkfs);
+		if (mrc)
+			return mrc;
+	} else if (o.mkfs_dir || o.mkfs_size) {
+		rp__cli_err("bench", "--mkfs-dir and --mkfs-size go with --mkfs");
+		return 2;
+	}
+	if (o.output) {
+		if (o.json && strcmp(o.json, o.output) != 0) {
+			rp__cli_err("bench", "--output and --json name two different files");
+			return 2;
+		}
+		o.json = o.output;
+	}
+	rp_replay_opts_init(&c->ro);
+	char *bopts = NULL;
+	const int arc = rp__cli_ropts_apply(&o.r, "bench", &c->ro, &bopts);
+	if (arc)
+		return arc;
+	c->ro.final_sync = !o.no_final_sync;
+	c->ro.drop_caches = o.cold;
+	c->dir_backend = !o.r.backend || strcmp(o.r.backend, "posix") == 0;
+	int status = 1;
+	rp_outfile json = { .f = NULL };
+	bool have_in = false;
+	if (o.json) {
+		const int same = rp__cli_out_check("bench", o.json, pos[0]);
+		if (same) {
+			free(bopts);
+			return same;
+		}
+	}
+	char errbuf[RP_ERRBUF_SIZE];
+	int irc = rp__cli_in_open(&c->in, "bench", pos[0]);
+	if (irc) {
+		free(bopts);
+		return irc;
+	}
+	have_in = true;
+	if ((irc = rp__cli_in_convert(&c->in, "bench", o.r.lenient)) != 0) {
+		status = irc;
+		goto out;
+	}
+	if (rp_workload_open_file(&c->w, c->in.path, o.r.lenient, errbuf) < 0) {
+		rp__cli_in_rename(&c->in, errbuf, sizeof(errbuf));
+		rp__cli_err("bench", "%s", errbuf);
+		goto out;
+	}
+	if (o.json && rp__cli_out_open(&json, "bench", o.json))
+		goto out;
+	/* The host, the kernel and the trace's hash once; each run's target in its turn. */
+	rp__cli_prov_collect(&c->prov, c->in.name, c->in.path, ".");
+	c->t = calloc(o.targets.n + fss.n, sizeof(*c->t));
+	c->order = json_array();
+	if (!c->t || !c->order) {
+		rp__cli_err("bench", "out of memory");
+		goto out;
+	}
+	bool mkfs_bad = false;
+	if (o.mkfs) {
+		mkfs_bad = rp__bench_mkfs_setup(&fss, o.mkfs_dir, mkfs_size, poll_stop) != 0;
+		for (size_t i = 0; i < fss.n; i++) {
+			mkfs_bad |= !fss.fs[i].ready && !fss.fs[i].skipped;
+			if (fss.fs[i].ready) {
+				c->t[c->n].name = fss.fs[i].mnt;
+				c->t[c->n++].mkfs = fss.fs[i].type;
+			}
+		}
+	}
+	for (size_t i = 0; i < o.targets.n; i++)
+		c->t[c->n++].name = o.targets.v[i];
+	for (size_t i = 0; i < c->n; i++) {
+		rp_bench_target *const t = &c->t[i];
+		rp__cli_prov_target(&c->prov, t->name);
+		if (c->prov.p.target_fs)
+			t->fs_type = strcpy(t->fs_buf, c->prov.fs);
+		if (c->prov.p.target_mount_opts)
+			t->mount_opts = strcpy(t->opts_buf, c->prov.mount_opts);
+	}
+	bool any_failed = false;
+	for (unsigned k = 0; k < o.runs && !poll_stop(); k++)
+		for (size_t i = 0; i < c->n && !poll_stop(); i++) {
+			if (c->t[i].dead)
+				continue;
+			if (one_run(c, &c->t[i]))
+				stop_asked = true;
+			any_failed |= c->t[i].runs[c->t[i].n_runs - 1].failed;
+		}
+	for (size_t i = 0; i < c->n; i++)
+		if (!(c->t[i].summary = rp__bench_summary(&c->t[i]))) {
+			rp__cli_err("bench", "out of memory");
+			goto out;
+		}
+	rp__bench_table(json.std ? stderr : stdout, c->t, c->n);
+	status = stop_asked ? 130 : any_failed || mkfs_bad ? 1 : 0;
+	if (o.json) {
+		json_t *const d = document(c, mkfs_size);
+		const int jrc = d ? json_dumpf(d, json.f, JSON_INDENT(2)) : -1;
+		json_decref(d);
+		if (jrc < 0 || fputc('\n', json.f) == EOF) {
+			rp__cli_err("bench", "%s: %s", json.std ? "standard output" : o.json,
+				    d ? "write error" : "out of memory");
+			if (json.std)
+				clearerr(stdout);
+			status = 1;
+		} else if (rp__cli_out_commit(&json, "bench") && status != 130) {
+			status = 1;
+		}
+	}
+out:
+	if (o.json)
+		rp__cli_out_abort(&json);
+	if (o.mkfs && rp__bench_mkfs_teardown(&fss) && status == 0)
+		status = 1;
+	if (o.mkfs)
+		rp__cli_err("bench", "--mkfs: the file systems made under %s are removed", o.mkfs_dir);
+	for (size_t i = 0; c->t && i < c->n; i++) {
+		for (size_t k = 0; k < c->t[i].n_runs; k++)
+			json_decref(c->t[i].runs[k].result);
+		json_decref(c->t[i].summary);
+	}
+	free(c->t);
+	json_decref(c->order);
+	rp_workload_destroy(c->w);
+	if (have_in)
+		rp__cli_in_close(&c->in);
+	free(bopts);
+	return status;
+}
+
+const rp_command rp__cmd_bench = { &spec, run };

@@ -1,0 +1,204 @@
+/* The replay options and one driven run, shared by `reprise replay` and `reprise bench` (cli/replay_cli.h). */
+#include "cli/replay_cli.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/outfile.h"
+
+void rp__cli_ropts_defaults(rp_cli_ropts *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->warmup = -1;
+	r->speed = 1;
+	r->max_inflight = 1;
+	r->timing = "afap";
+	r->on_mismatch = "warn";
+	r->prepare_fill = "data";
+}
+
+static int parse_enum(const char *cmd, const char *what, const char *s, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(s, names[i]) == 0)
+			return i;
+	rp__cli_err(cmd, "--%s: unknown value '%s'", what, s);
+	return -1;
+}
+
+/* The backend options plus --sync and --fsync-writes, which are posix's. */
+static char *backend_opts(const rp_cli_ropts *r)
+{
+	const size_t n = (r->backend_opt ? strlen(r->backend_opt) : 0) + 32;
+	char *const s = malloc(n);
+	if (!s)
+		return NULL;
+	const bool given = r->backend_opt && *r->backend_opt;
+	snprintf(s, n, "%s%s%s", r->backend_opt ? r->backend_opt : "", r->sync ? (given ? ",sync" : "sync") : "",
+		 r->fsync_writes ? (given || r->sync ? ",fsync-writes" : "fsync-writes") : "");
+	return s;
+}
+
+int rp__cli_ropts_apply(const rp_cli_ropts *r, const char *cmd, rp_replay_opts *ro, char **bopts)
+{
+	static const char *const timings[] = { "afap", "trace", "think" };
+	static const char *const policies[] = { "warn", "skip", "abort" };
+	static const char *const fills[] = { "data", "zero", "sparse" }; /* rp_prepare_fill order */
+	*bopts = NULL;
+	const int timing = parse_enum(cmd, "timing", r->timing, timings, 3);
+	const int policy = parse_enum(cmd, "on-mismatch", r->on_mismatch, policies, 3);
+	const int fill = parse_enum(cmd, "prepare-fill", r->prepare_fill, fills, 3);
+	if (timing < 0 || policy < 0 || fill < 0)
+		return 2;
+	if (!(*bopts = backend_opts(r))) {
+		rp__cli_err(cmd, "out of memory");
+		return 1;
+	}
+	ro->backend = r->backend;
+	ro->backend_opts = *bopts;
+	ro->clones = (uint32_t)r->clients;
+	ro->clone_offset_s = r->clone_offset;
+	ro->duration_s = r->duration;
+	ro->warmup_s = r->warmup;
+	ro->timing = (rp_timing)timing;
+	ro->speed = r->speed;
+	ro->max_inflight = (uint32_t)r->max_inflight;
+	ro->no_prepare = r->no_prepare;
+	ro->prepare_fill = (rp_prepare_fill)fill;
+	ro->on_mismatch = (rp_on_mismatch)policy;
+	return 0;
+}
+
+static void progress(rp_replay *r, double *last_t, uint64_t *last_ops, uint64_t *last_bytes)
+{
+	rp_replay_progress p;
+	rp_replay_progress_get(r, &p);
+	const double dt = p.elapsed_s - *last_t;
+	if (dt <= 0)
+		return;
+	fprintf(stderr, "%4u clients  %8.2f MB/s  %9.0f ops/s  lag max %8.1f us  %6.1f s%s\n", p.running,
+		(double)(p.bytes - *last_bytes) / 1e6 / dt, (double)(p.ops - *last_ops) / dt, p.lag_max_us,
+		p.elapsed_s, p.warmup ? "  (warm-up)" : "");
+	*last_t = p.elapsed_s;
+	*last_ops = p.ops;
+	*last_bytes = p.bytes;
+}
+
+int rp__cli_drive(rp_replay *r, const char *cmd, bool quiet, bool *interrupted, const rp_cli_in *in)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	char errbuf[RP_ERRBUF_SIZE];
+	int rc = rp_replay_start(r, errbuf);
+	rp__cli_in_rename(in, errbuf, sizeof(errbuf));
+	if (rc < 0) {
+		rp__cli_err(cmd, "%s", errbuf);
+		rp_replay_stop(r);
+	}
+	double last_t = 0;
+	uint64_t last_ops = 0, last_bytes = 0;
+	struct timespec next;
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	while (!rp_replay_wait(r, 0)) {
+		const struct timespec tick = { 0, 100000000L };
+		if (sigtimedwait(&set, NULL, &tick) > 0) {
+			*interrupted = true;
+			rp_replay_stop(r);
+		}
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > next.tv_sec || (now.tv_sec == next.tv_sec && now.tv_nsec >= next.tv_nsec)) {
+			if (!quiet)
+				progress(r, &last_t, &last_ops, &last_bytes);
+			next.tv_sec++;
+		}
+	}
+	const int frc = rp_replay_finish(r, errbuf);
+	rp__cli_in_rename(in, errbuf, sizeof(errbuf));
+	if (frc < 0 && rc == 0) {
+		rp__cli_err(cmd, "%s", errbuf);
+		rc = frc;
+	}
+	return rc;
+}
+
+void rp__cli_warn_samples(const char *cmd, const rp_replay_results *res)
+{
+	uint64_t shown = 0;
+	for (size_t i = 0; i < res->n_samples; i++) {
+		const rp_replay_sample *const s = &res->samples[i];
+		const char *const e = rp_replay_errno_name(s->expected), *const a = rp_replay_errno_name(s->actual);
+		char what[200], copy[24] = "";
+		if (s->path[0])
+			snprintf(what, sizeof(what), "%s", s->path);
+		else if (s->handle)
+			snprintf(what, sizeof(what), "fh=%llu", (unsigned long long)s->handle);
+		else
+			snprintf(what, sizeof(what), "(no path or handle)");
+		if (s->copy)
+			snprintf(copy, sizeof(copy), " copy %u", s->copy);
+		rp__cli_err(cmd, "mismatch: %llu x %s, expected %s, got %s; first: client c%u%s op %llu %s",
+			    (unsigned long long)s->count, rp_op_name(s->op),
+			    s->expected == 0 ? "OK" : e ? e : s->expected == -2 ? "an error" : "?",
+			    s->actual == 0 ? "OK" : a ? a : "an error", s->client, copy, (unsigned long long)s->index, what);
+		shown += s->count;
+	}
+	if (res->mismatches > shown)
+		fprintf(stderr, "reprise %s: ... and %llu more of other kinds (%llu mismatches in all)\n", cmd,
+			(unsigned long long)(res->mismatches - shown), (unsigned long long)res->mismatches);
+}
+
+/* "uint, default 4, 1 to 64": an option's type, default and bounds, from its table entry. */
+static void opt_terms(const rp_backend_opt *bo, char *buf, size_t n)
+{
+	size_t len = (size_t)snprintf(buf, n, "%s", rp_bopt_type_name(bo->type));
+	char lo[32], hi[32];
+	if (len < n && bo->repeat)
+		len += (size_t)snprintf(buf + len, n - len, ", repeatable");
+	if (len < n && bo->def)
+		len += (size_t)snprintf(buf + len, n - len, ", default %s", bo->def);
+	if (len < n && (bo->min || bo->max)) {
+		rp_bopt_format(bo, bo->min, lo, sizeof(lo));
+		rp_bopt_format(bo, bo->max, hi, sizeof(hi));
+		len += (size_t)snprintf(buf + len, n - len, bo->max ? ", %s to %s" : ", at least %s", lo, hi);
+	}
+	for (size_t i = 0; len < n && bo->type == RP_BOPT_ENUM && bo->choices && bo->choices[i]; i++)
+		len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? "|" : ": ", bo->choices[i]);
+}
+
+void rp__cli_backends_help(FILE *f)
+{
+	fprintf(f, "backends (--backend NAME, --backend-opt name[=value],...):\n");
+	for (size_t i = 0; rp_backend_at(i); i++) {
+		const rp_backend_ops *const b = rp_backend_at(i);
+		fprintf(f, "  %-8s %s\n", b->name, b->summary);
+		if (b->schemes) {
+			fprintf(f, "           targets:");
+			for (const char *const *s = b->schemes; *s; s++)
+				fprintf(f, "%s %s%s", s == b->schemes ? "" : ",", **s ? *s : "a directory path", **s ? "://" : "");
+			fputc('\n', f);
+		} else {
+			fprintf(f, "           targets: any (not looked at); chosen by --backend only\n");
+		}
+		const uint64_t mask = b->op_mask ? b->op_mask : RP_BACKEND_ALL_OPS;
+		if (mask != RP_BACKEND_ALL_OPS) {
+			fprintf(f, "           cannot express (counted as unsupported):");
+			for (unsigned op = 0; op < RP_OP__COUNT; op++)
+				if (!(mask >> op & 1u) && op != RP_OP_SLEEP)
+					fprintf(f, " %s", rp_op_name(op));
+			fputc('\n', f);
+		}
+		for (const rp_backend_opt *bo = b->opts; bo && bo->name; bo++) {
+			char left[64], terms[160];
+			snprintf(left, sizeof(left), "%s%s%s", bo->name, bo->type == RP_BOPT_FLAG ? "" : "=",
+				 bo->type == RP_BOPT_FLAG ? "" : rp_bopt_arg(bo));
+			opt_terms(bo, terms, sizeof(terms));
+			fprintf(f, "           %-24s [%s] %s\n", left, terms, bo->help);
+		}
+	}
+}

@@ -1,0 +1,91 @@
+/* What `reprise replay` and `reprise bench` share: the replay options, their table entries, and driving one run. */
+#ifndef REPRISE_CLI_REPLAY_CLI_H
+#define REPRISE_CLI_REPLAY_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cli/input.h"
+#include "cli/opts.h"
+#include "replay/replay.h"
+
+/* The options that shape a run, as parsed (rp__cli_ropts_defaults first). */
+typedef struct rp_cli_ropts {
+	const char *backend, *backend_opt, *timing, *on_mismatch, *prepare_fill;
+	uint64_t clients, max_inflight;
+	double clone_offset, duration, warmup, speed;
+	bool no_prepare, sync, fsync_writes, quiet, lenient;
+} rp_cli_ropts;
+
+/* Table entries (cli/opts.h) for an rp_cli_ropts r, in the order --help lists them: how the workload runs ... */
+#define RP_CLI_REPLAY_OPTS_RUN(r) \
+	{ "clients", 'c', RP_OPT_UINT, &(r).clients, "N", \
+	  "run N copies of the workload, copy k in TARGET/clientk (default: the trace's own clients, in TARGET); " \
+	  "1-8192, and at most 8192 clients in all" }, \
+	{ "clone-offset", 0, RP_OPT_DURATION, &(r).clone_offset, "DURATION", "start copy k this much after copy k-1 (at most 1000000 s)" }, \
+	{ "time", 't', RP_OPT_DURATION, &(r).duration, "DURATION", \
+	  "measure for this long, looping the workload (default: one pass, no warm-up); 1 ms to 1e8 s" }, \
+	{ "warmup", 0, RP_OPT_DURATION, &(r).warmup, "DURATION", \
+	  "run this long before measuring (default: --time / 5, as dbench); at most 1e8 s" }, \
+	{ "timing", 0, RP_OPT_STRING, &(r).timing, "MODE", \
+	  "afap (as fast as possible, default), trace (at recorded times), think (recorded gaps)" }, \
+	{ "speed", 0, RP_OPT_DOUBLE, &(r).speed, "X", "trace/think timing: play recorded time X times faster (0.000001 to 1e9)" }, \
+	{ "max-inflight", 0, RP_OPT_UINT, &(r).max_inflight, "N", \
+	  "let up to N ops of one client be in flight at once where the trace has them overlap and they do not " \
+	  "depend on each other (default 1: one at a time; up to 1024)" }, \
+	{ "backend", 'b', RP_OPT_STRING, &(r).backend, "NAME", \
+	  "posix, null or fault (default: the one that takes --target's URL scheme, posix for a directory)" }, \
+	{ "backend-opt", 'O', RP_OPT_STRING, &(r).backend_opt, "LIST", \
+	  "backend options, comma-separated name[=value], typed and range-checked (the backends below)" }, \
+	{ "sync", 's', RP_OPT_FLAG, &(r).sync, NULL, "posix: open files O_SYNC (dbench -s)" }, \
+	{ "fsync-writes", 'F', RP_OPT_FLAG, &(r).fsync_writes, NULL, "posix: fsync after every write (dbench -F)" }, \
+	{ "no-prepare", 0, RP_OPT_FLAG, &(r).no_prepare, NULL, \
+	  "do not create the files and directories the workload expects to exist" }, \
+	{ "prepare-fill", 0, RP_OPT_STRING, &(r).prepare_fill, "MODE", \
+	  "what prepared files hold: data (default: a non-zero pattern, every block written), zero (zeros, " \
+	  "written), sparse (only the size: one byte at the end, reads hit holes)" }
+/* ... what a mismatch does ... */
+#define RP_CLI_REPLAY_OPTS_MISMATCH(r) \
+	{ "on-mismatch", 0, RP_OPT_STRING, &(r).on_mismatch, "POLICY", \
+	  "warn (default): count and show examples; skip: count, and skip ops on handles whose open failed; " \
+	  "abort: stop at the first mismatch (exit 1)" }
+/* ... and the progress line and the input. */
+#define RP_CLI_REPLAY_OPTS_IO(r) \
+	{ "quiet", 'q', RP_OPT_FLAG, &(r).quiet, NULL, "no progress line on stderr" }, \
+	{ "lenient", 0, RP_OPT_FLAG, &(r).lenient, NULL, "loadfiles and strace logs: skip bad lines, count them" }
+
+/* The engine's own bounds (rp_replay_create checks them too), so the CLI says which option is wrong. */
+#define RP_CLI_REPLAY_RANGES \
+	{ "clients", 1, RP_REPLAY_CLIENTS_MAX }, \
+	{ "clone-offset", 0, 1e6 }, /* 11 days: copy k's start, k up to 8192, stays within 64-bit ns */ \
+	{ "time", 1e-3, 1e8 },      /* a run shorter than the clock's granularity measures nothing; 3 years */ \
+	{ "warmup", 0, 1e8 }, \
+	{ "speed", 1e-6, 1e9 }, \
+	{ "max-inflight", 1, RP_REPLAY_MAX_INFLIGHT }
+
+void rp__cli_ropts_defaults(rp_cli_ropts *r);
+
+/*
+ * The parsed options into ro (rp_replay_opts_init first; the target is the
+ * caller's).  *bopts gets the backend options with --sync and --fsync-writes
+ * added (the caller frees it; ro->backend_opts points to it).  0, 2 after a
+ * usage error was printed, 1 out of memory.
+ */
+int rp__cli_ropts_apply(const rp_cli_ropts *r, const char *cmd, rp_replay_opts *ro, char **bopts);
+
+/*
+ * Start r and wait for it with a progress line each second (unless quiet),
+ * SIGINT and SIGTERM blocked in every thread and collected here: either
+ * stops the run cleanly and sets *interrupted.  Then finish it.  0, or the
+ * error (printed).
+ */
+int rp__cli_drive(rp_replay *r, const char *cmd, bool quiet, bool *interrupted, const rp_cli_in *in);
+
+/* One line per kind of mismatch (op, expected, got), with its count and first example, on stderr. */
+void rp__cli_warn_samples(const char *cmd, const rp_replay_results *res);
+
+/* Every built-in backend from its vtable: targets, the ops it cannot express, its typed options. */
+void rp__cli_backends_help(FILE *f);
+
+#endif
