@@ -15,7 +15,7 @@
 #include "replay/replay.h"
 
 static struct {
-	const char *target, *backend, *backend_opt, *timing, *on_mismatch, *json, *prepare_fill, *output;
+	const char *target, *backend, *backend_opt, *timing, *on_mismatch, *json, *prepare_fill, *output, *order;
 	uint64_t clients, max_inflight;
 	double clone_offset, duration, warmup, speed;
 	bool no_prepare, sync, fsync_writes, quiet, lenient, list_backends, fail_on_mismatch, drop_caches, cleanup;
@@ -37,6 +37,10 @@ static const rp_opt options[] = {
 	{ "max-inflight", 0, RP_OPT_UINT, &o.max_inflight, "N",
 	  "let up to N ops of one client be in flight at once where the trace has them overlap and they do not "
 	  "depend on each other (default 1: one at a time; up to 1024)" },
+	{ "order", 0, RP_OPT_STRING, &o.order, "MODE",
+	  "client (default: each client keeps its own order, clients never wait for each other) or resource "
+	  "(also keep the recorded order of ops on one path across clients: a client waits for the ops "
+	  "recorded before its op on that path)" },
 	{ "backend", 'b', RP_OPT_STRING, &o.backend, "NAME",
 	  "posix, null or fault (default: the one that takes --target's URL scheme, posix for a directory)" },
 	{ "backend-opt", 'O', RP_OPT_STRING, &o.backend_opt, "LIST",
@@ -85,7 +89,9 @@ static const rp_cmd spec = {
 	.summary = "replay a trace or dbench loadfile against a directory (or another backend)",
 	.details =
 		"Each client runs in its own thread and keeps its own program order; clients never wait for each\n"
-		"other. A trace with several clients replays them as they are, all in TARGET. --clients N runs N\n"
+		"other, unless --order=resource: then an op also waits for the ops recorded before it on its path\n"
+		"(and rename's and link's second path) in other clients, so a lagging client cannot reorder them.\n"
+		"A trace with several clients replays them as they are, all in TARGET. --clients N runs N\n"
 		"copies of the workload, copy k in its own directory TARGET/clientk (paths inside are not\n"
 		"rewritten), so 'reprise replay client.txt --target /mnt/x --clients 4 -t 60' is dbench's\n"
 		"'dbench -c client.txt -D /mnt/x -t 60 4'.\n\n"
@@ -331,6 +337,7 @@ static int run(int argc, char **argv)
 	o.timing = "afap";
 	o.on_mismatch = "warn";
 	o.prepare_fill = "data";
+	o.order = "client";
 	/* The command line and start time for the JSON, before option parsing reorders argv. */
 	rp_cli_prov prov;
 	if (rp__cli_prov_init(&prov, argc, argv) < 0) {
@@ -363,7 +370,9 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 	const int timing = parse_enum("timing", o.timing, timings, 3);
 	const int policy = parse_enum("on-mismatch", o.on_mismatch, policies, 3);
 	const int fill = parse_enum("prepare-fill", o.prepare_fill, fills, 3);
-	if (timing < 0 || policy < 0 || fill < 0)
+	static const char *const orders[] = { "client", "resource" }; /* rp_order_mode order */
+	const int order = parse_enum("order", o.order, orders, 2);
+	if (timing < 0 || policy < 0 || fill < 0 || order < 0)
 		return 2;
 	/* The posix backend works in a directory; the others (null, fault, network) leave nothing in one. */
 	const bool dir_target = !strstr(o.target, "://") && (!o.backend || strcmp(o.backend, "posix") == 0);
@@ -420,6 +429,7 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 	ro.timing = (rp_timing)timing;
 	ro.speed = o.speed;
 	ro.max_inflight = (uint32_t)o.max_inflight;
+	ro.order = (rp_order_mode)order;
 	ro.no_prepare = o.no_prepare;
 	ro.prepare_fill = (rp_prepare_fill)fill;
 	ro.drop_caches = o.drop_caches;
