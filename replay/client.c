@@ -770,7 +770,10 @@ static inline __attribute__((always_inline)) void run_impl(rp_client *c, const b
 			if (__builtin_expect(c->ord != NULL, 0)) {
 				rp__order_get(c, index, &oq);
 				if (oq.n) {
-					rp__order_wait(c, &oq);
+					if (!rp__order_wait(c, &oq)) {
+						c->stop = "time";
+						return;
+					}
 					if (stopping(r))
 						continue; /* reported at the top of the loop */
 				}
@@ -871,7 +874,7 @@ out:
 	rp__win_destroy(c);
 	/* Stopped before its work was done: the ops others would wait for never come. */
 	if (!c->stop || strcmp(c->stop, "end") != 0)
-		rp__order_release(r);
+		rp__order_release(r, c->stop && strcmp(c->stop, "time") == 0);
 	/* Children stop waiting; a hand-over never taken is released (through this client's state, while it has one). */
 	rp__share_exit(c, c->binit);
 	rp__share_pass_done(c, UINT64_MAX); /* and waits on it end */

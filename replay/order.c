@@ -28,8 +28,9 @@
  * So the earliest op not yet done waits for nothing and can always go.  A
  * trace whose fork and wait ops contradict each other (a cycle) cannot be
  * given such keys: the scan says so and the run does not start.  A client
- * that stops before its work is done (time limit, error, stop) releases every
- * wait, since the ops others would wait for will never come.
+ * that stops before its work is done ends the waits on its ops, which will
+ * never come: at the time limit the waiting clients stop too (so nothing is
+ * issued out of order), after an error or a stop they go on unordered.
  */
 #include <errno.h>
 #include <limits.h>
@@ -58,6 +59,7 @@ struct rp_order {
 	uint32_t copies;
 	_Alignas(64) _Atomic uint32_t waiters[STRIPES];
 	_Alignas(64) atomic_bool released;
+	atomic_bool timed_out; /* a client stopped at the time limit */
 	uint64_t bytes;          /* the tables kept for the run */
 };
 
@@ -398,6 +400,7 @@ int rp__order_scan(rp_replay *r, char *errbuf)
 	for (unsigned i = 0; i < STRIPES; i++)
 		atomic_init(&o->waiters[i], 0);
 	atomic_init(&o->released, false);
+	atomic_init(&o->timed_out, false);
 	rc = r->w->open(r->w, true, 0, &src, errbuf);
 	if (rc < 0)
 		goto fail;
@@ -510,7 +513,7 @@ static inline bool behind(uint32_t done, uint32_t target)
 	return (int32_t)(target - done) > 0;
 }
 
-void rp__order_wait(rp_client *c, const rp_ordreq *q)
+bool rp__order_wait(rp_client *c, const rp_ordreq *q)
 {
 	rp_replay *const r = c->r;
 	rp_order *const o = r->order;
@@ -522,11 +525,17 @@ void rp__order_wait(rp_client *c, const rp_ordreq *q)
 		_Atomic uint32_t *const nw = &o->waiters[stripe(c, w)];
 		/* Dekker with rp__order_done: the waiter is counted before the count is read again (seq_cst). */
 		atomic_fetch_add(nw, 1);
+		bool go = true;
 		for (;;) {
 			const uint32_t v = atomic_load(w);
 			if (!behind(v, q->target[i]) || atomic_load_explicit(&o->released, memory_order_relaxed) ||
-			    atomic_load_explicit(&r->stop, memory_order_relaxed) || (r->end && rp__now(r) >= r->end))
+			    atomic_load_explicit(&r->stop, memory_order_relaxed))
 				break;
+			/* What it waits for may never come now: it stops at the time limit too, rather than go out of order. */
+			if (atomic_load_explicit(&o->timed_out, memory_order_relaxed) || (r->end && rp__now(r) >= r->end)) {
+				go = false;
+				break;
+			}
 			if (c->win && c->win->n) {
 				/* Its own ops in flight complete only if reaped (and polled): they may be what is waited for. */
 				rp__win_reap(c);
@@ -541,7 +550,10 @@ void rp__order_wait(rp_client *c, const rp_ordreq *q)
 		atomic_fetch_sub(nw, 1);
 		c->ord_wait_ns += rp__mono_ns() - t0;
 		c->ord_waits++;
+		if (!go)
+			return false;
 	}
+	return true;
 }
 
 void rp__order_done(rp_replay *r, const rp_ordreq *q)
@@ -555,8 +567,8 @@ void rp__order_done(rp_replay *r, const rp_ordreq *q)
 	}
 }
 
-void rp__order_release(rp_replay *r)
+void rp__order_release(rp_replay *r, bool timed)
 {
 	if (r->order)
-		atomic_store(&r->order->released, true);
+		atomic_store(timed ? &r->order->timed_out : &r->order->released, true);
 }

@@ -47,11 +47,19 @@ void rp__order_free(rp_replay *r);
 void rp__order_client(rp_client *c);
 /* Op index of client c in its current pass: its request (n 0 when it touches no resource). */
 void rp__order_get(rp_client *c, uint64_t index, rp_ordreq *q);
-/* Before the issue: wait until every resource of q has reached its count, or a stop, the end, a release. */
-void rp__order_wait(rp_client *c, const rp_ordreq *q);
+/*
+ * Before the issue: wait until every resource of q has reached its count.
+ * True to issue the op (in order, or after a stop or a release); false when
+ * the run's time is up or another client stopped on it: the op is not issued.
+ */
+bool rp__order_wait(rp_client *c, const rp_ordreq *q);
 /* After the completion (whatever its outcome): the counts move on, waiters wake. */
 void rp__order_done(rp_replay *r, const rp_ordreq *q);
-/* A client stopped before the end of its work (time, error, stop): nobody waits for its ops any more. */
-void rp__order_release(rp_replay *r);
+/*
+ * A client stopped before the end of its work: at the time limit (timed:
+ * waiters stop too, their ops never issued out of order), else (an error,
+ * a stop) nobody waits for its ops any more.
+ */
+void rp__order_release(rp_replay *r, bool timed);
 
 #endif
