@@ -760,24 +760,14 @@ static inline __attribute__((always_inline)) void run_impl(rp_client *c, const b
 				rp__win_drain(c);
 			else if (windowed)
 				win_admit(c, op, &key);
-			/*
-			 * --order=resource: after the ops before it on its paths, in any
-			 * client (order.c); before resolve, which may look up a handle
-			 * that another thread's earlier op opens.
-			 */
-			rp_ordreq oq;
-			oq.n = 0;
-			if (__builtin_expect(c->ord != NULL, 0)) {
-				rp__order_get(c, index, &oq);
-				if (oq.n) {
-					if (!rp__order_wait(c, &oq)) {
-						c->stop = "time";
-						return;
-					}
-					if (stopping(r))
-						continue; /* reported at the top of the loop */
-				}
+			/* --order=resource: before resolve, which may look up a handle another thread's earlier op opens. */
+			rp_ordreq oq = { .n = 0 };
+			if (__builtin_expect(c->ord != NULL, 0) && !rp__order_before(c, index, &oq)) {
+				c->stop = "time";
+				return;
 			}
+			if (oq.n && stopping(r))
+				continue; /* reported at the top of the loop */
 			const enum verdict v = resolve(c, op, index, &req, &refuse);
 			/* afap: the previous completion is the time now, near enough to end the run on. */
 			uint64_t t = prev_done;

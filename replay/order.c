@@ -103,21 +103,21 @@ static inline int64_t slot_of(const rp_replay *r, uint32_t client)
 	return lo < r->n_trace_clients && r->trace_clients[lo] == client ? (int64_t)lo : -1;
 }
 
-/* The memory the scan and the run's tables need so far, against the limit. */
-static uint64_t need(const scan *s, uint64_t n_ops)
+/* The memory the scan (with cap_ev places) and the run's tables need so far, against the limit. */
+static uint64_t need(const scan *s, size_t cap_ev, uint64_t n_ops)
 {
 	const uint64_t copies = s->r->opts.clones ? s->r->opts.clones : 1;
 	const uint64_t res = rp_strtab_count(s->names) + 1u;
-	return (uint64_t)s->cap_ev * sizeof(ev) + s->name_bytes + n_ops * sizeof(rp_ordent) +
+	return (uint64_t)cap_ev * sizeof(ev) + s->name_bytes + n_ops * sizeof(rp_ordent) +
 	       s->n_x * sizeof(rp_ordx) + res * (copies + 1) * sizeof(uint32_t);
 }
 
 static int too_big(const scan *s, uint64_t n_ops, char *errbuf)
 {
 	return rp_fail(errbuf, RP_E_LIMIT,
-		       "--order=resource: the order tables need more than %llu MiB (%llu ops, %u resources, %u copies; "
+		       "--order=resource: the order tables need more than %.2f MiB (%llu ops, %u paths, %u copies; "
 		       "docs/replay.md, Limits)",
-		       (unsigned long long)(s->limit >> 20), (unsigned long long)n_ops, rp_strtab_count(s->names),
+		       (double)s->limit / 1048576.0, (unsigned long long)n_ops, rp_strtab_count(s->names),
 		       s->r->opts.clones ? s->r->opts.clones : 1);
 }
 
@@ -125,8 +125,7 @@ static int push(scan *s, const ev *e, uint64_t n_ops, char *errbuf)
 {
 	if (s->n_ev == s->cap_ev) {
 		const size_t cap = s->cap_ev ? s->cap_ev * 2 : 1024;
-		const scan probe = { .r = s->r, .names = s->names, .name_bytes = s->name_bytes, .cap_ev = cap, .n_x = s->n_x };
-		if (need(&probe, n_ops) > s->limit)
+		if (need(s, cap, n_ops) > s->limit)
 			return too_big(s, n_ops, errbuf);
 		ev *const p = realloc(s->ev, cap * sizeof(*p));
 		if (!p)
@@ -217,8 +216,9 @@ static int scan_op(scan *s, rp_op_source *src, const rp_op *op, uint64_t *n_ops,
 		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 	if (res) {
 		e.res = (uint32_t)res;
-		if (push(s, &e, *n_ops, errbuf) < 0)
-			return RP_E_LIMIT;
+		const int rc = push(s, &e, *n_ops, errbuf);
+		if (rc < 0)
+			return rc;
 	}
 	int64_t res2 = 0;
 	if (op->op == RP_OP_RENAME || op->op == RP_OP_LINK)
@@ -416,7 +416,7 @@ int rp__order_scan(rp_replay *r, char *errbuf)
 		for (int i = 0; i < n; i++)
 			if ((rc = scan_op(&s, src, &ops[i], &n_ops, errbuf)) < 0)
 				goto fail;
-		if (need(&s, n_ops) > s.limit) {
+		if (need(&s, s.cap_ev, n_ops) > s.limit) {
 			rc = too_big(&s, n_ops, errbuf);
 			goto fail;
 		}
@@ -471,7 +471,8 @@ void rp__order_client(rp_client *c)
 	c->ord_x = 0;
 }
 
-void rp__order_get(rp_client *c, uint64_t index, rp_ordreq *q)
+/* Op index of c in its current pass: its request (n 0 when it touches no resource). */
+static void order_get(rp_client *c, uint64_t index, rp_ordreq *q)
 {
 	const rp_order *const o = c->r->order;
 	const rp_ordclient *const oc = c->ord;
@@ -513,10 +514,11 @@ static inline bool behind(uint32_t done, uint32_t target)
 	return (int32_t)(target - done) > 0;
 }
 
-bool rp__order_wait(rp_client *c, const rp_ordreq *q)
+bool rp__order_before(rp_client *c, uint64_t index, rp_ordreq *q)
 {
 	rp_replay *const r = c->r;
 	rp_order *const o = r->order;
+	order_get(c, index, q);
 	for (uint32_t i = 0; i < q->n; i++) {
 		_Atomic uint32_t *const w = q->word[i];
 		if (!behind(atomic_load_explicit(w, memory_order_acquire), q->target[i]))

@@ -45,14 +45,14 @@ int rp__order_scan(rp_replay *r, char *errbuf);
 void rp__order_free(rp_replay *r);
 /* A client's view, when the clients are made (after the scan). */
 void rp__order_client(rp_client *c);
-/* Op index of client c in its current pass: its request (n 0 when it touches no resource). */
-void rp__order_get(rp_client *c, uint64_t index, rp_ordreq *q);
 /*
- * Before the issue: wait until every resource of q has reached its count.
- * True to issue the op (in order, or after a stop or a release); false when
- * the run's time is up or another client stopped on it: the op is not issued.
+ * Before op index (of c's current pass) is issued: its request in q (n 0
+ * when it touches no resource), and the wait until every resource of it has
+ * reached its count.  True to issue the op (in order, or after a stop or a
+ * release); false when the run's time is up or another client stopped at
+ * it: the op is not issued.
  */
-bool rp__order_wait(rp_client *c, const rp_ordreq *q);
+bool rp__order_before(rp_client *c, uint64_t index, rp_ordreq *q);
 /* After the completion (whatever its outcome): the counts move on, waiters wake. */
 void rp__order_done(rp_replay *r, const rp_ordreq *q);
 /*
