@@ -51,7 +51,9 @@ static const rp_cmd spec = {
 	.summary = "replay a trace or dbench loadfile against a directory (or another backend)",
 	.details =
 		"Each client runs in its own thread and keeps its own program order; clients never wait for each\n"
-		"other. A trace with several clients replays them as they are, all in TARGET. --clients N runs N\n"
+		"other, unless --order=resource: then an op also waits for the ops recorded before it on its path\n"
+		"(and rename's and link's second path) in other clients, so a lagging client cannot reorder them.\n"
+		"A trace with several clients replays them as they are, all in TARGET. --clients N runs N\n"
 		"copies of the workload, copy k in its own directory TARGET/clientk (paths inside are not\n"
 		"rewritten), so 'reprise replay client.txt --target /mnt/x --clients 4 -t 60' is dbench's\n"
 		"'dbench -c client.txt -D /mnt/x -t 60 4'.\n\n"

@@ -17,6 +17,7 @@ void rp__cli_ropts_defaults(rp_cli_ropts *r)
 	r->timing = "afap";
 	r->on_mismatch = "warn";
 	r->prepare_fill = "data";
+	r->order = "client";
 }
 
 static int parse_enum(const char *cmd, const char *what, const char *s, const char *const *names, int n)
@@ -50,7 +51,9 @@ int rp__cli_ropts_apply(const rp_cli_ropts *r, const char *cmd, rp_replay_opts *
 	const int timing = parse_enum(cmd, "timing", r->timing, timings, 3);
 	const int policy = parse_enum(cmd, "on-mismatch", r->on_mismatch, policies, 3);
 	const int fill = parse_enum(cmd, "prepare-fill", r->prepare_fill, fills, 3);
-	if (timing < 0 || policy < 0 || fill < 0)
+	static const char *const orders[] = { "client", "resource" }; /* rp_order_mode order */
+	const int order = parse_enum(cmd, "order", r->order, orders, 2);
+	if (timing < 0 || policy < 0 || fill < 0 || order < 0)
 		return 2;
 	if (!(*bopts = backend_opts(r))) {
 		rp__cli_err(cmd, "out of memory");
@@ -68,6 +71,7 @@ int rp__cli_ropts_apply(const rp_cli_ropts *r, const char *cmd, rp_replay_opts *
 	ro->no_prepare = r->no_prepare;
 	ro->prepare_fill = (rp_prepare_fill)fill;
 	ro->on_mismatch = (rp_on_mismatch)policy;
+	ro->order = (rp_order_mode)order;
 	return 0;
 }
 

@@ -12,7 +12,7 @@
 
 /* The options that shape a run, as parsed (rp__cli_ropts_defaults first). */
 typedef struct rp_cli_ropts {
-	const char *backend, *backend_opt, *timing, *on_mismatch, *prepare_fill;
+	const char *backend, *backend_opt, *timing, *on_mismatch, *prepare_fill, *order;
 	uint64_t clients, max_inflight;
 	double clone_offset, duration, warmup, speed;
 	bool no_prepare, sync, fsync_writes, quiet, lenient;
@@ -34,6 +34,10 @@ typedef struct rp_cli_ropts {
 	{ "max-inflight", 0, RP_OPT_UINT, &(r).max_inflight, "N", \
 	  "let up to N ops of one client be in flight at once where the trace has them overlap and they do not " \
 	  "depend on each other (default 1: one at a time; up to 1024)" }, \
+	{ "order", 0, RP_OPT_STRING, &(r).order, "MODE", \
+	  "client (default: each client keeps its own order, clients never wait for each other) or resource " \
+	  "(also keep the recorded order of ops on one path across clients: a client waits for the ops " \
+	  "recorded before its op on that path)" }, \
 	{ "backend", 'b', RP_OPT_STRING, &(r).backend, "NAME", \
 	  "posix, null or fault (default: the one that takes --target's URL scheme, posix for a directory)" }, \
 	{ "backend-opt", 'O', RP_OPT_STRING, &(r).backend_opt, "LIST", \

@@ -760,6 +760,14 @@ static inline __attribute__((always_inline)) void run_impl(rp_client *c, const b
 				rp__win_drain(c);
 			else if (windowed)
 				win_admit(c, op, &key);
+			/* --order=resource: before resolve, which may look up a handle another thread's earlier op opens. */
+			rp_ordreq oq = { .n = 0 };
+			if (__builtin_expect(c->ord != NULL, 0) && !rp__order_before(c, index, &oq)) {
+				c->stop = "time";
+				return;
+			}
+			if (oq.n && stopping(r))
+				continue; /* reported at the top of the loop */
 			const enum verdict v = resolve(c, op, index, &req, &refuse);
 			/* afap: the previous completion is the time now, near enough to end the run on. */
 			uint64_t t = prev_done;
@@ -777,9 +785,11 @@ static inline __attribute__((always_inline)) void run_impl(rp_client *c, const b
 				return;
 			}
 			if (windowed && v == V_ISSUE && !whole)
-				prev_done = rp__win_issue(c, op, &req, &key, index, sched, k < n && ops[k].t_start < rec_end);
+				prev_done = rp__win_issue(c, op, &req, &key, index, sched, k < n && ops[k].t_start < rec_end, &oq);
 			else
 				prev_done = exec(c, op, &req, v, refuse, index, sched, t);
+			if (oq.n && !(windowed && v == V_ISSUE && !whole))
+				rp__order_done(r, &oq); /* whatever its outcome; the window's own when it completes */
 			prev_rec_end = rec_end;
 		}
 		if (windowed)
@@ -852,6 +862,9 @@ void *rp__client_main(void *arg)
 	release_all(c);
 out:
 	rp__win_destroy(c);
+	/* Stopped before its work was done: the ops others would wait for never come. */
+	if (!c->stop || strcmp(c->stop, "end") != 0)
+		rp__order_release(r, c->stop && strcmp(c->stop, "time") == 0);
 	/* Children stop waiting; a hand-over never taken is released (through this client's state, while it has one). */
 	rp__share_exit(c, c->binit);
 	rp__share_pass_done(c, UINT64_MAX); /* and waits on it end */

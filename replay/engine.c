@@ -64,7 +64,7 @@ static int check_opts(const rp_replay_opts *o, char *errbuf)
 	if (o->duration_s < 0 || o->duration_s > 1e8 || o->clone_offset_s < 0 || o->clone_offset_s > 1e6)
 		return rp_fail(errbuf, RP_E_RANGE, "durations must be >= 0");
 	if ((unsigned)o->timing > RP_TIMING_THINK || (unsigned)o->on_mismatch > RP_MISMATCH_ABORT ||
-	    (unsigned)o->prepare_fill > RP_FILL_SPARSE)
+	    (unsigned)o->prepare_fill > RP_FILL_SPARSE || (unsigned)o->order > RP_ORDER_RESOURCE)
 		return rp_fail(errbuf, RP_E_INVAL, "bad timing or mismatch policy");
 	if (o->max_inflight > RP_REPLAY_MAX_INFLIGHT) /* 0 is taken as 1 */
 		return rp_fail(errbuf, RP_E_RANGE, "max-inflight must be 1..%d", RP_REPLAY_MAX_INFLIGHT);
@@ -139,6 +139,8 @@ int rp_replay_create(rp_replay **out, const rp_replay_opts *opts, rp_workload *w
 	rc = rp__scan(r, errbuf);
 	if (rc < 0)
 		goto fail;
+	if (r->opts.order == RP_ORDER_RESOURCE && (rc = rp__order_scan(r, errbuf)) < 0)
+		goto fail;
 	uint32_t n_clients;
 	rc = count_clients(r, &n_clients, errbuf);
 	if (rc < 0)
@@ -186,6 +188,7 @@ static int make_clients(rp_replay *r, char *errbuf)
 				snprintf(c->dir, sizeof(c->dir), "client%u", k + 1);
 			rp__handles_init(&c->handles);
 			rp__ntclient_init(&c->nt);
+			rp__order_client(c);
 			c->bstate = calloc(1, r->bops->client_size ? r->bops->client_size : 1);
 			if (r->opts.timing != RP_TIMING_AFAP && (c->lag = malloc(sizeof(*c->lag))))
 				rp__hist_init(c->lag);
@@ -349,6 +352,7 @@ void rp_replay_destroy(rp_replay *r)
 	free(r->clients);
 	if (r->bstate)
 		r->bops->destroy(r->bstate);
+	rp__order_free(r); /* before the plan: its tables are by trace client */
 	rp__prepare_free(r); /* trace_clients with the plan */
 	free(r->res.series);
 	free(r->res.client_depth);

@@ -9,6 +9,7 @@
 #include "replay/handles.h"
 #include "replay/hist.h"
 #include "replay/ntsem.h"
+#include "replay/order.h"
 #include "replay/replay.h"
 #include "replay/workload.h"
 #include "formats/path.h"
@@ -73,6 +74,7 @@ typedef struct rp_slot {
 	rp_wkey key;
 	uint64_t index, sched, issue, done;
 	uint64_t posted; /* when the client handed it to a worker */
+	rp_ordreq ord;   /* --order=resource: moved on when it is reaped */
 	_Atomic bool finished; /* set by the worker (release) or the async callback */
 	bool busy;
 	rp_worker *worker; /* NULL: an asynchronous backend has it */
@@ -198,6 +200,11 @@ typedef struct rp_client {
 	 * client it is blocked on (index + 1; 0: none), which a wait follows to find a cycle. */
 	_Atomic uint64_t passes_done;
 	_Atomic uint32_t waiting_for;
+	/* --order=resource (order.c): its trace client's places, its copy's done counts, a cursor, the waits. */
+	const rp_ordclient *ord;
+	_Atomic uint32_t *ord_done;
+	uint32_t ord_x;
+	uint64_t ord_wait_ns, ord_waits;
 } rp_client;
 
 struct rp_replay {
@@ -238,6 +245,7 @@ struct rp_replay {
 	pthread_mutex_t wait_mu;
 	pthread_cond_t wait_cv;
 	rp_handles refs, deferred;
+	rp_order *order; /* --order=resource (order.c); NULL: per-client order only */
 	bool prepared, started, finished;
 
 	atomic_bool stop;   /* SIGINT, abort on mismatch */
@@ -350,7 +358,9 @@ uint64_t rp__win_wait_until(rp_client *c, uint64_t deadline);
  * time to go on from.
  */
 uint64_t rp__win_issue(rp_client *c, const rp_op *op, rp_breq *req, const rp_wkey *k, uint64_t index,
-		       uint64_t sched, bool next_overlaps);
+		       uint64_t sched, bool next_overlaps, const rp_ordreq *ord);
+/* Record what completed (and move its resources' counts on: --order=resource). */
+void rp__win_reap(rp_client *c);
 void rp__win_drain(rp_client *c); /* until nothing is in flight */
 
 /* stats.c */

@@ -56,6 +56,20 @@ typedef enum rp_prepare_fill {
 	RP_FILL_SPARSE = 2, /* one byte at the end: the size without the blocks (reads of it hit holes) */
 } rp_prepare_fill;
 
+/* Which ops keep their recorded order (--order). */
+typedef enum rp_order_mode {
+	RP_ORDER_CLIENT = 0,   /* each client's own program order; clients never wait for each other */
+	RP_ORDER_RESOURCE = 1, /* and ops on one path (per copy) keep their recorded order across clients */
+} rp_order_mode;
+
+/*
+ * --order=resource: at most this much memory for the order tables (the scan's
+ * 24 bytes per resource an op touches while it sorts, then 8 bytes per op, 4 per
+ * path and copy for the run): 512 MiB, some 16 million ops.  A trace of 2
+ * million ops needs some 64 MiB while it is scanned and 16 MiB for the run.
+ */
+#define RP_REPLAY_ORDER_MEM_MAX (512ull << 20)
+
 /* A clock the engine reads and sleeps on; tests inject a fake one.  Times are ns, monotonic. */
 typedef struct rp_replay_clock {
 	uint64_t (*now)(void *ctx);
@@ -109,6 +123,8 @@ typedef struct rp_replay_opts {
 	 * them overlapping and it does not depend on them (docs/replay.md).
 	 */
 	uint32_t max_inflight;
+	rp_order_mode order;      /* RP_ORDER_CLIENT (default) or RP_ORDER_RESOURCE (docs/replay.md, "Order across clients") */
+	uint64_t order_mem_max;   /* 0: RP_REPLAY_ORDER_MEM_MAX; a limit for the order tables (tests set a small one) */
 	const rp_replay_clock *clock; /* NULL: CLOCK_MONOTONIC */
 	rp_replay_thread_fn on_thread;
 	void *on_thread_ctx;
@@ -168,6 +184,8 @@ typedef struct rp_replay_client {
 	const char *stop;
 	uint64_t ops, bytes, failures, mismatches, warmup_ops, passes;
 	rp_replay_lat lat;       /* every op but sleeps */
+	uint64_t order_waits;    /* --order=resource: ops that waited for another op on their path */
+	double order_wait_us;    /* and the time they waited, in all */
 } rp_replay_client;
 
 /* Up to this many kinds of mismatch (op, expected, got) are kept, each with its first example. */
@@ -258,6 +276,11 @@ typedef struct rp_replay_results {
 	rp_replay_lat lat;             /* every op but sleeps, all clients */
 	const struct rp_hist *hist;    /* the same as a histogram (NULL: none) */
 	rp_replay_client *client;      /* one per client, n_client_depth of them */
+	rp_order_mode order;           /* --order */
+	uint32_t order_resources;      /* resource: paths ordered (per copy) */
+	uint64_t order_bytes;          /* resource: the tables' memory during the run */
+	uint64_t order_waits;          /* resource: ops that waited, all clients */
+	double order_wait_us;          /* resource: their waits, in all */
 } rp_replay_results;
 
 /* ---- Running ---------------------------------------------------------------------------- */
@@ -360,6 +383,7 @@ const char *rp_timing_name(rp_timing t);
 /* Why a final sync that was asked for did not run, in words ("interrupted", "no local directory"); NULL when it ran or was not asked. */
 const char *rp_replay_flush_why(const rp_replay_flush *f);
 const char *rp_prepare_fill_name(rp_prepare_fill f); /* "data", "zero", "sparse" */
+const char *rp_order_name(rp_order_mode m);         /* "client", "resource" */
 /* "EIO" etc., or NULL. */
 const char *rp_replay_errno_name(int err);
 

@@ -41,6 +41,11 @@ static const char *status_text(int32_t st, char *buf, size_t n)
 	return buf;
 }
 
+const char *rp_order_name(rp_order_mode m)
+{
+	return m == RP_ORDER_RESOURCE ? "resource" : "client";
+}
+
 const char *rp_prepare_fill_name(rp_prepare_fill f)
 {
 	switch (f) {
@@ -163,6 +168,14 @@ void rp_replay_write_table(const rp_replay_results *res, FILE *f)
 			fprintf(f, "  client %zu: max %u, mean %.2f; recorded max %u, mean %.2f\n", i, d->max, d->mean,
 				d->rec_max, d->rec_mean);
 		}
+	}
+	if (res->order == RP_ORDER_RESOURCE) {
+		fprintf(f, "Order across clients (resource): %u paths, %.1f MiB of tables; %llu ops waited %.1f ms in all\n",
+			res->order_resources, (double)res->order_bytes / 1048576.0, (unsigned long long)res->order_waits,
+			res->order_wait_us / 1e3);
+		for (size_t i = 0; res->client && res->n_client_depth > 1 && res->n_client_depth <= 16 && i < res->n_client_depth; i++)
+			fprintf(f, "  client %zu: %llu ops waited %.1f ms\n", i,
+				(unsigned long long)res->client[i].order_waits, res->client[i].order_wait_us / 1e3);
 	}
 	write_outcome(res, f);
 	if (res->unsupported)
@@ -366,6 +379,11 @@ static json_t *build(jb *b, const rp_replay_results *res, const rp_replay_proven
 	jput(b, d, "backend", jname(res->backend ? res->backend : ""));
 	jput(b, d, "timing", json_string(rp_timing_name(res->timing)));
 	jput(b, d, "speed", jnum(res->speed));
+	jput(b, d, "order", json_string(rp_order_name(res->order)));
+	jput(b, d, "order_resources", ju64(res->order_resources));
+	jput(b, d, "order_bytes", ju64(res->order_bytes));
+	jput(b, d, "order_waits", ju64(res->order_waits));
+	jput(b, d, "order_wait_us", jnum(res->order_wait_us));
 	jput(b, d, "clients", ju64(res->clients));
 	jput(b, d, "stop", json_string(res->stop ? res->stop : "end"));
 	jput(b, d, "elapsed_s", jnum(res->elapsed_s));
@@ -444,6 +462,8 @@ static json_t *build(jb *b, const rp_replay_results *res, const rp_replay_proven
 		jput(b, j, "mismatches", ju64(c->mismatches));
 		jput(b, j, "warmup_ops", ju64(c->warmup_ops));
 		jput(b, j, "passes", ju64(c->passes));
+		jput(b, j, "order_waits", ju64(c->order_waits));
+		jput(b, j, "order_wait_us", jnum(c->order_wait_us));
 		jput(b, j, "latency_us", jlat(b, &c->lat));
 		jadd(b, cres, j);
 	}

@@ -86,6 +86,10 @@ static int client_results(rp_replay *r, rp_hist *h)
 		cr->stop = c->stop ? c->stop : "end";
 		cr->warmup_ops = c->warmup_ops;
 		cr->passes = c->passes;
+		cr->order_waits = c->ord_waits;
+		cr->order_wait_us = (double)c->ord_wait_ns / 1e3;
+		res->order_waits += c->ord_waits;
+		res->order_wait_us += cr->order_wait_us;
 		rp__hist_init(h);
 		for (unsigned op = 0; op < RP_OP__COUNT; op++) {
 			const rp_opacc *const a = &c->acc[op];
@@ -261,6 +265,7 @@ int rp__stats_merge(rp_replay *r)
 		return crc;
 
 	res->max_inflight = r->opts.max_inflight > 1 ? r->opts.max_inflight : 1;
+	res->order = r->opts.order;
 	res->client_depth = calloc(r->n_clients ? r->n_clients : 1, sizeof(*res->client_depth));
 	if (!res->client_depth)
 		return RP_E_NOMEM;

@@ -283,7 +283,7 @@ static inline void ewma(uint64_t *est, uint64_t x)
 	*est = *est - *est / 8 + x / 8;
 }
 
-static void reap(rp_client *c)
+void rp__win_reap(rp_client *c)
 {
 	rp_window *const win = c->win;
 	for (uint32_t i = 0; win->n && i < win->max; i++) {
@@ -299,13 +299,15 @@ static void reap(rp_client *c)
 		s->busy = false;
 		win->n--;
 		rp__client_finish(c, &s->op, &s->req, s->index, s->sched, s->issue, s->done);
+		if (s->ord.n)
+			rp__order_done(c->r, &s->ord);
 	}
 }
 
 bool rp__win_ready(rp_client *c, const rp_wkey *k)
 {
 	rp_window *const win = c->win;
-	reap(c);
+	rp__win_reap(c);
 	if (win->n >= win->max)
 		return false;
 	for (uint32_t i = 0; win->n && i < win->max; i++)
@@ -341,7 +343,7 @@ uint64_t rp__win_wait_until(rp_client *c, uint64_t deadline)
 	const uint64_t margin = 200000;
 	for (uint64_t now = rp__now(r); win->async && win->n && now + margin < deadline; now = rp__now(r)) {
 		r->bops->poll(r->bstate, c->bstate, deadline - margin - now);
-		reap(c);
+		rp__win_reap(c);
 	}
 	return rp__wait_until(r, &c->late_est, deadline);
 }
@@ -354,7 +356,7 @@ static void async_cb(rp_breq *req)
 }
 
 uint64_t rp__win_issue(rp_client *c, const rp_op *op, rp_breq *req, const rp_wkey *k, uint64_t index,
-		       uint64_t sched, bool next_overlaps)
+		       uint64_t sched, bool next_overlaps, const rp_ordreq *ord)
 {
 	rp_replay *const r = c->r;
 	rp_window *const win = c->win;
@@ -368,6 +370,8 @@ uint64_t rp__win_issue(rp_client *c, const rp_op *op, rp_breq *req, const rp_wke
 	if (rp__client_nt_pre(c, op, req)) {
 		const uint64_t now = rp__now(r);
 		rp__client_finish(c, op, req, index, sched, now, now);
+		if (ord->n)
+			rp__order_done(r, ord);
 		return now;
 	}
 	rp_worker *w = NULL;
@@ -384,6 +388,8 @@ uint64_t rp__win_issue(rp_client *c, const rp_op *op, rp_breq *req, const rp_wke
 		const uint64_t done = rp__now(r);
 		ewma(&win->lat_est[op->op], done - issue);
 		rp__client_finish(c, op, req, index, sched, issue, done);
+		if (ord->n)
+			rp__order_done(r, ord);
 		return done;
 	}
 	rp_slot *s = win->slots;
@@ -398,6 +404,7 @@ uint64_t rp__win_issue(rp_client *c, const rp_op *op, rp_breq *req, const rp_wke
 		s->req.op = &s->op;
 	}
 	s->key = *k;
+	s->ord = *ord;
 	s->index = index;
 	s->sched = sched;
 	s->worker = w;
@@ -433,6 +440,6 @@ void rp__win_drain(rp_client *c)
 	rp_window *const win = c->win;
 	if (!win)
 		return;
-	for (reap(c); win->n; reap(c))
+	for (rp__win_reap(c); win->n; rp__win_reap(c))
 		rp__win_block(c);
 }

@@ -13,7 +13,7 @@ skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 check() { if eval "$2"; then ok "$1"; else notok "$1"; fi; }
 # json FILE EXPR: evaluate a python expression over the JSON as d.
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"; }
-echo "1..23"
+echo "1..26"
 
 # 1. A small loadfile, three copies, one pass: every status as recorded, prepare makes \input\existing.dat.
 mkdir "$tmp/t1"
@@ -88,5 +88,15 @@ check "a timestamped loadfile with --max-inflight 8 runs one at a time" \
 	"json '$tmp/6.json' 'd[\"inflight\"][\"max_inflight\"] == 8 and d[\"inflight\"][\"max\"] == 1 and d[\"mismatches\"] == 0'"
 "$reprise" replay "$data/small.load" --target "$tmp/t1" --backend fault --backend-opt delay=soon -q >"$tmp/6.out" 2>&1
 check "fault delay= wants a duration" "grep -q \"option 'delay': 'soon' is not a duration\" '$tmp/6.out'"
+
+# 7. --order: the default is client (nothing scanned), resource orders the copies' paths and says so.
+check "the default order is client, no tables" \
+	"json '$tmp/1.json' 'd[\"order\"] == \"client\" and d[\"order_resources\"] == 0 and d[\"order_waits\"] == 0'"
+mkdir "$tmp/t7"
+"$reprise" replay "$data/small.load" --target "$tmp/t7" --clients 3 --order resource --json "$tmp/7.json" >"$tmp/7.out" 2>&1
+check "--order resource: as recorded, the tables and waits reported" \
+	"json '$tmp/7.json' 'd[\"order\"] == \"resource\" and d[\"mismatches\"] == 0 and d[\"order_resources\"] > 0 and d[\"order_bytes\"] > 0 and len(d[\"client_results\"]) == 3 and all(\"order_wait_us\" in c for c in d[\"client_results\"])' && grep -q '^Order across clients (resource): ' '$tmp/7.out'"
+"$reprise" replay "$data/small.load" --target "$tmp/t7" --order=path -q >"$tmp/7b.out" 2>&1
+check "--order path is a usage error" "[ $? -eq 2 ] && grep -q 'order' '$tmp/7b.out'"
 
 [ $fails -eq 0 ]

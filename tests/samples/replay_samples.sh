@@ -1,9 +1,10 @@
 #!/bin/sh
 # The recipes' traces in samples/syscall/ replay on an empty directory (TAP) with no mismatch but the
 # documented ones (samples/README.md): dbench and the build at full speed (the build's waits order
-# the compiler's outputs before ninja reads them), pgbench and bonnie++ at trace timing (their
-# processes and threads also synchronise through a pid file they poll and semaphores, which no file
-# trace shows).
+# the compiler's outputs before ninja reads them), pgbench and bonnie++ at trace timing with
+# --order=resource (their processes and threads also synchronise through a pid file they poll and
+# semaphores, which no file trace shows: the recorded order of their ops on each file stands in for
+# it, so a client that falls behind its schedule on a busy machine cannot reorder them).
 #   replay_samples.sh REPRISE SAMPLES_DIR
 set -u
 reprise=$1
@@ -14,19 +15,19 @@ export LC_ALL=C TZ=UTC
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); echo "not ok $n - $1"; [ -f "$tmp/err" ] && sed 's/^/# /' "$tmp/err" | head -10; }
-# replay NAME TIMING ALLOWED: ALLOWED is a Python expression over each mismatch sample s that is true
-# for the documented kinds (False: none allowed)
+# replay NAME TIMING ORDER ALLOWED: ALLOWED is a Python expression over each mismatch sample s that is
+# true for the documented kinds (False: none allowed)
 replay() {
-	name=$1 timing=$2 allowed=$3
+	name=$1 timing=$2 order=$3 allowed=$4
 	rm -rf "$tmp/t"
 	mkdir "$tmp/t"
-	if ! timeout 300 "$reprise" replay "$dir/$name.rpz" --target "$tmp/t" --timing "$timing" -q \
+	if ! timeout 300 "$reprise" replay "$dir/$name.rpz" --target "$tmp/t" --timing "$timing" --order "$order" -q \
 		--json "$tmp/$name.json" >/dev/null 2>"$tmp/err"; then
 		# a replay with mismatches exits 0 (they are reported); anything else is a failure
-		not_ok "$name replays ($timing timing)"
+		not_ok "$name replays ($timing timing, $order order)"
 		return
 	fi
-	ok "$name replays ($timing timing)"
+	ok "$name replays ($timing timing, $order order)"
 	if python3 - "$tmp/$name.json" "$allowed" >"$tmp/err" 2>&1 <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -38,12 +39,12 @@ sys.exit(1 if bad or others or d["total_ops"] == 0 else 0)
 PY
 	then ok "$name: no mismatch but the documented ones"; else not_ok "$name: no mismatch but the documented ones"; fi
 }
-replay dbench afap False
-replay build afap False
-# pg_ctl polls postmaster.pid (every 100 ms) until the server has written it, and after the stop until
-# the server has removed it: a probe a few ms before or after the server's write or unlink may see the other
-replay pgbench trace '"/postmaster.pid" in s["path"]'
-# bonnie++'s seek threads each unlink the test file as they end, within microseconds of one another:
-# which one finds it is a race, so an unlink of it may succeed where it failed and the other way round
-replay bonnie trace 's["op"] == "unlink" and "/Bonnie." in s["path"]'
+replay dbench afap client False
+replay build afap client False
+# pg_ctl polls postmaster.pid until the server has written it (and after the stop until it is gone);
+# bonnie++'s seek threads start on the main thread's semaphores and each unlinks the test file as it
+# ends, microseconds apart.  With the recorded order kept on each path, each probe sees what it saw and
+# the unlink that found the file finds it, however late a client runs: nothing is allowed.
+replay pgbench trace resource False
+replay bonnie trace resource False
 echo "1..$n"
