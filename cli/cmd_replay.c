@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "cli/commands.h"
@@ -15,7 +16,7 @@
 #include "replay/replay.h"
 
 static struct {
-	const char *target, *backend, *backend_opt, *timing, *on_mismatch, *json, *prepare_fill, *output;
+	const char *target, *backend, *backend_opt, *timing, *on_mismatch, *json, *prepare_fill, *output, *user, *authfile;
 	uint64_t clients, max_inflight;
 	double clone_offset, duration, warmup, speed;
 	bool no_prepare, sync, fsync_writes, quiet, lenient, list_backends, fail_on_mismatch, drop_caches, cleanup;
@@ -38,9 +39,14 @@ static const rp_opt options[] = {
 	  "let up to N ops of one client be in flight at once where the trace has them overlap and they do not "
 	  "depend on each other (default 1: one at a time; up to 1024)" },
 	{ "backend", 'b', RP_OPT_STRING, &o.backend, "NAME",
-	  "posix, null or fault (default: the one that takes --target's URL scheme, posix for a directory)" },
+	  "posix, null, fault or smb, as built (--list-backends; default: the one that takes --target's URL scheme, posix for a directory)" },
 	{ "backend-opt", 'O', RP_OPT_STRING, &o.backend_opt, "LIST",
 	  "backend options, comma-separated name[=value], typed and range-checked (the backends below)" },
+	{ "user", 0, RP_OPT_STRING, &o.user, "[DOMAIN\\]USER[%PASS]",
+	  "smb: log in as USER (the password from PASS, else --authfile, else $REPRISE_SMB_PASSWORD; default: guest); "
+	  "the password is never printed, nor kept in the JSON" },
+	{ "authfile", 0, RP_OPT_STRING, &o.authfile, "FILE",
+	  "smb: credentials from FILE, in smbclient's -A format (username = U, password = P, domain = D lines)" },
 	{ "sync", 's', RP_OPT_FLAG, &o.sync, NULL, "posix: open files O_SYNC (dbench -s)" },
 	{ "fsync-writes", 'F', RP_OPT_FLAG, &o.fsync_writes, NULL, "posix: fsync after every write (dbench -F)" },
 	{ "no-prepare", 0, RP_OPT_FLAG, &o.no_prepare, NULL,
@@ -182,18 +188,100 @@ static int parse_enum(const char *what, const char *s, const char *const *names,
 	return -1;
 }
 
-/* The backend options plus --sync and --fsync-writes, which are posix's. */
-static char *backend_opts(void)
+/* Append ",name=value" (or "name=value" first) to the option list s of n bytes. */
+static void opt_add(char *s, size_t n, const char *name, const char *value, size_t len)
 {
-	const size_t n = (o.backend_opt ? strlen(o.backend_opt) : 0) + 32;
+	const size_t at = strlen(s);
+	snprintf(s + at, n - at, "%s%s=%.*s", at ? "," : "", name, (int)len, value);
+}
+
+/*
+ * The backend options plus --sync and --fsync-writes, which are posix's, and
+ * --user and --authfile, which are smb's: user, password, domain and authfile
+ * options.  NULL without memory; NULL with *bad set when a value cannot go
+ * through the comma-separated list (said, without the value).
+ */
+static char *backend_opts(bool *bad)
+{
+	*bad = false;
+	const size_t n = (o.backend_opt ? strlen(o.backend_opt) : 0) + (o.user ? strlen(o.user) : 0) +
+			 (o.authfile ? strlen(o.authfile) : 0) + 96;
 	char *const s = malloc(n);
 	if (!s)
 		return NULL;
-	snprintf(s, n, "%s%s%s%s", o.backend_opt ? o.backend_opt : "",
-		 o.sync ? (o.backend_opt && *o.backend_opt ? ",sync" : "sync") : "",
-		 o.fsync_writes ? ((o.backend_opt && *o.backend_opt) || o.sync ? ",fsync-writes" : "fsync-writes") : "",
-		 "");
+	snprintf(s, n, "%s", o.backend_opt ? o.backend_opt : "");
+	if (o.sync)
+		snprintf(s + strlen(s), n - strlen(s), "%ssync", s[0] ? "," : "");
+	if (o.fsync_writes)
+		snprintf(s + strlen(s), n - strlen(s), "%sfsync-writes", s[0] ? "," : "");
+	if (o.user) {
+		/* [DOMAIN\]USER[%PASS], as smbclient -U takes it (DOMAIN/USER too). */
+		const char *u = o.user;
+		const size_t dl = strcspn(u, "\\/");
+		if (u[dl]) {
+			opt_add(s, n, "domain", u, dl);
+			u += dl + 1;
+		}
+		const char *const pct = strchr(u, '%');
+		const size_t ul = pct ? (size_t)(pct - u) : strlen(u);
+		if (ul == 0 || memchr(u, ',', ul) || (pct && strchr(pct + 1, ',')) || (o.user != u && memchr(o.user, ',', dl))) {
+			rp__cli_err("replay", ul == 0 ? "--user: no user name" :
+				    "--user: a ',' cannot be passed on to the backend: put the credentials in --authfile FILE "
+				    "(or the password in REPRISE_SMB_PASSWORD)");
+			*bad = true;
+		}
+		opt_add(s, n, "user", u, ul);
+		if (pct && pct[1])
+			opt_add(s, n, "password", pct + 1, strlen(pct + 1));
+	}
+	if (o.authfile) {
+		if (strchr(o.authfile, ',')) {
+			rp__cli_err("replay", "--authfile %s: a ',' in the file name cannot be passed on to the backend", o.authfile);
+			*bad = true;
+		}
+		opt_add(s, n, "authfile", o.authfile, strlen(o.authfile));
+	}
+	if (*bad) {
+		explicit_bzero(s, n);
+		free(s);
+		return NULL;
+	}
 	return s;
+}
+
+/*
+ * The command line as the JSON keeps it: a password given with --user
+ * USER%PASS or --backend-opt password=PASS is written as "***".  The copies
+ * are kept in store (freed with the provenance's life).
+ */
+#define REDACT_MAX 16
+static void redact_argv(rp_cli_prov *prov, char **store)
+{
+	int k = 0;
+	char **const av = prov->argv;
+	for (int i = 1; i < prov->p.argc && k < REDACT_MAX; i++) {
+		const char *a = av[i];
+		const bool user = strcmp(a, "--user") == 0, bopt = strcmp(a, "--backend-opt") == 0 || strcmp(a, "-O") == 0;
+		if ((user || bopt) && i + 1 < prov->p.argc) {
+			i++;
+			a = av[i];
+		} else if (strncmp(a, "--user=", 7) != 0 && strncmp(a, "--backend-opt=", 14) != 0 && strncmp(a, "-O", 2) != 0) {
+			continue;
+		}
+		const bool is_user = user || strncmp(av[i], "--user=", 7) == 0;
+		const char *const secret = is_user ? strchr(a, '%') : strstr(a, "password=");
+		if (!secret)
+			continue;
+		const size_t keep = (size_t)(secret - a) + (is_user ? 1 : 9);
+		const char *const rest = is_user ? "" : secret + 9 + strcspn(secret + 9, ",");
+		const size_t len = keep + 3 + strlen(rest) + 1;
+		char *const r = malloc(len);
+		if (!r)
+			continue;
+		snprintf(r, len, "%.*s***%s", (int)keep, a, rest);
+		store[k++] = r;
+		av[i] = r;
+	}
 }
 
 static void progress(rp_replay *r, double *last_t, uint64_t *last_ops, uint64_t *last_bytes)
@@ -337,8 +425,12 @@ static int run(int argc, char **argv)
 		rp__cli_err("replay", "out of memory");
 		return 1;
 	}
+	char *redacted[REDACT_MAX] = { NULL };
+	redact_argv(&prov, redacted);
 	const int st = replay_main(argc, argv, &prov);
 	rp__cli_prov_free(&prov);
+	for (int i = 0; i < REDACT_MAX; i++)
+		free(redacted[i]);
 	return st;
 }
 
@@ -407,7 +499,23 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 		rp_workload_destroy(w);
 		return 1;
 	}
-	char *const bopts = backend_opts();
+	if ((o.user || o.authfile) && strncasecmp(o.target, "smb://", 6) != 0 && (!o.backend || strcmp(o.backend, "smb") != 0)) {
+		rp__cli_err("replay", "--user and --authfile are the smb backend's (--target smb://host/share)");
+		if (o.json)
+			rp__cli_out_abort(&json);
+		rp_workload_destroy(w);
+		rp__cli_in_close(&in);
+		return 2;
+	}
+	bool bad_opts;
+	char *const bopts = backend_opts(&bad_opts);
+	if (bad_opts) {
+		if (o.json)
+			rp__cli_out_abort(&json);
+		rp_workload_destroy(w);
+		rp__cli_in_close(&in);
+		return 2;
+	}
 	rp_replay_opts ro;
 	rp_replay_opts_init(&ro);
 	ro.target = o.target;
@@ -498,6 +606,8 @@ out:
 	rp_tree_snap_free(snap);
 	rp_workload_destroy(w);
 	rp__cli_in_close(&in);
+	if (bopts)
+		explicit_bzero(bopts, strlen(bopts)); /* it may hold a password */
 	free(bopts);
 	return status;
 }
