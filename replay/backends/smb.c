@@ -82,6 +82,8 @@ struct smb_file {
 	bool doc;      /* delete when the last of the client's handles to it closes (the server cannot be asked) */
 	bool nt;       /* opened with NT semantics (rp_open_flag nt) */
 	bool append;   /* O_APPEND: writes go to the end */
+	bool parked;   /* closed on the server for a rename or delete of its name (park) */
+	int acc;       /* the O_ACCMODE it was opened with, to open it again after a park */
 	bool can_read; /* opened with read access (the server checks writes; reads of a write-only open are ours) */
 	bool listed;   /* an enumeration of pattern has begun on it */
 	char *pattern;
@@ -464,7 +466,7 @@ static int do_open(smb_conn *cn, rp_breq *req)
 	}
 	*f = (smb_file){ .conn = cn, .fh = fh, .path = path, .dir = dir,
 			 .doc = (op->oflags & RP_OF_DELETE_ON_CLOSE) != 0, .nt = (op->oflags & RP_OF_NT) != 0,
-			 .append = (op->oflags & RP_OF_APPEND) != 0, .can_read = acc != O_WRONLY };
+			 .append = (op->oflags & RP_OF_APPEND) != 0, .can_read = acc != O_WRONLY, .acc = acc };
 	f->next = cn->files;
 	if (cn->files)
 		cn->files->prev = f;
@@ -579,7 +581,7 @@ static int do_setattr(smb_conn *cn, rp_breq *req, smb_file *f)
 	if (a & (RP_SA_SIZE | RP_SA_ALLOC)) {
 		SMBCFILE *fh = f ? f->fh : NULL;
 		if (f && !fh)
-			return EISDIR;
+			return f->dir ? EISDIR : EBADF;
 		if (!fh && !(fh = smbc_getFunctionOpen(ctx)(ctx, cn->url, O_WRONLY, 0)))
 			return failed(cn);
 		struct stat st;
@@ -744,6 +746,39 @@ static int do_deltree(smb_conn *cn, const char *path)
 	return rc ? rc : remove_path(cn, path);
 }
 
+/*
+ * libsmbclient opens files sharing read and write but not delete (its share
+ * modes have no FILE_SHARE_DELETE), so a rename or delete of a name this
+ * connection holds open fails with a sharing violation where the recorded
+ * client, which shared delete, renamed its open file (SMB2 SET_INFO on the
+ * handle).  Such an op is tried again with those handles closed on the
+ * server ("parked") and opened again afterwards under the new name; a handle
+ * whose file went stays without one (its I/O fails EBADF until it closes).
+ */
+static int park(smb_conn *cn, const char *path)
+{
+	int n = 0;
+	for (smb_file *f = cn->files; f; f = f->next) {
+		if (!f->fh || strcmp(f->path, path) != 0)
+			continue;
+		smbc_getFunctionClose(cn->ctx)(cn->ctx, f->fh);
+		f->fh = NULL;
+		f->parked = true;
+		n++;
+	}
+	return n;
+}
+
+static void unpark(smb_conn *cn)
+{
+	for (smb_file *f = cn->files; f; f = f->next) {
+		if (!f->parked || url_of(cn, cn->url2, f->path))
+			continue;
+		f->parked = false;
+		f->fh = smbc_getFunctionOpen(cn->ctx)(cn->ctx, cn->url2, f->acc, 0);
+	}
+}
+
 static int do_rename(smb_conn *cn, const rp_breq *req)
 {
 	const rp_op *const op = req->op;
@@ -764,10 +799,16 @@ static int do_rename(smb_conn *cn, const rp_breq *req)
 	 */
 	if ((op->oflags & RP_RN_NOREPLACE) && smbc_getFunctionStat(ctx)(ctx, cn->url2, &st) == 0)
 		return EEXIST;
-	if (smbc_getFunctionRename(ctx)(ctx, cn->url, ctx, cn->url2) < 0)
-		return failed(cn);
-	files_renamed(cn, req->path, req->path2);
-	return 0;
+	if (smbc_getFunctionRename(ctx)(ctx, cn->url, ctx, cn->url2) < 0) {
+		rc = failed(cn);
+		if (rc != EBUSY || !park(cn, req->path))
+			return rc;
+		rc = smbc_getFunctionRename(ctx)(ctx, cn->url, ctx, cn->url2) < 0 ? failed(cn) : 0;
+	}
+	if (rc == 0)
+		files_renamed(cn, req->path, req->path2);
+	unpark(cn);
+	return rc;
 }
 
 /* Ops by name (no handle), and stat/statfs on a handle. */
@@ -788,7 +829,14 @@ static int by_name(smb_conn *cn, rp_breq *req)
 	case RP_OP_STATFS:
 		return smbc_getFunctionStatVFS(ctx)(ctx, cn->url, &sv) < 0 ? failed(cn) : 0;
 	case RP_OP_UNLINK:
-		return smbc_getFunctionUnlink(ctx)(ctx, cn->url) < 0 ? failed(cn) : 0;
+		if (smbc_getFunctionUnlink(ctx)(ctx, cn->url) == 0)
+			return 0;
+		rc = failed(cn);
+		if (rc == EBUSY && park(cn, req->path)) {
+			rc = smbc_getFunctionUnlink(ctx)(ctx, cn->url) < 0 ? failed(cn) : 0;
+			unpark(cn);
+		}
+		return rc;
 	case RP_OP_MKDIR:
 		return smbc_getFunctionMkdir(ctx)(ctx, cn->url, op->mode ? op->mode & 0777 : 0777) < 0 ? failed(cn) : 0;
 	case RP_OP_RMDIR:
@@ -832,7 +880,7 @@ static int on_file(smb_conn *cn, rp_breq *req, smb_file *f)
 	case RP_OP_READ:
 	case RP_OP_WRITE:
 		if (!f->fh)
-			return EISDIR;
+			return f->dir ? EISDIR : EBADF;
 		/* libsmbclient opens write-only with GENERIC_WRITE alone, but the server may grant reads anyway. */
 		if (op->op == RP_OP_READ && f->nt && !f->can_read)
 			return EACCES;
@@ -840,8 +888,15 @@ static int on_file(smb_conn *cn, rp_breq *req, smb_file *f)
 	case RP_OP_STAT:
 	case RP_OP_LOOKUP:
 	case RP_OP_ACCESS:
-		if (f->fh)
-			return smbc_getFunctionFstat(ctx)(ctx, f->fh, &st) < 0 ? failed(cn) : 0;
+		/*
+		 * A write-only libsmbclient open asks GENERIC_WRITE, which lacks
+		 * FILE_READ_ATTRIBUTES the recorded open had: a query the handle
+		 * cannot make goes by name, as the same query of the same object.
+		 */
+		if (f->fh && smbc_getFunctionFstat(ctx)(ctx, f->fh, &st) == 0)
+			return 0;
+		if (f->fh && f->can_read)
+			return failed(cn);
 		if (url_of(cn, cn->url, f->path))
 			return ENAMETOOLONG;
 		return smbc_getFunctionStat(ctx)(ctx, cn->url, &st) < 0 ? failed(cn) : 0;
@@ -856,8 +911,12 @@ static int on_file(smb_conn *cn, rp_breq *req, smb_file *f)
 	case RP_OP_READDIR:
 		return do_readdir(cn, req, f);
 	default:
-		return EOPNOTSUPP;
+		break;
 	}
+	/* A name op on a handle (SMB2 SET_INFO rename, a delete by handle): what the handle names, by name. */
+	if (!req->path)
+		req->path = f->path;
+	return by_name(cn, req);
 }
 
 static int smb_do(smb_conn *cn, rp_breq *req)
