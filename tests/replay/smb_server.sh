@@ -2,8 +2,9 @@
 # The smb replay backend against a real smbd on 127.0.0.1 (TAP; tests/fixtures/smbd.sh): dbench's
 # client.txt (a cut) with 2 clients over SMB3 (0 mismatches, the same tree on disk as posix
 # makes), traces converted from SMB and NFS captures (no more mismatches than posix), hostile
-# names, guest vs user, a symlink out of the share, and the errors: a refused port, a wrong
-# password, an unknown share, smbd killed mid-run (exit 1, no hang).
+# names, guest vs user, a symlink out of the share, the errors: a refused port, a wrong
+# password, an unknown share, smbd killed mid-run (exit 1, no hang); and the closed loop: a
+# replay's traffic captured live on lo has the op mix of the trace replayed (reprise stat --diff).
 #   smb_server.sh REPRISE SOURCE_ROOT
 set -u
 reprise=$1
@@ -18,9 +19,10 @@ command -v smbd >/dev/null || { echo "1..0 # SKIP smbd not installed (apt-get in
 
 tmp=$(mktemp -d /tmp/reprise-smb.XXXXXX) || exit 1
 chmod 755 "$tmp" # the guest account (nobody) reaches the share through it
-bg=
+bg= cap=
 cleanup() {
 	[ -n "$bg" ] && kill "$bg" 2>/dev/null && wait "$bg" 2>/dev/null
+	[ -n "$cap" ] && kill -INT "$cap" 2>/dev/null && wait "$cap" 2>/dev/null
 	"$fixtures/smbd.sh" stop "$tmp/srv" >/dev/null 2>&1
 	"$fixtures/smbd.sh" stop "$tmp/srv2" >/dev/null 2>&1
 	rm -rf "$tmp"
@@ -53,7 +55,7 @@ clean_share() { rm -rf "${share:?}"/* "$share"/.[!.]* 2>/dev/null; }
 # A listing of a tree: type, size and name of every entry (what prepare and the run made).
 tree() { (cd "$1" && find . -mindepth 1 \( -type f -printf 'f %s %p\n' \) -o \( -type d -printf 'd - %p\n' \) | sort); }
 
-echo "1..29"
+echo "1..32"
 
 # 1-4. client.txt's first 6000 lines, 2 clients over SMB3: as posix, failures as recorded, 0 mismatches,
 # and the tree the run leaves in the share is the one the same run leaves in a directory.
@@ -176,4 +178,31 @@ if [ -r "$client" ]; then
 else
 	ok "smbd killed mid-run # skip no $client"
 	ok "smbd killed mid-run # skip no $client"
+fi
+
+# 30-32. The closed loop: capture on lo what a replay of client.txt (1000 lines, 2 clients) sends to
+# smbd, and compare it with the loadfile: the mix of reads, writes, deletes, renames, mkdirs and
+# rmdirs is the same (docs/network-fidelity.md, "SMB3", explains the rest of the comparison).
+if [ "$(id -u)" -ne 0 ] || ! "$reprise" --version | grep -q 'libpcap=[0-9]'; then
+	for d in capture "op mix" "said so"; do ok "closed loop: $d # skip needs root and libpcap"; done
+elif [ ! -r "$client" ]; then
+	for d in capture "op mix" "said so"; do ok "closed loop: $d # skip no $client"; done
+else
+	head -n 1000 "$client" >"$tmp/c2k.txt"
+	clean_share
+	"$reprise" capture --iface lo --filter "tcp port $port" -o "$tmp/cap.rpz" 2>"$tmp/cap.err" &
+	cap=$!
+	# Capturing once the summary line says so (the filter is set), or after 5 s.
+	for _ in $(seq 1 50); do grep -q 'Ctrl-C stops' "$tmp/cap.err" && break; sleep 0.1; done
+	run "$reprise" replay "$tmp/c2k.txt" --target "$url" "${user[@]}" --clients 2 -q
+	sleep 0.5 # the last replies leave lo
+	kill -INT "$cap"
+	wait "$cap"
+	crc=$?
+	cap=
+	if [ "$crc" = 0 ] && [ -s "$tmp/cap.rpz" ]; then ok "closed loop: the replay's traffic captured"
+	else sed 's/^/# capture: /' "$tmp/cap.err"; not_ok "closed loop: the replay's traffic captured"; fi
+	check "closed loop: stat --diff --check: the op mix of read, write, unlink, rename, mkdir, rmdir is the same" \
+		"$reprise" stat --diff "$tmp/c2k.txt" "$tmp/cap.rpz" --ops read,write,unlink,rename,mkdir,rmdir --check
+	has "closed loop: said so" out '^op mix: same'
 fi
