@@ -55,15 +55,16 @@ clean_share() { rm -rf "${share:?}"/* "$share"/.[!.]* 2>/dev/null; }
 # A listing of a tree: type, size and name of every entry (what prepare and the run made).
 tree() { (cd "$1" && find . -mindepth 1 \( -type f -printf 'f %s %p\n' \) -o \( -type d -printf 'd - %p\n' \) | sort); }
 
-echo "1..32"
+echo "1..33"
 
-# 1-4. client.txt's first 6000 lines, 2 clients over SMB3: as posix, failures as recorded, 0 mismatches,
+# 1-5. client.txt's first 6000 lines, 2 clients over SMB3: as posix, failures as recorded, 0 mismatches,
 # and the tree the run leaves in the share is the one the same run leaves in a directory.
 client=/usr/share/dbench/client.txt
 if [ -r "$client" ]; then
 	head -n 6000 "$client" >"$tmp/client.txt"
 	clean_share
-	check "client.txt, 2 clients, over SMB3" "$reprise" replay "$tmp/client.txt" --target "$url" "${user[@]}" --clients 2 -q
+	check "client.txt, 2 clients, over SMB3" "$reprise" replay "$tmp/client.txt" --target "$url" "${user[@]}" --clients 2 -q \
+		-j "$tmp/c.json" -O password=pw
 	has "client.txt over SMB: failures as recorded, 0 mismatched" out '^Failed [0-9]+ \(all as recorded\), mismatched 0'
 	has "client.txt over SMB: flush and locks are counted unsupported" out '^Unsupported by the smb backend .*: [1-9]'
 	mkdir "$tmp/posix"
@@ -72,11 +73,15 @@ if [ -r "$client" ]; then
 	tree "$share" >"$tmp/tree.smb"
 	if [ -s "$tmp/tree.smb" ] && cmp -s "$tmp/tree.posix" "$tmp/tree.smb"; then ok "the share holds the tree posix makes ($(wc -l <"$tmp/tree.smb") entries)"
 	else diff "$tmp/tree.posix" "$tmp/tree.smb" | head -20 | sed 's/^/# /'; not_ok "the share holds the tree posix makes"; fi
+	# The JSON keeps the command line, with the passwords given in --user and -O starred out.
+	if grep -q '"root%\*\*\*"' "$tmp/c.json" && grep -q '"password=\*\*\*"' "$tmp/c.json" && ! grep -q 'root%pw\|password=pw' "$tmp/c.json"; then
+		ok "the JSON's command line has no password"
+	else grep -o '"command_line":[^]]*' "$tmp/c.json" | sed 's/^/# /'; not_ok "the JSON's command line has no password"; fi
 else
-	for i in 1 2 3 4; do ok "client.txt # skip no $client (dbench package)"; done
+	for i in 1 2 3 4 5; do ok "client.txt # skip no $client (dbench package)"; done
 fi
 
-# 5-12. Traces converted from captures, SMB and NFS: no more mismatches on smb than on posix.
+# 6-13. Traces converted from captures, SMB and NFS: no more mismatches on smb than on posix.
 for p in reprise__smb3-smbclient.pcap nfstrace__eth-ipv4-tcp-smb2-putty.pcap zeek__smb_smb2readwrite.pcap \
 	zeek__smb_smb2_100_small_files.pcap nfstrace__eth-ipv4-tcp-cifs2.pcap \
 	nfstrace__eth-ipv6-tcp-nfsv3__pkts1-1500.pcap nfstrace__lo-ipv4-tcp-nfsv3-nfsacl.pcap \
@@ -93,7 +98,7 @@ for p in reprise__smb3-smbclient.pcap nfstrace__eth-ipv4-tcp-smb2-putty.pcap zee
 	else echo "# posix: ${a:-?}, smb: ${b:-?}"; not_ok "$p: no more mismatches on smb than on posix"; fi
 done
 
-# 13-16. Hostile names: '%', '#', spaces, '+', ';', '@' and non-ASCII bytes name themselves in the
+# 14-17. Hostile names: '%', '#', spaces, '+', ';', '@' and non-ASCII bytes name themselves in the
 # share (percent-encoded in the URLs), and so does an encoded target directory.
 cat >"$tmp/h.ops" <<'EOF'
 0.000000000 0.000001000 c1 mkdir path="/d%20#x" -> OK
@@ -118,7 +123,7 @@ else ls -laR "$share" | sed 's/^/# /' | head -20; not_ok "a b%c#d+e;f@g holds it
 if [ -f "$share/t 100%#/d%20#x/100%" ] && [ ! -e "$share/t 100%#/€-euro" ]; then ok "€-euro was renamed to d%20#x/100%"
 else not_ok "€-euro was renamed to d%20#x/100%"; fi
 
-# 17-18. A symlink to outside planted in the share leads nowhere: the server follows none.
+# 18-19. A symlink to outside planted in the share leads nowhere: the server follows none.
 mkdir "$tmp/outside"
 clean_share
 ln -s "$tmp/outside" "$share/escape"
@@ -128,7 +133,7 @@ run "$reprise" replay "$tmp/e.rpz" --target "$url" "${user[@]}" -q --no-prepare
 if [ -z "$(ls -A "$tmp/outside")" ]; then ok "nothing was made through a symlink out of the share"; else not_ok "nothing was made through a symlink out of the share"; fi
 has "the open through it failed (ENOENT)" err 'mismatch: 1 x open, expected OK, got ENOENT'
 
-# 19-21. Guest vs user: a guest's files are the guest account's, the user's are the user's; a password
+# 20-22. Guest vs user: a guest's files are the guest account's, the user's are the user's; a password
 # from the environment or an auth file works as --user's does.
 printf '0.000000000 0.000001000 c1 open path="/who" fh=1 disp=create want=read,write -> OK\n0.000002000 0.000003000 c1 close fh=1 -> OK\n' >"$tmp/w.ops"
 "$reprise" convert "$tmp/w.ops" "$tmp/w.rpz" >/dev/null 2>&1
@@ -148,7 +153,7 @@ printf 'username = root\npasswd = pw\n' >"$tmp/auth.bad"
 check_fails "a bad auth file: exit 1, naming file and line" 1 "$reprise" replay "$tmp/w.rpz" --target "$url" --authfile "$tmp/auth.bad" -q
 grep -q "auth.bad:2: unknown key 'passwd'" "$tmp/err" || echo "# error: $(cat "$tmp/err")"
 
-# 22-27. Errors: clear, naming the URL, exit 1, no hang; a password never printed.
+# 23-28. Errors: clear, naming the URL, exit 1, no hang; a password never printed.
 check_fails "wrong password: exit 1" 1 "$reprise" replay "$tmp/w.rpz" --target "$url" --user 'root%secretXYZ' -q -j "$tmp/bad.json"
 has "wrong password: said, naming the URL" err "$url: Permission denied \(wrong user or password"
 if ! grep -q secretXYZ "$tmp/err" "$tmp/out" && { [ ! -e "$tmp/bad.json" ] || ! grep -q secretXYZ "$tmp/bad.json"; }; then ok "the password is in no output"
@@ -158,7 +163,7 @@ has "unknown share: said" err "smb://127.0.0.1:$port/nosuch: No such file or dir
 check_fails "refused port: exit 1" 1 "$reprise" replay "$tmp/w.rpz" --target "smb://127.0.0.1:$((port + 1))/share" "${user[@]}" -q
 grep -q "Connection refused" "$tmp/err" || echo "# error: $(cat "$tmp/err")"
 
-# 28-29. smbd killed mid-run: the run stops with an error naming the target, reports what it did, exits 1.
+# 29-30. smbd killed mid-run: the run stops with an error naming the target, reports what it did, exits 1.
 port2=$((port + 1))
 "$fixtures/smbd.sh" start "$tmp/srv2" "$port2" >/dev/null 2>&1
 if [ -r "$client" ]; then
@@ -180,7 +185,7 @@ else
 	ok "smbd killed mid-run # skip no $client"
 fi
 
-# 30-32. The closed loop: capture on lo what a replay of client.txt (1000 lines, 2 clients) sends to
+# 31-33. The closed loop: capture on lo what a replay of client.txt (1000 lines, 2 clients) sends to
 # smbd, and compare it with the loadfile: the mix of reads, writes, deletes, renames, mkdirs and
 # rmdirs is the same (docs/network-fidelity.md, "SMB3", explains the rest of the comparison).
 if [ "$(id -u)" -ne 0 ] || ! "$reprise" --version | grep -q 'libpcap=[0-9]'; then
