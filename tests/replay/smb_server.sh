@@ -55,7 +55,7 @@ clean_share() { rm -rf "${share:?}"/* "$share"/.[!.]* 2>/dev/null; }
 # A listing of a tree: type, size and name of every entry (what prepare and the run made).
 tree() { (cd "$1" && find . -mindepth 1 \( -type f -printf 'f %s %p\n' \) -o \( -type d -printf 'd - %p\n' \) | sort); }
 
-echo "1..33"
+echo "1..35"
 
 # 1-5. client.txt's first 6000 lines, 2 clients over SMB3: as posix, failures as recorded, 0 mismatches,
 # and the tree the run leaves in the share is the one the same run leaves in a directory.
@@ -123,7 +123,21 @@ else ls -laR "$share" | sed 's/^/# /' | head -20; not_ok "a b%c#d+e;f@g holds it
 if [ -f "$share/t 100%#/d%20#x/100%" ] && [ ! -e "$share/t 100%#/€-euro" ]; then ok "€-euro was renamed to d%20#x/100%"
 else not_ok "€-euro was renamed to d%20#x/100%"; fi
 
-# 18-19. A symlink to outside planted in the share leads nowhere: the server follows none.
+# 18-19. Prepare makes what the trace expects through the backend: a file the trace reads, with its size.
+cat >"$tmp/p.ops" <<'EOF'
+0.000000000 0.000001000 c1 open path="/pre/old.dat" fh=1 ret=1 want=read -> OK
+0.000002000 0.000003000 c1 read fh=1 off=0 len=300000 ret=300000 -> OK
+0.000004000 0.000005000 c1 close fh=1 -> OK
+EOF
+"$reprise" convert "$tmp/p.ops" "$tmp/p.rpz" >/dev/null 2>&1
+clean_share
+run "$reprise" replay "$tmp/p.rpz" --target "$url" "${user[@]}" -q
+has "prepare over SMB: 1 directory, 1 file, 300 KB" out '^Prepare: 1 directory, 1 file, 300.0 KB written'
+if [ "$(stat -c %s "$share/pre/old.dat" 2>/dev/null)" = 300000 ] && grep -q '^Failed 0, mismatched 0' "$tmp/out"; then
+	ok "the prepared file is in the share with its size, and the trace's read of it matches"
+else not_ok "the prepared file is in the share with its size"; fi
+
+# 20-21. A symlink to outside planted in the share leads nowhere: the server follows none.
 mkdir "$tmp/outside"
 clean_share
 ln -s "$tmp/outside" "$share/escape"
@@ -133,7 +147,7 @@ run "$reprise" replay "$tmp/e.rpz" --target "$url" "${user[@]}" -q --no-prepare
 if [ -z "$(ls -A "$tmp/outside")" ]; then ok "nothing was made through a symlink out of the share"; else not_ok "nothing was made through a symlink out of the share"; fi
 has "the open through it failed (ENOENT)" err 'mismatch: 1 x open, expected OK, got ENOENT'
 
-# 20-22. Guest vs user: a guest's files are the guest account's, the user's are the user's; a password
+# 22-24. Guest vs user: a guest's files are the guest account's, the user's are the user's; a password
 # from the environment or an auth file works as --user's does.
 printf '0.000000000 0.000001000 c1 open path="/who" fh=1 disp=create want=read,write -> OK\n0.000002000 0.000003000 c1 close fh=1 -> OK\n' >"$tmp/w.ops"
 "$reprise" convert "$tmp/w.ops" "$tmp/w.rpz" >/dev/null 2>&1
@@ -153,7 +167,7 @@ printf 'username = root\npasswd = pw\n' >"$tmp/auth.bad"
 check_fails "a bad auth file: exit 1, naming file and line" 1 "$reprise" replay "$tmp/w.rpz" --target "$url" --authfile "$tmp/auth.bad" -q
 grep -q "auth.bad:2: unknown key 'passwd'" "$tmp/err" || echo "# error: $(cat "$tmp/err")"
 
-# 23-28. Errors: clear, naming the URL, exit 1, no hang; a password never printed.
+# 25-30. Errors: clear, naming the URL, exit 1, no hang; a password never printed.
 check_fails "wrong password: exit 1" 1 "$reprise" replay "$tmp/w.rpz" --target "$url" --user 'root%secretXYZ' -q -j "$tmp/bad.json"
 has "wrong password: said, naming the URL" err "$url: Permission denied \(wrong user or password"
 if ! grep -q secretXYZ "$tmp/err" "$tmp/out" && { [ ! -e "$tmp/bad.json" ] || ! grep -q secretXYZ "$tmp/bad.json"; }; then ok "the password is in no output"
@@ -163,7 +177,7 @@ has "unknown share: said" err "smb://127.0.0.1:$port/nosuch: No such file or dir
 check_fails "refused port: exit 1" 1 "$reprise" replay "$tmp/w.rpz" --target "smb://127.0.0.1:$((port + 1))/share" "${user[@]}" -q
 grep -q "Connection refused" "$tmp/err" || echo "# error: $(cat "$tmp/err")"
 
-# 29-30. smbd killed mid-run: the run stops with an error naming the target, reports what it did, exits 1.
+# 31-32. smbd killed mid-run: the run stops with an error naming the target, reports what it did, exits 1.
 port2=$((port + 1))
 "$fixtures/smbd.sh" start "$tmp/srv2" "$port2" >/dev/null 2>&1
 if [ -r "$client" ]; then
@@ -185,7 +199,7 @@ else
 	ok "smbd killed mid-run # skip no $client"
 fi
 
-# 31-33. The closed loop: capture on lo what a replay of client.txt (1000 lines, 2 clients) sends to
+# 33-35. The closed loop: capture on lo what a replay of client.txt (1000 lines, 2 clients) sends to
 # smbd, and compare it with the loadfile: the mix of reads, writes, deletes, renames, mkdirs and
 # rmdirs is the same (docs/network-fidelity.md, "SMB3", explains the rest of the comparison).
 if [ "$(id -u)" -ne 0 ] || ! "$reprise" --version | grep -q 'libpcap=[0-9]'; then
