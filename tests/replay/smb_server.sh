@@ -14,8 +14,8 @@ pcaps=$root/tests/data/pcap
 export LC_ALL=C TZ=UTC
 unset REPRISE_SMB_PASSWORD
 
-command -v smbd >/dev/null || { echo "1..0 # SKIP smbd not installed (apt-get install samba)"; exit 77; }
-"$reprise" replay --list-backends | grep -q '^  smb ' || { echo "1..0 # SKIP built without the smb backend"; exit 77; }
+command -v smbd >/dev/null || { echo "1..0 # SKIP smbd not installed (apt-get install samba)"; exit 0; }
+"$reprise" replay --list-backends | grep -q '^  smb ' || { echo "1..0 # SKIP built without the smb backend"; exit 0; }
 
 tmp=$(mktemp -d /tmp/reprise-smb.XXXXXX) || exit 1
 chmod 755 "$tmp" # the guest account (nobody) reaches the share through it
@@ -47,7 +47,7 @@ for _ in 1 2 3 4 5; do
 	"$fixtures/smbd.sh" start "$tmp/srv" "$port" >"$tmp/err" 2>&1 && break
 	port=$((port + 2))
 done
-(exec 3<>/dev/tcp/127.0.0.1/"$port") 2>/dev/null || { echo "1..0 # SKIP smbd did not start: $(head -c 300 "$tmp/err")"; exit 77; }
+(exec 3<>/dev/tcp/127.0.0.1/"$port") 2>/dev/null || { echo "1..0 # SKIP smbd did not start: $(head -c 300 "$tmp/err")"; exit 0; }
 share=$tmp/srv/share
 url=smb://127.0.0.1:$port/share
 user=(--user 'root%pw')
