@@ -401,14 +401,14 @@ static int bench_main(int argc, char **argv, bench_ctx *c)
 	if (o.json) {
 		const int same = rp__cli_out_check("bench", o.json, pos[0]);
 		if (same) {
-			free(bopts);
+			rp__cli_bopts_free(bopts);
 			return same;
 		}
 	}
 	char errbuf[RP_ERRBUF_SIZE];
 	int irc = rp__cli_in_open(&c->in, "bench", pos[0]);
 	if (irc) {
-		free(bopts);
+		rp__cli_bopts_free(bopts);
 		return irc;
 	}
 	have_in = true;
@@ -499,7 +499,7 @@ out:
 	rp_workload_destroy(c->w);
 	if (have_in)
 		rp__cli_in_close(&c->in);
-	free(bopts);
+	rp__cli_bopts_free(bopts);
 	return status;
 }
 

@@ -165,10 +165,10 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 	rp_replay_opts ro;
 	rp_replay_opts_init(&ro);
 	char *bopts = NULL;
+	ro.target = o.target;
 	const int arc = rp__cli_ropts_apply(&o.r, "replay", &ro, &bopts);
 	if (arc)
 		return arc;
-	ro.target = o.target;
 	ro.drop_caches = o.drop_caches;
 	ro.final_sync = o.final_sync;
 	const rp_on_mismatch policy = ro.on_mismatch;
@@ -181,7 +181,7 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 		/* -o/--output is every command's output: replay's is its results */
 		if (o.json && strcmp(o.json, o.output) != 0) {
 			rp__cli_err("replay", "--output and --json name two different files");
-			free(bopts);
+			rp__cli_bopts_free(bopts);
 			return 2;
 		}
 		o.json = o.output;
@@ -189,7 +189,7 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 	if (o.json) {
 		const int same = rp__cli_out_check("replay", o.json, pos[0]);
 		if (same) {
-			free(bopts);
+			rp__cli_bopts_free(bopts);
 			return same;
 		}
 	}
@@ -199,19 +199,19 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 	rp_cli_in in; /* a pipe is spooled: the plan and every client read the trace again */
 	int irc = rp__cli_in_open(&in, "replay", pos[0]);
 	if (irc) {
-		free(bopts);
+		rp__cli_bopts_free(bopts);
 		return irc;
 	}
 	if ((irc = rp__cli_in_convert(&in, "replay", o.r.lenient)) != 0) { /* an strace log: converted first */
 		rp__cli_in_close(&in);
-		free(bopts);
+		rp__cli_bopts_free(bopts);
 		return irc;
 	}
 	if (rp_workload_open_file(&w, in.path, o.r.lenient, errbuf) < 0) {
 		rp__cli_in_rename(&in, errbuf, sizeof(errbuf));
 		rp__cli_err("replay", "%s", errbuf);
 		rp__cli_in_close(&in);
-		free(bopts);
+		rp__cli_bopts_free(bopts);
 		return 1;
 	}
 	warn_cut(&in);
@@ -220,7 +220,7 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 	if (o.json && rp__cli_out_open(&json, "replay", o.json)) {
 		rp_workload_destroy(w);
 		rp__cli_in_close(&in);
-		free(bopts);
+		rp__cli_bopts_free(bopts);
 		return 1;
 	}
 	rp_replay *r = NULL;
@@ -297,7 +297,7 @@ out:
 	rp_tree_snap_free(snap);
 	rp_workload_destroy(w);
 	rp__cli_in_close(&in);
-	free(bopts);
+	rp__cli_bopts_free(bopts);
 	return status;
 }
 

@@ -3,8 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdbool.h>
 #include <nettle/sha2.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +24,36 @@
 
 /* The build's features: meson's space-separated name=value list (cli/meson.build, built_features), as --version prints it. */
 static const char features_str[] = REPRISE_FEATURES;
+
+/* Point the copy of argv at rewritten arguments where one holds a password (after --user, in -O/--backend-opt). */
+static void redact(rp_cli_prov *pv)
+{
+	int k = 0;
+	char **const av = pv->argv;
+	for (int i = 1; i < pv->p.argc && k < RP_CLI_REDACT_MAX; i++) {
+		const char *a = av[i];
+		const bool user = strcmp(a, "--user") == 0, bopt = strcmp(a, "--backend-opt") == 0 || strcmp(a, "-O") == 0;
+		if ((user || bopt) && i + 1 < pv->p.argc)
+			a = av[++i];
+		else if (strncmp(a, "--user=", 7) != 0 && strncmp(a, "--backend-opt=", 14) != 0 && strncmp(a, "-O", 2) != 0)
+			continue;
+		const bool is_user = user || strncmp(av[i], "--user=", 7) == 0;
+		const char *const secret = is_user ? strchr(a, '%') : strstr(a, "password=");
+		if (!secret)
+			continue;
+		const size_t keep = (size_t)(secret - a) + (is_user ? 1 : 9);
+		const char *const rest = is_user ? "" : secret + 9 + strcspn(secret + 9, ",");
+		const size_t len = keep + 3 + strlen(rest) + 1;
+		char *const r = malloc(len);
+		if (!r) {
+			av[i] = (char *)"***"; /* never the password, even without memory */
+			continue;
+		}
+		snprintf(r, len, "%.*s***%s", (int)keep, a, rest);
+		pv->redacted[k++] = r;
+		av[i] = r;
+	}
+}
 
 int rp__cli_prov_init(rp_cli_prov *pv, int argc, char **argv)
 {
@@ -51,6 +81,7 @@ int rp__cli_prov_init(rp_cli_prov *pv, int argc, char **argv)
 		pv->argv[i + 1] = argv[i];
 	p->argc = argc + 1;
 	p->argv = pv->argv;
+	redact(pv);
 
 	struct timespec ts;
 	if (clock_gettime(CLOCK_REALTIME, &ts) == 0)
@@ -60,6 +91,10 @@ int rp__cli_prov_init(rp_cli_prov *pv, int argc, char **argv)
 
 void rp__cli_prov_free(rp_cli_prov *pv)
 {
+	for (int i = 0; i < RP_CLI_REDACT_MAX; i++) {
+		free(pv->redacted[i]);
+		pv->redacted[i] = NULL;
+	}
 	free(pv->argv);
 	pv->argv = NULL;
 }

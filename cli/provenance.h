@@ -7,9 +7,13 @@
 
 #include "replay/replay.h"
 
+/* Arguments with a password in them (--user U%P, --backend-opt password=P) at most, rewritten for the JSON. */
+#define RP_CLI_REDACT_MAX 16
+
 typedef struct rp_cli_prov {
 	rp_replay_provenance p;
-	char **argv; /* a copy made before option parsing reorders the original */
+	char **argv; /* a copy made before option parsing reorders the original, passwords as "***" */
+	char *redacted[RP_CLI_REDACT_MAX]; /* the arguments rewritten so (freed with it) */
 	char host[256];
 	char kernel[4 * 65 + 4];
 	char sha256[65];
@@ -21,7 +25,11 @@ typedef struct rp_cli_prov {
 	struct rusage ru0;
 } rp_cli_prov;
 
-/* The version, build features and command line (argv as main gave it to the command), and the start time. */
+/*
+ * The version, build features and command line (argv as main gave it to the
+ * command, a password given with --user USER%PASS or --backend-opt
+ * password=PASS written "***"), and the start time.
+ */
 int rp__cli_prov_init(rp_cli_prov *pv, int argc, char **argv);
 /*
  * The host, the kernel, the target's file system and mount, and the SHA-256

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "cli/outfile.h"
@@ -29,17 +30,72 @@ static int parse_enum(const char *cmd, const char *what, const char *s, const ch
 	return -1;
 }
 
-/* The backend options plus --sync and --fsync-writes, which are posix's. */
-static char *backend_opts(const rp_cli_ropts *r)
+/* Append ",name=value" (or "name=value" first) to the option list s of n bytes. */
+static void opt_add(char *s, size_t n, const char *name, const char *value, size_t len)
 {
-	const size_t n = (r->backend_opt ? strlen(r->backend_opt) : 0) + 32;
+	const size_t at = strlen(s);
+	snprintf(s + at, n - at, "%s%s=%.*s", at ? "," : "", name, (int)len, value);
+}
+
+/*
+ * The backend options plus --sync and --fsync-writes, which are posix's, and
+ * --user and --authfile, which are smb's: user, password, domain and authfile
+ * options.  NULL without memory; NULL with *bad set when a value cannot go
+ * through the comma-separated list (said, without the value).
+ */
+static char *backend_opts(const rp_cli_ropts *r, const char *cmd, bool *bad)
+{
+	*bad = false;
+	const size_t n = (r->backend_opt ? strlen(r->backend_opt) : 0) + (r->user ? strlen(r->user) : 0) +
+			 (r->authfile ? strlen(r->authfile) : 0) + 96;
 	char *const s = malloc(n);
 	if (!s)
 		return NULL;
-	const bool given = r->backend_opt && *r->backend_opt;
-	snprintf(s, n, "%s%s%s", r->backend_opt ? r->backend_opt : "", r->sync ? (given ? ",sync" : "sync") : "",
-		 r->fsync_writes ? (given || r->sync ? ",fsync-writes" : "fsync-writes") : "");
+	snprintf(s, n, "%s", r->backend_opt ? r->backend_opt : "");
+	if (r->sync)
+		snprintf(s + strlen(s), n - strlen(s), "%ssync", s[0] ? "," : "");
+	if (r->fsync_writes)
+		snprintf(s + strlen(s), n - strlen(s), "%sfsync-writes", s[0] ? "," : "");
+	if (r->user) {
+		/* [DOMAIN\]USER[%PASS], as smbclient -U takes it (DOMAIN/USER too). */
+		const char *u = r->user;
+		const size_t dl = strcspn(u, "\\/");
+		if (u[dl]) {
+			opt_add(s, n, "domain", u, dl);
+			u += dl + 1;
+		}
+		const char *const pct = strchr(u, '%');
+		const size_t ul = pct ? (size_t)(pct - u) : strlen(u);
+		if (ul == 0 || memchr(u, ',', ul) || (pct && strchr(pct + 1, ',')) || (r->user != u && memchr(r->user, ',', dl))) {
+			rp__cli_err(cmd, ul == 0 ? "--user: no user name" :
+				    "--user: a ',' cannot be passed on to the backend: put the credentials in --authfile FILE "
+				    "(or the password in REPRISE_SMB_PASSWORD)");
+			*bad = true;
+		}
+		opt_add(s, n, "user", u, ul);
+		if (pct && pct[1])
+			opt_add(s, n, "password", pct + 1, strlen(pct + 1));
+	}
+	if (r->authfile) {
+		if (strchr(r->authfile, ',')) {
+			rp__cli_err(cmd, "--authfile %s: a ',' in the file name cannot be passed on to the backend", r->authfile);
+			*bad = true;
+		}
+		opt_add(s, n, "authfile", r->authfile, strlen(r->authfile));
+	}
+	if (*bad) {
+		rp__cli_bopts_free(s);
+		return NULL;
+	}
 	return s;
+}
+
+void rp__cli_bopts_free(char *bopts)
+{
+	if (!bopts)
+		return;
+	explicit_bzero(bopts, strlen(bopts));
+	free(bopts);
 }
 
 int rp__cli_ropts_apply(const rp_cli_ropts *r, const char *cmd, rp_replay_opts *ro, char **bopts)
@@ -55,7 +111,15 @@ int rp__cli_ropts_apply(const rp_cli_ropts *r, const char *cmd, rp_replay_opts *
 	const int order = parse_enum(cmd, "order", r->order, orders, 2);
 	if (timing < 0 || policy < 0 || fill < 0 || order < 0)
 		return 2;
-	if (!(*bopts = backend_opts(r))) {
+	if ((r->user || r->authfile) && (!r->backend || strcmp(r->backend, "smb") != 0) && ro->target &&
+	    strncasecmp(ro->target, "smb://", 6) != 0) {
+		rp__cli_err(cmd, "--user and --authfile are the smb backend's (--target smb://host/share)");
+		return 2;
+	}
+	bool bad = false;
+	if (!(*bopts = backend_opts(r, cmd, &bad))) {
+		if (bad)
+			return 2;
 		rp__cli_err(cmd, "out of memory");
 		return 1;
 	}

@@ -12,7 +12,7 @@
 
 /* The options that shape a run, as parsed (rp__cli_ropts_defaults first). */
 typedef struct rp_cli_ropts {
-	const char *backend, *backend_opt, *timing, *on_mismatch, *prepare_fill, *order;
+	const char *backend, *backend_opt, *timing, *on_mismatch, *prepare_fill, *order, *user, *authfile;
 	uint64_t clients, max_inflight;
 	double clone_offset, duration, warmup, speed;
 	bool no_prepare, sync, fsync_writes, quiet, lenient;
@@ -39,9 +39,14 @@ typedef struct rp_cli_ropts {
 	  "(also keep the recorded order of ops on one path across clients: a client waits for the ops " \
 	  "recorded before its op on that path)" }, \
 	{ "backend", 'b', RP_OPT_STRING, &(r).backend, "NAME", \
-	  "posix, null or fault (default: the one that takes --target's URL scheme, posix for a directory)" }, \
+	  "posix, null, fault, nfs or smb, as built (--list-backends; default: the one that takes --target's URL scheme, posix for a directory)" }, \
 	{ "backend-opt", 'O', RP_OPT_STRING, &(r).backend_opt, "LIST", \
 	  "backend options, comma-separated name[=value], typed and range-checked (the backends below)" }, \
+	{ "user", 0, RP_OPT_STRING, &(r).user, "[DOMAIN\\]USER[%PASS]", \
+	  "smb: log in as USER (the password from PASS, else --authfile, else $REPRISE_SMB_PASSWORD; default: guest); " \
+	  "the password is never printed, nor kept in the JSON" }, \
+	{ "authfile", 0, RP_OPT_STRING, &(r).authfile, "FILE", \
+	  "smb: credentials from FILE, in smbclient's -A format (username = U, password = P, domain = D lines)" }, \
 	{ "sync", 's', RP_OPT_FLAG, &(r).sync, NULL, "posix: open files O_SYNC (dbench -s)" }, \
 	{ "fsync-writes", 'F', RP_OPT_FLAG, &(r).fsync_writes, NULL, "posix: fsync after every write (dbench -F)" }, \
 	{ "no-prepare", 0, RP_OPT_FLAG, &(r).no_prepare, NULL, \
@@ -73,10 +78,14 @@ void rp__cli_ropts_defaults(rp_cli_ropts *r);
 /*
  * The parsed options into ro (rp_replay_opts_init first; the target is the
  * caller's).  *bopts gets the backend options with --sync and --fsync-writes
- * added (the caller frees it; ro->backend_opts points to it).  0, 2 after a
+ * (posix's) and --user and --authfile (smb's: user, password, domain,
+ * authfile) added (the caller frees it with rp__cli_bopts_free;
+ * ro->backend_opts points to it).  0, 2 after a
  * usage error was printed, 1 out of memory.
  */
 int rp__cli_ropts_apply(const rp_cli_ropts *r, const char *cmd, rp_replay_opts *ro, char **bopts);
+/* Free what rp__cli_ropts_apply put in *bopts, zeroed first: it may hold a password. */
+void rp__cli_bopts_free(char *bopts);
 
 /*
  * Start r and wait for it with a progress line each second (unless quiet),

@@ -202,7 +202,13 @@ typedef struct rp_backend_ops {
 	 */
 	int (*client_init)(void *backend, void *client, const char *dir, char *errbuf);
 	void (*client_fini)(void *backend, void *client); /* NULL: nothing to undo */
-	/* Start (sync: do) one request.  Returns 0; failures of the op go in req->status. */
+	/*
+	 * Start (sync: do) one request.  Returns 0; failures of the op go in
+	 * req->status.  A synchronous backend that cannot go on (its server went
+	 * away or refuses it) returns an rp error (RP_E_IO) after setting the
+	 * status: the engine stops the run with an error naming the target, the
+	 * op and that status.
+	 */
 	int (*submit)(void *backend, void *client, rp_breq *req);
 	/* Async backends (required with RP_BCAP_ASYNC): run completions, waiting up to timeout_ns; returns how many completed. */
 	int (*poll)(void *backend, void *client, uint64_t timeout_ns);

@@ -107,7 +107,9 @@ void rp__client_submit(rp_client *c, rp_breq *req)
 	const rp_replay *const r = c->r;
 	if (!c->async) {
 		req->cb = NULL;
-		r->bops->submit(r->bstate, c->bstate, req);
+		const int rc = r->bops->submit(r->bstate, c->bstate, req);
+		if (rc < 0)
+			rp__client_fatal(c, rc, req);
 		return;
 	}
 	bool done = false;
@@ -120,6 +122,31 @@ void rp__client_submit(rp_client *c, rp_breq *req)
 	}
 	while (!done)
 		r->bops->poll(r->bstate, c->bstate, 1000000);
+}
+
+void rp__client_fatal(rp_client *c, int rc, const rp_breq *req)
+{
+	int none = 0;
+	if (atomic_compare_exchange_strong(&c->fatal, &none, rc)) {
+		atomic_store(&c->fatal_status, req->status);
+		atomic_store(&c->fatal_op, req->op ? req->op->op : RP_OP__COUNT);
+	}
+	atomic_store(&c->r->stop, true);
+}
+
+/* The run stopped because the backend could not go on: the client's error says where and why. */
+static void fatal_check(rp_client *c)
+{
+	const int rc = atomic_load(&c->fatal);
+	if (!rc || c->rc < 0)
+		return;
+	const unsigned op = atomic_load(&c->fatal_op);
+	const int32_t st = atomic_load(&c->fatal_status);
+	const char *const sn = rp_status_name(st);
+	c->rc = rp_fail(c->errbuf, rc, "client %u: %s: the %s backend cannot go on (%s: %s%s%s%s)", c->index, c->r->target,
+			c->r->bops->name, op < RP_OP__COUNT ? rp_op_name(op) : "op",
+			st > 0 ? strerror(rp_errno_to_host(st)) : rp_strerror(rc), sn ? " [" : "", sn ? sn : "", sn ? "]" : "");
+	c->stop = "error";
 }
 
 /* The series entry for time t, when t is past the cached second. */
@@ -824,6 +851,9 @@ static void run(rp_client *c)
 		run_impl(c, true);
 	else
 		run_impl(c, false);
+	if (c->win)
+		rp__win_drain(c); /* a worker's op may be the one that found the backend gone */
+	fatal_check(c);
 }
 
 void *rp__client_main(void *arg)

@@ -184,6 +184,14 @@ typedef struct rp_client {
 	const char *stop; /* why it stopped */
 	int rc;
 	char errbuf[RP_ERRBUF_SIZE];
+	/*
+	 * A backend that cannot go on (submit returned an rp error: its server
+	 * went away): the error, and the op and status it failed with; set once,
+	 * from any of the client's threads, read by the client when it stops.
+	 */
+	_Atomic int fatal;
+	_Atomic int32_t fatal_status;
+	_Atomic unsigned fatal_op;
 	pthread_t thread;
 	bool started;
 	rp_window *win; /* --max-inflight > 1; NULL: one op at a time, as before */
@@ -298,6 +306,8 @@ void rp__client_submit(rp_client *c, rp_breq *req);
  * delete-on-close set-info), false to hand it to the backend.
  */
 bool rp__client_nt_pre(rp_client *c, const rp_op *op, rp_breq *req);
+/* A synchronous backend's submit returned rc < 0: it cannot go on; the run stops with an error (any thread). */
+void rp__client_fatal(rp_client *c, int rc, const rp_breq *req);
 /* After an op completed: the handle table, the statistics (what exec does once the backend returned). */
 void rp__client_finish(rp_client *c, const rp_op *op, rp_breq *req, uint64_t index, uint64_t sched, uint64_t issue,
 		       uint64_t done);

@@ -172,7 +172,9 @@ static void *worker_main(void *arg)
 			return NULL;
 		rp_slot *const s = w->job;
 		s->issue = rp__now(r);
-		r->bops->submit(r->bstate, w->bstate, &s->req);
+		const int rc = r->bops->submit(r->bstate, w->bstate, &s->req);
+		if (rc < 0)
+			rp__client_fatal(win->c, rc, &s->req);
 		s->done = rp__now(r);
 		atomic_store_explicit(&s->finished, true, memory_order_release);
 		atomic_fetch_add(&win->completions, 1);
@@ -384,7 +386,9 @@ uint64_t rp__win_issue(rp_client *c, const rp_op *op, rp_breq *req, const rp_wke
 		/* Nothing would overlap it, or every worker is busy: here and now, as with one at a time. */
 		req->cb = NULL;
 		const uint64_t issue = rp__now(r);
-		r->bops->submit(r->bstate, c->bstate, req);
+		const int rc = r->bops->submit(r->bstate, c->bstate, req);
+		if (rc < 0)
+			rp__client_fatal(c, rc, req);
 		const uint64_t done = rp__now(r);
 		ewma(&win->lat_est[op->op], done - issue);
 		rp__client_finish(c, op, req, index, sched, issue, done);

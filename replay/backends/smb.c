@@ -1,0 +1,622 @@
+/* The smb backend: trace ops through libsmbclient on a share of an SMB2/SMB3 server (MS-SMB2, MS-FSA). */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
+#include "replay/backends/smb_int.h"
+
+/* One libsmbclient read or write call moves at most this much; it splits it into the server's maximum sizes. */
+#define IO_CHUNK (1u << 20)
+
+enum { S_OPT_USER, S_OPT_PASSWORD, S_OPT_DOMAIN, S_OPT_AUTHFILE, S_OPT_TIMEOUT, S_OPT__COUNT };
+
+static const rp_backend_opt smb_opts[] = {
+	[S_OPT_USER] = { .name = "user", .type = RP_BOPT_STRING, .arg = "USER",
+			 .help = "log in as USER (replay --user; default: the auth file's, else guest)" },
+	[S_OPT_PASSWORD] = { .name = "password", .type = RP_BOPT_STRING, .arg = "PASS",
+			     .help = "USER's password (replay --user USER%PASS; else the auth file's, else $REPRISE_SMB_PASSWORD); never printed" },
+	[S_OPT_DOMAIN] = { .name = "domain", .type = RP_BOPT_STRING, .arg = "DOMAIN",
+			   .help = "the user's domain or workgroup (default: the auth file's, else the server's)" },
+	[S_OPT_AUTHFILE] = { .name = "authfile", .type = RP_BOPT_STRING, .arg = "FILE",
+			     .help = "credentials in smbclient's -A format: username =, password =, domain = lines (replay --authfile)" },
+	[S_OPT_TIMEOUT] = { .name = "timeout", .type = RP_BOPT_DURATION, .def = "10s", .min = 100000000u,
+			    .max = 600000000000u,
+			    .help = "give up on a server that does not answer a request within this long (libsmbclient's timeout)" },
+	[S_OPT__COUNT] = { .name = NULL },
+};
+
+static const char *const smb_schemes[] = { "smb", NULL };
+
+/*
+ * Every libsmbclient call, on any context, holds this lock.  The library
+ * keeps process-wide state beneath its contexts (its talloc stack frames,
+ * its module setup, the loaded smb.conf) that is thread-local only when a
+ * thread implementation is registered, and Debian's libsmbclient exports no
+ * smbc_thread_posix() to register one: calls from two threads at once, even
+ * on two contexts, would share that state.  It is the one mutable global of
+ * the backend, forced by the library's; it also serialises positioned I/O
+ * (an lseek, then a read) on a handle the window's workers share.
+ */
+static pthread_mutex_t smbc_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static int load_authfile(smb_backend *sb, const char *file, char *errbuf)
+{
+	FILE *const f = fopen(file, "re");
+	if (!f)
+		return rp_fail(errbuf, RP_E_IO, "%s: %s", file, strerror(errno));
+	char *const buf = malloc(RP_SMB_AUTHFILE_MAX + 1);
+	if (!buf) {
+		fclose(f);
+		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+	}
+	const size_t n = fread(buf, 1, RP_SMB_AUTHFILE_MAX + 1, f);
+	const int err = ferror(f) ? errno : 0;
+	fclose(f);
+	int rc = err ? rp_fail(errbuf, RP_E_IO, "%s: %s", file, strerror(err))
+		     : rp__smb_authfile_parse(buf, n, file, &sb->creds, errbuf);
+	explicit_bzero(buf, RP_SMB_AUTHFILE_MAX + 1);
+	free(buf);
+	return rc;
+}
+
+/* Credentials: the options given, else the auth file's, else the environment's password; guest without a user. */
+static int load_creds(smb_backend *sb, const rp_backend_args *args, char *errbuf)
+{
+	if (args->vals[S_OPT_AUTHFILE].set) {
+		const int rc = load_authfile(sb, args->vals[S_OPT_AUTHFILE].value, errbuf);
+		if (rc < 0)
+			return rc;
+	}
+	static const int opt[3] = { S_OPT_USER, S_OPT_PASSWORD, S_OPT_DOMAIN };
+	char *const dst[3] = { sb->creds.user, sb->creds.password, sb->creds.domain };
+	bool *const has[3] = { &sb->creds.has_user, &sb->creds.has_password, &sb->creds.has_domain };
+	static const char *const what[3] = { "user name", "password", "domain" };
+	for (int i = 0; i < 3; i++) {
+		const rp_backend_kv *const v = &args->vals[opt[i]];
+		if (!v->set)
+			continue;
+		if (strlen(v->value) > RP_SMB_CRED_MAX)
+			return rp_fail(errbuf, RP_E_LIMIT, "smb: %s longer than %d bytes", what[i], RP_SMB_CRED_MAX);
+		strcpy(dst[i], v->value);
+		*has[i] = true;
+	}
+	const char *const env = getenv("REPRISE_SMB_PASSWORD");
+	if (!sb->creds.has_password && env && sb->creds.has_user) {
+		if (strlen(env) > RP_SMB_CRED_MAX)
+			return rp_fail(errbuf, RP_E_LIMIT, "smb: REPRISE_SMB_PASSWORD longer than %d bytes", RP_SMB_CRED_MAX);
+		strcpy(sb->creds.password, env);
+		sb->creds.has_password = true;
+	}
+	if (sb->creds.has_password && !sb->creds.has_user)
+		return rp_fail(errbuf, RP_E_INVAL, "smb: a password but no user (--user USER)");
+	return 0;
+}
+
+static int smb_create(void **out, const rp_backend_args *args, char *errbuf)
+{
+	smb_backend *const sb = calloc(1, sizeof(*sb));
+	if (!sb)
+		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+	int rc = rp__smb_target_parse(args->target, &sb->t, errbuf);
+	if (rc == 0)
+		rc = load_creds(sb, args, errbuf);
+	if (rc < 0) {
+		explicit_bzero(sb, sizeof(*sb));
+		free(sb);
+		return rc;
+	}
+	sb->timeout_ms = (int)(args->vals[S_OPT_TIMEOUT].u / 1000000u);
+	*out = sb;
+	return 0;
+}
+
+static void smb_destroy(void *backend)
+{
+	smb_backend *const sb = backend;
+	if (!sb)
+		return;
+	explicit_bzero(&sb->creds, sizeof(sb->creds));
+	free(sb);
+}
+
+static void auth_fn(SMBCCTX *ctx, const char *srv, const char *shr, char *wg, int wglen, char *un, int unlen, char *pw,
+		    int pwlen)
+{
+	(void)srv, (void)shr;
+	const smb_conn *const cn = smbc_getOptionUserData(ctx);
+	const rp_smb_creds *const c = &cn->sb->creds;
+	if (c->has_domain && wglen > 0)
+		snprintf(wg, (size_t)wglen, "%s", c->domain);
+	/* No user: guest (a server that maps unknown users to guest, or takes anonymous logins). */
+	if (unlen > 0)
+		snprintf(un, (size_t)unlen, "%s", c->has_user ? c->user : "guest");
+	if (pwlen > 0)
+		snprintf(pw, (size_t)pwlen, "%s", c->has_password ? c->password : "");
+}
+
+static void conn_put(smb_conn *cn)
+{
+	if (!cn || atomic_fetch_sub(&cn->refs, 1) != 1)
+		return;
+	if (cn->ctx) {
+		pthread_mutex_lock(&smbc_mu);
+		smbc_free_context(cn->ctx, 1);
+		pthread_mutex_unlock(&smbc_mu);
+	}
+	free(cn->buf);
+	free(cn);
+}
+
+/* The URL of path beneath the connection's base, in buf; 0 or ENAMETOOLONG. */
+int rp__smb_url(const smb_conn *cn, char *buf, const char *path)
+{
+	memcpy(buf, cn->base, cn->base_len + 1);
+	return rp__smb_url_join(buf, RP_SMB_URL_MAX, cn->base_len, path ? path : "") < 0 ? ENAMETOOLONG : 0;
+}
+
+/* A failed call's errno as the op's status; a connection that went marks the connection lost. */
+int rp__smb_failed(smb_conn *cn)
+{
+	const int err = errno ? errno : EIO;
+	if (rp__smb_conn_lost(err) && !cn->lost)
+		cn->lost = err;
+	return err;
+}
+
+static int smb_client_init(void *backend, void *client, const char *dir, char *errbuf)
+{
+	smb_backend *const sb = backend;
+	smb_client *const c = client;
+	smb_conn *const cn = calloc(1, sizeof(*cn));
+	if (!cn)
+		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+	atomic_init(&cn->refs, 1);
+	cn->sb = sb;
+	memcpy(cn->base, sb->t.base, sb->t.base_len + 1);
+	const int n = rp__smb_url_join(cn->base, sizeof(cn->base), sb->t.base_len, dir);
+	if (n < 0) {
+		conn_put(cn);
+		return rp_fail(errbuf, RP_E_LIMIT, "%s/%s: URL too long", sb->t.base, dir);
+	}
+	cn->base_len = (size_t)n;
+	pthread_mutex_lock(&smbc_mu);
+	SMBCCTX *const ctx = smbc_new_context();
+	if (ctx) {
+		smbc_setOptionUserData(ctx, cn);
+		smbc_setFunctionAuthDataWithContext(ctx, auth_fn);
+		smbc_setOptionUseKerberos(ctx, 0);
+		smbc_setOptionFallbackAfterKerberos(ctx, 1);
+		/* Ours only: never the credentials of a ticket cache or the login user's. */
+		smbc_setOptionUseCCache(ctx, 0);
+		smbc_setOptionProtocols(ctx, "SMB2_02", "SMB3");
+		smbc_setTimeout(ctx, sb->timeout_ms);
+		/* A wrong password is an error, not a silent fall back to an anonymous session. */
+		smbc_setOptionNoAutoAnonymousLogin(ctx, sb->creds.has_user);
+		smbc_setOptionCaseSensitive(ctx, 0);
+	}
+	const bool ok = ctx && smbc_init_context(ctx);
+	const int init_err = errno;
+	if (!ok) {
+		if (ctx)
+			smbc_free_context(ctx, 0);
+		pthread_mutex_unlock(&smbc_mu);
+		conn_put(cn);
+		return rp_fail(errbuf, RP_E_SYSTEM, "%s: cannot set up libsmbclient: %s", sb->t.base, strerror(init_err));
+	}
+	cn->ctx = ctx;
+	/*
+	 * Connect now (a stat of the share), so a refused connection, a wrong
+	 * password or an unknown share is the run's error, not every op's
+	 * status; then make the client's directory, as every backend does.
+	 */
+	struct stat st;
+	errno = 0;
+	if (smbc_getFunctionStat(ctx)(ctx, sb->t.base, &st) < 0) {
+		const int err = errno ? errno : EIO;
+		pthread_mutex_unlock(&smbc_mu);
+		conn_put(cn);
+		const char *const hint = err == EACCES || err == EPERM ? " (wrong user or password, or no guest access?)"
+					 : err == ENOENT || err == ENODEV ? " (no such share or directory on the server?)"
+					 : err == ECONNREFUSED ? " (no SMB server on that port?)"
+					 : "";
+		return rp_fail(errbuf, RP_E_IO, "%s: %s%s", sb->t.base, strerror(err), hint);
+	}
+	if (dir[0] && smbc_getFunctionMkdir(ctx)(ctx, cn->base, 0777) < 0 && errno != EEXIST) {
+		const int err = errno;
+		pthread_mutex_unlock(&smbc_mu);
+		conn_put(cn);
+		return rp_fail(errbuf, RP_E_IO, "%s/%s: mkdir: %s", sb->t.base, dir, strerror(err));
+	}
+	pthread_mutex_unlock(&smbc_mu);
+	c->conn = cn;
+	return 0;
+}
+
+static int buf_room(smb_conn *cn, size_t n)
+{
+	if (cn->buf_size >= n)
+		return 0;
+	char *const b = realloc(cn->buf, n);
+	if (!b)
+		return ENOMEM;
+	/* Written data is a fixed pattern, not whatever was read last. */
+	memset(b + cn->buf_size, 0x5a, n - cn->buf_size);
+	cn->buf = b;
+	cn->buf_size = n;
+	return 0;
+}
+
+/* ---- Files ------------------------------------------------------------------------------- */
+
+static void file_free(smb_file *f)
+{
+	free(f->path);
+	free(f->pattern);
+	free(f);
+}
+
+/*
+ * Close f (under its connection's lock).  Delete-on-close cannot be asked of
+ * the server through libsmbclient (its open takes POSIX flags only), so the
+ * backend keeps the flag and acts on it: at the last close of the
+ * connection's handles to the path the object is removed by name, as the
+ * server would at its last close.  Another handle still open takes the flag
+ * over.
+ */
+static int file_close(smb_conn *cn, smb_file *f)
+{
+	SMBCCTX *const ctx = cn->ctx;
+	int rc = cn->lost;
+	/* A lost connection's files are gone with it: only the backend's record of them goes. */
+	if (!cn->lost && f->fh && smbc_getFunctionClose(ctx)(ctx, f->fh) < 0)
+		rc = rp__smb_failed(cn);
+	if (f->prev)
+		f->prev->next = f->next;
+	else
+		cn->files = f->next;
+	if (f->next)
+		f->next->prev = f->prev;
+	if (f->doc) {
+		smb_file *o = cn->files;
+		while (o && strcmp(o->path, f->path) != 0)
+			o = o->next;
+		if (o)
+			o->doc = true;
+		else if (rc == 0)
+			rc = rp__smb_remove_path(cn, f->path);
+	}
+	file_free(f);
+	return rc;
+}
+
+static const int disp_flags[RP_DISP__COUNT] = {
+	[RP_DISP_OPEN] = 0,
+	[RP_DISP_CREATE] = O_CREAT | O_EXCL,
+	[RP_DISP_OPEN_IF] = O_CREAT,
+	[RP_DISP_TRUNC] = O_TRUNC,
+	[RP_DISP_TRUNC_IF] = O_CREAT | O_TRUNC,
+	[RP_DISP_SUPERSEDE] = O_CREAT | O_TRUNC,
+};
+
+/*
+ * A directory open: made with a creating disposition, else checked to be
+ * there and be a directory.  Nothing stays open on the server: libsmbclient
+ * lists and queries directories by name.
+ */
+static int open_dir(smb_conn *cn, const rp_op *op, bool *is_dir)
+{
+	SMBCCTX *const ctx = cn->ctx;
+	const int flags = op->disp < RP_DISP__COUNT ? disp_flags[op->disp] : 0;
+	if (flags & O_CREAT) {
+		if (smbc_getFunctionMkdir(ctx)(ctx, cn->url, op->mode ? op->mode & 0777 : 0777) == 0)
+			return *is_dir = true, 0;
+		const int err = rp__smb_failed(cn);
+		if (err != EEXIST || (flags & O_EXCL))
+			return err;
+	}
+	struct stat st;
+	if (smbc_getFunctionStat(ctx)(ctx, cn->url, &st) < 0)
+		return rp__smb_failed(cn);
+	if (!S_ISDIR(st.st_mode))
+		return ENOTDIR;
+	*is_dir = true;
+	return 0;
+}
+
+static int do_open(smb_conn *cn, rp_breq *req)
+{
+	const rp_op *const op = req->op;
+	int rc = rp__smb_url(cn, cn->url, req->path);
+	if (rc)
+		return rc;
+	SMBCCTX *const ctx = cn->ctx;
+	const uint32_t w = op->want;
+	const bool unknown = !(w & RP_WANT_KNOWN) || (w & RP_WANT_MAX);
+	const bool rd = unknown || (w & (RP_WANT_READ | RP_WANT_EXEC)), wr = unknown || (w & (RP_WANT_WRITE | RP_WANT_APPEND));
+	int acc = rd && wr ? O_RDWR : wr ? O_WRONLY : O_RDONLY;
+	const int flags = (op->disp < RP_DISP__COUNT ? disp_flags[op->disp] : 0);
+	const bool want_dir = (op->flags & RP_OPF_DIRECTORY) || (op->oflags & RP_OF_DIRECTORY);
+	const bool not_dir = (op->oflags & RP_OF_NOT_DIRECTORY) != 0;
+	bool dir = false;
+	SMBCFILE *fh = NULL;
+	if (want_dir) {
+		rc = open_dir(cn, op, &dir);
+	} else {
+		errno = 0;
+		fh = smbc_getFunctionOpen(ctx)(ctx, cn->url, acc | flags, op->mode ? op->mode & 0777 : 0666);
+		if (!fh && errno == EACCES && unknown) {
+			/* Access not recorded: read-write, else read-only (docs/op-model.md, want). */
+			acc = O_RDONLY;
+			fh = smbc_getFunctionOpen(ctx)(ctx, cn->url, acc | flags, op->mode ? op->mode & 0777 : 0666);
+		}
+		rc = fh ? 0 : rp__smb_failed(cn);
+		/* What it names is a directory: an open that may be of one opens it as one. */
+		if (rc == EISDIR && !not_dir && !(flags & (O_EXCL | O_TRUNC)))
+			rc = open_dir(cn, op, &dir);
+	}
+	if (rc)
+		return rc;
+	smb_file *const f = calloc(1, sizeof(*f));
+	char *const path = strdup(req->path);
+	if (!f || !path) {
+		if (fh)
+			smbc_getFunctionClose(ctx)(ctx, fh);
+		free(f);
+		free(path);
+		return ENOMEM;
+	}
+	*f = (smb_file){ .conn = cn, .fh = fh, .path = path, .dir = dir,
+			 .doc = (op->oflags & RP_OF_DELETE_ON_CLOSE) != 0, .nt = (op->oflags & RP_OF_NT) != 0,
+			 .append = (op->oflags & RP_OF_APPEND) != 0, .can_read = acc != O_WRONLY, .acc = acc };
+	f->next = cn->files;
+	if (cn->files)
+		cn->files->prev = f;
+	cn->files = f;
+	atomic_fetch_add(&cn->refs, 1);
+	req->granted = dir ? RP_WANT_KNOWN | RP_WANT_ALL
+			   : RP_WANT_KNOWN | RP_WANT_READ_ATTR | RP_WANT_WRITE_ATTR |
+				     (acc != O_WRONLY ? RP_WANT_READ | RP_WANT_EXEC : 0) |
+				     (acc != O_RDONLY ? RP_WANT_WRITE | RP_WANT_APPEND : 0);
+	req->bh = (uint64_t)(uintptr_t)f;
+	return 0;
+}
+
+/* Read or write the op's range on fh, in pieces: no 64 KiB (or any) cap on one op. */
+static int do_io(smb_conn *cn, rp_breq *req, SMBCFILE *fh, bool write, bool append, bool nt)
+{
+	SMBCCTX *const ctx = cn->ctx;
+	uint64_t left = req->op->length, off = req->op->offset, done = 0;
+	if (buf_room(cn, left < IO_CHUNK ? (size_t)left : IO_CHUNK))
+		return ENOMEM;
+	if (write && req->zero && cn->buf_size)
+		memset(cn->buf, 0, cn->buf_size);
+	int rc = 0;
+	const off_t at = append && write ? smbc_getFunctionLseek(ctx)(ctx, fh, 0, SEEK_END)
+					 : smbc_getFunctionLseek(ctx)(ctx, fh, (off_t)(off & INT64_MAX), SEEK_SET);
+	if (at < 0)
+		rc = rp__smb_failed(cn);
+	while (rc == 0 && left) {
+		const size_t n = left < cn->buf_size ? (size_t)left : cn->buf_size;
+		errno = 0;
+		const ssize_t got = write ? smbc_getFunctionWrite(ctx)(ctx, fh, cn->buf, n)
+					  : smbc_getFunctionRead(ctx)(ctx, fh, cn->buf, n);
+		if (got < 0) {
+			rc = rp__smb_failed(cn);
+			break;
+		}
+		done += (uint64_t)got;
+		left -= (uint64_t)got;
+		if ((size_t)got < n) {
+			/* A read: end of file.  A write that moves nothing without an error cannot finish either. */
+			if (write && got == 0)
+				rc = EIO;
+			if (!write)
+				break;
+		}
+	}
+	if (write && req->zero && cn->buf_size)
+		memset(cn->buf, 0x5a, cn->buf_size);
+	req->result = done;
+	/*
+	 * A read at or past the end fails STATUS_END_OF_FILE on an SMB server;
+	 * libsmbclient reports it as 0 bytes, so the status is given back here.
+	 */
+	if (rc == 0 && !write && nt && done == 0 && req->op->length > 0)
+		rc = ENODATA;
+	return rc;
+}
+
+/* Data ops named by path without an open (NFSv3 READ/WRITE): open, do, close. */
+static int io_by_path(smb_conn *cn, rp_breq *req)
+{
+	const rp_op *const op = req->op;
+	if (op->op == RP_OP_CLOSE)
+		return 0;
+	int rc = rp__smb_url(cn, cn->url, req->path);
+	if (rc)
+		return rc;
+	SMBCCTX *const ctx = cn->ctx;
+	SMBCFILE *const fh = smbc_getFunctionOpen(ctx)(ctx, cn->url, op->op == RP_OP_READ ? O_RDONLY : O_RDWR, 0);
+	if (!fh)
+		return rp__smb_failed(cn);
+	rc = do_io(cn, req, fh, op->op == RP_OP_WRITE, false, false);
+	smbc_getFunctionClose(ctx)(ctx, fh);
+	return rc;
+}
+
+static int on_file(smb_conn *cn, rp_breq *req, smb_file *f)
+{
+	const rp_op *const op = req->op;
+	SMBCCTX *const ctx = cn->ctx;
+	struct stat st;
+	struct statvfs sv;
+	switch (op->op) {
+	case RP_OP_CLOSE:
+		return file_close(cn, f);
+	case RP_OP_READ:
+	case RP_OP_WRITE:
+		if (!f->fh)
+			return f->dir ? EISDIR : EBADF;
+		/* libsmbclient opens write-only with GENERIC_WRITE alone, but the server may grant reads anyway. */
+		if (op->op == RP_OP_READ && f->nt && !f->can_read)
+			return EACCES;
+		return do_io(cn, req, f->fh, op->op == RP_OP_WRITE, f->append, f->nt);
+	case RP_OP_STAT:
+	case RP_OP_LOOKUP:
+	case RP_OP_ACCESS:
+		/*
+		 * A write-only libsmbclient open asks GENERIC_WRITE, which lacks
+		 * FILE_READ_ATTRIBUTES the recorded open had: a query the handle
+		 * cannot make goes by name, as the same query of the same object.
+		 */
+		if (f->fh && smbc_getFunctionFstat(ctx)(ctx, f->fh, &st) == 0)
+			return 0;
+		if (f->fh && f->can_read)
+			return rp__smb_failed(cn);
+		if (rp__smb_url(cn, cn->url, f->path))
+			return ENAMETOOLONG;
+		return smbc_getFunctionStat(ctx)(ctx, cn->url, &st) < 0 ? rp__smb_failed(cn) : 0;
+	case RP_OP_STATFS:
+		if (f->fh)
+			return smbc_getFunctionFstatVFS(ctx)(ctx, f->fh, &sv) < 0 ? rp__smb_failed(cn) : 0;
+		if (rp__smb_url(cn, cn->url, f->path))
+			return ENAMETOOLONG;
+		return smbc_getFunctionStatVFS(ctx)(ctx, cn->url, &sv) < 0 ? rp__smb_failed(cn) : 0;
+	case RP_OP_SETATTR:
+		return rp__smb_setattr(cn, req, f);
+	case RP_OP_READDIR:
+		return rp__smb_readdir(cn, req, f);
+	default:
+		break;
+	}
+	/* A name op on a handle (SMB2 SET_INFO rename, a delete by handle): what the handle names, by name. */
+	if (!req->path)
+		req->path = f->path;
+	return rp__smb_by_name(cn, req);
+}
+
+static int smb_do(smb_conn *cn, rp_breq *req)
+{
+	const rp_op *const op = req->op;
+	if (req->no_handle)
+		return EBADF;
+	smb_file *const f = req->bh ? (smb_file *)(uintptr_t)req->bh : NULL;
+	if (f)
+		return on_file(cn, req, f);
+	switch (op->op) {
+	case RP_OP_OPEN:
+		return req->path ? do_open(cn, req) : EINVAL;
+	case RP_OP_READ:
+	case RP_OP_WRITE:
+	case RP_OP_CLOSE:
+		return req->path ? io_by_path(cn, req) : EBADF;
+	case RP_OP_SETATTR:
+		return req->path ? rp__smb_setattr(cn, req, NULL) : EBADF;
+	case RP_OP_READDIR:
+		return req->path ? rp__smb_readdir(cn, req, NULL) : EBADF;
+	case RP_OP_STATFS:
+		/* Without a path or handle: the file system of the client's directory (posix's root). */
+		return rp__smb_by_name(cn, req);
+	default:
+		return req->path ? rp__smb_by_name(cn, req) : EINVAL;
+	}
+}
+
+/*
+ * A connection that went (server gone, connection refused on a reconnect)
+ * fails the op with its errno and returns RP_E_IO: the engine stops the run
+ * with an error naming the target, rather than letting every later op time
+ * out or fail one by one.
+ */
+static int smb_submit(void *backend, void *client, rp_breq *req)
+{
+	(void)backend;
+	smb_client *const c = client;
+	smb_file *const f = req->bh && !req->no_handle ? (smb_file *)(uintptr_t)req->bh : NULL;
+	/* A handle's calls go through the connection that opened it (a forked client's may be another's). */
+	smb_conn *const cn = f ? f->conn : c->conn;
+	req->result = 0;
+	req->special = false;
+	pthread_mutex_lock(&smbc_mu);
+	int rc = 0;
+	if (cn->lost) {
+		if (f && req->op->op == RP_OP_CLOSE)
+			file_close(cn, f);
+		req->status = rp__smb_status(cn->lost);
+		rc = RP_E_IO;
+	} else {
+		errno = 0;
+		req->status = rp__smb_status(smb_do(cn, req));
+		rc = cn->lost ? RP_E_IO : 0;
+	}
+	pthread_mutex_unlock(&smbc_mu);
+	if (f && req->op->op == RP_OP_CLOSE)
+		conn_put(cn); /* the file's reference: closed (and freed) whatever the status */
+	if (req->cb)
+		req->cb(req);
+	return rc;
+}
+
+static void smb_release(void *backend, void *client, uint64_t bh)
+{
+	(void)backend, (void)client;
+	smb_file *const f = (smb_file *)(uintptr_t)bh;
+	smb_conn *const cn = f->conn;
+	pthread_mutex_lock(&smbc_mu);
+	file_close(cn, f);
+	pthread_mutex_unlock(&smbc_mu);
+	conn_put(cn);
+}
+
+static void smb_client_fini(void *backend, void *client)
+{
+	(void)backend;
+	smb_client *const c = client;
+	conn_put(c->conn);
+	c->conn = NULL;
+}
+
+const rp_backend_ops rp__backend_smb = {
+	.version = RP_BACKEND_VERSION,
+	.name = "smb",
+	.summary = "an SMB2/SMB3 share through libsmbclient: smb://host[:port]/share[/dir]",
+	/*
+	 * RP_BCAP_MT_CLIENT: a context and the files it opened work only through
+	 * that context, so a client's window workers share its one connection
+	 * (one SMB session, as the recorded client had) rather than each opening
+	 * a session whose handles the others could not use; smbc_mu serialises
+	 * their calls, as libsmbclient requires.
+	 * The server's own NT semantics apply (RP_BCAP_NT_NATIVE); what
+	 * libsmbclient cannot ask of it (delete-on-close, end of file) is
+	 * restored here.  Confined: paths reach it normalised, it creates no
+	 * symbolic links, and the server's "wide links" policy decides whether
+	 * one already on the share leads out of it (docs/replay.md).
+	 */
+	.caps = RP_BCAP_DATA | RP_BCAP_NT_NATIVE | RP_BCAP_MT_CLIENT | RP_BCAP_CONFINED,
+	.client_size = sizeof(smb_client),
+	.opts = smb_opts,
+	.schemes = smb_schemes,
+	/*
+	 * What libsmbclient can express.  It has no hard or symbolic links, no
+	 * flush, locks, fallocate, copy, mknod or user xattrs (its xattrs are
+	 * the security descriptor and DOS attributes by its own names): those
+	 * ops are counted unsupported, never mismatched.
+	 */
+	.op_mask = (1ull << RP_OP_OPEN) | (1ull << RP_OP_CLOSE) | (1ull << RP_OP_READ) | (1ull << RP_OP_WRITE) |
+		   (1ull << RP_OP_STAT) | (1ull << RP_OP_LOOKUP) | (1ull << RP_OP_ACCESS) | (1ull << RP_OP_SETATTR) |
+		   (1ull << RP_OP_UNLINK) | (1ull << RP_OP_MKDIR) | (1ull << RP_OP_RMDIR) | (1ull << RP_OP_RENAME) |
+		   (1ull << RP_OP_READDIR) | (1ull << RP_OP_STATFS) | (1ull << RP_OP_DELTREE),
+	.create = smb_create,
+	.destroy = smb_destroy,
+	.client_init = smb_client_init,
+	.client_fini = smb_client_fini,
+	.submit = smb_submit,
+	.poll = NULL,
+	.release = smb_release,
+};

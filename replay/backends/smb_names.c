@@ -1,0 +1,374 @@
+/* smb backend: the ops by name (MS-SMB2 CREATE-wrapped calls): setattr, listings with patterns, rename, deltree. */
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/time.h>
+#include <time.h>
+
+#include "replay/backends/smb_int.h"
+
+/* A directory tree deeper than this (deltree) is treated as an attack on the stack, not a workload. */
+#define DELTREE_MAX_DEPTH 128
+
+/* Remove what path names (a file, else a directory): delete-on-close's act, and deltree's. */
+int rp__smb_remove_path(smb_conn *cn, const char *path)
+{
+	int rc = rp__smb_url(cn, cn->url, path);
+	if (rc)
+		return rc;
+	SMBCCTX *const ctx = cn->ctx;
+	if (smbc_getFunctionUnlink(ctx)(ctx, cn->url) == 0)
+		return 0;
+	rc = rp__smb_failed(cn);
+	if (rc == EISDIR || rc == EPERM || rc == EACCES)
+		rc = smbc_getFunctionRmdir(ctx)(ctx, cn->url) < 0 ? rp__smb_failed(cn) : 0;
+	return rc == ENOENT ? 0 : rc;
+}
+
+/* After a rename of from to to: open handles beneath from follow it (SMB handles survive a rename). */
+static void files_renamed(smb_conn *cn, const char *from, const char *to)
+{
+	const size_t fl = strlen(from), tl = strlen(to);
+	for (smb_file *f = cn->files; f; f = f->next) {
+		if (strncmp(f->path, from, fl) != 0 || (f->path[fl] != '\0' && f->path[fl] != '/'))
+			continue;
+		char *const p = malloc(tl + strlen(f->path + fl) + 1);
+		if (!p)
+			continue; /* no memory: the handle keeps the old name (its by-name calls fail ENOENT) */
+		memcpy(p, to, tl);
+		strcpy(p + tl, f->path + fl);
+		free(f->path);
+		f->path = p;
+	}
+}
+
+/* ---- Names ------------------------------------------------------------------------------- */
+
+/* The times a setattr sets, as utimes takes them: the current one for a time it leaves (SMB sets both or keeps). */
+static int set_times(smb_conn *cn, const rp_op *op, const char *url)
+{
+	SMBCCTX *const ctx = cn->ctx;
+	struct stat st;
+	if (smbc_getFunctionStat(ctx)(ctx, url, &st) < 0)
+		return rp__smb_failed(cn);
+	struct timeval now, tv[2];
+	gettimeofday(&now, NULL);
+	const uint64_t t[2] = { op->atime, op->mtime };
+	const struct timespec cur[2] = { st.st_atim, st.st_mtim };
+	const uint32_t set[2] = { RP_SA_ATIME, RP_SA_MTIME }, setnow[2] = { RP_SA_ATIME_NOW, RP_SA_MTIME_NOW };
+	for (int i = 0; i < 2; i++) {
+		if (op->attrs & set[i])
+			tv[i] = (struct timeval){ (time_t)(t[i] / 1000000000u), (suseconds_t)(t[i] % 1000000000u / 1000u) };
+		else if (op->attrs & setnow[i])
+			tv[i] = now;
+		else
+			tv[i] = (struct timeval){ cur[i].tv_sec, cur[i].tv_nsec / 1000 };
+	}
+	return smbc_getFunctionUtimes(ctx)(ctx, url, tv) < 0 ? rp__smb_failed(cn) : 0;
+}
+
+#define SA_TIMES (RP_SA_ATIME | RP_SA_MTIME | RP_SA_ATIME_NOW | RP_SA_MTIME_NOW)
+
+/*
+ * A setattr (docs/op-model.md): size and allocation through ftruncate (on the
+ * handle, or an open by name), the mode through chmod (libsmbclient keeps only
+ * the DOS read-only bit of it), the times through utimes.  An owner or group
+ * has no libsmbclient call (they are in the security descriptor): EOPNOTSUPP.
+ * Change and creation times and DOS attributes, recorded without values, are
+ * a query.  Delete-on-close and its undoing are the backend's flag on the handle.
+ */
+int rp__smb_setattr(smb_conn *cn, rp_breq *req, smb_file *f)
+{
+	const rp_op *const op = req->op;
+	SMBCCTX *const ctx = cn->ctx;
+	const uint32_t a = op->attrs;
+	const char *const path = f ? f->path : req->path;
+	if (!path)
+		return EBADF;
+	int rc = rp__smb_url(cn, cn->url, path);
+	if (rc)
+		return rc;
+	if (a & (RP_SA_DELETE_SET | RP_SA_DELETE_CLEAR)) {
+		if (!f)
+			return EBADF;
+		f->doc = (a & RP_SA_DELETE_SET) != 0;
+	}
+	if (a & (RP_SA_UID | RP_SA_GID))
+		return EOPNOTSUPP;
+	if (a & (RP_SA_SIZE | RP_SA_ALLOC)) {
+		SMBCFILE *fh = f ? f->fh : NULL;
+		if (f && !fh)
+			return f->dir ? EISDIR : EBADF;
+		if (!fh && !(fh = smbc_getFunctionOpen(ctx)(ctx, cn->url, O_WRONLY, 0)))
+			return rp__smb_failed(cn);
+		struct stat st;
+		uint64_t size = a & RP_SA_SIZE ? op->length : 0;
+		if (!(a & RP_SA_SIZE)) {
+			/* An allocation below the size truncates there; at or above it, the data stays. */
+			rc = smbc_getFunctionFstat(ctx)(ctx, fh, &st) < 0 ? rp__smb_failed(cn) : 0;
+			size = rc == 0 && op->offset < (uint64_t)st.st_size ? op->offset : UINT64_MAX;
+		}
+		if (rc == 0 && size != UINT64_MAX && smbc_getFunctionFtruncate(ctx)(ctx, fh, (off_t)(size & INT64_MAX)) < 0)
+			rc = rp__smb_failed(cn);
+		if (!f || fh != f->fh)
+			smbc_getFunctionClose(ctx)(ctx, fh);
+		if (rc)
+			return rc;
+	}
+	if ((a & RP_SA_MODE) && smbc_getFunctionChmod(ctx)(ctx, cn->url, op->mode & 0777) < 0)
+		return rp__smb_failed(cn);
+	if (a & SA_TIMES)
+		return set_times(cn, op, cn->url);
+	if (!(a & (RP_SA_SIZE | RP_SA_ALLOC | RP_SA_MODE | RP_SA_DELETE_SET | RP_SA_DELETE_CLEAR))) {
+		struct stat st;
+		if (f && f->fh)
+			return smbc_getFunctionFstat(ctx)(ctx, f->fh, &st) < 0 ? rp__smb_failed(cn) : 0;
+		return smbc_getFunctionStat(ctx)(ctx, cn->url, &st) < 0 ? rp__smb_failed(cn) : 0;
+	}
+	return 0;
+}
+
+/*
+ * A listing of a directory (by path or a directory handle), of every entry
+ * or, with a pattern (SMB QUERY_DIRECTORY), of those matching it as the
+ * server would: case-insensitively, '*' and '?' with the DOS wildcards '<',
+ * '>' and '"' (MS-FSA 2.1.4.4); "." and ".." count, as servers list them.
+ * libsmbclient always lists everything: the pattern is applied here.  A
+ * pattern that matches nothing is ENOENT (STATUS_NO_SUCH_FILE), except on a
+ * handle whose enumeration of the same pattern has begun (it ends, OK).
+ */
+int rp__smb_readdir(smb_conn *cn, rp_breq *req, smb_file *f)
+{
+	const char *const path = f ? f->path : req->path;
+	if (!path)
+		return EBADF;
+	int rc = rp__smb_url(cn, cn->url, path);
+	if (rc)
+		return rc;
+	const char *const mask = req->path2 && req->path2[0] ? req->path2 : NULL;
+	char pat[2 * NAME_MAX + 1];
+	if (mask) {
+		if (strlen(mask) > NAME_MAX)
+			return ENAMETOOLONG;
+		size_t o = 0;
+		for (size_t i = 0; mask[i]; i++) {
+			const char ch = mask[i];
+			if (ch == '[' || ch == ']' || ch == '\\')
+				pat[o++] = '\\';
+			pat[o++] = ch == '<' ? '*' : ch == '>' ? '?' : ch == '"' ? '.' : ch;
+		}
+		pat[o] = '\0';
+	}
+	SMBCCTX *const ctx = cn->ctx;
+	SMBCFILE *const d = smbc_getFunctionOpendir(ctx)(ctx, cn->url);
+	if (!d)
+		return rp__smb_failed(cn);
+	uint64_t n = 0;
+	errno = 0;
+	for (const struct smbc_dirent *e; (e = smbc_getFunctionReaddir(ctx)(ctx, d));) {
+		const bool dots = strcmp(e->name, ".") == 0 || strcmp(e->name, "..") == 0;
+		if (mask ? fnmatch(pat, e->name, FNM_CASEFOLD) == 0 : !dots)
+			n++;
+	}
+	if (errno && errno != ENOENT)
+		rc = rp__smb_failed(cn);
+	smbc_getFunctionClosedir(ctx)(ctx, d);
+	if (rc == 0 && mask && n == 0)
+		rc = ENOENT;
+	if (f && f->nt) {
+		const bool same = f->listed && f->pattern && mask && strcmp(f->pattern, mask) == 0;
+		if (rc == ENOENT && same) {
+			rc = 0;
+			n = 0;
+		}
+		if (rc == 0 && !same) {
+			free(f->pattern);
+			f->pattern = mask ? strdup(mask) : NULL;
+			f->listed = mask && f->pattern;
+		}
+	}
+	req->result = req->op->length && n > req->op->length ? req->op->length : n;
+	return rc;
+}
+
+/* Empty the directory at url (a copy of it in cn->url2's stead: recursion needs its own). */
+static int empty_dir(smb_conn *cn, const char *path, int depth)
+{
+	if (depth > DELTREE_MAX_DEPTH)
+		return ELOOP;
+	char *const url = malloc(RP_SMB_URL_MAX);
+	if (!url)
+		return ENOMEM;
+	SMBCCTX *const ctx = cn->ctx;
+	int rc = rp__smb_url(cn, url, path);
+	SMBCFILE *const d = rc ? NULL : smbc_getFunctionOpendir(ctx)(ctx, url);
+	if (!rc && !d)
+		rc = rp__smb_failed(cn);
+	/* Names first, removal after: a listing is not changed under its own enumeration. */
+	char **names = NULL;
+	bool *dirs = NULL;
+	size_t n = 0, cap = 0;
+	for (const struct smbc_dirent *e; d && rc == 0 && (e = smbc_getFunctionReaddir(ctx)(ctx, d));) {
+		if (strcmp(e->name, ".") == 0 || strcmp(e->name, "..") == 0)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 32;
+			char **const nn = realloc(names, cap * sizeof(*nn));
+			bool *const nd = nn ? realloc(dirs, cap * sizeof(*nd)) : NULL;
+			if (nn)
+				names = nn;
+			if (nd)
+				dirs = nd;
+			if (!nn || !nd) {
+				rc = ENOMEM;
+				break;
+			}
+		}
+		const size_t pl = strlen(path), el = strlen(e->name);
+		names[n] = malloc(pl + el + 2);
+		if (!names[n]) {
+			rc = ENOMEM;
+			break;
+		}
+		snprintf(names[n], pl + el + 2, "%s%s%s", path, pl ? "/" : "", e->name);
+		dirs[n++] = e->smbc_type == SMBC_DIR;
+	}
+	if (d)
+		smbc_getFunctionClosedir(ctx)(ctx, d);
+	for (size_t i = 0; i < n; i++) {
+		if (rc == 0 && dirs[i])
+			rc = empty_dir(cn, names[i], depth + 1);
+		if (rc == 0)
+			rc = rp__smb_remove_path(cn, names[i]);
+		free(names[i]);
+	}
+	free(names);
+	free(dirs);
+	free(url);
+	return rc;
+}
+
+/* dbench's Deltree: remove path and everything under it; a missing path is not an error. */
+static int do_deltree(smb_conn *cn, const char *path)
+{
+	int rc = rp__smb_url(cn, cn->url, path);
+	struct stat st;
+	SMBCCTX *const ctx = cn->ctx;
+	if (rc == 0 && smbc_getFunctionStat(ctx)(ctx, cn->url, &st) < 0)
+		rc = rp__smb_failed(cn);
+	if (rc)
+		return rc == ENOENT ? 0 : rc;
+	if (S_ISDIR(st.st_mode))
+		rc = empty_dir(cn, path, 0);
+	return rc ? rc : rp__smb_remove_path(cn, path);
+}
+
+/*
+ * libsmbclient opens files sharing read and write but not delete (its share
+ * modes have no FILE_SHARE_DELETE), so a rename or delete of a name this
+ * connection holds open fails with a sharing violation where the recorded
+ * client, which shared delete, renamed its open file (SMB2 SET_INFO on the
+ * handle).  Such an op is tried again with those handles closed on the
+ * server ("parked") and opened again afterwards under the new name; a handle
+ * whose file went stays without one (its I/O fails EBADF until it closes).
+ */
+static int park(smb_conn *cn, const char *path)
+{
+	int n = 0;
+	for (smb_file *f = cn->files; f; f = f->next) {
+		if (!f->fh || strcmp(f->path, path) != 0)
+			continue;
+		smbc_getFunctionClose(cn->ctx)(cn->ctx, f->fh);
+		f->fh = NULL;
+		f->parked = true;
+		n++;
+	}
+	return n;
+}
+
+static void unpark(smb_conn *cn)
+{
+	for (smb_file *f = cn->files; f; f = f->next) {
+		if (!f->parked || rp__smb_url(cn, cn->url2, f->path))
+			continue;
+		f->parked = false;
+		f->fh = smbc_getFunctionOpen(cn->ctx)(cn->ctx, cn->url2, f->acc, 0);
+	}
+}
+
+static int do_rename(smb_conn *cn, const rp_breq *req)
+{
+	const rp_op *const op = req->op;
+	if (!req->path2)
+		return EINVAL;
+	if (op->oflags & (RP_RN_EXCHANGE | RP_RN_WHITEOUT))
+		return EOPNOTSUPP; /* no SMB rename swaps two names or leaves a whiteout */
+	int rc = rp__smb_url(cn, cn->url, req->path);
+	if (rc == 0)
+		rc = rp__smb_url(cn, cn->url2, req->path2);
+	if (rc)
+		return rc;
+	SMBCCTX *const ctx = cn->ctx;
+	struct stat st;
+	/*
+	 * libsmbclient's rename replaces what the new name holds (it removes it
+	 * and tries again); SMB's without ReplaceIfExists does not: asked first.
+	 */
+	if ((op->oflags & RP_RN_NOREPLACE) && smbc_getFunctionStat(ctx)(ctx, cn->url2, &st) == 0)
+		return EEXIST;
+	if (smbc_getFunctionRename(ctx)(ctx, cn->url, ctx, cn->url2) < 0) {
+		rc = rp__smb_failed(cn);
+		if (rc != EBUSY || !park(cn, req->path))
+			return rc;
+		rc = smbc_getFunctionRename(ctx)(ctx, cn->url, ctx, cn->url2) < 0 ? rp__smb_failed(cn) : 0;
+	}
+	if (rc == 0)
+		files_renamed(cn, req->path, req->path2);
+	unpark(cn);
+	return rc;
+}
+
+/* Ops by name (no handle), and stat/statfs on a handle. */
+int rp__smb_by_name(smb_conn *cn, rp_breq *req)
+{
+	const rp_op *const op = req->op;
+	SMBCCTX *const ctx = cn->ctx;
+	int rc = rp__smb_url(cn, cn->url, req->path);
+	if (rc)
+		return rc;
+	struct stat st;
+	struct statvfs sv;
+	switch (op->op) {
+	case RP_OP_STAT:
+	case RP_OP_LOOKUP:
+	case RP_OP_ACCESS:
+		return smbc_getFunctionStat(ctx)(ctx, cn->url, &st) < 0 ? rp__smb_failed(cn) : 0;
+	case RP_OP_STATFS:
+		return smbc_getFunctionStatVFS(ctx)(ctx, cn->url, &sv) < 0 ? rp__smb_failed(cn) : 0;
+	case RP_OP_UNLINK:
+		if (smbc_getFunctionUnlink(ctx)(ctx, cn->url) == 0)
+			return 0;
+		rc = rp__smb_failed(cn);
+		if (rc == EBUSY && park(cn, req->path)) {
+			rc = smbc_getFunctionUnlink(ctx)(ctx, cn->url) < 0 ? rp__smb_failed(cn) : 0;
+			unpark(cn);
+		}
+		return rc;
+	case RP_OP_MKDIR:
+		return smbc_getFunctionMkdir(ctx)(ctx, cn->url, op->mode ? op->mode & 0777 : 0777) < 0 ? rp__smb_failed(cn) : 0;
+	case RP_OP_RMDIR:
+		return smbc_getFunctionRmdir(ctx)(ctx, cn->url) < 0 ? rp__smb_failed(cn) : 0;
+	case RP_OP_RENAME:
+		return do_rename(cn, req);
+	case RP_OP_DELTREE:
+		return do_deltree(cn, req->path);
+	default:
+		return EOPNOTSUPP;
+	}
+}

@@ -1,0 +1,227 @@
+#!/bin/bash
+# The smb replay backend against a real smbd on 127.0.0.1 (TAP; tests/fixtures/smbd.sh): dbench's
+# client.txt (a cut) with 2 clients over SMB3 (0 mismatches, the same tree on disk as posix
+# makes), traces converted from SMB and NFS captures (no more mismatches than posix), hostile
+# names, guest vs user, a symlink out of the share, the errors: a refused port, a wrong
+# password, an unknown share, smbd killed mid-run (exit 1, no hang); and the closed loop: a
+# replay's traffic captured live on lo has the op mix of the trace replayed (reprise stat --diff).
+#   smb_server.sh REPRISE SOURCE_ROOT
+set -u
+reprise=$1
+root=$2
+fixtures=$root/tests/fixtures
+pcaps=$root/tests/data/pcap
+export LC_ALL=C TZ=UTC
+unset REPRISE_SMB_PASSWORD
+
+command -v smbd >/dev/null || { echo "1..0 # SKIP smbd not installed (apt-get install samba)"; exit 0; }
+"$reprise" replay --list-backends | grep -q '^  smb ' || { echo "1..0 # SKIP built without the smb backend"; exit 0; }
+
+tmp=$(mktemp -d /tmp/reprise-smb.XXXXXX) || exit 1
+chmod 755 "$tmp" # the guest account (nobody) reaches the share through it
+bg= cap=
+cleanup() {
+	[ -n "$bg" ] && kill "$bg" 2>/dev/null && wait "$bg" 2>/dev/null
+	[ -n "$cap" ] && kill -INT "$cap" 2>/dev/null && wait "$cap" 2>/dev/null
+	"$fixtures/smbd.sh" stop "$tmp/srv" >/dev/null 2>&1
+	"$fixtures/smbd.sh" stop "$tmp/srv2" >/dev/null 2>&1
+	rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); echo "not ok $n - $1"; for f in out err; do [ -f "$tmp/$f" ] && sed "s/^/# $f: /" "$tmp/$f" | head -20; done; }
+# Nothing may hang: a command still running after 120 s fails (timeout exits 124).
+run() { timeout 120 "$@" >"$tmp/out" 2>"$tmp/err"; }
+check() { desc=$1; shift; if run "$@"; then ok "$desc"; else not_ok "$desc"; fi; }
+check_fails() { desc=$1; want=$2; shift 2; run "$@"; rc=$?
+	if [ "$rc" = "$want" ]; then ok "$desc"; else echo "# exit $rc, wanted $want"; not_ok "$desc"; fi; }
+has() { if grep -Eq -- "$3" "$tmp/$2"; then ok "$1"; else echo "# $2 lacks: $3"; not_ok "$1"; fi; }
+lacks() { if grep -Eq -- "$3" "$tmp/$2"; then echo "# $2 has: $3"; not_ok "$1"; else ok "$1"; fi; }
+mismatches() { sed -n 's/^Failed .*mismatched \([0-9]*\).*/\1/p' "$tmp/$1"; }
+
+# A port of our own, away from the usual ones, different per run; the next ones if taken.
+port=$((31000 + ($$ % 8000) * 2))
+for _ in 1 2 3 4 5; do
+	"$fixtures/smbd.sh" start "$tmp/srv" "$port" >"$tmp/err" 2>&1 && break
+	port=$((port + 2))
+done
+(exec 3<>/dev/tcp/127.0.0.1/"$port") 2>/dev/null || { echo "1..0 # SKIP smbd did not start: $(head -c 300 "$tmp/err")"; exit 0; }
+share=$tmp/srv/share
+url=smb://127.0.0.1:$port/share
+user=(--user 'root%pw')
+clean_share() { rm -rf "${share:?}"/* "$share"/.[!.]* 2>/dev/null; }
+# A listing of a tree: type, size and name of every entry (what prepare and the run made).
+tree() { (cd "$1" && find . -mindepth 1 \( -type f -printf 'f %s %p\n' \) -o \( -type d -printf 'd - %p\n' \) | sort); }
+
+echo "1..35"
+
+# 1-5. client.txt's first 6000 lines, 2 clients over SMB3: as posix, failures as recorded, 0 mismatches,
+# and the tree the run leaves in the share is the one the same run leaves in a directory.
+client=/usr/share/dbench/client.txt
+if [ -r "$client" ]; then
+	head -n 6000 "$client" >"$tmp/client.txt"
+	clean_share
+	check "client.txt, 2 clients, over SMB3" "$reprise" replay "$tmp/client.txt" --target "$url" "${user[@]}" --clients 2 -q \
+		-j "$tmp/c.json" -O password=pw
+	has "client.txt over SMB: failures as recorded, 0 mismatched" out '^Failed [0-9]+ \(all as recorded\), mismatched 0'
+	has "client.txt over SMB: flush and locks are counted unsupported" out '^Unsupported by the smb backend .*: [1-9]'
+	mkdir "$tmp/posix"
+	run "$reprise" replay "$tmp/client.txt" --target "$tmp/posix" --clients 2 -q
+	tree "$tmp/posix" >"$tmp/tree.posix"
+	tree "$share" >"$tmp/tree.smb"
+	if [ -s "$tmp/tree.smb" ] && cmp -s "$tmp/tree.posix" "$tmp/tree.smb"; then ok "the share holds the tree posix makes ($(wc -l <"$tmp/tree.smb") entries)"
+	else diff "$tmp/tree.posix" "$tmp/tree.smb" | head -20 | sed 's/^/# /'; not_ok "the share holds the tree posix makes"; fi
+	# The JSON keeps the command line, with the passwords given in --user and -O starred out.
+	if grep -q '"root%\*\*\*"' "$tmp/c.json" && grep -q '"password=\*\*\*"' "$tmp/c.json" && ! grep -q 'root%pw\|password=pw' "$tmp/c.json"; then
+		ok "the JSON's command line has no password"
+	else grep -o '"command_line":[^]]*' "$tmp/c.json" | sed 's/^/# /'; not_ok "the JSON's command line has no password"; fi
+else
+	for i in 1 2 3 4 5; do ok "client.txt # skip no $client (dbench package)"; done
+fi
+
+# 6-13. Traces converted from captures, SMB and NFS: no more mismatches on smb than on posix.
+for p in reprise__smb3-smbclient.pcap nfstrace__eth-ipv4-tcp-smb2-putty.pcap zeek__smb_smb2readwrite.pcap \
+	zeek__smb_smb2_100_small_files.pcap nfstrace__eth-ipv4-tcp-cifs2.pcap \
+	nfstrace__eth-ipv6-tcp-nfsv3__pkts1-1500.pcap nfstrace__lo-ipv4-tcp-nfsv3-nfsacl.pcap \
+	nfstrace__2sessions-tcp-wsize32k-tcp-wsize512k__pkts1-2400.pcap; do
+	if [ ! -r "$pcaps/$p" ]; then ok "$p # skip not in tests/data/pcap"; continue; fi
+	rm -rf "$tmp/p" && mkdir "$tmp/p"
+	"$reprise" convert "$pcaps/$p" "$tmp/t.rpz" >/dev/null 2>&1
+	run "$reprise" replay "$tmp/t.rpz" --target "$tmp/p" -q
+	cp "$tmp/out" "$tmp/out.posix"
+	clean_share
+	run "$reprise" replay "$tmp/t.rpz" --target "$url" "${user[@]}" -q
+	a=$(mismatches out.posix) b=$(mismatches out)
+	if [ -n "$b" ] && [ "$b" -le "${a:-0}" ]; then ok "$p: $b mismatches on smb, $a on posix"
+	else echo "# posix: ${a:-?}, smb: ${b:-?}"; not_ok "$p: no more mismatches on smb than on posix"; fi
+done
+
+# 14-17. Hostile names: '%', '#', spaces, '+', ';', '@' and non-ASCII bytes name themselves in the
+# share (percent-encoded in the URLs), and so does an encoded target directory.
+cat >"$tmp/h.ops" <<'EOF'
+0.000000000 0.000001000 c1 mkdir path="/d%20#x" -> OK
+0.000002000 0.000003000 c1 open path="/d%20#x/a b%c#d+e;f@g" fh=1 disp=create want=read,write -> OK
+0.000004000 0.000005000 c1 write fh=1 off=0 len=200000 ret=200000 -> OK
+0.000006000 0.000007000 c1 close fh=1 -> OK
+0.000008000 0.000009000 c1 open path="/\xe2\x82\xac-euro" fh=2 disp=create want=read,write -> OK
+0.000010000 0.000011000 c1 close fh=2 -> OK
+0.000012000 0.000013000 c1 stat path="/d%20#x/a b%c#d+e;f@g" -> OK
+0.000014000 0.000015000 c1 rename path="/\xe2\x82\xac-euro" path2="/d%20#x/100%" -> OK
+0.000016000 0.000017000 c1 open path="/d%20#x/a b%c#d+e;f@g" fh=3 want=read -> OK
+0.000018000 0.000019000 c1 read fh=3 off=0 len=300000 ret=200000 -> OK
+0.000020000 0.000021000 c1 close fh=3 -> OK
+EOF
+"$reprise" convert "$tmp/h.ops" "$tmp/h.rpz" >/dev/null 2>&1
+clean_share
+mkdir -p "$share/t 100%#"
+check "hostile names replay" "$reprise" replay "$tmp/h.rpz" --target "$url/t%20100%25%23" "${user[@]}" -q
+has "hostile names: 0 mismatches" out '^Failed 0, mismatched 0'
+if [ "$(stat -c %s "$share/t 100%#/d%20#x/a b%c#d+e;f@g" 2>/dev/null)" = 200000 ]; then ok "a b%c#d+e;f@g holds its 200000 bytes, in d%20#x, in 't 100%#'"
+else ls -laR "$share" | sed 's/^/# /' | head -20; not_ok "a b%c#d+e;f@g holds its 200000 bytes"; fi
+if [ -f "$share/t 100%#/d%20#x/100%" ] && [ ! -e "$share/t 100%#/€-euro" ]; then ok "€-euro was renamed to d%20#x/100%"
+else not_ok "€-euro was renamed to d%20#x/100%"; fi
+
+# 18-19. Prepare makes what the trace expects through the backend: a file the trace reads, with its size.
+cat >"$tmp/p.ops" <<'EOF'
+0.000000000 0.000001000 c1 open path="/pre/old.dat" fh=1 ret=1 want=read -> OK
+0.000002000 0.000003000 c1 read fh=1 off=0 len=300000 ret=300000 -> OK
+0.000004000 0.000005000 c1 close fh=1 -> OK
+EOF
+"$reprise" convert "$tmp/p.ops" "$tmp/p.rpz" >/dev/null 2>&1
+clean_share
+run "$reprise" replay "$tmp/p.rpz" --target "$url" "${user[@]}" -q
+has "prepare over SMB: 1 directory, 1 file, 300 KB" out '^Prepare: 1 directory, 1 file, 300.0 KB written'
+if [ "$(stat -c %s "$share/pre/old.dat" 2>/dev/null)" = 300000 ] && grep -q '^Failed 0, mismatched 0' "$tmp/out"; then
+	ok "the prepared file is in the share with its size, and the trace's read of it matches"
+else not_ok "the prepared file is in the share with its size"; fi
+
+# 20-21. A symlink to outside planted in the share leads nowhere: the server follows none.
+mkdir "$tmp/outside"
+clean_share
+ln -s "$tmp/outside" "$share/escape"
+printf '0.000000000 0.000001000 c1 open path="/escape/planted" fh=1 disp=create want=read,write -> OK\n0.000002000 0.000003000 c1 close fh=1 -> OK\n' >"$tmp/e.ops"
+"$reprise" convert "$tmp/e.ops" "$tmp/e.rpz" >/dev/null 2>&1
+run "$reprise" replay "$tmp/e.rpz" --target "$url" "${user[@]}" -q --no-prepare
+if [ -z "$(ls -A "$tmp/outside")" ]; then ok "nothing was made through a symlink out of the share"; else not_ok "nothing was made through a symlink out of the share"; fi
+has "the open through it failed (ENOENT)" err 'mismatch: 1 x open, expected OK, got ENOENT'
+
+# 22-24. Guest vs user: a guest's files are the guest account's, the user's are the user's; a password
+# from the environment or an auth file works as --user's does.
+printf '0.000000000 0.000001000 c1 open path="/who" fh=1 disp=create want=read,write -> OK\n0.000002000 0.000003000 c1 close fh=1 -> OK\n' >"$tmp/w.ops"
+"$reprise" convert "$tmp/w.ops" "$tmp/w.rpz" >/dev/null 2>&1
+clean_share
+run "$reprise" replay "$tmp/w.rpz" --target "$url" -q
+g=$(stat -c %U "$share/who" 2>/dev/null)
+[ -n "$g" ] || sed 's/^/# guest: /' "$tmp/out" "$tmp/err"
+clean_share
+printf 'username = root\npassword = pw\n' >"$tmp/auth"
+run "$reprise" replay "$tmp/w.rpz" --target "$url" --authfile "$tmp/auth" -q
+u=$(stat -c %U "$share/who" 2>/dev/null)
+if [ -n "$g" ] && [ "$g" != root ] && [ "$u" = root ]; then ok "guest's file is $g's, the auth file user's is root's"; else echo "# guest: '$g', user: '$u'"; not_ok "guest vs user"; fi
+clean_share
+REPRISE_SMB_PASSWORD=pw run "$reprise" replay "$tmp/w.rpz" --target "$url" --user root -q
+if [ "$(stat -c %U "$share/who" 2>/dev/null)" = root ]; then ok "REPRISE_SMB_PASSWORD gives --user its password"; else not_ok "REPRISE_SMB_PASSWORD gives --user its password"; fi
+printf 'username = root\npasswd = pw\n' >"$tmp/auth.bad"
+check_fails "a bad auth file: exit 1, naming file and line" 1 "$reprise" replay "$tmp/w.rpz" --target "$url" --authfile "$tmp/auth.bad" -q
+grep -q "auth.bad:2: unknown key 'passwd'" "$tmp/err" || echo "# error: $(cat "$tmp/err")"
+
+# 25-30. Errors: clear, naming the URL, exit 1, no hang; a password never printed.
+check_fails "wrong password: exit 1" 1 "$reprise" replay "$tmp/w.rpz" --target "$url" --user 'root%secretXYZ' -q -j "$tmp/bad.json"
+has "wrong password: said, naming the URL" err "$url: Permission denied \(wrong user or password"
+if ! grep -q secretXYZ "$tmp/err" "$tmp/out" && { [ ! -e "$tmp/bad.json" ] || ! grep -q secretXYZ "$tmp/bad.json"; }; then ok "the password is in no output"
+else not_ok "the password is in no output"; fi
+check_fails "unknown share: exit 1" 1 "$reprise" replay "$tmp/w.rpz" --target "smb://127.0.0.1:$port/nosuch" "${user[@]}" -q
+has "unknown share: said" err "smb://127.0.0.1:$port/nosuch: No such file or directory"
+check_fails "refused port: exit 1" 1 "$reprise" replay "$tmp/w.rpz" --target "smb://127.0.0.1:$((port + 1))/share" "${user[@]}" -q
+grep -q "Connection refused" "$tmp/err" || echo "# error: $(cat "$tmp/err")"
+
+# 31-32. smbd killed mid-run: the run stops with an error naming the target, reports what it did, exits 1.
+port2=$((port + 1))
+"$fixtures/smbd.sh" start "$tmp/srv2" "$port2" >/dev/null 2>&1
+if [ -r "$client" ]; then
+	timeout 120 "$reprise" replay "$client" --target "smb://127.0.0.1:$port2/share" "${user[@]}" --clients 2 -q >"$tmp/out" 2>"$tmp/err" &
+	bg=$!
+	# Killed once the run is under way (the share has the clients' files), or after 10 s.
+	for _ in $(seq 1 100); do [ -d "$tmp/srv2/share/client2/clients" ] && break; sleep 0.1; done
+	sleep 1
+	"$fixtures/smbd.sh" stop "$tmp/srv2" >/dev/null 2>&1
+	wait "$bg"
+	rc=$?
+	bg=
+	if [ "$rc" = 1 ]; then ok "smbd killed mid-run: exit 1"; else echo "# exit $rc"; not_ok "smbd killed mid-run: exit 1"; fi
+	if grep -q "smb://127.0.0.1:$port2/share: the smb backend cannot go on" "$tmp/err" && grep -q '^Throughput' "$tmp/out"; then
+		ok "smbd killed mid-run: the error names the target, the table reports what ran"
+	else not_ok "smbd killed mid-run: the error names the target, the table reports what ran"; fi
+else
+	ok "smbd killed mid-run # skip no $client"
+	ok "smbd killed mid-run # skip no $client"
+fi
+
+# 33-35. The closed loop: capture on lo what a replay of client.txt (1000 lines, 2 clients) sends to
+# smbd, and compare it with the loadfile: the mix of reads, writes, deletes, renames, mkdirs and
+# rmdirs is the same (docs/network-fidelity.md, "SMB3", explains the rest of the comparison).
+if [ "$(id -u)" -ne 0 ] || ! "$reprise" --version | grep -q 'libpcap=[0-9]'; then
+	for d in capture "op mix" "said so"; do ok "closed loop: $d # skip needs root and libpcap"; done
+elif [ ! -r "$client" ]; then
+	for d in capture "op mix" "said so"; do ok "closed loop: $d # skip no $client"; done
+else
+	head -n 1000 "$client" >"$tmp/c2k.txt"
+	clean_share
+	"$reprise" capture --iface lo --filter "tcp port $port" -o "$tmp/cap.rpz" 2>"$tmp/cap.err" &
+	cap=$!
+	# Capturing once the summary line says so (the filter is set), or after 5 s.
+	for _ in $(seq 1 50); do grep -q 'Ctrl-C stops' "$tmp/cap.err" && break; sleep 0.1; done
+	run "$reprise" replay "$tmp/c2k.txt" --target "$url" "${user[@]}" --clients 2 -q
+	sleep 0.5 # the last replies leave lo
+	kill -INT "$cap"
+	wait "$cap"
+	crc=$?
+	cap=
+	if [ "$crc" = 0 ] && [ -s "$tmp/cap.rpz" ]; then ok "closed loop: the replay's traffic captured"
+	else sed 's/^/# capture: /' "$tmp/cap.err"; not_ok "closed loop: the replay's traffic captured"; fi
+	check "closed loop: stat --diff --check: the op mix of read, write, unlink, rename, mkdir, rmdir is the same" \
+		"$reprise" stat --diff "$tmp/c2k.txt" "$tmp/cap.rpz" --ops read,write,unlink,rename,mkdir,rmdir --check
+	has "closed loop: said so" out '^op mix: same'
+fi

@@ -1,0 +1,173 @@
+/* Unit tests: the smb backend's helpers (replay/backends/smb_util.c): targets, URL encoding, auth files, statuses. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "formats/error.h"
+#include "formats/op.h"
+#include "replay/backends/smb_util.h"
+
+static void test_target(void **state)
+{
+	(void)state;
+	rp_smb_target t;
+	char eb[RP_ERRBUF_SIZE];
+	assert_int_equal(rp__smb_target_parse("smb://127.0.0.1:1445/share", &t, eb), 0);
+	assert_string_equal(t.host, "127.0.0.1");
+	assert_int_equal(t.port, 1445);
+	assert_string_equal(t.share, "share");
+	assert_string_equal(t.dir, "");
+	assert_string_equal(t.base, "smb://127.0.0.1:1445/share");
+	/* Escapes decoded, "." and empty components dropped, then encoded again the one way. */
+	assert_int_equal(rp__smb_target_parse("SMB://srv/my%20share//a/./b%25c/", &t, eb), 0);
+	assert_int_equal(t.port, 0);
+	assert_string_equal(t.share, "my share");
+	assert_string_equal(t.dir, "a/b%c");
+	assert_string_equal(t.base, "smb://srv/my%20share/a/b%25c");
+	assert_int_equal(rp__smb_target_parse("smb://[::1]:99/s", &t, eb), 0);
+	assert_string_equal(t.host, "[::1]");
+	assert_int_equal(t.port, 99);
+}
+
+static void test_target_refused(void **state)
+{
+	(void)state;
+	rp_smb_target t;
+	char eb[RP_ERRBUF_SIZE];
+	static const struct {
+		const char *url, *says;
+	} bad[] = {
+		{ "nfs://h/x", "not an smb:// URL" },
+		{ "smb://user:secret@h/share", "credentials do not go in the URL" },
+		{ "smb://h/share?x=1", "no query or fragment" },
+		{ "smb://h/share#f", "no query or fragment" },
+		{ "smb://h", "no share" },
+		{ "smb://h/", "no share" },
+		{ "smb:///share", "no host" },
+		{ "smb://h:0/s", "bad port" },
+		{ "smb://h:65536/s", "bad port" },
+		{ "smb://h:12x/s", "bad port" },
+		{ "smb://h:/s", "bad port" },
+		{ "smb://h/s/a/../b", "'..' in the directory" },
+		{ "smb://h/s/a%2Fb", "bad directory name" },
+		{ "smb://h/s/a%00", "bad directory name" },
+		{ "smb://h/s/a%4", "bad directory name" },
+		{ "smb://h/s/a b", "a space or control character" },
+		{ "smb://[::1/s", "unterminated" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		eb[0] = '\0';
+		assert_true(rp__smb_target_parse(bad[i].url, &t, eb) < 0);
+		if (!strstr(eb, bad[i].says))
+			fail_msg("%s: '%s' does not say '%s'", bad[i].url, eb, bad[i].says);
+	}
+	/* The URL's password is never repeated in the error. */
+	rp__smb_target_parse("smb://user:secret@h/share", &t, eb);
+	assert_null(strstr(eb, "secret") == eb ? NULL : strstr(eb, "secret:"));
+}
+
+static void test_url_join(void **state)
+{
+	(void)state;
+	char u[64] = "smb://h/s";
+	int n = rp__smb_url_join(u, sizeof(u), 9, "a b/%#?;@+/\xe2\x82\xac~._-");
+	assert_int_equal(n, (int)strlen(u));
+	assert_string_equal(u, "smb://h/s/a%20b/%25%23%3F%3B%40%2B/%E2%82%AC~._-");
+	/* "" adds nothing; too long is refused and leaves the URL as it was. */
+	strcpy(u, "smb://h/s");
+	assert_int_equal(rp__smb_url_join(u, sizeof(u), 9, ""), 9);
+	char small[16] = "smb://h/s";
+	assert_int_equal(rp__smb_url_join(small, sizeof(small), 9, "%%%"), -ENAMETOOLONG);
+	assert_string_equal(small, "smb://h/s");
+	assert_int_equal(rp__smb_url_join(small, sizeof(small), 9, "abcde"), 15);
+	assert_int_equal(rp__smb_url_join(small, sizeof(small), 9, "abcdef"), -ENAMETOOLONG);
+}
+
+static int parse(const char *text, rp_smb_creds *c, char *eb)
+{
+	memset(c, 0, sizeof(*c));
+	eb[0] = '\0';
+	return rp__smb_authfile_parse(text, strlen(text), "auth", c, eb);
+}
+
+static void test_authfile(void **state)
+{
+	(void)state;
+	rp_smb_creds c;
+	char eb[RP_ERRBUF_SIZE];
+	assert_int_equal(parse("username = alice\npassword =  p w = x \ndomain=WG\n", &c, eb), 0);
+	assert_true(c.has_user && c.has_password && c.has_domain);
+	assert_string_equal(c.user, "alice");
+	assert_string_equal(c.password, "p w = x");
+	assert_string_equal(c.domain, "WG");
+	/* Comments, blank lines, CRLF, any case of the key, no final newline; a missing line is not given. */
+	assert_int_equal(parse("# x\n; y\n\r\n  USERNAME\t=\tbob\r\n", &c, eb), 0);
+	assert_string_equal(c.user, "bob");
+	assert_false(c.has_password);
+	assert_int_equal(parse("password =\n", &c, eb), 0);
+	assert_true(c.has_password);
+	assert_string_equal(c.password, "");
+}
+
+static void test_authfile_errors(void **state)
+{
+	(void)state;
+	rp_smb_creds c;
+	char eb[RP_ERRBUF_SIZE];
+	assert_true(parse("username = a\npasswd = hunter2\n", &c, eb) < 0);
+	assert_string_equal(eb, "auth:2: unknown key 'passwd' (username, password, domain)");
+	assert_true(parse("\n\nhunter2\n", &c, eb) < 0);
+	assert_non_null(strstr(eb, "auth:3: expected 'username = U'"));
+	assert_null(strstr(eb, "hunter2"));
+	char long_pw[400] = "password = ";
+	memset(long_pw + 11, 'x', 300);
+	assert_int_equal(parse(long_pw, &c, eb), RP_E_LIMIT);
+	assert_non_null(strstr(eb, "auth:1: password longer than 255 bytes"));
+	assert_true(rp__smb_authfile_parse("username = a\0b\n", 15, "auth", &c, eb) < 0);
+	assert_non_null(strstr(eb, "auth:1: a NUL byte"));
+	char *const big = calloc(1, RP_SMB_AUTHFILE_MAX + 2);
+	assert_non_null(big);
+	memset(big, '#', RP_SMB_AUTHFILE_MAX + 1);
+	assert_int_equal(rp__smb_authfile_parse(big, RP_SMB_AUTHFILE_MAX + 1, "auth", &c, eb), RP_E_LIMIT);
+	free(big);
+}
+
+static void test_status(void **state)
+{
+	(void)state;
+	/* libsmbclient's errno values (Samba's NTSTATUS to errno map) are the canonical ones. */
+	assert_int_equal(rp__smb_status(0), 0);
+	assert_int_equal(rp__smb_status(ENOENT), ENOENT);  /* OBJECT_NAME_NOT_FOUND, OBJECT_PATH_NOT_FOUND */
+	assert_int_equal(rp__smb_status(EEXIST), EEXIST);  /* OBJECT_NAME_COLLISION */
+	assert_int_equal(rp__smb_status(EBUSY), EBUSY);    /* SHARING_VIOLATION */
+	assert_int_equal(rp__smb_status(EACCES), EACCES);  /* ACCESS_DENIED */
+	assert_int_equal(rp__smb_status(ENOTEMPTY), ENOTEMPTY);
+	assert_int_equal(rp__smb_status(EISDIR), EISDIR);
+	assert_int_equal(rp__smb_status(ENOTSUP), EOPNOTSUPP);
+	assert_int_equal(rp__smb_status(ENODATA), ENODATA); /* END_OF_FILE, as the backend gives it back */
+	/* Any other errno keeps its (Linux, portable) number, as the posix backend's do. */
+	assert_int_equal(rp__smb_status(EKEYEXPIRED), EKEYEXPIRED);
+	assert_true(rp__smb_conn_lost(ECONNREFUSED));
+	assert_true(rp__smb_conn_lost(ECONNRESET));
+	assert_true(rp__smb_conn_lost(ETIMEDOUT));
+	assert_false(rp__smb_conn_lost(ENOENT));
+	assert_false(rp__smb_conn_lost(EACCES));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_target),
+		cmocka_unit_test(test_target_refused),
+		cmocka_unit_test(test_url_join),
+		cmocka_unit_test(test_authfile),
+		cmocka_unit_test(test_authfile_errors),
+		cmocka_unit_test(test_status),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
