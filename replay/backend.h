@@ -23,9 +23,10 @@
  * 5: rp_breq.bh2 (copy's destination), rp_breq.hold (the engine's); a backend handle is unique
  *    within the run and valid through every client state of it (dup and fork share one among
  *    clients).  Copy ops reach version 5 backends only (older ones count them unsupported).
+ * 6: rp_backend_ops.client_error (optional): a client state lost for good stops its client.
  * The engine drives every version from RP_BACKEND_VERSION_MIN on.
  */
-#define RP_BACKEND_VERSION 5
+#define RP_BACKEND_VERSION 6
 #define RP_BACKEND_VERSION_MIN 1
 
 enum rp_backend_cap {
@@ -214,6 +215,15 @@ typedef struct rp_backend_ops {
 	int (*poll)(void *backend, void *client, uint64_t timeout_ns);
 	/* Release a backend handle without a trace op (end of a loop pass, cleanup). */
 	void (*release)(void *backend, void *client, uint64_t bh);
+	/*
+	 * (version 6; NULL: never) Whether the client state can go on: 0, or an
+	 * rp error with what happened in errbuf when it is lost for good (a
+	 * network backend's connection is gone: every request would fail).  The
+	 * engine asks before each op and each prepare item; a lost client stops
+	 * with stop "error" (the run reports what it completed and fails) instead
+	 * of replaying the rest of its trace into failures.
+	 */
+	int (*client_error)(void *backend, void *client, char *errbuf);
 } rp_backend_ops;
 
 /*

@@ -754,6 +754,15 @@ static inline __attribute__((always_inline)) void run_impl(rp_client *c, const b
 				if (n == 0)
 					break;
 			}
+			/* A backend whose client state is lost for good (its server went away): stop, rather than fail every op left. */
+			const int lost = r->client_error ? r->client_error(r->bstate, c->bstate, c->errbuf) : 0;
+			if (lost < 0) {
+				if (windowed)
+					rp__win_drain(c);
+				c->rc = lost;
+				c->stop = "error";
+				return;
+			}
 			const rp_op *const op = &ops[k++];
 			if (op->op >= RP_OP__COUNT)
 				continue; /* an op newer than this engine: the reader already vouched for the record */

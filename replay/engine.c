@@ -118,6 +118,7 @@ int rp_replay_create(rp_replay **out, const rp_replay_opts *opts, rp_workload *w
 	r->op_mask |= UINT64_C(1) << RP_OP_DUP | UINT64_C(1) << RP_OP_FORK | UINT64_C(1) << RP_OP_WAIT;
 	if (r->bops->version < 5)
 		r->op_mask &= ~(UINT64_C(1) << RP_OP_COPY);
+	r->client_error = r->bops->version >= 6 ? r->bops->client_error : NULL;
 	r->fast_mask = r->op_mask & ~(UINT64_C(1) << RP_OP_DUP | UINT64_C(1) << RP_OP_FORK | UINT64_C(1) << RP_OP_COPY |
 				      UINT64_C(1) << RP_OP_WAIT);
 	rc = rp_backend_parse_opts(r->bops, opts->backend_opts, &r->bopts, errbuf);

@@ -223,6 +223,8 @@ struct rp_replay {
 	rp_ntlocks ntlocks;  /* mandatory byte-range locks of every client */
 	void *bstate;
 	rp_backend_parsed bopts; /* --backend-opt, parsed against the backend's table */
+	/* The backend's client_error (version 6 on; NULL when it has none): asked before each op. */
+	int (*client_error)(void *backend, void *client, char *errbuf);
 	uint64_t op_mask;        /* the ops the backend can express (its op_mask, 0 taken as every op), and dup and fork */
 	uint64_t fast_mask;      /* op_mask without the ops resolve takes apart (dup, copy, fork) */
 	rp_workload *w;

@@ -95,9 +95,15 @@ static int fill_file(rp_replay *r, void *cs, uint64_t bh, uint64_t size, uint64_
 	return 0;
 }
 
-static void prepare_dir(rp_replay *r, void *cs)
+static int prepare_dir(rp_replay *r, void *cs, char *errbuf)
 {
 	for (size_t i = 0; i < r->plan.n_items; i++) {
+		/* A client state lost for good (the server went away) fails prepare, and the run, at once. */
+		if (r->client_error) {
+			const int rc = r->client_error(r->bstate, cs, errbuf);
+			if (rc < 0)
+				return rc;
+		}
 		const rp_plan_item *const it = &r->plan.items[i];
 		rp_op op;
 		memset(&op, 0, sizeof(op));
@@ -132,6 +138,7 @@ static void prepare_dir(rp_replay *r, void *cs)
 		r->res.prepare.bytes += st == 0 ? it->size : 0;
 		r->res.prepare.failures += st != 0;
 	}
+	return 0;
 }
 
 /*
@@ -176,7 +183,7 @@ int rp__prepare_run(rp_replay *r, char *errbuf)
 		rc = r->bops->client_init(r->bstate, cs, dir, errbuf);
 		if (rc < 0)
 			break;
-		prepare_dir(r, cs);
+		rc = prepare_dir(r, cs, errbuf);
 		if (r->bops->client_fini)
 			r->bops->client_fini(r->bstate, cs);
 		memset(cs, 0, r->bops->client_size ? r->bops->client_size : 1);

@@ -1,0 +1,346 @@
+/*
+ * The nfs backend: trace ops as NFSv3 or NFSv4.0 calls through libnfs 4.0's
+ * asynchronous API (RFC 1813, RFC 7530), one nfs_context per client state,
+ * its own event loop (poll(2) on the context's socket), many RPCs in flight.
+ * This file: the vtable, mounting each client's directory, the event loop.
+ */
+#define RP_NFS_LIBNFS 1
+#include "replay/backends/nfs.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { N_OPT_TIMEOUT, N_OPT_SETID, N_OPT__COUNT };
+
+static const rp_backend_opt nfs_opts[] = {
+	[N_OPT_TIMEOUT] = { .name = "timeout", .type = RP_BOPT_DURATION, .def = "30s", .min = 100000000u,
+			    .max = 3600000000000u,
+			    .help = "an RPC without a reply this long fails ETIMEDOUT and ends the client (a server that hangs)" },
+	[N_OPT_SETID] = { .name = "setid", .type = RP_BOPT_FLAG,
+			  .help = "apply the trace's setuid and setgid bits (dropped otherwise; the sticky bit always applies)" },
+	[N_OPT__COUNT] = { .name = NULL },
+};
+
+static const char *const nfs_schemes[] = { "nfs", NULL };
+
+static int nfs_create_backend(void **out, const rp_backend_args *args, char *errbuf)
+{
+	rp_nfs_url_info info;
+	const int rc = rp__nfs_url_check(args->target, &info, errbuf);
+	if (rc < 0)
+		return rc;
+	nfs_backend *const nb = calloc(1, sizeof(*nb));
+	if (!nb || !(nb->url = strdup(args->target))) {
+		free(nb);
+		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+	}
+	nb->version = info.version;
+	nb->timeout_ms = (int)(args->vals[N_OPT_TIMEOUT].u / 1000000u);
+	nb->setid = args->vals[N_OPT_SETID].u != 0;
+	*out = nb;
+	return 0;
+}
+
+static void nfs_destroy_backend(void *backend)
+{
+	nfs_backend *const nb = backend;
+	if (!nb)
+		return;
+	free(nb->url);
+	free(nb);
+}
+
+/*
+ * A context for the URL with the backend's settings: no reconnecting (a
+ * server that went away ends the run rather than stall it), the RPC timeout,
+ * no directory cache (several clients of one namespace each have a context:
+ * a cached listing would hide what another did).  The URL's own options come
+ * after the defaults, so dircache=1 in it wins.  *url_out: the parsed URL.
+ */
+static int make_context(nfs_backend *nb, struct nfs_context **out, struct nfs_url **url_out, char *errbuf)
+{
+	struct nfs_context *const nfs = nfs_init_context();
+	if (!nfs)
+		return rp_fail(errbuf, RP_E_NOMEM, "%s: cannot make an NFS context", nb->url);
+	nfs_set_dircache(nfs, 0);
+	/*
+	 * NFSv4 knows a client by its name: contexts of one process would share
+	 * libnfs's default one, and the server would take each SETCLIENTID for
+	 * the last one's (NFS4ERR_STALE_CLIENTID).  A name of its own each.
+	 */
+	char name[64];
+	const unsigned serial = atomic_fetch_add(&((nfs_backend *)nb)->contexts, 1u);
+	snprintf(name, sizeof(name), "reprise-%ld-%u-%u", (long)getpid(), serial, (unsigned)time(NULL));
+	nfs4_set_client_name(nfs, name);
+	/* The verifier is 8 bytes (libnfs.h): the pid and the serial. */
+	char verifier[8];
+	const uint32_t v[2] = { (uint32_t)getpid(), serial };
+	memcpy(verifier, v, sizeof(verifier));
+	nfs4_set_verifier(nfs, verifier);
+	struct nfs_url *const url = nfs_parse_url_dir(nfs, nb->url);
+	if (!url) {
+		const int rc = rp_fail(errbuf, RP_E_INVAL, "%s: %s", nb->url, nfs_get_error(nfs));
+		nfs_destroy_context(nfs);
+		return rc;
+	}
+	nfs_set_autoreconnect(nfs, 0);
+	nfs_set_timeout(nfs, nb->timeout_ms);
+	*out = nfs;
+	*url_out = url;
+	return 0;
+}
+
+/*
+ * Make dir (a relative path of plain components: "client1") beneath the
+ * target's root, each component a real directory: one that is there but is
+ * a symlink or no directory is refused, since the mount of it would follow
+ * whatever it names.
+ */
+static int make_dir_beneath(const nfs_backend *nb, struct nfs_context *nfs, const char *dir, char *errbuf)
+{
+	char path[PATH_MAX];
+	size_t n = 0;
+	for (const char *p = dir; *p;) {
+		const size_t len = strcspn(p, "/");
+		if (n + 1 + len >= sizeof(path))
+			return rp_fail(errbuf, RP_E_INVAL, "%s: client directory %s: too long", nb->url, dir);
+		path[n++] = '/';
+		memcpy(path + n, p, len);
+		n += len;
+		path[n] = '\0';
+		p += len + (p[len] == '/');
+		const int mk = nfs_mkdir2(nfs, path, 0777);
+		if (mk < 0 && mk != -EEXIST)
+			return rp_fail(errbuf, RP_E_IO, "%s: mkdir %s: %s", nb->url, path + 1, nfs_get_error(nfs));
+		struct nfs_stat_64 st;
+		const int rc = nfs_lstat64(nfs, path, &st);
+		if (rc < 0)
+			return rp_fail(errbuf, RP_E_IO, "%s: %s: %s", nb->url, path + 1, nfs_get_error(nfs));
+		if (!S_ISDIR(st.nfs_mode))
+			return rp_fail(errbuf, RP_E_INVAL, "%s: %s is there and is no directory (a symlink is not followed)",
+				       nb->url, path + 1);
+	}
+	return 0;
+}
+
+/* Mount server:export[/dir]: 0, or an error naming the URL and what libnfs said. */
+static int mount_at(const nfs_backend *nb, struct nfs_context *nfs, const char *server, const char *path, char *errbuf)
+{
+	const int rc = nfs_mount(nfs, server, path);
+	if (rc < 0)
+		return rp_fail(errbuf, RP_E_IO, "%s: mount %s:%s failed: %s", nb->url, server, path, nfs_get_error(nfs));
+	return 0;
+}
+
+/*
+ * The client's state: its directory beneath the target made through a
+ * mount of the target, then that directory mounted by a context of its
+ * own, so it is libnfs's root: libnfs resolves symlinks itself, component by
+ * component, and refuses one that climbs above the root or is absolute
+ * (NFSv3) or resolves it beneath the root (NFSv4), as measured against
+ * ganesha (docs/replay.md, "NFS backend"): no path reaches outside.
+ */
+static int nfs_client_init(void *backend, void *client, const char *dir, char *errbuf)
+{
+	nfs_backend *const nb = backend;
+	nfs_client *const c = client;
+	memset(c, 0, sizeof(*c));
+	c->nb = nb;
+	struct nfs_context *nfs = NULL;
+	struct nfs_url *url = NULL;
+	int rc = make_context(nb, &nfs, &url, errbuf);
+	if (rc < 0)
+		return rc;
+	const size_t plen = strlen(url->path), dlen = strlen(dir);
+	if (dir[0]) {
+		rc = mount_at(nb, nfs, url->server, url->path, errbuf);
+		if (rc == 0)
+			rc = make_dir_beneath(nb, nfs, dir, errbuf);
+		nfs_destroy_context(nfs);
+		nfs = NULL;
+		nfs_destroy_url(url);
+		url = NULL;
+		if (rc < 0)
+			return rc;
+		rc = make_context(nb, &nfs, &url, errbuf);
+		if (rc < 0)
+			return rc;
+	}
+	c->mount = malloc(plen + 1 + dlen + 1);
+	c->wbuf = malloc(RP_NFS_IO_MAX);
+	c->zbuf = calloc(1, RP_NFS_IO_MAX);
+	if (!c->mount || !c->wbuf || !c->zbuf) {
+		rc = rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+		goto fail;
+	}
+	memset(c->wbuf, 0x5a, RP_NFS_IO_MAX); /* written data is a fixed pattern, as posix writes */
+	snprintf(c->mount, plen + 1 + dlen + 1, "%s%s%s", url->path, dir[0] && (!plen || url->path[plen - 1] != '/') ? "/" : "",
+		 dir);
+	rc = mount_at(nb, nfs, url->server, c->mount, errbuf);
+	if (rc < 0)
+		goto fail;
+	nfs_destroy_url(url);
+	c->nfs = nfs;
+	/* NFSv4 in libnfs 4.0 reports no sizes (0) and cannot encode a WRITE past 3944 bytes: pieces of our own. */
+	const uint64_t rmax = nfs_get_readmax(nfs), wmax = nfs_get_writemax(nfs);
+	c->rmax = nb->version == 4 || !rmax ? RP_NFS4_READ_CHUNK : rmax < RP_NFS_IO_MAX ? rmax : RP_NFS_IO_MAX;
+	c->wmax = nb->version == 4 || !wmax ? RP_NFS4_WRITE_CHUNK : wmax < RP_NFS_IO_MAX ? wmax : RP_NFS_IO_MAX;
+	return 0;
+fail:
+	nfs_destroy_url(url);
+	nfs_destroy_context(nfs);
+	free(c->mount);
+	free(c->wbuf);
+	free(c->zbuf);
+	memset(c, 0, sizeof(*c));
+	return rc;
+}
+
+static void nfs_client_fini(void *backend, void *client)
+{
+	(void)backend;
+	nfs_client *const c = client;
+	/* Requests libnfs still holds (a lost connection's) are completed already; destroying the context cancels them. */
+	rp__nfs_orphan_all(c);
+	if (c->nfs)
+		nfs_destroy_context(c->nfs);
+	c->nfs = NULL;
+	rp__nfs_free_orphans(c);
+	free(c->mount);
+	free(c->wbuf);
+	free(c->zbuf);
+	c->mount = c->wbuf = c->zbuf = NULL;
+}
+
+void rp__nfs_lose(nfs_client *c, const char *what)
+{
+	if (!c->lost) {
+		c->lost = true;
+		const char *const err = c->nfs ? nfs_get_error(c->nfs) : NULL;
+		snprintf(c->lost_msg, sizeof(c->lost_msg), "%s: %s: %s", c->nb->url, what,
+			 err && err[0] ? err : "connection lost");
+	}
+	rp__nfs_orphan_all(c);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* libnfs checks its RPC timeouts when serviced: at least this often while waiting. */
+#define SERVICE_PERIOD_NS 100000000u
+
+int rp__nfs_wait(nfs_client *c, uint64_t timeout_ns)
+{
+	const uint64_t before = c->completed;
+	const uint64_t end = mono_ns() + timeout_ns;
+	while (!c->lost && c->completed == before) {
+		const uint64_t now = mono_ns();
+		const uint64_t left = now < end ? end - now : 0;
+		const uint64_t wait = left < SERVICE_PERIOD_NS ? left : SERVICE_PERIOD_NS;
+		struct pollfd pfd = { .fd = nfs_get_fd(c->nfs), .events = (short)nfs_which_events(c->nfs) };
+		const struct timespec ts = { .tv_sec = (time_t)(wait / 1000000000u), .tv_nsec = (long)(wait % 1000000000u) };
+		const int n = ppoll(&pfd, 1, &ts, NULL);
+		if (n < 0 && errno != EINTR) {
+			rp__nfs_lose(c, "poll");
+			break;
+		}
+		/* Serviced also without events: that is when libnfs times requests out. */
+		if (nfs_service(c->nfs, n > 0 ? pfd.revents : 0) < 0) {
+			rp__nfs_lose(c, "the server connection failed");
+			break;
+		}
+		if (left == 0)
+			break;
+	}
+	return (int)(c->completed - before);
+}
+
+static void sync_done(rp_breq *req)
+{
+	*(bool *)req->data = true;
+}
+
+static int nfs_submit(void *backend, void *client, rp_breq *req)
+{
+	(void)backend;
+	nfs_client *const c = client;
+	req->result = 0;
+	req->special = false;
+	if (req->cb) {
+		rp__nfs_start(c, req);
+		return 0;
+	}
+	/* Synchronously: a callback of our own, and the event loop until it ran. */
+	bool done = false;
+	void *const data = req->data;
+	req->cb = sync_done;
+	req->data = &done;
+	rp__nfs_start(c, req);
+	while (!done)
+		rp__nfs_wait(c, SERVICE_PERIOD_NS);
+	req->cb = NULL;
+	req->data = data;
+	return 0;
+}
+
+static int nfs_poll(void *backend, void *client, uint64_t timeout_ns)
+{
+	(void)backend;
+	return rp__nfs_wait(client, timeout_ns);
+}
+
+static void nfs_release(void *backend, void *client, uint64_t bh)
+{
+	(void)backend;
+	rp__nfs_release(client, bh);
+}
+
+static int nfs_client_error(void *backend, void *client, char *errbuf)
+{
+	(void)backend;
+	const nfs_client *const c = client;
+	return c->lost ? rp_fail(errbuf, RP_E_IO, "%s", c->lost_msg) : 0;
+}
+
+/* The ops libnfs 4.0 can express (docs/replay.md, "NFS backend"): no locks, xattrs, fallocate, copy or mmap. */
+#define NFS_OPS                                                                                                    \
+	(RP_BACKEND_ALL_OPS &                                                                                      \
+	 ~(UINT64_C(1) << RP_OP_LOCK | UINT64_C(1) << RP_OP_UNLOCK | UINT64_C(1) << RP_OP_GETXATTR |              \
+	   UINT64_C(1) << RP_OP_SETXATTR | UINT64_C(1) << RP_OP_LISTXATTR | UINT64_C(1) << RP_OP_REMOVEXATTR |    \
+	   UINT64_C(1) << RP_OP_FALLOCATE | UINT64_C(1) << RP_OP_COPY | UINT64_C(1) << RP_OP_MMAP))
+
+const rp_backend_ops rp__backend_nfs = {
+	.version = RP_BACKEND_VERSION,
+	.name = "nfs",
+	.summary = "an NFS export through libnfs (NFSv3 or v4.0, asynchronous): "
+		   "nfs://HOST/EXPORT[/DIR]?version=3|4&nfsport=N&mountport=N&uid=N&gid=N",
+	/*
+	 * Not RP_BCAP_MT_CLIENT: a libnfs 4.0 context is not thread-safe (no
+	 * locking in it), so each state is used by one thread; an async
+	 * backend gets no window workers anyway.
+	 */
+	.caps = RP_BCAP_ASYNC | RP_BCAP_DATA | RP_BCAP_CONFINED,
+	.client_size = sizeof(nfs_client),
+	.opts = nfs_opts,
+	.schemes = nfs_schemes,
+	.op_mask = NFS_OPS,
+	.create = nfs_create_backend,
+	.destroy = nfs_destroy_backend,
+	.client_init = nfs_client_init,
+	.client_fini = nfs_client_fini,
+	.submit = nfs_submit,
+	.poll = nfs_poll,
+	.release = nfs_release,
+	.client_error = nfs_client_error,
+};
