@@ -203,6 +203,29 @@ fail:
 	return rc;
 }
 
+struct nfs_context *rp__nfs_side(nfs_client *c)
+{
+	if (c->side || c->lost)
+		return c->side;
+	char errbuf[RP_ERRBUF_SIZE];
+	struct nfs_context *nfs = NULL;
+	struct nfs_url *url = NULL;
+	int rc = make_context(c->nb, &nfs, &url, errbuf);
+	if (rc == 0)
+		rc = mount_at(c->nb, nfs, url->server, c->mount, errbuf);
+	nfs_destroy_url(url);
+	if (rc < 0) {
+		if (nfs)
+			nfs_destroy_context(nfs);
+		c->lost = true;
+		snprintf(c->lost_msg, sizeof(c->lost_msg), "%s", errbuf);
+		rp__nfs_orphan_all(c);
+		return NULL;
+	}
+	c->side = nfs;
+	return nfs;
+}
+
 static void nfs_client_fini(void *backend, void *client)
 {
 	(void)backend;
@@ -211,7 +234,9 @@ static void nfs_client_fini(void *backend, void *client)
 	rp__nfs_orphan_all(c);
 	if (c->nfs)
 		nfs_destroy_context(c->nfs);
-	c->nfs = NULL;
+	if (c->side)
+		nfs_destroy_context(c->side);
+	c->nfs = c->side = NULL;
 	rp__nfs_free_orphans(c);
 	free(c->mount);
 	free(c->wbuf);

@@ -67,10 +67,24 @@ typedef struct nfs_backend {
 
 typedef struct nreq nreq;
 
+/*
+ * NFSv4: one libnfs open per file and client state, shared by every handle
+ * on the file (by its fileid).  A second OPEN of a file by one open-owner
+ * gets the same server stateid, which libnfs 4.0 keeps per open as if it
+ * were its own: a close of one then breaks the other (NFS4ERR_BAD_SEQID).
+ */
+typedef struct nopen {
+	struct nopen *next;
+	struct nfsfh *fh;
+	uint64_t ino;
+	unsigned refs;
+} nopen;
+
 /* A backend handle: a file open through libnfs, or a directory (named by its path: listings reopen it). */
 typedef struct nfile {
 	struct nfsfh *fh; /* NULL for a directory */
 	char *path;       /* "/"-rooted path beneath the client's mount, for by-path calls on the handle */
+	nopen *share;     /* NFSv4: the open it shares (fh is its fh); NULL on NFSv3 */
 	bool dir;
 } nfile;
 
@@ -80,6 +94,8 @@ typedef struct nfs_client {
 	char *mount;     /* the export path this state mounted (target path + client dir) */
 	uint64_t rmax, wmax;
 	nreq *live;      /* requests libnfs still holds a callback of (doubly linked) */
+	nopen *opens;    /* NFSv4: the files open through this state */
+	struct nfs_context *side; /* NFSv4: a second mount of the same directory for SETATTR by path (rp__nfs_side) */
 	uint64_t completed; /* engine requests completed so far (poll counts them) */
 	bool lost;       /* the connection is gone: every request fails EIO, the engine stops the client */
 	char lost_msg[RP_ERRBUF_SIZE];
@@ -90,6 +106,13 @@ typedef struct nfs_client {
 /* nfs.c: the event loop. */
 /* Wait for and run libnfs completions, up to timeout_ns; returns the engine requests completed (0 on timeout). */
 int rp__nfs_wait(nfs_client *c, uint64_t timeout_ns);
+/*
+ * NFSv4: the context that sets attributes by path, mounted on first use
+ * (NULL, and the client lost, when it cannot be).  libnfs 4.0 sets them
+ * through an OPEN and CLOSE of its own that would break the open-owner of
+ * the main context (nfs_ops.c); a context of its own has its own.
+ */
+struct nfs_context *rp__nfs_side(nfs_client *c);
 /* The connection failed for good: say so once (with libnfs's error), fail what is in flight. */
 void rp__nfs_lose(nfs_client *c, const char *what);
 

@@ -31,6 +31,9 @@ enum step {
 	S_NOREPLACE, /* rename without replacing: is the target there? */
 	S_MKNOD_FILE, /* mknod of a regular file: an exclusive create, then close */
 	S_READDIR,
+	S_V4CHECK,  /* NFSv4: what an open names, before the OPEN (open_checked) */
+	S_V4INO,    /* NFSv4: the fileid of a file the OPEN created */
+	S_V4TRUNC,  /* NFSv4: an open that empties a file already open here */
 };
 
 struct nreq {
@@ -42,8 +45,10 @@ struct nreq {
 	bool tmp;       /* f was opened by this request, and is closed by it */
 	int flags;      /* open: open(2) flags */
 	unsigned mode;
-	int tries;      /* open: the retries of NFSv4's create emulation, and of read-only */
-	bool fallback_ro, notdir, v4_create;
+	bool fallback_ro, notdir;
+	enum step after; /* S_V4CHECK: the step of the OPEN that follows */
+	int asked;       /* NFSv4: the access mode the op asked for (files are opened read-write) */
+	bool have_ino;   /* NFSv4: st holds the file's attributes from before the OPEN */
 	uint64_t off, left, done;
 	int status;     /* the op's status, kept while a closing step runs */
 	unsigned sa;    /* setattr: steps left (RP_NFS_SA_*) */
@@ -52,6 +57,10 @@ struct nreq {
 };
 
 static void step_cb(int err, struct nfs_context *nfs, void *data, void *priv);
+static nfile *new_file(nreq *q, struct nfsfh *fh, bool dir);
+static struct nfsfh *drop_file(nfs_client *c, nfile *f);
+static void deliver(nreq *q, nfile *f);
+static void start_on_file(nreq *q);
 
 /* For calls whose answer nothing waits for (a close of a handle no op owns any more). */
 static void ignore_cb(int err, struct nfs_context *nfs, void *data, void *priv)
@@ -101,9 +110,10 @@ static void finish(nreq *q, int status)
 	live_del(c, q);
 	rp_breq *const req = q->req;
 	if (q->tmp && q->f) {
-		/* Closed by a failed by-path op (the close could not be queued): free what libnfs gave. */
-		free(q->f->path);
-		free(q->f);
+		/* A by-path op that failed before its close: the close is sent, its answer not waited for. */
+		struct nfsfh *const fh = drop_file(c, q->f);
+		if (fh && !c->lost && c->nfs)
+			nfs_close_async(c->nfs, fh, ignore_cb, NULL);
 	}
 	nreq_free(q);
 	if (req)
@@ -151,21 +161,97 @@ static const int disp_flags[RP_DISP__COUNT] = {
 	[RP_DISP_SUPERSEDE] = O_CREAT | O_TRUNC,
 };
 
-static void issue_open(nreq *q)
+/*
+ * nfs_open2 with flags, its callback's step `after`.  On NFSv4 only an OPEN
+ * that should succeed is sent: libnfs 4.0 does not advance its open-owner's
+ * seqid after an OPEN that fails (NFS4ERR_NOENT, _EXIST, ...) while the
+ * server does, so the next OPEN is taken for a retransmission (answered with
+ * the failed one's cached reply) and every CLOSE fails NFS4ERR_BAD_SEQID
+ * (measured against ganesha).  A GETATTR of the name first (S_V4CHECK)
+ * answers ENOENT, EEXIST, ELOOP and a directory itself; it also stands in
+ * for O_CREAT without O_EXCL, which libnfs 4.0 sends as a create that fails
+ * NFS4ERR_EXIST on a file that is there.
+ */
+static void open_checked(nreq *q, int flags, enum step after)
+{
+	nfs_client *const c = q->c;
+	q->flags = flags;
+	q->after = after;
+	if (c->nb->version == 4) {
+		/* Read-write, so that every handle of the file can share the open; the op's own access is what it is granted. */
+		q->asked = flags & O_ACCMODE;
+		if (after != S_MKNOD_FILE)
+			q->flags = (flags & ~O_ACCMODE) | O_RDWR;
+		q->step = S_V4CHECK;
+		queued(q, (flags & O_NOFOLLOW) ? nfs_lstat64_async(c->nfs, q->path, step_cb, q)
+					       : nfs_stat64_async(c->nfs, q->path, step_cb, q));
+		return;
+	}
+	q->step = after;
+	queued(q, nfs_open2_async(c->nfs, q->path, flags, (int)q->mode, step_cb, q));
+}
+
+static void issue_dirstat(nreq *q);
+
+/* NFSv4: the name's attributes are in (err, st): answer the open, or send the OPEN that will succeed. */
+static void v4_checked(nreq *q, int err, const struct nfs_stat_64 *st)
 {
 	nfs_client *const c = q->c;
 	int fl = q->flags;
-	/*
-	 * libnfs 4.0's NFSv4 open with O_CREAT fails NFS4ERR_EXIST on a file that
-	 * exists, whatever else the flags say (measured against ganesha): a
-	 * create that may open what is there is an open first, then, where it
-	 * is missing, an exclusive create, then (the name appeared meanwhile) the
-	 * open again.
-	 */
-	if (q->v4_create)
-		fl = q->tries == 1 ? (fl & ~O_TRUNC) | O_CREAT | O_EXCL : fl & ~O_CREAT;
-	q->step = S_OPEN;
+	if (err == -ENOENT) {
+		if (!(fl & O_CREAT)) {
+			finish(q, ENOENT);
+			return;
+		}
+		fl = (fl & ~O_TRUNC) | O_EXCL; /* a new file: nothing to empty */
+	} else if (err < 0) {
+		finish(q, rp__nfs_status(err));
+		return;
+	} else if (fl & O_EXCL) {
+		finish(q, EEXIST);
+		return;
+	} else if (S_ISLNK(st->nfs_mode)) {
+		finish(q, ELOOP); /* O_NOFOLLOW, the only open that looks at the link itself */
+		return;
+	} else if (S_ISDIR(st->nfs_mode)) {
+		/* As libnfs's NFSv3 open: a directory opened as a file is EISDIR (open_done makes it a directory handle). */
+		q->step = q->after;
+		step_cb(-EISDIR, c->nfs, NULL, q);
+		return;
+	} else {
+		fl &= ~O_CREAT;
+		q->st = *st;
+		q->have_ino = true;
+		if (q->after != S_MKNOD_FILE)
+			for (nopen *o = c->opens; o; o = o->next) {
+				if (o->ino != st->nfs_ino)
+					continue;
+				/* Open here already: one more handle on that open (emptied first if the open truncates). */
+				nfile *const f = new_file(q, o->fh, false);
+				if (!f) {
+					finish(q, ENOMEM);
+					return;
+				}
+				f->share = o;
+				o->refs++;
+				if (fl & O_TRUNC) {
+					q->f = f;
+					q->step = S_V4TRUNC;
+					queued(q, nfs_ftruncate_async(c->nfs, o->fh, 0, step_cb, q));
+					return;
+				}
+				q->step = q->after;
+				deliver(q, f);
+				return;
+			}
+	}
+	q->step = q->after;
 	queued(q, nfs_open2_async(c->nfs, q->path, fl, (int)q->mode, step_cb, q));
+}
+
+static void issue_open(nreq *q)
+{
+	open_checked(q, q->flags, S_OPEN);
 }
 
 static void issue_dirstat(nreq *q)
@@ -187,28 +273,97 @@ static nfile *new_file(nreq *q, struct nfsfh *fh, bool dir)
 	return f;
 }
 
-static void open_done(nreq *q, int err, void *data)
+/*
+ * Free a handle; the libnfs open to close, if this was its last handle
+ * (NULL when none: a directory, or an NFSv4 open other handles still share).
+ */
+static struct nfsfh *drop_file(nfs_client *c, nfile *f)
 {
-	if (err == 0) {
-		nfile *const f = new_file(q, data, false);
-		if (!f) {
-			nfs_close_async(q->c->nfs, data, ignore_cb, NULL);
+	struct nfsfh *fh = f->fh;
+	nopen *const o = f->share;
+	if (o && --o->refs > 0) {
+		fh = NULL;
+	} else if (o) {
+		for (nopen **pp = &c->opens; *pp; pp = &(*pp)->next)
+			if (*pp == o) {
+				*pp = o->next;
+				break;
+			}
+		free(o);
+	}
+	free(f->path);
+	free(f);
+	return fh;
+}
+
+/* The open's handle is there: an open op's answer, or the by-path op goes on with it. */
+static void deliver(nreq *q, nfile *f)
+{
+	if (q->step == S_TMPOPEN || q->after == S_TMPOPEN) {
+		q->f = f;
+		q->tmp = true;
+		start_on_file(q);
+		return;
+	}
+	q->req->bh = (uint64_t)(uintptr_t)f;
+	q->req->granted = granted_of(q->c->nb->version == 4 ? q->asked : q->flags);
+	finish(q, 0);
+}
+
+/* NFSv4: a new libnfs open (q->st.nfs_ino its file) shared from now on. */
+static void share_new(nreq *q, struct nfsfh *fh)
+{
+	nfs_client *const c = q->c;
+	nopen *const o = malloc(sizeof(*o));
+	nfile *const f = o ? new_file(q, fh, false) : NULL;
+	if (!f) {
+		free(o);
+		nfs_close_async(c->nfs, fh, ignore_cb, NULL);
+		finish(q, ENOMEM);
+		return;
+	}
+	*o = (nopen){ .next = c->opens, .fh = fh, .ino = q->st.nfs_ino, .refs = 1 };
+	c->opens = o;
+	f->share = o;
+	deliver(q, f);
+}
+
+/* The OPEN succeeded with fh: on NFSv4 shared (its fileid first, if it was created), else a handle of its own. */
+static void opened(nreq *q, struct nfsfh *fh)
+{
+	nfs_client *const c = q->c;
+	if (c->nb->version == 4) {
+		if (q->have_ino) {
+			share_new(q, fh);
+			return;
+		}
+		q->f = new_file(q, fh, false); /* held here until the fileid is known */
+		if (!q->f) {
+			nfs_close_async(c->nfs, fh, ignore_cb, NULL);
 			finish(q, ENOMEM);
 			return;
 		}
-		q->req->bh = (uint64_t)(uintptr_t)f;
-		q->req->granted = granted_of(q->flags);
-		finish(q, 0);
+		q->step = S_V4INO;
+		queued(q, nfs_fstat64_async(c->nfs, fh, step_cb, q));
 		return;
 	}
-	if (q->v4_create && q->tries < 3 && ((q->tries != 1 && err == -ENOENT) || (q->tries == 1 && err == -EEXIST))) {
-		q->tries++;
-		issue_open(q);
+	nfile *const f = new_file(q, fh, false);
+	if (!f) {
+		nfs_close_async(c->nfs, fh, ignore_cb, NULL);
+		finish(q, ENOMEM);
+		return;
+	}
+	deliver(q, f);
+}
+
+static void open_done(nreq *q, int err, void *data)
+{
+	if (err == 0) {
+		opened(q, data);
 		return;
 	}
 	if (err == -EACCES && q->fallback_ro && (q->flags & O_ACCMODE) == O_RDWR) {
 		q->flags = (q->flags & ~O_ACCMODE) | O_RDONLY;
-		q->tries = 0;
 		issue_open(q);
 		return;
 	}
@@ -253,7 +408,6 @@ static void start_open(nreq *q)
 	q->flags |= op->oflags & RP_OF_APPEND ? O_APPEND : 0;
 	q->flags |= op->oflags & RP_OF_SYNC ? O_SYNC : 0;
 	q->flags |= op->oflags & RP_OF_NOFOLLOW ? O_NOFOLLOW : 0;
-	q->v4_create = q->c->nb->version == 4 && (q->flags & O_CREAT) && !(q->flags & O_EXCL);
 	issue_open(q);
 }
 
@@ -313,6 +467,24 @@ static void start_on_file(nreq *q)
 	}
 }
 
+/* The times a setattr sets: SETATTR sets both, so the one the op does not set keeps its value (st, the pre-stat's). */
+static void setattr_times(const rp_op *op, const struct nfs_stat_64 *st, struct timeval tv[2])
+{
+	tv[0] = (struct timeval){ .tv_sec = (time_t)st->nfs_atime, .tv_usec = (suseconds_t)(st->nfs_atime_nsec / 1000) };
+	tv[1] = (struct timeval){ .tv_sec = (time_t)st->nfs_mtime, .tv_usec = (suseconds_t)(st->nfs_mtime_nsec / 1000) };
+	struct timeval now;
+	gettimeofday(&now, NULL);
+	const uint64_t t[2] = { op->atime, op->mtime };
+	const uint32_t set[2] = { RP_SA_ATIME, RP_SA_MTIME }, setnow[2] = { RP_SA_ATIME_NOW, RP_SA_MTIME_NOW };
+	for (int i = 0; i < 2; i++) {
+		if (op->attrs & set[i])
+			tv[i] = (struct timeval){ .tv_sec = (time_t)(t[i] / 1000000000u),
+						  .tv_usec = (suseconds_t)(t[i] % 1000000000u / 1000u) };
+		else if (op->attrs & setnow[i])
+			tv[i] = now;
+	}
+}
+
 /* The next attribute of a setattr, or its end. */
 static void issue_setattr(nreq *q)
 {
@@ -320,6 +492,46 @@ static void issue_setattr(nreq *q)
 	const rp_op *const op = q->req->op;
 	struct nfsfh *const fh = q->f && !q->f->dir ? q->f->fh : NULL;
 	const char *const path = q->f ? q->f->path : q->path;
+	/*
+	 * libnfs 4.0 sets NFSv4 attributes by path (lchmod, lchown, truncate,
+	 * lutimes) through an OPEN and CLOSE of its own: the CLOSE ends the open
+	 * state other handles of the file share, and the open-owner's seqid goes
+	 * wrong (later OPENs fail NFS4ERR_BAD_SEQID, I/O NFS4ERR_BAD_STATEID;
+	 * measured against ganesha).  It has no call that sets times on a handle.
+	 * So on NFSv4 those go through a second context of the client's
+	 * (rp__nfs_side), synchronously, one step after another.
+	 */
+	if (c->nb->version == 4 && (q->sa & (fh ? RP_NFS_SA_TIMES : ~0u))) {
+		struct nfs_context *const side = rp__nfs_side(c);
+		if (!side) {
+			finish(q, EIO);
+			return;
+		}
+		int rc = 0;
+		if (q->sa & RP_NFS_SA_SIZE) {
+			q->sa &= ~(unsigned)RP_NFS_SA_SIZE;
+			const bool trunc = (op->attrs & RP_SA_SIZE) || op->offset < q->st.nfs_size;
+			if (trunc)
+				rc = nfs_truncate(side, path, op->attrs & RP_SA_SIZE ? op->length : op->offset);
+		} else if (q->sa & RP_NFS_SA_MODE) {
+			q->sa &= ~(unsigned)RP_NFS_SA_MODE;
+			rc = nfs_lchmod(side, path, (int)trace_mode(c, op->mode));
+		} else if (q->sa & RP_NFS_SA_OWNER) {
+			q->sa &= ~(unsigned)RP_NFS_SA_OWNER;
+			rc = nfs_lchown(side, path, op->attrs & RP_SA_UID ? (int)op->uid : (int)q->st.nfs_uid,
+					op->attrs & RP_SA_GID ? (int)op->gid : (int)q->st.nfs_gid);
+		} else {
+			q->sa &= ~(unsigned)RP_NFS_SA_TIMES;
+			struct timeval tv[2];
+			setattr_times(op, &q->st, tv);
+			rc = nfs_lutimes(side, path, tv);
+		}
+		if (rc < 0)
+			finish(q, rp__nfs_status(rc));
+		else
+			issue_setattr(q);
+		return;
+	}
 	q->step = S_SETATTR;
 	if (q->sa & RP_NFS_SA_SIZE) {
 		q->sa &= ~(unsigned)RP_NFS_SA_SIZE;
@@ -352,22 +564,8 @@ static void issue_setattr(nreq *q)
 	}
 	if (q->sa & RP_NFS_SA_TIMES) {
 		q->sa &= ~(unsigned)RP_NFS_SA_TIMES;
-		/* SETATTR sets both times: the one the op does not set keeps its value (the pre-stat's). */
-		struct timeval tv[2] = {
-			{ .tv_sec = (time_t)q->st.nfs_atime, .tv_usec = (suseconds_t)(q->st.nfs_atime_nsec / 1000) },
-			{ .tv_sec = (time_t)q->st.nfs_mtime, .tv_usec = (suseconds_t)(q->st.nfs_mtime_nsec / 1000) },
-		};
-		struct timeval now;
-		gettimeofday(&now, NULL);
-		const uint64_t t[2] = { op->atime, op->mtime };
-		const uint32_t set[2] = { RP_SA_ATIME, RP_SA_MTIME }, setnow[2] = { RP_SA_ATIME_NOW, RP_SA_MTIME_NOW };
-		for (int i = 0; i < 2; i++) {
-			if (op->attrs & set[i])
-				tv[i] = (struct timeval){ .tv_sec = (time_t)(t[i] / 1000000000u),
-							  .tv_usec = (suseconds_t)(t[i] % 1000000000u / 1000u) };
-			else if (op->attrs & setnow[i])
-				tv[i] = now;
-		}
+		struct timeval tv[2];
+		setattr_times(op, &q->st, tv);
 		queued(q, nfs_lutimes_async(c->nfs, path, tv, step_cb, q));
 		return;
 	}
@@ -379,19 +577,6 @@ static void start_setattr(nreq *q)
 {
 	nfs_client *const c = q->c;
 	q->sa = rp__nfs_setattr_steps(q->req->op->attrs);
-	/*
-	 * libnfs 4.0 sets NFSv4 attributes by path (lchmod, lchown, truncate,
-	 * lutimes) through an OPEN of its own that leaves the open-owner's seqid
-	 * wrong: every later OPEN of the context fails NFS4ERR_BAD_SEQID and the
-	 * handle's I/O NFS4ERR_BAD_STATEID (measured against ganesha).  It has no
-	 * call that sets times on a handle.  So on NFSv4 a setattr by path, or of
-	 * times, is refused (EOPNOTSUPP, docs/replay.md) rather than break the
-	 * client for the rest of the run.
-	 */
-	if (c->nb->version == 4 && (!q->f || q->f->dir || (q->sa & RP_NFS_SA_TIMES))) {
-		finish(q, EOPNOTSUPP);
-		return;
-	}
 	/* The attributes first: the allocation compares with the size, a partial owner or time set keeps the rest. */
 	q->step = S_PRESTAT;
 	if (q->f && !q->f->dir)
@@ -521,8 +706,8 @@ static void start_path_op(nreq *q)
 		} else if (type == S_IFIFO) {
 			queued(q, nfs_mknod_async(nfs, q->path, (int)(S_IFIFO | perm), 0, step_cb, q));
 		} else {
-			q->step = S_MKNOD_FILE;
-			queued(q, nfs_open2_async(nfs, q->path, O_WRONLY | O_CREAT | O_EXCL, (int)perm, step_cb, q));
+			q->mode = perm;
+			open_checked(q, O_WRONLY | O_CREAT | O_EXCL, S_MKNOD_FILE);
 		}
 		return;
 	}
@@ -587,14 +772,37 @@ static void step_cb(int err, struct nfs_context *nfs, void *data, void *priv)
 			finish(q, rp__nfs_status(err));
 			return;
 		}
-		q->f = new_file(q, data, false);
-		if (!q->f) {
-			nfs_close_async(c->nfs, data, ignore_cb, NULL);
-			finish(q, ENOMEM);
+		opened(q, data);
+		return;
+	case S_V4INO: {
+		nfile *const held = q->f;
+		struct nfsfh *const fh = held->fh;
+		q->f = NULL;
+		free(held->path);
+		free(held);
+		if (err < 0) {
+			nfs_close_async(c->nfs, fh, ignore_cb, NULL);
+			finish(q, rp__nfs_status(err));
 			return;
 		}
-		q->tmp = true;
-		start_on_file(q);
+		q->st = *(const struct nfs_stat_64 *)data;
+		share_new(q, fh);
+		return;
+	}
+	case S_V4TRUNC:
+		if (err < 0) {
+			struct nfsfh *const fh = drop_file(c, q->f);
+			q->f = NULL;
+			if (fh)
+				nfs_close_async(c->nfs, fh, ignore_cb, NULL);
+			finish(q, rp__nfs_status(err));
+			return;
+		}
+		{
+			nfile *const f = q->f;
+			q->f = NULL;
+			deliver(q, f);
+		}
 		return;
 	case S_IO:
 		if (err < 0) {
@@ -632,14 +840,11 @@ static void step_cb(int err, struct nfs_context *nfs, void *data, void *priv)
 			return;
 		}
 		{
-			nfile *const f = q->f;
+			struct nfsfh *const fh = drop_file(c, q->f);
 			q->f = NULL;
 			q->tmp = false;
 			q->step = S_CLOSE;
-			const int rc = nfs_close_async(c->nfs, f->fh, step_cb, q);
-			free(f->path);
-			free(f);
-			if (rc < 0)
+			if (!fh || nfs_close_async(c->nfs, fh, step_cb, q) < 0)
 				finish(q, q->status);
 		}
 		return;
@@ -684,6 +889,9 @@ static void step_cb(int err, struct nfs_context *nfs, void *data, void *priv)
 			finish(q, rp__nfs_status(err));
 		else
 			readdir_done(q, data);
+		return;
+	case S_V4CHECK:
+		v4_checked(q, err, data);
 		return;
 	case S_SIMPLE:
 		if (err >= 0 && q->req->op->op == RP_OP_READLINK && data)
@@ -739,14 +947,14 @@ void rp__nfs_start(nfs_client *c, rp_breq *req)
 			return;
 		}
 		{
-			nfile *const f = q->f;
+			struct nfsfh *const fh = drop_file(c, q->f);
 			q->f = NULL;
 			q->status = 0;
 			q->step = S_CLOSE;
-			const int rc = nfs_close_async(c->nfs, f->fh, step_cb, q);
-			free(f->path);
-			free(f);
-			queued(q, rc);
+			if (!fh)
+				finish(q, 0); /* NFSv4: another handle still has the file open */
+			else
+				queued(q, nfs_close_async(c->nfs, fh, step_cb, q));
 		}
 		return;
 	case RP_OP_READ:
@@ -756,8 +964,7 @@ void rp__nfs_start(nfs_client *c, rp_breq *req)
 			start_on_file(q);
 		} else if (q->path) {
 			/* NFSv3 READ/WRITE/COMMIT on a handle never opened: open the path, do it, close. */
-			q->step = S_TMPOPEN;
-			queued(q, nfs_open2_async(c->nfs, q->path, op->op == RP_OP_READ ? O_RDONLY : O_RDWR, 0, step_cb, q));
+			open_checked(q, op->op == RP_OP_READ ? O_RDONLY : O_RDWR, S_TMPOPEN);
 		} else {
 			finish(q, EBADF);
 		}
@@ -833,8 +1040,7 @@ void rp__nfs_release(nfs_client *c, uint64_t bh)
 	if (!f)
 		return;
 	/* The close is sent and its answer not waited for: nothing waits on a handle the trace left open. */
-	if (f->fh && !c->lost && c->nfs)
-		nfs_close_async(c->nfs, f->fh, ignore_cb, NULL);
-	free(f->path);
-	free(f);
+	struct nfsfh *const fh = drop_file(c, f);
+	if (fh && !c->lost && c->nfs)
+		nfs_close_async(c->nfs, fh, ignore_cb, NULL);
 }
