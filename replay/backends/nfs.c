@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -249,10 +250,27 @@ void rp__nfs_lose(nfs_client *c, const char *what)
 	if (!c->lost) {
 		c->lost = true;
 		const char *const err = c->nfs ? nfs_get_error(c->nfs) : NULL;
-		snprintf(c->lost_msg, sizeof(c->lost_msg), "%s: %s: %s", c->nb->url, what,
-			 err && err[0] ? err : "connection lost");
+		snprintf(c->lost_msg, sizeof(c->lost_msg), "%s: %s (libnfs's last error: %s)", c->nb->url, what,
+			 err && err[0] ? err : "none");
 	}
 	rp__nfs_orphan_all(c);
+}
+
+/* Why the socket failed, for the message: the server closed it, or the socket's error. */
+static void lose_socket(nfs_client *c, int fd, short revents)
+{
+	int soerr = 0;
+	socklen_t len = sizeof(soerr);
+	if (fd >= 0)
+		getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len);
+	char what[128];
+	if (soerr)
+		snprintf(what, sizeof(what), "the server connection failed: %s", strerror(soerr));
+	else if (revents & POLLHUP)
+		snprintf(what, sizeof(what), "the server closed the connection");
+	else
+		snprintf(what, sizeof(what), "the server connection failed");
+	rp__nfs_lose(c, what);
 }
 
 static uint64_t mono_ns(void)
@@ -282,7 +300,7 @@ int rp__nfs_wait(nfs_client *c, uint64_t timeout_ns)
 		}
 		/* Serviced also without events: that is when libnfs times requests out. */
 		if (nfs_service(c->nfs, n > 0 ? pfd.revents : 0) < 0) {
-			rp__nfs_lose(c, "the server connection failed");
+			lose_socket(c, pfd.fd, n > 0 ? pfd.revents : 0);
 			break;
 		}
 		if (left == 0)

@@ -1,0 +1,229 @@
+#!/bin/bash
+# The nfs backend against a real nfs-ganesha on 127.0.0.1 (TAP; docs/replay.md, "NFS backend"):
+# dbench's client.txt (a cut) with 2 clients over NFSv3 and NFSv4, its statuses and the tree it
+# leaves on the server against the same replay on posix; traces converted from sample captures
+# with the mismatches posix gives them; the in-flight window; a hostile trace and target (symlinks
+# out of the client's directory, made by the trace and planted) that must change nothing outside;
+# errors: a refused port, an unknown export, a bad URL, ganesha killed mid-run (exit 1, no hang).
+#   nfs_server.sh REPRISE SOURCE_ROOT
+set -u
+reprise=$1
+root=$2
+fixtures=$root/tests/fixtures
+pcaps=$root/tests/data/pcap
+export LC_ALL=C TZ=UTC
+
+[ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP ganesha's VFS export needs root"; exit 77; }
+command -v ganesha.nfsd >/dev/null || { echo "1..0 # SKIP nfs-ganesha not installed"; exit 77; }
+"$reprise" replay --list-backends 2>/dev/null | grep -q '^  nfs ' || { echo "1..0 # SKIP built without the nfs backend"; exit 77; }
+
+tmp=$(mktemp -d /tmp/reprise-nfs.XXXXXX) || exit 1
+srv=$tmp/srv
+bg=
+cleanup() {
+	[ -n "$bg" ] && kill "$bg" 2>/dev/null
+	"$fixtures/ganesha.sh" stop "$srv"
+	rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); echo "not ok $n - $1"; for f in out err; do [ -f "$tmp/$f" ] && sed "s/^/# $f: /" "$tmp/$f" | head -20; done; }
+# A command that never ends fails here (timeout exits 124) instead of stalling the suite.
+run() { timeout -k 5 120 "$@" >"$tmp/out" 2>"$tmp/err"; }
+check() { desc=$1; shift; if run "$@"; then ok "$desc"; else echo "# exit $?"; not_ok "$desc"; fi; }
+has() { if grep -Eq -- "$3" "$tmp/$2"; then ok "$1"; else echo "# $2 lacks: $3"; not_ok "$1"; fi; }
+same() { if [ "$2" = "$3" ]; then ok "$1"; else echo "# '$2' != '$3'"; not_ok "$1"; fi; }
+
+# Ports of our own, free ones, different per run (ganesha's NFS and MOUNT ports can move; rpcbind's cannot).
+listening() { (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; }
+base=$((40000 + ($$ % 5000) * 2))
+while listening "$base" || listening $((base + 1)); do base=$((base + 2)); done
+nport=$base mport=$((base + 1))
+"$fixtures/ganesha.sh" start "$srv" "$nport" "$mport" >"$tmp/ganesha.out" 2>&1 || {
+	echo "1..0 # SKIP ganesha did not start: $(tail -3 "$tmp/ganesha.out" "$srv/ganesha.log" 2>/dev/null | tr '\n' ' ')"
+	exit 77
+}
+export_dir=$srv/export
+url() { # url VERSION [DIR]
+	if [ "$1" = 3 ]; then echo "nfs://127.0.0.1/export${2:+/$2}?version=3&nfsport=$nport&mountport=$mport"
+	else echo "nfs://127.0.0.1/export${2:+/$2}?version=4&nfsport=$nport"; fi
+}
+empty_export() { find "$export_dir" -mindepth 1 -delete; }
+tree() { (cd "$1" && find . -mindepth 1 -printf '%y %s %p\n' | sort); }
+count() { sed -n "s/^Failed .*mismatched \([0-9]*\).*/\1/p" "$tmp/out"; }
+
+# 1. client.txt's first 6000 lines, 2 clients: its failures as recorded, 0 mismatches, and the
+# same tree on the server as posix leaves in a directory.
+client=/usr/share/dbench/client.txt
+if [ -r "$client" ]; then
+	head -n 6000 "$client" >"$tmp/client.txt"
+	mkdir "$tmp/posix"
+	run "$reprise" replay "$tmp/client.txt" --target "$tmp/posix" --clients 2 -q
+	tree "$tmp/posix" >"$tmp/posix.tree"
+	for v in 3 4; do
+		empty_export
+		check "client.txt, 2 clients over NFSv$v" "$reprise" replay "$tmp/client.txt" --target "$(url $v)" --clients 2 -q
+		has "NFSv$v: its failures are all as recorded, 0 mismatched" out '^Failed [1-9][0-9]* \(all as recorded\), mismatched 0$'
+		has "NFSv$v: the locks are counted unsupported, not failed" out '^Unsupported by the nfs backend .*: [1-9]'
+		tree "$export_dir" >"$tmp/nfs.tree"
+		if [ -s "$tmp/posix.tree" ] && cmp -s "$tmp/posix.tree" "$tmp/nfs.tree"; then
+			ok "NFSv$v: the tree on the server is the one posix leaves ($(wc -l <"$tmp/nfs.tree") entries)"
+		else
+			diff "$tmp/posix.tree" "$tmp/nfs.tree" | head -10 | sed 's/^/# /'
+			not_ok "NFSv$v: the tree on the server is the one posix leaves"
+		fi
+		empty_export
+		check "client.txt over NFSv$v with --max-inflight 8" "$reprise" replay "$tmp/client.txt" --target "$(url $v)" --clients 2 -q --max-inflight 8
+		has "NFSv$v --max-inflight 8: 0 mismatched" out '^Failed [1-9][0-9]* \(all as recorded\), mismatched 0$'
+	done
+else
+	for v in 3 4; do for d in "client.txt over NFSv$v" "as recorded" "unsupported" "tree" "max-inflight" "max-inflight 0 mismatched"; do
+		ok "$d # skip no $client (dbench package)"
+	done; done
+fi
+
+# 2. Traces converted from sample captures (NFSv3, NFSv4.1, SMB3, SMB2): as many mismatches as on posix.
+for p in suricata-verify__nfs3-01__input nfstrace__eth-ipv4-tcp-nfsv41 nfstrace__eth-ipv6-tcp-nfsv3__pkts1-1500 \
+	reprise__smb3-smbclient suricata-verify__smb2-01__smb2-peter; do
+	"$reprise" convert "$pcaps/$p.pcap" "$tmp/$p.rpz" >/dev/null 2>&1 || { for v in 3 4; do ok "$p NFSv$v # skip cannot convert"; done; continue; }
+	rm -rf "$tmp/px" && mkdir "$tmp/px"
+	run "$reprise" replay "$tmp/$p.rpz" --target "$tmp/px"
+	want=$(count)
+	for v in 3 4; do
+		empty_export
+		run "$reprise" replay "$tmp/$p.rpz" --target "$(url $v)"
+		same "$p over NFSv$v: $want mismatches, as on posix" "$(count)" "$want"
+	done
+done
+
+# 3. The in-flight window on a capture whose client overlapped its calls (8 deep): kept, and correct.
+p=nfstrace__eth-ipv4-tcp-nfsv41
+for v in 3 4; do
+	empty_export
+	check "$p over NFSv$v with --max-inflight 16" "$reprise" replay "$tmp/$p.rpz" --target "$(url $v)" --max-inflight 16
+	has "NFSv$v: several of its RPCs were in flight at once" out '^In flight per client \(max 16\): max [2-9]'
+	has "NFSv$v --max-inflight 16: 0 mismatched" out 'mismatched 0'
+done
+
+# 4. Hostile: the trace makes symlinks out of its directory ("../../..", "/", "..": the engine refuses
+# those) and works through them; planted ones lead out of the client's directory (".." to the export,
+# "../../..", "/") and out of the export (absolute and relative), and the trace opens, writes, truncates,
+# chmods, renames, links, mkdirs, unlinks and deltrees through them.  libnfs resolves symlinks itself
+# and the client's directory is its mount root: nothing outside it may change, not the export's own
+# files, not the directory outside the export.
+mkdir -p "$tmp/outside/sub"
+echo keep >"$tmp/outside/precious"
+cat >"$tmp/hostile.ops" <<'OPS'
+0.000000000 - c0 symlink path="/esc" path2="../../.." -> OK
+0.000000001 - c0 symlink path="/abs" path2="/" -> OK
+0.000000002 - c0 symlink path="/par" path2=".." -> OK
+0.000000003 - c0 open path="/esc/ESC_open" fh=1 disp=open_if -> OK
+0.000000004 - c0 write fh=1 off=0 len=10 ret=10 -> OK
+0.000000005 - c0 close fh=1 -> OK
+0.000000006 - c0 open path="/abs/ESC_abs" fh=2 disp=create -> OK
+0.000000007 - c0 close fh=2 -> OK
+0.000000008 - c0 mkdir path="/esc/ESC_dir" -> OK
+0.000000009 - c0 mkdir path="/par/ESC_pardir" -> OK
+0.000000010 - c0 unlink path="/par/secret" -> OK
+0.000000011 - c0 write path="/par/secret" off=0 len=5 ret=5 -> OK
+0.000000012 - c0 setattr path="/par/secret" set=mode,size len=0 mode=0777 -> OK
+0.000000013 - c0 rename path="/par/secret" path2="/stolen" -> OK
+0.000000014 - c0 link path="/par/secret" path2="/hardlink" -> OK
+0.000000015 - c0 unlink path="/out/precious" -> OK
+0.000000016 - c0 open path="/out/precious" fh=3 disp=trunc -> OK
+0.000000017 - c0 close fh=3 -> OK
+0.000000018 - c0 setattr path="/out/precious" set=mode mode=0777 -> OK
+0.000000019 - c0 mkdir path="/rel/ESC_reldir" -> OK
+0.000000020 - c0 open path="/rel/precious" fh=4 disp=trunc_if -> OK
+0.000000021 - c0 write fh=4 off=0 len=3 ret=3 -> OK
+0.000000022 - c0 close fh=4 -> OK
+0.000000023 - c0 rmdir path="/out/sub" -> OK
+0.000000024 - c0 deltree path="/par" -> OK
+0.000000025 - c0 readdir path="/esc" -> OK
+0.000000026 - c0 setattr path="/esc" set=mode mode=0700 -> OK
+0.000000027 - c0 setattr path="/out" set=mode mode=0700 -> OK
+0.000000028 - c0 unlink path="/pp/secret" -> OK
+0.000000029 - c0 write path="/pp/secret" off=0 len=5 ret=5 -> OK
+0.000000030 - c0 setattr path="/pp/secret" set=mode,size,mtime_now len=0 mode=0777 -> OK
+0.000000031 - c0 open path="/pp/secret" fh=5 disp=trunc -> OK
+0.000000032 - c0 write fh=5 off=0 len=3 ret=3 -> OK
+0.000000033 - c0 close fh=5 -> OK
+0.000000034 - c0 rename path="/pp/secret" path2="/stolen" -> OK
+0.000000035 - c0 link path="/pp/secret" path2="/hardlink" -> OK
+0.000000036 - c0 mkdir path="/pp/ESC_pp" -> OK
+0.000000037 - c0 symlink path="/pp/ESC_link" path2="x" -> OK
+0.000000038 - c0 deltree path="/pp/client1" -> OK
+0.000000039 - c0 open path="/up/ESC_up" fh=6 disp=open_if -> OK
+0.000000040 - c0 close fh=6 -> OK
+0.000000041 - c0 unlink path="/absl/secret" -> OK
+OPS
+"$reprise" convert "$tmp/hostile.ops" "$tmp/hostile.rpz" >/dev/null 2>&1
+snap() { # what must not change: outside the export, and the export beside the client's directory
+	(cd "$tmp/outside" && find . -printf '%y %m %s %p\n' | sort && cat precious)
+	(cd "$export_dir" && find . -path ./client1 -prune -o -printf '%y %m %s %p\n' | sort && cat secret)
+}
+for v in 3 4; do
+	for prep in --no-prepare ""; do
+		empty_export
+		echo secret >"$export_dir/secret"
+		mkdir "$export_dir/client1"
+		ln -s "$tmp/outside" "$export_dir/client1/out"
+		ln -s ../../../outside "$export_dir/client1/rel"
+		ln -s .. "$export_dir/client1/pp"         # the export: outside the client's directory
+		ln -s ../../.. "$export_dir/client1/up"
+		ln -s / "$export_dir/client1/absl"
+		snap >"$tmp/before"
+		run "$reprise" replay "$tmp/hostile.rpz" --target "$(url $v)" --clients 1 $prep
+		rc=$?
+		snap >"$tmp/after"
+		what="hostile symlinks over NFSv$v${prep:+ ($prep)}"
+		if [ "$rc" -le 1 ] && cmp -s "$tmp/before" "$tmp/after"; then
+			ok "$what: nothing outside the client's directory changed"
+		else
+			echo "# exit $rc"; diff "$tmp/before" "$tmp/after" | head -10 | sed 's/^/# /'
+			not_ok "$what: nothing outside the client's directory changed"
+		fi
+		stray=$(find "$tmp" -name 'ESC_*' -not -path "$export_dir/client1/*" | head -3)
+		same "$what: no file the trace made is outside its directory" "$stray" ""
+	done
+done
+
+# 5. Errors: clear, exit 1, at once.
+check_err() { # desc pattern command...
+	desc=$1 pat=$2; shift 2
+	run "$@"; rc=$?
+	if [ "$rc" = 1 ] && grep -Eq -- "$pat" "$tmp/err"; then ok "$desc"; else echo "# exit $rc"; not_ok "$desc"; fi
+}
+free=$((nport + 2)); while listening "$free"; do free=$((free + 1)); done
+printf 'Mkdir "\\d" NT_STATUS_OK\n' >"$tmp/one.txt"
+check_err "a refused port: exit 1, the URL and the mount named" "nfs://127\.0\.0\.1/export\?version=3&nfsport=$free.*: mount 127\.0\.0\.1:/export failed" \
+	"$reprise" replay "$tmp/one.txt" --target "nfs://127.0.0.1/export?version=3&nfsport=$free&mountport=$free" -q
+check_err "an unknown export over NFSv3: exit 1, named" "mount 127\.0\.0\.1:/nope failed: .*MNT3ERR" \
+	"$reprise" replay "$tmp/one.txt" --target "nfs://127.0.0.1/nope?version=3&nfsport=$nport&mountport=$mport" -q
+check_err "an unknown export over NFSv4: exit 1, named" "mount 127\.0\.0\.1:/nope failed: .*NFS4ERR_NOENT" \
+	"$reprise" replay "$tmp/one.txt" --target "nfs://127.0.0.1/nope?version=4&nfsport=$nport" -q
+check_err "version=2 is refused" "libnfs speaks NFS version 3 or 4" \
+	"$reprise" replay "$tmp/one.txt" --target "nfs://127.0.0.1/export?version=2" -q
+check_err "an unknown URL option is refused" "unknown option 'vers'" \
+	"$reprise" replay "$tmp/one.txt" --target "nfs://127.0.0.1/export?vers=3" -q
+
+# 6. ganesha killed mid-run: the run stops with what it completed, exit 1, no hang.
+if [ -r "$client" ]; then
+	empty_export
+	timeout -k 5 60 "$reprise" replay "$tmp/client.txt" --target "$(url 3)" --clients 2 -t 30 >"$tmp/out" 2>"$tmp/err" &
+	bg=$!
+	for _ in $(seq 1 100); do [ -d "$export_dir/client2/clients" ] && break; sleep 0.1; done
+	sleep 1
+	"$fixtures/ganesha.sh" stop "$srv"
+	wait "$bg"
+	rc=$?
+	bg=
+	same "ganesha killed mid-run: exit 1 (not a hang: timeout exits 124)" "$rc" 1
+	has "the error names the URL and the lost connection" err "nfs://127\.0\.0\.1/export\?version=3.*: the server (closed the connection|connection failed)"
+	has "the results of what it completed are still printed" out '^Throughput .*stopped: error'
+else
+	for d in "killed mid-run" "names the URL" "results"; do ok "$d # skip no $client"; done
+fi
+echo "1..$n"
