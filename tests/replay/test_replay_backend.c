@@ -103,7 +103,7 @@ static void test_check_broken_vtables(void **state)
 		const char *want;
 	} cases[] = {
 		{ good, RP_E_VERSION, "interface version 0, this engine knows 1.." },
-		{ good, RP_E_VERSION, "interface version 6" },
+		{ good, RP_E_VERSION, "this engine knows 1.." }, /* the version after the newest */
 		{ good, RP_E_INVAL, "RP_BCAP_ASYNC) without a poll hook" },
 		{ good, RP_E_INVAL, "no create hook" },
 		{ good, RP_E_INVAL, "no destroy hook" },
@@ -208,24 +208,36 @@ static void test_schemes(void **state)
 		{ "nfs://host/export", "nfs://host/export: this reprise was built without the nfs backend (it needs libnfs)" },
 		{ "NFS://host/export", "built without the nfs backend" },
 		{ "smb://host/share", "built without the smb backend (it needs libsmbclient)" },
-		{ "ftp://x", "ftp://x: unknown URL scheme 'ftp' (this build knows file://, a directory path)" },
+		{ "ftp://x", "ftp://x: unknown URL scheme 'ftp' (this build knows file://, " },
 	};
-	/* A build with the smb backend serves smb:// and names it among the schemes it knows. */
+	/* A build with the smb backend serves smb://, one with libnfs nfs:// (case-insensitively); one without says what it lacks. */
 	const bool smb = rp_backend_find("smb") != NULL;
+	const bool have_nfs = rp_backend_find("nfs") != NULL;
 	if (smb) {
 		assert_int_equal(rp_backend_for_target("smb://host/share", &b, eb), 0);
 		assert_string_equal(b->name, "smb");
-		assert_int_equal(rp_backend_for_target("ftp://x", &b, eb), RP_E_UNSUPPORTED);
-		assert_non_null(strstr(eb, "this build knows file://, smb://, a directory path"));
+	}
+	if (have_nfs) {
+		assert_int_equal(rp_backend_for_target("NFS://host/export", &b, eb), 0);
+		assert_string_equal(b->name, "nfs");
+		assert_true(rp_backend_serves(b, "nfs://host/export?version=4"));
+		assert_false(rp_backend_serves(b, "/tmp/x"));
 	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		if (smb && (strncmp(bad[i].target, "smb", 3) == 0 || strncmp(bad[i].target, "ftp", 3) == 0))
+		if ((smb && strncmp(bad[i].target, "smb", 3) == 0) || (have_nfs && strncasecmp(bad[i].target, "nfs:", 4) == 0))
 			continue;
 		assert_int_equal(rp_backend_for_target(bad[i].target, &b, eb), RP_E_UNSUPPORTED);
 		assert_null(b);
 		if (!strstr(eb, bad[i].want))
 			fail_msg("%s: '%s' lacks '%s'", bad[i].target, eb, bad[i].want);
 	}
+	/* The schemes it knows, as this build has them. */
+	assert_int_equal(rp_backend_for_target("ftp://x", &b, eb), RP_E_UNSUPPORTED);
+	char knows[128];
+	snprintf(knows, sizeof(knows), "(this build knows file://, %s%sa directory path)", have_nfs ? "nfs://, " : "",
+		 smb ? "smb://, " : "");
+	if (!strstr(eb, knows))
+		fail_msg("'%s' lacks '%s'", eb, knows);
 	/* A named backend declaring schemes refuses a target it does not take; one declaring none ignores the target. */
 	assert_false(rp_backend_serves(rp_backend_find("posix"), "nfs://h/e"));
 	assert_true(rp_backend_serves(rp_backend_find("null"), "nfs://h/e"));
@@ -526,6 +538,99 @@ static void test_module_loader(void **state)
 	assert_int_equal(rp_backend_find_module("no-such-backend", &ops, eb), RP_E_UNSUPPORTED);
 }
 
+/* ---- 5. A client state lost for good (client_error, interface 6) ---------------------------------- */
+
+/* Each state takes LOSE_AFTER ops, then says it is lost (a server that went away). */
+#define LOSE_AFTER 3
+typedef struct lossy_client {
+	unsigned ops;
+} lossy_client;
+
+static int lossy_submit(void *b, void *cs, rp_breq *req)
+{
+	lossy_client *const c = cs;
+	c->ops++;
+	return rec_submit(b, cs, req);
+}
+
+static int lossy_error(void *b, void *cs, char *eb)
+{
+	(void)b;
+	const lossy_client *const c = cs;
+	return c->ops >= LOSE_AFTER ? rp_fail(eb, RP_E_IO, "lossy://x: the server went away after %u ops", c->ops) : 0;
+}
+
+static const rp_replay_results *run_lossy(wl *t, const rp_backend_ops *ops, uint32_t inflight, bool prepare,
+					  rp_replay **r, int *rc, char *eb)
+{
+	rp_replay_opts o;
+	rp_replay_opts_init(&o);
+	o.target = "/nonexistent";
+	o.backend_ops = ops;
+	o.no_prepare = !prepare;
+	o.max_inflight = inflight;
+	reset_seen();
+	if (rp_replay_create(r, &o, wl_open(t), eb) < 0)
+		fail_msg("create: %s", eb);
+	*rc = rp_replay_run(*r, eb);
+	return rp_replay_get_results(*r);
+}
+
+static void test_client_error(void **state)
+{
+	(void)state;
+	rp_backend_ops lossy = good;
+	lossy.name = "lossy";
+	lossy.submit = lossy_submit;
+	lossy.client_error = lossy_error;
+	lossy.client_size = sizeof(lossy_client);
+	for (uint32_t inflight = 1; inflight <= 4; inflight += 3) {
+		wl t;
+		wl_init(&t, RP_SRC_LOADFILE_SMB);
+		for (int i = 0; i < 10; i++)
+			wl_add(&t, 1, RP_OP_MKDIR, "\\d", 0, 0, 0, 0);
+		rp_replay *r = NULL;
+		char eb[RP_ERRBUF_SIZE] = "";
+		int rc;
+		const rp_replay_results *res = run_lossy(&t, &lossy, inflight, false, &r, &rc, eb);
+		/* The client stops before its 4th op: the run fails with the backend's words, its results are there. */
+		assert_int_equal(rc, RP_E_IO);
+		assert_non_null(strstr(eb, "lossy://x: the server went away after 3 ops"));
+		assert_string_equal(res->stop, "error");
+		assert_int_equal(atomic_load(&seen[RP_OP_MKDIR]), LOSE_AFTER);
+		assert_int_equal(res->op[RP_OP_MKDIR].count, LOSE_AFTER);
+		assert_int_equal(res->failures, 0);
+		rp_replay_destroy(r);
+		wl_fini(&t);
+	}
+	/* Prepare stops at the lost state too: two files to make, the state lost after the first one's 3 calls. */
+	wl t;
+	wl_init(&t, RP_SRC_LOADFILE_SMB);
+	wl_add(&t, 1, RP_OP_STAT, "\\a", 0, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_STAT, "\\b", 0, 0, 0, 0);
+	wl_add(&t, 1, RP_OP_STAT, "\\c", 0, 0, 0, 0);
+	rp_replay *r = NULL;
+	char eb[RP_ERRBUF_SIZE] = "";
+	int rc;
+	run_lossy(&t, &lossy, 1, true, &r, &rc, eb);
+	assert_int_equal(rc, RP_E_IO);
+	assert_non_null(strstr(eb, "the server went away"));
+	assert_int_equal(atomic_load(&seen[RP_OP_STAT]), 0); /* the run never started */
+	rp_replay_destroy(r);
+	/* A version 5 backend has no such hook: whatever lies in the field is not called. */
+	lossy.version = 5;
+	wl_fini(&t);
+	wl_init(&t, RP_SRC_LOADFILE_SMB);
+	for (int i = 0; i < 10; i++)
+		wl_add(&t, 1, RP_OP_MKDIR, "\\d", 0, 0, 0, 0);
+	const rp_replay_results *res = run_lossy(&t, &lossy, 1, false, &r, &rc, eb);
+	assert_int_equal(rc, 0);
+	assert_string_equal(res->stop, "end");
+	assert_int_equal(atomic_load(&seen[RP_OP_MKDIR]), 10);
+	rp_replay_destroy(r);
+	wl_fini(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -534,6 +639,7 @@ int main(void)
 		cmocka_unit_test(test_typed_options),
 		cmocka_unit_test(test_unsupported_ops),
 		cmocka_unit_test(test_module_loader),
+		cmocka_unit_test(test_client_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
