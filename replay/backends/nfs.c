@@ -74,17 +74,20 @@ static int make_context(nfs_backend *nb, struct nfs_context **out, struct nfs_ur
 	/*
 	 * NFSv4 knows a client by its name: contexts of one process would share
 	 * libnfs's default one, and the server would take each SETCLIENTID for
-	 * the last one's (NFS4ERR_STALE_CLIENTID).  A name of its own each.
+	 * the last one's (NFS4ERR_STALE_CLIENTID).  A name of its own each (on
+	 * NFSv4 only: libnfs 4.0 never frees the copy it keeps, 28 bytes a context).
 	 */
-	char name[64];
-	const unsigned serial = atomic_fetch_add(&((nfs_backend *)nb)->contexts, 1u);
-	snprintf(name, sizeof(name), "reprise-%ld-%u-%u", (long)getpid(), serial, (unsigned)time(NULL));
-	nfs4_set_client_name(nfs, name);
-	/* The verifier is 8 bytes (libnfs.h): the pid and the serial. */
-	char verifier[8];
-	const uint32_t v[2] = { (uint32_t)getpid(), serial };
-	memcpy(verifier, v, sizeof(verifier));
-	nfs4_set_verifier(nfs, verifier);
+	if (nb->version == 4) {
+		char name[64];
+		const unsigned serial = atomic_fetch_add(&nb->contexts, 1u);
+		snprintf(name, sizeof(name), "reprise-%ld-%u-%u", (long)getpid(), serial, (unsigned)time(NULL));
+		nfs4_set_client_name(nfs, name);
+		/* The verifier is 8 bytes (libnfs.h): the pid and the serial. */
+		char verifier[8];
+		const uint32_t v[2] = { (uint32_t)getpid(), serial };
+		memcpy(verifier, v, sizeof(verifier));
+		nfs4_set_verifier(nfs, verifier);
+	}
 	struct nfs_url *const url = nfs_parse_url_dir(nfs, nb->url);
 	if (!url) {
 		const int rc = rp_fail(errbuf, RP_E_INVAL, "%s: %s", nb->url, nfs_get_error(nfs));

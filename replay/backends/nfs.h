@@ -116,6 +116,67 @@ struct nfs_context *rp__nfs_side(nfs_client *c);
 /* The connection failed for good: say so once (with libnfs's error), fail what is in flight. */
 void rp__nfs_lose(nfs_client *c, const char *what);
 
+/* Where an nreq is in its chain. */
+enum step {
+	S_OPEN,     /* nfs_open2 */
+	S_MKDIR_OPEN, /* open of a directory that may create it */
+	S_DIRSTAT,  /* the directory an open names */
+	S_TMPOPEN,  /* a by-path op's own open (NFSv3 READ/WRITE/COMMIT name a path, no open) */
+	S_IO,       /* one piece of a read or write */
+	S_COMMIT,   /* after a stable write on an unstable handle, or a flush */
+	S_TMPCLOSE, /* the by-path op's close */
+	S_CLOSE,
+	S_PRESTAT,  /* a setattr's current attributes (what it keeps of them) */
+	S_SETATTR,  /* one attribute after another */
+	S_SIMPLE,   /* one call, its status is the op's (stat, mkdir, unlink, ...) */
+	S_NOREPLACE, /* rename without replacing: is the target there? */
+	S_MKNOD_FILE, /* mknod of a regular file: an exclusive create, then close */
+	S_READDIR,
+	S_V4CHECK,  /* NFSv4: what an open names, before the OPEN (open_checked) */
+	S_V4INO,    /* NFSv4: the fileid of a file the OPEN created */
+	S_V4TRUNC,  /* NFSv4: an open that empties a file already open here */
+};
+
+struct nreq {
+	nreq *prev, *next; /* the client's live list: libnfs holds one callback of each */
+	nfs_client *c;
+	rp_breq *req; /* NULL once orphaned (completed without libnfs, which still holds its callback) */
+	enum step step;
+	nfile *f;       /* the handle the op works on */
+	bool tmp;       /* f was opened by this request, and is closed by it */
+	int flags;      /* open: open(2) flags */
+	unsigned mode;
+	bool fallback_ro, notdir;
+	enum step after; /* S_V4CHECK: the step of the OPEN that follows */
+	int asked;       /* NFSv4: the access mode the op asked for (files are opened read-write) */
+	bool have_ino;   /* NFSv4: st holds the file's attributes from before the OPEN */
+	uint64_t off, left, done;
+	int status;     /* the op's status, kept while a closing step runs */
+	unsigned sa;    /* setattr: steps left (RP_NFS_SA_*) */
+	struct nfs_stat_64 st;
+	char *path, *path2; /* "/"-rooted */
+};
+
+/* nfs_ops.c: the request's life. */
+/* Every libnfs callback of an nreq's chain: the next step, or its end. */
+void rp__nfs_step_cb(int err, struct nfs_context *nfs, void *data, void *priv);
+/* Complete the request with status (0 or a positive errno) and free it. */
+void rp__nfs_finish(nreq *q, int status);
+/* After queueing a libnfs call: rc < 0 means it was not queued (no callback will come), and ends the request. */
+void rp__nfs_queued(nreq *q, int rc);
+/* The permission bits a trace asks for, as applied (set-id bits only with the setid option). */
+unsigned rp__nfs_mode(const nfs_client *c, uint32_t mode);
+/* nfs_open2 with flags, its callback's step `after` (on NFSv4 only one that should succeed: nfs_ops.c). */
+void rp__nfs_open_checked(nreq *q, int flags, enum step after);
+
+/* nfs_meta.c: attributes, the namespace, listings. */
+void rp__nfs_setattr_start(nreq *q);
+/* The next attribute of a setattr (after the GETATTR that began it), or its end. */
+void rp__nfs_setattr_next(nreq *q);
+void rp__nfs_readdir_done(nreq *q, struct nfsdir *dir);
+/* Namespace ops, attribute queries, statfs, readdir, deltree: one call each, mostly. */
+void rp__nfs_path_op(nreq *q);
+
 /* nfs_ops.c: one engine request through libnfs; completes it (req->cb) now or from rp__nfs_wait. */
 void rp__nfs_start(nfs_client *c, rp_breq *req);
 /* Requests libnfs still holds at the end: completed (EIO) without touching libnfs, freed after the context is. */

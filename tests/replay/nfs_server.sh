@@ -4,7 +4,7 @@
 # leaves on the server against the same replay on posix; traces converted from sample captures
 # with the mismatches posix gives them; the in-flight window; a hostile trace and target (symlinks
 # out of the client's directory, made by the trace and planted) that must change nothing outside;
-# errors: a refused port, an unknown export, a bad URL, ganesha killed mid-run (exit 1, no hang).
+# errors: a refused port, an unknown export, a bad URL, ganesha stopped or killed mid-run (exit 1, no hang).
 #   nfs_server.sh REPRISE SOURCE_ROOT
 set -u
 reprise=$1
@@ -22,6 +22,7 @@ srv=$tmp/srv
 bg=
 cleanup() {
 	[ -n "$bg" ] && kill "$bg" 2>/dev/null
+	[ -f "$srv/ganesha.pid" ] && kill -CONT "$(cat "$srv/ganesha.pid")" 2>/dev/null # stopped by test 6
 	"$fixtures/ganesha.sh" stop "$srv"
 	rm -rf "$tmp"
 }
@@ -209,7 +210,26 @@ check_err "version=2 is refused" "libnfs speaks NFS version 3 or 4" \
 check_err "an unknown URL option is refused" "unknown option 'vers'" \
 	"$reprise" replay "$tmp/one.txt" --target "nfs://127.0.0.1/export?vers=3" -q
 
-# 6. ganesha killed mid-run: the run stops with what it completed, exit 1, no hang.
+# 6. A server that hangs (SIGSTOP) mid-run: an RPC unanswered for the backend's timeout ends the run, exit 1.
+if [ -r "$client" ]; then
+	empty_export
+	gpid=$(cat "$srv/ganesha.pid")
+	timeout -k 5 60 "$reprise" replay "$tmp/client.txt" --target "$(url 3)" --clients 2 -t 30 -O timeout=1s >"$tmp/out" 2>"$tmp/err" &
+	bg=$!
+	for _ in $(seq 1 100); do [ -d "$export_dir/client2/clients" ] && break; sleep 0.1; done
+	sleep 0.5
+	kill -STOP "$gpid"
+	wait "$bg"
+	rc=$?
+	bg=
+	kill -CONT "$gpid"
+	same "ganesha stopped mid-run: exit 1 (not a hang: timeout exits 124)" "$rc" 1
+	has "the error says no reply came within the timeout" err "nfs://127\.0\.0\.1/export\?version=3.*: no reply to an RPC within 1000 ms"
+else
+	for d in "stopped mid-run" "no reply"; do ok "$d # skip no $client"; done
+fi
+
+# 7. ganesha killed mid-run: the run stops with what it completed, exit 1, no hang.
 if [ -r "$client" ]; then
 	empty_export
 	timeout -k 5 60 "$reprise" replay "$tmp/client.txt" --target "$(url 3)" --clients 2 -t 30 >"$tmp/out" 2>"$tmp/err" &
