@@ -2,7 +2,7 @@
 # The nfs backend against a real nfs-ganesha on 127.0.0.1 (TAP; docs/replay.md, "NFS backend"):
 # dbench's client.txt (a cut) with 2 clients over NFSv3 and NFSv4, its statuses and the tree it
 # leaves on the server against the same replay on posix; traces converted from sample captures
-# with the mismatches posix gives them; the in-flight window; a hostile trace and target (symlinks
+# with the mismatches posix gives them; the in-flight window; prepare, every fill; a hostile trace and target (symlinks
 # out of the client's directory, made by the trace and planted) that must change nothing outside;
 # errors: a refused port, an unknown export, a bad URL, ganesha stopped or killed mid-run (exit 1, no hang).
 #   nfs_server.sh REPRISE SOURCE_ROOT
@@ -108,7 +108,41 @@ for v in 3 4; do
 	has "NFSv$v --max-inflight 16: 0 mismatched" out 'mismatched 0'
 done
 
-# 4. Hostile: the trace makes symlinks out of its directory ("../../..", "/", "..": the engine refuses
+# 4. Prepare through the backend: the files a loadfile reads (one 4 MB in, one in a directory it stats)
+# and the directories, as posix makes them, each --prepare-fill: data is the pattern, sparse has holes.
+cat >"$tmp/prep.txt" <<'LOAD'
+NTCreateX "\data\in.bin" 0x0 0x1 1 NT_STATUS_OK
+ReadX 1 0 65536 65536 NT_STATUS_OK
+ReadX 1 4000000 65536 65536 NT_STATUS_OK
+Close 1 NT_STATUS_OK
+QUERY_PATH_INFORMATION "\data\sub\x" 1004 NT_STATUS_OK
+Mkdir "\made" NT_STATUS_OK
+NTCreateX "\made\f" 0x0 0x2 3 NT_STATUS_OK
+WriteX 3 0 10 10 NT_STATUS_OK
+Close 3 NT_STATUS_OK
+LOAD
+rm -rf "$tmp/px" && mkdir "$tmp/px"
+run "$reprise" replay "$tmp/prep.txt" --target "$tmp/px" --clients 2
+want_prep=$(sed -n 's/^Prepare: \([^(]*\) written.*/\1/p' "$tmp/out")
+tree "$tmp/px" >"$tmp/prep.tree"
+for v in 3 4; do
+	for fill in data zero sparse; do
+		empty_export
+		run "$reprise" replay "$tmp/prep.txt" --target "$(url $v)" --clients 2 --prepare-fill $fill
+		has "prepare over NFSv$v ($fill): $want_prep, no mismatch" out "^Prepare: ${want_prep}.*\\($fill\\)|^Prepare: ${want_prep% 8.1 MB} 8.1 MB in size, sparse"
+		tree "$export_dir" >"$tmp/nfs.tree"
+		if cmp -s "$tmp/prep.tree" "$tmp/nfs.tree" && grep -q 'mismatched 0' "$tmp/out"; then ok "prepare over NFSv$v ($fill): the tree posix makes"
+		else diff "$tmp/prep.tree" "$tmp/nfs.tree" | head -5 | sed 's/^/# /'; not_ok "prepare over NFSv$v ($fill): the tree posix makes"; fi
+		f=$export_dir/client1/data/in.bin
+		case $fill in
+		data) same "NFSv$v: prepared data is the pattern" "$(head -c 4 "$f")" "ZZZZ" ;;
+		zero) same "NFSv$v: prepared zeros" "$(head -c 4 "$f" | od -An -tx1 | tr -d ' ')" "00000000" ;;
+		sparse) blocks=$(stat -c %b "$f"); same "NFSv$v: a sparse file has holes ($blocks blocks)" "$((blocks * 512 < 1000000))" 1 ;;
+		esac
+	done
+done
+
+# 5. Hostile: the trace makes symlinks out of its directory ("../../..", "/", "..": the engine refuses
 # those) and works through them; planted ones lead out of the client's directory (".." to the export,
 # "../../..", "/") and out of the export (absolute and relative), and the trace opens, writes, truncates,
 # chmods, renames, links, mkdirs, unlinks and deltrees through them.  libnfs resolves symlinks itself
@@ -191,7 +225,7 @@ for v in 3 4; do
 	done
 done
 
-# 5. Errors: clear, exit 1, at once.
+# 6. Errors: clear, exit 1, at once.
 check_err() { # desc pattern command...
 	desc=$1 pat=$2; shift 2
 	run "$@"; rc=$?
@@ -210,7 +244,7 @@ check_err "version=2 is refused" "libnfs speaks NFS version 3 or 4" \
 check_err "an unknown URL option is refused" "unknown option 'vers'" \
 	"$reprise" replay "$tmp/one.txt" --target "nfs://127.0.0.1/export?vers=3" -q
 
-# 6. A server that hangs (SIGSTOP) mid-run: an RPC unanswered for the backend's timeout ends the run, exit 1.
+# 7. A server that hangs (SIGSTOP) mid-run: an RPC unanswered for the backend's timeout ends the run, exit 1.
 if [ -r "$client" ]; then
 	empty_export
 	gpid=$(cat "$srv/ganesha.pid")
@@ -229,7 +263,7 @@ else
 	for d in "stopped mid-run" "no reply"; do ok "$d # skip no $client"; done
 fi
 
-# 7. ganesha killed mid-run: the run stops with what it completed, exit 1, no hang.
+# 8. ganesha killed mid-run: the run stops with what it completed, exit 1, no hang.
 if [ -r "$client" ]; then
 	empty_export
 	timeout -k 5 60 "$reprise" replay "$tmp/client.txt" --target "$(url 3)" --clients 2 -t 30 >"$tmp/out" 2>"$tmp/err" &
