@@ -159,21 +159,29 @@ void rp__nfs_readdir_done(nreq *q, struct nfsdir *dir)
 	rp__nfs_finish(q, rc);
 }
 
-/* dbench's Deltree, synchronously (libnfs's own loop): remove path and everything beneath it; none there is fine. */
+/*
+ * dbench's Deltree, synchronously (libnfs's own loop): remove path and
+ * everything beneath it.  What is not there is no error, anywhere in the
+ * walk (as posix's): a name another client removed meanwhile, or one the
+ * server's cache still had after it went (ganesha's, for a directory removed
+ * behind its back: the LOOKUP finds it, the READDIR does not).
+ */
 static int deltree(nfs_client *c, const char *path, int depth)
 {
 	struct nfs_stat_64 st;
 	int rc = nfs_lstat64(c->nfs, path, &st);
 	if (rc < 0)
 		return rc == -ENOENT ? 0 : -rc;
-	if (!S_ISDIR(st.nfs_mode)) /* a symlink is removed, never entered */
-		return -nfs_unlink(c->nfs, path);
+	if (!S_ISDIR(st.nfs_mode)) { /* a symlink is removed, never entered */
+		rc = nfs_unlink(c->nfs, path);
+		return rc == -ENOENT ? 0 : -rc;
+	}
 	if (depth > RP_NFS_DELTREE_DEPTH)
 		return ELOOP;
 	struct nfsdir *dir;
 	rc = nfs_opendir(c->nfs, path, &dir);
 	if (rc < 0)
-		return -rc;
+		return rc == -ENOENT ? 0 : -rc;
 	const size_t plen = strlen(path);
 	int err = 0;
 	for (struct nfsdirent *e; err == 0 && (e = nfs_readdir(c->nfs, dir)) != NULL;) {
@@ -192,9 +200,11 @@ static int deltree(nfs_client *c, const char *path, int depth)
 		free(sub);
 	}
 	nfs_closedir(c->nfs, dir);
-	if (err == 0 && strcmp(path, "/") != 0)
-		err = -nfs_rmdir(c->nfs, path);
-	return err < 0 ? -err : err;
+	if (err == 0 && strcmp(path, "/") != 0) {
+		rc = nfs_rmdir(c->nfs, path);
+		err = rc == -ENOENT ? 0 : -rc;
+	}
+	return err;
 }
 
 /* Namespace ops and attribute queries: one call each (a rename without replacing asks first). */
