@@ -264,12 +264,19 @@ if [ -r "$client" ] && "$reprise" stat --help 2>&1 | grep -q -- '--diff'; then
 		same "NFSv$v: capture on lo while replaying (exit 0)" "$crc" 0
 		ops=read,write,unlink,rename,mkdir,rmdir
 		[ "$v" = 4 ] && ops=read,unlink,rename,mkdir,rmdir
+		# Frames the kernel dropped (a loaded machine) are ops the capture lacks: then counts cannot be equal.
+		if grep -Eq 'kernel drops [1-9]' "$tmp/cap.err"; then
+			for d in "op mix" "bytes read" "bytes written"; do
+				ok "NFSv$v closed loop: $d # skip the capture lost frames: $(grep -Eo 'kernel drops [0-9]+' "$tmp/cap.err")"
+			done
+			continue
+		fi
 		run "$reprise" stat --diff "$tmp/client.txt" "$tmp/cap$v.rpz" --ops "$ops" --check
 		rc=$?
 		if [ "$rc" = 0 ] && grep -q '^op mix: same' "$tmp/out"; then ok "NFSv$v: the captured op mix of $ops is client.txt's"
 		else grep -E '^(\*|op mix)' "$tmp/out" | head -12 | sed 's/^/# /'; not_ok "NFSv$v: the captured op mix of $ops is client.txt's"; fi
-		has "NFSv$v: as many bytes written and read on the wire as the loadfile asks" out '^  bytes read +([0-9]+) +\1 +0 '
-		has "NFSv$v: bytes written the same" out '^  bytes written +([0-9]+) +\1 +0 '
+		has "NFSv$v: the bytes read on the wire are the loadfile's" out '^  bytes read +([0-9]+) +\1 +0 '
+		has "NFSv$v: the bytes written on the wire are the loadfile's" out '^  bytes written +([0-9]+) +\1 +0 '
 	done
 else
 	for v in 3 4; do for d in "capture" "op mix" "bytes read" "bytes written"; do ok "NFSv$v closed loop: $d # skip no client.txt or no stat --diff"; done; done
