@@ -344,12 +344,16 @@ static bool best_of(const rp_bt_spread *sp, size_t n, bool higher, double *best)
 	return any;
 }
 
-bool rp__bt_row(const rp_bt_set *s, rp_bt_metric m, const char *op, rp_bt_spread *sp, double *best)
+size_t rp__bt_row(const rp_bt_set *s, rp_bt_metric m, const char *op, rp_bt_spread *sp, double *best)
 {
-	for (size_t i = 0; i < s->ntargets; i++)
+	size_t have = 0;
+	for (size_t i = 0; i < s->ntargets; i++) {
 		sp[i] = rp__bt_spread(&s->targets[i], m, op);
+		have += sp[i].n > 0;
+	}
 	*best = 0;
-	return best_of(sp, s->ntargets, rp__bt_higher_is_better(m), best);
+	best_of(sp, s->ntargets, rp__bt_higher_is_better(m), best);
+	return have;
 }
 
 /*
@@ -361,7 +365,8 @@ static int metric_row(table *t, const rp_bt_set *s, const char *label, rp_bt_met
 {
 	rp_bt_spread sp[RP_BT_TARGETS_MAX];
 	double best = 0;
-	if (!rp__bt_row(s, m, op, sp, &best))
+	const size_t have = rp__bt_row(s, m, op, sp, &best);
+	if (!have)
 		return 0;
 	char *const row = row_add(t);
 	if (!row)
@@ -378,7 +383,7 @@ static int metric_row(table *t, const rp_bt_set *s, const char *label, rp_bt_met
 		fmt_num(med, sizeof(med), sp[i].median);
 		fmt_num(lo, sizeof(lo), sp[i].min);
 		fmt_num(hi, sizeof(hi), sp[i].max);
-		if (s->ntargets > 1) {
+		if (have > 1) {
 			if (sp[i].median == best)
 				snprintf(mark, sizeof(mark), " *");
 			else if (best != 0) {
@@ -387,7 +392,7 @@ static int metric_row(table *t, const rp_bt_set *s, const char *label, rp_bt_met
 				snprintf(mark, sizeof(mark), " %sx", ratio);
 			}
 		}
-		if (sp[i].n > 1)
+		if (sp[i].n > 1 && sp[i].min != sp[i].max)
 			snprintf(c, CELL_MAX, "%s (%s-%s)%s", med, lo, hi, mark);
 		else
 			snprintf(c, CELL_MAX, "%s%s", med, mark);

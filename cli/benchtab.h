@@ -155,10 +155,10 @@ bool rp__bt_higher_is_better(rp_bt_metric m);
 
 /*
  * A row: sp[i] the spread of m over target i's runs (sp has room for
- * s->ntargets), *best the best median of them.  false when no target has m
- * (the row is left out).
+ * s->ntargets), *best the best median of them.  Returns how many targets
+ * have m: 0, the row is left out; 1, nothing to mark best.
  */
-bool rp__bt_row(const rp_bt_set *s, rp_bt_metric m, const char *op, rp_bt_spread *sp, double *best);
+size_t rp__bt_row(const rp_bt_set *s, rp_bt_metric m, const char *op, rp_bt_spread *sp, double *best);
 
 /*
  * s for a terminal or a page: valid UTF-8 that is not a control as is, every

@@ -85,6 +85,27 @@ static void num(char *buf, size_t n, double v)
 		snprintf(buf, n, "%.3g", v);
 }
 
+/* An axis tick: 20k, 4M, 0.5 (no long runs of zeros to crowd the axis label). */
+static void tick(char *buf, size_t n, double v)
+{
+	const double a = fabs(v);
+	if (a >= 1e9)
+		snprintf(buf, n, "%gG", v / 1e9);
+	else if (a >= 1e6)
+		snprintf(buf, n, "%gM", v / 1e6);
+	else if (a >= 1e4)
+		snprintf(buf, n, "%gk", v / 1e3);
+	else
+		snprintf(buf, n, "%g", v);
+}
+
+/* A ratio to the best: 0.005x, 0.52x, 3.1x, 4434x. */
+static void ratio(char *buf, size_t n, double r)
+{
+	num(buf, n > 1 ? n - 1 : n, r);
+	strcat(buf, "x"); /* num wrote at most n - 2 characters */
+}
+
 /* ---- axes ---- */
 
 typedef struct frame {
@@ -148,7 +169,7 @@ static void axes(FILE *f, const frame *fr, const char *xlabel, const char *ylabe
 		if (ypercent)
 			snprintf(b, sizeof(b), "%.0f%%", y * 100);
 		else
-			num(b, sizeof(b), y);
+			tick(b, sizeof(b), y);
 		fprintf(f, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", fr->x0, fr->x0 + fr->w,
 			py(fr, y), py(fr, y));
 		fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", fr->x0 - 4,
@@ -168,7 +189,7 @@ static void axes(FILE *f, const frame *fr, const char *xlabel, const char *ylabe
 		const double xs = nice_step(fr->xmax - fr->xmin, 8);
 		for (double x = fr->xmin; x <= fr->xmax + xs / 1e6; x += xs) {
 			char b[32];
-			num(b, sizeof(b), x);
+			tick(b, sizeof(b), x);
 			fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", px(fr, x),
 				fr->y0 + fr->h + 14, b);
 		}
@@ -313,7 +334,8 @@ static void spread_chart(FILE *f, const rp_bt_set *s, rp_bt_metric m, const char
 {
 	rp_bt_spread sp[RP_BT_TARGETS_MAX];
 	double best = 0, top = 0;
-	if (!rp__bt_row(s, m, NULL, sp, &best))
+	const size_t have = rp__bt_row(s, m, NULL, sp, &best);
+	if (!have)
 		return;
 	for (size_t i = 0; i < s->ntargets; i++)
 		top = sp[i].n && sp[i].max > top ? sp[i].max : top;
@@ -327,7 +349,7 @@ static void spread_chart(FILE *f, const rp_bt_set *s, rp_bt_metric m, const char
 	const double xs = nice_step(fr.xmax, 6);
 	for (double x = 0; x <= fr.xmax + xs / 1e6; x += xs) {
 		char b[32];
-		num(b, sizeof(b), x);
+		tick(b, sizeof(b), x);
 		fprintf(f, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
 			   "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
 			px(&fr, x), px(&fr, x), fr.y0, fr.y0 + fr.h, px(&fr, x), fr.y0 + fr.h + 14, b);
@@ -336,7 +358,7 @@ static void spread_chart(FILE *f, const rp_bt_set *s, rp_bt_metric m, const char
 		fr.x0 + fr.w / 2, fr.y0 + fr.h + 32, what);
 	for (size_t i = 0; i < s->ntargets; i++) {
 		const double y = fr.y0 + rowh * ((double)i + 0.5);
-		char key2[3], b1[32], b2[32], b3[32], ratio[48] = "";
+		char key2[3], b1[32], b2[32], b3[32], rt[48] = "";
 		key_of(i, key2);
 		fprintf(f, "<g class=\"spread\" data-target=\"");
 		esc(f, s->targets[i].target, WHOLE);
@@ -350,9 +372,12 @@ static void spread_chart(FILE *f, const rp_bt_set *s, rp_bt_metric m, const char
 			num(b1, sizeof(b1), sp[i].min);
 			num(b2, sizeof(b2), sp[i].median);
 			num(b3, sizeof(b3), sp[i].max);
-			if (s->ntargets > 1)
-				snprintf(ratio, sizeof(ratio), sp[i].median == best ? " best" : best > 0 ? " %.2fx" : "",
-					 best > 0 ? sp[i].median / best : 0);
+			if (have > 1 && sp[i].median == best)
+				snprintf(rt, sizeof(rt), " (best)");
+			else if (have > 1 && best > 0) {
+				rt[0] = ' ';
+				ratio(rt + 1, sizeof(rt) - 1, sp[i].median / best);
+			}
 			fprintf(f, "<line class=\"whisker\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>",
 				px(&fr, sp[i].min), px(&fr, sp[i].max), y, y, colour(i));
 			for (int e = 0; e < 2; e++) {
@@ -363,7 +388,7 @@ static void spread_chart(FILE *f, const rp_bt_set *s, rp_bt_metric m, const char
 			fprintf(f, "<rect class=\"median\" x=\"%.1f\" y=\"%.1f\" width=\"4\" height=\"18\" fill=\"%s\"/>",
 				px(&fr, sp[i].median) - 2, y - 9, colour(i));
 			fprintf(f, "<text class=\"value\" x=\"%.1f\" y=\"%.1f\">%s%s</text>", px(&fr, sp[i].max) + 8, y + 4, b2,
-				ratio);
+				rt);
 			fprintf(f, "<title>min %s, median %s, max %s over %zu run%s</title>", b1, b2, b3, sp[i].n,
 				sp[i].n == 1 ? "" : "s");
 		}
@@ -471,13 +496,23 @@ static void cdf_chart(FILE *f, const rp_bt_set *s, const char *op)
 			fprintf(f, "\" stroke=\"%s\" stroke-dasharray=\"%s\" d=\"M%.1f %.1f", colour(i), dash(i),
 				px(&fr, h[i][0][0] > 0 ? (double)h[i][0][0] : 1), py(&fr, 0));
 			uint64_t cum = 0;
+			double mx = 0, my = 0;
 			for (size_t k = 0; k < hn[i]; k++) {
 				cum += h[i][k][1];
-				fprintf(f, "L%.1f %.1f", px(&fr, bucket_top(h[i][k][0], hmax[i])), py(&fr, (double)cum / (double)hc[i]));
+				const double x = px(&fr, bucket_top(h[i][k][0], hmax[i])), y = (double)cum / (double)hc[i];
+				fprintf(f, "L%.1f %.1f", x, py(&fr, y));
+				if (mx == 0 && y >= 0.5) {
+					mx = x;
+					my = py(&fr, y);
+				}
 			}
 			fputs("\"><title>", f);
 			target_label(f, &s->targets[i], WHOLE);
-			fputs("</title></path>\n", f);
+			char key[3];
+			key_of(i, key);
+			/* the letter where the curve passes its median, staggered so two close curves' letters do not overlap */
+			fprintf(f, "</title></path>\n<text class=\"end\" x=\"%.1f\" y=\"%.1f\" fill=\"%s\">%s</text>\n", mx + 4,
+				my + 14 + 12 * (double)(i % 4), colour(i), key);
 		}
 		fputs("</svg></figure>\n", f);
 	}
@@ -567,9 +602,11 @@ static void verdict_line(FILE *f, const rp_bt_set *s, rp_bt_metric m, const char
 		num(b, sizeof(b), sp[i].median);
 		fputs("; ", f);
 		target_label(f, &s->targets[i], LABEL_BYTES);
-		if (best > 0)
-			fprintf(f, " %.2fx (%s)", sp[i].median / best, b);
-		else
+		if (best > 0) {
+			char r[32];
+			ratio(r, sizeof(r), sp[i].median / best);
+			fprintf(f, " %s (%s)", r, b);
+		} else
 			fprintf(f, " %s", b);
 	}
 	fputs("</li>\n", f);
@@ -600,8 +637,11 @@ static void verdict_ops(FILE *f, const rp_bt_set *s, const char *const *ops, siz
 			} else
 				fputs(", ", f);
 			esc(f, ops[n], LABEL_BYTES);
-			if (best > 0 && second > 0)
-				fprintf(f, " (%.2fx better)", second / best);
+			if (best > 0 && second > 0) {
+				char r[32];
+				ratio(r, sizeof(r), second / best);
+				fprintf(f, " (%s lower)", r);
+			}
 			first = false;
 		}
 		if (!first)
@@ -654,7 +694,8 @@ static void html_table(FILE *f, const rp_bt_set *s, const char *const *ops, size
 	for (size_t r = 0; r < nr; r++) {
 		rp_bt_spread sp[RP_BT_TARGETS_MAX];
 		double best;
-		if (!rp__bt_row(s, rows[r].m, rows[r].op, sp, &best))
+		const size_t have = rp__bt_row(s, rows[r].m, rows[r].op, sp, &best);
+		if (!have)
 			continue;
 		fputs("<tr><td>", f);
 		if (rows[r].op) {
@@ -671,14 +712,17 @@ static void html_table(FILE *f, const rp_bt_set *s, const char *const *ops, size
 			num(b1, sizeof(b1), sp[i].median);
 			num(b2, sizeof(b2), sp[i].min);
 			num(b3, sizeof(b3), sp[i].max);
-			const bool is_best = s->ntargets > 1 && sp[i].median == best;
+			const bool is_best = have > 1 && sp[i].median == best;
 			fprintf(f, "<td%s>%s", is_best ? " class=\"best\"" : "", b1);
-			if (sp[i].n > 1)
+			if (sp[i].n > 1 && sp[i].min != sp[i].max)
 				fprintf(f, " <small>(%s\xe2\x80\x93%s)</small>", b2, b3);
 			if (is_best)
 				fputs(" \xe2\x98\x85", f);
-			else if (s->ntargets > 1 && best != 0)
-				fprintf(f, " <small class=\"ratio\">%.2fx</small>", sp[i].median / best);
+			else if (have > 1 && best != 0) {
+				char rt[32];
+				ratio(rt, sizeof(rt), sp[i].median / best);
+				fprintf(f, " <small class=\"ratio\">%s</small>", rt);
+			}
 			fputs("</td>", f);
 		}
 		fputs("</tr>\n", f);

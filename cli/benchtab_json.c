@@ -482,7 +482,7 @@ static void put(jb *b, json_t *obj, const char *key, json_t *v)
 		b->failed = true;
 }
 
-static json_t *spread_json(jb *b, const rp_bt_spread *sp, double best, bool several)
+static json_t *spread_json(jb *b, const rp_bt_spread *sp, double best, size_t have)
 {
 	if (!sp->n)
 		return json_null();
@@ -491,8 +491,8 @@ static json_t *spread_json(jb *b, const rp_bt_spread *sp, double best, bool seve
 	put(b, o, "min", json_real(sp->min));
 	put(b, o, "median", json_real(sp->median));
 	put(b, o, "max", json_real(sp->max));
-	put(b, o, "best", json_boolean(several && sp->median == best));
-	put(b, o, "ratio", best != 0 ? json_real(sp->median / best) : json_null());
+	put(b, o, "best", json_boolean(have > 1 && sp->median == best));
+	put(b, o, "ratio", have > 1 && best != 0 ? json_real(sp->median / best) : json_null());
 	return o;
 }
 
@@ -534,14 +534,13 @@ static json_t *build_compare(jb *b, const rp_bt_set *s, const char *const *input
 		json_decref(tj[i]);
 	}
 	put(b, d, "targets", targets);
-	const bool several = s->ntargets > 1;
 	rp_bt_spread sp[RP_BT_TARGETS_MAX];
 	double best;
 	for (size_t k = 0; k < sizeof(json_metrics) / sizeof(json_metrics[0]); k++) {
-		const bool any = rp__bt_row(s, json_metrics[k].m, NULL, sp, &best);
+		const size_t have = rp__bt_row(s, json_metrics[k].m, NULL, sp, &best);
 		for (size_t i = 0; i < s->ntargets; i++)
 			put(b, json_object_get(tj[i], "metrics"), json_metrics[k].key,
-			    any ? spread_json(b, &sp[i], best, several) : json_null());
+			    have ? spread_json(b, &sp[i], best, have) : json_null());
 	}
 	size_t nops = 0;
 	const char **const names = rp__bt_op_names(s, &nops);
@@ -562,10 +561,10 @@ static json_t *build_compare(jb *b, const rp_bt_set *s, const char *const *input
 		}
 	for (size_t n = 0; n < nops; n++)
 		for (int q = 0; q < 3; q++) {
-			const bool any = rp__bt_row(s, qm[q], names[n], sp, &best);
+			const size_t have = rp__bt_row(s, qm[q], names[n], sp, &best);
 			for (size_t i = 0; i < s->ntargets; i++)
 				put(b, json_object_get(json_object_get(tj[i], "ops"), names[n]), qk[q],
-				    any ? spread_json(b, &sp[i], best, several) : json_null());
+				    have ? spread_json(b, &sp[i], best, have) : json_null());
 		}
 	free(names);
 	return d;
