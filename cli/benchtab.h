@@ -57,7 +57,7 @@ typedef struct rp_bt_run {
 	uint32_t run;    /* its number in the bench, from 1 (a replay file: 1) */
 	bool discarded;  /* bench --discard-first: shown, left out of every median and chart */
 	char *source;    /* the file it came from, for messages (owned; may be NULL) */
-	double elapsed_s, mb_per_sec, ops_per_sec;
+	double elapsed_s, warmup_s, mb_per_sec, ops_per_sec;
 	uint64_t total_ops, bytes, failures, failures_expected, mismatches;
 	double lag_p50_us, lag_p99_us, lag_max_us;
 	int64_t final_sync_ns;      /* bench: the flush at end, counted in elapsed_s; -1 when not known */

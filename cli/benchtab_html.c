@@ -233,14 +233,43 @@ static double sec_value(const rp_bt_sec *s, bool mb)
 	return mb ? (double)s->bytes / 1e6 : (double)s->ops;
 }
 
-/* The median over the target's kept runs of second t (false when no run lasted that long). */
-static bool sec_median(const rp_bt_target *t, size_t sec, bool mb, double *out)
+/*
+ * The seconds of r's series to draw: the last one left out when the run ended
+ * within it (less than a second of work would look like a drop at the end),
+ * unless it is the only one.
+ */
+static size_t run_len(const rp_bt_run *r)
+{
+	if (r->nseries > 1 && r->warmup_s + r->elapsed_s < (double)r->nseries - 0.01)
+		return r->nseries - 1;
+	return r->nseries;
+}
+
+/* Charts have 640 px of time: past this many seconds, each point is the mean of several. */
+#define POINTS_MAX 640
+
+/* The mean of r's seconds [a, b) (within its run_len), false when it has none of them. */
+static bool run_mean(const rp_bt_run *r, size_t a, size_t b, bool mb, double *out)
+{
+	const size_t len = run_len(r);
+	b = b < len ? b : len;
+	if (a >= b)
+		return false;
+	double sum = 0;
+	for (size_t k = a; k < b; k++)
+		sum += sec_value(&r->series[k], mb);
+	*out = sum / (double)(b - a);
+	return true;
+}
+
+/* The median over the target's kept runs of their means over [a, b) (false when no run lasted that long). */
+static bool point_median(const rp_bt_target *t, size_t a, size_t b, bool mb, double *out)
 {
 	double v[RP_BT_RUNS_MAX];
 	size_t n = 0;
 	for (size_t i = 0; i < t->nruns; i++)
-		if (!t->runs[i].discarded && sec < t->runs[i].nseries)
-			v[n++] = sec_value(&t->runs[i].series[sec], mb);
+		if (!t->runs[i].discarded && run_mean(&t->runs[i], a, b, mb, &v[n]))
+			n++;
 	if (!n)
 		return false;
 	for (size_t i = 1; i < n; i++) /* insertion sort: few runs */
@@ -256,19 +285,15 @@ static bool sec_median(const rp_bt_target *t, size_t sec, bool mb, double *out)
 static void over_time(FILE *f, const rp_bt_set *s, bool mb)
 {
 	size_t len = 0, warm = 0;
-	double top = 0;
 	for (size_t i = 0; i < s->ntargets; i++)
 		for (size_t j = 0; j < s->targets[i].nruns; j++) {
 			const rp_bt_run *const r = &s->targets[i].runs[j];
 			if (r->discarded)
 				continue;
-			len = r->nseries > len ? r->nseries : len;
-			for (size_t k = 0; k < r->nseries; k++) {
-				const double v = sec_value(&r->series[k], mb);
-				top = v > top ? v : top;
+			len = run_len(r) > len ? run_len(r) : len;
+			for (size_t k = 0; k < run_len(r); k++)
 				if (r->series[k].warmup && k + 1 > warm)
 					warm = k + 1;
-			}
 		}
 	const char *const what = mb ? "MB/s" : "ops/s";
 	fprintf(f, "<h3>%s over time</h3>\n", mb ? "Throughput (MB/s)" : "Operations per second");
@@ -276,6 +301,13 @@ static void over_time(FILE *f, const rp_bt_set *s, bool mb)
 		fputs("<p class=\"none\">No per-second series in the inputs.</p>\n", f);
 		return;
 	}
+	const size_t step = (len + POINTS_MAX - 1) / POINTS_MAX, npts = (len + step - 1) / step;
+	double top = 0, v;
+	for (size_t i = 0; i < s->ntargets; i++)
+		for (size_t j = 0; j < s->targets[i].nruns; j++)
+			for (size_t p = 0; p < npts && !s->targets[i].runs[j].discarded; p++)
+				if (run_mean(&s->targets[i].runs[j], p * step, (p + 1) * step, mb, &v) && v > top)
+					top = v;
 	const frame fr = { .x0 = 70, .y0 = 14, .w = 640, .h = 260, .xmin = 0, .xmax = (double)len,
 			   .ymin = 0, .ymax = nice_top(top) };
 	svg_open(f, mb ? "throughput" : "ops-over-time", "", 820, 330, mb ? "MB/s per second, per target" : "ops/s per second, per target");
@@ -283,7 +315,12 @@ static void over_time(FILE *f, const rp_bt_set *s, bool mb)
 		fprintf(f, "<rect class=\"warmup\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>"
 			   "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\">warm-up</text>\n",
 			fr.x0, fr.y0, px(&fr, (double)warm) - fr.x0, fr.h, fr.x0 + 4, fr.y0 + 12);
-	axes(f, &fr, "seconds since the start of the run", what, false);
+	char xlabel[96];
+	if (step > 1)
+		snprintf(xlabel, sizeof(xlabel), "seconds since the start of the run (each point the mean of %zu s)", step);
+	else
+		snprintf(xlabel, sizeof(xlabel), "seconds since the start of the run");
+	axes(f, &fr, xlabel, what, false);
 	for (size_t i = 0; i < s->ntargets; i++) {
 		const rp_bt_target *const t = &s->targets[i];
 		size_t kept = 0;
@@ -292,29 +329,30 @@ static void over_time(FILE *f, const rp_bt_set *s, bool mb)
 		/* every run thin, when there are several; their median per second bold */
 		for (size_t j = 0; j < t->nruns && kept > 1; j++) {
 			const rp_bt_run *const r = &t->runs[j];
-			if (r->discarded || r->nseries == 0)
+			if (r->discarded || run_len(r) == 0)
 				continue;
 			fprintf(f, "<path class=\"series run\" data-target=\"");
 			esc(f, t->target, WHOLE);
 			fprintf(f, "\" data-series=\"run\" data-run=\"%u\" stroke=\"%s\" stroke-dasharray=\"%s\" d=\"", r->run,
 				colour(i), dash(i));
-			for (size_t k = 0; k < r->nseries; k++)
-				fprintf(f, "%c%.1f %.1f", k ? 'L' : 'M', px(&fr, (double)k + 0.5),
-					py(&fr, sec_value(&r->series[k], mb)));
+			for (size_t p = 0; p < npts && run_mean(r, p * step, (p + 1) * step, mb, &v); p++)
+				fprintf(f, "%c%.1f %.1f", p ? 'L' : 'M', px(&fr, ((double)p + 0.5) * (double)step), py(&fr, v));
 			fputs("\"/>\n", f);
 		}
-		double v = 0, lastx = 0, lasty = 0;
-		bool any = false;
+		double lastx = 0, lasty = 0;
+		size_t any = 0;
 		fprintf(f, "<path class=\"series median\" data-target=\"");
 		esc(f, t->target, WHOLE);
 		fprintf(f, "\" data-series=\"median\" stroke=\"%s\" stroke-dasharray=\"%s\" d=\"", colour(i), dash(i));
-		for (size_t k = 0; k < len; k++)
-			if (sec_median(t, k, mb, &v)) {
-				lastx = px(&fr, (double)k + 0.5);
+		for (size_t p = 0; p < npts; p++)
+			if (point_median(t, p * step, (p + 1) * step, mb, &v)) {
+				lastx = px(&fr, ((double)p + 0.5) * (double)step);
 				lasty = py(&fr, v);
 				fprintf(f, "%c%.1f %.1f", any ? 'L' : 'M', lastx, lasty);
-				any = true;
+				any++;
 			}
+		if (any == 1)
+			fputs("l0.1 0", f); /* one second only: a dot (round caps), not an invisible point */
 		fputs("\"><title>", f);
 		target_label(f, t, WHOLE);
 		fputs("</title></path>\n", f);
@@ -743,7 +781,7 @@ static const char style[] =
 	"ul.legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:4px 18px}"
 	"svg.chart{font-size:11px;display:block;max-width:100%;height:auto}"
 	"svg .plot{fill:none;stroke:#888}svg .grid{stroke:#eee}svg .tick{fill:#444}svg .label{fill:#111;font-size:12px}"
-	"svg .series{fill:none;stroke-width:2.5;stroke-linejoin:round}svg .series.run{stroke-width:1;opacity:.45}"
+	"svg .series{fill:none;stroke-width:2.5;stroke-linejoin:round;stroke-linecap:round}svg .series.run{stroke-width:1;opacity:.45}"
 	"svg .warmup{fill:#f3f3f3}svg .end{font-weight:bold;font-size:12px}svg .whisker{stroke-width:2}"
 	"figure.cdf{display:inline-block;margin:0 8px 8px 0}figcaption{font-weight:bold}"
 	".note,.none,.inputs{color:#555}";

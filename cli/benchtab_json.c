@@ -328,7 +328,7 @@ static int run_from_json(const ctx *c, rp_bt_run *r, const json_t *res)
 	if (!lag || get_num(c, lag, "lag_us", "p50", &r->lag_p50_us) || get_num(c, lag, "lag_us", "p99", &r->lag_p99_us) ||
 	    get_num(c, lag, "lag_us", "max", &r->lag_max_us))
 		return -1;
-	if (get_num(c, res, "", "elapsed_s", &r->elapsed_s) || get_num(c, res, "", "mb_per_sec", &r->mb_per_sec) ||
+	if (get_num(c, res, "", "elapsed_s", &r->elapsed_s) || get_num(c, res, "", "warmup_s", &r->warmup_s) || get_num(c, res, "", "mb_per_sec", &r->mb_per_sec) ||
 	    get_num(c, res, "", "ops_per_sec", &r->ops_per_sec) || get_u64(c, res, "", "total_ops", &r->total_ops) ||
 	    get_u64(c, res, "", "bytes", &r->bytes) || get_u64(c, res, "", "failures", &r->failures) ||
 	    get_u64(c, res, "", "failures_expected", &r->failures_expected) ||
