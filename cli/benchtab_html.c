@@ -634,6 +634,16 @@ static void verdict_line(FILE *f, const rp_bt_set *s, rp_bt_metric m, const char
 	fprintf(f, "<li data-metric=\"%s\">%s: <b class=\"winner\">", what, what);
 	target_label(f, &s->targets[w], WHOLE);
 	fprintf(f, "</b> is best with %s %s (median)", b, unit);
+	/* by how much: the best over the next best, as a factor above 1 */
+	double next = -1;
+	for (size_t i = 0; i < s->ntargets; i++)
+		if (i != w && sp[i].n && (next < 0 || sp[i].median > next))
+			next = sp[i].median;
+	if (next > 0) {
+		char r[32];
+		ratio(r, sizeof(r), best / next);
+		fprintf(f, ", <b>%s</b> the next best", r);
+	}
 	for (size_t i = 0; i < s->ntargets; i++) {
 		if (i == w || !sp[i].n)
 			continue;

@@ -147,6 +147,12 @@ cp "$tmp/a1.json" "$tmp/keep.json"
 check_fails "--html onto an input: usage error" 2 "$reprise" compare --html "$tmp/a1.json" "$tmp/a1.json"
 if cmp -s "$tmp/a1.json" "$tmp/keep.json"; then ok "the input is untouched"; else not_ok "the input is untouched"; fi
 check_fails "-o onto an input: usage error" 2 "$reprise" compare -o "$tmp/a1.json" "$tmp/a1.json"
+for form in "" --json; do
+	timeout 120 "$reprise" compare $form "$tmp/a1.json" "$tmp/b.json" >/dev/full 2>"$tmp/err"
+	if [ $? = 1 ] && grep -q 'No space left on device' "$tmp/err"; then ok "a full stdout ${form:-(table)} is exit 1, said"; else not_ok "a full stdout ${form:-(table)}"; fi
+done
+check_fails "--html /dev/full: exit 1" 1 "$reprise" compare --html /dev/full "$tmp/a1.json"
+has "--html /dev/full: ENOSPC said" err '/dev/full: No space left on device'
 check_fails "no FILE: usage error" 2 "$reprise" compare
 check "compare --help" "$reprise" compare --help
 has "--help names --html" out '--html'
