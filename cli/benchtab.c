@@ -105,7 +105,6 @@ rp_bt_run *rp__bt_run_add(rp_bt_target *t, char *err, size_t errsize)
 	}
 	r->run = 1;
 	r->final_sync_ns = -1;
-	r->dirty_bytes_at_end = -1;
 	return r;
 }
 
@@ -165,14 +164,19 @@ static bool metric_value(const rp_bt_run *r, rp_bt_metric m, const char *op, dou
 	case RP_BT_LAG_P50: *v = r->lag_p50_us; return true;
 	case RP_BT_LAG_P99: *v = r->lag_p99_us; return true;
 	case RP_BT_LAG_MAX: *v = r->lag_max_us; return true;
-	case RP_BT_FAILURES: *v = (double)r->failures; return true;
+	case RP_BT_ALL_P50: *v = r->all_p50_us; return true;
+	case RP_BT_ALL_P99: *v = r->all_p99_us; return true;
+	case RP_BT_ALL_MAX: *v = r->all_max_us; return true;
+	case RP_BT_FAILURES:
+		*v = (double)(r->failures - (r->failures_expected < r->failures ? r->failures_expected : r->failures));
+		return true;
 	case RP_BT_MISMATCHES: *v = (double)r->mismatches; return true;
 	case RP_BT_FLUSH_S:
 		*v = (double)r->final_sync_ns / 1e9;
 		return r->final_sync_ns >= 0;
 	case RP_BT_DIRTY_MB:
 		*v = (double)r->dirty_bytes_at_end / 1e6;
-		return r->dirty_bytes_at_end >= 0;
+		return r->dirty_known;
 	case RP_BT_OP_P50:
 	case RP_BT_OP_P99:
 	case RP_BT_OP_MAX:
@@ -196,7 +200,7 @@ rp_bt_spread rp__bt_spread(const rp_bt_target *t, rp_bt_metric m, const char *op
 	rp_bt_spread sp = { 0 };
 	double v[RP_BT_RUNS_MAX];
 	for (size_t i = 0; i < t->nruns && sp.n < RP_BT_RUNS_MAX; i++)
-		if (!t->runs[i].discarded && metric_value(&t->runs[i], m, op, &v[sp.n]))
+		if (!t->runs[i].discarded && !t->runs[i].failed && metric_value(&t->runs[i], m, op, &v[sp.n]))
 			sp.n++;
 	if (sp.n == 0)
 		return sp;
@@ -229,7 +233,7 @@ const char **rp__bt_op_names(const rp_bt_set *s, size_t *n)
 	for (size_t i = 0; i < s->ntargets; i++)
 		for (size_t j = 0; j < s->targets[i].nruns; j++) {
 			const rp_bt_run *const r = &s->targets[i].runs[j];
-			if (r->discarded)
+			if (r->discarded || r->failed)
 				continue;
 			for (size_t k = 0; k < r->nops; k++) {
 				size_t x = 0;
@@ -393,7 +397,7 @@ static int metric_row(table *t, const rp_bt_set *s, const char *label, rp_bt_met
 			}
 		}
 		if (sp[i].n > 1 && sp[i].min != sp[i].max)
-			snprintf(c, CELL_MAX, "%s (%s-%s)%s", med, lo, hi, mark);
+			snprintf(c, CELL_MAX, "%s (%s..%s)%s", med, lo, hi, mark);
 		else
 			snprintf(c, CELL_MAX, "%s%s", med, mark);
 	}
@@ -415,17 +419,26 @@ static int text_row(table *t, const rp_bt_set *s, const char *label, int which)
 			rp__bt_display(c, CELL_MAX, tg->fs_type[0] ? tg->fs_type : "?");
 		else if (which == 2)
 			rp__bt_display(c, CELL_MAX, tg->mount_options[0] ? tg->mount_options : "?");
-		else {
-			size_t d = 0;
-			for (size_t j = 0; j < tg->nruns; j++)
-				d += tg->runs[j].discarded;
-			if (d)
-				snprintf(c, CELL_MAX, "%zu (+%zu discarded)", tg->nruns - d, d);
-			else
-				snprintf(c, CELL_MAX, "%zu", tg->nruns);
-		}
+		else
+			rp__bt_runs_text(c, CELL_MAX, tg);
 	}
 	return 0;
+}
+
+void rp__bt_runs_text(char *buf, size_t size, const rp_bt_target *t)
+{
+	size_t d = 0, x = 0;
+	for (size_t j = 0; j < t->nruns; j++) {
+		x += t->runs[j].failed;
+		d += t->runs[j].discarded && !t->runs[j].failed;
+	}
+	const size_t counted = t->nruns - d - x;
+	if (d && x)
+		snprintf(buf, size, "%zu (+%zu discarded, %zu failed)", counted, d, x);
+	else if (d || x)
+		snprintf(buf, size, "%zu (+%zu %s)", counted, d + x, d ? "discarded" : "failed");
+	else
+		snprintf(buf, size, "%zu", counted);
 }
 
 static int build(table *t, const rp_bt_set *s)
@@ -488,8 +501,9 @@ int rp__bt_print(const rp_bt_set *s, FILE *f)
 		}
 		fputc('\n', f);
 	}
-	fprintf(f, "median (min-max) over the runs not discarded; * the best of a row, Nx a target's value over the "
-		   "best's.\nop rows: each run's p50, p99 and max latency of the op, in microseconds (us).\n");
+	fprintf(f, "median (min..max) over the counted runs (not discarded, not failed); * the best of a row, Nx a "
+		   "target's value over the best's.\nlatency rows: each run's p50, p99 and max, in microseconds (us); "
+		   "errors: failures the trace did not record.\n");
 	rc = ferror(f) ? -1 : 0;
 fail:
 	free(t.cells);

@@ -56,12 +56,16 @@ typedef struct rp_bt_sec {
 typedef struct rp_bt_run {
 	uint32_t run;    /* its number in the bench, from 1 (a replay file: 1) */
 	bool discarded;  /* bench --discard-first: shown, left out of every median and chart */
+	bool failed;     /* bench: the run did not start or ended in an error: counted apart, left out as discarded */
 	char *source;    /* the file it came from, for messages (owned; may be NULL) */
 	double elapsed_s, warmup_s, mb_per_sec, ops_per_sec;
 	uint64_t total_ops, bytes, failures, failures_expected, mismatches;
 	double lag_p50_us, lag_p99_us, lag_max_us;
-	int64_t final_sync_ns;      /* bench: the flush at end, counted in elapsed_s; -1 when not known */
-	int64_t dirty_bytes_at_end; /* bench: dirty + writeback bytes when the clients stopped; -1 when not known */
+	double all_p50_us, all_p99_us, all_max_us; /* latency_us over every op */
+	int64_t final_sync_ns; /* bench: the flush at end, counted in elapsed_s; -1 when no sync ran */
+	/* bench: Dirty + Writeback bytes (system-wide) at the end of the ops minus at their start; may be < 0 */
+	int64_t dirty_bytes_at_end;
+	bool dirty_known; /* dirty_bytes_at_end was measured */
 	rp_bt_op *ops;
 	size_t nops;
 	rp_bt_sec *series;
@@ -91,7 +95,7 @@ void rp__bt_set_destroy(rp_bt_set *s); /* NULL: nothing */
 rp_bt_target *rp__bt_target_get(rp_bt_set *s, const char *target, const char *fs_type, const char *mount_options,
 				char *err, size_t errsize);
 
-/* A new zeroed run of t (final_sync_ns and dirty_bytes_at_end -1); NULL when out of memory or past RP_BT_RUNS_MAX. */
+/* A new zeroed run of t (final_sync_ns -1, dirty not known); NULL when out of memory or past RP_BT_RUNS_MAX. */
 rp_bt_run *rp__bt_run_add(rp_bt_target *t, char *err, size_t errsize);
 /* A new zeroed op of r named name; NULL when out of memory or past RP_BT_OPS_MAX. */
 rp_bt_op *rp__bt_op_add(rp_bt_run *r, const char *name, char *err, size_t errsize);
@@ -116,7 +120,16 @@ int rp__bt_run_from_json(rp_bt_run *r, const json_t *result, const char *where, 
 #define RP_BT_FILE_MAX (256u << 20) /* bytes of one input file: a bench of 256 runs of an hour's replay is ~100 MB */
 int rp__bt_load_buffer(rp_bt_set *s, const char *name, const char *buf, size_t len, char *err, size_t errsize);
 
-/* Statistics over a target's runs that are not discarded. */
+/* Is r in the numbers and charts: not discarded, not failed? */
+static inline bool rp__bt_counted(const rp_bt_run *r)
+{
+	return !r->discarded && !r->failed;
+}
+
+/* "3 (+1 discarded, 1 failed)": the runs row's cell. */
+void rp__bt_runs_text(char *buf, size_t size, const rp_bt_target *t);
+
+/* Statistics over a target's counted runs: not discarded, not failed. */
 typedef struct rp_bt_spread {
 	size_t n; /* runs counted; 0: the rest is 0 */
 	double min, median, max;
@@ -129,7 +142,10 @@ typedef enum rp_bt_metric {
 	RP_BT_LAG_P50,
 	RP_BT_LAG_P99,
 	RP_BT_LAG_MAX,
-	RP_BT_FAILURES,
+	RP_BT_ALL_P50,     /* latency_us of every op */
+	RP_BT_ALL_P99,
+	RP_BT_ALL_MAX,
+	RP_BT_FAILURES,    /* failures the trace did not record (failures - failures_expected), as bench counts errors */
 	RP_BT_MISMATCHES,
 	RP_BT_FLUSH_S,     /* final_sync_ns in s; runs with -1 left out */
 	RP_BT_DIRTY_MB,    /* dirty_bytes_at_end in MB; runs with -1 left out */
@@ -145,6 +161,9 @@ typedef enum rp_bt_metric {
 	X(RP_BT_LAG_P50, "issue lag p50 us", "lag_p50_us")       \
 	X(RP_BT_LAG_P99, "issue lag p99 us", "lag_p99_us")       \
 	X(RP_BT_LAG_MAX, "issue lag max us", "lag_max_us")       \
+	X(RP_BT_ALL_P50, "all ops p50 us", "all_p50_us")         \
+	X(RP_BT_ALL_P99, "all ops p99 us", "all_p99_us")         \
+	X(RP_BT_ALL_MAX, "all ops max us", "all_max_us")         \
 	X(RP_BT_FAILURES, "errors", "errors")                    \
 	X(RP_BT_MISMATCHES, "mismatches", "mismatches")          \
 	X(RP_BT_FLUSH_S, "flush at end s", "flush_at_end_s")     \

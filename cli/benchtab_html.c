@@ -268,7 +268,7 @@ static bool point_median(const rp_bt_target *t, size_t a, size_t b, bool mb, dou
 	double v[RP_BT_RUNS_MAX];
 	size_t n = 0;
 	for (size_t i = 0; i < t->nruns; i++)
-		if (!t->runs[i].discarded && run_mean(&t->runs[i], a, b, mb, &v[n]))
+		if (rp__bt_counted(&t->runs[i]) && run_mean(&t->runs[i], a, b, mb, &v[n]))
 			n++;
 	if (!n)
 		return false;
@@ -288,7 +288,7 @@ static void over_time(FILE *f, const rp_bt_set *s, bool mb)
 	for (size_t i = 0; i < s->ntargets; i++)
 		for (size_t j = 0; j < s->targets[i].nruns; j++) {
 			const rp_bt_run *const r = &s->targets[i].runs[j];
-			if (r->discarded)
+			if (!rp__bt_counted(r))
 				continue;
 			len = run_len(r) > len ? run_len(r) : len;
 			for (size_t k = 0; k < run_len(r); k++)
@@ -305,7 +305,7 @@ static void over_time(FILE *f, const rp_bt_set *s, bool mb)
 	double top = 0, v;
 	for (size_t i = 0; i < s->ntargets; i++)
 		for (size_t j = 0; j < s->targets[i].nruns; j++)
-			for (size_t p = 0; p < npts && !s->targets[i].runs[j].discarded; p++)
+			for (size_t p = 0; p < npts && rp__bt_counted(&s->targets[i].runs[j]); p++)
 				if (run_mean(&s->targets[i].runs[j], p * step, (p + 1) * step, mb, &v) && v > top)
 					top = v;
 	const frame fr = { .x0 = 70, .y0 = 14, .w = 640, .h = 260, .xmin = 0, .xmax = (double)len,
@@ -325,11 +325,11 @@ static void over_time(FILE *f, const rp_bt_set *s, bool mb)
 		const rp_bt_target *const t = &s->targets[i];
 		size_t kept = 0;
 		for (size_t j = 0; j < t->nruns; j++)
-			kept += !t->runs[j].discarded;
+			kept += rp__bt_counted(&t->runs[j]);
 		/* every run thin, when there are several; their median per second bold */
 		for (size_t j = 0; j < t->nruns && kept > 1; j++) {
 			const rp_bt_run *const r = &t->runs[j];
-			if (r->discarded || run_len(r) == 0)
+			if (!rp__bt_counted(r) || run_len(r) == 0)
 				continue;
 			fprintf(f, "<path class=\"series run\" data-target=\"");
 			esc(f, t->target, WHOLE);
@@ -463,7 +463,7 @@ static uint64_t (*merged(const rp_bt_target *t, const char *op, size_t *n, uint6
 	*max_ns = 0;
 	size_t total = 0;
 	for (size_t j = 0; j < t->nruns; j++)
-		for (size_t k = 0; k < t->runs[j].nops && !t->runs[j].discarded; k++)
+		for (size_t k = 0; k < t->runs[j].nops && rp__bt_counted(&t->runs[j]); k++)
 			if (strcmp(t->runs[j].ops[k].name, op) == 0)
 				total += t->runs[j].ops[k].hist.n;
 	if (total == 0)
@@ -473,7 +473,7 @@ static uint64_t (*merged(const rp_bt_target *t, const char *op, size_t *n, uint6
 		return NULL;
 	size_t m = 0;
 	for (size_t j = 0; j < t->nruns; j++)
-		for (size_t k = 0; k < t->runs[j].nops && !t->runs[j].discarded; k++) {
+		for (size_t k = 0; k < t->runs[j].nops && rp__bt_counted(&t->runs[j]); k++) {
 			const rp_bt_op *const o = &t->runs[j].ops[k];
 			if (strcmp(o->name, op) != 0)
 				continue;
@@ -564,7 +564,7 @@ static uint64_t op_count(const rp_bt_target *t, const char *op)
 {
 	uint64_t n = 0;
 	for (size_t j = 0; j < t->nruns; j++)
-		for (size_t k = 0; k < t->runs[j].nops && !t->runs[j].discarded; k++)
+		for (size_t k = 0; k < t->runs[j].nops && rp__bt_counted(&t->runs[j]); k++)
 			if (!op || strcmp(t->runs[j].ops[k].name, op) == 0)
 				n += t->runs[j].ops[k].count;
 	return n;
@@ -716,12 +716,9 @@ static void html_table(FILE *f, const rp_bt_set *s, const char *const *ops, size
 	}
 	fputs("</tr>\n<tr><td>runs</td>", f);
 	for (size_t i = 0; i < s->ntargets; i++) {
-		size_t d = 0;
-		for (size_t j = 0; j < s->targets[i].nruns; j++)
-			d += s->targets[i].runs[j].discarded;
-		fprintf(f, "<td>%zu%s", s->targets[i].nruns - d, d ? "" : "</td>");
-		if (d)
-			fprintf(f, " (+%zu discarded)</td>", d);
+		char runs[96];
+		rp__bt_runs_text(runs, sizeof(runs), &s->targets[i]);
+		fprintf(f, "<td>%s</td>", runs);
 	}
 	fputs("</tr>\n", f);
 	struct {
@@ -763,7 +760,7 @@ static void html_table(FILE *f, const rp_bt_set *s, const char *const *ops, size
 			const bool is_best = have > 1 && sp[i].median == best;
 			fprintf(f, "<td%s>%s", is_best ? " class=\"best\"" : "", b1);
 			if (sp[i].n > 1 && sp[i].min != sp[i].max)
-				fprintf(f, " <small>(%s\xe2\x80\x93%s)</small>", b2, b3);
+				fprintf(f, " <small>(%s..%s)</small>", b2, b3);
 			if (is_best)
 				fputs(" \xe2\x98\x85", f);
 			else if (have > 1 && best != 0) {
@@ -775,8 +772,8 @@ static void html_table(FILE *f, const rp_bt_set *s, const char *const *ops, size
 		}
 		fputs("</tr>\n", f);
 	}
-	fputs("</tbody></table>\n<p class=\"note\">Median over the runs not discarded, (min\xe2\x80\x93max) when there are "
-	      "several; \xe2\x98\x85 the best of a row; Nx a target's value over the best's (below 1: less throughput, above "
+	fputs("</tbody></table>\n<p class=\"note\">Median over the counted runs (not discarded, not failed), (min..max) when "
+	      "they differ; latencies in \xc2\xb5s; errors: failures the trace did not record; \xe2\x98\x85 the best of a row; Nx a target's value over the best's (below 1: less throughput, above "
 	      "1: more latency).</p>\n",
 	      f);
 }

@@ -105,23 +105,25 @@ static int get_u64(const ctx *c, const json_t *obj, const char *path, const char
 	return 0;
 }
 
-/* An integer >= -1 or null (-1: not known), as bench writes what it could not measure. */
-static int get_i64_or_null(const ctx *c, const json_t *obj, const char *path, const char *key, int64_t *out)
+/* An integer within +-2^53 (min 0 with nonneg), or null (*known false), as bench writes what it could not measure. */
+static int get_i64_or_null(const ctx *c, const json_t *obj, const char *path, const char *key, bool nonneg, int64_t *out,
+			   bool *known)
 {
 	char p[PATH_TEXT_MAX];
 	const json_t *const v = json_object_get(obj, key);
 	if (!v)
 		return bad(c, sub(p, path, key), "missing");
-	if (json_is_null(v)) {
-		*out = -1;
+	*known = false;
+	if (json_is_null(v))
 		return 0;
-	}
 	if (!json_is_integer(v))
 		return bad(c, sub(p, path, key), "expected an integer or null, not %s", type_name(v));
 	const json_int_t x = json_integer_value(v);
-	if (x < -1 || x > (json_int_t)COUNT_MAX)
-		return bad(c, sub(p, path, key), "%" JSON_INTEGER_FORMAT " is out of range (-1 to 2^53)", x);
+	if (x < (nonneg ? 0 : -(json_int_t)COUNT_MAX) || x > (json_int_t)COUNT_MAX)
+		return bad(c, sub(p, path, key), "%" JSON_INTEGER_FORMAT " is out of range (%s to 2^53)", x,
+			   nonneg ? "0" : "-2^53");
 	*out = (int64_t)x;
+	*known = true;
 	return 0;
 }
 
@@ -328,6 +330,10 @@ static int run_from_json(const ctx *c, rp_bt_run *r, const json_t *res)
 	if (!lag || get_num(c, lag, "lag_us", "p50", &r->lag_p50_us) || get_num(c, lag, "lag_us", "p99", &r->lag_p99_us) ||
 	    get_num(c, lag, "lag_us", "max", &r->lag_max_us))
 		return -1;
+	const json_t *const all = need(c, res, "", "latency_us", JSON_OBJECT);
+	if (!all || get_num(c, all, "latency_us", "p50", &r->all_p50_us) ||
+	    get_num(c, all, "latency_us", "p99", &r->all_p99_us) || get_num(c, all, "latency_us", "max", &r->all_max_us))
+		return -1;
 	if (get_num(c, res, "", "elapsed_s", &r->elapsed_s) || get_num(c, res, "", "warmup_s", &r->warmup_s) || get_num(c, res, "", "mb_per_sec", &r->mb_per_sec) ||
 	    get_num(c, res, "", "ops_per_sec", &r->ops_per_sec) || get_u64(c, res, "", "total_ops", &r->total_ops) ||
 	    get_u64(c, res, "", "bytes", &r->bytes) || get_u64(c, res, "", "failures", &r->failures) ||
@@ -393,12 +399,22 @@ static int load_bench_run(rp_bt_target *t, const ctx *c, const json_t *e, const 
 	r->source = strdup(c->where);
 	if (!r->source)
 		return bad(c, path, "out of memory");
-	if (get_i64_or_null(c, e, path, "final_sync_ns", &r->final_sync_ns) ||
-	    get_i64_or_null(c, e, path, "dirty_bytes_at_end", &r->dirty_bytes_at_end))
+	bool sync_known;
+	if (get_i64_or_null(c, e, path, "final_sync_ns", true, &r->final_sync_ns, &sync_known) ||
+	    get_i64_or_null(c, e, path, "dirty_bytes_at_end", false, &r->dirty_bytes_at_end, &r->dirty_known))
 		return -1;
+	if (!sync_known)
+		r->final_sync_ns = -1;
+	/* failed (a run that could not start or ended in an error): optional, as files before it had none */
+	const json_t *const failed = json_object_get(e, "failed");
+	if (failed && !json_is_boolean(failed))
+		return bad(c, sub(p, path, "failed"), "expected a boolean, not %s", type_name(failed));
+	r->failed = failed && json_is_true(failed);
 	const json_t *const res = json_object_get(e, "result");
 	if (!res)
 		return bad(c, sub(p, path, "result"), "missing");
+	if (r->failed && json_is_null(res))
+		return 0; /* it never ran: shown in the runs row, in no number */
 	const int n = snprintf(where, sizeof(where), "%s: %s.result", c->where, path);
 	(void)n; /* cut, it still names the file */
 	const ctx rc = { .where = where, .err = c->err, .errsize = c->errsize };
@@ -518,15 +534,18 @@ static json_t *build_compare(jb *b, const rp_bt_set *s, const char *const *input
 	json_t *tj[RP_BT_TARGETS_MAX];
 	for (size_t i = 0; i < s->ntargets; i++) {
 		const rp_bt_target *const t = &s->targets[i];
-		size_t disc = 0;
-		for (size_t j = 0; j < t->nruns; j++)
-			disc += t->runs[j].discarded;
+		size_t disc = 0, failed = 0;
+		for (size_t j = 0; j < t->nruns; j++) {
+			failed += t->runs[j].failed;
+			disc += t->runs[j].discarded && !t->runs[j].failed;
+		}
 		tj[i] = json_object();
 		put(b, tj[i], "target", json_string(t->target));
 		put(b, tj[i], "fs_type", json_string(t->fs_type));
 		put(b, tj[i], "mount_options", json_string(t->mount_options));
-		put(b, tj[i], "runs", json_integer((json_int_t)(t->nruns - disc)));
+		put(b, tj[i], "runs", json_integer((json_int_t)(t->nruns - disc - failed)));
 		put(b, tj[i], "discarded", json_integer((json_int_t)disc));
+		put(b, tj[i], "failed", json_integer((json_int_t)failed));
 		put(b, tj[i], "metrics", json_object());
 		put(b, tj[i], "ops", json_object());
 		if (json_array_append(targets, tj[i]) < 0)
@@ -552,7 +571,7 @@ static json_t *build_compare(jb *b, const rp_bt_set *s, const char *const *input
 			uint64_t count = 0;
 			for (size_t j = 0; j < s->targets[i].nruns; j++) {
 				const rp_bt_run *const r = &s->targets[i].runs[j];
-				for (size_t x = 0; x < r->nops && !r->discarded; x++)
+				for (size_t x = 0; x < r->nops && rp__bt_counted(r); x++)
 					if (strcmp(r->ops[x].name, names[n]) == 0)
 						count += r->ops[x].count;
 			}

@@ -45,7 +45,8 @@ has "an ops/s row" out '^ops/s '
 has "issue lag rows" out '^issue lag p99 us '
 has "errors and mismatches rows" out '^mismatches '
 has "per-op latency rows" out '^read p99 us '
-has "the legend says what the cells are" out 'median \(min-max\) over the runs not discarded'
+has "the legend says what the cells are" out 'median \(min\.\.max\) over the counted runs'
+has "an all-ops latency row" out '^all ops p99 us '
 check "--json" "$reprise" compare --json "$tmp/a1.json" "$tmp/b.json"
 cp "$tmp/out" "$tmp/cmp.json"
 py "the JSON's medians are the runs' numbers, the best and the ratio follow" "
@@ -62,7 +63,8 @@ for k in ('mb_per_sec', 'ops_per_sec'):
     best = max(a[k], b[k])
     assert x['best'] == (a[k] == best) and y['best'] == (b[k] == best), (k, x, y)
     assert abs(x['ratio'] - a[k] / best) < 1e-9 and abs(y['ratio'] - b[k] / best) < 1e-9, (k, x, y)
-assert ta['metrics']['errors']['median'] == a['failures']
+assert ta['metrics']['errors']['median'] == a['failures'] - a['failures_expected']  # as bench counts errors
+assert abs(ta['metrics']['all_p99_us']['median'] - a['latency_us']['p99']) < 1e-6
 assert tb['metrics']['mismatches']['median'] == b['mismatches']
 for op, v in a['ops'].items():
     if v['count']:
@@ -93,7 +95,7 @@ assert c['targets'][0]['runs'] == 2 and m['runs'] == 2, m
 assert abs(m['min'] - min(r)) < 1e-6 and abs(m['max'] - max(r)) < 1e-6 and abs(m['median'] - sum(r) / 2) < 1e-6, (m, r)
 "
 check "pooled table" "$reprise" compare "$tmp/a1.json" "$tmp/a2.json" "$tmp/b.json"
-has "the pooled column shows min-max" out '^MB/s +[0-9.]+ \([0-9.]+-[0-9.]+\)'
+has "the pooled column shows min..max" out '^MB/s +[0-9.]+ \([0-9.]+\.\.[0-9.]+\)'
 has "runs row: 2 and 1" out '^runs +2 +1$'
 
 # 3. Bench format: a file as `reprise bench --json` writes it (schema reprise-bench/1), the first
@@ -102,19 +104,22 @@ py "make a bench file" "
 import json
 a1, a2, b = (json.load(open('$tmp/%s.json' % n)) for n in ('a1', 'a2', 'b'))
 slow = json.loads(json.dumps(b)); slow['mb_per_sec'] = 0.001; slow['ops_per_sec'] = 0.001
-def run(i, res, disc, sync): return {'run': i, 'discarded': disc, 'final_sync_ns': sync, 'dirty_bytes_at_end': 4096 * i, 'result': res}
+def run(i, res, disc, sync): return {'run': i, 'discarded': disc, 'failed': False, 'error': None, 'final_sync_ns': sync, 'dirty_bytes_at_end': 4096 * i - 12288, 'result': res}
 bench = {'schema': 'reprise-bench/1', 'trace': {'path': 'x.rpz', 'sha256': None}, 'options': {'runs': 3, 'discard_first': True},
          'order': ['$tmp/a', '$tmp/b', '$tmp/a', '$tmp/b', '$tmp/a', '$tmp/b'],
          'targets': [{'target': '$tmp/a', 'fs_type': a1['provenance']['target']['fs_type'], 'mount_options': 'rw',
                       'runs': [run(1, slow, True, 5), run(2, a1, False, 1000000), run(3, a2, False, 3000000)], 'summary': {}},
                      {'target': '$tmp/b', 'fs_type': None, 'mount_options': None,
-                      'runs': [run(1, slow, True, None), run(2, b, False, None), run(3, b, False, None)], 'summary': {}}]}
+                      'runs': [run(1, slow, True, None), run(2, b, False, None), run(3, b, False, None),
+                               {'run': 4, 'discarded': False, 'failed': True, 'error': 'prepare failed', 'final_sync_ns': None,
+                                'dirty_bytes_at_end': None, 'result': None},
+                               dict(run(5, slow, False, None), failed=True, error='stopped at a mismatch')], 'summary': {}}]}
 json.dump(bench, open('$tmp/bench.json', 'w'))
 "
 check "compare a bench file" "$reprise" compare "$tmp/bench.json"
-has "runs: 2 and the discarded one" out '^runs +2 \(\+1 discarded\) +2 \(\+1 discarded\)$'
-has "flush at end from the bench runs (1 and 3 ms: median 2 ms)" out '^flush at end s +0.002 \(0.001-0.003\) +-$'
-has "dirty data at end" out '^dirty at end MB '
+has "runs: 2 and the discarded one; the failed ones said" out '^runs +2 \(\+1 discarded\) +2 \(\+1 discarded, 2 failed\)$'
+has "flush at end from the bench runs (1 and 3 ms: median 2 ms)" out '^flush at end s +0.002 \(0.001\.\.0.003\) +-$'
+has "dirty data at end, a decrease too (runs 2 and 3: -4096 and 0 bytes)" out '^dirty at end MB +-0.002 \(-0.004[0-9]*\.\.0\) '
 check "compare a bench file --json" "$reprise" compare --json "$tmp/bench.json"
 cp "$tmp/out" "$tmp/bj.json"
 py "the discarded run is left out of the medians" "
@@ -124,6 +129,9 @@ m = c['targets'][0]['metrics']['mb_per_sec']
 assert m['runs'] == 2 and abs(m['min'] - min(r)) < 1e-6, m
 assert c['targets'][0]['discarded'] == 1
 assert c['targets'][1]['fs_type'] == '' and c['targets'][1]['metrics']['flush_at_end_s'] is None
+assert c['targets'][1]['failed'] == 2 and c['targets'][1]['runs'] == 2
+# the failed run with a result (its MB/s 0.001) is in no number
+assert c['targets'][1]['metrics']['mb_per_sec']['min'] > 0.001
 "
 # A replay file of a bench target (same target and fs type) joins its runs.
 check "bench and replay files merge" "$reprise" compare --json "$tmp/bench.json" "$tmp/a1.json"
