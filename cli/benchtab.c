@@ -357,6 +357,12 @@ size_t rp__bt_row(const rp_bt_set *s, rp_bt_metric m, const char *op, rp_bt_spre
 	}
 	*best = 0;
 	best_of(sp, s->ntargets, rp__bt_higher_is_better(m), best);
+	/*
+	 * Dirty data at the end is system-wide and a difference (often < 0: the
+	 * kernel wrote back more than the run dirtied): shown, not ranked.
+	 */
+	if (m == RP_BT_DIRTY_MB)
+		*best = NAN;
 	return have;
 }
 
@@ -390,7 +396,7 @@ static int metric_row(table *t, const rp_bt_set *s, const char *label, rp_bt_met
 		if (have > 1) {
 			if (sp[i].median == best)
 				snprintf(mark, sizeof(mark), " *");
-			else if (best != 0) {
+			else if (best > 0 && sp[i].median >= 0) {
 				char ratio[32];
 				fmt_num(ratio, sizeof(ratio), sp[i].median / best);
 				snprintf(mark, sizeof(mark), " %sx", ratio);

@@ -174,8 +174,9 @@ bool rp__bt_higher_is_better(rp_bt_metric m);
 
 /*
  * A row: sp[i] the spread of m over target i's runs (sp has room for
- * s->ntargets), *best the best median of them.  Returns how many targets
- * have m: 0, the row is left out; 1, nothing to mark best.
+ * s->ntargets), *best the best median of them (NAN for a row not ranked:
+ * dirty data).  Returns how many targets have m: 0, the row is left out; 1,
+ * nothing to mark best.  A ratio is shown only when the best is above 0.
  */
 size_t rp__bt_row(const rp_bt_set *s, rp_bt_metric m, const char *op, rp_bt_spread *sp, double *best);
 

@@ -763,7 +763,7 @@ static void html_table(FILE *f, const rp_bt_set *s, const char *const *ops, size
 				fprintf(f, " <small>(%s..%s)</small>", b2, b3);
 			if (is_best)
 				fputs(" \xe2\x98\x85", f);
-			else if (have > 1 && best != 0) {
+			else if (have > 1 && best > 0 && sp[i].median >= 0) {
 				char rt[32];
 				ratio(rt, sizeof(rt), sp[i].median / best);
 				fprintf(f, " <small class=\"ratio\">%s</small>", rt);

@@ -508,7 +508,7 @@ static json_t *spread_json(jb *b, const rp_bt_spread *sp, double best, size_t ha
 	put(b, o, "median", json_real(sp->median));
 	put(b, o, "max", json_real(sp->max));
 	put(b, o, "best", json_boolean(have > 1 && sp->median == best));
-	put(b, o, "ratio", have > 1 && best != 0 ? json_real(sp->median / best) : json_null());
+	put(b, o, "ratio", have > 1 && best > 0 && sp->median >= 0 ? json_real(sp->median / best) : json_null());
 	return o;
 }
 

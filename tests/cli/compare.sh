@@ -279,4 +279,31 @@ assert want in names, names
 assert '<i>op&\"' in ops, ops
 "
 
+# 7. Real `reprise bench --json` output (when this build has bench): compare's numbers are bench's summary.
+lacks "dirty data is not ranked" out '^dirty at end MB .*\*'
+if "$reprise" bench --help >/dev/null 2>&1; then
+	mkdir -p "$tmp/bx" "$tmp/by"
+	check "reprise bench on two directories" "$reprise" bench "$trace" --target "$tmp/bx" --target "$tmp/by" --runs 3 \
+		--discard-first -t 1 -q --json "$tmp/realbench.json"
+	check "compare reads it" "$reprise" compare --json "$tmp/realbench.json"
+	cp "$tmp/out" "$tmp/rb.json"
+	py "compare's medians and min..max are bench's summary" "
+import json
+b = json.load(open('$tmp/realbench.json')); c = json.load(open('$tmp/rb.json'))
+assert [t['target'] for t in c['targets']] == [t['target'] for t in b['targets']]
+for bt, ct in zip(b['targets'], c['targets']):
+    assert ct['runs'] == bt['summary']['runs_counted'], (ct['runs'], bt['summary'])
+    assert ct['fs_type'] == (bt['fs_type'] or '') and ct['mount_options'] == (bt['mount_options'] or '')
+    for bk, ck in (('mb_s', 'mb_per_sec'), ('ops_s', 'ops_per_sec')):
+        for q in ('min', 'median', 'max'):
+            x, y = bt['summary'][bk][q], ct['metrics'][ck][q]
+            assert abs(x - y) <= 1e-6 * max(1, abs(x)), (bk, q, x, y)
+    assert ct['metrics']['errors']['median'] * ct['runs'] <= bt['summary']['errors'] + 1e-9
+"
+else
+	for d in "reprise bench on two directories" "compare reads it" "compare's medians and min..max are bench's summary"; do
+		ok "$d # skip this build has no reprise bench"
+	done
+fi
+
 echo "1..$n"
