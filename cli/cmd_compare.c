@@ -62,11 +62,13 @@ static int slurp(const char *name, char **buf, size_t *len)
 				rp__cli_err("compare", "%s: larger than %u MiB, the limit of one input", name, RP_BT_FILE_MAX >> 20);
 				goto fail;
 			}
-			char *const nb = realloc(b, cap * 2);
+			/* one byte past the limit is enough to know the file is over it */
+			const size_t ncap = cap * 2 > (size_t)RP_BT_FILE_MAX + 1 ? (size_t)RP_BT_FILE_MAX + 1 : cap * 2;
+			char *const nb = realloc(b, ncap);
 			if (!nb)
 				break;
 			b = nb;
-			cap *= 2;
+			cap = ncap;
 		}
 		const size_t got = fread(b + n, 1, cap - n, f);
 		n += got;

@@ -244,6 +244,9 @@ bad "bench: a wrong-typed run field" "$tmp/bdisc.json" "bdisc.json: targets\\[0\
 bad "bench: more targets than the limit" "$tmp/bmany.json" "bmany.json: targets: more than 32 targets"
 bad "bench: a run without its result" "$tmp/bnores.json" "bnores.json: targets\\[0\\]\\.runs\\[1\\]\\.result: missing"
 bad "a missing file" "$tmp/nothere.json" "nothere.json: No such file"
+truncate -s 300M "$tmp/big.json" # sparse: no disk used
+bad "a file past 256 MiB" "$tmp/big.json" "big.json: larger than 256 MiB, the limit of one input"
+rm -f "$tmp/big.json"
 bad "a directory" "$tmp" "Is a directory"
 for i in $(seq 1 33); do python3 -c "
 import json; d = json.load(open('$tmp/b.json')); d['provenance']['target']['path'] = 't$i'; json.dump(d, open('$tmp/many$i.json', 'w'))"; done
