@@ -188,7 +188,7 @@ size_t rp__bt_row(const rp_bt_set *s, rp_bt_metric m, const char *op, rp_bt_spre
 void rp__bt_display(char *buf, size_t size, const char *s);
 
 /*
- * The op names of every run in s that is not discarded, each once, by
+ * The op names of every counted run in s, each once, by
  * decreasing total count (ties by name); *n their number.  A NULL-free array
  * of pointers into s (free() the array only); NULL with *n 0 when none or out
  * of memory.
@@ -197,9 +197,9 @@ const char **rp__bt_op_names(const rp_bt_set *s, size_t *n);
 
 /*
  * The table: a row per measure (fs type, mount options, runs, MB/s, ops/s,
- * issue lag, errors, mismatches, flush at end and dirty data when known, then
- * each op's p50/p99/max latency), a column per target; each cell the median
- * over the runs not discarded with min-max, the best target of a row marked
+ * issue lag, all ops' latency, errors, mismatches, flush at end and dirty data
+ * when known, then each op's p50/p99/max latency), a column per target; each
+ * cell the median over the counted runs with min..max, the best of a row marked
  * `*` and every other one's ratio to it.  Names are printed escaped (no
  * control byte reaches the terminal).  0, or -1 on a write error or when out
  * of memory (errno set).
