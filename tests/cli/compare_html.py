@@ -12,12 +12,14 @@ hold the expected series: one throughput line per target, one CDF curve per op t
 import html.parser
 import json
 import os
+import re
 import shutil
 import signal
 import struct
 import subprocess
 import sys
 import tempfile
+import xml.etree.ElementTree as ET
 import zlib
 
 REPRISE, SRC = sys.argv[1], sys.argv[2]
@@ -202,6 +204,15 @@ def body(tmp):
 
     page = open(report, encoding='utf-8').read()
     ok('<script' not in page and '<b>x</b>' not in page, 'the hostile name is escaped')
+    # Each chart is well-formed XML too (an SVG viewer, or a tool that cuts it out, reads it alone).
+    bad = []
+    svgs = re.findall(r'<svg class="chart".*?</svg>', page, re.S)
+    for x in svgs:
+        try:
+            ET.fromstring(x)
+        except ET.ParseError as e:
+            bad.append('%s: %s' % (e, x[:200]))
+    ok(svgs and not bad, 'every chart (%d) is well-formed SVG' % len(svgs), '\n'.join(bad))
     p = Svg()
     p.feed(page)
     charts = {}
