@@ -15,7 +15,8 @@ static struct {
 
 static const rp_opt options[] = {
 	{ "html", 0, RP_OPT_STRING, &o.html, "FILE",
-	  "also write a self-contained HTML report with SVG charts to FILE (no network fetches, no scripts)" },
+	  "also write a self-contained HTML report with SVG charts to FILE (no network fetches, no scripts; "
+	  "- = stdout: the page alone, the table on stderr)" },
 	{ "output", 'o', RP_OPT_STRING, &o.output, "FILE", "write the table (or --json) to FILE instead of standard output" },
 	{ "json", 0, RP_OPT_FLAG, &o.json, NULL,
 	  "print the comparison as JSON (schema reprise-compare/1 in docs/compare.md) instead of the table" },
@@ -104,6 +105,11 @@ static int run(int argc, char **argv)
 	const int prc = rp_opts_parse(&spec, argc, argv, pos, &npos);
 	if (prc)
 		return prc > 0 ? 0 : 2;
+	const bool html_stdout = o.html && strcmp(o.html, "-") == 0;
+	if (html_stdout && o.output && strcmp(o.output, "-") == 0) {
+		rp__cli_err("compare", "--html - and -o - would both write to standard output");
+		return 2;
+	}
 	for (int i = 0; i < npos; i++)
 		for (int k = 0; k < 2; k++) {
 			const char *const out = k ? o.html : o.output;
@@ -133,7 +139,8 @@ static int run(int argc, char **argv)
 		rc = 1;
 	if (rc == 0 && o.html && rp__cli_out_open(&hf, "compare", o.html))
 		rc = 1;
-	FILE *const out = o.output ? of.f : stdout;
+	/* with the page on stdout, the table goes to stderr (as replay --json - does with its table) */
+	FILE *const out = o.output ? of.f : html_stdout ? stderr : stdout;
 	if (rc == 0 && (o.json ? rp__bt_json(set, (const char *const *)pos, (size_t)npos, out)
 			       : rp__bt_print(set, out))) {
 		rp__cli_err("compare", "%s: %s", o.output ? o.output : "standard output", strerror(errno));

@@ -151,6 +151,9 @@ if head -c 16 "$tmp/r.html" | grep -q '^<!DOCTYPE html>'; then ok "--html: an HT
 # the SVG namespace is a name, not a fetch: everything else that could load something is absent
 sed 's/ xmlns="http:\/\/www.w3.org\/2000\/svg"//g' "$tmp/r.html" >"$tmp/r.stripped"
 lacks "--html: nothing fetched from elsewhere" r.stripped '(src|href|srcset|action)=|https?:|@import|url\(|<script|<link|<img|<iframe'
+check "--html -: the page on stdout" "$reprise" compare --html - "$tmp/a1.json" "$tmp/b.json"
+if head -c 16 "$tmp/out" | grep -q '^<!DOCTYPE html>' && grep -q '^MB/s' "$tmp/err"; then ok "--html -: the page alone on stdout, the table on stderr"; else not_ok "--html -: the page alone on stdout"; fi
+check_fails "--html - with -o -: usage error" 2 "$reprise" compare --html - -o - "$tmp/a1.json"
 cp "$tmp/a1.json" "$tmp/keep.json"
 check_fails "--html onto an input: usage error" 2 "$reprise" compare --html "$tmp/a1.json" "$tmp/a1.json"
 if cmp -s "$tmp/a1.json" "$tmp/keep.json"; then ok "the input is untouched"; else not_ok "the input is untouched"; fi
