@@ -212,6 +212,26 @@ rp_bt_spread rp__bt_spread(const rp_bt_target *t, rp_bt_metric m, const char *op
 	return sp;
 }
 
+size_t rp__bt_op_kinds(const rp_bt_set *s)
+{
+	const char *seen[RP_BT_OPS_MAX + 1];
+	size_t n = 0;
+	for (size_t i = 0; i < s->ntargets; i++)
+		for (size_t j = 0; j < s->targets[i].nruns; j++)
+			for (size_t k = 0; k < s->targets[i].runs[j].nops; k++) {
+				const char *const name = s->targets[i].runs[j].ops[k].name;
+				size_t x = 0;
+				while (x < n && strcmp(seen[x], name) != 0)
+					x++;
+				if (x < n)
+					continue;
+				if (n == RP_BT_OPS_MAX)
+					return n + 1;
+				seen[n++] = name;
+			}
+	return n;
+}
+
 typedef struct opname {
 	const char *name;
 	uint64_t count;

@@ -24,7 +24,7 @@
 /* Limits on what an input may make us hold; every one is an error naming the field, not a truncation. */
 #define RP_BT_TARGETS_MAX 32     /* a chart or table with more columns is not readable at a glance */
 #define RP_BT_RUNS_MAX 256       /* runs per target, after pooling */
-#define RP_BT_OPS_MAX 128        /* op names per run (reprise has fewer than 64) */
+#define RP_BT_OPS_MAX 128        /* op names per run, and in all runs together (reprise has fewer than 64) */
 #define RP_BT_NAME_MAX 4096      /* bytes of a target, fs type, mount options or op name (PATH_MAX) */
 #define RP_BT_SERIES_MAX 1000000 /* seconds of a run's per-second series (11.5 days) */
 #define RP_BT_BUCKETS_MAX 4352   /* buckets of a histogram: replay's layout (S = 7, M = 40) has this many */
@@ -194,6 +194,14 @@ void rp__bt_display(char *buf, size_t size, const char *s);
  * of memory.
  */
 const char **rp__bt_op_names(const rp_bt_set *s, size_t *n);
+
+/*
+ * How many distinct op names the runs of s have (every run, counted or not),
+ * counting no further than RP_BT_OPS_MAX + 1: more kinds than one run may
+ * have is a broken or hostile input (the loader refuses it), and keeps every
+ * per-op loop small.
+ */
+size_t rp__bt_op_kinds(const rp_bt_set *s);
 
 /*
  * The table: a row per measure (fs type, mount options, runs, MB/s, ops/s,

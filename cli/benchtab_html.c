@@ -20,6 +20,8 @@ static const char *const dashes[] = { "", "8 4", "2 3", "10 3 2 3", "5 5", "1 4"
 #define LABEL_BYTES 40
 #define ESC_MAX (4 * RP_BT_NAME_MAX + 1)
 
+_Static_assert(RP_BT_TARGETS_MAX <= 52, "a letter per target: A-Z, a-z");
+
 static const char *colour(size_t i)
 {
 	return colours[i % NCOLOURS];

@@ -481,6 +481,8 @@ int rp__bt_load_buffer(rp_bt_set *s, const char *name, const char *buf, size_t l
 		else
 			bad(&c, "schema", "\"%.64s\" is neither \"reprise-bench/1\" nor \"reprise-replay\"", schema);
 	}
+	if (rc == 0 && rp__bt_op_kinds(s) > RP_BT_OPS_MAX)
+		rc = bad(&c, "", "more than %d distinct op names in the inputs so far", RP_BT_OPS_MAX);
 	json_decref(doc);
 	return rc;
 }

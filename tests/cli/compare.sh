@@ -225,6 +225,19 @@ mutate longseries "d['series'] = [{'t': 2000000, 'ops': 1, 'bytes': 1, 'warmup':
 bad "a series past its limit" "$tmp/longseries.json" "longseries.json: series\\[0\\]: t 2000000 .* past 1000000"
 mutate opname "d['ops']['x' * 5000] = d['ops']['read']"
 bad "an op name past its limit" "$tmp/opname.json" "opname.json: ops.x+: an op name must be 1 to 4096 bytes"
+python3 -c "
+import json
+b = json.load(open('$tmp/bench.json'))
+r = b['targets'][0]['runs'][1]
+runs = []
+for i in range(3):
+    res = json.loads(json.dumps(r['result']))
+    res['ops'] = {'op%d_%d' % (i, k): v for k, v in enumerate(list(res['ops'].values()) * 20) if k < 60}
+    runs.append(dict(r, run=i + 1, result=res))
+b['targets'] = [dict(b['targets'][0], runs=runs)]
+json.dump(b, open('$tmp/kinds.json', 'w'))
+"
+bad "more op kinds over the runs than the limit" "$tmp/kinds.json" "kinds.json: more than 128 distinct op names"
 printf '{"schema": "reprise-replay", "schema": "reprise-replay"}' >"$tmp/dup.json"
 bad "a duplicate key" "$tmp/dup.json" "dup.json: not JSON: .*duplicate"
 python3 -c "
