@@ -250,8 +250,14 @@ static int get_series(const ctx *c, const json_t *res, rp_bt_run *r)
 		return bad(c, "series", "more than %d seconds", RP_BT_SERIES_MAX);
 	if (n == 0)
 		return 0;
-	/* replay writes one object per second, t = 0, 1, ...: the last t is the length */
-	uint64_t last = 0;
+	/*
+	 * replay writes one object per second, t = 0, 1, ... with none left out:
+	 * t must be its index, so what a series holds is bounded by the file's
+	 * bytes (a lone t = 999999 would otherwise cost 24 MB per run)
+	 */
+	char err[PATH_TEXT_MAX];
+	if (rp__bt_series_alloc(r, n, err, sizeof(err)))
+		return bad(c, "series", "%s", err);
 	for (size_t i = 0; i < n; i++) {
 		const json_t *const e = json_array_get(a, i);
 		pathf(p, "series[%zu]", i);
@@ -260,19 +266,9 @@ static int get_series(const ctx *c, const json_t *res, rp_bt_run *r)
 		uint64_t t;
 		if (get_u64(c, e, p, "t", &t))
 			return -1;
-		if ((i > 0 && t <= last) || t >= RP_BT_SERIES_MAX)
-			return bad(c, p, "t %" PRIu64 " is not after the one before it, or past %d", t, RP_BT_SERIES_MAX);
-		last = t;
-	}
-	char err[PATH_TEXT_MAX];
-	if (rp__bt_series_alloc(r, (size_t)last + 1, err, sizeof(err)))
-		return bad(c, "series", "%s", err);
-	for (size_t i = 0; i < n; i++) {
-		const json_t *const e = json_array_get(a, i);
-		pathf(p, "series[%zu]", i);
-		uint64_t t = 0;
-		get_u64(c, e, p, "t", &t);
-		rp_bt_sec *const s = &r->series[t];
+		if (t != i)
+			return bad(c, p, "t %" PRIu64 " is not %zu: the series has a second per element, in order", t, i);
+		rp_bt_sec *const s = &r->series[i];
 		const json_t *const w = need(c, e, p, "warmup", JSON_TRUE);
 		if (get_u64(c, e, p, "ops", &s->ops) || get_u64(c, e, p, "bytes", &s->bytes) || !w)
 			return -1;

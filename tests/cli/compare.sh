@@ -219,10 +219,18 @@ mutate bucket "d['ops']['read']['histogram']['buckets'][0] = [1, 'x']"
 bad "a bucket that is not two integers" "$tmp/bucket.json" "bucket.json: ops.read.histogram.buckets\\[0\\]: expected \\[lo_ns, count\\]"
 mutate layout "d['histogram_layout']['sub_bits'] = 8"
 bad "another histogram layout" "$tmp/layout.json" "layout.json: histogram_layout: sub_bits 8"
-mutate series "d['series'][0]['t'] = 5; d['series'][1]['t'] = 5"
-bad "a series out of order" "$tmp/series.json" "series.json: series\\[1\\]: t 5 is not after"
-mutate longseries "d['series'] = [{'t': 2000000, 'ops': 1, 'bytes': 1, 'warmup': False}]"
-bad "a series past its limit" "$tmp/longseries.json" "longseries.json: series\\[0\\]: t 2000000 .* past 1000000"
+mutate series "d['series'][0]['t'] = 1; d['series'][1]['t'] = 0"
+bad "a series out of order" "$tmp/series.json" "series.json: series\\[0\\]: t 1 is not 0"
+mutate gap "d['series'] = [{'t': 999999, 'ops': 1, 'bytes': 1, 'warmup': False}]"
+bad "a second far ahead (24 MB from 60 bytes)" "$tmp/gap.json" "gap.json: series\\[0\\]: t 999999 is not 0"
+python3 -c "
+e = '{\"t\":%d,\"ops\":0,\"bytes\":0,\"warmup\":false}'
+import json
+d = json.load(open('$tmp/a1.json')); d['series'] = []
+s = json.dumps(d).replace('\"series\": []', '\"series\": [' + ','.join(e % i for i in range(1000001)) + ']')
+open('$tmp/longseries.json', 'w').write(s)
+"
+bad "a series past its limit" "$tmp/longseries.json" "longseries.json: series: more than 1000000 seconds"
 mutate opname "d['ops']['x' * 5000] = d['ops']['read']"
 bad "an op name past its limit" "$tmp/opname.json" "opname.json: ops.x+: an op name must be 1 to 4096 bytes"
 python3 -c "
