@@ -164,9 +164,9 @@ static bool metric_value(const rp_bt_run *r, rp_bt_metric m, const char *op, dou
 	case RP_BT_LAG_P50: *v = r->lag_p50_us; return true;
 	case RP_BT_LAG_P99: *v = r->lag_p99_us; return true;
 	case RP_BT_LAG_MAX: *v = r->lag_max_us; return true;
-	case RP_BT_ALL_P50: *v = r->all_p50_us; return true;
-	case RP_BT_ALL_P99: *v = r->all_p99_us; return true;
-	case RP_BT_ALL_MAX: *v = r->all_max_us; return true;
+	case RP_BT_ALL_P50: *v = r->all_p50_us / 1e3; return true;
+	case RP_BT_ALL_P99: *v = r->all_p99_us / 1e3; return true;
+	case RP_BT_ALL_MAX: *v = r->all_max_us / 1e3; return true;
 	case RP_BT_FAILURES:
 		*v = (double)(r->failures - (r->failures_expected < r->failures ? r->failures_expected : r->failures));
 		return true;
@@ -183,7 +183,7 @@ static bool metric_value(const rp_bt_run *r, rp_bt_metric m, const char *op, dou
 		o = op ? find_op(r, op) : NULL;
 		if (!o || o->count == 0)
 			return false;
-		*v = m == RP_BT_OP_P50 ? o->p50_us : m == RP_BT_OP_P99 ? o->p99_us : o->max_us;
+		*v = (m == RP_BT_OP_P50 ? o->p50_us : m == RP_BT_OP_P99 ? o->p99_us : o->max_us) / 1e3;
 		return true;
 	}
 	return false;
@@ -422,7 +422,8 @@ static int metric_row(table *t, const rp_bt_set *s, const char *label, rp_bt_met
 				snprintf(mark, sizeof(mark), " %sx", ratio);
 			}
 		}
-		if (sp[i].n > 1 && sp[i].min != sp[i].max)
+		/* a spread that prints as one number is not shown (as bench does) */
+		if (sp[i].n > 1 && strcmp(lo, hi) != 0)
 			snprintf(c, CELL_MAX, "%s (%s..%s)%s", med, lo, hi, mark);
 		else
 			snprintf(c, CELL_MAX, "%s%s", med, mark);
@@ -469,8 +470,8 @@ void rp__bt_runs_text(char *buf, size_t size, const rp_bt_target *t)
 
 static int build(table *t, const rp_bt_set *s)
 {
-	if (text_row(t, s, "target", 0) || text_row(t, s, "fs type", 1) || text_row(t, s, "mount options", 2) ||
-	    text_row(t, s, "runs", 3))
+	if (text_row(t, s, "target", 0) || text_row(t, s, "file system", 1) || text_row(t, s, "mount options", 2) ||
+	    text_row(t, s, "runs counted", 3))
 		return -1;
 #define ROW(m, label, key) { label, m },
 	static const struct {
@@ -489,7 +490,7 @@ static int build(table *t, const rp_bt_set *s)
 		rp__bt_display(name, sizeof(name), ops[i]);
 		static const char *const q[] = { "p50", "p99", "max" };
 		for (int k = 0; k < 3 && rc == 0; k++) {
-			snprintf(label, sizeof(label), "%s %s us", name, q[k]);
+			snprintf(label, sizeof(label), "%s %s (ms)", name, q[k]);
 			rc = metric_row(t, s, label, k == 0 ? RP_BT_OP_P50 : k == 1 ? RP_BT_OP_P99 : RP_BT_OP_MAX, ops[i]);
 		}
 	}
@@ -528,7 +529,7 @@ int rp__bt_print(const rp_bt_set *s, FILE *f)
 		fputc('\n', f);
 	}
 	fprintf(f, "median (min..max) over the counted runs (not discarded, not failed); * the best of a row, Nx a "
-		   "target's value over the best's.\nlatency rows: each run's p50, p99 and max, in microseconds (us); "
+		   "target's value over the best's.\nlatency rows: each run's p50, p99 and max, in ms (issue lag in us); "
 		   "errors: failures the trace did not record.\n");
 	rc = ferror(f) ? -1 : 0;
 fail:

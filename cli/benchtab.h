@@ -149,25 +149,28 @@ typedef enum rp_bt_metric {
 	RP_BT_MISMATCHES,
 	RP_BT_FLUSH_S,     /* final_sync_ns in s; runs with -1 left out */
 	RP_BT_DIRTY_MB,    /* dirty_bytes_at_end in MB; runs with -1 left out */
-	RP_BT_OP_P50,      /* an op's (rp__bt_spread's op argument) p50_us; latencies and lags in µs */
+	RP_BT_OP_P50,      /* an op's (rp__bt_spread's op argument) p50, in ms as all latencies; lags in µs */
 	RP_BT_OP_P99,
 	RP_BT_OP_MAX,
 } rp_bt_metric;
 
-/* The rows of the table, bench's and compare's, in order: X(metric, label, JSON key). Op rows follow them. */
+/*
+ * The rows of the table, in order, labelled and in the units `reprise bench`
+ * prints (latency ms, lag µs): X(metric, label, JSON key).  Op rows follow.
+ */
 #define RP_BT_ROWS(X)                                            \
 	X(RP_BT_MB_S, "MB/s", "mb_per_sec")                      \
 	X(RP_BT_OPS_S, "ops/s", "ops_per_sec")                   \
-	X(RP_BT_LAG_P50, "issue lag p50 us", "lag_p50_us")       \
-	X(RP_BT_LAG_P99, "issue lag p99 us", "lag_p99_us")       \
-	X(RP_BT_LAG_MAX, "issue lag max us", "lag_max_us")       \
-	X(RP_BT_ALL_P50, "all ops p50 us", "all_p50_us")         \
-	X(RP_BT_ALL_P99, "all ops p99 us", "all_p99_us")         \
-	X(RP_BT_ALL_MAX, "all ops max us", "all_max_us")         \
+	X(RP_BT_FLUSH_S, "flush at end (s)", "flush_at_end_s")   \
+	X(RP_BT_DIRTY_MB, "dirty at end (MB)", "dirty_at_end_mb") \
+	X(RP_BT_ALL_P50, "all p50 (ms)", "all_p50_ms")           \
+	X(RP_BT_ALL_P99, "all p99 (ms)", "all_p99_ms")           \
+	X(RP_BT_ALL_MAX, "all max (ms)", "all_max_ms")           \
+	X(RP_BT_LAG_P50, "issue lag p50 (us)", "lag_p50_us")     \
+	X(RP_BT_LAG_P99, "issue lag p99 (us)", "lag_p99_us")     \
+	X(RP_BT_LAG_MAX, "issue lag max (us)", "lag_max_us")     \
 	X(RP_BT_FAILURES, "errors", "errors")                    \
-	X(RP_BT_MISMATCHES, "mismatches", "mismatches")          \
-	X(RP_BT_FLUSH_S, "flush at end s", "flush_at_end_s")     \
-	X(RP_BT_DIRTY_MB, "dirty at end MB", "dirty_at_end_mb")
+	X(RP_BT_MISMATCHES, "mismatches", "mismatches")
 
 rp_bt_spread rp__bt_spread(const rp_bt_target *t, rp_bt_metric m, const char *op);
 bool rp__bt_higher_is_better(rp_bt_metric m);

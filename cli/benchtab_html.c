@@ -734,7 +734,7 @@ static void html_table(FILE *f, const rp_bt_set *s, const char *const *ops, size
 #undef ROW
 	for (size_t n = 0; n < nops && n < RP_BT_OPS_MAX; n++)
 		for (int q = 0; q < 3; q++) {
-			rows[nr].label = q == 0 ? "p50 \xc2\xb5s" : q == 1 ? "p99 \xc2\xb5s" : "max \xc2\xb5s";
+			rows[nr].label = q == 0 ? "p50 (ms)" : q == 1 ? "p99 (ms)" : "max (ms)";
 			rows[nr].m = q == 0 ? RP_BT_OP_P50 : q == 1 ? RP_BT_OP_P99 : RP_BT_OP_MAX;
 			rows[nr++].op = ops[n];
 		}
@@ -761,7 +761,7 @@ static void html_table(FILE *f, const rp_bt_set *s, const char *const *ops, size
 			num(b3, sizeof(b3), sp[i].max);
 			const bool is_best = have > 1 && sp[i].median == best;
 			fprintf(f, "<td%s>%s", is_best ? " class=\"best\"" : "", b1);
-			if (sp[i].n > 1 && sp[i].min != sp[i].max)
+			if (sp[i].n > 1 && strcmp(b2, b3) != 0)
 				fprintf(f, " <small>(%s..%s)</small>", b2, b3);
 			if (is_best)
 				fputs(" \xe2\x98\x85", f);
@@ -775,7 +775,7 @@ static void html_table(FILE *f, const rp_bt_set *s, const char *const *ops, size
 		fputs("</tr>\n", f);
 	}
 	fputs("</tbody></table>\n<p class=\"note\">Median over the counted runs (not discarded, not failed), (min..max) when "
-	      "they differ; latencies in \xc2\xb5s; errors: failures the trace did not record; \xe2\x98\x85 the best of a row; Nx a target's value over the best's (below 1: less throughput, above "
+	      "they differ; latencies in ms, issue lag in \xc2\xb5s; errors: failures the trace did not record; \xe2\x98\x85 the best of a row; Nx a target's value over the best's (below 1: less throughput, above "
 	      "1: more latency).</p>\n",
 	      f);
 }

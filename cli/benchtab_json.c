@@ -561,7 +561,7 @@ static json_t *build_compare(jb *b, const rp_bt_set *s, const char *const *input
 	}
 	size_t nops = 0;
 	const char **const names = rp__bt_op_names(s, &nops);
-	static const char *const qk[] = { "p50_us", "p99_us", "max_us" };
+	static const char *const qk[] = { "p50_ms", "p99_ms", "max_ms" };
 	static const rp_bt_metric qm[] = { RP_BT_OP_P50, RP_BT_OP_P99, RP_BT_OP_MAX };
 	for (size_t n = 0; n < nops; n++)
 		for (size_t i = 0; i < s->ntargets; i++) {

@@ -39,14 +39,14 @@ check "replay null" "$reprise" replay "$trace" --backend null --target "$tmp/b" 
 # 1. The table from two replay files: one column per target, every measure, the best marked.
 check "compare two replay files" "$reprise" compare "$tmp/a1.json" "$tmp/b.json"
 has "a column per target" out "^target +$tmp/a +$tmp/b\$"
-has "fs type and mount options rows" out '^fs type +[^ ]+ +[^ ]+$'
+has "fs type and mount options rows" out '^file system +[^ ]+ +[^ ]+$'
 has "a MB/s row with the best marked and a ratio" out '^MB/s +[0-9.]+ [0-9.e+-]+x +[0-9.]+ \*$'
 has "an ops/s row" out '^ops/s '
-has "issue lag rows" out '^issue lag p99 us '
+has "issue lag rows" out '^issue lag p99 \(us\) '
 has "errors and mismatches rows" out '^mismatches '
-has "per-op latency rows" out '^read p99 us '
+has "per-op latency rows" out '^read p99 \(ms\) '
 has "the legend says what the cells are" out 'median \(min\.\.max\) over the counted runs'
-has "an all-ops latency row" out '^all ops p99 us '
+has "an all-ops latency row" out '^all p99 \(ms\) '
 check "--json" "$reprise" compare --json "$tmp/a1.json" "$tmp/b.json"
 cp "$tmp/out" "$tmp/cmp.json"
 py "the JSON's medians are the runs' numbers, the best and the ratio follow" "
@@ -64,11 +64,11 @@ for k in ('mb_per_sec', 'ops_per_sec'):
     assert x['best'] == (a[k] == best) and y['best'] == (b[k] == best), (k, x, y)
     assert abs(x['ratio'] - a[k] / best) < 1e-9 and abs(y['ratio'] - b[k] / best) < 1e-9, (k, x, y)
 assert ta['metrics']['errors']['median'] == a['failures'] - a['failures_expected']  # as bench counts errors
-assert abs(ta['metrics']['all_p99_us']['median'] - a['latency_us']['p99']) < 1e-6
+assert abs(ta['metrics']['all_p99_ms']['median'] - a['latency_us']['p99'] / 1e3) < 1e-9
 assert tb['metrics']['mismatches']['median'] == b['mismatches']
 for op, v in a['ops'].items():
     if v['count']:
-        assert abs(ta['ops'][op]['p99_us']['median'] - v['p99_us']) < 1e-6, op
+        assert abs(ta['ops'][op]['p99_ms']['median'] - v['p99_us'] / 1e3) < 1e-9, op
         assert ta['ops'][op]['count'] == v['count'], op
 assert ta['metrics']['flush_at_end_s'] is None  # not a bench run
 "
@@ -96,7 +96,7 @@ assert abs(m['min'] - min(r)) < 1e-6 and abs(m['max'] - max(r)) < 1e-6 and abs(m
 "
 check "pooled table" "$reprise" compare "$tmp/a1.json" "$tmp/a2.json" "$tmp/b.json"
 has "the pooled column shows min..max" out '^MB/s +[0-9.]+ \([0-9.]+\.\.[0-9.]+\)'
-has "runs row: 2 and 1" out '^runs +2 +1$'
+has "runs row: 2 and 1" out '^runs counted +2 +1$'
 
 # 3. Bench format: a file as `reprise bench --json` writes it (schema reprise-bench/1), the first
 # run of each target discarded; the discarded run is shown and left out of the numbers.
@@ -117,9 +117,9 @@ bench = {'schema': 'reprise-bench/1', 'trace': {'path': 'x.rpz', 'sha256': None}
 json.dump(bench, open('$tmp/bench.json', 'w'))
 "
 check "compare a bench file" "$reprise" compare "$tmp/bench.json"
-has "runs: 2 and the discarded one; the failed ones said" out '^runs +2 \(\+1 discarded\) +2 \(\+1 discarded, 2 failed\)$'
-has "flush at end from the bench runs (1 and 3 ms: median 2 ms)" out '^flush at end s +0.002 \(0.001\.\.0.003\) +-$'
-has "dirty data at end, a decrease too (runs 2 and 3: -4096 and 0 bytes)" out '^dirty at end MB +-0.002 \(-0.004[0-9]*\.\.0\) '
+has "runs: 2 and the discarded one; the failed ones said" out '^runs counted +2 \(\+1 discarded\) +2 \(\+1 discarded, 2 failed\)$'
+has "flush at end from the bench runs (1 and 3 ms: median 2 ms)" out '^flush at end \(s\) +0.002 \(0.001\.\.0.003\) +-$'
+has "dirty data at end, a decrease too (runs 2 and 3: -4096 and 0 bytes)" out '^dirty at end \(MB\) +-0.002 \(-0.004[0-9]*\.\.0\) '
 check "compare a bench file --json" "$reprise" compare --json "$tmp/bench.json"
 cp "$tmp/out" "$tmp/bj.json"
 py "the discarded run is left out of the medians" "
@@ -307,7 +307,7 @@ assert '<i>op&\"' in ops, ops
 "
 
 # 7. Real `reprise bench --json` output (when this build has bench): compare's numbers are bench's summary.
-lacks "dirty data is not ranked" out '^dirty at end MB .*\*'
+lacks "dirty data is not ranked" out '^dirty at end \(MB\) .*\*'
 if "$reprise" bench --help >/dev/null 2>&1; then
 	mkdir -p "$tmp/bx" "$tmp/by"
 	check "reprise bench on two directories" "$reprise" bench "$trace" --target "$tmp/bx" --target "$tmp/by" --runs 3 \
