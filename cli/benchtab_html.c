@@ -673,7 +673,8 @@ static void verdict_ops(FILE *f, const rp_bt_set *s, const char *const *ops, siz
 		rp_bt_spread sp[RP_BT_TARGETS_MAX];
 		double best;
 		for (size_t n = 0; n < nops; n++) {
-			if (!rp__bt_row(s, RP_BT_OP_P99, ops[n], sp, &best) || !sp[i].n || sp[i].median != best)
+			/* an op only one target ran has nobody to be compared with */
+			if (rp__bt_row(s, RP_BT_OP_P99, ops[n], sp, &best) < 2 || !sp[i].n || sp[i].median != best)
 				continue;
 			/* by how much: against the next best target */
 			double second = -1;
