@@ -1,7 +1,8 @@
 /*
- * The side-by-side table of `reprise bench` and `reprise compare`: targets and
- * their runs as plain C structs, filled from replay JSON (`reprise replay
- * --json`, docs/replay.md) or from results in memory, and printed as one table
+ * The side-by-side table of `reprise compare`, in the labels and units of
+ * `reprise bench`'s: targets and their runs as plain C structs, filled from
+ * replay JSON (`reprise replay --json`, docs/replay.md) or from results in
+ * memory (so bench can print it too), and printed as one table
  * (docs/compare.md).
  *
  * Use: rp__bt_set_create(); per target rp__bt_target_get() (runs of the same
