@@ -15,5 +15,6 @@ extern const rp_command rp__cmd_stat;
 extern const rp_command rp__cmd_capture;
 extern const rp_command rp__cmd_replay;
 extern const rp_command rp__cmd_bench;
+extern const rp_command rp__cmd_compare;
 
 #endif

@@ -17,6 +17,7 @@ static const rp_command *const commands[] = {
 	&rp__cmd_capture,
 	&rp__cmd_replay,
 	&rp__cmd_bench,
+	&rp__cmd_compare,
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

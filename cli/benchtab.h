@@ -1,0 +1,235 @@
+/*
+ * The side-by-side table of `reprise compare`, in the labels and units of
+ * `reprise bench`'s: targets and their runs as plain C structs, filled from
+ * replay JSON (`reprise replay --json`, docs/replay.md) or from results in
+ * memory (so bench can print it too), and printed as one table
+ * (docs/compare.md).
+ *
+ * Use: rp__bt_set_create(); per target rp__bt_target_get() (runs of the same
+ * target string and fs type pool into one); per run rp__bt_run_add() and fill
+ * it, from a replay result with rp__bt_run_from_json() or field by field
+ * (rp__bt_op_add() for each op, rp__bt_series_alloc() for the per-second
+ * series); then rp__bt_print() and rp__bt_set_destroy().  Nothing here prints
+ * but rp__bt_print, to the FILE it is given.
+ */
+#ifndef REPRISE_CLI_BENCHTAB_H
+#define REPRISE_CLI_BENCHTAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+/* Limits on what an input may make us hold; every one is an error naming the field, not a truncation. */
+#define RP_BT_TARGETS_MAX 32     /* a chart or table with more columns is not readable at a glance */
+#define RP_BT_RUNS_MAX 256       /* runs per target, after pooling */
+#define RP_BT_OPS_MAX 128        /* op names per run, and in all runs together (reprise has fewer than 64) */
+#define RP_BT_NAME_MAX 4096      /* bytes of a target, fs type, mount options or op name (PATH_MAX) */
+#define RP_BT_SERIES_MAX 1000000 /* seconds of a run's per-second series (11.5 days) */
+#define RP_BT_BUCKETS_MAX 4352   /* buckets of a histogram: replay's layout (S = 7, M = 40) has this many */
+
+/* The histogram layout replay writes (docs/replay.md, "Histograms"): only this one is read. */
+#define RP_BT_HIST_SUB_BITS 7
+#define RP_BT_HIST_MAX_BITS 40
+
+/* A log-linear latency histogram: the non-empty buckets as (lo_ns, count), by increasing lo_ns. */
+typedef struct rp_bt_hist {
+	uint64_t count, min_ns, max_ns;
+	size_t n;
+	uint64_t (*b)[2];
+} rp_bt_hist;
+
+typedef struct rp_bt_op {
+	char *name; /* "read", as replay names ops (owned) */
+	uint64_t count, bytes, failures, mismatches;
+	double avg_us, p50_us, p99_us, max_us;
+	rp_bt_hist hist; /* n == 0: none */
+} rp_bt_op;
+
+/* One second of a run (series[t]): ops issued in it and their bytes. */
+typedef struct rp_bt_sec {
+	uint64_t ops, bytes;
+	bool warmup;
+} rp_bt_sec;
+
+typedef struct rp_bt_run {
+	uint32_t run;    /* its number in the bench, from 1 (a replay file: 1) */
+	bool discarded;  /* bench --discard-first: shown, left out of every median and chart */
+	bool failed;     /* bench: the run did not start or ended in an error: counted apart, left out as discarded */
+	char *source;    /* the file it came from, for messages (owned; may be NULL) */
+	double elapsed_s, warmup_s, mb_per_sec, ops_per_sec;
+	uint64_t total_ops, bytes, failures, failures_expected, mismatches;
+	double lag_p50_us, lag_p99_us, lag_max_us;
+	double all_p50_us, all_p99_us, all_max_us; /* latency_us over every op */
+	int64_t final_sync_ns; /* bench: the flush at end, counted in elapsed_s; -1 when no sync ran */
+	/* bench: Dirty + Writeback bytes (system-wide) at the end of the ops minus at their start; may be < 0 */
+	int64_t dirty_bytes_at_end;
+	bool dirty_known; /* dirty_bytes_at_end was measured */
+	rp_bt_op *ops;
+	size_t nops;
+	rp_bt_sec *series;
+	size_t nseries;
+} rp_bt_run;
+
+typedef struct rp_bt_target {
+	char *target, *fs_type, *mount_options; /* owned; "" when not known */
+	rp_bt_run *runs;
+	size_t nruns;
+} rp_bt_target;
+
+typedef struct rp_bt_set {
+	rp_bt_target *targets; /* in the order first seen */
+	size_t ntargets;
+} rp_bt_set;
+
+rp_bt_set *rp__bt_set_create(void);
+void rp__bt_set_destroy(rp_bt_set *s); /* NULL: nothing */
+
+/*
+ * The target named target on fs_type (either may be NULL: ""), added if new
+ * (its mount options taken from this call; a later one with other options is
+ * the same target).  NULL when out of memory or past RP_BT_TARGETS_MAX (err
+ * says which).
+ */
+rp_bt_target *rp__bt_target_get(rp_bt_set *s, const char *target, const char *fs_type, const char *mount_options,
+				char *err, size_t errsize);
+
+/* A new zeroed run of t (final_sync_ns -1, dirty not known); NULL when out of memory or past RP_BT_RUNS_MAX. */
+rp_bt_run *rp__bt_run_add(rp_bt_target *t, char *err, size_t errsize);
+/* A new zeroed op of r named name; NULL when out of memory or past RP_BT_OPS_MAX. */
+rp_bt_op *rp__bt_op_add(rp_bt_run *r, const char *name, char *err, size_t errsize);
+/* r->series as n zeroed seconds; -1 when out of memory or past RP_BT_SERIES_MAX. */
+int rp__bt_series_alloc(rp_bt_run *r, size_t n, char *err, size_t errsize);
+
+/*
+ * Fill r from one replay result object (what `reprise replay --json` writes,
+ * schema "reprise-replay" version 2), every field used checked for presence,
+ * type and range.  where names the object in messages ("run.json" or
+ * "run.json: targets[0].runs[1].result"); an error is "WHERE.FIELD: what".
+ * 0, or -1 with err set.
+ */
+int rp__bt_run_from_json(rp_bt_run *r, const json_t *result, const char *where, char *err, size_t errsize);
+
+/*
+ * A whole file's bytes (a bench file, schema "reprise-bench/1", or one replay
+ * result) added to s: a replay file is one run of the target its provenance
+ * names.  name is the file, for messages ("name: field: error").  0, or -1
+ * with err set (s may then hold part of the file: destroy it).
+ */
+#define RP_BT_FILE_MAX (256u << 20) /* bytes of one input file: a bench of 256 runs of an hour's replay is ~100 MB */
+int rp__bt_load_buffer(rp_bt_set *s, const char *name, const char *buf, size_t len, char *err, size_t errsize);
+
+/* Is r in the numbers and charts: not discarded, not failed? */
+static inline bool rp__bt_counted(const rp_bt_run *r)
+{
+	return !r->discarded && !r->failed;
+}
+
+/* "3 (+1 discarded, 1 failed)": the runs row's cell. */
+void rp__bt_runs_text(char *buf, size_t size, const rp_bt_target *t);
+
+/* Statistics over a target's counted runs: not discarded, not failed. */
+typedef struct rp_bt_spread {
+	size_t n; /* runs counted; 0: the rest is 0 */
+	double min, median, max;
+} rp_bt_spread;
+
+/* What a row measures: the field of a run it reads, and which way is better. */
+typedef enum rp_bt_metric {
+	RP_BT_MB_S,
+	RP_BT_OPS_S,
+	RP_BT_LAG_P50,
+	RP_BT_LAG_P99,
+	RP_BT_LAG_MAX,
+	RP_BT_ALL_P50,     /* latency_us of every op */
+	RP_BT_ALL_P99,
+	RP_BT_ALL_MAX,
+	RP_BT_FAILURES,    /* failures the trace did not record (failures - failures_expected), as bench counts errors */
+	RP_BT_MISMATCHES,
+	RP_BT_FLUSH_S,     /* final_sync_ns in s; runs with -1 left out */
+	RP_BT_DIRTY_MB,    /* dirty_bytes_at_end in MB; runs with -1 left out */
+	RP_BT_OP_P50,      /* an op's (rp__bt_spread's op argument) p50, in ms as all latencies; lags in µs */
+	RP_BT_OP_P99,
+	RP_BT_OP_MAX,
+} rp_bt_metric;
+
+/*
+ * The rows of the table, in order, labelled and in the units `reprise bench`
+ * prints (latency ms, lag µs): X(metric, label, JSON key).  Op rows follow.
+ */
+#define RP_BT_ROWS(X)                                            \
+	X(RP_BT_MB_S, "MB/s", "mb_per_sec")                      \
+	X(RP_BT_OPS_S, "ops/s", "ops_per_sec")                   \
+	X(RP_BT_FLUSH_S, "flush at end (s)", "flush_at_end_s")   \
+	X(RP_BT_DIRTY_MB, "dirty at end (MB)", "dirty_at_end_mb") \
+	X(RP_BT_ALL_P50, "all p50 (ms)", "all_p50_ms")           \
+	X(RP_BT_ALL_P99, "all p99 (ms)", "all_p99_ms")           \
+	X(RP_BT_ALL_MAX, "all max (ms)", "all_max_ms")           \
+	X(RP_BT_LAG_P50, "issue lag p50 (us)", "lag_p50_us")     \
+	X(RP_BT_LAG_P99, "issue lag p99 (us)", "lag_p99_us")     \
+	X(RP_BT_LAG_MAX, "issue lag max (us)", "lag_max_us")     \
+	X(RP_BT_FAILURES, "errors", "errors")                    \
+	X(RP_BT_MISMATCHES, "mismatches", "mismatches")
+
+rp_bt_spread rp__bt_spread(const rp_bt_target *t, rp_bt_metric m, const char *op);
+bool rp__bt_higher_is_better(rp_bt_metric m);
+
+/*
+ * A row: sp[i] the spread of m over target i's runs (sp has room for
+ * s->ntargets), *best the best median of them (NAN for a row not ranked:
+ * dirty data).  Returns how many targets have m: 0, the row is left out; 1,
+ * nothing to mark best.  A ratio is shown only when the best is above 0.
+ */
+size_t rp__bt_row(const rp_bt_set *s, rp_bt_metric m, const char *op, rp_bt_spread *sp, double *best);
+
+/*
+ * s for a terminal or a page: valid UTF-8 that is not a control as is, every
+ * other byte \xNN, into buf (truncated to size).  Replay's JSON names are
+ * already escaped so (rp_text_escape_utf8): a backslash stays one.
+ */
+void rp__bt_display(char *buf, size_t size, const char *s);
+
+/*
+ * The op names of every counted run in s, each once, by
+ * decreasing total count (ties by name); *n their number.  A NULL-free array
+ * of pointers into s (free() the array only); NULL with *n 0 when none or out
+ * of memory.
+ */
+const char **rp__bt_op_names(const rp_bt_set *s, size_t *n);
+
+/*
+ * How many distinct op names the runs of s have (every run, counted or not),
+ * counting no further than RP_BT_OPS_MAX + 1: more kinds than one run may
+ * have is a broken or hostile input (the loader refuses it), and keeps every
+ * per-op loop small.
+ */
+size_t rp__bt_op_kinds(const rp_bt_set *s);
+
+/*
+ * The table: a row per measure (fs type, mount options, runs, MB/s, ops/s,
+ * issue lag, all ops' latency, errors, mismatches, flush at end and dirty data
+ * when known, then each op's p50/p99/max latency), a column per target; each
+ * cell the median over the counted runs with min..max, the best of a row marked
+ * `*` and every other one's ratio to it.  Names are printed escaped (no
+ * control byte reaches the terminal).  0, or -1 on a write error or when out
+ * of memory (errno set).
+ */
+int rp__bt_print(const rp_bt_set *s, FILE *f);
+
+/*
+ * The table's numbers as JSON (schema "reprise-compare/1", docs/compare.md):
+ * inputs names the files they came from.  0, or -1 with errno set.
+ */
+int rp__bt_json(const rp_bt_set *s, const char *const *inputs, size_t ninputs, FILE *f);
+
+/*
+ * One self-contained HTML page (no network fetch, script, font or image from
+ * elsewhere): the table, then SVG charts of throughput over time, latency CDFs
+ * per op, the op mix and the spread over runs (docs/compare.md).  Every name
+ * is HTML-escaped.  0, or -1 with errno set.
+ */
+int rp__bt_html(const rp_bt_set *s, const char *const *inputs, size_t ninputs, FILE *f);
+
+#endif
