@@ -240,13 +240,14 @@ static void target_fs(rp_cli_prov *pv, const char *target)
 	char type[32] = "";
 	if (!find_mount(pv, target, &st.st_dev, type, sizeof(type)))
 		find_mount(pv, target, NULL, type, sizeof(type));
-	for (size_t i = 0; i < sizeof(fs_names) / sizeof(fs_names[0]); i++)
-		if (fs_names[i].magic == magic) {
+	/* the mount's own type names it best (ext2, ext3 and ext4 share one magic); the magic when no mount says */
+	if (type[0])
+		snprintf(pv->fs, sizeof(pv->fs), "%s", type);
+	for (size_t i = 0; !pv->fs[0] && i < sizeof(fs_names) / sizeof(fs_names[0]); i++)
+		if (fs_names[i].magic == magic)
 			snprintf(pv->fs, sizeof(pv->fs), "%s", fs_names[i].name);
-			break;
-		}
 	if (!pv->fs[0])
-		snprintf(pv->fs, sizeof(pv->fs), "%s", type[0] ? type : pv->fs_magic);
+		snprintf(pv->fs, sizeof(pv->fs), "%s", pv->fs_magic);
 	pv->p.target_fs = pv->fs;
 }
 
