@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <string.h>
 #include <strings.h>
 
@@ -114,6 +115,15 @@ int rp__smb_target_parse(const char *target, rp_smb_target *t, char *errbuf)
 		return rp_fail(errbuf, RP_E_INVAL, "%s: no host", target);
 	if (host_len > RP_SMB_HOST_MAX)
 		return rp_fail(errbuf, RP_E_LIMIT, "%s: host name longer than %d bytes", target, RP_SMB_HOST_MAX);
+	/* A host goes into the URL as it is: a DNS name or an address (RFC 3986 reg-name without escapes, or [v6]) */
+	for (size_t i = 0; i < host_len; i++) {
+		const unsigned char ch = (unsigned char)auth[i];
+		const bool v6 = auth[0] == '[' && (ch == '[' || ch == ']' || ch == ':');
+		if (!v6 && !((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '.' ||
+			     ch == '-' || ch == '_'))
+			return rp_fail(errbuf, RP_E_INVAL, "%s: the host has a character no host name has (byte 0x%02x)",
+				       target, ch);
+	}
 	memcpy(t->host, auth, host_len);
 	t->host[host_len] = '\0';
 	if (port) {

@@ -59,6 +59,9 @@ static void test_target_refused(void **state)
 		{ "smb://h/s/a%4", "bad directory name" },
 		{ "smb://h/s/a b", "a space or control character" },
 		{ "smb://[::1/s", "unterminated" },
+		{ "smb://b\261\261\261/m//bb/b", "no host name has" }, /* found by fuzz-smb-auth: raw bytes in the URL */
+		{ "smb://h%41/s", "no host name has" },
+		{ "smb://h<x>/s", "no host name has" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		eb[0] = '\0';
