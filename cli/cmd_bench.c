@@ -14,6 +14,7 @@
 #include "cli/bench_mkfs.h"
 #include "cli/commands.h"
 #include "cli/input.h"
+#include "cli/json.h"
 #include "cli/outfile.h"
 #include "cli/provenance.h"
 #include "cli/replay_cli.h"
@@ -136,17 +137,7 @@ __attribute__((format(printf, 3, 4))) static void say(char *buf, size_t size, co
 /* A string from the command line, escaped for JSON as the replay report escapes names. */
 static json_t *jname(const char *s)
 {
-	if (!s)
-		return json_null();
-	const size_t n = strlen(s);
-	const size_t need = rp_text_escape_utf8(NULL, 0, s, n) + 1;
-	char *const buf = malloc(need);
-	if (!buf)
-		return NULL;
-	rp_text_escape_utf8(buf, need, s, n);
-	json_t *const v = json_string(buf);
-	free(buf);
-	return v;
+	return s ? rp__cli_json_name(s, strlen(s)) : json_null();
 }
 
 typedef struct bench_ctx {

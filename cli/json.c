@@ -25,8 +25,7 @@ static json_t *ju64(uint64_t v)
 	return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
 }
 
-/* A name from a trace, at most len bytes: valid UTF-8 always, controls and stray bytes as \xNN. */
-static json_t *jname(const char *s, size_t len)
+json_t *rp__cli_json_name(const char *s, size_t len)
 {
 	const size_t n = strnlen(s, len);
 	const size_t need = rp_text_escape_utf8(NULL, 0, s, n) + 1;
@@ -107,8 +106,8 @@ json_t *rp__cli_stat_object(const rp_summary *s, const rp_trace_meta *meta, cons
 	jb b = { .oom = false };
 	json_t *const d = json_object();
 	jput(&b, d, "source", json_string(rp_source_name(meta->source)));
-	jput(&b, d, "input", meta->source_name[0] ? jname(meta->source_name, RP_META_NAME_MAX) : json_null());
-	jput(&b, d, "host", meta->host[0] ? jname(meta->host, RP_META_HOST_MAX) : json_null());
+	jput(&b, d, "input", meta->source_name[0] ? rp__cli_json_name(meta->source_name, RP_META_NAME_MAX) : json_null());
+	jput(&b, d, "host", meta->host[0] ? rp__cli_json_name(meta->host, RP_META_HOST_MAX) : json_null());
 	jput(&b, d, "anonymized", json_boolean(meta->flags & RP_META_ANONYMIZED));
 	jput(&b, d, "timed", json_boolean(meta->flags & RP_META_TIMED));
 	jput(&b, d, "truncated", json_boolean(meta->flags & RP_META_TRUNCATED));

@@ -22,6 +22,8 @@ int rp__cli_stat_json(const rp_summary *s, const rp_trace_meta *meta, const rp_p
 /* The same document as an object (the caller owns it; `stat --diff --json` holds two); *oom when incomplete. */
 json_t *rp__cli_stat_object(const rp_summary *s, const rp_trace_meta *meta, const rp_plan *plan,
 			    const rp_timeline *timeline, bool *oom);
+/* A name from a trace or the command line, at most len bytes, as a JSON string: valid UTF-8 always, controls and stray bytes as \xNN (as replay's report writes names); NULL without memory. */
+json_t *rp__cli_json_name(const char *s, size_t len);
 /* Write d indented, decref it, and report as rp__cli_stat_json does (cmd names the command in messages). */
 int rp__cli_json_dump(json_t *d, bool oom, const char *cmd, FILE *f);
 
