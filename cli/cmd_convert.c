@@ -81,6 +81,7 @@ typedef struct writer {
 	rp_conv_out *out;
 	rp_sink *sink;
 	rp_conv_lf_stats lf; /* a loadfile's: filled at close */
+	char summary[2048];  /* other forms' (fio): filled at close */
 } writer;
 
 /*
@@ -116,7 +117,8 @@ static int writer_open(writer *w, const rp_conv_consumer *c, rp_outfile *of, rp_
 {
 	memset(w, 0, sizeof(*w));
 	w->c = c;
-	rp_conv_out_opts wo = { .rpz_level = (int)o.level, .lf_stats = &w->lf };
+	rp_conv_out_opts wo = { .rpz_level = (int)o.level, .lf_stats = &w->lf, .summary = w->summary,
+				.summary_size = sizeof(w->summary) };
 	rp_conv_lf_opts_init(&wo.lf); /* the dbench-compatible policy (docs/loadfile.md) */
 	wo.lf.dialect = dialect;
 	wo.lf.timestamps = o.timestamps;
@@ -133,6 +135,8 @@ static int writer_close(writer *w, bool cut, const char *outp, char *errbuf)
 		rp__cli_err("convert", "warning: %s: %s", outp, note);
 	if (rc == 0 && !o.quiet && strcmp(w->c->name, "loadfile") == 0)
 		lf_summary(&w->lf, outp);
+	if (rc == 0 && !o.quiet && w->summary[0])
+		fputs(w->summary, stderr);
 	return rc;
 }
 

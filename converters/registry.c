@@ -1,4 +1,4 @@
-/* The built-in producers (.rpz, text, strace log and loadfile readers) and consumers (.rpz and loadfile writers). */
+/* The built-in producers (.rpz, text, strace log and loadfile readers) and consumers (.rpz, loadfile and fio writers). */
 #include "converters/registry.h"
 
 #include <errno.h>
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "converters/ctf.h"
+#include "converters/fio.h"
 #include "converters/optext.h"
 #include "converters/strace.h"
 #include "formats/rpz.h"
@@ -272,6 +273,10 @@ struct rp_conv_out {
 	rp_rpz_writer *rpz;
 	rp_conv_lf *lf;
 	rp_conv_lf_stats *lf_stats;
+	rp_conv_fio *fio;
+	rp_fio_form fio_form;
+	char *summary;
+	size_t summary_size;
 };
 
 static int open_rpz(rp_conv_out **out, FILE *f, const char *name, const rp_conv_out_opts *opts, rp_sink **sink,
@@ -330,12 +335,68 @@ static int close_lf(rp_conv_out *o, bool cut, char *note, char *errbuf)
 	return rc;
 }
 
+/* fio: an iolog (fio --read_iolog), or a job file that lays out what the iolog reads and replays it (docs/fio.md). */
+static int open_fio_form(rp_conv_out **out, FILE *f, const char *name, const rp_conv_out_opts *opts, rp_sink **sink,
+			 rp_fio_form form, char *errbuf)
+{
+	char iolog[4096];
+	if (form == RP_FIO_JOB) {
+		const int e = rp_conv_fio_iolog_for(name, iolog, sizeof(iolog));
+		if (e < 0)
+			return rp_fail(errbuf, RP_E_IO, "%s: cannot name its iolog: %s", name, strerror(-e));
+	}
+	rp_conv_out *const o = calloc(1, sizeof(*o));
+	if (!o)
+		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+	const rp_conv_fio_opts fo = { .form = form, .iolog = form == RP_FIO_JOB ? iolog : NULL };
+	const int rc = rp_conv_fio_open(&o->fio, f, &fo, errbuf);
+	if (rc < 0) {
+		free(o);
+		return rc;
+	}
+	o->fio_form = form;
+	o->summary = opts ? opts->summary : NULL;
+	o->summary_size = opts ? opts->summary_size : 0;
+	*sink = rp_conv_fio_sink(o->fio);
+	*out = o;
+	return 0;
+}
+
+static int open_fio(rp_conv_out **out, FILE *f, const char *name, const rp_conv_out_opts *opts, rp_sink **sink,
+		    char *errbuf)
+{
+	return open_fio_form(out, f, name, opts, sink, RP_FIO_IOLOG, errbuf);
+}
+
+static int open_fio_job(rp_conv_out **out, FILE *f, const char *name, const rp_conv_out_opts *opts, rp_sink **sink,
+			char *errbuf)
+{
+	return open_fio_form(out, f, name, opts, sink, RP_FIO_JOB, errbuf);
+}
+
+static int close_fio(rp_conv_out *o, bool cut, char *note, char *errbuf)
+{
+	note[0] = '\0';
+	if (cut)
+		snprintf(note, RP_ERRBUF_SIZE, "a fio iolog has no header to record that its input was cut");
+	rp_conv_fio_stats st;
+	const int rc = rp_conv_fio_close(o->fio, &st, errbuf);
+	if (rc == 0 && o->summary && o->summary_size)
+		rp_conv_fio_summary(&st, o->fio_form, o->summary, o->summary_size);
+	free(o);
+	return rc;
+}
+
 static const char *const rpz_suffixes[] = { ".rpz", NULL };
 static const char *const lf_suffixes[] = { ".txt", ".load", ".loadfile", "-", NULL };
+static const char *const fio_suffixes[] = { ".iolog", NULL };
+static const char *const fio_job_suffixes[] = { ".fio", NULL };
 
 static const rp_conv_consumer consumers[] = {
 	{ "rpz", rpz_suffixes, open_rpz, close_rpz },
 	{ "loadfile", lf_suffixes, open_lf, close_lf },
+	{ "fio", fio_suffixes, open_fio, close_fio },
+	{ "fio-job", fio_job_suffixes, open_fio_job, close_fio },
 };
 
 const rp_conv_consumer *rp_conv_consumer_find(const char *name)

@@ -62,12 +62,18 @@ typedef struct rp_conv_out_opts {
 	int rpz_level;        /* rpz: zstd level, 0 = the writer's default */
 	rp_conv_lf_opts lf;   /* loadfile: dialect, timestamps, policy */
 	rp_conv_lf_stats *lf_stats; /* loadfile: if not NULL, close fills it (what was merged or written as comments) */
+	/*
+	 * If not NULL, close writes what the form wrote and left out there, lines
+	 * for the user ("" when it has nothing to say: rpz; the loadfile's is lf_stats).
+	 */
+	char *summary;
+	size_t summary_size;
 } rp_conv_out_opts;
 
 typedef struct rp_conv_out rp_conv_out;
 
 typedef struct rp_conv_consumer {
-	const char *name;               /* "rpz", "loadfile" (what --to takes) */
+	const char *name;               /* "rpz", "loadfile", "fio", "fio-job" (what --to takes) */
 	const char *const *suffixes;    /* output names it is chosen for, NULL-terminated ("-" is standard output) */
 	/* A writer on f (name for messages); its sink in *sink. */
 	int (*open)(rp_conv_out **out, FILE *f, const char *name, const rp_conv_out_opts *opts, rp_sink **sink,
