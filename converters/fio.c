@@ -370,6 +370,13 @@ static int do_io(rp_conv_fio *w, const rp_op *op)
 	}
 	if (off > RP_FIO_END_MAX || len > RP_FIO_END_MAX - off)
 		return skip(w, RP_FIO_SKIP_END);
+	/*
+	 * A sync of what fio never read or wrote syncs nothing fio made, and is
+	 * most often a directory's (a database's fsync of its directory, which
+	 * fio would lay out and open as a file).
+	 */
+	if (op->op == RP_OP_FLUSH && !w->files[fi - 1].added)
+		return skip(w, RP_FIO_SKIP_SYNC);
 	int rc = fio_open(w, fi);
 	if (rc == 0)
 		rc = put_line(w, fi, action, true, off, len);
@@ -534,11 +541,59 @@ static int sink_string(rp_sink *s, uint32_t id, const char *str, uint32_t len)
 	return 0;
 }
 
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * A name the iolog uses both as a file and as a directory of another (the
+ * trace removed or renamed one in between) is no tree fio can lay out or
+ * open: an error naming it.
+ */
+static int check_tree(rp_conv_fio *w)
+{
+	const char **const v = calloc(w->st.files ? w->st.files : 1, sizeof(*v));
+	if (!v)
+		return rp_fail(w->sink.errbuf, RP_E_NOMEM, "out of memory");
+	size_t n = 0;
+	for (uint32_t fi = 1; fi <= rp_strtab_count(w->names); fi++)
+		if (w->files[fi - 1].added)
+			v[n++] = file_name(w, fi);
+	qsort(v, n, sizeof(*v), name_cmp);
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		/* the first name at or after "NAME/": beneath NAME if it starts so */
+		char key[RP_FIO_NAME_MAX + 2];
+		const size_t len = strlen(v[i]);
+		memcpy(key, v[i], len);
+		key[len] = '/';
+		key[len + 1] = '\0';
+		size_t lo = i + 1, hi = n;
+		while (lo < hi) {
+			const size_t mid = lo + (hi - lo) / 2;
+			if (strcmp(v[mid], key) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < n && strncmp(v[lo], key, len + 1) == 0)
+			rc = rp_fail(w->sink.errbuf, RP_E_UNSUPPORTED,
+				     "%s is both a file and the directory of %s in the iolog (the trace removed or renamed"
+				     " it in between): fio cannot lay out or replay that", v[i], v[lo]);
+	}
+	free(v);
+	return rc;
+}
+
 static int sink_finish(rp_sink *s)
 {
 	rp_conv_fio *const w = (rp_conv_fio *)s;
 	if (sink_meta(s, NULL) < 0)
 		return RP_E_IO;
+	const int crc = check_tree(w);
+	if (crc < 0)
+		return crc;
 	/* handles never closed, files read or written by path: closed at the last time */
 	for (uint32_t fi = 1; fi <= rp_strtab_count(w->names); fi++)
 		if (w->files[fi - 1].open) {
@@ -716,6 +771,7 @@ static const char *const skip_why[RP_FIO_SKIP__COUNT] = {
 	[RP_FIO_SKIP_LONG] = "name over 255 bytes",
 	[RP_FIO_SKIP_END] = "ending beyond 16 TiB",
 	[RP_FIO_SKIP_FALLOC] = "fallocate that is no punch-hole",
+	[RP_FIO_SKIP_SYNC] = "sync of a file not read or written before (a directory's, often)",
 };
 
 typedef struct sbuf {

@@ -49,6 +49,7 @@ typedef enum rp_fio_skip {
 	RP_FIO_SKIP_LONG,    /* its name is longer than RP_FIO_NAME_MAX */
 	RP_FIO_SKIP_END,     /* it ends beyond RP_FIO_END_MAX */
 	RP_FIO_SKIP_FALLOC,  /* a fallocate that is no punch-hole (fio's trim is one) */
+	RP_FIO_SKIP_SYNC,    /* a sync of a file fio has not read or written before (a directory's, often) */
 	RP_FIO_SKIP__COUNT
 } rp_fio_skip;
 
