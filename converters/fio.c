@@ -839,9 +839,12 @@ void rp_conv_fio_summary(const rp_conv_fio_stats *st, rp_fio_form form, char *bu
 	if (st->clients > 1)
 		add(&b, "fio: the %" PRIu64 " clients' ops interleaved in time order in one job (an iolog is one job)\n",
 		    st->clients);
-	if (st->raised || st->unclosed)
-		add(&b, "fio: %" PRIu64 " ops earlier than the one before written at its time; %" PRIu64
-			" files still open at the end closed there\n", st->raised, st->unclosed);
+	if (st->raised)
+		add(&b, "fio: %" PRIu64 " ops earlier than the one before (another client's) written at its time\n",
+		    st->raised);
+	if (st->unclosed)
+		add(&b, "fio: %" PRIu64 " file%s still open at the end (a handle never closed, I/O by path) closed there\n",
+		    st->unclosed, st->unclosed == 1 ? "" : "s");
 	add(&b, "fio: fio fails reads past the end of a file and opens nothing in a missing directory:"
 		" run it with the job file from `reprise convert IN JOB.fio` in the directory to replay in (docs/fio.md)\n");
 }
