@@ -22,7 +22,7 @@ static struct {
 
 static const rp_opt options[] = {
 	{ "output", 'o', RP_OPT_STRING, &o.output, "OUT", "the output (instead of the second argument)" },
-	{ "to", 0, RP_OPT_STRING, &o.to, "FORMAT", "output format: rpz or loadfile (default: from OUT's extension)" },
+	{ "to", 0, RP_OPT_STRING, &o.to, "FORMAT", "output format: rpz, loadfile, fio or fio-job (default: from OUT's extension)" },
 	{ "dialect", 0, RP_OPT_STRING, &o.dialect, "D", "loadfile dialect: smb, nfs or auto (default auto: NFS traffic -> nfs)" },
 	{ "timestamps", 0, RP_OPT_FLAG, &o.timestamps, NULL, "loadfile: write the timestamped form (a leading time in seconds)" },
 	{ "prepare", 0, RP_OPT_FLAG, &o.prepare, NULL, "loadfile output: first create what the trace uses but never creates (replay's prepare plan), so dbench can run it" },
@@ -52,7 +52,9 @@ static const rp_cmd spec = {
 		   "capture of SMB1/2/3 or NFSv3/v4 traffic, or a directory holding an LTTng session's CTF trace\n"
 		   "of reprise:* events (docs/syscall-capture.md, LTTng); - is standard\n"
 		   "input (a stream is spooled to TMPDIR first).  OUT's format comes from --to or\n"
-		   "its extension: .rpz, or .txt/.load/.loadfile (and - for standard output) for a loadfile.\n"
+		   "its extension: .rpz, or .txt/.load/.loadfile (and - for standard output) for a loadfile;\n"
+		   "fio: .iolog, a fio iolog v3 of the reads, writes, syncs and trims, and fio-job: .fio, a job\n"
+		   "file that lays out the files the iolog reads and replays it (cd DIR && fio JOB; docs/fio.md).\n"
 		   "OUT is written as OUT.part-XXXXXX beside it and renamed to OUT only once complete: a failed\n"
 		   "convert leaves OUT as it was.  OUT naming IN (also through a symlink or hard link) is refused.\n"
 		   "A capture prints a conversion summary on stderr: frames, ops, and how many messages were\n"
@@ -69,7 +71,8 @@ static const rp_cmd spec = {
 		   "and writes ops that create them before the trace's own: Mkdir, NTCreateX (OVERWRITE_IF),\n"
 		   "WriteX in 64 KiB pieces and Close on fnum 1073741824 (SMB); MKDIR3, CREATE3, WRITE3 (NFS).\n"
 		   "A loadfile output prints a summary: ops written as comments (by reason), clients merged into\n"
-		   "the one script, and which dbench runs the dialect.",
+		   "the one script, and which dbench runs the dialect; a fio output the I/O it wrote, the ops fio\n"
+		   "cannot express (metadata, by name), I/O not written (by reason) and names mapped to safe ones.",
 	.opts = options,
 	.min_args = 1,
 	.max_args = RP_OPTS_MAX_POS,
@@ -265,11 +268,11 @@ static int run(int argc, char **argv)
 
 	const rp_conv_consumer *const kind = rp_conv_consumer_for(o.to, outp);
 	if (!kind && o.to) {
-		rp__cli_err("convert", "--to must be rpz or loadfile");
+		rp__cli_err("convert", "--to must be rpz, loadfile, fio or fio-job");
 		return 2;
 	}
 	if (!kind) {
-		rp__cli_err("convert", "%s: cannot tell the output format: use --to rpz|loadfile", outp);
+		rp__cli_err("convert", "%s: cannot tell the output format: use --to rpz|loadfile|fio|fio-job", outp);
 		return 2;
 	}
 	if (o.prepare && strcmp(kind->name, "loadfile") != 0) {

@@ -108,7 +108,7 @@ for c in convert cat stat capture replay; do
 	check_fails "$c: an ambiguous or unknown short option exits 2" 2 "$reprise" $c -Z x y
 done
 check_fails "convert --to with a bad value exits 2" 2 "$reprise" convert --to tar "$client" "$tmp/x.out"
-err_has "and says what it takes" "--to must be rpz or loadfile"
+err_has "and says what it takes" "--to must be rpz, loadfile, fio or fio-job"
 check_fails "convert --dialect with a bad value exits 2" 2 "$reprise" convert --dialect cifs "$client" "$tmp/x.txt"
 check_fails "replay --timing with a bad value exits 2" 2 "$reprise" replay "$rpz" --target "$tmp/target" --timing soon
 check_fails "convert --level 0 exits 2" 2 "$reprise" convert --level 0 "$client" "$tmp/x.rpz"
