@@ -280,13 +280,14 @@ static int run(int argc, char **argv)
 		return 2;
 	}
 	/* Options for the other output format do nothing: say so rather than let them look obeyed. */
-	const bool lf_out = strcmp(kind->name, "loadfile") == 0;
-	if (lf_out && o.level)
-		rp__cli_err("convert", "warning: --level applies to .rpz output only; %s is a loadfile", outp);
+	const bool lf_out = strcmp(kind->name, "loadfile") == 0, rpz_out = strcmp(kind->name, "rpz") == 0;
+	const char *const what = lf_out ? "a loadfile" : rpz_out ? "an .rpz trace" : "for fio"; /* fio, fio-job */
+	if (!rpz_out && o.level)
+		rp__cli_err("convert", "warning: --level applies to .rpz output only; %s is %s", outp, what);
 	if (!lf_out && o.timestamps)
-		rp__cli_err("convert", "warning: --timestamps applies to loadfile output only; %s is an .rpz trace", outp);
+		rp__cli_err("convert", "warning: --timestamps applies to loadfile output only; %s is %s", outp, what);
 	if (!lf_out && o.dialect)
-		rp__cli_err("convert", "warning: --dialect applies to loadfile output only; %s is an .rpz trace", outp);
+		rp__cli_err("convert", "warning: --dialect applies to loadfile output only; %s is %s", outp, what);
 	/* strace -ff: the files named, or PREFIX's PREFIX.PID files when PREFIX itself is none. */
 	char **ff = NULL;
 	size_t n_ff = 0;

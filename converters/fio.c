@@ -64,6 +64,7 @@ struct rp_conv_fio {
 	uint64_t t0;         /* the first line's t_start: fio's time 0 (a capture's minutes of metadata first would be a wait) */
 	bool timed;          /* t0 is set */
 	bool header;         /* the iolog's first line is written */
+	bool counts;         /* the trace records the bytes each read and write moved (result) */
 	rp_conv_fio_stats st;
 	char norm[RP_STR_MAX + 1];
 	char mapped[RP_STR_MAX + 1];
@@ -355,9 +356,15 @@ static int do_io(rp_conv_fio *w, const rp_op *op)
 	switch (op->op) {
 	case RP_OP_READ:
 	case RP_OP_WRITE:
-		/* what moved; a count not recorded (0, or no reply) is the length asked, as the loadfile writer takes it */
-		if (op->status == RP_STATUS_OK && op->result && op->result < len)
+		/*
+		 * What moved.  No reply seen, or a trace that records no counts (a
+		 * dbench NFS-dialect loadfile): the length asked.  Nothing moved (a
+		 * read at the end of the file): no I/O fio can issue.
+		 */
+		if (op->status == RP_STATUS_OK && w->counts && op->result < len)
 			len = op->result;
+		if (len == 0)
+			return skip(w, RP_FIO_SKIP_ZERO);
 		action = op->op == RP_OP_READ ? "read" : "write";
 		break;
 	case RP_OP_FLUSH:
@@ -511,8 +518,9 @@ static int sink_op(rp_sink *s, const rp_op *op)
 
 static int sink_meta(rp_sink *s, const rp_trace_meta *meta)
 {
-	(void)meta;
 	rp_conv_fio *const w = (rp_conv_fio *)s;
+	if (meta)
+		w->counts = meta->source != RP_SRC_LOADFILE_NFS; /* its READ3/WRITE3 lines have no count moved */
 	if (w->form != RP_FIO_IOLOG || w->header)
 		return 0;
 	w->header = true;
@@ -714,6 +722,7 @@ int rp_conv_fio_open(rp_conv_fio **out, FILE *f, const rp_conv_fio_opts *opts, c
 	if (!w)
 		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 	w->f = f;
+	w->counts = true;
 	w->form = opts ? opts->form : RP_FIO_IOLOG;
 	w->strings = rp_strtab_create();
 	w->names = rp_strtab_create();
@@ -772,6 +781,7 @@ static const char *const skip_why[RP_FIO_SKIP__COUNT] = {
 	[RP_FIO_SKIP_END] = "ending beyond 16 TiB",
 	[RP_FIO_SKIP_FALLOC] = "fallocate that is no punch-hole",
 	[RP_FIO_SKIP_SYNC] = "sync of a file not read or written before (a directory's, often)",
+	[RP_FIO_SKIP_ZERO] = "read or write of 0 bytes",
 };
 
 typedef struct sbuf {

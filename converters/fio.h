@@ -50,6 +50,7 @@ typedef enum rp_fio_skip {
 	RP_FIO_SKIP_END,     /* it ends beyond RP_FIO_END_MAX */
 	RP_FIO_SKIP_FALLOC,  /* a fallocate that is no punch-hole (fio's trim is one) */
 	RP_FIO_SKIP_SYNC,    /* a sync of a file fio has not read or written before (a directory's, often) */
+	RP_FIO_SKIP_ZERO,    /* a read or write that moved 0 bytes (a read at the end of the file) */
 	RP_FIO_SKIP__COUNT
 } rp_fio_skip;
 

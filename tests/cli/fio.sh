@@ -135,7 +135,29 @@ else
 	not_ok "smb2 sample: fio issues the 100 reads, 292 bytes"
 fi
 
-# 10-11: bad inputs: I/O on a handle no open named, a huge offset, a failed write, a path out of the
+# 10: a bundled syscall trace (16 PostgreSQL processes): the iolog's reads and writes are the trace's that
+# moved bytes, from reprise cat (fio's run of it, 30 layout jobs and 2396 fdatasyncs, is docs/fio.md's).
+pg=$src/samples/syscall/pgbench.rpz
+"$reprise" convert "$pg" "$tmp/pg.iolog" 2>"$tmp/pg.sum"
+want=$("$reprise" cat "$pg" | awk '($4 == "read" || $4 == "write") && / -> OK/ {
+	for (i = 5; i <= NF; i++) if ($i ~ /^ret=/) { sub("ret=", "", $i); n[$4]++; b[$4] += $i } }
+	END { printf "reads %d %d writes %d %d\n", n["read"], b["read"], n["write"], b["write"] }')
+got=$(iolog_counts "$tmp/pg.iolog" | cut -d' ' -f1-6)
+if [ "$want" = "$got" ] && [ "$(summary_counts "$tmp/pg.sum" | cut -d' ' -f1-6)" = "$got" ] &&
+	grep -q "the 16 clients' ops interleaved" "$tmp/pg.sum"; then
+	ok "pgbench sample: the iolog's and the summary's reads and writes are the trace's that moved bytes ($got)"
+else
+	echo "trace: $want; iolog: $got" >"$tmp/err"
+	cat "$tmp/pg.sum" >>"$tmp/err"
+	not_ok "pgbench sample: the iolog's and the summary's reads and writes are the trace's that moved bytes"
+fi
+if "$reprise" convert -q --level 3 "$tmp/h.rpz" "$tmp/l.iolog" 2>"$tmp/err" && grep -q 'warning: --level applies to .rpz output only' "$tmp/err"; then
+	ok "--level with an iolog output: a warning"
+else
+	not_ok "--level with an iolog output: a warning"
+fi
+
+# 12-13: bad inputs: I/O on a handle no open named, a huge offset, a failed write, a path out of the
 # tree are counted, not written; a name that is a file and a directory is an error, no output left.
 cat >"$tmp/bad.ops" <<'EOF'
 0.000000000 0.000001000 c1 read fh=42 off=0 len=10 ret=10 -> OK

@@ -96,7 +96,10 @@ static void iolog_lines(void **state)
 	fs.flags = RP_OPF_DATASYNC;
 	put(&o, fs);
 	open_(&o, 1004, 2, 10, 2);              /* client 2's handle 10 is another file */
-	io(&o, RP_OP_WRITE, 1005, 2, 10, 0, 10, 0); /* no count recorded: the length asked */
+	rp_op nr = mk(RP_OP_WRITE, 1005, 2, 10);
+	nr.length = 10;
+	nr.status = RP_STATUS_UNKNOWN; /* no reply seen: the length asked */
+	put(&o, nr);
 	rp_op st = mk(RP_OP_STAT, 1006, 1, 0);
 	st.path = 1;
 	put(&o, st);                            /* metadata: counted, not written */
@@ -195,6 +198,36 @@ static void bad_inputs_are_counted(void **state)
 	assert_non_null(strstr(sum, "not written, 9 I/O ops: failed in the trace 1, on a handle no open named 1,"
 				    " path out of the tree 2, name over 255 bytes 1, ending beyond 16 TiB 2"));
 	free(o.buf);
+}
+
+/* A read that moved nothing is no I/O; a trace that records no counts (NFS-dialect loadfile) asks its lengths. */
+static void zero_counts(void **state)
+{
+	(void)state;
+	for (int nfs = 0; nfs < 2; nfs++) {
+		out o;
+		memset(&o, 0, sizeof(o));
+		o.f = open_memstream(&o.buf, &o.len);
+		char eb[RP_ERRBUF_SIZE];
+		assert_int_equal(rp_conv_fio_open(&o.w, o.f, NULL, eb), 0);
+		o.s = rp_conv_fio_sink(o.w);
+		const rp_trace_meta meta = { .source = nfs ? RP_SRC_LOADFILE_NFS : RP_SRC_SYSCALL };
+		assert_int_equal(o.s->meta(o.s, &meta), 0);
+		str(&o, 1, "f");
+		rp_op r = mk(RP_OP_READ, 0, 1, 0);
+		r.path = 1; /* by path, as NFS */
+		r.length = 4096;
+		put(&o, r);
+		rp_conv_fio_stats s;
+		out_close(&o, &s);
+		if (nfs) {
+			assert_string_equal(o.buf, "fio version 3 iolog\n0 f add\n0 f open\n0 f read 0 4096\n0 f close\n");
+		} else {
+			assert_string_equal(o.buf, "fio version 3 iolog\n");
+			assert_int_equal(s.skipped[RP_FIO_SKIP_ZERO], 1);
+		}
+		free(o.buf);
+	}
 }
 
 static void dup_fork_and_time_order(void **state)
@@ -296,6 +329,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(iolog_lines),
 		cmocka_unit_test(bad_inputs_are_counted),
+		cmocka_unit_test(zero_counts),
 		cmocka_unit_test(dup_fork_and_time_order),
 		cmocka_unit_test(job_file_lays_out_reads),
 		cmocka_unit_test(file_and_directory_is_an_error),
