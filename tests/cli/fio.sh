@@ -136,7 +136,7 @@ else
 fi
 
 # 10: a bundled syscall trace (16 PostgreSQL processes): the iolog's reads and writes are the trace's that
-# moved bytes, from reprise cat (fio's run of it, 30 layout jobs and 2396 fdatasyncs, is docs/fio.md's).
+# moved bytes, from reprise cat (fio's run of it, 29 layout jobs and 2396 fdatasyncs, is docs/fio.md's).
 pg=$src/samples/syscall/pgbench.rpz
 "$reprise" convert "$pg" "$tmp/pg.iolog" 2>"$tmp/pg.sum"
 want=$("$reprise" cat "$pg" | awk '($4 == "read" || $4 == "write") && / -> OK/ {
