@@ -189,4 +189,13 @@ else
 	not_ok "a name that is a file and a directory: exit 1, said, no output"
 fi
 
+mkdir "$tmp/sp ace"
+if "$reprise" convert -q "$tmp/h.rpz" "$tmp/sp ace/j.fio" 2>"$tmp/err"; then
+	not_ok "a job file whose iolog path a job file cannot hold: exit 1, said, no output"
+elif grep -q 'has a byte a fio job file cannot hold' "$tmp/err" && [ -z "$(ls "$tmp/sp ace")" ]; then
+	ok "a job file whose iolog path a job file cannot hold: exit 1, said, no output"
+else
+	not_ok "a job file whose iolog path a job file cannot hold: exit 1, said, no output"
+fi
+
 echo "1..$n"
