@@ -69,6 +69,19 @@ rp__st_proc *rp__st_proc_get(rp_strace *t, uint32_t pid)
 	return NULL;
 }
 
+rp__st_proc *rp__st_proc_find(rp_strace *t, uint32_t pid)
+{
+	uint32_t h = (uint32_t)((pid * 2654435761u) >> 8) & (PROC_BUCKETS - 1);
+	for (uint32_t i = 0; i < PROC_BUCKETS; i++, h = (h + 1) & (PROC_BUCKETS - 1)) {
+		rp__st_proc *const p = &t->procs[h];
+		if (!p->used)
+			return NULL;
+		if (p->pid == pid)
+			return p; /* a reused pid takes its old slot: one entry per pid */
+	}
+	return NULL;
+}
+
 static void fdtab_unref(rp_strace *t, rp__st_fdtab *ft)
 {
 	if (!ft || --ft->refs)
@@ -343,6 +356,8 @@ static int process(rp_strace *t, const char *line, size_t len, char *errbuf)
 	rp__st_proc *const pr = rp__st_proc_get(t, l.has_pid ? l.pid : t->opts.pid);
 	if (!pr)
 		return bad(t, RP__ST_BAD_PIDS, "more than 8192 processes (reprise's client limit)", errbuf);
+	if (!pr->first_time)
+		pr->first_time = l.time_ns;
 	switch (l.kind) {
 	case RP__ST_SIGNAL:
 		t->note[RP__ST_N_SIGNAL]++;

@@ -119,6 +119,8 @@ typedef struct rp__st_fdtab {
 typedef struct rp__st_proc {
 	uint32_t pid, client;
 	bool used, dead;
+	bool forked;         /* a fork op names it as its child */
+	uint64_t first_time; /* Unix ns of its first line */
 	rp__st_fdtab *ft;
 	bool pending;        /* an <unfinished ...> call waits for its resumption */
 	bool drop_resume;    /* its resumption makes no op: the call left early (ring full) or is on a pipe/socket */
@@ -243,6 +245,8 @@ bool rp__st_known(rp__st_str name);
 bool rp__st_io_call(rp__st_str name);
 /* The process of pid, made on first sight (a new client); NULL past the client limit. */
 rp__st_proc *rp__st_proc_get(rp_strace *t, uint32_t pid);
+/* The process last known by pid, live or exited; NULL if none was seen (nothing is made). */
+rp__st_proc *rp__st_proc_find(rp_strace *t, uint32_t pid);
 /* Intern a string on the sink: its id, or a negative rp error (t->why set). */
 int64_t rp__st_intern(rp_strace *t, const char *s, uint32_t len);
 

@@ -564,16 +564,22 @@ static int sys_fork(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *
 	op->op = RP_OP_FORK;
 	if (!st_ok(c) || c->ret <= 0 || c->ret > UINT32_MAX)
 		return 1;
-	rp__st_proc *const child = rp__st_proc_get(t, (uint32_t)c->ret);
+	/* The child may have run and exited before this line resumed the fork (its lines come first): an
+	 * exited process of that pid that no fork has named and that began after this call did is the child;
+	 * any other exited one is an earlier process whose pid was reused, and the child a new client. */
+	rp__st_proc *child = rp__st_proc_find(t, (uint32_t)c->ret);
+	if (!child || (child->dead && (child->forked || child->first_time < t->t0 + op->t_start)))
+		child = rp__st_proc_get(t, (uint32_t)c->ret);
 	if (!child)
 		return st_badf(t, "more than 8192 processes (reprise's client limit)");
+	child->forked = true;
 	bool share = false;
 	for (unsigned i = 0; i < c->nargs; i++)
 		share = share || rp__st_has_word(c->args[i], "CLONE_FILES");
 	if (share)
 		op->oflags |= RP_FK_SHARE; /* a thread: replay gives it its creator's table, not copies */
 	rp__st_fdtab *const from = pr->ft;
-	if (from && child->ft != from) {
+	if (from && child->ft && child->ft != from) { /* an exited child (no table) used all it had */
 		/* the child's own lines may have come first: what it made stays, the rest is the parent's */
 		for (uint32_t fd = 0; fd < from->cap; fd++) {
 			if (!from->v[fd].handle)
@@ -613,9 +619,11 @@ static int sys_wait(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *
 		pid = 0;
 	if (pid <= 0 || pid > UINT32_MAX)
 		return 0; /* nothing reaped (WNOHANG, an error): no op */
-	rp__st_proc *const child = rp__st_proc_get(t, (uint32_t)pid);
+	/* The child has usually exited by now ("+++ exited" came before this line): the process of that pid
+	 * as it was, never a new one. */
+	rp__st_proc *const child = rp__st_proc_find(t, (uint32_t)pid);
 	if (!child)
-		return st_badf(t, "more than 8192 processes (reprise's client limit)");
+		return 0; /* a child the log never showed: nothing to wait for */
 	op->op = RP_OP_WAIT;
 	op->result = child->client;
 	return 1;

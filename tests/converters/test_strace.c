@@ -452,6 +452,47 @@ static void fork_exec(void **state)
 	done(g);
 }
 
+/*
+ * A child usually exits before its parent's wait returns ("+++ exited" comes first), and one that
+ * ran and exited before its fork's line resumed comes first altogether: both must name that child's
+ * client, not a new one (a wait on a client without ops let a replayed parent run on at once).  A pid
+ * reused after its process exited is still a new client.
+ */
+static void fork_wait_after_exit(void **state)
+{
+	(void)state;
+	got *const g = parse(
+		"1 1.0 vfork( <unfinished ...>\n"
+		"2 1.1 unlink(\"/a\") = 0 <0.1>\n"
+		"1 1.2 <... vfork resumed>) = 2 <0.2>\n"
+		"1 1.3 wait4(-1,  <unfinished ...>\n"
+		"2 1.4 unlink(\"/b\") = 0 <0.1>\n"
+		"2 1.5 +++ exited with 0 +++\n"
+		"1 1.6 <... wait4 resumed>[{WIFEXITED(s) && WEXITSTATUS(s) == 0}], 0, NULL) = 2 <0.3>\n"
+		"1 2.0 clone(child_stack=NULL, flags=SIGCHLD <unfinished ...>\n"
+		"3 2.1 unlink(\"/c\") = 0 <0.1>\n"
+		"3 2.2 +++ exited with 0 +++\n"
+		"1 2.3 <... clone resumed>) = 3 <0.3>\n"
+		"1 2.4 wait4(-1, [{WIFEXITED(s) && WEXITSTATUS(s) == 0}], 0, NULL) = 3 <0.1>\n"
+		"1 3.0 clone(child_stack=NULL, flags=SIGCHLD) = 2 <0.1>\n"
+		"2 3.2 unlink(\"/d\") = 0 <0.1>\n"
+		"1 3.4 wait4(-1, [{WIFEXITED(s) && WEXITSTATUS(s) == 0}], 0, NULL) = 2 <0.1>\n"
+		"1 3.6 wait4(-1, [{WIFEXITED(s) && WEXITSTATUS(s) == 0}], 0, NULL) = 77 <0.1>\n");
+	assert_int_equal(g->rc, 0);
+	HAS(g, "c1 fork ret=2 raw");
+	HAS(g, "c1 wait ret=2 raw"); /* the exited child, not a new client */
+	HAS(g, "c2 unlink path=\"/b\"");
+	HAS(g, "c1 fork ret=3 raw"); /* its lines came before the fork resumed, and it had exited */
+	HAS(g, "c1 wait ret=3 raw");
+	HAS(g, "c3 unlink path=\"/c\"");
+	HAS(g, "c1 fork ret=4 raw"); /* pid 2 again, long after its process exited: a new client */
+	HAS(g, "c4 unlink path=\"/d\"");
+	HAS(g, "c1 wait ret=4 raw");
+	assert_null(strstr(g->text, "ret=5")); /* pid 77 was never seen: no wait op, no client */
+	assert_null(strstr(g->text, "c5 "));
+	done(g);
+}
+
 static void sniffing(void **state)
 {
 	(void)state;
@@ -853,6 +894,7 @@ int main(void)
 		cmocka_unit_test(names_and_attrs),
 		cmocka_unit_test(fds_locks_dup),
 		cmocka_unit_test(fork_exec),
+		cmocka_unit_test(fork_wait_after_exit),
 		cmocka_unit_test(sniffing),
 		cmocka_unit_test(every_prefix),
 		cmocka_unit_test(corrupt),
