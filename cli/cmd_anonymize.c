@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,26 @@ static const rp_cmd spec = {
 	.min_args = 1,
 	.max_args = 2,
 };
+
+/*
+ * Two outputs that do not exist yet but name one file ("m.rpz" and "./m.rpz"):
+ * their directories resolved, then their last components compared.
+ */
+static bool same_new_file(const char *a, const char *b)
+{
+	char da[PATH_MAX], db[PATH_MAX], ra[PATH_MAX], rb[PATH_MAX];
+	snprintf(da, sizeof(da), "%s", a);
+	snprintf(db, sizeof(db), "%s", b);
+	const char *const ba = strrchr(a, '/') ? strrchr(a, '/') + 1 : a, *const bb = strrchr(b, '/') ? strrchr(b, '/') + 1 : b;
+	char *const sa = strrchr(da, '/'), *const sb = strrchr(db, '/');
+	if (sa)
+		sa[sa == da ? 1 : 0] = '\0';
+	if (sb)
+		sb[sb == db ? 1 : 0] = '\0';
+	if (!realpath(sa ? da : ".", ra) || !realpath(sb ? db : ".", rb))
+		return strcmp(a, b) == 0;
+	return strcmp(ra, rb) == 0 && strcmp(ba, bb) == 0;
+}
 
 /* A new key: 32 bytes of getrandom() into a file only its owner reads, never over an existing one. */
 static int make_key(const char *path)
@@ -260,6 +281,10 @@ static int run(int argc, char **argv)
 			same = rp__cli_out_check("anonymize", o.map, keyp);
 		if (!same && strcmp(o.map, "-") != 0)
 			same = rp__cli_out_check("anonymize", o.map, outp);
+		if (!same && same_new_file(o.map, outp)) {
+			rp__cli_err("anonymize", "--map and OUT are one file: give the map another name");
+			same = 2;
+		}
 	}
 	if (same)
 		return same;
