@@ -264,9 +264,12 @@ static int run(int argc, char **argv)
 	const char *const in = pos[0], *const outp = o.output ? o.output : pos[1];
 	const char *const keyp = o.key ? o.key : o.new_key;
 	const rp_conv_consumer *const kind = rp_conv_consumer_for(o.to, outp);
+	if (!kind && o.to) {
+		rp__cli_err("anonymize", "--to must be rpz or loadfile");
+		return 2;
+	}
 	if (!kind) {
-		rp__cli_err("anonymize", o.to ? "--to must be rpz or loadfile" : "%s: cannot tell the output format: use --to rpz|loadfile",
-			    outp);
+		rp__cli_err("anonymize", "%s: cannot tell the output format: use --to rpz|loadfile", outp);
 		return 2;
 	}
 	if (strcmp(kind->name, "loadfile") == 0 && o.level)
