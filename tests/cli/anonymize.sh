@@ -27,7 +27,7 @@ py() { # description args...: the checker prints what is wrong
 	grep '^# ' "$tmp/py.out" | head -2
 }
 command -v zstd >/dev/null || { echo "1..0 # SKIP zstd(1) is not installed"; exit 0; }
-echo "1..83"
+echo "1..86"
 
 printf 'reprise-anonymize-test-key-0001' >"$tmp/k1"
 printf 'reprise-anonymize-test-key-0002' >"$tmp/k2"
@@ -247,6 +247,13 @@ echo "not a trace" >"$tmp/junk"
 "$reprise" anonymize --key "$tmp/k1" --map "$tmp/jm.tsv" "$tmp/junk" "$tmp/j.rpz" 2>"$tmp/err"
 check "bad input: exit 1, no OUT, no map, no .part" \
 	"$? $(test -e "$tmp/j.rpz" && echo out) $(test -e "$tmp/jm.tsv" && echo map) $(ls "$tmp" | grep -c part)" "1   0"
+# write errors are errors; standard output works
+"$reprise" anonymize -q --key "$tmp/k1" --to rpz "$in" /dev/full 2>"$tmp/err"
+check "OUT /dev/full: exit 1, ENOSPC said" "$? $(grep -c 'No space left' "$tmp/err")" "1 1"
+"$reprise" anonymize -q --key "$tmp/k1" --map /dev/full "$in" "$tmp/full.rpz" 2>"$tmp/err"
+check "--map /dev/full: exit 1, no OUT" "$? $(test -e "$tmp/full.rpz" && echo out)" "1 "
+check "OUT - : the same trace on standard output" \
+	"$("$reprise" anonymize -q --key "$tmp/k1" --to rpz "$in" - | cmp -s - "$tmp/nfs3.rpz" && echo same)" "same"
 # the summary
 "$reprise" anonymize --key "$tmp/k1" "$src/samples/smb2-small-files.rpz" "$tmp/s.rpz" 2>"$tmp/err"
 has "the summary says what was mapped" "$tmp/err" "name components"
