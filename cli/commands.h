@@ -16,5 +16,6 @@ extern const rp_command rp__cmd_capture;
 extern const rp_command rp__cmd_replay;
 extern const rp_command rp__cmd_bench;
 extern const rp_command rp__cmd_compare;
+extern const rp_command rp__cmd_anonymize;
 
 #endif

@@ -18,6 +18,7 @@ static const rp_command *const commands[] = {
 	&rp__cmd_replay,
 	&rp__cmd_bench,
 	&rp__cmd_compare,
+	&rp__cmd_anonymize,
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
