@@ -12,11 +12,15 @@
 #include "cli/replay_cli.h"
 #include "formats/rpz.h"
 #include "replay/replay.h"
+#ifdef RP_HAVE_MPI
+#include "cli/cmd_replay_mpi.h"
+#endif
 
 static struct {
 	rp_cli_ropts r; /* what bench takes too */
 	const char *target, *json, *output;
-	bool list_backends, fail_on_mismatch, drop_caches, cleanup, final_sync;
+	bool list_backends, fail_on_mismatch, drop_caches, cleanup, final_sync, mpi;
+	double mpi_timeout;
 } o;
 
 static const rp_opt options[] = {
@@ -36,11 +40,18 @@ static const rp_opt options[] = {
 	{ "json", 'j', RP_OPT_STRING, &o.json, "FILE", "write every result as JSON to FILE, created before the run and renamed into place after it (- = stdout: the JSON alone, the table on stderr)" },
 	RP_CLI_REPLAY_OPTS_IO(o.r),
 	{ "list-backends", 0, RP_OPT_FLAG, &o.list_backends, NULL, "list the built-in backends and their options" },
+	{ "mpi", 0, RP_OPT_FLAG, &o.mpi, NULL,
+	  "run under mpirun: the --clients copies are dealt across the ranks, which start together; rank 0 "
+	  "broadcasts the trace, prints the merged table and writes the JSON (docs/mpi.md)" },
+	{ "mpi-timeout", 0, RP_OPT_DURATION, &o.mpi_timeout, "DURATION",
+	  "--mpi: give up and end the job when a rank waits this long for the others in a phase or after its run "
+	  "(default 300 s)" },
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
 static const rp_optrange ranges[] = {
 	RP_CLI_REPLAY_RANGES,
+	{ "mpi-timeout", 1, 1e6 },
 	{ NULL, 0, 0 },
 };
 
@@ -132,10 +143,30 @@ static void warn_cut(const rp_cli_in *in)
 
 static int replay_main(int argc, char **argv, rp_cli_prov *prov);
 
+/* --mpi: the run is cmd_replay_mpi.c's, when this build has it. */
+static int run_mpi(rp_replay_opts *ro, const char *trace, rp_cli_prov *prov)
+{
+#ifdef RP_HAVE_MPI
+	if (o.cleanup) {
+		rp__cli_err("replay", "--cleanup does not go with --mpi: the ranks' copies may be on other hosts");
+		return 2;
+	}
+	const rp_cli_mpi_args a = { .trace = trace, .ro = ro, .r = &o.r, .json = o.json,
+				    .fail_on_mismatch = o.fail_on_mismatch, .timeout_s = o.mpi_timeout,
+				    .argc = prov->p.argc, .argv = prov->p.argv, .prov = prov };
+	return rp__cli_replay_mpi(&a);
+#else
+	(void)ro, (void)trace, (void)prov;
+	rp__cli_err("replay", "--mpi: this reprise was built without MPI (meson setup -Dmpi=enabled, with libopenmpi-dev)");
+	return 2;
+#endif
+}
+
 static int run(int argc, char **argv)
 {
 	memset(&o, 0, sizeof(o));
 	rp__cli_ropts_defaults(&o.r);
+	o.mpi_timeout = 300;
 	/* The command line and start time for the JSON, before option parsing reorders argv. */
 	rp_cli_prov prov;
 	if (rp__cli_prov_init(&prov, argc, argv) < 0) {
@@ -194,6 +225,11 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 		}
 	}
 
+	if (o.mpi) {
+		const int mst = run_mpi(&ro, pos[0], prov);
+		rp__cli_bopts_free(bopts);
+		return mst;
+	}
 	char errbuf[RP_ERRBUF_SIZE];
 	rp_workload *w = NULL;
 	rp_cli_in in; /* a pipe is spooled: the plan and every client read the trace again */

@@ -205,7 +205,7 @@ static void mismatch(rp_client *c, const rp_op *op, uint64_t index, int32_t expe
 	} else if (k < RP_REPLAY_SAMPLES) {
 		rp_replay_sample *const s = &c->samples[c->n_samples++];
 		s->client = c->trace_client;
-		s->copy = r->opts.clones ? c->clone + 1 : 0;
+		s->copy = r->opts.clones ? r->opts.clone_base + c->clone + 1 : 0;
 		s->index = index;
 		s->op = op->op;
 		s->expected = expected;
@@ -725,7 +725,7 @@ static inline __attribute__((always_inline)) void run_impl(rp_client *c, const b
 	rp_replay *const r = c->r;
 	const rp_timing timing = r->opts.timing;
 	const uint64_t end = r->end;
-	const uint64_t start = r->t0 + (uint64_t)c->clone * r->offset_ns;
+	const uint64_t start = r->t0 + ((uint64_t)r->opts.clone_base + c->clone) * r->offset_ns;
 	if (rp__wait_until(r, &c->late_est, start) < start) {
 		c->stop = "interrupted";
 		return;

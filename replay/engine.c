@@ -71,6 +71,9 @@ static int check_opts(const rp_replay_opts *o, char *errbuf)
 	if (o->clones > RP_REPLAY_CLIENTS_MAX)
 		return rp_fail(errbuf, RP_E_LIMIT, "%u copies: at most %u clients in one run", o->clones,
 			       RP_REPLAY_CLIENTS_MAX);
+	/* A share of a larger run's copies: their numbers stay within what one run could have. */
+	if (o->clone_base && (!o->clones || o->clone_base > UINT32_MAX - o->clones))
+		return rp_fail(errbuf, RP_E_RANGE, "copies numbered from %u need --clients", o->clone_base);
 	return 0;
 }
 
@@ -186,7 +189,7 @@ static int make_clients(rp_replay *r, char *errbuf)
 			c->trace_client = r->trace_clients[t];
 			c->clone = k;
 			if (r->opts.clones)
-				snprintf(c->dir, sizeof(c->dir), "client%u", k + 1);
+				snprintf(c->dir, sizeof(c->dir), "client%u", r->opts.clone_base + k + 1);
 			rp__handles_init(&c->handles);
 			rp__ntclient_init(&c->nt);
 			rp__order_client(c);

@@ -379,5 +379,8 @@ void rp__win_drain(rp_client *c); /* until nothing is in flight */
 int rp__stats_merge(rp_replay *r);
 /* Free the histograms the results keep (rp_replay_destroy). */
 void rp__stats_free(rp_replay_results *res);
+/* An op's latency fields and distribution from its histogram, and a distribution alone (replay/merge.c). */
+void rp__stats_opstats_fill(rp_replay_opstats *o, const rp_hist *h);
+void rp__stats_lat_fill(rp_replay_lat *l, const rp_hist *h);
 
 #endif

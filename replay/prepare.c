@@ -179,7 +179,7 @@ int rp__prepare_run(rp_replay *r, char *errbuf)
 	for (uint32_t k = 0; k < copies && rc == 0; k++) {
 		char dir[24] = "";
 		if (r->opts.clones)
-			snprintf(dir, sizeof(dir), "client%u", k + 1);
+			snprintf(dir, sizeof(dir), "client%u", r->opts.clone_base + k + 1);
 		rc = r->bops->client_init(r->bstate, cs, dir, errbuf);
 		if (rc < 0)
 			break;

@@ -100,6 +100,12 @@ typedef struct rp_replay_opts {
 	const char *backend_opts; /* "name=value,flag,..." for the backend's own table */
 	uint32_t clones;          /* 0: the trace's clients as they are; N: N copies in TARGET/client1..N (see RP_REPLAY_CLIENTS_MAX) */
 	double clone_offset_s;    /* copy k starts k * this later */
+	/*
+	 * The copies are numbered from this one (0: from the first): copy k of
+	 * this run is the whole run's copy clone_base + k, in TARGET/client<clone_base+k+1>,
+	 * so processes that each run a share of one run's copies (--mpi) use disjoint directories.
+	 */
+	uint32_t clone_base;
 	double duration_s;        /* 0: one pass through the trace; else loop it for this long */
 	double warmup_s;          /* < 0: duration / 5 (dbench); ops that start in the warm-up are left out */
 	rp_timing timing;
@@ -275,6 +281,7 @@ typedef struct rp_replay_results {
 	size_t n_client_depth;
 	rp_replay_lat lat;             /* every op but sleeps, all clients */
 	const struct rp_hist *hist;    /* the same as a histogram (NULL: none) */
+	const struct rp_hist *lag_hist; /* the issue lag (trace, think timing) as a histogram (NULL: none), for merging runs */
 	rp_replay_client *client;      /* one per client, n_client_depth of them */
 	rp_order_mode order;           /* --order */
 	uint32_t order_resources;      /* resource: paths ordered (per copy) */

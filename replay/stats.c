@@ -68,6 +68,8 @@ void rp__stats_free(rp_replay_results *res)
 	}
 	free((rp_hist *)res->hist);
 	res->hist = NULL;
+	free((rp_hist *)res->lag_hist);
+	res->lag_hist = NULL;
 }
 
 /* Per-client results: counts of the measured period, and the latency of all its ops but sleeps. */
@@ -81,7 +83,7 @@ static int client_results(rp_replay *r, rp_hist *h)
 		const rp_client *const c = r->clients[i];
 		rp_replay_client *const cr = &res->client[i];
 		cr->trace_client = c->trace_client;
-		cr->clone = c->clone;
+		cr->clone = r->opts.clone_base + c->clone;
 		cr->dir = c->dir;
 		cr->stop = c->stop ? c->stop : "end";
 		cr->warmup_ops = c->warmup_ops;
@@ -260,7 +262,10 @@ int rp__stats_merge(rp_replay *r)
 	lat_fill(&res->lat, all);
 	const int crc = client_results(r, h);
 	free(h);
-	free(lag);
+	if (lag->count)
+		res->lag_hist = lag; /* kept for merging runs (replay/merge.c) */
+	else
+		free(lag);
 	if (crc < 0)
 		return crc;
 
@@ -329,4 +334,15 @@ int rp__stats_merge(rp_replay *r)
 		s->warmup = r->t0 + (k + 1) * 1000000000ull <= r->warm_end;
 	}
 	return 0;
+}
+
+void rp__stats_opstats_fill(rp_replay_opstats *o, const rp_hist *h)
+{
+	fill(o, h);
+	lat_fill(&o->lat, h);
+}
+
+void rp__stats_lat_fill(rp_replay_lat *l, const rp_hist *h)
+{
+	lat_fill(l, h);
 }

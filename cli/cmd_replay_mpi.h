@@ -1,0 +1,33 @@
+/* reprise replay --mpi: one run's copies dealt across the ranks of an MPI job (docs/mpi.md). */
+#ifndef REPRISE_CLI_CMD_REPLAY_MPI_H
+#define REPRISE_CLI_CMD_REPLAY_MPI_H
+
+#include <stdbool.h>
+
+#include "cli/provenance.h"
+#include "cli/replay_cli.h"
+#include "replay/replay.h"
+
+/* A trace over this much is not broadcast: every rank opens the same path (a shared file system; docs/mpi.md). */
+#define RP_MPI_TRACE_MAX (256ull << 20)
+
+/* At most this much packed results reach rank 0 in all: 100 hosts x 64 clients pack to some 2 MiB (docs/mpi.md). */
+#define RP_MPI_GATHER_MAX (1ull << 30)
+
+/* What cmd_replay.c parsed and checked, for the MPI run. */
+typedef struct rp_cli_mpi_args {
+	const char *trace;      /* as given */
+	rp_replay_opts *ro;     /* from rp__cli_ropts_apply; clones and clone_base are set here per rank */
+	const rp_cli_ropts *r;  /* lenient, quiet */
+	const char *json;       /* NULL, a file or - */
+	bool fail_on_mismatch;
+	double timeout_s;       /* --mpi-timeout */
+	int argc;
+	char *const *argv;      /* as run: every rank must have the same */
+	rp_cli_prov *prov;
+} rp_cli_mpi_args;
+
+/* The whole run on this rank: an exit status (rank 0's says how the run went; the others' only their share). */
+int rp__cli_replay_mpi(const rp_cli_mpi_args *a);
+
+#endif

@@ -1,0 +1,221 @@
+/* Unit tests: results packed and unpacked, shares merged exactly (replay/merge.c). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../replay/harness.h"
+#include "replay/engine.h"
+#include "replay/hist.h"
+#include "replay/merge.h"
+
+/* A workload of one client: open, reads and writes of several sizes, a stat of a missing name, close. */
+static void workload(wl *t)
+{
+	wl_init(t, RP_SRC_LOADFILE_SMB);
+	wl_add(t, 1, RP_OP_OPEN, "\\f", 7, 0, 0, 0);
+	for (int i = 0; i < 12; i++)
+		wl_add(t, 1, i % 3 ? RP_OP_READ : RP_OP_WRITE, NULL, 7, (uint64_t)i * 4096, 512u << (i % 4), 0);
+	wl_add(t, 1, RP_OP_STAT, "\\missing", 0, 0, 0, 2 /* ENOENT as recorded */);
+	wl_add(t, 1, RP_OP_CLOSE, NULL, 7, 0, 0, 0);
+	wl_open(t);
+}
+
+/* One pass of copies [base, base + copies) with the null backend. */
+static rp_replay *share(wl *t, uint32_t copies, uint32_t base)
+{
+	rp_replay_opts o;
+	rp_replay_opts_init(&o);
+	o.target = "unused";
+	o.backend = "null";
+	o.clones = copies;
+	o.clone_base = base;
+	char eb[RP_ERRBUF_SIZE];
+	rp_replay *r = NULL;
+	assert_int_equal(rp_replay_create(&r, &o, t->w, eb), 0);
+	assert_int_equal(rp_replay_run(r, eb), 0);
+	return r;
+}
+
+static uint8_t *pack(const rp_replay_results *res, size_t *n)
+{
+	uint8_t *buf = NULL;
+	assert_int_equal(rp_replay_results_pack(res, &buf, n), 0);
+	assert_non_null(buf);
+	return buf;
+}
+
+/* Four copies in two shares of two merge into what one run of four counts, clients in order. */
+static void test_merge_shares(void **state)
+{
+	(void)state;
+	wl t;
+	workload(&t);
+	rp_replay *const whole = share(&t, 4, 0), *const a = share(&t, 2, 0), *const b = share(&t, 2, 2);
+	const rp_replay_results *const w = rp_replay_get_results(whole);
+	size_t na, nb;
+	uint8_t *const pa = pack(rp_replay_get_results(a), &na), *const pb = pack(rp_replay_get_results(b), &nb);
+	rp_replay_merge *m = NULL;
+	char eb[RP_ERRBUF_SIZE];
+	assert_int_equal(rp_replay_merge_create(&m, 2), 0);
+	assert_int_equal(rp_replay_merge_run(m, eb), RP_E_STATE); /* shares missing */
+	assert_int_equal(rp_replay_merge_add(m, 1, pb, nb, eb), 0);
+	assert_int_equal(rp_replay_merge_add(m, 0, pa, na, eb), 0);
+	assert_int_equal(rp_replay_merge_add(m, 0, pa, na, eb), RP_E_STATE);
+	assert_int_equal(rp_replay_merge_run(m, eb), 0);
+	const rp_replay_results *const g = rp_replay_merge_results(m);
+	assert_non_null(g);
+	assert_int_equal(g->clients, 4);
+	assert_int_equal(g->ops, w->ops);
+	assert_int_equal(g->bytes, w->bytes);
+	assert_int_equal(g->failures, w->failures);
+	assert_int_equal(g->failures_expected, w->failures_expected);
+	assert_int_equal(g->mismatches, w->mismatches);
+	assert_int_equal(g->passes, w->passes);
+	assert_string_equal(g->stop, "end");
+	assert_string_equal(g->backend, "null");
+	for (unsigned op = 0; op < RP_OP__COUNT; op++) {
+		assert_int_equal(g->op[op].count, w->op[op].count);
+		assert_int_equal(g->op[op].bytes, w->op[op].bytes);
+		assert_int_equal(g->op[op].failures, w->op[op].failures);
+		assert_int_equal(g->op[op].hist != NULL, w->op[op].hist != NULL);
+		if (g->op[op].hist)
+			assert_int_equal(g->op[op].hist->count, w->op[op].hist->count);
+	}
+	for (unsigned e = 0; e < RP_REPLAY_ERRNO_MAX; e++)
+		assert_int_equal(g->errnos[e], w->errnos[e]);
+	/* The clients of the shares in order: copies 0..3, their own directories. */
+	assert_int_equal(g->n_client_depth, 4);
+	for (uint32_t i = 0; i < 4; i++) {
+		char dir[24];
+		snprintf(dir, sizeof(dir), "client%u", i + 1);
+		assert_int_equal(g->client[i].clone, i);
+		assert_string_equal(g->client[i].dir, dir);
+		assert_int_equal(g->client[i].ops, w->client[i].ops);
+		assert_int_equal(g->client_depth[i].max, 1);
+	}
+	/* A share unpacked is the share: its counts and clients as packed. */
+	const rp_replay_results *const pb2 = rp_replay_merge_part(m, 1);
+	assert_int_equal(pb2->ops, rp_replay_get_results(b)->ops);
+	assert_int_equal(pb2->client[0].clone, 2);
+	assert_null(rp_replay_merge_part(m, 2));
+	rp_replay_merge_destroy(m);
+	free(pa);
+	free(pb);
+	rp_replay_destroy(whole);
+	rp_replay_destroy(a);
+	rp_replay_destroy(b);
+	wl_fini(&t);
+}
+
+/* Results whose only content is one op kind's latencies, for the histogram tests. */
+static void fake(rp_replay_results *res, rp_hist *h, uint64_t from, uint64_t to, uint64_t step)
+{
+	memset(res, 0, sizeof(*res));
+	res->backend = "null";
+	res->stop = "end";
+	res->speed = 1;
+	rp__hist_init(h);
+	for (uint64_t v = from; v < to; v += step)
+		rp__hist_add(h, v * v / 97 + 1); /* spread over several decades */
+	res->op[RP_OP_READ].count = h->count;
+	res->op[RP_OP_READ].hist = h;
+	res->ops = h->count;
+	res->hist = h;
+}
+
+/* Merged percentiles are those of one histogram fed every sample: the merge is bucket by bucket. */
+static void test_merge_hist_exact(void **state)
+{
+	(void)state;
+	rp_hist *const h = calloc(4, sizeof(*h));
+	rp_replay_results ra, rb, rc;
+	fake(&ra, &h[0], 1, 300000, 3);
+	fake(&rb, &h[1], 2, 900000, 7);
+	fake(&rc, &h[2], 5, 50000, 1);
+	rp_hist *const all = &h[3];
+	rp__hist_init(all);
+	rp__hist_merge(all, &h[0]);
+	rp__hist_merge(all, &h[1]);
+	rp__hist_merge(all, &h[2]);
+	const rp_replay_results *const in[] = { &ra, &rb, &rc };
+	rp_replay_merge *m = NULL;
+	char eb[RP_ERRBUF_SIZE];
+	assert_int_equal(rp_replay_merge_create(&m, 3), 0);
+	for (size_t i = 0; i < 3; i++) {
+		size_t n;
+		uint8_t *const p = pack(in[i], &n);
+		assert_int_equal(rp_replay_merge_add(m, i, p, n, eb), 0);
+		free(p);
+	}
+	assert_int_equal(rp_replay_merge_run(m, eb), 0);
+	const rp_replay_results *const g = rp_replay_merge_results(m);
+	assert_memory_equal(g->op[RP_OP_READ].hist, all, sizeof(*all));
+	assert_memory_equal(g->hist, all, sizeof(*all));
+	const double qs[] = { 0.5, 0.9, 0.99, 0.999, 0.9999 };
+	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++)
+		assert_int_equal(rp__hist_quantile(g->op[RP_OP_READ].hist, qs[i]), rp__hist_quantile(all, qs[i]));
+	assert_true(g->op[RP_OP_READ].p99_us == (double)rp__hist_quantile(all, 0.99) / 1e3);
+	assert_true(g->lat.p999_us == (double)rp__hist_quantile(all, 0.999) / 1e3);
+	assert_int_equal(g->lat.count, all->count);
+	assert_int_equal(g->op[RP_OP_READ].count, all->count);
+	rp_replay_merge_destroy(m);
+	free(h);
+}
+
+/* Every cut of a packed share, a flipped byte and another version: an error, never a crash or a share. */
+static void test_unpack_hostile(void **state)
+{
+	(void)state;
+	wl t;
+	workload(&t);
+	rp_replay *const r = share(&t, 3, 0);
+	size_t n;
+	uint8_t *const p = pack(rp_replay_get_results(r), &n);
+	char eb[RP_ERRBUF_SIZE];
+	for (size_t cut = 0; cut < n; cut++) {
+		rp_replay_merge *m = NULL;
+		assert_int_equal(rp_replay_merge_create(&m, 1), 0);
+		uint8_t *const c = malloc(cut ? cut : 1); /* exactly cut bytes: ASan sees any read past them */
+		memcpy(c, p, cut);
+		assert_true(rp_replay_merge_add(m, 0, c, cut, eb) < 0);
+		assert_null(rp_replay_merge_part(m, 0));
+		free(c);
+		rp_replay_merge_destroy(m);
+	}
+	/* Trailing bytes are corruption too. */
+	uint8_t *const longer = malloc(n + 1);
+	memcpy(longer, p, n);
+	longer[n] = 0;
+	rp_replay_merge *m = NULL;
+	assert_int_equal(rp_replay_merge_create(&m, 1), 0);
+	assert_int_equal(rp_replay_merge_add(m, 0, longer, n + 1, eb), RP_E_CORRUPT);
+	/* Another version is refused as such. */
+	longer[4] = 99;
+	assert_int_equal(rp_replay_merge_add(m, 0, longer, n, eb), RP_E_VERSION);
+	/* Any single byte flipped: accepted or refused, never a crash (ASan and UBSan run this). */
+	for (size_t i = 8; i < n; i++) {
+		rp_replay_merge *m2 = NULL;
+		assert_int_equal(rp_replay_merge_create(&m2, 1), 0);
+		memcpy(longer, p, n);
+		longer[i] ^= 0xa5;
+		(void)rp_replay_merge_add(m2, 0, longer, n, eb);
+		rp_replay_merge_destroy(m2);
+	}
+	rp_replay_merge *none = NULL;
+	assert_int_equal(rp_replay_merge_create(&none, 0), RP_E_RANGE);
+	assert_null(none);
+	rp_replay_merge_destroy(m);
+	free(longer);
+	free(p);
+	rp_replay_destroy(r);
+	wl_fini(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_merge_shares),
+		cmocka_unit_test(test_merge_hist_exact),
+		cmocka_unit_test(test_unpack_hostile),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
