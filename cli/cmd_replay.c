@@ -41,8 +41,8 @@ static const rp_opt options[] = {
 	RP_CLI_REPLAY_OPTS_IO(o.r),
 	{ "list-backends", 0, RP_OPT_FLAG, &o.list_backends, NULL, "list the built-in backends and their options" },
 	{ "mpi", 0, RP_OPT_FLAG, &o.mpi, NULL,
-	  "run under mpirun: the --clients copies are dealt across the ranks, which start together; rank 0 "
-	  "broadcasts the trace, prints the merged table and writes the JSON (docs/mpi.md)" },
+	  "run under mpirun: the --clients copies (else the trace's own clients) are dealt across the ranks, "
+	  "which start together; rank 0 broadcasts the trace, prints the merged table and writes the JSON (docs/mpi.md)" },
 	{ "mpi-timeout", 0, RP_OPT_DURATION, &o.mpi_timeout, "DURATION",
 	  "--mpi: give up and end the job when a rank waits this long for the others in a phase or after its run "
 	  "(default 300 s)" },

@@ -18,6 +18,7 @@
 #include "cli/outfile.h"
 #include "replay/merge.h"
 #include "replay/mpi_comm.h"
+#include "replay/subset.h"
 
 /* Ping-pong rounds per rank for the clock offsets: the least round trip of these is kept. */
 #define CLOCK_ROUNDS 16
@@ -41,6 +42,8 @@ typedef struct mpi_run {
 	int64_t *offset_ns, *rtt_ns;
 	int64_t start_ns; /* the common start, rank 0's CLOCK_REALTIME */
 	uint32_t copies, base; /* this rank's share of --clients */
+	/* A trace's own clients: what rank 0's one prepare made, reported as the run's (the others made nothing). */
+	rp_replay_results prepared; /* only its prepare record is used */
 } mpi_run;
 
 /* The module, from the build tree or the install directory (replay/backends/registry.c's rule). */
@@ -83,17 +86,28 @@ static int check_all(mpi_run *m, const char *phase)
 	char errbuf[RP_ERRBUF_SIZE];
 	if (m->comm->allgather(&m->me, sizeof(m->me), m->all, m->a->timeout_s, errbuf) < 0)
 		give_up(m, errbuf);
-	int worst = 0;
+	int worst = 0, same = 0;
+	const status_rec *said = NULL; /* the last error printed: the ranks that repeat it are counted, not listed */
 	for (int r = 0; r < m->size; r++) {
 		const status_rec *const s = &m->all[r];
 		if (!s->rc)
 			continue;
 		if (s->rc > worst)
 			worst = s->rc;
+		if (said && strncmp(said->err, s->err, sizeof(s->err)) == 0) {
+			same++;
+			continue;
+		}
+		if (m->rank == 0 && same)
+			rp__cli_err("replay", "%s: and %d more rank%s the same", phase, same, same == 1 ? "" : "s");
+		same = 0;
+		said = s;
 		if (m->rank == 0)
 			rp__cli_err("replay", "%s: rank %d (%.*s): %.*s", phase, r, (int)sizeof(s->host), s->host,
 				    (int)sizeof(s->err), s->err);
 	}
+	if (m->rank == 0 && same)
+		rp__cli_err("replay", "%s: and %d more rank%s the same", phase, same, same == 1 ? "" : "s");
 	return worst;
 }
 
@@ -134,10 +148,7 @@ static int check_options(mpi_run *m)
 	if (hashes[m->rank] != hashes[0])
 		fail_me(m, 2, "started with other arguments than rank 0: every rank runs the same command line");
 	free(hashes);
-	if (!m->me.rc && !a->ro->clones)
-		fail_me(m, 2, "--mpi needs --clients N: copies of the workload are what is dealt across the ranks "
-			      "(a trace's own clients stay together in each copy)");
-	else if (!m->me.rc && a->ro->clones < (uint32_t)m->size)
+	if (!m->me.rc && a->ro->clones && a->ro->clones < (uint32_t)m->size)
 		fail_me(m, 2, "--clients %u is fewer than the %d ranks: each rank runs at least one copy", a->ro->clones,
 			m->size);
 	else if (!m->me.rc && a->ro->order == RP_ORDER_RESOURCE)
@@ -301,7 +312,7 @@ static int write_json(const mpi_run *m, const rp_replay_merge *mg, const size_t 
 		oom |= !j || !ops;
 		oom |= json_object_set_new(j, "rank", json_integer(r)) < 0;
 		oom |= json_object_set_new(j, "host", json_stringn(m->all[r].host, strnlen(m->all[r].host, sizeof(m->all[r].host)))) < 0;
-		oom |= json_object_set_new(j, "first_copy", json_integer(base + 1)) < 0;
+		oom |= json_object_set_new(j, "first_copy", m->a->ro->clones ? json_integer(base + 1) : json_null()) < 0;
 		oom |= json_object_set_new(j, "clients", json_integer(p->clients)) < 0;
 		oom |= json_object_set_new(j, "stop", json_string(p->stop)) < 0;
 		oom |= json_object_set_new(j, "error", p->error[0] ? json_string(p->error) : json_null()) < 0;
@@ -408,16 +419,45 @@ out:
 	return status;
 }
 
-/* Create, prepare (this rank's copies: their directories are its own) and check that every rank could. */
-static int setup(mpi_run *m, rp_cli_in *in, rp_workload **w, rp_replay **rr)
+/*
+ * Create and prepare, and check that every rank could.  Copies (--clients):
+ * each rank prepares its own copies' directories, which are disjoint.  A
+ * trace's own clients share TARGET: rank 0 prepares it once for all of them
+ * (a scan of the whole trace), the others wait, then each rank runs its
+ * clients, dealt by client id (replay/subset.h), without a prepare.
+ */
+static int setup(mpi_run *m, rp_cli_in *in, rp_workload **full, rp_workload **w, rp_replay **rr)
 {
 	rp_replay_opts ro = *m->a->ro;
 	ro.clones = m->copies;
 	ro.clone_base = m->base;
 	char errbuf[RP_ERRBUF_SIZE];
-	if (!m->me.rc && rp_workload_open_file(w, in->path, m->a->r->lenient, errbuf) < 0) {
+	if (!m->me.rc && rp_workload_open_file(full, in->path, m->a->r->lenient, errbuf) < 0) {
 		rp__cli_in_rename(in, errbuf, sizeof(errbuf));
 		fail_me(m, 1, "%s", errbuf);
+	}
+	if (!m->a->ro->clones) {
+		uint32_t n = 0;
+		if (!m->me.rc && rp_workload_open_subset(w, *full, (uint32_t)m->rank, (uint32_t)m->size, &n, errbuf) < 0)
+			fail_me(m, 2, "%s", errbuf);
+		if (m->rank == 0 && !m->me.rc && !ro.no_prepare) {
+			rp_replay *all = NULL;
+			if (rp_replay_create(&all, &ro, *full, errbuf) < 0 || rp_replay_prepare(all, errbuf) < 0) {
+				rp__cli_in_rename(in, errbuf, sizeof(errbuf));
+				fail_me(m, 1, "prepare: %s", errbuf);
+			} else {
+				m->prepared.prepare = rp_replay_get_results(all)->prepare;
+			}
+			rp_replay_destroy(all);
+		}
+		const int st = check_all(m, "prepare");
+		if (st)
+			return st;
+		ro.no_prepare = true;
+		ro.drop_caches = false; /* rank 0's prepare did it, on its host */
+	} else {
+		*w = *full;
+		*full = NULL;
 	}
 	if (!m->me.rc && rp_replay_create(rr, &ro, *w, errbuf) < 0) {
 		rp__cli_in_rename(in, errbuf, sizeof(errbuf));
@@ -453,7 +493,7 @@ int rp__cli_replay_mpi(const rp_cli_mpi_args *a)
 	if (!m.all || !m.offset_ns || !m.rtt_ns)
 		give_up(&m, "out of memory");
 	rp_cli_in in = { .fd = -1 };
-	rp_workload *w = NULL;
+	rp_workload *full = NULL, *w = NULL;
 	rp_replay *r = NULL;
 	rp_outfile json = { .f = NULL };
 	uint8_t *packed = NULL, *gathered = NULL;
@@ -469,7 +509,7 @@ int rp__cli_replay_mpi(const rp_cli_mpi_args *a)
 	/* Rank 0 writes the JSON: created now, so a path that cannot be written fails before the run. */
 	if (m.rank == 0 && a->json && rp__cli_out_open(&json, "replay", a->json))
 		fail_me(&m, 1, "cannot create %s", a->json);
-	if ((status = setup(&m, &in, &w, &r)) != 0)
+	if ((status = setup(&m, &in, &full, &w, &r)) != 0)
 		goto out;
 	if (m.rank == 0 && a->json)
 		rp__cli_prov_collect(a->prov, in.name, in.path, a->ro->target);
@@ -479,7 +519,10 @@ int rp__cli_replay_mpi(const rp_cli_mpi_args *a)
 	const int rc = rp__cli_drive(r, m.cmd, a->r->quiet || m.rank != 0, &interrupted, &in);
 	rp__cli_prov_cpu_end(a->prov);
 	size_t n_packed = 0;
-	if (rp_replay_results_pack(rp_replay_get_results(r), &packed, &n_packed) < 0)
+	rp_replay_results mine = *rp_replay_get_results(r); /* a shallow copy: packing only reads it */
+	if (!a->ro->clones && m.rank == 0)
+		mine.prepare = m.prepared.prepare;
+	if (rp_replay_results_pack(&mine, &packed, &n_packed) < 0)
 		give_up(&m, "out of memory packing the results");
 	if (m.comm->gatherv(packed, n_packed, &gathered, sizes, RP_MPI_GATHER_MAX, a->timeout_s, errbuf) < 0)
 		give_up(&m, errbuf);
@@ -497,6 +540,7 @@ out:
 		rp__cli_out_abort(&json); /* no-op after a commit */
 	rp_replay_destroy(r);
 	rp_workload_destroy(w);
+	rp_workload_destroy(full); /* after the subset over it */
 	rp__cli_in_close(&in);
 	free(packed);
 	free(gathered);

@@ -88,6 +88,28 @@ mpi 2 "$reprise" replay "$load" --target "$t2" --clients 4 --mpi -q --json "$tmp
 if same_ops "$tmp/pone.json" "$tmp/ptwo.json"; then ok "posix on tmpfs: 4 clients over 2 ranks = 4 clients in one process"; else sed 's/^/# /' "$tmp/py"; not_ok "posix on tmpfs: 4 clients over 2 ranks = 4 clients in one process"; fi
 if [ -d "$t2/client1" ] && [ -d "$t2/client4" ] && [ ! -e "$t2/client5" ]; then ok "each rank made its own copies' directories"; else ls "$t2" | sed 's/^/# /'; not_ok "each rank made its own copies' directories"; fi
 
+# 2b. A trace's own clients dealt across ranks (c1 and c3 of an NFSv4.1 session) count what one process does.
+trace=$REPRISE_SOURCE_ROOT/tests/data/rpz/v1.0-nfs41-session.rpz
+timeout 120 "$reprise" replay "$trace" --target /unused -b null -q --json "$tmp/tone.json" >/dev/null 2>&1
+mpi 2 "$reprise" replay "$trace" --target /unused -b null --mpi -q --json "$tmp/ttwo.json"
+same_trace() { pycheck '
+import json, sys
+a = json.load(open(sys.argv[2])); b = json.load(open(sys.argv[3]))
+assert a["op_counts"] == b["op_counts"] and a["total_ops"] == b["total_ops"] > 0, (a["op_counts"], b["op_counts"])
+assert a["failures"] == b["failures"] and a["mismatches"] == b["mismatches"], (a["mismatches"], b["mismatches"])
+assert sorted(c["trace_client"] for c in a["client_results"]) == sorted(c["trace_client"] for c in b["client_results"])
+assert [r["clients"] for r in b["mpi"]["per_rank"]] == [1, 1]
+assert a["prepare"]["files"] == b["prepare"]["files"] and a["prepare"]["dirs"] == b["prepare"]["dirs"]
+' "$1" "$2"; }
+if same_trace "$tmp/tone.json" "$tmp/ttwo.json"; then ok "null: a trace's 2 clients over 2 ranks = one process"; else sed 's/^/# /' "$tmp/py"; not_ok "null: a trace's 2 clients over 2 ranks = one process"; fi
+rm -rf "$t1"/* "$t2"/*
+timeout 120 "$reprise" replay "$trace" --target "$t1" -q --json "$tmp/tpone.json" >/dev/null 2>&1
+mpi 2 "$reprise" replay "$trace" --target "$t2" --mpi -q --json "$tmp/tptwo.json"
+if same_trace "$tmp/tpone.json" "$tmp/tptwo.json"; then ok "posix, one shared target prepared once: the same counts and mismatches as one process"; else sed 's/^/# /' "$tmp/py"; not_ok "posix, one shared target prepared once"; fi
+mpi 3 "$reprise" replay "$trace" --target /unused -b null --mpi -q
+rc=$?
+if [ $rc = 2 ] && grep -q 'rank 0 .*2 clients for 3 shares' "$tmp/err" && grep -q 'and 2 more ranks the same' "$tmp/err"; then ok "fewer trace clients than ranks: exit 2, said once"; else not_ok "fewer trace clients than ranks (exit $rc)"; fi
+
 # 3. A rank that cannot use its target (rank 1's copy 2 is a file there) is named; the job ends with 1.
 rm -rf "$t2"/*
 : >"$t2/client2"
@@ -136,7 +158,7 @@ grep -Ev '127\.0\.0\.1:' "$tmp/listen_mpirun" | sed 's/^/# note: mpirun also lis
 # 5. What --mpi refuses, on every rank alike (exit 2, rank 0 says why).
 mpi 2 "$reprise" replay "$load" --target /unused -b null --mpi -q
 rc=$?
-if [ $rc = 2 ] && grep -q 'needs --clients N' "$tmp/err"; then ok "--mpi without --clients: exit 2"; else not_ok "--mpi without --clients (exit $rc)"; fi
+if [ $rc = 2 ] && grep -q '1 client for 2 shares' "$tmp/err"; then ok "one client without --clients over 2 ranks: exit 2"; else not_ok "one client without --clients over 2 ranks (exit $rc)"; fi
 mpi 4 "$reprise" replay "$load" --target /unused -b null --clients 3 --mpi -q
 rc=$?
 if [ $rc = 2 ] && grep -q 'fewer than the 4 ranks' "$tmp/err"; then ok "fewer copies than ranks: exit 2"; else not_ok "fewer copies than ranks (exit $rc)"; fi

@@ -6,6 +6,7 @@
 #include "replay/engine.h"
 #include "replay/hist.h"
 #include "replay/merge.h"
+#include "replay/subset.h"
 
 /* A workload of one client: open, reads and writes of several sizes, a stat of a missing name, close. */
 static void workload(wl *t)
@@ -210,12 +211,73 @@ static void test_unpack_hostile(void **state)
 	wl_fini(&t);
 }
 
+/* A trace's clients dealt by id: 2 shares of ids {2, 5, 9} hold {2, 9} and {5}, and their runs add up to the whole. */
+static void test_subset(void **state)
+{
+	(void)state;
+	wl t;
+	wl_init(&t, RP_SRC_LOADFILE_SMB);
+	const uint32_t ids[] = { 5, 2, 9 };
+	for (int round = 0; round < 3; round++)
+		for (size_t i = 0; i < 3; i++) {
+			const uint64_t h = 10 * ids[i] + (uint64_t)round;
+			char path[32];
+			snprintf(path, sizeof(path), "\\f%u", ids[i]);
+			wl_add(&t, ids[i], RP_OP_OPEN, path, h, 0, 0, 0);
+			for (uint32_t k = 0; k < ids[i]; k++) /* client id ops of its own: shares are told apart by count */
+				wl_add(&t, ids[i], RP_OP_READ, NULL, h, 0, 512, 0);
+			wl_add(&t, ids[i], RP_OP_CLOSE, NULL, h, 0, 0, 0);
+		}
+	wl_open(&t);
+	char eb[RP_ERRBUF_SIZE];
+	rp_workload *s0 = NULL, *s1 = NULL, *bad = NULL;
+	uint32_t n = 0;
+	assert_int_equal(rp_workload_open_subset(&s0, t.w, 0, 2, &n, eb), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(rp_workload_open_subset(&s1, t.w, 1, 2, NULL, eb), 0);
+	assert_int_equal(rp_workload_open_subset(&bad, t.w, 0, 4, NULL, eb), RP_E_RANGE);
+	assert_int_equal(rp_workload_open_subset(&bad, t.w, 2, 2, NULL, eb), RP_E_RANGE);
+	assert_null(bad);
+	uint64_t reads[2];
+	rp_workload *const shares[] = { s0, s1 };
+	for (int k = 0; k < 2; k++) {
+		rp_replay_opts o;
+		rp_replay_opts_init(&o);
+		o.target = "unused";
+		o.backend = "null";
+		rp_replay *r = NULL;
+		assert_int_equal(rp_replay_create(&r, &o, shares[k], eb), 0);
+		assert_int_equal(rp_replay_run(r, eb), 0);
+		const rp_replay_results *const res = rp_replay_get_results(r);
+		reads[k] = res->op[RP_OP_READ].count;
+		assert_int_equal(res->clients, k == 0 ? 2 : 1);
+		assert_int_equal(res->op[RP_OP_OPEN].count, 3 * res->clients);
+		rp_replay_destroy(r);
+	}
+	assert_int_equal(reads[0], 3 * (2 + 9));
+	assert_int_equal(reads[1], 3 * 5);
+	rp_workload_destroy(s0);
+	rp_workload_destroy(s1);
+	wl_fini(&t);
+	/* Clients that fork cannot be split. */
+	wl_init(&t, RP_SRC_LOADFILE_SMB);
+	wl_add(&t, 1, RP_OP_OPEN, "\\a", 1, 0, 0, 0);
+	rp_op *const fk = wl_add(&t, 1, RP_OP_FORK, NULL, 0, 0, 0, 0);
+	fk->result = 2;
+	wl_add(&t, 2, RP_OP_CLOSE, NULL, 1, 0, 0, 0);
+	wl_open(&t);
+	assert_int_equal(rp_workload_open_subset(&bad, t.w, 0, 2, NULL, eb), RP_E_UNSUPPORTED);
+	assert_non_null(strstr(eb, "fork or wait"));
+	wl_fini(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_merge_shares),
 		cmocka_unit_test(test_merge_hist_exact),
 		cmocka_unit_test(test_unpack_hostile),
+		cmocka_unit_test(test_subset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
