@@ -33,6 +33,11 @@ export OMPI_MCA_btl=self,vader OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_btl_tcp_i
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_hwloc_base_binding_policy=none
 # One core per two engineers here: ranks must not spin on a core they share.
 export OMPI_MCA_mpi_yield_when_idle=1
+# The sanitizer build: Open MPI's own allocations that it never frees are not reprise's leaks.
+# Its components stay loaded and stacks are unwound in full (it has no frame pointers), so the
+# suppressions can name its libraries.
+export OMPI_MCA_mca_base_component_disable_dlclose=1 PMIX_MCA_mca_base_component_disable_dlclose=1
+export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}fast_unwind_on_malloc=0:suppressions=$(cd "$(dirname "$0")" && pwd)/lsan-openmpi.supp"
 mpi() { np=$1; shift; timeout 120 mpirun -np "$np" "$@" >"$tmp/out" 2>"$tmp/err"; }
 
 load=$REPRISE_SOURCE_ROOT/tests/data/replay/small.load
