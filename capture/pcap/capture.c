@@ -204,7 +204,8 @@ void rp_capture_stats_print(const rp_capture_stats *st, FILE *f)
 			   "--smb-key SESSIONID:KEY[:S2C:C2S] or --smb-keys FILE (docs/capture.md)\n", st->encrypted);
 	if (st->decrypt_failed)
 		fprintf(f, "  decrypt failed: %" PRIu64 " SMB3 messages did not verify with the key given for their "
-			   "session (a wrong key, or S2C and C2S swapped)\n", st->decrypt_failed);
+			   "session (a wrong key, S2C and C2S swapped, or a 3.1.1 session whose NEGOTIATE was not captured: "
+			   "give S2C:C2S)\n", st->decrypt_failed);
 	if (st->file_cut)
 		fputs("  truncated dump file: the capture ends inside a packet record (cut short: the ops of later "
 		      "packets are missing)\n",
