@@ -6,11 +6,12 @@
 # beside each as CAPTURE.keys (--smb-keys format).  reprise__smb3-enc-311-aes128gcm.pcap does
 # smbclient's everyday commands; reprise__smb3-clear-311.pcap is the same commands unencrypted.
 # Needs root, samba, smbclient, tcpdump.  Usage: tests/smb/make-smb3-encrypted-captures.sh [OUTDIR]
+# SMB3_CAPTURE_PORT picks another port (tests/smb/smb3_live.sh runs it on one of its own).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 out=$(realpath -m "${1:-$here/../data/pcap}")
 mkdir -p "$out"
-port=4455
+port=${SMB3_CAPTURE_PORT:-4455}
 d=$(mktemp -d)
 tp=
 cleanup() {
