@@ -101,14 +101,19 @@ static size_t cipher_key_len(int cipher)
 
 /* ---- per-connection state: dialect, cipher, preauth hashes ---- */
 
+/* Zero memory that held key material, in a way the compiler keeps. */
+static void wipe(void *p, size_t n)
+{
+	volatile unsigned char *const v = p;
+	for (size_t i = 0; i < n; i++)
+		v[i] = 0;
+}
+
 void rp__smb3_conn_free(smb3_conn *c)
 {
 	if (!c)
 		return;
-	/* derived keys are secrets */
-	volatile unsigned char *p = (volatile unsigned char *)c;
-	for (size_t i = 0; i < sizeof(*c); i++)
-		p[i] = 0;
+	wipe(c, sizeof(*c)); /* the preauth hashes are what keys derive from */
 	free(c);
 }
 
@@ -192,10 +197,9 @@ static void negotiate_response(smb3_conn *c, const uint8_t *pdu, size_t have)
 	}
 }
 
-void rp__smb3_note(rp_capctx *cx, smb_conn *sc, const rp_msg *m, const uint8_t *pdu, size_t have, size_t wire,
-		   uint16_t cmd, uint32_t flags, uint32_t status, uint64_t sid)
+void rp__smb3_note(smb_conn *sc, const rp_msg *m, const uint8_t *pdu, size_t have, size_t wire, uint16_t cmd,
+		   uint32_t flags, uint32_t status, uint64_t sid)
 {
-	(void)cx;
 	smb3_conn *const c = crypt_state(sc);
 	if (!c)
 		return;
@@ -252,7 +256,6 @@ void rp__smb3_note(rp_capctx *cx, smb_conn *sc, const rp_msg *m, const uint8_t *
 		chain(s->hash, pdu, have);
 	} else if (status == NT_STATUS_OK) {
 		s->state = 2; /* the final response is not hashed: the hash is the keys' context */
-		s->have_keys = false;
 	} else {
 		memset(s, 0, sizeof(*s)); /* failed: the client starts again with SessionId 0 */
 	}
@@ -260,32 +263,47 @@ void rp__smb3_note(rp_capctx *cx, smb_conn *sc, const rp_msg *m, const uint8_t *
 
 /* ---- decrypting a transform message ---- */
 
-typedef struct scratch {
+/* Per-capture state: the plaintext buffer, and the keys derived for each session. */
+typedef struct crypt_cap {
 	uint8_t *buf;
 	size_t cap;
-} scratch;
+	rp_smb_map *derived; /* (SessionId) -> smb3_derived */
+} crypt_cap;
 
-static const int scratch_key; /* its address tells our capctx state apart */
+static const int cap_key; /* its address tells our capctx state apart */
 
-static void *scratch_create(void)
+static void cap_destroy(void *p)
 {
-	return calloc(1, sizeof(scratch));
-}
-
-static void scratch_destroy(void *p)
-{
-	scratch *const s = p;
+	crypt_cap *const s = p;
 	if (!s)
 		return;
 	free(s->buf);
+	rp__smb_map_destroy(s->derived);
 	free(s);
 }
 
-static uint8_t *scratch_get(rp_capctx *cx, size_t n)
+static void derived_free(void *v)
 {
-	scratch *const s = rp__cap_state(cx, &scratch_key, scratch_create, scratch_destroy);
-	if (!s)
+	wipe(v, sizeof(smb3_derived));
+}
+
+static void *cap_create(void)
+{
+	crypt_cap *const s = calloc(1, sizeof(*s));
+	if (s && !(s->derived = rp__smb_map_create(sizeof(smb3_derived), derived_free))) {
+		free(s);
 		return NULL;
+	}
+	return s;
+}
+
+static crypt_cap *cap_state(rp_capctx *cx)
+{
+	return rp__cap_state(cx, &cap_key, cap_create, cap_destroy);
+}
+
+static uint8_t *plain_buf(crypt_cap *s, size_t n)
+{
 	if (s->cap < n) {
 		uint8_t *const b = realloc(s->buf, n);
 		if (!b)
@@ -302,46 +320,50 @@ typedef struct keyset {
 	const uint8_t *c2s, *s2c;
 } keyset;
 
-enum derive { DERIVE_OK, DERIVE_NO_HASH };
+enum derive { DERIVE_OK, DERIVE_NO_HASH, DERIVE_NOMEM };
 
-/* The keys of a session given by its session key alone, derived once and kept with the session. */
-static int derive(smb3_conn *c, const smb3_key *k, keyset *ks)
+/*
+ * The keys of a session given by its session key alone, derived once per
+ * capture: on the connection that set the session up (3.1.1: from its preauth
+ * hash), and then used on every channel bound to it.
+ */
+static int derive(crypt_cap *cs, smb3_conn *c, const smb3_key *k, keyset *ks)
 {
-	smb3_sess *s = sess_find(c, k->sid);
-	if (c->dialect == 0x0311) {
-		if (!s || s->state != 2 || !c->cipher)
-			return DERIVE_NO_HASH;
-		if (!s->have_keys) {
-			const size_t l = cipher_key_len(c->cipher);
-			/* AES-256 keys come from the full session key; AES-128 ones from its first 16 bytes */
-			const size_t ki = l == 32 ? k->key_len : 16;
-			rp__smb3_kdf(k->key, ki, (const uint8_t *)"SMBC2SCipherKey", 16, s->hash, 64, s->c2s, l);
-			rp__smb3_kdf(k->key, ki, (const uint8_t *)"SMBS2CCipherKey", 16, s->hash, 64, s->s2c, l);
-			s->cipher = c->cipher;
-			s->have_keys = true;
-		}
-	} else {
+	const smb_key mk = { k->sid, 0, 3 };
+	smb3_derived *d = rp__smb_map_get(cs->derived, &mk);
+	const smb3_sess *const s = sess_find(c, k->sid);
+	if (c->dialect == 0x0311 && s && s->state == 2 && c->cipher && !(d && d->from_hash && d->cipher == c->cipher)) {
+		bool fresh;
+		if (!(d = rp__smb_map_put(cs->derived, &mk, &fresh)))
+			return DERIVE_NOMEM;
+		const size_t l = cipher_key_len(c->cipher);
+		/* AES-256 keys come from the full session key; AES-128 ones from its first 16 bytes */
+		const size_t ki = l == 32 ? k->key_len : 16;
+		rp__smb3_kdf(k->key, ki, (const uint8_t *)"SMBC2SCipherKey", 16, s->hash, 64, d->c2s, l);
+		rp__smb3_kdf(k->key, ki, (const uint8_t *)"SMBS2CCipherKey", 16, s->hash, 64, d->s2c, l);
+		d->cipher = c->cipher;
+		d->from_hash = true;
+	} else if (!d && c->dialect == 0x0311) {
+		return DERIVE_NO_HASH;
+	} else if (!d) {
 		/* 3.0 and 3.0.2, or a connection whose NEGOTIATE was not captured: the 3.0 keys are the only
 		 * ones the session key alone gives */
-		if (!s) {
-			s = sess_new(c, k->sid);
-			s->state = 2;
-		}
-		if (!s->have_keys) {
-			rp__smb3_kdf(k->key, 16, (const uint8_t *)"SMB2AESCCM", 11, (const uint8_t *)"ServerIn ", 10, s->c2s, 16);
-			rp__smb3_kdf(k->key, 16, (const uint8_t *)"SMB2AESCCM", 11, (const uint8_t *)"ServerOut", 10, s->s2c, 16);
-			s->cipher = SMB3_AES128_CCM;
-			s->have_keys = true;
-		}
+		bool fresh;
+		if (!(d = rp__smb_map_put(cs->derived, &mk, &fresh)))
+			return DERIVE_NOMEM;
+		rp__smb3_kdf(k->key, 16, (const uint8_t *)"SMB2AESCCM", 11, (const uint8_t *)"ServerIn ", 10, d->c2s, 16);
+		rp__smb3_kdf(k->key, 16, (const uint8_t *)"SMB2AESCCM", 11, (const uint8_t *)"ServerOut", 10, d->s2c, 16);
+		d->cipher = SMB3_AES128_CCM;
+		d->from_hash = false;
 	}
-	*ks = (keyset){ .cipher = s->cipher, .c2s = s->c2s, .s2c = s->s2c };
+	*ks = (keyset){ .cipher = d->cipher, .c2s = d->c2s, .s2c = d->s2c };
 	return DERIVE_OK;
 }
 
 /* The keysets to try, most likely first; their number. */
-static unsigned keysets(smb3_conn *c, const smb3_key *k, keyset ks[2], bool *no_hash)
+static unsigned keysets(crypt_cap *cs, smb3_conn *c, const smb3_key *k, keyset ks[2], int *why)
 {
-	*no_hash = false;
+	*why = DERIVE_OK;
 	if (k->dir_len) {
 		/* keys given: the negotiated cipher if it was captured, else each cipher of that key length */
 		if (c->cipher && cipher_key_len(c->cipher) == k->dir_len) {
@@ -353,11 +375,8 @@ static unsigned keysets(smb3_conn *c, const smb3_key *k, keyset ks[2], bool *no_
 		ks[1] = (keyset){ big ? SMB3_AES256_CCM : SMB3_AES128_CCM, k->c2s, k->s2c };
 		return 2;
 	}
-	if (derive(c, k, &ks[0]) != DERIVE_OK) {
-		*no_hash = true;
-		return 0;
-	}
-	return 1;
+	*why = derive(cs, c, k, &ks[0]);
+	return *why == DERIVE_OK ? 1 : 0;
 }
 
 void rp__smb3_transform(rp_capctx *cx, rp_conn *conn, smb_conn *sc, const rp_msg *m)
@@ -375,18 +394,23 @@ void rp__smb3_transform(rp_capctx *cx, rp_conn *conn, smb_conn *sc, const rp_msg
 		rp__cap_count(cx, RP_OUT_ENCRYPTED, NULL);
 		return;
 	}
+	crypt_cap *const cs = cap_state(cx);
+	uint8_t *const out = cs ? plain_buf(cs, t.orig_size) : NULL;
+	if (!out) {
+		rp__cap_count(cx, RP_OUT_ENCRYPTED, NULL);
+		return;
+	}
 	keyset ks[2];
-	bool no_hash;
-	const unsigned n = keysets(c, k, ks, &no_hash);
-	if (no_hash) {
+	int why;
+	const unsigned n = keysets(cs, c, k, ks, &why);
+	if (why == DERIVE_NO_HASH) {
 		/* 3.1.1 keys hang on the session setup's preauth hash: without it only S2C/C2S keys decrypt */
 		rp__cap_count(cx, RP_OUT_ENCRYPTED, NULL);
 		rp__cap_count(cx, RP_OUT_UNSUPPORTED, "SMB3 3.1.1 setup not captured (give S2C:C2S)");
 		return;
 	}
-	uint8_t *const out = scratch_get(cx, t.orig_size);
-	if (!out) {
-		rp__cap_count(cx, RP_OUT_ENCRYPTED, NULL);
+	if (why != DERIVE_OK) {
+		rp__cap_count(cx, RP_OUT_ENCRYPTED, NULL); /* out of memory */
 		return;
 	}
 	bool ok = false;

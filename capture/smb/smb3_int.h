@@ -54,14 +54,19 @@ bool rp__smb3_decrypt(int cipher, const uint8_t *key, const smb3_transform *t, u
 /* Sessions whose preauth integrity hash one connection follows at once (a client sets up a few). */
 #define SMB3_SESS_MAX 16
 
+/* A session being set up on a connection: its preauth integrity hash (3.1.1). */
 typedef struct smb3_sess {
 	uint64_t sid;
 	uint8_t hash[64];
 	uint8_t state; /* 0 free, 1 being set up, 2 set up (hash final) */
-	bool have_keys; /* derived keys below are valid */
-	uint8_t cipher;
-	uint8_t c2s[32], s2c[32];
 } smb3_sess;
+
+/* Keys derived from a session key, kept per capture: every channel of a session encrypts with them. */
+typedef struct smb3_derived {
+	uint8_t cipher;
+	bool from_hash; /* 3.1.1 keys from the preauth hash (else the 3.0 derivation) */
+	uint8_t c2s[32], s2c[32];
+} smb3_derived;
 
 /* Per-connection SMB3 crypto state (smb_conn.crypt), kept only when keys were given. */
 typedef struct smb3_conn {
@@ -79,8 +84,8 @@ typedef struct smb3_conn {
 
 void rp__smb3_conn_free(smb3_conn *c);
 /* Follow a clear NEGOTIATE or SESSION_SETUP PDU (the preauth hash, dialect, cipher). */
-void rp__smb3_note(rp_capctx *cx, smb_conn *sc, const rp_msg *m, const uint8_t *pdu, size_t have, size_t wire,
-		   uint16_t cmd, uint32_t flags, uint32_t status, uint64_t sid);
+void rp__smb3_note(smb_conn *sc, const rp_msg *m, const uint8_t *pdu, size_t have, size_t wire, uint16_t cmd,
+		   uint32_t flags, uint32_t status, uint64_t sid);
 /* An SMB3 transform message: decrypt it with the user's keys and decode what it held, or count it. */
 void rp__smb3_transform(rp_capctx *cx, rp_conn *conn, smb_conn *sc, const rp_msg *m);
 
