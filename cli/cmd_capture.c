@@ -87,6 +87,8 @@ static const rp_cmd spec = {
 		   "before any op leaves OUT as it was.\n"
 		   "A summary on stderr gives frames, ops, and how many messages were truncated, invalid,\n"
 		   "unsupported (by name), unmatched or encrypted, plus packets the kernel dropped.\n"
+		   "Encrypted SMB3 is decrypted with the sessions' keys from --smb-key or --smb-keys (the session key\n"
+		   "alone is enough when the capture holds the session's setup; docs/capture.md, Encrypted SMB3).\n"
 		   "Capturing needs CAP_NET_RAW (root).",
 	.opts = options,
 	.min_args = 0,
