@@ -289,6 +289,8 @@ void rp__cap_count(rp_capctx *cx, rp_outcome what, const char *name)
 	case RP_OUT_GAP: st->gaps++; break;
 	case RP_OUT_IGNORED: st->ignored++; break;
 	case RP_OUT_MESSAGE: st->messages++; break;
+	case RP_OUT_DECRYPTED: st->decrypted++; break;
+	case RP_OUT_DECRYPT_FAILED: st->decrypt_failed++; break;
 	case RP_OUT_UNSUPPORTED: {
 		st->unsupported++;
 		if (!name)

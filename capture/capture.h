@@ -16,8 +16,30 @@ typedef enum rp_client_key {
 	RP_CLIENT_CONN,               /* one client per transport connection */
 } rp_client_key;
 
+/*
+ * SMB3 session keys for decrypting transform-header traffic (capture/smb/smb3_keys.c,
+ * docs/capture.md "Encrypted SMB3").  One entry per session: its id as its 8
+ * bytes appear on the wire, the session key (16 bytes, or the 32-byte full
+ * session key for AES-256), and optionally the server-to-client and
+ * client-to-server keys (16 or 32 bytes each), in tshark's smb2_seskey_list order.
+ */
+typedef struct rp_smb_keys rp_smb_keys;
+/* More sessions than this in one key list is a mistake, not a capture (every key is looked up per message). */
+#define RP_SMB_KEYS_MAX 4096
+/* A key line longer than this cannot be SESSIONID:KEY:S2C:C2S in hex. */
+#define RP_SMB_KEY_LINE_MAX 256
+
+int rp_smb_keys_create(rp_smb_keys **out);
+void rp_smb_keys_destroy(rp_smb_keys *keys); /* NULL is a no-op */
+/* Add "SESSIONID:KEY[:S2C:C2S]" (hex; surrounding blanks ignored).  Errors say what is wrong, never the key. */
+int rp_smb_keys_add(rp_smb_keys *keys, const char *spec, char *errbuf);
+/* Add every line of a file: one spec each; blank lines and '#' comments skipped; errors name file:line. */
+int rp_smb_keys_load(rp_smb_keys *keys, const char *path, char *errbuf);
+size_t rp_smb_keys_count(const rp_smb_keys *keys);
+
 typedef struct rp_capture_opts {
 	rp_client_key client_key;
+	const rp_smb_keys *smb_keys; /* SMB3 decryption keys (not owned; outlives the decode), or NULL */
 	uint64_t match_timeout_ns; /* a call without a reply for this long (capture time) is unmatched; 0 = 30 s */
 	uint32_t max_flows;        /* live flow state bound; 0 = 65536 */
 } rp_capture_opts;
@@ -33,7 +55,9 @@ typedef struct rp_capture_stats {
 	uint64_t invalid;     /* messages that break their protocol's rules */
 	uint64_t unsupported; /* messages of a known protocol that reprise does not map (by name below) */
 	uint64_t unmatched;   /* calls without replies and replies without calls */
-	uint64_t encrypted;   /* SMB3 transform messages: undecodable without keys */
+	uint64_t encrypted;   /* SMB3 transform messages without a key for their session: undecodable */
+	uint64_t decrypted;   /* SMB3 transform messages decrypted with a key given (then decoded as any) */
+	uint64_t decrypt_failed; /* SMB3 transform messages whose key did not verify (wrong key or corrupt) */
 	uint64_t gaps;        /* TCP sequence gaps (lost segments) */
 	uint64_t ignored;     /* frames of other protocols */
 	uint64_t kernel_drops; /* live capture: packets the kernel dropped */
@@ -51,7 +75,7 @@ typedef struct rp_capture_stats {
 
 /* Print the summary ("frames 1200, ops 340, truncated 0, ...") on f. */
 void rp_capture_stats_print(const rp_capture_stats *st, FILE *f);
-/* True when anything was truncated, invalid, unsupported, unmatched or encrypted, or bytes were lost
+/* True when anything was truncated, invalid, unsupported, unmatched, encrypted or failed to decrypt, or bytes were lost
  * (TCP gaps, kernel drops): the trace may lack ops the workload had. */
 bool rp_capture_stats_lossy(const rp_capture_stats *st);
 

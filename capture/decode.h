@@ -85,6 +85,8 @@ typedef enum rp_outcome {
 	RP_OUT_GAP,
 	RP_OUT_IGNORED,
 	RP_OUT_MESSAGE, /* a message decoded */
+	RP_OUT_DECRYPTED,      /* an SMB3 transform message decrypted (its content is then decoded and counted) */
+	RP_OUT_DECRYPT_FAILED, /* an SMB3 transform message whose key did not verify */
 } rp_outcome;
 
 void rp__cap_count(rp_capctx *cx, rp_outcome what, const char *name);

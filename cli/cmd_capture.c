@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/input.h"
 #include "cli/outfile.h"
+#include "cli/smbkeys.h"
 #include "formats/rpz.h"
 
 static struct {
@@ -20,6 +21,12 @@ static struct {
 	uint64_t buffer_mib, max_flows, ring_kb;
 	bool strict, quiet, no_stdio, lttng, process_clients;
 } o;
+
+/* SMB3 decryption keys (cli/smbkeys.h) */
+static struct {
+	rp_optlist list;
+	const char *file;
+} sk;
 
 static const rp_opt options[] = {
 	{ "iface", 'i', RP_OPT_STRING, &o.iface, "IF", "interface to capture on (lo for servers on 127.0.0.1)" },
@@ -44,6 +51,7 @@ static const rp_opt options[] = {
 	  "fail when anything was truncated, invalid, unsupported, unmatched, encrypted or dropped (CMD: lost or "
 	  "untraced)" },
 	{ "quiet", 'q', RP_OPT_FLAG, &o.quiet, NULL, "no summary on stderr" },
+	RP_CLI_SMB_KEY_OPTS(&sk.list, &sk.file),
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
@@ -79,6 +87,8 @@ static const rp_cmd spec = {
 		   "before any op leaves OUT as it was.\n"
 		   "A summary on stderr gives frames, ops, and how many messages were truncated, invalid,\n"
 		   "unsupported (by name), unmatched or encrypted, plus packets the kernel dropped.\n"
+		   "Encrypted SMB3 is decrypted with the sessions' keys from --smb-key or --smb-keys (the session key\n"
+		   "alone is enough when the capture holds the session's setup; docs/capture.md, Encrypted SMB3).\n"
 		   "Capturing needs CAP_NET_RAW (root).",
 	.opts = options,
 	.min_args = 0,
@@ -127,15 +137,22 @@ static void on_signal(int sig)
 	rp_capture_live_break();
 }
 
-static int run(int argc, char **argv)
+static rp_smb_keys *smb_keys; /* loaded by run_capture, destroyed by run */
+
+static int run_capture(int argc, char **argv)
 {
 	memset(&o, 0, sizeof(o));
+	memset(&sk, 0, sizeof(sk));
 	char *pos[RP_OPTS_MAX_POS];
 	int npos = 0;
 	const int pr = rp_opts_parse(&spec, argc, argv, pos, &npos);
 	if (pr != 0)
 		return pr > 0 ? 0 : 2;
 	if (npos == 1) {
+		if (sk.list.n || sk.file) {
+			rp__cli_err("capture", "--smb-key and --smb-keys decrypt packet captures (--iface), not a command's syscalls");
+			return 2;
+		}
 		if (o.iface) {
 			rp__cli_err("capture", "give --iface IF or a command to run, not both");
 			return 2;
@@ -182,6 +199,10 @@ static int run(int argc, char **argv)
 		return 2;
 	}
 	rp_capture_opts copts = { .max_flows = (uint32_t)o.max_flows };
+	const int krc = rp__cli_smb_keys("capture", &sk.list, sk.file, &smb_keys);
+	if (krc)
+		return krc;
+	copts.smb_keys = smb_keys;
 	if (rp__cli_client_key(o.client_key, &copts.client_key) != 0) {
 		fprintf(stderr, "reprise capture: --client-key: use addr+principal, addr or conn\n");
 		return 2;
@@ -233,7 +254,8 @@ static int run(int argc, char **argv)
 		if (st.encrypted)
 			rp__cli_err("capture",
 				    "%llu SMB3 messages were encrypted and could not be decoded (the server or client "
-				    "requires encryption; a test server can run with 'server smb encrypt = off')",
+				    "requires encryption): give the sessions' keys with --smb-key SID:KEY or --smb-keys FILE, "
+				    "or run a test server with 'server smb encrypt = off'",
 				    (unsigned long long)st.encrypted);
 	}
 	if (rc < 0 || crc < 0) {
@@ -259,6 +281,15 @@ static int run(int argc, char **argv)
 		return 1;
 	}
 	return 0;
+}
+
+static int run(int argc, char **argv)
+{
+	smb_keys = NULL;
+	const int rc = run_capture(argc, argv);
+	rp_smb_keys_destroy(smb_keys);
+	smb_keys = NULL;
+	return rc;
 }
 
 const rp_command rp__cmd_capture = { .spec = &spec, .run = run };

@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/input.h"
 #include "cli/outfile.h"
+#include "cli/smbkeys.h"
 #include "converters/preamble.h"
 #include "converters/registry.h"
 #include "converters/strace.h"
@@ -19,6 +20,12 @@ static struct {
 	uint64_t level;
 	double from, until;
 } o;
+
+/* SMB3 decryption keys (cli/smbkeys.h) */
+static struct {
+	rp_optlist list;
+	const char *file;
+} sk;
 
 static const rp_opt options[] = {
 	{ "output", 'o', RP_OPT_STRING, &o.output, "OUT", "the output (instead of the second argument)" },
@@ -33,6 +40,7 @@ static const rp_opt options[] = {
 	{ "quiet", 'q', RP_OPT_FLAG, &o.quiet, NULL, "no summary or progress on stderr" },
 	{ "verbose", 'v', RP_OPT_FLAG, &o.verbose, NULL, "say how IN is read (which format; a stream spooled to TMPDIR)" },
 	RP_CLI_WINDOW_OPTS(&o.from, &o.until),
+	RP_CLI_SMB_KEY_OPTS(&sk.list, &sk.file),
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
@@ -58,7 +66,8 @@ static const rp_cmd spec = {
 		   "OUT is written as OUT.part-XXXXXX beside it and renamed to OUT only once complete: a failed\n"
 		   "convert leaves OUT as it was.  OUT naming IN (also through a symlink or hard link) is refused.\n"
 		   "A capture prints a conversion summary on stderr: frames, ops, and how many messages were\n"
-		   "truncated, invalid, unsupported (by name), unmatched or encrypted; a capture that ends inside\n"
+		   "truncated, invalid, unsupported (by name), unmatched or encrypted (encrypted SMB3 is decrypted\n"
+		   "with the sessions' keys from --smb-key or --smb-keys; docs/capture.md); a capture that ends inside\n"
 		   "a packet (\"truncated dump file\") or a cut .rpz gives a warning and an .rpz flagged truncated.\n"
 		   "An strace log prints a summary line: ops, processes, the syscalls that are no file operation\n"
 		   "(by name), bad lines (by reason) and what else was counted; a CTF trace one of events, other\n"
@@ -230,9 +239,12 @@ static int convert_ff(const char *const *ins, size_t n, const char *first, rp_ou
 	return rc;
 }
 
+static int convert(const char *in, const char *outp, int npos, char **pos, const rp_smb_keys *smb_keys);
+
 static int run(int argc, char **argv)
 {
 	memset(&o, 0, sizeof(o));
+	memset(&sk, 0, sizeof(sk));
 	char *pos[RP_OPTS_MAX_POS];
 	int npos = 0;
 	const int prc = rp_opts_parse(&spec, argc, argv, pos, &npos);
@@ -245,6 +257,18 @@ static int run(int argc, char **argv)
 		return 2;
 	}
 	const char *const in = pos[0], *const outp = o.output ? o.output : pos[npos - 1];
+	rp_smb_keys *smb_keys = NULL;
+	const int krc = rp__cli_smb_keys("convert", &sk.list, sk.file, &smb_keys);
+	if (krc)
+		return krc;
+	const int rc = convert(in, outp, npos, pos, smb_keys);
+	rp_smb_keys_destroy(smb_keys);
+	return rc;
+}
+
+static int convert(const char *in, const char *outp, int npos, char **pos, const rp_smb_keys *smb_keys)
+{
+	const int n_in = o.output ? npos : npos - 1;
 
 	bool cut = false;
 	rp_input_opts io = { .lenient = o.lenient, .strict = o.strict, .quiet = o.quiet, .verbose = o.verbose,
@@ -252,6 +276,7 @@ static int run(int argc, char **argv)
 	const int wrc = rp__cli_window("convert", o.from, o.until, &io);
 	if (wrc)
 		return wrc;
+	io.capture.smb_keys = smb_keys;
 	if (rp__cli_client_key(o.client_key, &io.capture.client_key) < 0) {
 		rp__cli_err("convert", "--client-key must be addr+principal, addr or conn");
 		return 2;

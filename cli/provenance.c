@@ -25,12 +25,38 @@
 /* The build's features: meson's space-separated name=value list (cli/meson.build, built_features), as --version prints it. */
 static const char features_str[] = REPRISE_FEATURES;
 
+/* --smb-key SID:KEY[:S2C:C2S] (also --smb-key=...): the value as "SID:***" in a copy; true if av[*i] was the option. */
+static bool redact_smb_key(rp_cli_prov *pv, int *i, int *k)
+{
+	char **const av = pv->argv;
+	const bool sep = strcmp(av[*i], "--smb-key") == 0;
+	if (!sep && strncmp(av[*i], "--smb-key=", 10) != 0)
+		return false;
+	if (sep && ++*i >= pv->p.argc)
+		return true;
+	const char *const a = av[*i];
+	const char *const colon = strchr(a, ':');
+	const size_t keep = colon ? (size_t)(colon - a) + 1 : strlen(a);
+	char *const r = *k < RP_CLI_REDACT_MAX ? malloc(keep + 4) : NULL;
+	if (!r) {
+		av[*i] = (char *)"***"; /* never the key, even without memory */
+		return true;
+	}
+	snprintf(r, keep + 4, "%.*s***", (int)keep, a);
+	pv->redacted[(*k)++] = r;
+	av[*i] = r;
+	return true;
+}
+
 /* Point the copy of argv at rewritten arguments where one holds a password (after --user, in -O/--backend-opt). */
 static void redact(rp_cli_prov *pv)
 {
 	int k = 0;
 	char **const av = pv->argv;
-	for (int i = 1; i < pv->p.argc && k < RP_CLI_REDACT_MAX; i++) {
+	/* every argument is looked at: past RP_CLI_REDACT_MAX copies a secret becomes a bare "***" */
+	for (int i = 1; i < pv->p.argc; i++) {
+		if (redact_smb_key(pv, &i, &k))
+			continue;
 		const char *a = av[i];
 		const bool user = strcmp(a, "--user") == 0, bopt = strcmp(a, "--backend-opt") == 0 || strcmp(a, "-O") == 0;
 		if ((user || bopt) && i + 1 < pv->p.argc)
@@ -44,7 +70,7 @@ static void redact(rp_cli_prov *pv)
 		const size_t keep = (size_t)(secret - a) + (is_user ? 1 : 9);
 		const char *const rest = is_user ? "" : secret + 9 + strcspn(secret + 9, ",");
 		const size_t len = keep + 3 + strlen(rest) + 1;
-		char *const r = malloc(len);
+		char *const r = k < RP_CLI_REDACT_MAX ? malloc(len) : NULL;
 		if (!r) {
 			av[i] = (char *)"***"; /* never the password, even without memory */
 			continue;

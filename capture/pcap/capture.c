@@ -173,7 +173,8 @@ void rp_capture_destroy(rp_capture *cap)
 
 bool rp_capture_stats_lossy(const rp_capture_stats *st)
 {
-	return st->truncated || st->invalid || st->unsupported || st->unmatched || st->encrypted || st->gaps ||
+	return st->truncated || st->invalid || st->unsupported || st->unmatched || st->encrypted || st->decrypt_failed ||
+	       st->gaps ||
 	       st->kernel_drops || st->file_cut;
 }
 
@@ -195,7 +196,16 @@ void rp_capture_stats_print(const rp_capture_stats *st, FILE *f)
 		fprintf(f, ", fragmented datagrams dropped %" PRIu64, st->frags_dropped);
 	if (st->flows_evicted)
 		fprintf(f, ", flows evicted %" PRIu64, st->flows_evicted);
+	if (st->decrypted || st->decrypt_failed)
+		fprintf(f, ", decrypted %" PRIu64 ", decrypt failed %" PRIu64, st->decrypted, st->decrypt_failed);
 	fputc('\n', f);
+	if (st->encrypted)
+		fprintf(f, "  encrypted: %" PRIu64 " SMB3 messages had no key for their session: give the keys with "
+			   "--smb-key SESSIONID:KEY[:S2C:C2S] or --smb-keys FILE (docs/capture.md)\n", st->encrypted);
+	if (st->decrypt_failed)
+		fprintf(f, "  decrypt failed: %" PRIu64 " SMB3 messages did not verify with the key given for their "
+			   "session (a wrong key, S2C and C2S swapped, or a 3.1.1 session whose NEGOTIATE was not captured: "
+			   "give S2C:C2S)\n", st->decrypt_failed);
 	if (st->file_cut)
 		fputs("  truncated dump file: the capture ends inside a packet record (cut short: the ops of later "
 		      "packets are missing)\n",

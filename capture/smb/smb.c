@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture/smb/smb3_int.h"
 #include "capture/smb/smb_int.h"
 #include "formats/status.h"
 
@@ -353,6 +354,7 @@ static void conn_free(void *p)
 	free(sc->recent2);
 	rp__smb_map_destroy(sc->pending1);
 	rp__smb_map_destroy(sc->search1);
+	rp__smb3_conn_free(sc->crypt);
 	free(sc);
 }
 
@@ -401,8 +403,14 @@ int rp__smb_message(rp_capctx *cx, rp_conn *conn, const rp_msg *m)
 		rp__smb1_message(cx, conn, sc, m);
 		return 0;
 	case 0xFD:
-		/* SMB3 TRANSFORM_HEADER: the payload is encrypted with session keys we do not have */
-		rp__cap_count(cx, RP_OUT_ENCRYPTED, NULL);
+		/* SMB3 TRANSFORM_HEADER: encrypted; decrypted when the user gave the session's keys */
+		if (!rp__cap_opts(cx)->smb_keys) {
+			rp__cap_count(cx, RP_OUT_ENCRYPTED, NULL);
+			return 0;
+		}
+		if (!sc)
+			break;
+		rp__smb3_transform(cx, conn, sc, m);
 		return 0;
 	case 0xFC:
 		rp__cap_count(cx, RP_OUT_UNSUPPORTED, "SMB2 COMPRESSION_TRANSFORM");

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "capture/smb/smb2_int.h"
+#include "capture/smb/smb3_int.h"
 
 #define SMB2_HDR_LEN 64u
 
@@ -323,6 +324,9 @@ void rp__smb2_message(rp_capctx *cx, rp_conn *conn, smb_conn *sc, const rp_msg *
 		if (h.have > h.wire)
 			h.have = h.wire;
 		rp__cap_count(cx, RP_OUT_MESSAGE, NULL);
+		/* with keys to decrypt with, follow what the session keys derive from */
+		if ((h.cmd == SMB2_NEGOTIATE || h.cmd == SMB2_SESSION_SETUP) && rp__cap_opts(cx)->smb_keys)
+			rp__smb3_note(sc, m, h.pdu, h.have, h.wire, h.cmd, h.flags, h.status, h.session);
 
 		smb2_x x = { .cx = cx, .conn = conn, .sc = sc, .m = m, .h = &h, .ch = ch };
 		/* related operations inherit SessionId and TreeId from the one before */

@@ -139,6 +139,8 @@ typedef struct smb2_recent {
 	smb_key fid;
 } smb2_recent;
 
+struct smb3_conn;
+
 /* Per-connection SMB state (conn->proto_state); each dialect creates its maps on first use. */
 typedef struct smb_conn {
 	rp_smb_map *pending2; /* SMB2: MessageId -> smb2_pending */
@@ -151,6 +153,7 @@ typedef struct smb_conn {
 	uint64_t tree_session, tree_gen;
 	uint32_t tree_id;
 	bool tree_known, tree_pipe;
+	struct smb3_conn *crypt; /* SMB3 decryption state (smb3_crypt.c), only when keys were given */
 } smb_conn;
 
 smb_conn *rp__smb_conn(rp_conn *conn);
