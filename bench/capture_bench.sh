@@ -4,7 +4,7 @@
 # Makes (unless given one) a capture of >= 80,000 packets on lo: smbd and nfs-ganesha from
 # tests/fixtures, driven by smbclient (many small files: put/get/del) and libnfs's nfs-cp, recorded by
 # tcpdump.  Then decodes it, in one run, with
-#   reprise convert --to rpz F /dev/null      (every layer: TCP reassembly, RPC/SMB, ops, .rpz writing)
+#   reprise convert --format rpz F /dev/null      (every layer: TCP reassembly, RPC/SMB, ops, .rpz writing)
 #   tshark -r F -T fields -e rpc.xid          (the dissectors, one field out)
 #   tcpdump -nn -r F > /dev/null              (one line per packet)
 # and prints packets/s, MB/s and the ratios.  Needs root (capturing on lo) to make the capture.
@@ -81,7 +81,7 @@ fi
 packets=$(tcpdump -nn -r "$cap" 2>/dev/null | wc -l)
 bytes=$(stat -c %s "$cap")
 echo "capture: $packets packets, $bytes bytes"
-"$reprise" convert --to rpz "$cap" /dev/null 2> "$work/summary.txt" || true
+"$reprise" convert --format rpz "$cap" /dev/null 2> "$work/summary.txt" || true
 echo "reprise summary: $(head -1 "$work/summary.txt")"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -100,7 +100,7 @@ names=(stat convert tcpdump tshark)
 declare -A all
 for r in $(seq 1 "$rounds"); do
 	all[stat]+="$(measure "$runs" "$reprise" stat "$cap") "
-	all[convert]+="$(measure "$runs" "$reprise" convert --to rpz -q "$cap" /dev/null) "
+	all[convert]+="$(measure "$runs" "$reprise" convert --format rpz -q "$cap" /dev/null) "
 	all[tcpdump]+="$(measure "$peer_runs" tcpdump -nn -r "$cap") "
 	all[tshark]+="$(measure "$tshark_runs" tshark -r "$cap" -T fields -e rpc.xid) "
 done
@@ -125,7 +125,7 @@ row() { # label name runs-per-round
 echo
 echo "CPU time (task-clock) per decode of the capture: median over $rounds rounds of the mean of each round's runs"
 row "reprise stat F (decode)" stat "$runs"
-row "reprise convert --to rpz F /dev/null" convert "$runs"
+row "reprise convert --format rpz F /dev/null" convert "$runs"
 row "tcpdump -nn -r F > /dev/null" tcpdump "$peer_runs"
 row "tshark -r F -T fields -e rpc.xid" tshark "$tshark_runs"
 awk -v p="$packets" -v r="$runs" -v c="${med[stat]}" 'BEGIN {

@@ -9,6 +9,7 @@
 #include "cli/input.h"
 #include "cli/outfile.h"
 #include "cli/smbkeys.h"
+#include "converters/filter.h"
 #include "converters/preamble.h"
 #include "converters/registry.h"
 #include "converters/strace.h"
@@ -16,9 +17,9 @@
 
 static struct {
 	bool lenient, strict, quiet, verbose, timestamps, prepare;
-	const char *to, *dialect, *client_key, *output;
+	const char *format, *to, *dialect, *client_key, *output, *clients, *ops, *path_prefix;
 	uint64_t level;
-	double from, until;
+	double from, until, time_scale;
 } o;
 
 /* SMB3 decryption keys (cli/smbkeys.h) */
@@ -29,7 +30,7 @@ static struct {
 
 static const rp_opt options[] = {
 	{ "output", 'o', RP_OPT_STRING, &o.output, "OUT", "the output (instead of the second argument)" },
-	{ "to", 0, RP_OPT_STRING, &o.to, "FORMAT", "output format: rpz, loadfile, fio or fio-job (default: from OUT's extension)" },
+	{ "format", 0, RP_OPT_STRING, &o.format, "FORMAT", "output format: rpz, loadfile, fio or fio-job (default: from OUT's extension)" },
 	{ "dialect", 0, RP_OPT_STRING, &o.dialect, "D", "loadfile dialect: smb, nfs or auto (default auto: NFS traffic -> nfs)" },
 	{ "timestamps", 0, RP_OPT_FLAG, &o.timestamps, NULL, "loadfile: write the timestamped form (a leading time in seconds)" },
 	{ "prepare", 0, RP_OPT_FLAG, &o.prepare, NULL, "loadfile output: first create what the trace uses but never creates (replay's prepare plan), so dbench can run it" },
@@ -39,14 +40,25 @@ static const rp_opt options[] = {
 	{ "client-key", 0, RP_OPT_STRING, &o.client_key, "KEY", "pcap input: a client is addr+principal (default), addr or conn" },
 	{ "quiet", 'q', RP_OPT_FLAG, &o.quiet, NULL, "no summary or progress on stderr" },
 	{ "verbose", 'v', RP_OPT_FLAG, &o.verbose, NULL, "say how IN is read (which format; a stream spooled to TMPDIR)" },
-	RP_CLI_WINDOW_OPTS(&o.from, &o.until),
+	{ "from", 0, RP_OPT_DURATION, &o.from, "TIME",
+	  "only ops that start at or after TIME of the trace (10, 1.5s, 2m); an .rpz seeks there with its index" },
+	{ "to", 0, RP_OPT_STRING, &o.to, "TIME",
+	  "only ops that start before TIME of the trace (--to rpz|loadfile, a format, is the old spelling of --format)" },
+	{ "until", 0, RP_OPT_DURATION, &o.until, "TIME", "the same as --to TIME" },
+	{ "clients", 0, RP_OPT_STRING, &o.clients, "LIST", "only these clients' ops: ids and ranges, 1,3-5" },
+	{ "ops", 0, RP_OPT_STRING, &o.ops, "LIST", "only these ops, by name: read,write,open,close (reprise cat's names)" },
+	{ "path-prefix", 0, RP_OPT_STRING, &o.path_prefix, "P",
+	  "only ops on paths under P, component-wise (/a/b keeps /a/b/c, not /a/bc), and on handles opened there" },
+	{ "time-scale", 0, RP_OPT_DOUBLE, &o.time_scale, "X",
+	  "multiply every time by X (0.5: twice as fast), after --from/--to; 1e-9 to 1e9" },
 	RP_CLI_SMB_KEY_OPTS(&sk.list, &sk.file),
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
 static const rp_optrange ranges[] = {
 	{ "level", 1, 22 }, /* zstd's levels (ZSTD_maxCLevel); its negative "fast" levels are not offered */
-	RP_CLI_WINDOW_RANGES,
+	{ "from", 0, 1e9 }, { "until", 0, 1e9 },
+	{ "time-scale", RP_FILTER_SCALE_MIN, RP_FILTER_SCALE_MAX },
 	{ NULL, 0, 0 },
 };
 
@@ -59,10 +71,16 @@ static const rp_cmd spec = {
 		   "plain or timestamped), strace log (strace -f -ttt -T -y; docs/strace.md), pcap/pcapng\n"
 		   "capture of SMB1/2/3 or NFSv3/v4 traffic, or a directory holding an LTTng session's CTF trace\n"
 		   "of reprise:* events (docs/syscall-capture.md, LTTng); - is standard\n"
-		   "input (a stream is spooled to TMPDIR first).  OUT's format comes from --to or\n"
+		   "input (a stream is spooled to TMPDIR first).  OUT's format comes from --format or\n"
 		   "its extension: .rpz, or .txt/.load/.loadfile (and - for standard output) for a loadfile;\n"
 		   "fio: .iolog, a fio iolog v3 of the reads, writes, syncs and trims, and fio-job: .fio, a job\n"
 		   "file that lays out the files the iolog reads and replays it (cd DIR && fio JOB; docs/fio.md).\n"
+		   "A slice: --from/--to (trace time; an .rpz with its index starts decoding at the frame\n"
+		   "holding --from), --clients, --ops and --path-prefix keep some ops, --time-scale speeds the\n"
+		   "trace up or slows it down.  Handles stay consistent: an op on a handle whose open was dropped\n"
+		   "(or lies before --from) is dropped too, so the slice replays without unknown handles; a read or\n"
+		   "write that names its path stays (replay opens it by path).  The summary says how many ops were\n"
+		   "kept and dropped (by reason), the clients and the time span kept (docs/convert.md).\n"
 		   "OUT is written as OUT.part-XXXXXX beside it and renamed to OUT only once complete: a failed\n"
 		   "convert leaves OUT as it was.  OUT naming IN (also through a symlink or hard link) is refused.\n"
 		   "A capture prints a conversion summary on stderr: frames, ops, and how many messages were\n"
@@ -152,15 +170,104 @@ static int writer_close(writer *w, bool cut, const char *outp, char *errbuf)
 	return rc;
 }
 
+/* The slice options as a filter stage (converters/filter.h), and what it kept. */
+typedef struct slice {
+	bool on;
+	rp_filter_opts fo;
+	rp_filter_range ranges[RP_FILTER_RANGES_MAX];
+	rp_filter *f;
+	uint64_t seek_skipped; /* ops the .rpz index let the reader pass over */
+} slice;
+
+/* Parse the slice options into sl: 0, or 2 after a usage error. */
+static int slice_parse(slice *sl, const rp_input_opts *io)
+{
+	memset(sl, 0, sizeof(*sl));
+	char eb[RP_ERRBUF_SIZE];
+	if (o.clients) {
+		if (rp_filter_parse_clients(o.clients, sl->ranges, RP_FILTER_RANGES_MAX, &sl->fo.n_clients, eb) < 0) {
+			rp__cli_err("convert", "%s", eb);
+			return 2;
+		}
+		sl->fo.clients = sl->ranges;
+	}
+	if (o.ops && rp_filter_parse_ops(o.ops, &sl->fo.ops, eb) < 0) {
+		rp__cli_err("convert", "%s", eb);
+		return 2;
+	}
+	if (o.path_prefix && !o.path_prefix[0]) {
+		rp__cli_err("convert", "--path-prefix: an empty path (/ keeps every path)");
+		return 2;
+	}
+	sl->fo.prefix = o.path_prefix;
+	sl->fo.window = io->window;
+	sl->fo.from_ns = io->from_ns;
+	sl->fo.to_ns = io->to_ns;
+	sl->fo.scale = o.time_scale;
+	sl->on = o.clients || o.ops || o.path_prefix || io->window || o.time_scale;
+	return 0;
+}
+
+/* inner, or a filter over it when a slice was asked for: 0, or 1 after printing the error. */
+static int slice_wrap(slice *sl, rp_sink *inner, rp_sink **out)
+{
+	*out = inner;
+	if (!sl->on)
+		return 0;
+	char eb[RP_ERRBUF_SIZE];
+	if (rp_filter_create(&sl->f, &sl->fo, inner, eb) < 0) {
+		rp__cli_err("convert", "%s", eb);
+		return 1;
+	}
+	*out = rp_filter_sink(sl->f);
+	return 0;
+}
+
+/* What the slice kept, on stderr: ops kept and dropped by reason, clients, time span. */
+static void slice_report(const slice *sl, const char *in)
+{
+	if (!sl->f || o.quiet)
+		return;
+	const rp_filter_stats *const st = rp_filter_get_stats(sl->f);
+	const uint64_t seen = st->seen + sl->seek_skipped;
+	fprintf(stderr, "slice: kept %" PRIu64 " of %" PRIu64 " ops", st->kept, seen);
+	bool any = sl->seek_skipped != 0;
+	if (sl->seek_skipped)
+		fprintf(stderr, " (dropped: before --from, skipped with the index: %" PRIu64, sl->seek_skipped);
+	for (int i = 0; i < RP_FILTER__REASONS; i++) {
+		if (!st->dropped[i])
+			continue;
+		fprintf(stderr, "%s%s: %" PRIu64, any ? ", " : " (dropped: ", rp_filter_reason_name((rp_filter_reason)i),
+			st->dropped[i]);
+		any = true;
+	}
+	fprintf(stderr, "%s; %" PRIu64 " client%s", any ? ")" : "", st->clients, st->clients == 1 ? "" : "s");
+	if (st->kept)
+		fprintf(stderr, "; %.6f s to %.6f s", (double)st->t_first / 1e9, (double)st->t_last / 1e9);
+	if (sl->fo.scale && sl->fo.scale != 1)
+		fprintf(stderr, " (times x %g)", sl->fo.scale);
+	fprintf(stderr, "; %" PRIu32 " strings\n", st->strings);
+	if (st->kept == 0) {
+		char esc[1024];
+		rp__cli_esc(esc, sizeof(esc), in);
+		rp__cli_err("convert", "warning: %s: the slice keeps no op", esc);
+	}
+}
+
 /* --prepare: the whole input in memory, then the plan's preamble and the trace into a loadfile. */
-static int convert_prepared(const char *in, rp_outfile *of, rp_loadfile_dialect asked, const rp_input_opts *io)
+static int convert_prepared(const char *in, rp_outfile *of, rp_loadfile_dialect asked, const rp_input_opts *io,
+			    slice *sl)
 {
 	rp_memsink m;
 	if (rp_memsink_init(&m) < 0) {
 		rp__cli_err("convert", "out of memory");
 		return 1;
 	}
-	int rc = rp__cli_pump(in, &m.base, io);
+	rp_sink *into;
+	int rc = slice_wrap(sl, &m.base, &into);
+	if (!rc)
+		rc = rp__cli_pump(in, into, io);
+	slice_report(sl, in);
 	if (rc) {
 		rp_memsink_fini(&m);
 		return rc;
@@ -191,7 +298,7 @@ static int convert_prepared(const char *in, rp_outfile *of, rp_loadfile_dialect 
 }
 
 static int convert_stream(const char *in, rp_outfile *of, const rp_conv_consumer *kind, rp_loadfile_dialect dialect,
-			  const rp_input_opts *io)
+			  const rp_input_opts *io, slice *sl)
 {
 	char errbuf[RP_ERRBUF_SIZE] = "";
 	writer w;
@@ -199,7 +306,12 @@ static int convert_stream(const char *in, rp_outfile *of, const rp_conv_consumer
 		rp__cli_err("convert", "%s", errbuf);
 		return 1;
 	}
-	int rc = rp__cli_pump(in, w.sink, io);
+	rp_sink *into;
+	int rc = slice_wrap(sl, w.sink, &into);
+	if (!rc)
+		rc = rp__cli_pump(in, into, io);
+	if (!rc)
+		slice_report(sl, in);
 	if (writer_close(&w, io->cut && *io->cut, of->name, errbuf) < 0 && !rc) {
 		rp__cli_err("convert", "%s", errbuf);
 		rc = 1;
@@ -209,7 +321,7 @@ static int convert_stream(const char *in, rp_outfile *of, const rp_conv_consumer
 
 /* strace -ff files merged into one trace (converters/strace_ff.c), named by their prefix. */
 static int convert_ff(const char *const *ins, size_t n, const char *first, rp_outfile *of, const rp_conv_consumer *kind,
-		      rp_loadfile_dialect dialect, const rp_input_opts *io)
+		      rp_loadfile_dialect dialect, const rp_input_opts *io, slice *sl)
 {
 	char errbuf[RP_ERRBUF_SIZE] = "", prefix[4096], summary[1024] = "";
 	/* The trace's name: the prefix the files share (first's name without its .PID) */
@@ -225,7 +337,14 @@ static int convert_ff(const char *const *ins, size_t n, const char *first, rp_ou
 	}
 	const rp_strace_opts so = { .lenient = io->lenient };
 	uint64_t skipped = 0;
-	int rc = rp_strace_ff_run(ins, n, prefix, w.sink, &so, &skipped, summary, sizeof(summary), errbuf) < 0;
+	rp_sink *into;
+	if (slice_wrap(sl, w.sink, &into)) {
+		writer_close(&w, false, of->name, errbuf);
+		return 1;
+	}
+	int rc = rp_strace_ff_run(ins, n, prefix, into, &so, &skipped, summary, sizeof(summary), errbuf) < 0;
+	if (!rc)
+		slice_report(sl, prefix);
 	if (summary[0] && !io->quiet)
 		fprintf(stderr, "%s (%zu -ff files merged)\n", summary, n);
 	if (skipped)
@@ -273,10 +392,48 @@ static int convert(const char *in, const char *outp, int npos, char **pos, const
 	bool cut = false;
 	rp_input_opts io = { .lenient = o.lenient, .strict = o.strict, .quiet = o.quiet, .verbose = o.verbose,
 			     .client_key_set = o.client_key != NULL, .cmd = "convert", .cut = &cut };
-	const int wrc = rp__cli_window("convert", o.from, o.until, &io);
+	/* --to is a time, or (the old spelling of --format) a format name. */
+	const char *format = o.format;
+	double until = o.until;
+	if (o.to && rp_conv_consumer_find(o.to)) {
+		if (o.format && strcmp(o.format, o.to) != 0) {
+			rp__cli_err("convert", "--to %s and --format %s name two formats", o.to, o.format);
+			return 2;
+		}
+		format = o.to;
+	} else if (o.to) {
+		const double t = rp_parse_duration(o.to);
+		if (t < 0 || t > 1e9) {
+			rp__cli_err("convert", "--to takes a time of the trace (10, 1.5s, 2m; at most 1e9 s), not \"%s\" "
+				    "(the output format is --format rpz|loadfile)", o.to);
+			return 2;
+		}
+		if (o.until > 0 && o.until != t) {
+			rp__cli_err("convert", "--to and --until are one option: give one of them");
+			return 2;
+		}
+		until = t;
+		if (until == 0) {
+			rp__cli_err("convert", "--to must be after --from");
+			return 2;
+		}
+	}
+	if (until > 0 && until <= o.from) {
+		rp__cli_err("convert", "--to must be after --from");
+		return 2;
+	}
+	const int wrc = rp__cli_window("convert", o.from, until, &io);
 	if (wrc)
 		return wrc;
 	io.capture.smb_keys = smb_keys;
+	slice sl;
+	const int src = slice_parse(&sl, &io);
+	if (src)
+		return src;
+	/* The filter applies the window (it keeps handles consistent); the reader only seeks near --from. */
+	io.window = false;
+	io.seek_ns = sl.fo.window ? sl.fo.from_ns : 0;
+	io.seek_skipped = &sl.seek_skipped;
 	if (rp__cli_client_key(o.client_key, &io.capture.client_key) < 0) {
 		rp__cli_err("convert", "--client-key must be addr+principal, addr or conn");
 		return 2;
@@ -291,13 +448,13 @@ static int convert(const char *in, const char *outp, int npos, char **pos, const
 		return 2;
 	}
 
-	const rp_conv_consumer *const kind = rp_conv_consumer_for(o.to, outp);
-	if (!kind && o.to) {
-		rp__cli_err("convert", "--to must be rpz, loadfile, fio or fio-job");
+	const rp_conv_consumer *const kind = rp_conv_consumer_for(format, outp);
+	if (!kind && format) {
+		rp__cli_err("convert", "--format must be rpz, loadfile, fio or fio-job");
 		return 2;
 	}
 	if (!kind) {
-		rp__cli_err("convert", "%s: cannot tell the output format: use --to rpz|loadfile|fio|fio-job", outp);
+		rp__cli_err("convert", "%s: cannot tell the output format: use --format rpz|loadfile|fio|fio-job", outp);
 		return 2;
 	}
 	if (o.prepare && strcmp(kind->name, "loadfile") != 0) {
@@ -345,9 +502,11 @@ static int convert(const char *in, const char *outp, int npos, char **pos, const
 	}
 	int rc;
 	if (n_ins > 1 || n_ff)
-		rc = convert_ff(ins, n_ins, in, &of, kind, dialect, &io);
+		rc = convert_ff(ins, n_ins, in, &of, kind, dialect, &io, &sl);
 	else
-		rc = o.prepare ? convert_prepared(in, &of, dialect, &io) : convert_stream(in, &of, kind, dialect, &io);
+		rc = o.prepare ? convert_prepared(in, &of, dialect, &io, &sl)
+			       : convert_stream(in, &of, kind, dialect, &io, &sl);
+	rp_filter_destroy(sl.f);
 	rp_strace_ff_free(ff, n_ff);
 	if (rc) {
 		rp__cli_out_abort(&of); /* the output stays as it was: a failed convert leaves nothing behind */

@@ -490,7 +490,7 @@ int rp__cli_pump(const char *arg, rp_sink *sink, const rp_input_opts *opts)
 	prog.inner = filtered;
 	rp_sink *const out = prog.draw || prog.spool_path ? &prog.base : filtered;
 	const rp_conv_in_opts copts = { .lenient = opts->lenient, .filter_client = opts->filter_client,
-					.client = opts->client, .extra = opts };
+					.client = opts->client, .seek_ns = opts->seek_ns, .extra = opts };
 	const int rc = prod->run(path, out, &copts, &rep, errbuf);
 	rp__cli_in_rename(&in, errbuf, sizeof(errbuf));
 	rp__cli_in_rename(&in, rep.note, sizeof(rep.note));
@@ -502,6 +502,8 @@ int rp__cli_pump(const char *arg, rp_sink *sink, const rp_input_opts *opts)
 		fprintf(stderr, "%s\n", rep.counts);
 	if (rep.cut && opts->cut)
 		*opts->cut = true;
+	if (opts->seek_skipped)
+		*opts->seek_skipped = rep.seek_skipped;
 	if (rep.skipped)
 		rp__cli_err(opts->cmd, "%s: skipped %" PRIu64 " bad line%s (--lenient)", in.name, rep.skipped,
 			    rep.skipped == 1 ? "" : "s");

@@ -20,6 +20,8 @@ typedef struct rp_input_opts {
 	uint32_t client;
 	bool window;          /* only the ops that start in [from_ns, to_ns) of the trace's time */
 	uint64_t from_ns, to_ns;
+	uint64_t seek_ns;     /* an .rpz: start at the frame the index gives for this time (the caller filters by time) */
+	uint64_t *seek_skipped; /* if not NULL: the ops the index let it pass over */
 	rp_capture_opts capture;
 	const char *cmd;      /* "convert", for messages */
 	bool *cut;            /* if not NULL: set when the input was cut (a pcap ending inside a packet,

@@ -40,6 +40,17 @@ static int run_reader(const char *path, rp_sink *sink, const rp_conv_in_opts *op
 	if (rc < 0)
 		return rc;
 	rep->reader = r;
+	if (opts->seek_ns) {
+		rp_rpz_info info;
+		rc = rp_rpz_reader_info(r, &info) == 0 ? rp_rpz_reader_seek_time(r, opts->seek_ns, &rep->seek_skipped, errbuf)
+							: RP_E_UNSUPPORTED; /* a loadfile: no index */
+		rep->seek_fallback = rc == RP_E_NOTFOUND || rc == RP_E_UNSUPPORTED;
+		if (rc < 0 && !rep->seek_fallback) {
+			rep->reader = NULL;
+			rp_reader_close(r);
+			return rc;
+		}
+	}
 	rc = rp_reader_pump(r, sink, errbuf);
 	rep->reader = NULL;
 	if (r->note[0])

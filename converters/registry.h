@@ -22,6 +22,7 @@ typedef struct rp_conv_in_opts {
 	bool lenient;        /* loadfiles, text, strace logs: skip bad lines, count them */
 	bool filter_client;  /* keep only this client's ops */
 	uint32_t client;
+	uint64_t seek_ns;    /* .rpz: ops before this time (ns) are not wanted: start at the frame the index gives for it */
 	const void *extra;   /* options of an `extra` producer (the CLI's pcap: capture options) */
 } rp_conv_in_opts;
 
@@ -30,6 +31,8 @@ typedef struct rp_conv_in_report {
 	const rp_reader *reader; /* set while a reader pumps: its in_bytes/in_size draw progress */
 	uint64_t skipped;        /* lenient: bad lines skipped */
 	bool cut;                /* the input was cut (what was read stands, later ops are missing) */
+	uint64_t seek_skipped;   /* seek_ns: ops of the frames passed over with the index, undecoded */
+	bool seek_fallback;      /* seek_ns: no index, or not in time order: read from the start */
 	char note[RP_ERRBUF_SIZE]; /* a warning, "" if none */
 	char counts[1024];         /* what the producer counted, one line for the user (strace), "" if nothing */
 } rp_conv_in_report;

@@ -74,4 +74,20 @@ int rp_rpz_reader_info(const rp_reader *r, rp_rpz_info *out);
 /* Entry i of the index; RP_E_NOTFOUND without an index, RP_E_RANGE past the last frame. */
 int rp_rpz_reader_frame(const rp_reader *r, uint32_t i, rp_rpz_frame_info *out);
 
+/*
+ * Position a reader that has read no op yet (just opened or rewound) at the
+ * start of the last frame whose first op starts at or before t (ns), so a
+ * time window from t need not decode what lies before it.  The frames passed
+ * over are still read, checked and decompressed, and their strings defined
+ * (later ops name them), but their ops are not decoded.  The next op is that
+ * frame's first, which may start before t: the caller still filters by time.
+ * It relies on the ops being in start order across frames, which the index
+ * shows frame by frame (every producer writes them so).  0 and *skipped the
+ * ops passed over; RP_E_NOTFOUND without an index (a cut or unfinished file:
+ * read it from the start), RP_E_UNSUPPORTED when the frames' first times go
+ * backwards, RP_E_STATE once ops were read, or a read error (the reader is
+ * failed then, as rp_reader_next would be).
+ */
+int rp_rpz_reader_seek_time(rp_reader *r, uint64_t t, uint64_t *skipped, char *errbuf);
+
 #endif

@@ -430,6 +430,47 @@ static void rpz_close(rp_reader *base)
 
 static const rp_reader_ops rpz_ops = { .next = rpz_next, .rewind = rpz_rewind, .close = rpz_close };
 
+int rp_rpz_reader_seek_time(rp_reader *base, uint64_t t, uint64_t *skipped, char *errbuf)
+{
+	*skipped = 0;
+	if (!base || base->ops != &rpz_ops)
+		return rp_fail(errbuf, RP_E_INVAL, "not an .rpz reader");
+	rpz_reader *const r = (rpz_reader *)base;
+	if (!r->has_index)
+		return rp_fail(errbuf, RP_E_NOTFOUND, "%s: no index to seek with", r->name);
+	if (r->state != 0 || r->frame_no != 0 || r->in_frame)
+		return rp_fail(errbuf, RP_E_STATE, "%s: seek before reading ops", r->name);
+	/* The target: the last frame starting at or before t, the index checked to be in time order up to it. */
+	uint32_t target = 0;
+	uint64_t prev = 0;
+	for (uint32_t i = 0; i < r->index_frames; i++) {
+		rp_rpz_frame_info fi;
+		const int rc = rp_rpz_reader_frame(base, i, &fi);
+		if (rc < 0)
+			return rp_fail(errbuf, rc, "%s: cannot read index entry %u", r->name, i);
+		if (fi.n_ops == 0)
+			continue; /* no first op: says nothing about time */
+		if (fi.t_first < prev)
+			return rp_fail(errbuf, RP_E_UNSUPPORTED, "%s: frame %u starts before frame %u: not in time order",
+				       r->name, i, i ? i - 1 : 0);
+		prev = fi.t_first;
+		if (fi.t_first > t)
+			break;
+		target = i;
+	}
+	while (r->frame_no < target) {
+		const int rc = next_frame(r);
+		if (rc < 0 || r->state != 0)
+			return rp_fail(errbuf, rc < 0 ? rc : RP_E_CORRUPT, "%s", rc < 0 ? base->errbuf : "index: frame missing");
+		/* Its strings are defined; its ops are passed over undecoded. */
+		r->in_frame = false;
+		r->frame_no++;
+		r->ops_done += r->dec.n_ops;
+		*skipped += r->dec.n_ops;
+	}
+	return 0;
+}
+
 static int open_common(rpz_reader *r, rp_reader **out, const rp_read_opts *opts, char *errbuf)
 {
 	r->base.ops = &rpz_ops;

@@ -107,8 +107,10 @@ for c in convert cat stat capture replay; do
 	check_fails "$c: an unknown option exits 2" 2 "$reprise" $c --no-such-option x y
 	check_fails "$c: an ambiguous or unknown short option exits 2" 2 "$reprise" $c -Z x y
 done
-check_fails "convert --to with a bad value exits 2" 2 "$reprise" convert --to tar "$client" "$tmp/x.out"
-err_has "and says what it takes" "--to must be rpz, loadfile, fio or fio-job"
+check_fails "convert --format with a bad value exits 2" 2 "$reprise" convert --format tar "$client" "$tmp/x.out"
+err_has "and says what it takes" "--format must be rpz, loadfile, fio or fio-job"
+check_fails "convert --to with neither a time nor a format exits 2" 2 "$reprise" convert --to tar "$client" "$tmp/x.out"
+err_has "and says what it takes" "--to takes a time of the trace"
 check_fails "convert --dialect with a bad value exits 2" 2 "$reprise" convert --dialect cifs "$client" "$tmp/x.txt"
 check_fails "replay --timing with a bad value exits 2" 2 "$reprise" replay "$rpz" --target "$tmp/target" --timing soon
 check_fails "convert --level 0 exits 2" 2 "$reprise" convert --level 0 "$client" "$tmp/x.rpz"

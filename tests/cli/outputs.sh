@@ -64,7 +64,7 @@ ln -s a.rpz "$d/via.rpz"
 check "convert through a symlinked output" "$reprise" convert "$src/samples/nfs3-write.txt" "$d/via.rpz"
 if [ -L "$d/via.rpz" ] && cmp -s "$d/via.rpz" "$d/a.rpz" && ! cmp -s "$d/a.rpz" "$d/a.rpz.orig"; then
 	ok "replaces the file it points to and keeps the link"; else not_ok "replaces the file it points to and keeps the link"; fi
-check "convert to /dev/null writes in place" "$reprise" convert "$d/a.txt" --to rpz /dev/null
+check "convert to /dev/null writes in place" "$reprise" convert "$d/a.txt" --format rpz /dev/null
 if [ -c /dev/null ]; then ok "/dev/null is still a device"; else not_ok "/dev/null is still a device"; fi
 check_fails "an output in a missing directory exits 1" 1 "$reprise" convert "$d/a.txt" "$d/nodir/x.rpz"
 
@@ -120,7 +120,7 @@ err_has "the table is on stderr" "Throughput"
 # 2. write errors are errors in every command
 if [ -w /dev/full ]; then
 	for c in "stat $d/a.rpz" "stat --json $d/a.rpz" "cat $d/a.rpz" "cat -m $d/a.rpz" "convert $d/a.rpz -" \
-		"convert --to rpz $d/a.txt -" "convert --prepare $d/a.rpz -" "--help" "stat --help" "--man" \
+		"convert --format rpz $d/a.txt -" "convert --prepare $d/a.rpz -" "--help" "stat --help" "--man" \
 		"replay $d/a.txt --target $tmp/target -b null -q" "replay $d/a.txt --target $tmp/target -b null -q --json -"; do
 		# shellcheck disable=SC2086
 		"$reprise" $c >/dev/full 2>"$tmp/err"
@@ -130,7 +130,7 @@ if [ -w /dev/full ]; then
 	done
 	check_fails "replay --json /dev/full exits 1" 1 "$reprise" replay "$d/a.txt" --target "$tmp/target" -b null -q --json /dev/full
 	err_has "naming the JSON path" "/dev/full: write error"
-	check_fails "convert to /dev/full exits 1" 1 "$reprise" convert "$d/a.txt" --to rpz /dev/full
+	check_fails "convert to /dev/full exits 1" 1 "$reprise" convert "$d/a.txt" --format rpz /dev/full
 fi
 
 # 3. a cut .rpz replays with the reader's warning; a cut pcap says so and flags the trace
