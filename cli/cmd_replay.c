@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/input.h"
+#include "cli/merge_cli.h"
 #include "cli/outfile.h"
 #include "cli/provenance.h"
 #include "cli/replay_cli.h"
@@ -19,13 +20,16 @@
 static struct {
 	rp_cli_ropts r; /* what bench takes too */
 	const char *target, *json, *output;
-	bool list_backends, fail_on_mismatch, drop_caches, cleanup, final_sync, mpi;
+	bool list_backends, fail_on_mismatch, drop_caches, cleanup, final_sync, mpi, clients_from;
 	double mpi_timeout;
 } o;
 
 static const rp_opt options[] = {
 	{ "target", 'D', RP_OPT_STRING, &o.target, "DIR", "replay beneath this directory (or URL, for network backends)" },
 	RP_CLI_REPLAY_OPTS_RUN(o.r),
+	{ "clients-from", 0, RP_OPT_FLAG, &o.clients_from, NULL,
+	  "the arguments are several traces (TRACE...), replayed side by side: each trace's clients after the "
+	  "previous traces' (as reprise merge numbers them), each trace timed from its own start" },
 	{ "drop-caches", 0, RP_OPT_FLAG, &o.drop_caches, NULL,
 	  "after prepare, sync and drop the page cache (root; a note says when it could not), so reads start cold" },
 	{ "final-sync", 0, RP_OPT_FLAG, &o.final_sync, NULL,
@@ -58,12 +62,15 @@ static const rp_optrange ranges[] = {
 static const rp_cmd spec = {
 	.name = "replay",
 	.ranges = ranges,
-	.usage = "[options] TRACE|LOADFILE --target DIR",
+	.usage = "[options] TRACE|LOADFILE --target DIR  (or: --clients-from TRACE... --target DIR)",
 	.summary = "replay a trace or dbench loadfile against a directory (or another backend)",
 	.details =
 		"Each client runs in its own thread and keeps its own program order; clients never wait for each\n"
 		"other, unless --order=resource: then an op also waits for the ops recorded before it on its path\n"
 		"(and rename's and link's second path) in other clients, so a lagging client cannot reorder them.\n"
+		"--clients-from A B... replays several traces side by side, all in TARGET: trace k's clients come\n"
+		"after those of traces 1..k-1 (reprise merge's numbering, printed first) and every trace's time\n"
+		"starts at the run's start.\n"
 		"A trace with several clients replays them as they are, all in TARGET. --clients N runs N\n"
 		"copies of the workload, copy k in its own directory TARGET/clientk (paths inside are not\n"
 		"rewritten), so 'reprise replay client.txt --target /mnt/x --clients 4 -t 60' is dbench's\n"
@@ -98,7 +105,7 @@ static const rp_cmd spec = {
 	.details_more = rp__cli_backends_help,
 	.opts = options,
 	.min_args = 0,
-	.max_args = 1,
+	.max_args = RP_OPTS_MAX_POS,
 };
 
 /* Entries directly in dir (-1: it cannot be listed, which the backend will say). */
@@ -189,7 +196,7 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 		rp__cli_backends_help(stdout);
 		return 0;
 	}
-	if (npos != 1 || !o.target) {
+	if ((npos != 1 && !(o.clients_from && npos >= 1)) || !o.target) {
 		fprintf(stderr, "usage: reprise replay %s\n(see reprise replay --help)\n", spec.usage);
 		return 2;
 	}
@@ -218,10 +225,12 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 		o.json = o.output;
 	}
 	if (o.json) {
-		const int same = rp__cli_out_check("replay", o.json, pos[0]);
-		if (same) {
-			rp__cli_bopts_free(bopts);
-			return same;
+		for (int i = 0; i < npos; i++) {
+			const int same = rp__cli_out_check("replay", o.json, pos[i]);
+			if (same) {
+				rp__cli_bopts_free(bopts);
+				return same;
+			}
 		}
 	}
 
@@ -233,12 +242,15 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 	char errbuf[RP_ERRBUF_SIZE];
 	rp_workload *w = NULL;
 	rp_cli_in in; /* a pipe is spooled: the plan and every client read the trace again */
-	int irc = rp__cli_in_open(&in, "replay", pos[0]);
+	/* --clients-from: the traces merged into one spooled .rpz, each trace's clients after the previous ones' */
+	int irc = o.clients_from ? rp__cli_merge_spool("replay", (const char *const *)pos, (size_t)npos, o.r.lenient,
+						     o.r.quiet, &in)
+				 : rp__cli_in_open(&in, "replay", pos[0]);
 	if (irc) {
 		rp__cli_bopts_free(bopts);
 		return irc;
 	}
-	if ((irc = rp__cli_in_convert(&in, "replay", o.r.lenient)) != 0) { /* an strace log: converted first */
+	if (!o.clients_from && (irc = rp__cli_in_convert(&in, "replay", o.r.lenient)) != 0) { /* an strace log: converted first */
 		rp__cli_in_close(&in);
 		rp__cli_bopts_free(bopts);
 		return irc;

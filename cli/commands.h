@@ -10,6 +10,7 @@ typedef struct rp_command {
 } rp_command;
 
 extern const rp_command rp__cmd_convert;
+extern const rp_command rp__cmd_merge;
 extern const rp_command rp__cmd_cat;
 extern const rp_command rp__cmd_stat;
 extern const rp_command rp__cmd_capture;

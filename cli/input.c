@@ -330,7 +330,7 @@ int rp__cli_in_open(rp_cli_in *in, const char *cmd, const char *arg)
 }
 
 /* An unlinked temporary file in $TMPDIR for a conversion: its fd, or -1 after printing why. */
-static int tmp_file(const char *cmd, const char *name)
+int rp__cli_tmp_file(const char *cmd, const char *name)
 {
 	const char *dir = getenv("TMPDIR");
 	if (!dir || !*dir)
@@ -376,7 +376,7 @@ int rp__cli_in_convert(rp_cli_in *in, const char *cmd, bool lenient)
 	}
 	if (!prod || (strcmp(prod->name, "strace") != 0 && strcmp(prod->name, "ctf") != 0))
 		return 0;
-	const int fd = tmp_file(cmd, in->name);
+	const int fd = rp__cli_tmp_file(cmd, in->name);
 	if (fd < 0)
 		return 1;
 	const int wfd = dup(fd);

@@ -60,6 +60,8 @@ void rp__cli_in_close(rp_cli_in *in);
  * printing the error.
  */
 int rp__cli_in_convert(rp_cli_in *in, const char *cmd, bool lenient);
+/* An unlinked temporary file in $TMPDIR (a conversion, a merge): its fd, or -1 after printing why (name: the input's). */
+int rp__cli_tmp_file(const char *cmd, const char *name);
 /* In msg (size bytes), the spool's /dev/fd/N path replaced by the input's name. */
 void rp__cli_in_rename(const rp_cli_in *in, char *msg, size_t size);
 

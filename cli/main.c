@@ -12,6 +12,7 @@
 /* Add a command here and in commands.h; --help, `reprise help` and the man page follow. */
 static const rp_command *const commands[] = {
 	&rp__cmd_convert,
+	&rp__cmd_merge,
 	&rp__cmd_cat,
 	&rp__cmd_stat,
 	&rp__cmd_capture,
