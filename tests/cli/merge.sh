@@ -1,0 +1,75 @@
+#!/bin/sh
+# reprise merge and replay --clients-from (TAP): every input's ops in time order, each input's clients
+# after the previous ones' (the summary prints the mapping), --align start|wallclock, inputs of any
+# form, the output atomic; replay --clients-from runs the traces side by side on tmpfs with the sum
+# of their op counts and no mismatch.
+#   merge.sh REPRISE SRCDIR
+set -u
+reprise=$1
+src=$2
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/reprise-merge-XXXXXX") || exit 1
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+	run=$(mktemp -d /dev/shm/reprise-merge-XXXXXX) || exit 1
+else
+	run=$(mktemp -d "${TMPDIR:-/tmp}/reprise-merge-run-XXXXXX") || exit 1
+fi
+trap 'rm -rf "$tmp" "$run"' EXIT INT TERM
+export LC_ALL=C TZ=UTC
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); echo "not ok $n - $1"; [ -f "$tmp/err" ] && sed 's/^/# /' "$tmp/err" | head -10; }
+check() { if [ "$2" = "$3" ]; then ok "$1"; else echo "# got '$2', want '$3'"; not_ok "$1"; fi; }
+has() { if grep -qF -- "$3" "$2"; then ok "$1"; else echo "# no '$3' in:"; sed 's/^/# /' "$2" | head -10; not_ok "$1"; fi; }
+echo "1..16"
+
+smb=$src/samples/smb2-small-files.rpz
+nfs=$src/samples/nfs3-write.rpz
+lf=$src/samples/smb2-small-files.txt
+ops() { "$reprise" cat "$1" | wc -l; }
+
+"$reprise" merge "$smb" "$nfs" "$lf" -o "$tmp/m.rpz" 2>"$tmp/sum"
+check "every input's ops are in the merge" "$(ops "$tmp/m.rpz")" "$(($(ops "$smb") + $(ops "$nfs") + $(ops "$lf")))"
+has "the summary maps input 1's clients" "$tmp/sum" "input 1 $smb: 429 ops, clients 0-1 -> 0-1"
+has "input 2's follow them, its handles past input 1's" "$tmp/sum" "input 2 $nfs: 43 ops, clients 0-2 -> 2-4, handles + 132"
+has "and input 3's (a loadfile) theirs" "$tmp/sum" "input 3 $lf: 429 ops, clients 0-0 -> 5-5, handles + 134"
+clients() { "$reprise" stat "$1" | awk '$1 == "clients" { print $2 }'; }
+check "the clients stay distinct" "$(clients "$tmp/m.rpz")" "$(($(clients "$smb") + $(clients "$nfs") + $(clients "$lf")))"
+"$reprise" merge "$smb" "$nfs" -o "$tmp/m2.rpz" 2>/dev/null
+check "the ops are in time order" "$("$reprise" cat "$tmp/m2.rpz" | awk '{ if ($1 < last) bad++; last = $1 } END { print bad + 0 }')" "0"
+check "each input keeps its own order" \
+	"$("$reprise" cat "$tmp/m2.rpz" | awk '$3 == "c1"' | cut -d' ' -f4- | cmp -s - "$("$reprise" cat "$smb" | cut -d' ' -f4- >"$tmp/o1"; echo "$tmp/o1")" && echo same)" "same"
+
+# --align wallclock: by each header's capture start (the NFS capture is years after the SMB one)
+"$reprise" merge --align wallclock "$smb" "$nfs" -o "$tmp/w.rpz" 2>"$tmp/sum"
+has "wallclock: the later input starts later" "$tmp/sum" "input 2 $nfs: 43 ops, clients 0-2 -> 2-4, handles + 132, starts at"
+check "the merged trace starts at the earlier capture" \
+	"$("$reprise" stat "$tmp/w.rpz" | awk '$1 == "start" { print $2 }')" "$("$reprise" stat "$smb" | awk '$1 == "start" { print $2 }')"
+rm -f "$tmp/bad.rpz"
+"$reprise" merge --align wallclock "$smb" "$lf" -o "$tmp/bad.rpz" 2>"$tmp/err"
+check "wallclock with an input of unknown start: exit 1, naming it, nothing written" \
+	"$? $(grep -c "input 2: its capture start is unknown" "$tmp/err") $([ -e "$tmp/bad.rpz" ] && echo written)" "1 1 "
+"$reprise" merge "$smb" "$tmp/m.rpz" -o "$tmp/m.rpz" 2>"$tmp/err"
+check "OUT naming an input is refused" "$?" "2"
+"$reprise" merge --align sideways "$smb" -o "$tmp/bad.rpz" 2>"$tmp/err"
+check "a bad --align exits 2" "$? $(grep -c "align must be start or wallclock" "$tmp/err")" "2 1"
+"$reprise" merge "$smb" "$nfs" 2>"$tmp/err"
+check "no -o exits 2" "$?" "2"
+"$reprise" merge "$smb" "$tmp/missing.rpz" -o "$tmp/bad.rpz" 2>"$tmp/err"
+check "a missing input: exit 1, nothing written" "$? $([ -e "$tmp/bad.rpz" ] && echo written)" "1 "
+
+# replay --clients-from: the traces side by side, as separate clients
+total() { # trace... -> total_ops of a replay on an empty tmpfs directory, with its mismatches and unknown handles
+	rm -rf "$run/t"
+	mkdir "$run/t"
+	"$reprise" replay -q "$@" --target "$run/t" --json "$tmp/r.json" >/dev/null 2>"$tmp/err" &&
+		python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["total_ops"], d["mismatches"], d["unknown_handles"])' "$tmp/r.json"
+}
+a=$(total "$smb" | cut -d' ' -f1)
+b=$(total "$nfs" | cut -d' ' -f1)
+check "replay --clients-from: the op counts add up, no mismatch, no unknown handle" \
+	"$(total --clients-from "$smb" "$nfs")" "$((a + b)) 0 0"
+check "and its clients are both traces'" "$(python3 -c 'import json, sys
+print(json.load(open(sys.argv[1]))["clients"])' "$tmp/r.json")" \
+	"$(($(total "$smb" >/dev/null; python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["clients"])' "$tmp/r.json") + $(total "$nfs" >/dev/null; python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["clients"])' "$tmp/r.json")))"
