@@ -80,7 +80,7 @@ static const rp_cmd spec = {
 		   "trace up or slows it down.  Handles stay consistent: an op on a handle whose open was dropped\n"
 		   "(or lies before --from) is dropped too, so the slice replays without unknown handles; a read or\n"
 		   "write that names its path stays (replay opens it by path).  The summary says how many ops were\n"
-		   "kept and dropped (by reason), the clients and the time span kept (docs/convert.md).\n"
+		   "kept and dropped (by reason), the clients and the time span kept (docs/slice.md).\n"
 		   "OUT is written as OUT.part-XXXXXX beside it and renamed to OUT only once complete: a failed\n"
 		   "convert leaves OUT as it was.  OUT naming IN (also through a symlink or hard link) is refused.\n"
 		   "A capture prints a conversion summary on stderr: frames, ops, and how many messages were\n"

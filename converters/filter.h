@@ -2,7 +2,7 @@
  * Slicing a trace: a sink stage that keeps the ops of some clients, some op
  * kinds, a subtree and a time window, scales time, and keeps handles
  * consistent (an op on a handle whose open was dropped is dropped too), so
- * the slice replays without unknown handles (docs/convert.md, "Slicing").
+ * the slice replays without unknown handles (docs/slice.md).
  */
 #ifndef REPRISE_CONVERTERS_FILTER_H
 #define REPRISE_CONVERTERS_FILTER_H

@@ -1,7 +1,7 @@
 /*
  * Merging traces: the ops of several traces interleaved in time order into
  * one, each input's clients, handles and strings renumbered so that nothing
- * of one input collides with another's (docs/merge.md).
+ * of one input collides with another's (docs/slice.md).
  */
 #ifndef REPRISE_CONVERTERS_MERGE_H
 #define REPRISE_CONVERTERS_MERGE_H
