@@ -33,7 +33,7 @@ fails() {
 		not_ok "$d"
 	fi
 }
-echo "1..28"
+echo "1..27"
 
 smb=$src/samples/smb2-small-files.rpz
 
