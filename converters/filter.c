@@ -111,7 +111,7 @@ typedef struct hset {
 	size_t cap, used; /* used counts live and dead slots */
 } hset;
 
-/* A handle table grows to this many entries at most: a trace with more open at once is corrupt. */
+/* A set grows to this many entries at most: a trace with more handles open (or clients) at once is corrupt. */
 #define HSET_MAX (1u << 26)
 
 static size_t hmix(uint32_t client, uint64_t handle)
@@ -190,9 +190,6 @@ static void hdel(hset *h, uint32_t client, uint64_t handle)
 
 /* ---- the filter sink ----------------------------------------------------- */
 
-/* Clients counted in a bitmap up to this id; beyond it a sorted list would do, but no trace has that many. */
-#define CLIENT_BITS (1u << 16)
-
 struct rp_filter {
 	rp_sink base;
 	rp_sink *inner;
@@ -203,8 +200,7 @@ struct rp_filter {
 	char *pbuf;          /* a path normalised for comparing */
 	rp_strtab *in, *out; /* the input's ids, the output's */
 	hset handles;
-	uint64_t *client_seen; /* CLIENT_BITS bits */
-	uint64_t big_clients;  /* kept clients at or past CLIENT_BITS (each counted once per first sight) */
+	hset clients_kept;   /* the clients of kept ops, as (0, client + 1) */
 	rp_filter_stats st;
 	bool any_kept;
 };
@@ -353,17 +349,13 @@ static int64_t remap(rp_filter *f, uint32_t id)
 	return r < 0 ? pass_err(f, (int)r) : r;
 }
 
-static void count_client(rp_filter *f, uint32_t c)
+/* Count c among the kept clients, once: 0, or an rp error when the set cannot grow. */
+static int count_client(rp_filter *f, uint32_t c)
 {
-	if (c < CLIENT_BITS) {
-		if (!(f->client_seen[c / 64] >> (c % 64) & 1))
-			f->st.clients++;
-		f->client_seen[c / 64] |= 1ull << (c % 64);
-	} else if (c > f->big_clients) {
-		/* Ids this large come in increasing order from every producer we have; count each new maximum. */
-		f->big_clients = c;
-		f->st.clients++;
-	}
+	if (hfind(&f->clients_kept, 0, (uint64_t)c + 1))
+		return 0;
+	f->st.clients++;
+	return hput(&f->clients_kept, 0, (uint64_t)c + 1, true);
 }
 
 static int fl_op(rp_sink *s, const rp_op *in)
@@ -399,7 +391,8 @@ static int fl_op(rp_sink *s, const rp_op *in)
 	if (rc < 0)
 		return pass_err(f, rc);
 	f->st.kept++;
-	count_client(f, op.client);
+	if ((rc = count_client(f, op.client)) < 0)
+		return rp_fail(s->errbuf, rc, "op %" PRIu64 ": %s", f->st.seen, rp_strerror(rc));
 	if (!f->any_kept || op.t_start < f->st.t_first)
 		f->st.t_first = op.t_start;
 	const uint64_t end = op.t_end != RP_TIME_UNKNOWN && op.t_end > op.t_start ? op.t_end : op.t_start;
@@ -433,8 +426,7 @@ int rp_filter_create(rp_filter **out, const rp_filter_opts *opts, rp_sink *inner
 	f->o = *opts;
 	f->in = rp_strtab_create();
 	f->out = rp_strtab_create();
-	f->client_seen = calloc(CLIENT_BITS / 64, sizeof(uint64_t));
-	bool ok = f->in && f->out && f->client_seen;
+	bool ok = f->in && f->out;
 	if (ok && opts->clients) {
 		f->clients = malloc(opts->n_clients * sizeof(*f->clients) + 1);
 		ok = f->clients != NULL;
@@ -482,7 +474,7 @@ void rp_filter_destroy(rp_filter *f)
 	rp_strtab_destroy(f->in);
 	rp_strtab_destroy(f->out);
 	free(f->handles.s);
-	free(f->client_seen);
+	free(f->clients_kept.s);
 	free(f->clients);
 	free(f->prefix);
 	free(f->pbuf);
