@@ -64,7 +64,7 @@ static const rp_optrange ranges[] = {
 static const rp_cmd spec = {
 	.name = "bench",
 	.ranges = ranges,
-	.usage = "[options] TRACE|LOADFILE --target A --target B ... | --mkfs LIST --mkfs-dir DIR",
+	.usage = "[options] TRACE|LOADFILE (or --clients-from TRACE...) --target A --target B ... | --mkfs LIST --mkfs-dir DIR",
 	.summary = "replay one workload on several targets, runs interleaved, and compare them side by side",
 	.details =
 		"Runs the workload --runs times on every target, interleaved (A B A B ...) so that drift of the\n"
@@ -89,7 +89,7 @@ static const rp_cmd spec = {
 	.details_more = rp__cli_backends_help,
 	.opts = options,
 	.min_args = 0,
-	.max_args = 1,
+	.max_args = RP_OPTS_MAX_POS, /* --clients-from: several traces */
 };
 
 /* SIGINT or SIGTERM (blocked for the whole command) arrived since the last look. */
@@ -344,7 +344,7 @@ static int bench_main(int argc, char **argv, bench_ctx *c)
 	const int prc = rp_opts_parse(&spec, argc, argv, pos, &npos);
 	if (prc)
 		return prc > 0 ? 0 : 2;
-	if (npos != 1 || (!o.targets.n && !o.mkfs)) {
+	if (!rp__cli_ropts_args_ok(&o.r, npos) || (!o.targets.n && !o.mkfs)) {
 		fprintf(stderr, "usage: reprise bench %s\n(see reprise bench --help)\n", spec.usage);
 		return 2;
 	}
@@ -390,23 +390,21 @@ static int bench_main(int argc, char **argv, bench_ctx *c)
 	rp_outfile json = { .f = NULL };
 	bool have_in = false;
 	if (o.json) {
-		const int same = rp__cli_out_check("bench", o.json, pos[0]);
-		if (same) {
-			rp__cli_bopts_free(bopts);
-			return same;
+		for (int i = 0; i < npos; i++) {
+			const int same = rp__cli_out_check("bench", o.json, pos[i]);
+			if (same) {
+				rp__cli_bopts_free(bopts);
+				return same;
+			}
 		}
 	}
 	char errbuf[RP_ERRBUF_SIZE];
-	int irc = rp__cli_in_open(&c->in, "bench", pos[0]);
+	const int irc = rp__cli_ropts_open_input(&o.r, "bench", pos, npos, &c->in);
 	if (irc) {
 		rp__cli_bopts_free(bopts);
 		return irc;
 	}
 	have_in = true;
-	if ((irc = rp__cli_in_convert(&c->in, "bench", o.r.lenient)) != 0) {
-		status = irc;
-		goto out;
-	}
 	if (rp_workload_open_file(&c->w, c->in.path, o.r.lenient, errbuf) < 0) {
 		rp__cli_in_rename(&c->in, errbuf, sizeof(errbuf));
 		rp__cli_err("bench", "%s", errbuf);

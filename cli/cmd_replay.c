@@ -7,7 +7,6 @@
 
 #include "cli/commands.h"
 #include "cli/input.h"
-#include "cli/merge_cli.h"
 #include "cli/outfile.h"
 #include "cli/provenance.h"
 #include "cli/replay_cli.h"
@@ -20,16 +19,13 @@
 static struct {
 	rp_cli_ropts r; /* what bench takes too */
 	const char *target, *json, *output;
-	bool list_backends, fail_on_mismatch, drop_caches, cleanup, final_sync, mpi, clients_from;
+	bool list_backends, fail_on_mismatch, drop_caches, cleanup, final_sync, mpi;
 	double mpi_timeout;
 } o;
 
 static const rp_opt options[] = {
 	{ "target", 'D', RP_OPT_STRING, &o.target, "DIR", "replay beneath this directory (or URL, for network backends)" },
 	RP_CLI_REPLAY_OPTS_RUN(o.r),
-	{ "clients-from", 0, RP_OPT_FLAG, &o.clients_from, NULL,
-	  "the arguments are several traces (TRACE...), replayed side by side: each trace's clients after the "
-	  "previous traces' (as reprise merge numbers them), each trace timed from its own start" },
 	{ "drop-caches", 0, RP_OPT_FLAG, &o.drop_caches, NULL,
 	  "after prepare, sync and drop the page cache (root; a note says when it could not), so reads start cold" },
 	{ "final-sync", 0, RP_OPT_FLAG, &o.final_sync, NULL,
@@ -196,7 +192,7 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 		rp__cli_backends_help(stdout);
 		return 0;
 	}
-	if ((npos != 1 && !(o.clients_from && npos >= 1)) || !o.target) {
+	if (!rp__cli_ropts_args_ok(&o.r, npos) || !o.target) {
 		fprintf(stderr, "usage: reprise replay %s\n(see reprise replay --help)\n", spec.usage);
 		return 2;
 	}
@@ -243,15 +239,8 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 	rp_workload *w = NULL;
 	rp_cli_in in; /* a pipe is spooled: the plan and every client read the trace again */
 	/* --clients-from: the traces merged into one spooled .rpz, each trace's clients after the previous ones' */
-	int irc = o.clients_from ? rp__cli_merge_spool("replay", (const char *const *)pos, (size_t)npos, o.r.lenient,
-						     o.r.quiet, &in)
-				 : rp__cli_in_open(&in, "replay", pos[0]);
+	const int irc = rp__cli_ropts_open_input(&o.r, "replay", pos, npos, &in);
 	if (irc) {
-		rp__cli_bopts_free(bopts);
-		return irc;
-	}
-	if (!o.clients_from && (irc = rp__cli_in_convert(&in, "replay", o.r.lenient)) != 0) { /* an strace log: converted first */
-		rp__cli_in_close(&in);
 		rp__cli_bopts_free(bopts);
 		return irc;
 	}

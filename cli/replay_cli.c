@@ -7,6 +7,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "cli/merge_cli.h"
 #include "cli/outfile.h"
 
 void rp__cli_ropts_defaults(rp_cli_ropts *r)
@@ -19,6 +20,23 @@ void rp__cli_ropts_defaults(rp_cli_ropts *r)
 	r->on_mismatch = "warn";
 	r->prepare_fill = "data";
 	r->order = "client";
+}
+
+bool rp__cli_ropts_args_ok(const rp_cli_ropts *r, int npos)
+{
+	return npos == 1 || (r->clients_from && npos > 1);
+}
+
+int rp__cli_ropts_open_input(const rp_cli_ropts *r, const char *cmd, char *const *pos, int npos, rp_cli_in *in)
+{
+	if (r->clients_from)
+		return rp__cli_merge_spool(cmd, (const char *const *)pos, (size_t)npos, r->lenient, r->quiet, in);
+	int rc = rp__cli_in_open(in, cmd, pos[0]);
+	if (rc)
+		return rc;
+	if ((rc = rp__cli_in_convert(in, cmd, r->lenient)) != 0) /* an strace log or a CTF trace: converted first */
+		rp__cli_in_close(in);
+	return rc;
 }
 
 static int parse_enum(const char *cmd, const char *what, const char *s, const char *const *names, int n)

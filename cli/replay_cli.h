@@ -15,7 +15,7 @@ typedef struct rp_cli_ropts {
 	const char *backend, *backend_opt, *timing, *on_mismatch, *prepare_fill, *order, *user, *authfile;
 	uint64_t clients, max_inflight;
 	double clone_offset, duration, warmup, speed;
-	bool no_prepare, sync, fsync_writes, quiet, lenient;
+	bool no_prepare, sync, fsync_writes, quiet, lenient, clients_from;
 } rp_cli_ropts;
 
 /* Table entries (cli/opts.h) for an rp_cli_ropts r, in the order --help lists them: how the workload runs ... */
@@ -23,6 +23,9 @@ typedef struct rp_cli_ropts {
 	{ "clients", 'c', RP_OPT_UINT, &(r).clients, "N", \
 	  "run N copies of the workload, copy k in TARGET/clientk (default: the trace's own clients, in TARGET); " \
 	  "1-8192, and at most 8192 clients in all" }, \
+	{ "clients-from", 0, RP_OPT_FLAG, &(r).clients_from, NULL, \
+	  "the arguments are several traces (TRACE...), replayed side by side: each trace's clients after the " \
+	  "previous traces' (as reprise merge numbers them), each trace timed from its own start" }, \
 	{ "clone-offset", 0, RP_OPT_DURATION, &(r).clone_offset, "DURATION", "start copy k this much after copy k-1 (at most 1000000 s)" }, \
 	{ "time", 't', RP_OPT_DURATION, &(r).duration, "DURATION", \
 	  "measure for this long, looping the workload (default: one pass, no warm-up); 1 ms to 1e8 s" }, \
@@ -74,6 +77,16 @@ typedef struct rp_cli_ropts {
 	{ "max-inflight", 1, RP_REPLAY_MAX_INFLIGHT }
 
 void rp__cli_ropts_defaults(rp_cli_ropts *r);
+
+/* The positional arguments a run takes: one trace, or (--clients-from) one or more. */
+bool rp__cli_ropts_args_ok(const rp_cli_ropts *r, int npos);
+/*
+ * The run's input into *in: pos[0] (spooled if a stream, converted if only a
+ * converter reads it), or with --clients-from pos[0..npos) merged into one
+ * spooled trace (cli/merge_cli.h).  0, or an exit status after printing the
+ * error (*in is closed then).
+ */
+int rp__cli_ropts_open_input(const rp_cli_ropts *r, const char *cmd, char *const *pos, int npos, rp_cli_in *in);
 
 /*
  * The parsed options into ro (rp_replay_opts_init first; the target is the

@@ -20,7 +20,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); echo "not ok $n - $1"; [ -f "$tmp/err" ] && sed 's/^/# /' "$tmp/err" | head -10; }
 check() { if [ "$2" = "$3" ]; then ok "$1"; else echo "# got '$2', want '$3'"; not_ok "$1"; fi; }
 has() { if grep -qF -- "$3" "$2"; then ok "$1"; else echo "# no '$3' in:"; sed 's/^/# /' "$2" | head -10; not_ok "$1"; fi; }
-echo "1..16"
+echo "1..17"
 
 smb=$src/samples/smb2-small-files.rpz
 nfs=$src/samples/nfs3-write.rpz
@@ -73,3 +73,13 @@ check "replay --clients-from: the op counts add up, no mismatch, no unknown hand
 check "and its clients are both traces'" "$(python3 -c 'import json, sys
 print(json.load(open(sys.argv[1]))["clients"])' "$tmp/r.json")" \
 	"$(($(total "$smb" >/dev/null; python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["clients"])' "$tmp/r.json") + $(total "$nfs" >/dev/null; python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["clients"])' "$tmp/r.json")))"
+# reprise bench takes it too (the replay options are shared)
+rm -rf "$run/b"
+mkdir "$run/b"
+if "$reprise" bench -q --clients-from "$smb" "$nfs" --target "$run/b" --runs 1 --json "$tmp/b.json" >/dev/null 2>"$tmp/err"; then
+	check "bench --clients-from: the op counts add up" "$(python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))["targets"][0]["runs"][0]["result"]
+print(r["total_ops"], r["mismatches"])' "$tmp/b.json")" "$((a + b)) 0"
+else
+	not_ok "bench --clients-from: the op counts add up"
+fi
