@@ -283,8 +283,8 @@ static rp_filter_reason judge(rp_filter *f, const rp_op *op)
 	uint64_t h1, h2;
 	used_handles(op, &h1, &h2);
 	const int s1 = h1 ? handle_state(f, op->client, h1) : -1, s2 = h2 ? handle_state(f, op->client, h2) : -1;
-	/* An op with its path may go on without the handle (replay opens it by path, docs/op-model.md) */
-	if ((s1 == 0 || s2 == 0) && !(op->path && (op->op == RP_OP_READ || op->op == RP_OP_WRITE)))
+	/* An op that names its path goes on without the handle: replay issues it by path (as NFSv3's, docs/op-model.md) */
+	if ((s1 == 0 || s2 == 0) && !op->path)
 		return RP_FILTER_HANDLE;
 	if (f->prefix) {
 		const bool structural = op->op == RP_OP_FORK || op->op == RP_OP_WAIT || op->op == RP_OP_SLEEP;

@@ -232,6 +232,31 @@ static void test_handle_reuse_after_close(void **state)
 	rp_memsink_fini(&m);
 }
 
+/* An op that names its path besides a dropped handle stays: replay issues it by path */
+static void test_path_beside_handle(void **state)
+{
+	(void)state;
+	rp_memsink m;
+	assert_int_equal(rp_memsink_init(&m), 0);
+	rp_filter *f = NULL;
+	char eb[RP_ERRBUF_SIZE];
+	const rp_filter_opts fo = { .window = true, .from_ns = 1500000, .to_ns = UINT64_MAX };
+	assert_int_equal(rp_filter_create(&f, &fo, &m.base, eb), 0);
+	tb b;
+	tb_begin(&b, rp_filter_sink(f));
+	assert_int_equal(tb_op(&b, 0, RP_OP_OPEN, "d", 1), 0);  /* before the window */
+	assert_int_equal(tb_op(&b, 0, RP_OP_STATFS, "d", 1), 0); /* path and handle: kept */
+	assert_int_equal(tb_op(&b, 0, RP_OP_READDIR, NULL, 1), 0); /* the handle alone: dropped */
+	assert_int_equal(tb_op(&b, 0, RP_OP_STAT, "e", 7), 0);  /* a handle never opened (NFSv3): kept */
+	tb_end(&b);
+	char txt[256];
+	dump(&m, txt, sizeof(txt));
+	assert_string_equal(txt, "c0 statfs d h1\nc0 stat e h7\n");
+	assert_int_equal(rp_filter_get_stats(f)->dropped[RP_FILTER_HANDLE], 1);
+	rp_filter_destroy(f);
+	rp_memsink_fini(&m);
+}
+
 static void test_time_scale(void **state)
 {
 	(void)state;
@@ -347,6 +372,7 @@ int main(void)
 		cmocka_unit_test(test_path_prefix_componentwise),
 		cmocka_unit_test(test_window_keeps_handles_consistent),
 		cmocka_unit_test(test_handle_reuse_after_close),
+		cmocka_unit_test(test_path_beside_handle),
 		cmocka_unit_test(test_time_scale),
 		cmocka_unit_test(test_window_bad),
 		cmocka_unit_test(test_merge),
