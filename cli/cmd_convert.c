@@ -43,7 +43,7 @@ static const rp_opt options[] = {
 	{ "from", 0, RP_OPT_DURATION, &o.from, "TIME",
 	  "only ops that start at or after TIME of the trace (10, 1.5s, 2m); an .rpz seeks there with its index" },
 	{ "to", 0, RP_OPT_STRING, &o.to, "TIME",
-	  "only ops that start before TIME of the trace (--to rpz|loadfile, a format, is the old spelling of --format)" },
+	  "only ops that start before TIME of the trace (--to FORMAT, a format name, is the old spelling of --format)" },
 	{ "until", 0, RP_OPT_DURATION, &o.until, "TIME", "the same as --to TIME" },
 	{ "clients", 0, RP_OPT_STRING, &o.clients, "LIST", "only these clients' ops: ids and ranges, 1,3-5" },
 	{ "ops", 0, RP_OPT_STRING, &o.ops, "LIST", "only these ops, by name: read,write,open,close (reprise cat's names)" },
@@ -405,7 +405,7 @@ static int convert(const char *in, const char *outp, int npos, char **pos, const
 		const double t = rp_parse_duration(o.to);
 		if (t < 0 || t > 1e9) {
 			rp__cli_err("convert", "--to takes a time of the trace (10, 1.5s, 2m; at most 1e9 s), not \"%s\" "
-				    "(the output format is --format rpz|loadfile)", o.to);
+				    "(the output format is --format rpz|loadfile|fio|fio-job)", o.to);
 			return 2;
 		}
 		if (o.until > 0 && o.until != t) {

@@ -208,7 +208,11 @@ static int run(int argc, char **argv)
 		rp__cli_err("merge", "--align must be start or wallclock");
 		return 2;
 	}
-	const rp_conv_consumer *const kind = rp_conv_consumer_for(o.format, o.output);
+	const rp_conv_consumer *kind = rp_conv_consumer_for(o.format, o.output);
+	if (kind && strcmp(kind->name, "rpz") != 0 && strcmp(kind->name, "loadfile") != 0) {
+		rp__cli_err("merge", "merge writes rpz or loadfile: convert the merged trace to %s", kind->name);
+		return 2;
+	}
 	if (!kind) {
 		rp__cli_err("merge", o.format ? "--format must be rpz or loadfile"
 					      : "cannot tell the output format from OUT's name: use --format rpz|loadfile");

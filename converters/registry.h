@@ -76,7 +76,7 @@ typedef struct rp_conv_out_opts {
 typedef struct rp_conv_out rp_conv_out;
 
 typedef struct rp_conv_consumer {
-	const char *name;               /* "rpz", "loadfile", "fio", "fio-job" (what --to takes) */
+	const char *name;               /* "rpz", "loadfile", "fio", "fio-job" (what --format takes) */
 	const char *const *suffixes;    /* output names it is chosen for, NULL-terminated ("-" is standard output) */
 	/* A writer on f (name for messages); its sink in *sink. */
 	int (*open)(rp_conv_out **out, FILE *f, const char *name, const rp_conv_out_opts *opts, rp_sink **sink,

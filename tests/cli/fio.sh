@@ -1,5 +1,5 @@
 #!/bin/sh
-# convert --to fio / fio-job (docs/fio.md): fio 3.33 replays the iolog and issues exactly its reads,
+# convert --format fio / fio-job (docs/fio.md): fio 3.33 replays the iolog and issues exactly its reads,
 # writes (and their bytes) and syncs, which are the trace's and the summary's; bad inputs.
 #   fio.sh REPRISE SOURCE_ROOT
 set -u
@@ -114,16 +114,16 @@ fi
 
 # 7-9: a bundled SMB2 capture's trace: the iolog, the summary, fio and the trace agree.
 smb=$src/samples/smb2-small-files.rpz
-"$reprise" convert --to fio "$smb" "$tmp/s.log" 2>"$tmp/s.sum"
-"$reprise" convert --to fio-job -q "$smb" "$tmp/s.job"
+"$reprise" convert --format fio "$smb" "$tmp/s.log" 2>"$tmp/s.sum"
+"$reprise" convert --format fio-job -q "$smb" "$tmp/s.job"
 sed -i "s|^read_iolog=.*|read_iolog=$tmp/s.log|" "$tmp/s.job"
 want=$(iolog_counts "$tmp/s.log")
 if [ "$want" = "$(summary_counts "$tmp/s.sum")" ] && [ "$want" = "reads 100 292 writes 0 0 syncs 0 datasyncs 0 trims 0" ]; then
-	ok "smb2 sample: the summary counts the iolog's 100 reads of 292 bytes (--to fio, any suffix)"
+	ok "smb2 sample: the summary counts the iolog's 100 reads of 292 bytes (--format fio, any suffix)"
 else
 	echo "iolog: $want" >"$tmp/err"
 	cat "$tmp/s.sum" >>"$tmp/err"
-	not_ok "smb2 sample: the summary counts the iolog's 100 reads of 292 bytes (--to fio, any suffix)"
+	not_ok "smb2 sample: the summary counts the iolog's 100 reads of 292 bytes (--format fio, any suffix)"
 fi
 st=$("$reprise" stat --json "$smb" | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["op_counts"].get("read", 0), j["bytes_read"])')
 if [ "$st" = "100 292" ]; then ok "smb2 sample: they are the trace's reads"; else echo "stat: $st" >"$tmp/err"; not_ok "smb2 sample: they are the trace's reads"; fi
