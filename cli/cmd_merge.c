@@ -49,8 +49,9 @@ static const rp_cmd spec = {
 		   "strings are renumbered, so nothing of two inputs collides.  The summary prints the mapping.\n"
 		   "--align start lines every input's first instant up at t=0; --align wallclock places each by\n"
 		   "its header's capture start (the earliest at t=0) and refuses an input whose start is unknown.\n"
-		   "The inputs are read into memory first (about 200 bytes per op).  OUT is written as\n"
-		   "OUT.part-XXXXXX beside it and renamed once complete; OUT naming an input is refused.",
+		   "The inputs are read into memory first (152 bytes per op, up to twice that while growing).\n"
+		   "OUT is written as OUT.part-XXXXXX beside it and renamed once complete; OUT naming an input\n"
+		   "is refused.  OUT is a trace or a loadfile (convert the merged trace for fio).",
 	.opts = options,
 	.min_args = 1,
 	.max_args = RP_OPTS_MAX_POS,
