@@ -21,7 +21,7 @@
 
 static struct {
 	bool lenient, strict, quiet, verbose, keep_ext;
-	const char *to, *key, *new_key, *map, *output;
+	const char *format, *to, *key, *new_key, *map, *output;
 	uint64_t level;
 } o;
 
@@ -31,7 +31,8 @@ static const rp_opt options[] = {
 	{ "keep-ext", 0, RP_OPT_FLAG, &o.keep_ext, NULL, "keep file extensions of 1-5 letters or digits (\"a.c\" -> \"x8k2...q.c\"); off by default" },
 	{ "map", 0, RP_OPT_STRING, &o.map, "FILE", "also write the mapping (kind, original, pseudonym; TSV) to FILE, for the key's owner: never into the trace" },
 	{ "output", 'o', RP_OPT_STRING, &o.output, "OUT", "the output (instead of the second argument)" },
-	{ "to", 0, RP_OPT_STRING, &o.to, "FORMAT", "output format: rpz or loadfile (default: from OUT's extension)" },
+	{ "format", 0, RP_OPT_STRING, &o.format, "FORMAT", "output format: rpz or loadfile (default: from OUT's extension)" },
+	{ "to", 0, RP_OPT_STRING, &o.to, "FORMAT", "the old spelling of --format (as convert's)" },
 	{ "level", 0, RP_OPT_UINT, &o.level, "N", "rpz: zstd compression level, 1-22 (default 9)" },
 	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfile, text or strace input: skip bad lines, count and report them" },
 	{ "strict", 0, RP_OPT_FLAG, &o.strict, NULL, "pcap input: fail when anything was truncated, invalid, unsupported, unmatched, encrypted or lost" },
@@ -263,13 +264,18 @@ static int run(int argc, char **argv)
 	}
 	const char *const in = pos[0], *const outp = o.output ? o.output : pos[1];
 	const char *const keyp = o.key ? o.key : o.new_key;
-	const rp_conv_consumer *const kind = rp_conv_consumer_for(o.to, outp);
-	if (!kind && o.to) {
-		rp__cli_err("anonymize", "--to must be rpz or loadfile");
+	if (o.format && o.to && strcmp(o.format, o.to) != 0) {
+		rp__cli_err("anonymize", "--to %s and --format %s name two formats", o.to, o.format);
+		return 2;
+	}
+	const char *const format = o.format ? o.format : o.to;
+	const rp_conv_consumer *const kind = rp_conv_consumer_for(format, outp);
+	if (!kind && format) {
+		rp__cli_err("anonymize", "--format must be rpz or loadfile");
 		return 2;
 	}
 	if (!kind) {
-		rp__cli_err("anonymize", "%s: cannot tell the output format: use --to rpz|loadfile", outp);
+		rp__cli_err("anonymize", "%s: cannot tell the output format: use --format rpz|loadfile", outp);
 		return 2;
 	}
 	if (strcmp(kind->name, "loadfile") == 0 && o.level)

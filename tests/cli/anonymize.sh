@@ -248,12 +248,12 @@ echo "not a trace" >"$tmp/junk"
 check "bad input: exit 1, no OUT, no map, no .part" \
 	"$? $(test -e "$tmp/j.rpz" && echo out) $(test -e "$tmp/jm.tsv" && echo map) $(ls "$tmp" | grep -c part)" "1   0"
 # write errors are errors; standard output works
-"$reprise" anonymize -q --key "$tmp/k1" --to rpz "$in" /dev/full 2>"$tmp/err"
+"$reprise" anonymize -q --key "$tmp/k1" --format rpz "$in" /dev/full 2>"$tmp/err"
 check "OUT /dev/full: exit 1, ENOSPC said" "$? $(grep -c 'No space left' "$tmp/err")" "1 1"
 "$reprise" anonymize -q --key "$tmp/k1" --map /dev/full "$in" "$tmp/full.rpz" 2>"$tmp/err"
 check "--map /dev/full: exit 1, no OUT" "$? $(test -e "$tmp/full.rpz" && echo out)" "1 "
 check "OUT - : the same trace on standard output" \
-	"$("$reprise" anonymize -q --key "$tmp/k1" --to rpz "$in" - | cmp -s - "$tmp/nfs3.rpz" && echo same)" "same"
+	"$("$reprise" anonymize -q --key "$tmp/k1" --format rpz "$in" - | cmp -s - "$tmp/nfs3.rpz" && echo same)" "same"
 # the summary
 "$reprise" anonymize --key "$tmp/k1" "$src/samples/smb2-small-files.rpz" "$tmp/s.rpz" 2>"$tmp/err"
 has "the summary says what was mapped" "$tmp/err" "name components"
