@@ -230,6 +230,11 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 		}
 	}
 
+	if (o.mpi && o.r.clients_from) {
+		rp__cli_err("replay", "--clients-from does not go with --mpi: merge the traces first (reprise merge) and replay that");
+		rp__cli_bopts_free(bopts);
+		return 2;
+	}
 	if (o.mpi) {
 		const int mst = run_mpi(&ro, pos[0], prov);
 		rp__cli_bopts_free(bopts);
