@@ -20,7 +20,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); echo "not ok $n - $1"; [ -f "$tmp/err" ] && sed 's/^/# /' "$tmp/err" | head -10; }
 check() { if [ "$2" = "$3" ]; then ok "$1"; else echo "# got '$2', want '$3'"; not_ok "$1"; fi; }
 has() { if grep -qF -- "$3" "$2"; then ok "$1"; else echo "# no '$3' in:"; sed 's/^/# /' "$2" | head -10; not_ok "$1"; fi; }
-echo "1..17"
+echo "1..18"
 
 smb=$src/samples/smb2-small-files.rpz
 nfs=$src/samples/nfs3-write.rpz
@@ -83,3 +83,5 @@ print(r["total_ops"], r["mismatches"])' "$tmp/b.json")" "$((a + b)) 0"
 else
 	not_ok "bench --clients-from: the op counts add up"
 fi
+"$reprise" replay --mpi --clients-from "$smb" "$nfs" --target "$run/t" >/dev/null 2>"$tmp/err"
+check "replay --clients-from with --mpi is refused (exit 2)" "$? $(grep -c "does not go with --mpi" "$tmp/err")" "2 1"
