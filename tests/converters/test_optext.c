@@ -163,7 +163,8 @@ static void malformed_lines_say_where_and_what(void **state)
 		const char *line, *msg;
 	} cases[] = {
 		{ "0.000000001 - c1 read fh=1 off=0 len=0 -> OK\nx", "in.txt:2: expected a start time" },
-		{ "0.1 - c1 read fh=1 -> OK", "in.txt:1: expected a start time" },
+		{ "0.1234567891 - c1 read fh=1 -> OK", "in.txt:1: expected a start time" }, /* 10 decimals */
+		{ "1. - c1 read fh=1 -> OK", "in.txt:1: expected a start time" },
 		{ "0.000000001 0.000000002 c1 frob -> OK", "in.txt:1: unknown op 'frob'" },
 		{ "0.000000001 - x1 read -> OK", "expected c<client>" },
 		{ "0.000000001 - c1 read fh=x -> OK", "bad value 'fh=x'" },
@@ -238,6 +239,20 @@ static void sniffed_before_loadfiles(void **state)
 	assert_string_equal(rp_conv_producer_sniff(meta, sizeof(meta) - 1, "x", NULL, 0)->name, "text");
 	assert_string_equal(rp_conv_producer_sniff(ts_lf, sizeof(ts_lf) - 1, "x", NULL, 0)->name, "loadfile");
 	assert_false(rp_optext_sniff("0.000000000 0.000000100 c3", 26)); /* cut before the op: not claimed */
+
+	/* A hand-written trace with fewer decimals is the text form too (not an strace log), read exactly. */
+	static const char short_times[] = "0.5 0.75 c1 mkdir path=\"/d\" -> OK\n2.000001 - c1 rmdir path=\"/d\" -> OK\n";
+	assert_string_equal(rp_conv_producer_sniff(short_times, sizeof(short_times) - 1, "x", NULL, 0)->name, "text");
+	rp_memsink m;
+	assert_int_equal(rp_memsink_init(&m), 0);
+	char eb[RP_ERRBUF_SIZE] = "";
+	assert_int_equal(rp_optext_parse_mem(short_times, sizeof(short_times) - 1, "x", &m.base, NULL, NULL, eb), 0);
+	assert_int_equal(m.n_ops, 2);
+	assert_int_equal(m.ops[0].t_start, 500000000u);
+	assert_int_equal(m.ops[0].t_end, 750000000u);
+	assert_int_equal(m.ops[1].t_start, 2000001000u);
+	assert_int_equal(m.ops[1].t_end, RP_TIME_UNKNOWN);
+	rp_memsink_fini(&m);
 }
 
 int main(void)
