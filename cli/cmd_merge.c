@@ -49,7 +49,8 @@ static const rp_cmd spec = {
 		   "strings are renumbered, so nothing of two inputs collides.  The summary prints the mapping.\n"
 		   "--align start lines every input's first instant up at t=0; --align wallclock places each by\n"
 		   "its header's capture start (the earliest at t=0) and refuses an input whose start is unknown.\n"
-		   "The inputs are read into memory first (152 bytes per op, up to twice that while growing).\n"
+		   "The inputs are read into memory first (152 bytes per op, up to twice that while growing;\n"
+		   "at most 16,777,216 ops in all).\n"
 		   "OUT is written as OUT.part-XXXXXX beside it and renamed once complete; OUT naming an input\n"
 		   "is refused.  OUT is a trace or a loadfile (convert the merged trace for fio).",
 	.opts = options,
@@ -64,6 +65,12 @@ static void free_inputs(rp_memsink *ms, size_t n)
 	free(ms);
 }
 
+/*
+ * merge (and replay --clients-from) hold their inputs in memory, 152 bytes an op: at most this many ops
+ * in all (2.4 GB; up to half as much again while the last input's array grows).
+ */
+#define MERGE_OPS_MAX ((size_t)16 << 20)
+
 /* Every input into memory: 0, or an exit status after printing the error; *cut when one was cut. */
 static int read_inputs(const char *cmd, const char *const *paths, size_t n, bool lenient, bool quiet,
 		       rp_memsink **out, bool *cut)
@@ -73,18 +80,31 @@ static int read_inputs(const char *cmd, const char *const *paths, size_t n, bool
 		rp__cli_err(cmd, "out of memory");
 		return 1;
 	}
+	size_t held = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (rp_memsink_init(&ms[i]) < 0) {
 			rp__cli_err(cmd, "out of memory");
 			free_inputs(ms, i);
 			return 1;
 		}
+		if (held == MERGE_OPS_MAX) { /* (max_ops 0 would be no limit) */
+			rp__cli_err(cmd, "the inputs before input %zu hold %zu ops, which is as many as %s holds in memory: "
+				    "cut them first (reprise convert --from/--to, --clients, --ops)", i + 1, MERGE_OPS_MAX, cmd);
+			free_inputs(ms, i + 1);
+			return 1;
+		}
+		ms[i].max_ops = MERGE_OPS_MAX - held;
 		const rp_input_opts io = { .lenient = lenient, .quiet = quiet, .cmd = cmd, .cut = cut };
 		const int rc = rp__cli_pump(paths[i], &ms[i].base, &io);
 		if (rc) {
+			if (ms[i].n_ops == ms[i].max_ops)
+				rp__cli_err(cmd, "the inputs hold more than %zu ops in all, which is as many as %s holds in "
+					    "memory: cut them first (reprise convert --from/--to, --clients, --ops)",
+					    MERGE_OPS_MAX, cmd);
 			free_inputs(ms, i + 1);
 			return rc;
 		}
+		held += ms[i].n_ops;
 	}
 	*out = ms;
 	return 0;

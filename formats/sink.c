@@ -54,8 +54,12 @@ static int mem_string(rp_sink *s, uint32_t id, const char *str, uint32_t len)
 static int mem_op(rp_sink *s, const rp_op *op)
 {
 	rp_memsink *const m = (rp_memsink *)s;
+	if (m->max_ops && m->n_ops == m->max_ops)
+		return rp_fail(s->errbuf, RP_E_LIMIT, "more than %zu ops to hold in memory", m->max_ops);
 	if (m->n_ops == m->cap_ops) {
-		const size_t cap = m->cap_ops ? m->cap_ops * 2 : 1024;
+		size_t cap = m->cap_ops ? m->cap_ops * 2 : 1024;
+		if (m->max_ops && cap > m->max_ops)
+			cap = m->max_ops;
 		rp_op *const ops = realloc(m->ops, cap * sizeof(*ops));
 		if (!ops)
 			return rp_fail(s->errbuf, RP_E_NOMEM, "memsink: out of memory");

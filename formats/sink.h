@@ -72,6 +72,7 @@ typedef struct rp_memsink {
 	rp_strtab *strings; /* id -> bytes, same ids as defined */
 	rp_op *ops;
 	size_t n_ops, cap_ops;
+	size_t max_ops; /* 0, or an op past this many fails (RP_E_LIMIT): what an input may make it hold */
 	int finished;
 } rp_memsink;
 

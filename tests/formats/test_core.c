@@ -400,6 +400,23 @@ static void summary_interarrival_by_hand(void **state)
 	rp_summary_destroy(s);
 }
 
+/* max_ops bounds what an input can make a memsink hold: the op past it fails, named, and nothing grows. */
+static void memsink_max_ops(void **state)
+{
+	(void)state;
+	rp_memsink m;
+	assert_int_equal(rp_memsink_init(&m), 0);
+	m.max_ops = 3;
+	const rp_op op = { .op = RP_OP_STAT };
+	for (int k = 0; k < 3; k++)
+		assert_int_equal(m.base.op(&m.base, &op), 0);
+	assert_int_equal(m.base.op(&m.base, &op), RP_E_LIMIT);
+	assert_non_null(strstr(m.base.errbuf, "more than 3 ops"));
+	assert_int_equal(m.n_ops, 3);
+	assert_true(m.cap_ops <= 3);
+	rp_memsink_fini(&m);
+}
+
 static void memsink_keeps_everything(void **state)
 {
 	(void)state;
@@ -438,6 +455,7 @@ int main(void)
 		cmocka_unit_test(summary_counts_deletes_at_close),
 		cmocka_unit_test(summary_interarrival_by_hand),
 		cmocka_unit_test(memsink_keeps_everything),
+		cmocka_unit_test(memsink_max_ops),
 		cmocka_unit_test(fnv1a64_matches_the_spec),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
