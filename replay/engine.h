@@ -382,5 +382,7 @@ void rp__stats_free(rp_replay_results *res);
 /* An op's latency fields and distribution from its histogram, and a distribution alone (replay/merge.c). */
 void rp__stats_opstats_fill(rp_replay_opstats *o, const rp_hist *h);
 void rp__stats_lat_fill(rp_replay_lat *l, const rp_hist *h);
+/* Kinds of mismatch into res's: the same kind adds its count, the first example stays, past RP_REPLAY_SAMPLES counted in others. */
+void rp__stats_add_samples(rp_replay_results *res, const rp_replay_sample *samples, size_t n, uint64_t others);
 
 #endif

@@ -584,25 +584,6 @@ static int merged_hist(const rp_hist **out, rp_hist *h)
 	return 0;
 }
 
-/* A share's kinds of mismatch into the run's, as stats.c merges its clients': the first example of a kind stays. */
-static void merge_samples(rp_replay_results *res, const rp_replay_results *p)
-{
-	res->sample_others += p->sample_others;
-	for (size_t k = 0; k < p->n_samples; k++) {
-		const rp_replay_sample *const s = &p->samples[k];
-		size_t j = 0;
-		while (j < res->n_samples && !(res->samples[j].op == s->op && res->samples[j].expected == s->expected &&
-					       res->samples[j].actual == s->actual))
-			j++;
-		if (j < res->n_samples)
-			res->samples[j].count += s->count;
-		else if (j < RP_REPLAY_SAMPLES)
-			res->samples[res->n_samples++] = *s;
-		else
-			res->sample_others += s->count;
-	}
-}
-
 /* Counts that add up, and the largest of what does not. */
 static void merge_scalars(rp_replay_results *res, const rp_replay_results *p, bool first)
 {
@@ -645,7 +626,7 @@ static void merge_scalars(rp_replay_results *res, const rp_replay_results *p, bo
 	res->order_bytes += p->order_bytes;
 	res->order_waits += p->order_waits;
 	res->order_wait_us += p->order_wait_us;
-	merge_samples(res, p);
+	rp__stats_add_samples(res, p->samples, p->n_samples, p->sample_others);
 }
 
 static void merge_ops(rp_replay_results *res, const rp_replay_results *p, rp_hist *hs)

@@ -120,12 +120,12 @@ static const char *stop_reason(const rp_replay *r)
 	return atomic_load(&r->aborted) ? "mismatch" : atomic_load(&r->stop) ? "interrupted" : "end";
 }
 
-/* One client's kinds of mismatch into the run's: the same kind adds its count, the first example stays. */
-static void merge_samples(rp_replay_results *res, const rp_client *c)
+/* Kinds of mismatch (a client's, another rank's share) into the run's: the same kind adds its count, the first example stays. */
+void rp__stats_add_samples(rp_replay_results *res, const rp_replay_sample *samples, size_t n, uint64_t others)
 {
-	res->sample_others += c->sample_others;
-	for (size_t k = 0; k < c->n_samples; k++) {
-		const rp_replay_sample *const s = &c->samples[k];
+	res->sample_others += others;
+	for (size_t k = 0; k < n; k++) {
+		const rp_replay_sample *const s = &samples[k];
 		size_t j = 0;
 		while (j < res->n_samples && !(res->samples[j].op == s->op && res->samples[j].expected == s->expected &&
 					       res->samples[j].actual == s->actual))
@@ -173,7 +173,7 @@ int rp__stats_merge(rp_replay *r)
 		res->passes += c->passes;
 		for (unsigned e = 0; e < RP_REPLAY_ERRNO_MAX; e++)
 			res->errnos[e] += c->errnos[e];
-		merge_samples(res, c);
+		rp__stats_add_samples(res, c->samples, c->n_samples, c->sample_others);
 		for (size_t k = c->n_series; k > 0; k--)
 			if (c->series[k - 1].ops) {
 				if (k > n_series)
