@@ -698,32 +698,16 @@ static int merge_clients(rp_replay_merge *m)
 		return RP_E_NOMEM;
 	res->n_client_depth = n;
 	size_t at = 0;
-	double sum = 0, rec_sum = 0;
-	uint32_t n_mean = 0, n_rec = 0;
 	for (size_t i = 0; i < m->n_parts; i++) {
 		const rp_replay_results *const p = &m->parts[i].res;
 		for (size_t j = 0; j < p->n_client_depth; j++, at++) {
 			res->client[at] = p->client[j];
 			memcpy(m->dirs[at], m->parts[i].dirs[j], sizeof(m->dirs[at]));
 			res->client[at].dir = m->dirs[at];
-			const rp_replay_depth *const d = &p->client_depth[j];
-			res->client_depth[at] = *d;
-			if (d->rec_max) {
-				rec_sum += d->rec_mean;
-				n_rec++;
-			}
-			if (d->max) {
-				sum += d->mean;
-				n_mean++;
-			}
-			if (d->max > res->depth.max)
-				res->depth.max = d->max;
-			if (d->rec_max > res->depth.rec_max)
-				res->depth.rec_max = d->rec_max;
+			res->client_depth[at] = p->client_depth[j];
 		}
 	}
-	res->depth.mean = n_mean ? sum / n_mean : 0;
-	res->depth.rec_mean = n_rec ? rec_sum / n_rec : 0;
+	rp__stats_depth_total(res);
 	return 0;
 }
 

@@ -120,6 +120,30 @@ static const char *stop_reason(const rp_replay *r)
 	return atomic_load(&r->aborted) ? "mismatch" : atomic_load(&r->stop) ? "interrupted" : "end";
 }
 
+void rp__stats_depth_total(rp_replay_results *res)
+{
+	double sum = 0, rec_sum = 0;
+	uint32_t n_mean = 0, n_rec = 0;
+	res->depth.max = res->depth.rec_max = 0;
+	for (size_t i = 0; i < res->n_client_depth; i++) {
+		const rp_replay_depth *const d = &res->client_depth[i];
+		if (d->rec_max) {
+			rec_sum += d->rec_mean;
+			n_rec++;
+		}
+		if (d->max) {
+			sum += d->mean;
+			n_mean++;
+		}
+		if (d->max > res->depth.max)
+			res->depth.max = d->max;
+		if (d->rec_max > res->depth.rec_max)
+			res->depth.rec_max = d->rec_max;
+	}
+	res->depth.mean = n_mean ? sum / n_mean : 0;
+	res->depth.rec_mean = n_rec ? rec_sum / n_rec : 0;
+}
+
 /* Kinds of mismatch (a client's, another rank's share) into the run's: the same kind adds its count, the first example stays. */
 void rp__stats_add_samples(rp_replay_results *res, const rp_replay_sample *samples, size_t n, uint64_t others)
 {
@@ -275,8 +299,6 @@ int rp__stats_merge(rp_replay *r)
 	if (!res->client_depth)
 		return RP_E_NOMEM;
 	res->n_client_depth = r->n_clients;
-	double sum = 0, rec_sum = 0;
-	uint32_t n_mean = 0, n_rec = 0;
 	for (uint32_t i = 0; i < r->n_clients; i++) {
 		const rp_client *const c = r->clients[i];
 		rp_replay_depth *const d = &res->client_depth[i];
@@ -290,22 +312,11 @@ int rp__stats_merge(rp_replay *r)
 		}
 		const rp_plan_depth *const rd = r->rec_depth ? &r->rec_depth[i % r->n_trace_clients] : NULL;
 		if (rd && rd->ops) {
-			d->rec_max = rd->max;
+			d->rec_max = rd->max; /* at least 1 with ops: what rp__stats_depth_total counts by */
 			d->rec_mean = (double)rd->sum / (double)rd->ops;
-			rec_sum += d->rec_mean;
-			n_rec++;
 		}
-		if (d->max) {
-			sum += d->mean;
-			n_mean++;
-		}
-		if (d->max > res->depth.max)
-			res->depth.max = d->max;
-		if (d->rec_max > res->depth.rec_max)
-			res->depth.rec_max = d->rec_max;
 	}
-	res->depth.mean = n_mean ? sum / n_mean : 0;
-	res->depth.rec_mean = n_rec ? rec_sum / n_rec : 0;
+	rp__stats_depth_total(res);
 
 	res->series = calloc(n_series ? n_series : 1, sizeof(*res->series));
 	if (!res->series)
