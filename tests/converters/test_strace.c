@@ -1,4 +1,5 @@
-/* converters/strace*.c: strace lines -> ops per syscall family, unfinished/resumed, -ff, escapes, errors, every prefix. */
+/* converters/strace*.c: strace lines -> ops per syscall family, unfinished/resumed, -ff, escapes, errors, every prefix
+ * (processes: test_strace_proc.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,69 +12,11 @@
 
 #include "converters/registry.h"
 #include "converters/strace.h"
+#include "strace_harness.h"
 
 #ifndef SRCDIR
 #error "SRCDIR must name the source tree"
 #endif
-
-typedef struct got {
-	rp_memsink m;
-	int rc;
-	uint64_t skipped;
-	char eb[RP_ERRBUF_SIZE];
-	char summary[1024];
-	char text[64 * 1024]; /* every op in the text form, one a line */
-} got;
-
-static got *parse_opts(const char *log, const rp_strace_opts *o)
-{
-	got *const g = calloc(1, sizeof(*g));
-	assert_non_null(g);
-	assert_int_equal(rp_memsink_init(&g->m), 0);
-	g->rc = rp_strace_parse_mem(log, strlen(log), "t.strace", &g->m.base, o, &g->skipped, g->summary,
-				    sizeof(g->summary), g->eb);
-	size_t at = 0;
-	for (size_t i = 0; i < g->m.n_ops && at < sizeof(g->text) - 1; i++) {
-		at += rp_op_format(g->text + at, sizeof(g->text) - at, &g->m.ops[i], rp_memsink_string, &g->m);
-		if (at < sizeof(g->text) - 1)
-			g->text[at++] = '\n';
-	}
-	g->text[at < sizeof(g->text) ? at : sizeof(g->text) - 1] = '\0';
-	return g;
-}
-
-static got *parse(const char *log)
-{
-	return parse_opts(log, NULL);
-}
-
-static void done(got *g)
-{
-	rp_memsink_fini(&g->m);
-	free(g);
-}
-
-/* Line i of the text (0-based), for exact comparisons. */
-static const char *line_of(const got *g, unsigned i, char *buf, size_t size)
-{
-	const char *p = g->text;
-	for (unsigned k = 0; k < i && p; k++) {
-		p = strchr(p, '\n');
-		p = p ? p + 1 : NULL;
-	}
-	if (!p || !*p)
-		return "";
-	const char *const e = strchr(p, '\n');
-	const size_t n = e ? (size_t)(e - p) : strlen(p);
-	snprintf(buf, size, "%.*s", (int)(n < size ? n : size - 1), p);
-	return buf;
-}
-
-#define HAS(g, s)                                                                                  \
-	do {                                                                                       \
-		if (!strstr((g)->text, (s)))                                                       \
-			fail_msg("missing \"%s\" in:\n%s\n(rc %d: %s)", (s), (g)->text, (g)->rc, (g)->eb); \
-	} while (0)
 
 static void open_read_close(void **state)
 {
@@ -419,77 +362,6 @@ static void fds_locks_dup(void **state)
 	assert_null(strstr(g->text, "pipe"));
 	assert_null(strstr(g->text, "fh=2 off"));
 	assert_non_null(strstr(g->summary, "calls on pipes/sockets 3"));
-	done(g);
-}
-
-static void fork_exec(void **state)
-{
-	(void)state;
-	got *const g = parse(
-		"1 1.0 openat(AT_FDCWD</w>, \"a\", O_RDONLY|O_CLOEXEC) = 3</w/a> <0.1>\n"
-		"1 1.1 openat(AT_FDCWD</w>, \"b\", O_RDONLY) = 4</w/b> <0.1>\n"
-		"1 1.2 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, child_tidptr=0x7f) = 2 <0.1>\n"
-		"2 1.3 read(4, \"\", 10) = 0 <0.1>\n"
-		"2 1.4 execve(\"/bin/true\", [\"true\"], 0x7ffd /* 3 vars */) = 0 <0.1>\n"
-		"2 1.5 close(3) = -1 EBADF (Bad file descriptor) <0.1>\n"
-		"2 1.6 close(4) = 0 <0.1>\n"
-		"1 1.7 clone3({flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM, exit_signal=0, stack=0x7f, stack_size=0x7fff00}, 88) = 3 <0.1>\n"
-		"3 1.8 openat(AT_FDCWD</w>, \"c\", O_RDONLY) = 5</w/c> <0.1>\n"
-		"1 1.9 read(5, \"\", 10) = 0 <0.1>\n"
-		"1 2.0 vfork( <unfinished ...>\n"
-		"4 2.1 unlink(\"/x\") = 0 <0.1>\n"
-		"1 2.2 <... vfork resumed>) = 4 <0.2>\n");
-	assert_int_equal(g->rc, 0);
-	HAS(g, "c1 fork ret=2 raw");
-	HAS(g, "c2 read path=\"/w/b\" fh=2"); /* the child's fd 4 is the parent's */
-	HAS(g, "c2 close fh=3 raw=posix -> EBADF"); /* fd 3 had O_CLOEXEC: gone at execve, unknown after */
-	HAS(g, "c2 close path=\"/w/b\" fh=2");
-	HAS(g, "c1 fork ret=3 of=share raw"); /* CLONE_FILES: a thread, one table */
-	HAS(g, "c1 read path=\"/w/c\" fh=4"); /* a thread shares the table */
-	HAS(g, "1.000000000 1.200000000 c1 fork ret=4");
-	assert_null(strstr(g->text, "ret=2 of=share")); /* a process fork copies */
-	assert_non_null(strstr(g->summary, "fds without a path 1"));
-	done(g);
-}
-
-/*
- * A child usually exits before its parent's wait returns ("+++ exited" comes first), and one that
- * ran and exited before its fork's line resumed comes first altogether: both must name that child's
- * client, not a new one (a wait on a client without ops let a replayed parent run on at once).  A pid
- * reused after its process exited is still a new client.
- */
-static void fork_wait_after_exit(void **state)
-{
-	(void)state;
-	got *const g = parse(
-		"1 1.0 vfork( <unfinished ...>\n"
-		"2 1.1 unlink(\"/a\") = 0 <0.1>\n"
-		"1 1.2 <... vfork resumed>) = 2 <0.2>\n"
-		"1 1.3 wait4(-1,  <unfinished ...>\n"
-		"2 1.4 unlink(\"/b\") = 0 <0.1>\n"
-		"2 1.5 +++ exited with 0 +++\n"
-		"1 1.6 <... wait4 resumed>[{WIFEXITED(s) && WEXITSTATUS(s) == 0}], 0, NULL) = 2 <0.3>\n"
-		"1 2.0 clone(child_stack=NULL, flags=SIGCHLD <unfinished ...>\n"
-		"3 2.1 unlink(\"/c\") = 0 <0.1>\n"
-		"3 2.2 +++ exited with 0 +++\n"
-		"1 2.3 <... clone resumed>) = 3 <0.3>\n"
-		"1 2.4 wait4(-1, [{WIFEXITED(s) && WEXITSTATUS(s) == 0}], 0, NULL) = 3 <0.1>\n"
-		"1 3.0 clone(child_stack=NULL, flags=SIGCHLD) = 2 <0.1>\n"
-		"2 3.2 unlink(\"/d\") = 0 <0.1>\n"
-		"1 3.4 wait4(-1, [{WIFEXITED(s) && WEXITSTATUS(s) == 0}], 0, NULL) = 2 <0.1>\n"
-		"1 3.6 wait4(-1, [{WIFEXITED(s) && WEXITSTATUS(s) == 0}], 0, NULL) = 77 <0.1>\n");
-	assert_int_equal(g->rc, 0);
-	HAS(g, "c1 fork ret=2 raw");
-	HAS(g, "c1 wait ret=2 raw"); /* the exited child, not a new client */
-	HAS(g, "c2 unlink path=\"/b\"");
-	HAS(g, "c1 fork ret=3 raw"); /* its lines came before the fork resumed, and it had exited */
-	HAS(g, "c1 wait ret=3 raw");
-	HAS(g, "c3 unlink path=\"/c\"");
-	HAS(g, "c1 fork ret=4 raw"); /* pid 2 again, long after its process exited: a new client */
-	HAS(g, "c4 unlink path=\"/d\"");
-	HAS(g, "c1 wait ret=4 raw");
-	assert_null(strstr(g->text, "ret=5")); /* pid 77 was never seen: no wait op, no client */
-	assert_null(strstr(g->text, "c5 "));
 	done(g);
 }
 
@@ -893,8 +765,6 @@ int main(void)
 		cmocka_unit_test(paths_and_dirs),
 		cmocka_unit_test(names_and_attrs),
 		cmocka_unit_test(fds_locks_dup),
-		cmocka_unit_test(fork_exec),
-		cmocka_unit_test(fork_wait_after_exit),
 		cmocka_unit_test(sniffing),
 		cmocka_unit_test(every_prefix),
 		cmocka_unit_test(corrupt),
