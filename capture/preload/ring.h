@@ -13,7 +13,7 @@
  * image's start time in ns, so a pid reused or re-exec'd makes a new name;
  * a thread that goes on after its ring was closed, as after a failed exec,
  * makes "<pid>.<tid>.<serial>-<n>", n counting from 1).  The spool directory
- * also holds RP_SPOOL_WRITER_FILE (spool.h), which is no ring.
+ * also holds the control page RP_SPOOL_CTL_FILE (below), which is no ring.
  * The thread creates it as "<name>.new", sizes it, maps it, fills the header
  * and renames it: the writer only opens finished names.  The thread is the
  * only producer, the writer the only consumer.  The file outlives the
@@ -74,5 +74,27 @@ static inline uint32_t rp_ring_reclen(uint32_t l0, uint32_t l1)
 {
 	return (uint32_t)((sizeof(rp_ring_rec) + l0 + l1 + 7u) & ~7u);
 }
+
+/*
+ * The spool's control page, the file RP_SPOOL_CTL_FILE (RP_SPOOL_CTL_SIZE
+ * bytes): made and mapped by the writer before any program runs, mapped
+ * shared by every traced process image.  It names the writer (a producer
+ * whose ring is full and whose writer was killed stops waiting for it) and
+ * counts the rings made: a producer adds one after it renames a new ring into
+ * place and before it reads its first t_start, so the writer reads the
+ * directory only when the count moved.  The producers can write it: the
+ * writer trusts nothing in it (a wrong count costs a scan of the directory).
+ */
+#define RP_SPOOL_CTL_FILE "writer"
+#define RP_SPOOL_CTL_SIZE 4096
+#define RP_SPOOL_CTL_MAGIC 0x314c544352505200ull /* "\0RPRCTL1" little-endian */
+
+typedef struct rp_spool_ctl {
+	uint64_t magic;
+	int32_t writer_pid;
+	uint32_t reserved;
+	_Alignas(64) _Atomic uint64_t rings_made;
+} rp_spool_ctl;
+_Static_assert(sizeof(rp_spool_ctl) <= RP_SPOOL_CTL_SIZE, "control page fits its page");
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,7 +26,8 @@ static struct {
 	char dir[DIR_MAX + 1];
 	uint64_t size; /* each ring's data size, a power of two */
 	uint32_t pid, ppid;
-	int32_t writer; /* the writer's pid from the spool's writer file (0: unknown) */
+	int32_t writer; /* the writer's pid from the control page (0: unknown) */
+	rp_spool_ctl *ctl; /* the spool's control page (NULL: not to be had; the writer reads the directory anyway) */
 	uint64_t serial; /* the image's start time: a pid reused or re-exec'd makes new names */
 	_Atomic uint32_t again; /* rings made after a thread's was done (exec failed): unique names */
 } proc;
@@ -52,22 +54,29 @@ static uint64_t now(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The writer's pid, read once at start (raw calls: the constructor records nothing). */
-static int32_t read_writer(void)
+/* Map the spool's control page, once per process image (raw calls: the constructor records nothing). */
+static void map_ctl(void)
 {
-	char path[DIR_MAX + 32], buf[24];
-	snprintf(path, sizeof path, "%s/%s", proc.dir, RP_SPOOL_WRITER_FILE);
-	const long fd = sys(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0, 0, 0);
+	char path[DIR_MAX + 32];
+	snprintf(path, sizeof path, "%s/%s", proc.dir, RP_SPOOL_CTL_FILE);
+	const long fd = sys(SYS_openat, AT_FDCWD, (long)path, O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0, 0, 0);
 	if (fd < 0)
-		return 0;
-	const long n = sys(SYS_read, fd, (long)buf, sizeof buf - 1, 0, 0, 0);
+		return;
+	struct stat st;
+	void *map = MAP_FAILED;
+	/* A shorter file would fault on access: the size is checked first. */
+	if (sys(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) == 0 && S_ISREG(st.st_mode) && st.st_size >= RP_SPOOL_CTL_SIZE)
+		map = (void *)sys(SYS_mmap, 0, RP_SPOOL_CTL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	sys(SYS_close, fd, 0, 0, 0, 0, 0);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	char *end;
-	const long v = strtol(buf, &end, 10);
-	return v > 0 && v < INT32_MAX && (*end == '\n' || *end == 0) ? (int32_t)v : 0;
+	if (map == MAP_FAILED || (uintptr_t)map > (uintptr_t)-4096)
+		return;
+	rp_spool_ctl *const c = map;
+	if (c->magic != RP_SPOOL_CTL_MAGIC) {
+		sys(SYS_munmap, (long)map, RP_SPOOL_CTL_SIZE, 0, 0, 0, 0);
+		return;
+	}
+	proc.ctl = c;
+	proc.writer = c->writer_pid > 0 ? c->writer_pid : 0;
 }
 
 int rp__emit_init(void)
@@ -93,7 +102,9 @@ int rp__emit_init(void)
 	proc.ppid = (uint32_t)sys(SYS_getppid, 0, 0, 0, 0, 0, 0);
 	proc.serial = now();
 	atomic_store(&proc.again, 0);
-	proc.writer = read_writer();
+	proc.ctl = NULL;
+	proc.writer = 0;
+	map_ctl();
 	return 0;
 }
 
@@ -136,6 +147,9 @@ static int ring_create(void)
 		sys(SYS_unlinkat, AT_FDCWD, (long)tmp, 0, 0, 0, 0);
 		return -1;
 	}
+	/* Counted after the rename and before this thread's first t_start is read (rp__emit_begin). */
+	if (proc.ctl)
+		atomic_fetch_add(&proc.ctl->rings_made, 1);
 	ring.hdr = h;
 	ring.data = (uint8_t *)map + RP_RING_HDR_SIZE;
 	ring.head = 0;

@@ -1,5 +1,6 @@
 /* The writer's side of the rings: find, validate, drain and merge every traced thread's ring (capture/preload/ring.h, docs/syscall-capture.md §rings). */
 #include <dirent.h>
+#include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -7,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -18,12 +18,12 @@
 #include "formats/error.h"
 
 /*
- * Events held for ordering: beyond this the oldest go out anyway (counted
- * late).  4M events of ~150 bytes is some 600 MiB: a thread that holds the
+ * Bytes of records held for ordering: beyond this the oldest go out anyway
+ * (counted late).  512 MiB is some 4M events: a thread that holds the
  * watermark back that long (a stdio run left open, a call blocked for
  * minutes) is not worth more memory.
  */
-#define MAX_HELD (4u << 20)
+#define MAX_HELD_BYTES ((uint64_t)512 << 20)
 /* A ring file's name: "<pid>.<tid>.<serial>[-<n>]"; longer is not one of ours. */
 #define NAME_MAX_LEN 80
 /*
@@ -33,6 +33,8 @@
  * more CPU than draining (measured: a third of the writer's kernel time).
  */
 #define DEAD_CHECK_NS (50u * 1000 * 1000)
+/* The directory is read at least this often, whatever the control page says. */
+#define RESCAN_NS (1000u * 1000 * 1000)
 
 typedef struct ring {
 	char name[NAME_MAX_LEN + 1];
@@ -45,30 +47,38 @@ typedef struct ring {
 	uint64_t seq;     /* discovery order: ties of t_start keep a stable order */
 	uint64_t next_check; /* when to ask again whether the thread is gone (DEAD_CHECK_NS) */
 	uint64_t waits, lost;
+	/*
+	 * Records drained from the shared ring and checked, not yet delivered:
+	 * ring records (rp_ring_rec, paths, padding) in the writer's own memory,
+	 * [rd, wr) of held.  A thread's records are in t_start order, so the
+	 * merge takes from the front of each ring's queue; a ring whose thread is
+	 * gone (hdr NULL: unmapped, removed) stays until its queue is empty.
+	 */
+	uint8_t *held;
+	size_t held_cap, rd, wr;
+	uint64_t head_t; /* the t_start of the record at rd (when rd < wr) */
 } ring;
-
-typedef struct item {
-	rp_sysev ev;
-	uint64_t ring_seq, rec_seq;
-	char paths[];
-} item;
 
 struct rp_spool {
 	char dir[PATH_MAX];
 	uint32_t ring_kb;
 	ring *rings;
 	size_t nrings, cap;
-	item **heap;
-	size_t held, heap_cap;
-	uint64_t prev_now, ring_seq, rec_seq, last_t;
+	/* The merge: indices of the rings with records held, a min-heap by (head_t, seq), made at each poll. */
+	uint32_t *heap;
+	size_t nheap, heap_cap;
+	uint64_t held, held_bytes; /* records and bytes held in all queues */
+	uint64_t prev_now, ring_seq, last_t;
 	uint64_t done_waits, done_lost;
 	/*
-	 * inotify on the directory: a new ring is renamed into it, so the
-	 * directory is read again only after something was made there.  -1
-	 * (no inotify instance to be had): read it at every poll.
+	 * The control page (ring.h): the directory is read again only when its
+	 * count of rings made moved since the last read, and every RESCAN_NS
+	 * whatever it says (a producer may lie or die between its rename and
+	 * its count).  inotify would do the same but closing an instance costs
+	 * ~14 ms here (the kernel waits for a grace period), on every capture.
 	 */
-	int ino;
-	bool rescan;
+	rp_spool_ctl *ctl;
+	uint64_t made_seen, next_scan;
 	rp_spool_stats st;
 };
 
@@ -77,6 +87,48 @@ static uint64_t now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The poll's now, read before anything it looks at in shared memory: the
+ * merge's proof needs every later load (the rings made, each ring's busy) to
+ * happen after the clock was read.  C orders no clock read; on x86 an lfence
+ * keeps later loads from running before the rdtsc under clock_gettime.
+ */
+static uint64_t now_before_loads(void)
+{
+	const uint64_t t = now_ns();
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_lfence();
+#endif
+	atomic_thread_fence(memory_order_seq_cst);
+	return t;
+}
+
+/* Make, size and map the control page; -1 with errno. */
+static int ctl_create(rp_spool *s)
+{
+	char path[PATH_MAX + 16];
+	snprintf(path, sizeof path, "%s/%s", s->dir, RP_SPOOL_CTL_FILE);
+	const int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	void *map = MAP_FAILED;
+	if (ftruncate(fd, RP_SPOOL_CTL_SIZE) == 0)
+		map = mmap(NULL, RP_SPOOL_CTL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	const int e = errno;
+	close(fd);
+	if (map == MAP_FAILED) {
+		unlink(path);
+		errno = e;
+		return -1;
+	}
+	s->ctl = map;
+	s->ctl->writer_pid = (int32_t)getpid();
+	atomic_store(&s->ctl->rings_made, 0);
+	atomic_thread_fence(memory_order_release);
+	s->ctl->magic = RP_SPOOL_CTL_MAGIC;
+	return 0;
 }
 
 int rp_spool_create(rp_spool **out, const char *tmpdir, uint32_t ring_kb, char *errbuf)
@@ -100,26 +152,15 @@ int rp_spool_create(rp_spool **out, const char *tmpdir, uint32_t ring_kb, char *
 		free(s);
 		return rp_fail(errbuf, RP_E_SYSTEM, "spool: cannot make a directory under %s: %s", tmpdir, strerror(e));
 	}
-	char pidfile[PATH_MAX + 16];
-	snprintf(pidfile, sizeof pidfile, "%s/%s", s->dir, RP_SPOOL_WRITER_FILE);
-	FILE *const pf = fopen(pidfile, "wx");
-	const bool wrote = pf && fprintf(pf, "%ld\n", (long)getpid()) > 0;
-	if (!pf || fclose(pf) != 0 || !wrote) {
-		const int e = errno;
-		unlink(pidfile);
+	if (ctl_create(s) != 0) {
+		const int rc = rp_fail(errbuf, RP_E_SYSTEM, "spool: cannot make its control page %s/%s: %s", s->dir,
+				       RP_SPOOL_CTL_FILE, strerror(errno));
 		rmdir(s->dir);
 		free(s);
-		return rp_fail(errbuf, RP_E_SYSTEM, "spool: cannot write %s: %s", pidfile, strerror(e));
+		return rc;
 	}
 	s->ring_kb = ring_kb;
 	s->prev_now = now_ns();
-	/* Watched before any traced program runs, so no ring can be made unseen. */
-	s->ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (s->ino >= 0 && inotify_add_watch(s->ino, s->dir, IN_CREATE | IN_MOVED_TO | IN_ONLYDIR) < 0) {
-		close(s->ino);
-		s->ino = -1;
-	}
-	s->rescan = true;
 	*out = s;
 	return RP_OK;
 }
@@ -134,55 +175,50 @@ const rp_spool_stats *rp_spool_get_stats(const rp_spool *s)
 	return &s->st;
 }
 
-/* ---- the merge heap: (t_start, ring, record) order --------------------------------------- */
+/* ---- the merge: a min-heap of rings by the t_start of their oldest held record ------------ */
 
-static bool before(const item *a, const item *b)
+static bool before(const rp_spool *s, uint32_t a, uint32_t b)
 {
-	if (a->ev.t_start != b->ev.t_start)
-		return a->ev.t_start < b->ev.t_start;
-	if (a->ring_seq != b->ring_seq)
-		return a->ring_seq < b->ring_seq;
-	return a->rec_seq < b->rec_seq;
+	const ring *const x = &s->rings[a], *const y = &s->rings[b];
+	if (x->head_t != y->head_t)
+		return x->head_t < y->head_t;
+	return x->seq < y->seq; /* the same t_start: the ring found first, as always */
 }
 
-static int heap_push(rp_spool *s, item *it)
+static void heap_down(rp_spool *s, size_t i)
 {
-	if (s->held == s->heap_cap) {
-		const size_t cap = s->heap_cap ? s->heap_cap * 2 : 1024;
-		item **const h = realloc(s->heap, cap * sizeof *h);
-		if (!h)
-			return RP_E_NOMEM;
-		s->heap = h;
-		s->heap_cap = cap;
-	}
-	size_t i = s->held++;
-	while (i > 0 && before(it, s->heap[(i - 1) / 2])) {
-		s->heap[i] = s->heap[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	s->heap[i] = it;
-	return RP_OK;
-}
-
-static item *heap_pop(rp_spool *s)
-{
-	item *const top = s->heap[0];
-	item *const last = s->heap[--s->held];
-	size_t i = 0;
+	const uint32_t top = s->heap[i];
 	for (;;) {
 		size_t c = 2 * i + 1;
-		if (c >= s->held)
+		if (c >= s->nheap)
 			break;
-		if (c + 1 < s->held && before(s->heap[c + 1], s->heap[c]))
+		if (c + 1 < s->nheap && before(s, s->heap[c + 1], s->heap[c]))
 			c++;
-		if (!before(s->heap[c], last))
+		if (!before(s, s->heap[c], top))
 			break;
 		s->heap[i] = s->heap[c];
 		i = c;
 	}
-	if (s->held)
-		s->heap[i] = last;
-	return top;
+	s->heap[i] = top;
+}
+
+/* The heap of every ring holding records, made anew (rings come and go between polls). */
+static int heap_make(rp_spool *s)
+{
+	if (s->heap_cap < s->nrings) {
+		uint32_t *const h = realloc(s->heap, s->nrings * sizeof *h);
+		if (!h)
+			return RP_E_NOMEM;
+		s->heap = h;
+		s->heap_cap = s->nrings;
+	}
+	s->nheap = 0;
+	for (size_t i = 0; i < s->nrings; i++)
+		if (s->rings[i].rd < s->rings[i].wr)
+			s->heap[s->nheap++] = (uint32_t)i;
+	for (size_t i = s->nheap / 2; i-- > 0;)
+		heap_down(s, i);
+	return RP_OK;
 }
 
 /* ---- rings ---------------------------------------------------------------------------------- */
@@ -212,17 +248,33 @@ static void ring_unlink(rp_spool *s, const char *name)
 	unlink(path);
 }
 
-/* Let go of ring i: tell a producer still there not to wait, unmap, remove the file. */
-static void ring_drop(rp_spool *s, size_t i)
+/* Let go of r's shared file: tell a producer still there not to wait, unmap, remove it.  What r holds stays until delivered. */
+static void ring_release(rp_spool *s, ring *r)
 {
-	ring *const r = &s->rings[i];
+	if (!r->hdr)
+		return;
 	atomic_store_explicit(&r->hdr->writer_gone, 1, memory_order_release);
 	s->done_waits += atomic_load_explicit(&r->hdr->waits, memory_order_relaxed);
 	s->done_lost += atomic_load_explicit(&r->hdr->lost, memory_order_relaxed);
 	munmap(r->hdr, r->maplen);
 	ring_unlink(s, r->name);
-	s->rings[i] = s->rings[--s->nrings];
+	r->hdr = NULL;
+	r->data = NULL;
 	s->st.rings_done++;
+}
+
+/* Forget the rings let go of whose records are all delivered. */
+static void rings_sweep(rp_spool *s)
+{
+	for (size_t i = 0; i < s->nrings;) {
+		ring *const r = &s->rings[i];
+		if (r->hdr || r->rd < r->wr) {
+			i++;
+			continue;
+		}
+		free(r->held);
+		s->rings[i] = s->rings[--s->nrings];
+	}
 }
 
 /*
@@ -282,34 +334,25 @@ static int ring_open(rp_spool *s, const char *name)
 	return 1;
 }
 
-/* Whether the directory may hold a name not read yet: inotify said something was made there (or overflowed). */
-static bool dir_changed(rp_spool *s)
+/*
+ * Whether the directory may hold a ring not opened yet: the control page's
+ * count moved, or a periodic or final read is due.  The count is read after
+ * now (now_before_loads): a ring whose count this poll did not see was
+ * renamed, and its first t_start read, after now.
+ */
+static bool dir_changed(rp_spool *s, uint64_t now, bool final)
 {
-	if (s->ino < 0)
-		return true;
-	bool changed = s->rescan;
-	s->rescan = false;
-	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-	for (;;) {
-		const ssize_t n = read(s->ino, buf, sizeof buf);
-		if (n > 0) {
-			changed = true; /* which name does not matter: the scan reads them all */
-			continue;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno != EAGAIN) {
-			close(s->ino); /* a broken instance: read the directory at every poll from now on */
-			s->ino = -1;
-			changed = true;
-		}
-		return changed;
-	}
+	const uint64_t made = atomic_load(&s->ctl->rings_made);
+	if (made == s->made_seen && !final && now < s->next_scan)
+		return false;
+	s->made_seen = made;
+	s->next_scan = now + RESCAN_NS;
+	return true;
 }
 
-static int scan_dir(rp_spool *s)
+static int scan_dir(rp_spool *s, uint64_t now, bool final)
 {
-	if (!dir_changed(s))
+	if (!dir_changed(s, now, final))
 		return RP_OK;
 	DIR *const d = opendir(s->dir);
 	if (!d)
@@ -352,97 +395,160 @@ static bool ring_dead(const rp_spool *s, const ring *r)
 	return rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X');
 }
 
+/* The t_start of a checked record in a queue. */
+static uint64_t rec_t_start(const uint8_t *rec)
+{
+	uint64_t t;
+	memcpy(&t, rec + offsetof(rp_ring_rec, t_start), sizeof t);
+	return t;
+}
+
+/* Room for n more bytes at the end of r's queue: the delivered front reused once it is at least half, else grown. */
+static int queue_room(ring *r, size_t n)
+{
+	if (r->rd == r->wr)
+		r->rd = r->wr = 0;
+	if (r->held_cap - r->wr >= n)
+		return RP_OK;
+	if (r->rd && r->rd >= r->wr - r->rd && r->held_cap - (r->wr - r->rd) >= n) {
+		memmove(r->held, r->held + r->rd, r->wr - r->rd);
+		r->wr -= r->rd;
+		r->rd = 0;
+		return RP_OK;
+	}
+	size_t cap = r->held_cap ? r->held_cap : (size_t)64 << 10;
+	while (cap - r->wr < n)
+		cap *= 2;
+	uint8_t *const h = realloc(r->held, cap);
+	if (!h)
+		return RP_E_NOMEM;
+	r->held = h;
+	r->held_cap = cap;
+	return RP_OK;
+}
+
 /*
- * Read what ring r published since our tail.  Each record is copied out of
- * the shared bytes before it is checked, so the producer cannot change it
- * between the check and the use.  Returns records read, -1 for a ring that
- * broke the format (to be dropped), or a negative rp error below -1.
+ * Check the len bytes just copied to the end of r's queue as records, keep
+ * the good ones (PADs dropped) and count them.  Returns the bytes kept, and
+ * sets *bad when a record breaks the format (what follows it is dropped).
+ */
+static size_t queue_check(rp_spool *s, ring *r, size_t len, bool *bad)
+{
+	uint8_t *const q = r->held + r->wr;
+	size_t off = 0, out = 0;
+	while (off < len) {
+		rp_ring_rec rec;
+		if (len - off < 8)
+			goto broken;
+		memcpy(&rec, q + off, 8);
+		if (rec.reclen < 8 || rec.reclen % 8 || rec.reclen > len - off)
+			goto broken;
+		if (rec.nr == RP_RING_NR_PAD) {
+			off += rec.reclen;
+			continue;
+		}
+		if (rec.reclen < sizeof rec)
+			goto broken;
+		memcpy(&rec, q + off, sizeof rec);
+		const uint32_t l0 = rec.plen[0], l1 = rec.plen[1];
+		if (l0 > RP_SYSEV_PATH_MAX || l1 > RP_SYSEV_PATH_MAX || rp_ring_reclen(l0, l1) != rec.reclen)
+			goto broken;
+		if (out != off)
+			memmove(q + out, q + off, rec.reclen); /* after a PAD in the middle: keep the queue dense */
+		off += rec.reclen;
+		out += rec.reclen;
+		s->held++;
+	}
+	s->held_bytes += out;
+	return out;
+broken:
+	*bad = true;
+	s->held_bytes += out;
+	return out;
+}
+
+/*
+ * Copy what ring r published since our tail into its queue.  The bytes are
+ * checked after they are copied out of the shared pages, so the producer
+ * cannot change a record between the check and the use.  Returns records
+ * read, -1 for a ring that broke the format (to be let go of: the good
+ * records before the break are kept), or a negative rp error below -1.
  */
 static int64_t ring_drain(rp_spool *s, ring *r)
 {
 	const uint64_t head = atomic_load_explicit(&r->hdr->head, memory_order_acquire);
 	if (head < r->tail || head - r->tail > r->size)
 		return -1;
-	int64_t n = 0;
-	while (r->tail < head) {
+	const uint64_t held0 = s->held;
+	bool bad = false;
+	while (r->tail < head && !bad) {
 		const uint64_t pos = r->tail & (r->size - 1), rest = r->size - pos, avail = head - r->tail;
-		rp_ring_rec rec;
-		if (avail < 8)
-			return -1;
-		memcpy(&rec, r->data + pos, 8);
-		if (rec.reclen < 8 || rec.reclen % 8 || rec.reclen > rest || rec.reclen > avail)
-			return -1;
-		if (rec.nr == RP_RING_NR_PAD) {
-			r->tail += rec.reclen;
-			continue;
-		}
-		if (rec.reclen < sizeof rec)
-			return -1;
-		memcpy(&rec, r->data + pos, sizeof rec);
-		const uint32_t l0 = rec.plen[0], l1 = rec.plen[1];
-		/* the reclen was read twice: the second copy is the one checked and used */
-		if (l0 > RP_SYSEV_PATH_MAX || l1 > RP_SYSEV_PATH_MAX || rp_ring_reclen(l0, l1) != rec.reclen ||
-		    rec.reclen > rest || rec.reclen > avail)
-			return -1;
-		item *const it = malloc(sizeof *it + l0 + l1);
-		if (!it)
-			return RP_E_NOMEM;
-		memcpy(it->paths, r->data + pos + sizeof rec, l0 + l1);
-		rp_sysev *const ev = &it->ev;
-		memset(ev, 0, sizeof *ev);
-		ev->nr = rec.nr;
-		ev->flags = rec.flags;
-		ev->pid = r->pid;
-		ev->tid = r->tid;
-		ev->ret = rec.ret;
-		ev->t_start = rec.t_start;
-		ev->t_end = rec.t_end;
-		memcpy(ev->a, rec.a, sizeof ev->a);
-		/* A path of length 0 is present and empty (fstat's ""): the flags say nothing, plen does. */
-		ev->p[0] = l0 || (rec.flags & RP_SYSEV_CUT0) ? it->paths : NULL;
-		ev->p[1] = l1 || (rec.flags & RP_SYSEV_CUT1) ? it->paths + l0 : NULL;
-		ev->plen[0] = l0;
-		ev->plen[1] = l1;
-		it->ring_seq = r->seq;
-		it->rec_seq = s->rec_seq++;
-		const int rc = heap_push(s, it);
-		if (rc < 0) {
-			free(it);
+		const size_t len = (size_t)(avail < rest ? avail : rest); /* records never straddle the end */
+		const int rc = queue_room(r, len);
+		if (rc < 0)
 			return rc;
-		}
-		r->tail += rec.reclen;
-		n++;
+		memcpy(r->held + r->wr, r->data + pos, len);
+		r->wr += queue_check(s, r, len, &bad);
+		r->tail += len;
 	}
+	if (r->rd < r->wr)
+		r->head_t = rec_t_start(r->held + r->rd);
+	if (bad)
+		return -1;
 	atomic_store_explicit(&r->hdr->tail, r->tail, memory_order_release);
-	return n;
+	return (int64_t)(s->held - held0);
 }
 
-static int deliver(rp_spool *s, int (*fn)(void *, const rp_sysev *), void *ctx)
+/* Hand the oldest record r holds to fn. */
+static int deliver(rp_spool *s, ring *r, int (*fn)(void *, const rp_sysev *), void *ctx)
 {
-	item *const it = heap_pop(s);
-	if (it->ev.t_start < s->last_t)
+	const uint8_t *const p = r->held + r->rd;
+	rp_ring_rec rec;
+	memcpy(&rec, p, sizeof rec);
+	rp_sysev ev;
+	memset(&ev, 0, sizeof ev);
+	ev.nr = rec.nr;
+	ev.flags = rec.flags;
+	ev.pid = r->pid;
+	ev.tid = r->tid;
+	ev.ret = rec.ret;
+	ev.t_start = rec.t_start;
+	ev.t_end = rec.t_end;
+	memcpy(ev.a, rec.a, sizeof ev.a);
+	const uint32_t l0 = rec.plen[0], l1 = rec.plen[1];
+	/* A path of length 0 is present and empty (fstat's ""): the flags say nothing, plen does. */
+	const char *const paths = (const char *)p + sizeof rec;
+	ev.p[0] = l0 || (rec.flags & RP_SYSEV_CUT0) ? paths : NULL;
+	ev.p[1] = l1 || (rec.flags & RP_SYSEV_CUT1) ? paths + l0 : NULL;
+	ev.plen[0] = l0;
+	ev.plen[1] = l1;
+	/* The bytes stay where they are until the next drain into this queue: fn reads them there. */
+	r->rd += rec.reclen;
+	s->held--;
+	s->held_bytes -= rec.reclen;
+	if (ev.t_start < s->last_t)
 		s->st.late++;
 	else
-		s->last_t = it->ev.t_start;
+		s->last_t = ev.t_start;
 	s->st.events++;
-	const int rc = fn(ctx, &it->ev);
-	free(it);
-	return rc;
+	return fn(ctx, &ev);
 }
 
 int64_t rp_spool_poll(rp_spool *s, bool final, int (*fn)(void *ctx, const rp_sysev *ev), void *ctx)
 {
 	/* now is read before the scan: a ring not seen or idle now can only publish t_starts after it. */
-	const uint64_t now = now_ns();
-	int rc = scan_dir(s);
+	const uint64_t now = now_before_loads();
+	int rc = scan_dir(s, now, final);
 	if (rc < 0)
 		return rc;
 	uint64_t w = now;
 	int64_t total = 0;
 	uint64_t waits = 0, lost = 0;
 	uint32_t fill_max = 0;
-	for (size_t i = 0; i < s->nrings;) {
+	for (size_t i = 0; i < s->nrings; i++) {
 		ring *const r = &s->rings[i];
+		if (!r->hdr)
+			continue; /* let go of: only its held records are left, and it holds W back no more */
 		const uint64_t busy = atomic_load(&r->hdr->busy);
 		const uint32_t closed = atomic_load(&r->hdr->closed);
 		const uint64_t head = atomic_load_explicit(&r->hdr->head, memory_order_relaxed);
@@ -462,12 +568,12 @@ int64_t rp_spool_poll(rp_spool *s, bool final, int (*fn)(void *ctx, const rp_sys
 			return n;
 		if (n == -1) {
 			s->st.bad++;
-			ring_drop(s, i);
+			ring_release(s, r);
 			continue;
 		}
 		total += n;
 		if (closed || dead) {
-			ring_drop(s, i); /* drained after it was seen closed or dead: nothing more can come */
+			ring_release(s, r); /* drained after it was seen closed or dead: nothing more can come */
 			continue;
 		}
 		const uint64_t rw = busy == RP_RING_IDLE ? now : busy == RP_RING_ENTERING ? r->w_enter : busy;
@@ -477,15 +583,26 @@ int64_t rp_spool_poll(rp_spool *s, bool final, int (*fn)(void *ctx, const rp_sys
 			w = rw;
 		waits += atomic_load_explicit(&r->hdr->waits, memory_order_relaxed);
 		lost += atomic_load_explicit(&r->hdr->lost, memory_order_relaxed);
-		i++;
 	}
 	s->prev_now = now;
 	s->st.waits = s->done_waits + waits;
 	s->st.lost = s->done_lost + lost;
 	s->st.fill_permille = fill_max;
-	rc = 0;
-	while (rc == 0 && s->held && (final || s->held > MAX_HELD || s->heap[0]->ev.t_start < w))
-		rc = deliver(s, fn, ctx);
+	/* Each ring's records are in t_start order: merging the fronts of the queues delivers all in order. */
+	rc = heap_make(s);
+	while (rc == 0 && s->nheap) {
+		ring *const r = &s->rings[s->heap[0]];
+		if (!final && s->held_bytes <= MAX_HELD_BYTES && r->head_t >= w)
+			break;
+		rc = deliver(s, r, fn, ctx);
+		if (r->rd < r->wr)
+			r->head_t = rec_t_start(r->held + r->rd);
+		else
+			s->heap[0] = s->heap[--s->nheap];
+		if (s->nheap)
+			heap_down(s, 0);
+	}
+	rings_sweep(s);
 	s->st.pending = s->held;
 	return rc ? rc : total;
 }
@@ -495,9 +612,11 @@ uint32_t rp_spool_live(rp_spool *s)
 	uint32_t n = 0;
 	for (size_t i = 0; i < s->nrings; i++) {
 		const ring *const r = &s->rings[i];
+		if (!r->hdr)
+			continue;
 		bool seen = false;
 		for (size_t j = 0; j < i && !seen; j++)
-			seen = s->rings[j].pid == r->pid;
+			seen = s->rings[j].hdr && s->rings[j].pid == r->pid;
 		if (!seen && !atomic_load(&r->hdr->closed) && !ring_dead(s, r))
 			n++;
 	}
@@ -508,10 +627,10 @@ void rp_spool_destroy(rp_spool *s)
 {
 	if (!s)
 		return;
-	while (s->nrings)
-		ring_drop(s, s->nrings - 1);
-	while (s->held)
-		free(heap_pop(s));
+	for (size_t i = 0; i < s->nrings; i++) {
+		ring_release(s, &s->rings[i]);
+		free(s->rings[i].held);
+	}
 	/* What is left (rings never opened, a thread's ".new") goes too. */
 	DIR *const d = opendir(s->dir);
 	if (d) {
@@ -522,8 +641,7 @@ void rp_spool_destroy(rp_spool *s)
 		closedir(d);
 	}
 	rmdir(s->dir);
-	if (s->ino >= 0)
-		close(s->ino);
+	munmap(s->ctl, RP_SPOOL_CTL_SIZE);
 	free(s->heap);
 	free(s->rings);
 	free(s);

@@ -48,8 +48,4 @@ void rp_spool_destroy(rp_spool *s); /* NULL is a no-op */
 #define RP_ENV_NO_STDIO "REPRISE_NO_STDIO" /* "1": do not record stdio (FILE*) calls */
 #define RP_ENV_PRELOAD "REPRISE_PRELOAD"   /* the interposer's own path, put back in LD_PRELOAD across exec */
 
-/* A file in the spool directory holding the writer's pid in decimal: a producer whose ring is full
- * and whose writer died without rp_spool_destroy (killed) stops waiting for it. */
-#define RP_SPOOL_WRITER_FILE "writer.pid"
-
 #endif

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "capture/preload/spool.h"
+#include "tests/capture/preload/ringfile.h"
 
 static const char *prog, *preload, *static_prog;
 /* The next trace runs with REPRISE_NO_STDIO=1. */
@@ -447,12 +448,7 @@ static void test_writer_killed(void **state)
 	if (dead == 0)
 		_exit(0);
 	assert_int_equal(waitpid(dead, NULL, 0), dead);
-	char path[128];
-	snprintf(path, sizeof path, "%s/%s", spool, RP_SPOOL_WRITER_FILE);
-	FILE *const f = fopen(path, "w");
-	assert_non_null(f);
-	fprintf(f, "%d\n", (int)dead);
-	fclose(f);
+	assert_int_equal(ringfile_ctl_write(spool, (int)dead), 0);
 	char dir[64];
 	snprintf(dir, sizeof dir, "/tmp/rp-preload-XXXXXX");
 	assert_non_null(mkdtemp(dir));

@@ -169,6 +169,131 @@ static void test_entering_holds(void **state)
 	assert_int_equal(c->got, 1);
 }
 
+/* A new ring in c: no records, not busy, not closed. */
+static void fresh(ctx *c)
+{
+	memset(c->data, 0, sizeof c->data);
+	c->head = 0;
+	c->hdr.head = c->hdr.tail = 0;
+	c->hdr.busy = RP_RING_IDLE;
+	c->hdr.closed = 0;
+}
+
+static void test_merge_rings(void **state)
+{
+	ctx *const c = *state;
+	add(c, RP_SYSEV_READ, 100, NULL);
+	add(c, RP_SYSEV_READ, 300, NULL);
+	add(c, RP_SYSEV_READ, 500, "/a");
+	c->hdr.closed = 1;
+	put(c, "1.2.10");
+	fresh(c);
+	c->hdr.tid++;
+	add(c, RP_SYSEV_WRITE, 200, "/b");
+	add(c, RP_SYSEV_WRITE, 300, NULL); /* a tie: the ring found first goes first */
+	add(c, RP_SYSEV_WRITE, 400, NULL);
+	c->hdr.closed = 1;
+	put(c, "1.3.10");
+	assert_int_equal(rp_spool_poll(c->s, true, collect, c), 6);
+	assert_int_equal(c->got, 6);
+	const uint64_t want[] = {100, 200, 300, 300, 400, 500};
+	for (unsigned i = 0; i < 6; i++)
+		assert_int_equal(c->ev[i].t_start, want[i]);
+	assert_int_equal(c->ev[1].nr, RP_SYSEV_WRITE);
+	assert_memory_equal(c->paths[1], "/b", 2);
+	assert_int_not_equal(c->ev[2].tid, c->ev[3].tid);
+	assert_memory_equal(c->paths[5], "/a", 2);
+	assert_int_equal(c->ev[5].tid, c->ev[0].tid);
+	assert_int_equal(rp_spool_get_stats(c->s)->late, 0);
+	assert_int_equal(rp_spool_get_stats(c->s)->pending, 0);
+}
+
+/* A closed ring is let go of at once, but its records wait for the watermark another ring holds. */
+static void test_closed_ring_waits(void **state)
+{
+	ctx *const c = *state;
+	add(c, RP_SYSEV_READ, 500, NULL);
+	c->hdr.closed = 1;
+	put(c, "1.2.11");
+	fresh(c);
+	c->hdr.tid++;
+	add(c, RP_SYSEV_READ, 100, NULL);
+	c->hdr.busy = 200;
+	put(c, "1.3.11");
+	assert_int_equal(rp_spool_poll(c->s, false, collect, c), 2);
+	assert_int_equal(c->got, 1);
+	assert_int_equal(c->ev[0].t_start, 100);
+	assert_false(exists(c, "1.2.11")); /* its file is gone, its record is not */
+	assert_int_equal(rp_spool_get_stats(c->s)->rings_done, 1);
+	assert_int_equal(rp_spool_get_stats(c->s)->pending, 1);
+	assert_int_equal(rp_spool_poll(c->s, true, collect, c), 0);
+	assert_int_equal(c->got, 2);
+	assert_int_equal(c->ev[1].t_start, 500);
+}
+
+/* A ring made after the first poll is found by its count in the control page; one never counted, at the final poll. */
+static void test_new_ring_counted(void **state)
+{
+	ctx *const c = *state;
+	assert_int_equal(rp_spool_poll(c->s, false, collect, c), 0);
+	add(c, RP_SYSEV_READ, 1, NULL);
+	put(c, "1.2.12"); /* counted, as a producer does after its rename */
+	assert_int_equal(rp_spool_poll(c->s, false, collect, c), 1);
+	assert_int_equal(c->got, 1);
+	assert_int_equal(rp_spool_get_stats(c->s)->rings, 1);
+	char dir[4200];
+	snprintf(dir, sizeof dir, "%s/1.3.12", rp_spool_dir(c->s));
+	fresh(c);
+	c->hdr.tid++;
+	add(c, RP_SYSEV_READ, 2, NULL);
+	c->hdr.closed = 1;
+	/* written without the count: a producer that died between its rename and its count */
+	const int fd = open(dir, O_CREAT | O_WRONLY, 0600);
+	assert_true(fd >= 0);
+	static const unsigned char zero[RP_RING_HDR_SIZE];
+	assert_int_equal(write(fd, &c->hdr, sizeof c->hdr), sizeof c->hdr);
+	assert_int_equal(write(fd, zero, RP_RING_HDR_SIZE - sizeof c->hdr), RP_RING_HDR_SIZE - sizeof c->hdr);
+	assert_int_equal(write(fd, c->data, SIZE), SIZE);
+	close(fd);
+	/* the final poll reads the directory whatever the count says (a poll before it may, once a second) */
+	assert_true(rp_spool_poll(c->s, false, collect, c) >= 0);
+	assert_true(rp_spool_poll(c->s, true, collect, c) >= 0);
+	assert_int_equal(c->got, 2);
+	assert_int_equal(c->ev[1].t_start, 2);
+}
+
+/* A ring whose records go back in time is delivered in its own order, the step back counted late. */
+static void test_ring_out_of_order(void **state)
+{
+	ctx *const c = *state;
+	add(c, RP_SYSEV_READ, 300, NULL);
+	add(c, RP_SYSEV_READ, 100, NULL);
+	c->hdr.closed = 1;
+	put(c, "1.2.13");
+	assert_int_equal(rp_spool_poll(c->s, true, collect, c), 2);
+	assert_int_equal(c->ev[0].t_start, 300);
+	assert_int_equal(c->ev[1].t_start, 100);
+	assert_int_equal(rp_spool_get_stats(c->s)->late, 1);
+}
+
+/* The good records before a broken one are delivered; the ring is dropped at the break. */
+static void test_good_then_bad(void **state)
+{
+	ctx *const c = *state;
+	add(c, RP_SYSEV_OPEN, 10, "/ok");
+	add(c, RP_SYSEV_READ, 20, NULL);
+	add(c, RP_SYSEV_READ, 30, NULL)->plen[0] = 9; /* its path would run past the record */
+	add(c, RP_SYSEV_READ, 40, NULL);
+	put(c, "1.2.14");
+	assert_int_equal(rp_spool_poll(c->s, false, collect, c), 0);
+	assert_int_equal(c->got, 2);
+	assert_int_equal(c->ev[1].t_start, 20);
+	assert_int_equal(rp_spool_get_stats(c->s)->bad, 1);
+	assert_false(exists(c, "1.2.14"));
+	assert_int_equal(rp_spool_poll(c->s, true, collect, c), 0);
+	assert_int_equal(c->got, 2);
+}
+
 static void hostile(ctx *c, const char *name)
 {
 	put(c, name);
@@ -251,6 +376,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pad_wraps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_watermark, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_entering_holds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_merge_rings, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_closed_ring_waits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_new_ring_counted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ring_out_of_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_good_then_bad, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_magic, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_head_beyond_size, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reclen_zero, setup, teardown),
