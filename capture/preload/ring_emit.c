@@ -234,23 +234,25 @@ static void put(const rp_sysev *ev)
 		memcpy(p + 4, &len, 4);
 		ring.head += pad;
 	}
-	uint8_t *const p = ring.data + (ring.head & (proc.size - 1));
-	rp_ring_rec rec = {
-		.nr = ev->nr,
-		.flags = ev->flags,
-		.reclen = reclen,
-		.plen = {(uint16_t)l0, (uint16_t)l1},
-		.ret = ev->ret,
-		.t_start = ev->t_start,
-		.t_end = ev->t_end,
-	};
-	memcpy(rec.a, ev->a, sizeof rec.a);
-	memcpy(p, &rec, sizeof rec);
+	/* Written in place: the ring's page is the record's only copy (8-aligned: every reclen is). */
+	rp_ring_rec *const rec = (rp_ring_rec *)(ring.data + (ring.head & (proc.size - 1)));
+	rec->nr = ev->nr;
+	rec->flags = ev->flags;
+	rec->reclen = reclen;
+	rec->plen[0] = (uint16_t)l0;
+	rec->plen[1] = (uint16_t)l1;
+	rec->reserved = 0;
+	rec->ret = ev->ret;
+	rec->t_start = ev->t_start;
+	rec->t_end = ev->t_end;
+	memcpy(rec->a, ev->a, sizeof rec->a);
+	uint8_t *const tail = (uint8_t *)(rec + 1);
 	if (l0)
-		memcpy(p + sizeof rec, ev->p[0], l0);
+		memcpy(tail, ev->p[0], l0);
 	if (l1)
-		memcpy(p + sizeof rec + l0, ev->p[1], l1);
-	memset(p + sizeof rec + l0 + l1, 0, reclen - sizeof rec - l0 - l1);
+		memcpy(tail + l0, ev->p[1], l1);
+	if (reclen > sizeof *rec + l0 + l1)
+		memset(tail + l0 + l1, 0, reclen - sizeof *rec - l0 - l1);
 	ring.head += reclen;
 	atomic_store_explicit(&h->head, ring.head, memory_order_release);
 }

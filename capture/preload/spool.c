@@ -416,7 +416,7 @@ static int queue_room(ring *r, size_t n)
 		r->rd = 0;
 		return RP_OK;
 	}
-	size_t cap = r->held_cap ? r->held_cap : (size_t)64 << 10;
+	size_t cap = r->held_cap ? r->held_cap : 4096;
 	while (cap - r->wr < n)
 		cap *= 2;
 	uint8_t *const h = realloc(r->held, cap);
