@@ -395,7 +395,7 @@ int rp__cli_capture_cmd(char **argv, const rp_capcmd_opts *co)
 	char cl[CMDLINE_MAX];
 	cmdline(cl, sizeof(cl), argv);
 
-	if (rp_spool_create(&sp, NULL, co->ring_kb, errbuf) < 0) {
+	if (rp_spool_create(&sp, NULL, co->ring_kb, (rp_spool_clock)co->clock, errbuf) < 0) {
 		rp__cli_err("capture", "%s", errbuf);
 		goto out;
 	}

@@ -14,6 +14,7 @@ typedef struct rp_capcmd_opts {
 	const char *only;    /* --only DIR */
 	const char *exclude; /* --exclude PREFIXES */
 	uint32_t ring_kb;    /* 0: the default */
+	int clock;           /* --clock: rp_spool_clock (capture/preload/spool.h) */
 	bool no_stdio, lttng, process_clients, strict, quiet;
 } rp_capcmd_opts;
 

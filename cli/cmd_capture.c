@@ -12,11 +12,12 @@
 #include "cli/input.h"
 #include "cli/outfile.h"
 #include "cli/smbkeys.h"
+#include "capture/preload/spool.h"
 #include "formats/rpz.h"
 
 static struct {
 	const char *iface, *filter, *out, *client_key;
-	const char *only, *exclude;
+	const char *only, *exclude, *clock;
 	double duration;
 	uint64_t buffer_mib, max_flows, ring_kb;
 	bool strict, quiet, no_stdio, lttng, process_clients;
@@ -45,6 +46,9 @@ static const rp_opt options[] = {
 	  "CMD: one client per process (default: one per thread)" },
 	{ "ring-kb", 0, RP_OPT_UINT, &o.ring_kb, "KIB",
 	  "CMD: each traced thread's event ring in KiB, 64-1048576 (default 2048)" },
+	{ "clock", 0, RP_OPT_STRING, &o.clock, "CLOCK",
+	  "CMD: the clock events are timed by: tsc (the CPU's counter, mapped to ns), monotonic (clock_gettime) "
+	  "or auto (default: tsc where the kernel keeps time by it)" },
 	{ "lttng", 0, RP_OPT_FLAG, &o.lttng, NULL,
 	  "CMD: emit the events as LTTng-UST tracepoints (provider reprise) for your own LTTng session; no -o" },
 	{ "strict", 0, RP_OPT_FLAG, &o.strict, NULL,
@@ -181,8 +185,18 @@ static int run_capture(int argc, char **argv)
 		int ci = 1;
 		while (ci < argc && argv[ci] != pos[0])
 			ci++;
+		int clock = RP_SPOOL_CLOCK_AUTO;
+		if (o.clock && strcmp(o.clock, "tsc") == 0)
+			clock = RP_SPOOL_CLOCK_TSC;
+		else if (o.clock && strcmp(o.clock, "monotonic") == 0)
+			clock = RP_SPOOL_CLOCK_MONOTONIC;
+		else if (o.clock && strcmp(o.clock, "auto") != 0) {
+			rp__cli_err("capture", "--clock: %s: not auto, tsc or monotonic", o.clock);
+			return 2;
+		}
 		const rp_capcmd_opts co = {
 			.out = o.out,
+			.clock = clock,
 			.only = o.only,
 			.exclude = o.exclude,
 			.ring_kb = (uint32_t)o.ring_kb,

@@ -137,7 +137,7 @@ typedef struct rp_sysev {
 	uint16_t flags; /* rp_sysev_flag */
 	uint32_t pid, tid;
 	int64_t ret;
-	uint64_t t_start, t_end; /* ns, CLOCK_MONOTONIC of the traced host */
+	uint64_t t_start, t_end; /* ns, CLOCK_MONOTONIC of the traced host (or its TSC mapped to ns: docs/syscall-capture.md) */
 	int64_t a[RP_SYSEV_ARGS];
 	const char *p[2]; /* not NUL-terminated; NULL when absent */
 	uint32_t plen[2];

@@ -14,8 +14,10 @@
 
 /* Once per process image, from the library constructor, before any event: 0, or -1 (tracing off). */
 int rp__emit_init(void);
-/* A recorded call starts: marks the thread busy and returns t_start (CLOCK_MONOTONIC ns). */
+/* A recorded call starts: marks the thread busy and returns t_start (in the emitter's clock: rp__emit_now). */
 uint64_t rp__emit_begin(void);
+/* The emitter's clock, for t_end and coalesced runs: CLOCK_MONOTONIC ns, or the ring's TSC ticks (tsc.h). */
+uint64_t rp__emit_now(void);
 /* The call ends: ev->t_start from begin, t_end, ret, args and paths filled; publishes and clears busy.
  * ev->pid/tid are the emitter's to fill. */
 void rp__emit_end(rp_sysev *ev);

@@ -57,9 +57,7 @@ rp__fn rp__resolve(const char *name)
 
 uint64_t rp__now(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts); /* the vDSO: no syscall */
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return rp__emit_now(); /* the emitter's clock: t_start and t_end must be read from the same one */
 }
 
 /* ---- fd kinds ------------------------------------------------------------ */

@@ -35,6 +35,9 @@
 #define RP_RING_MIN_SIZE (64u << 10)
 #define RP_RING_MAX_SIZE (1u << 30)
 
+/* The ring's times (busy, t_start, t_end) are TSC ticks, as the control page's clock says, not ns. */
+#define RP_RING_F_TSC 1u
+
 /* busy: what the thread is doing, for the writer's merge (ring consumers' watermark). */
 #define RP_RING_IDLE 0     /* in no recorded call */
 #define RP_RING_ENTERING 1 /* entering a call: its t_start is being read */
@@ -43,7 +46,7 @@
 typedef struct rp_ring_hdr {
 	uint64_t magic;
 	uint32_t version, hdr_size;
-	uint32_t pid, tid, ppid, flags;
+	uint32_t pid, tid, ppid, flags; /* flags: RP_RING_F_* */
 	uint64_t data_size; /* a power of two */
 	uint64_t serial;
 	uint8_t pad0[64 - 40];
@@ -82,8 +85,10 @@ static inline uint32_t rp_ring_reclen(uint32_t l0, uint32_t l1)
  * whose ring is full and whose writer was killed stops waiting for it) and
  * counts the rings made: a producer adds one after it renames a new ring into
  * place and before it reads its first t_start, so the writer reads the
- * directory only when the count moved.  The producers can write it: the
- * writer trusts nothing in it (a wrong count costs a scan of the directory).
+ * directory only when the count moved.  And it says which clock the rings'
+ * times are read from (every ring of a spool uses the same one).  The
+ * producers can write it: the writer trusts nothing in it (a wrong count
+ * costs a scan of the directory; a ring in another clock is rejected).
  */
 #define RP_SPOOL_CTL_FILE "writer"
 #define RP_SPOOL_CTL_SIZE 4096
@@ -92,7 +97,7 @@ static inline uint32_t rp_ring_reclen(uint32_t l0, uint32_t l1)
 typedef struct rp_spool_ctl {
 	uint64_t magic;
 	int32_t writer_pid;
-	uint32_t reserved;
+	uint32_t clock; /* rp_spool_clock: RP_SPOOL_CLOCK_MONOTONIC or RP_SPOOL_CLOCK_TSC */
 	_Alignas(64) _Atomic uint64_t rings_made;
 } rp_spool_ctl;
 _Static_assert(sizeof(rp_spool_ctl) <= RP_SPOOL_CTL_SIZE, "control page fits its page");

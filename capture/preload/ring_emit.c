@@ -13,6 +13,7 @@
 #include "capture/preload/emit.h"
 #include "capture/preload/ring.h"
 #include "capture/preload/spool.h"
+#include "capture/preload/tsc.h"
 
 /* A spool path longer than this leaves no room for a ring's name under PATH_MAX. */
 #define DIR_MAX 3968
@@ -28,6 +29,7 @@ static struct {
 	uint32_t pid, ppid;
 	int32_t writer; /* the writer's pid from the control page (0: unknown) */
 	rp_spool_ctl *ctl; /* the spool's control page (NULL: not to be had; the writer reads the directory anyway) */
+	bool tsc; /* times are TSC ticks (the control page's clock) */
 	uint64_t serial; /* the image's start time: a pid reused or re-exec'd makes new names */
 	_Atomic uint32_t again; /* rings made after a thread's was done (exec failed): unique names */
 } proc;
@@ -47,11 +49,22 @@ static long sys(long nr, long a, long b, long c, long d, long e, long f)
 	return syscall(nr, a, b, c, d, e, f);
 }
 
-static uint64_t now(void)
+static uint64_t mono_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The spool's clock: TSC ticks (some 12 ns a read here, against 30-40 for the vDSO's clock_gettime) or ns. */
+static inline uint64_t now(void)
+{
+	return proc.tsc ? rp__tsc() : mono_ns();
+}
+
+uint64_t rp__emit_now(void)
+{
+	return now();
 }
 
 /* Map the spool's control page, once per process image (raw calls: the constructor records nothing). */
@@ -77,6 +90,7 @@ static void map_ctl(void)
 	}
 	proc.ctl = c;
 	proc.writer = c->writer_pid > 0 ? c->writer_pid : 0;
+	proc.tsc = RP_HAVE_TSC && c->clock == RP_SPOOL_CLOCK_TSC;
 }
 
 int rp__emit_init(void)
@@ -100,10 +114,11 @@ int rp__emit_init(void)
 	proc.size = size;
 	proc.pid = (uint32_t)sys(SYS_getpid, 0, 0, 0, 0, 0, 0);
 	proc.ppid = (uint32_t)sys(SYS_getppid, 0, 0, 0, 0, 0, 0);
-	proc.serial = now();
+	proc.serial = mono_ns();
 	atomic_store(&proc.again, 0);
 	proc.ctl = NULL;
 	proc.writer = 0;
+	proc.tsc = false;
 	map_ctl();
 	return 0;
 }
@@ -141,6 +156,7 @@ static int ring_create(void)
 	h->ppid = proc.ppid;
 	h->data_size = proc.size;
 	h->serial = proc.serial;
+	h->flags = proc.tsc ? RP_RING_F_TSC : 0;
 	atomic_thread_fence(memory_order_release);
 	if (sys(SYS_renameat, AT_FDCWD, (long)tmp, AT_FDCWD, (long)name, 0, 0) != 0) {
 		sys(SYS_munmap, (long)map, (long)total, 0, 0, 0, 0);
@@ -286,7 +302,7 @@ void rp__emit_atfork_child(void)
 	ring.state = NONE;
 	proc.ppid = proc.pid;
 	proc.pid = (uint32_t)sys(SYS_getpid, 0, 0, 0, 0, 0, 0);
-	proc.serial = now();
+	proc.serial = mono_ns();
 	atomic_store(&proc.again, 0);
 }
 

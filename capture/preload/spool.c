@@ -15,6 +15,7 @@
 
 #include "capture/preload/ring.h"
 #include "capture/preload/spool.h"
+#include "capture/preload/tsc.h"
 #include "formats/error.h"
 
 /*
@@ -35,6 +36,13 @@
 #define DEAD_CHECK_NS (50u * 1000 * 1000)
 /* The directory is read at least this often, whatever the control page says. */
 #define RESCAN_NS (1000u * 1000 * 1000)
+/*
+ * The TSC's rate is measured once, over at least this long from the spool's
+ * making (or over the whole capture, when it is shorter): a pair of reads is
+ * good to some 40 ns, so the rate to 2 ppm.  It is fixed from then on, so the
+ * mapping of ticks to ns never changes under events already delivered.
+ */
+#define CAL_NS (20u * 1000 * 1000)
 
 typedef struct ring {
 	char name[NAME_MAX_LEN + 1];
@@ -44,6 +52,7 @@ typedef struct ring {
 	uint32_t pid, tid;
 	uint64_t serial;
 	uint64_t w_enter; /* the now of the last scan that saw it not ENTERING: what an ENTERING ring holds W at */
+	/* Times (w_enter, head_t, the merge's) are the spool's clock: ns, or TSC ticks; timers (next_check) ns. */
 	uint64_t seq;     /* discovery order: ties of t_start keep a stable order */
 	uint64_t next_check; /* when to ask again whether the thread is gone (DEAD_CHECK_NS) */
 	uint64_t waits, lost;
@@ -68,7 +77,10 @@ struct rp_spool {
 	uint32_t *heap;
 	size_t nheap, heap_cap;
 	uint64_t held, held_bytes; /* records and bytes held in all queues */
-	uint64_t prev_now, ring_seq, last_t;
+	uint64_t prev_now, prev_mono, ring_seq, last_t;
+	/* The TSC clock: its ticks map to ns as cal_ns + (t - cal_tick) * mult / 2^32 once calibrated. */
+	bool tsc, calibrated;
+	uint64_t cal_tick, cal_ns, mult;
 	uint64_t done_waits, done_lost;
 	/*
 	 * The control page (ring.h): the directory is read again only when its
@@ -89,20 +101,75 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+__extension__ typedef unsigned __int128 u128;
+
+/* The spool's clock now: what the traced threads read. */
+static uint64_t clock_now(const rp_spool *s)
+{
+	return s->tsc ? rp__tsc() : now_ns();
+}
+
 /*
  * The poll's now, read before anything it looks at in shared memory: the
  * merge's proof needs every later load (the rings made, each ring's busy) to
  * happen after the clock was read.  C orders no clock read; on x86 an lfence
- * keeps later loads from running before the rdtsc under clock_gettime.
+ * keeps later loads from running before the rdtsc (under clock_gettime too).
  */
-static uint64_t now_before_loads(void)
+static uint64_t now_before_loads(const rp_spool *s)
 {
-	const uint64_t t = now_ns();
-#if defined(__x86_64__) || defined(__i386__)
+	const uint64_t t = clock_now(s);
+#if RP_HAVE_TSC
 	__builtin_ia32_lfence();
 #endif
 	atomic_thread_fence(memory_order_seq_cst);
 	return t;
+}
+
+/* A TSC reading and the monotonic ns at that moment (between two readings: good to their gap). */
+static void clock_pair(uint64_t *tick, uint64_t *ns)
+{
+	const uint64_t a = rp__tsc();
+	*ns = now_ns();
+	const uint64_t b = rp__tsc();
+	*tick = a + (b - a) / 2;
+}
+
+/* Fix the ticks' rate once CAL_NS have passed since the first pair (or at the last poll). */
+static void calibrate(rp_spool *s, bool final)
+{
+	uint64_t tick, ns;
+	clock_pair(&tick, &ns);
+	if (ns - s->cal_ns < CAL_NS && !final)
+		return;
+	const uint64_t dt = tick > s->cal_tick ? tick - s->cal_tick : 0, dn = ns - s->cal_ns;
+	/* A counter that did not move (no such CPU keeps the kernel's clocksource on it): 1 ns a tick. */
+	s->mult = dt && dn ? (uint64_t)(((u128)dn << 32) / dt) : (uint64_t)1 << 32;
+	s->calibrated = true;
+}
+
+/* An event's time in ns (a hostile one far off the run is clamped, never wraps). */
+static uint64_t to_ns(const rp_spool *s, uint64_t t)
+{
+	if (!s->tsc)
+		return t;
+	if (t >= s->cal_tick) {
+		const u128 d = ((u128)(t - s->cal_tick) * s->mult) >> 32;
+		return d > UINT64_MAX - s->cal_ns ? UINT64_MAX : s->cal_ns + (uint64_t)d;
+	}
+	const u128 d = ((u128)(s->cal_tick - t) * s->mult) >> 32;
+	return d >= s->cal_ns ? 0 : s->cal_ns - (uint64_t)d;
+}
+
+/* Whether the kernel keeps time by the TSC (it then found it the same on every CPU and steady). */
+static bool kernel_clock_is_tsc(void)
+{
+	FILE *const f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "re");
+	if (!f)
+		return false;
+	char buf[32] = "";
+	const bool ok = fgets(buf, sizeof buf, f) && strcmp(buf, "tsc\n") == 0;
+	fclose(f);
+	return ok;
 }
 
 /* Make, size and map the control page; -1 with errno. */
@@ -125,15 +192,20 @@ static int ctl_create(rp_spool *s)
 	}
 	s->ctl = map;
 	s->ctl->writer_pid = (int32_t)getpid();
+	s->ctl->clock = s->tsc ? RP_SPOOL_CLOCK_TSC : RP_SPOOL_CLOCK_MONOTONIC;
 	atomic_store(&s->ctl->rings_made, 0);
 	atomic_thread_fence(memory_order_release);
 	s->ctl->magic = RP_SPOOL_CTL_MAGIC;
 	return 0;
 }
 
-int rp_spool_create(rp_spool **out, const char *tmpdir, uint32_t ring_kb, char *errbuf)
+int rp_spool_create(rp_spool **out, const char *tmpdir, uint32_t ring_kb, rp_spool_clock clock, char *errbuf)
 {
 	*out = NULL;
+	if (clock == RP_SPOOL_CLOCK_TSC && !RP_HAVE_TSC)
+		return rp_fail(errbuf, RP_E_UNSUPPORTED, "spool: this CPU has no TSC clock");
+	if (clock == RP_SPOOL_CLOCK_AUTO)
+		clock = RP_HAVE_TSC && kernel_clock_is_tsc() ? RP_SPOOL_CLOCK_TSC : RP_SPOOL_CLOCK_MONOTONIC;
 	struct stat st;
 	if (!tmpdir) {
 		tmpdir = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) ? "/dev/shm" : getenv("TMPDIR");
@@ -152,6 +224,7 @@ int rp_spool_create(rp_spool **out, const char *tmpdir, uint32_t ring_kb, char *
 		free(s);
 		return rp_fail(errbuf, RP_E_SYSTEM, "spool: cannot make a directory under %s: %s", tmpdir, strerror(e));
 	}
+	s->tsc = clock == RP_SPOOL_CLOCK_TSC;
 	if (ctl_create(s) != 0) {
 		const int rc = rp_fail(errbuf, RP_E_SYSTEM, "spool: cannot make its control page %s/%s: %s", s->dir,
 				       RP_SPOOL_CTL_FILE, strerror(errno));
@@ -160,9 +233,17 @@ int rp_spool_create(rp_spool **out, const char *tmpdir, uint32_t ring_kb, char *
 		return rc;
 	}
 	s->ring_kb = ring_kb;
-	s->prev_now = now_ns();
+	if (s->tsc)
+		clock_pair(&s->cal_tick, &s->cal_ns); /* before any program runs: no event is older */
+	s->prev_mono = now_ns();
+	s->prev_now = s->tsc ? s->cal_tick : s->prev_mono;
 	*out = s;
 	return RP_OK;
+}
+
+rp_spool_clock rp_spool_get_clock(const rp_spool *s)
+{
+	return s->tsc ? RP_SPOOL_CLOCK_TSC : RP_SPOOL_CLOCK_MONOTONIC;
 }
 
 const char *rp_spool_dir(const rp_spool *s)
@@ -296,7 +377,8 @@ static int ring_open(rp_spool *s, const char *name)
 	ok = ok && h.magic == RP_RING_MAGIC && h.version == RP_RING_VERSION && h.hdr_size == RP_RING_HDR_SIZE &&
 	     h.data_size >= RP_RING_MIN_SIZE && h.data_size <= RP_RING_MAX_SIZE &&
 	     (h.data_size & (h.data_size - 1)) == 0 && (uint64_t)st.st_size >= RP_RING_HDR_SIZE + h.data_size &&
-	     h.pid != 0 && h.tid != 0 && h.tail <= h.head && h.head - h.tail <= h.data_size && h.tail % 8 == 0;
+	     h.pid != 0 && h.tid != 0 && h.tail <= h.head && h.head - h.tail <= h.data_size && h.tail % 8 == 0 &&
+	     ((h.flags & RP_RING_F_TSC) != 0) == s->tsc; /* times in another clock cannot be merged */
 	void *map = MAP_FAILED;
 	if (ok)
 		map = mmap(NULL, RP_RING_HDR_SIZE + h.data_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -328,7 +410,7 @@ static int ring_open(rp_spool *s, const char *name)
 	r->tid = h.tid;
 	r->serial = h.serial;
 	r->w_enter = s->prev_now;
-	r->next_check = s->prev_now + DEAD_CHECK_NS;
+	r->next_check = s->prev_mono + DEAD_CHECK_NS;
 	r->seq = s->ring_seq++;
 	s->st.rings++;
 	return 1;
@@ -512,8 +594,8 @@ static int deliver(rp_spool *s, ring *r, int (*fn)(void *, const rp_sysev *), vo
 	ev.pid = r->pid;
 	ev.tid = r->tid;
 	ev.ret = rec.ret;
-	ev.t_start = rec.t_start;
-	ev.t_end = rec.t_end;
+	ev.t_start = to_ns(s, rec.t_start);
+	ev.t_end = to_ns(s, rec.t_end);
 	memcpy(ev.a, rec.a, sizeof ev.a);
 	const uint32_t l0 = rec.plen[0], l1 = rec.plen[1];
 	/* A path of length 0 is present and empty (fstat's ""): the flags say nothing, plen does. */
@@ -526,10 +608,10 @@ static int deliver(rp_spool *s, ring *r, int (*fn)(void *, const rp_sysev *), vo
 	r->rd += rec.reclen;
 	s->held--;
 	s->held_bytes -= rec.reclen;
-	if (ev.t_start < s->last_t)
+	if (rec.t_start < s->last_t)
 		s->st.late++;
 	else
-		s->last_t = ev.t_start;
+		s->last_t = rec.t_start;
 	s->st.events++;
 	return fn(ctx, &ev);
 }
@@ -537,8 +619,8 @@ static int deliver(rp_spool *s, ring *r, int (*fn)(void *, const rp_sysev *), vo
 int64_t rp_spool_poll(rp_spool *s, bool final, int (*fn)(void *ctx, const rp_sysev *ev), void *ctx)
 {
 	/* now is read before the scan: a ring not seen or idle now can only publish t_starts after it. */
-	const uint64_t now = now_before_loads();
-	int rc = scan_dir(s, now, final);
+	const uint64_t now = now_before_loads(s), mono = s->tsc ? now_ns() : now;
+	int rc = scan_dir(s, mono, final);
 	if (rc < 0)
 		return rc;
 	uint64_t w = now;
@@ -554,9 +636,9 @@ int64_t rp_spool_poll(rp_spool *s, bool final, int (*fn)(void *ctx, const rp_sys
 		const uint64_t head = atomic_load_explicit(&r->hdr->head, memory_order_relaxed);
 		/* Only a ring that has nothing new is asked whether its thread is gone, and not at every poll but the last. */
 		bool dead = false;
-		if (!closed && (final || (head == r->tail && now >= r->next_check))) {
+		if (!closed && (final || (head == r->tail && mono >= r->next_check))) {
 			dead = ring_dead(s, r);
-			r->next_check = now + DEAD_CHECK_NS;
+			r->next_check = mono + DEAD_CHECK_NS;
 		}
 		if (head - r->tail <= r->size) {
 			const uint32_t fill = (uint32_t)((head - r->tail) * 1000 / r->size);
@@ -585,6 +667,12 @@ int64_t rp_spool_poll(rp_spool *s, bool final, int (*fn)(void *ctx, const rp_sys
 		lost += atomic_load_explicit(&r->hdr->lost, memory_order_relaxed);
 	}
 	s->prev_now = now;
+	s->prev_mono = mono;
+	/* Nothing goes out before the ticks' rate is known: the mapping is fixed once, before any delivery. */
+	if (s->tsc && !s->calibrated)
+		calibrate(s, final);
+	if (s->tsc && !s->calibrated)
+		w = 0;
 	s->st.waits = s->done_waits + waits;
 	s->st.lost = s->done_lost + lost;
 	s->st.fill_permille = fill_max;
@@ -592,7 +680,7 @@ int64_t rp_spool_poll(rp_spool *s, bool final, int (*fn)(void *ctx, const rp_sys
 	rc = heap_make(s);
 	while (rc == 0 && s->nheap) {
 		ring *const r = &s->rings[s->heap[0]];
-		if (!final && s->held_bytes <= MAX_HELD_BYTES && r->head_t >= w)
+		if (!final && (s->held_bytes <= MAX_HELD_BYTES || !w) && r->head_t >= w)
 			break;
 		rc = deliver(s, r, fn, ctx);
 		if (r->rd < r->wr)

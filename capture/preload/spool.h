@@ -9,6 +9,18 @@
 
 typedef struct rp_spool rp_spool;
 
+/*
+ * The clock the traced threads read for their events' times.  The TSC costs
+ * a third of clock_gettime's vDSO call; it is taken only where the kernel's
+ * own clocksource is the TSC (it is then the same on every CPU and steady),
+ * and the writer maps its ticks to ns (docs/syscall-capture.md §clocks).
+ */
+typedef enum rp_spool_clock {
+	RP_SPOOL_CLOCK_AUTO = -1, /* the TSC where the kernel's clocksource is "tsc", else monotonic */
+	RP_SPOOL_CLOCK_MONOTONIC = 0,
+	RP_SPOOL_CLOCK_TSC = 1,
+} rp_spool_clock;
+
 typedef struct rp_spool_stats {
 	uint64_t rings;      /* rings seen (threads traced) */
 	uint64_t rings_done; /* rings finished and removed */
@@ -24,9 +36,12 @@ typedef struct rp_spool_stats {
 /*
  * A spool directory, made private (0700) under tmpdir (NULL: /dev/shm if it
  * is a directory, else $TMPDIR, else /tmp).  ring_kb: each ring's data size
- * (0: the default), passed to the traced programs in the environment.
+ * (0: the default), passed to the traced programs in the environment.  clock:
+ * the traced threads' clock (RP_SPOOL_CLOCK_TSC where there is none: an error).
  */
-int rp_spool_create(rp_spool **out, const char *tmpdir, uint32_t ring_kb, char *errbuf);
+int rp_spool_create(rp_spool **out, const char *tmpdir, uint32_t ring_kb, rp_spool_clock clock, char *errbuf);
+/* The clock the spool's threads read (AUTO resolved). */
+rp_spool_clock rp_spool_get_clock(const rp_spool *s);
 const char *rp_spool_dir(const rp_spool *s);
 /*
  * Drain what the rings hold and call fn with every event whose t_start is

@@ -1,10 +1,12 @@
 /* Fuzz target: one ring file's bytes through the spool reader (capture/preload/spool.c). */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "capture/preload/spool.h"
+#include "capture/preload/tsc.h"
 #include "tests/capture/preload/ringfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -25,6 +27,8 @@ static int sink(void *ctx, const rp_sysev *ev)
  * The input is the header's bytes then the data's.  An even first byte keeps
  * the header's identity fields (magic, version, sizes) valid and the ring
  * closed, so most inputs reach the record parser; an odd one keeps them as given.
+ * The ring's clock flag picks the spool's clock (a TSC ring's ticks go through
+ * the mapping to ns); an odd input may give a ring the other spool's clock.
  */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -49,7 +53,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(ring, data + off, size - off < RP_RING_MIN_SIZE ? size - off : RP_RING_MIN_SIZE);
 	rp_spool *s;
 	char eb[256];
-	if (rp_spool_create(&s, "/tmp", 0, eb) == 0) {
+	const bool tsc = RP_HAVE_TSC && (h.flags & RP_RING_F_TSC);
+	if (rp_spool_create(&s, "/tmp", 0, tsc ? RP_SPOOL_CLOCK_TSC : RP_SPOOL_CLOCK_MONOTONIC, eb) == 0) {
 		if (ringfile_write(rp_spool_dir(s), "1.1.1", &h, ring, RP_RING_MIN_SIZE) == 0)
 			rp_spool_poll(s, true, sink, NULL);
 		rp_spool_destroy(s);

@@ -171,7 +171,12 @@ static int errno_kept(void)
 	return 0;
 }
 
-/* 50 writes, then a mark the test waits for, then sleep until killed. */
+/*
+ * 50 writes, open and close "ready", then the mark the test waits for, then
+ * sleep until killed.  The mark is a rename done after ready's calls
+ * returned: a file the test saw made by an open may be there before the
+ * open's event is (a call the process dies in is not recorded).
+ */
 static int killed(void)
 {
 	const int fd = open(at("k"), O_CREAT | O_WRONLY, 0644);
@@ -181,6 +186,8 @@ static int killed(void)
 	const int m = open(at("ready"), O_CREAT | O_WRONLY, 0644);
 	if (m < 0 || close(m))
 		return fail("ready");
+	if (rename(at("ready"), at("go")) != 0)
+		return fail("go");
 	for (;;)
 		pause();
 }

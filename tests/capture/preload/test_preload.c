@@ -16,11 +16,14 @@
 #include <cmocka.h>
 
 #include "capture/preload/spool.h"
+#include "capture/preload/tsc.h"
 #include "tests/capture/preload/ringfile.h"
 
 static const char *prog, *preload, *static_prog;
 /* The next trace runs with REPRISE_NO_STDIO=1. */
 static bool no_stdio;
+/* The clock the next trace's threads read (AUTO: the TSC on most x86 machines). */
+static rp_spool_clock trace_clock = RP_SPOOL_CLOCK_AUTO;
 
 typedef struct evc {
 	rp_sysev ev;
@@ -34,7 +37,16 @@ typedef struct run {
 	int status;
 	char dir[64];
 	rp_spool_stats st;
+	rp_spool_clock clock;
+	uint64_t t_before, t_after; /* CLOCK_MONOTONIC ns before the program started and after its last event came */
 } run;
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static int collect(void *ctx, const rp_sysev *ev)
 {
@@ -58,7 +70,7 @@ static int collect(void *ctx, const rp_sysev *ev)
 	return 0;
 }
 
-/* Run prog WORKLOAD DIR [arg] traced; with kill_ready, SIGKILL it once it made DIR/ready. */
+/* Run prog WORKLOAD DIR [arg] traced; with kill_ready, SIGKILL it once it made DIR/go. */
 static void trace(run *r, const char *workload, const char *arg, bool kill_ready)
 {
 	memset(r, 0, sizeof *r);
@@ -66,7 +78,9 @@ static void trace(run *r, const char *workload, const char *arg, bool kill_ready
 	assert_non_null(mkdtemp(r->dir));
 	rp_spool *s;
 	char eb[256];
-	assert_int_equal(rp_spool_create(&s, NULL, 0, eb), 0);
+	assert_int_equal(rp_spool_create(&s, NULL, 0, trace_clock, eb), 0);
+	r->clock = rp_spool_get_clock(s);
+	r->t_before = mono_ns();
 	r->pid = fork();
 	assert_true(r->pid >= 0);
 	if (r->pid == 0) {
@@ -80,7 +94,7 @@ static void trace(run *r, const char *workload, const char *arg, bool kill_ready
 		_exit(127);
 	}
 	char ready[128];
-	snprintf(ready, sizeof ready, "%s/ready", r->dir);
+	snprintf(ready, sizeof ready, "%s/go", r->dir);
 	for (;;) {
 		assert_true(rp_spool_poll(s, false, collect, r) >= 0);
 		const pid_t w = waitpid(r->pid, &r->status, WNOHANG);
@@ -94,6 +108,7 @@ static void trace(run *r, const char *workload, const char *arg, bool kill_ready
 	}
 	/* Children of the workload (fork, spawn) are waited for by it; what is left in the rings comes now. */
 	assert_true(rp_spool_poll(s, true, collect, r) >= 0);
+	r->t_after = mono_ns();
 	r->st = *rp_spool_get_stats(s);
 	assert_int_equal(r->st.bad, 0);
 	assert_int_equal(r->st.lost, 0);
@@ -149,6 +164,13 @@ static void check_order(const run *r)
 	/* Delivered in t_start order (the merge's promise; late is 0 above). */
 	for (size_t i = 1; i < r->n; i++)
 		assert_true(r->v[i - 1].ev.t_start <= r->v[i].ev.t_start);
+	/* In CLOCK_MONOTONIC's ns whichever clock the threads read (the TSC's ticks mapped: good to ~1 us here). */
+	const uint64_t slack = 1000000;
+	for (size_t i = 0; i < r->n; i++) {
+		assert_true(r->v[i].ev.t_start + slack >= r->t_before);
+		assert_true(r->v[i].ev.t_end <= r->t_after + slack);
+		assert_true(r->v[i].ev.t_end >= r->v[i].ev.t_start);
+	}
 }
 
 static void test_rw(void **state)
@@ -192,6 +214,29 @@ static void test_rw(void **state)
 	next(&r, &i, RP_SYSEV_EXIT, NULL, r.pid);
 	assert_int_equal(r.st.rings, r.st.rings_done);
 	run_free(&r);
+}
+
+/* Both clocks give the same events in the same order, in ns of the run's time. */
+static void test_clocks(void **state)
+{
+	const rp_spool_clock clocks[] = {RP_SPOOL_CLOCK_MONOTONIC, RP_SPOOL_CLOCK_TSC};
+	size_t n[2] = {0, 0};
+	for (int k = 0; k < 2; k++) {
+		run r;
+		trace_clock = clocks[k];
+		if (clocks[k] == RP_SPOOL_CLOCK_TSC && !RP_HAVE_TSC) {
+			trace_clock = RP_SPOOL_CLOCK_AUTO;
+			continue;
+		}
+		trace(&r, "threads", NULL, false);
+		trace_clock = RP_SPOOL_CLOCK_AUTO;
+		assert_int_equal(r.clock, clocks[k]);
+		check_order(&r);
+		n[k] = r.n;
+		run_free(&r);
+	}
+	if (RP_HAVE_TSC)
+		assert_int_equal(n[0], n[1]);
 }
 
 static void test_openat_renameat2(void **state)
@@ -501,7 +546,8 @@ static void test_killed(void **state)
 	const int64_t fd = next(&r, &i, RP_SYSEV_OPEN, "/k", r.pid)->ev.ret;
 	for (int k = 0; k < 50; k++)
 		assert_int_equal(next_fd(&r, &i, RP_SYSEV_WRITE, fd)->ev.ret, 1);
-	next(&r, &i, RP_SYSEV_OPEN, "/ready", r.pid);
+	const int64_t m = next(&r, &i, RP_SYSEV_OPEN, "/ready", r.pid)->ev.ret;
+	next_fd(&r, &i, RP_SYSEV_CLOSE, m); /* both returned before the mark was made */
 	assert_int_equal(r.st.rings, r.st.rings_done); /* the dead process's ring was drained and removed */
 	run_free(&r);
 }
@@ -559,6 +605,7 @@ int main(int argc, char **argv)
 	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rw),
+		cmocka_unit_test(test_clocks),
 		cmocka_unit_test(test_openat_renameat2),
 		cmocka_unit_test(test_stat_family),
 		cmocka_unit_test(test_dup2_write),

@@ -6,10 +6,12 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 
 #include <cmocka.h>
 
 #include "capture/preload/spool.h"
+#include "capture/preload/tsc.h"
 #include "tests/capture/preload/ringfile.h"
 
 #define SIZE RP_RING_MIN_SIZE
@@ -28,7 +30,7 @@ static int setup(void **state)
 {
 	ctx *const c = calloc(1, sizeof *c);
 	char eb[256];
-	assert_int_equal(rp_spool_create(&c->s, "/tmp", 0, eb), 0);
+	assert_int_equal(rp_spool_create(&c->s, "/tmp", 0, RP_SPOOL_CLOCK_MONOTONIC, eb), 0);
 	c->hdr.magic = RP_RING_MAGIC;
 	c->hdr.version = RP_RING_VERSION;
 	c->hdr.hdr_size = RP_RING_HDR_SIZE;
@@ -169,6 +171,8 @@ static void test_entering_holds(void **state)
 	assert_int_equal(c->got, 1);
 }
 
+static void hostile(ctx *c, const char *name);
+
 /* A new ring in c: no records, not busy, not closed. */
 static void fresh(ctx *c)
 {
@@ -294,6 +298,56 @@ static void test_good_then_bad(void **state)
 	assert_int_equal(c->got, 2);
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A TSC spool maps its rings' ticks to CLOCK_MONOTONIC ns, keeps their order, and rejects a ring in ns. */
+static void test_tsc_clock(void **state)
+{
+	ctx *const c = *state;
+	if (!RP_HAVE_TSC)
+		skip();
+	rp_spool_destroy(c->s);
+	char eb[256];
+	assert_int_equal(rp_spool_create(&c->s, "/tmp", 0, RP_SPOOL_CLOCK_TSC, eb), 0);
+	assert_int_equal(rp_spool_get_clock(c->s), RP_SPOOL_CLOCK_TSC);
+	const uint64_t m0 = mono_ns(), t0 = rp__tsc();
+	const struct timespec pause = {0, 2000000};
+	nanosleep(&pause, NULL);
+	const uint64_t t1 = rp__tsc(), m1 = mono_ns();
+	c->hdr.flags = RP_RING_F_TSC;
+	add(c, RP_SYSEV_READ, t0, NULL);
+	add(c, RP_SYSEV_READ, t1, NULL);
+	c->hdr.closed = 1;
+	put(c, "1.2.20");
+	fresh(c);
+	c->hdr.tid++;
+	c->hdr.flags = 0; /* ns in a TSC spool: not merged */
+	add(c, RP_SYSEV_READ, m0, NULL);
+	put(c, "1.3.20");
+	assert_int_equal(rp_spool_poll(c->s, true, collect, c), 2);
+	assert_int_equal(c->got, 2);
+	assert_int_equal(rp_spool_get_stats(c->s)->bad, 1);
+	/* within 0.5 ms of the clock around them: the rate is measured over this short run only */
+	assert_true(c->ev[0].t_start + 500000 >= m0 && c->ev[0].t_start <= m0 + 500000);
+	assert_true(c->ev[1].t_start + 500000 >= m1 && c->ev[1].t_start <= m1 + 500000);
+	assert_true(c->ev[1].t_start - c->ev[0].t_start >= 1500000); /* the 2 ms pause, less the slack */
+	assert_true(c->ev[1].t_end >= c->ev[1].t_start); /* add() made t_end one tick later: under a ns */
+}
+
+/* A monotonic spool rejects a ring in TSC ticks. */
+static void test_clock_mismatch(void **state)
+{
+	ctx *const c = *state;
+	c->hdr.flags = RP_RING_F_TSC;
+	add(c, RP_SYSEV_READ, 1, NULL);
+	hostile(c, "2.2.20");
+}
+
 static void hostile(ctx *c, const char *name)
 {
 	put(c, name);
@@ -366,7 +420,7 @@ static void test_writer_gone(void **state)
 	assert_int_equal(h.writer_gone, 1);
 	close(fd);
 	char eb[256];
-	assert_int_equal(rp_spool_create(&c->s, "/tmp", 0, eb), 0);
+	assert_int_equal(rp_spool_create(&c->s, "/tmp", 0, RP_SPOOL_CLOCK_MONOTONIC, eb), 0);
 }
 
 int main(void)
@@ -381,6 +435,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_new_ring_counted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ring_out_of_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_good_then_bad, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tsc_clock, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_clock_mismatch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_magic, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_head_beyond_size, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reclen_zero, setup, teardown),
