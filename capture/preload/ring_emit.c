@@ -62,9 +62,10 @@ static inline uint64_t now(void)
 	return proc.tsc ? rp__tsc() : mono_ns();
 }
 
+/* t_end and a run's end: no store is ordered against them (a duration's ends may swap by a cycle: the model clamps). */
 uint64_t rp__emit_now(void)
 {
-	return now();
+	return proc.tsc ? rp__tsc_unordered() : mono_ns();
 }
 
 /* Map the spool's control page, once per process image (raw calls: the constructor records nothing). */
