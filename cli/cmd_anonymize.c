@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/convert_opts.h"
 #include "cli/input.h"
 #include "cli/outfile.h"
 #include "converters/anonymize.h"
@@ -31,18 +32,18 @@ static const rp_opt options[] = {
 	{ "keep-ext", 0, RP_OPT_FLAG, &o.keep_ext, NULL, "keep file extensions of 1-5 letters or digits (\"a.c\" -> \"x8k2...q.c\"); off by default" },
 	{ "map", 0, RP_OPT_STRING, &o.map, "FILE", "also write the mapping (kind, original, pseudonym; TSV) to FILE, for the key's owner: never into the trace" },
 	{ "output", 'o', RP_OPT_STRING, &o.output, "OUT", "the output (instead of the second argument)" },
-	{ "format", 0, RP_OPT_STRING, &o.format, "FORMAT", "output format: rpz or loadfile (default: from OUT's extension)" },
+	RP_CLI_CONVERT_OPT_FORMAT(o.format, "rpz or loadfile"),
 	{ "to", 0, RP_OPT_STRING, &o.to, "FORMAT", "the old spelling of --format (as convert's)" },
-	{ "level", 0, RP_OPT_UINT, &o.level, "N", "rpz: zstd compression level, 1-22 (default 9)" },
-	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfile, text or strace input: skip bad lines, count and report them" },
-	{ "strict", 0, RP_OPT_FLAG, &o.strict, NULL, "pcap input: fail when anything was truncated, invalid, unsupported, unmatched, encrypted or lost" },
-	{ "quiet", 'q', RP_OPT_FLAG, &o.quiet, NULL, "no summary on stderr" },
-	{ "verbose", 'v', RP_OPT_FLAG, &o.verbose, NULL, "say how IN is read" },
+	RP_CLI_CONVERT_OPT_LEVEL(o.level, ""),
+	RP_CLI_CONVERT_OPT_LENIENT(o.lenient),
+	RP_CLI_CONVERT_OPT_STRICT(o.strict, ""),
+	RP_CLI_CONVERT_OPT_QUIET(o.quiet, "summary"),
+	RP_CLI_CONVERT_OPT_VERBOSE(o.verbose, ""),
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
 static const rp_optrange ranges[] = {
-	{ "level", 1, 22 },
+	RP_CLI_CONVERT_LEVEL_RANGE,
 	{ NULL, 0, 0 },
 };
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/convert_opts.h"
 #include "cli/input.h"
 #include "cli/outfile.h"
 #include "cli/smbkeys.h"
@@ -30,16 +31,16 @@ static struct {
 
 static const rp_opt options[] = {
 	{ "output", 'o', RP_OPT_STRING, &o.output, "OUT", "the output (instead of the second argument)" },
-	{ "format", 0, RP_OPT_STRING, &o.format, "FORMAT", "output format: rpz, loadfile, fio or fio-job (default: from OUT's extension)" },
+	RP_CLI_CONVERT_OPT_FORMAT(o.format, "rpz, loadfile, fio or fio-job"),
 	{ "dialect", 0, RP_OPT_STRING, &o.dialect, "D", "loadfile dialect: smb, nfs or auto (default auto: NFS traffic -> nfs)" },
 	{ "timestamps", 0, RP_OPT_FLAG, &o.timestamps, NULL, "loadfile: write the timestamped form (a leading time in seconds)" },
 	{ "prepare", 0, RP_OPT_FLAG, &o.prepare, NULL, "loadfile output: first create what the trace uses but never creates (replay's prepare plan), so dbench can run it" },
-	{ "level", 0, RP_OPT_UINT, &o.level, "N", "rpz: zstd compression level, 1-22 (default 9; 19 is ~7 % smaller and 5x slower to write)" },
-	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfile, text or strace input: skip bad lines, count and report them" },
-	{ "strict", 0, RP_OPT_FLAG, &o.strict, NULL, "pcap input: fail when anything was truncated, invalid, unsupported, unmatched, encrypted or lost (TCP gaps)" },
+	RP_CLI_CONVERT_OPT_LEVEL(o.level, "; 19 is ~7 % smaller and 5x slower to write"),
+	RP_CLI_CONVERT_OPT_LENIENT(o.lenient),
+	RP_CLI_CONVERT_OPT_STRICT(o.strict, " (TCP gaps)"),
 	{ "client-key", 0, RP_OPT_STRING, &o.client_key, "KEY", "pcap input: a client is addr+principal (default), addr or conn" },
-	{ "quiet", 'q', RP_OPT_FLAG, &o.quiet, NULL, "no summary or progress on stderr" },
-	{ "verbose", 'v', RP_OPT_FLAG, &o.verbose, NULL, "say how IN is read (which format; a stream spooled to TMPDIR)" },
+	RP_CLI_CONVERT_OPT_QUIET(o.quiet, "summary or progress"),
+	RP_CLI_CONVERT_OPT_VERBOSE(o.verbose, " (which format; a stream spooled to TMPDIR)"),
 	{ "from", 0, RP_OPT_DURATION, &o.from, "TIME",
 	  "only ops that start at or after TIME of the trace (10, 1.5s, 2m); an .rpz seeks there with its index" },
 	{ "to", 0, RP_OPT_STRING, &o.to, "TIME",
@@ -56,7 +57,7 @@ static const rp_opt options[] = {
 };
 
 static const rp_optrange ranges[] = {
-	{ "level", 1, 22 }, /* zstd's levels (ZSTD_maxCLevel); its negative "fast" levels are not offered */
+	RP_CLI_CONVERT_LEVEL_RANGE,
 	{ "from", 0, 1e9 }, { "until", 0, 1e9 },
 	{ "time-scale", RP_FILTER_SCALE_MIN, RP_FILTER_SCALE_MAX },
 	{ NULL, 0, 0 },

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/convert_opts.h"
 #include "cli/input.h"
 #include "cli/merge_cli.h"
 #include "cli/outfile.h"
@@ -24,15 +25,15 @@ static const rp_opt options[] = {
 	{ "align", 0, RP_OPT_STRING, &o.align, "MODE",
 	  "start (default: every input's t=0 at the merged t=0) or wallclock (by each trace's capture start; "
 	  "an error when one is unknown)" },
-	{ "format", 0, RP_OPT_STRING, &o.format, "FORMAT", "output format: rpz or loadfile (default: from OUT's extension)" },
-	{ "level", 0, RP_OPT_UINT, &o.level, "N", "rpz: zstd compression level, 1-22 (default 9)" },
-	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfile, text or strace input: skip bad lines, count and report them" },
-	{ "quiet", 'q', RP_OPT_FLAG, &o.quiet, NULL, "no summary on stderr" },
+	RP_CLI_CONVERT_OPT_FORMAT(o.format, "rpz or loadfile"),
+	RP_CLI_CONVERT_OPT_LEVEL(o.level, ""),
+	RP_CLI_CONVERT_OPT_LENIENT(o.lenient),
+	RP_CLI_CONVERT_OPT_QUIET(o.quiet, "summary"),
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
 static const rp_optrange ranges[] = {
-	{ "level", 1, 22 },
+	RP_CLI_CONVERT_LEVEL_RANGE,
 	{ NULL, 0, 0 },
 };
 

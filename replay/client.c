@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 
 #include "formats/status.h"
 #include "replay/engine.h"
@@ -95,58 +94,6 @@ static inline void unhold(rp_client *c, rp_breq *req)
 	if (req->hold & RP__HOLD_BH2)
 		rp__share_release(c, req->bh2);
 	req->hold &= ~(unsigned)(RP__HOLD_BH | RP__HOLD_BH2);
-}
-
-static void async_done(rp_breq *req)
-{
-	*(bool *)req->data = true;
-}
-
-void rp__client_submit(rp_client *c, rp_breq *req)
-{
-	const rp_replay *const r = c->r;
-	if (!c->async) {
-		req->cb = NULL;
-		const int rc = r->bops->submit(r->bstate, c->bstate, req);
-		if (rc < 0)
-			rp__client_fatal(c, rc, req);
-		return;
-	}
-	bool done = false;
-	req->cb = async_done;
-	req->data = &done;
-	const int rc = r->bops->submit(r->bstate, c->bstate, req);
-	if (rc < 0) {
-		req->status = RP_STATUS_OTHER;
-		return;
-	}
-	while (!done)
-		r->bops->poll(r->bstate, c->bstate, 1000000);
-}
-
-void rp__client_fatal(rp_client *c, int rc, const rp_breq *req)
-{
-	int none = 0;
-	if (atomic_compare_exchange_strong(&c->fatal, &none, rc)) {
-		atomic_store(&c->fatal_status, req->status);
-		atomic_store(&c->fatal_op, req->op ? req->op->op : RP_OP__COUNT);
-	}
-	atomic_store(&c->r->stop, true);
-}
-
-/* The run stopped because the backend could not go on: the client's error says where and why. */
-static void fatal_check(rp_client *c)
-{
-	const int rc = atomic_load(&c->fatal);
-	if (!rc || c->rc < 0)
-		return;
-	const unsigned op = atomic_load(&c->fatal_op);
-	const int32_t st = atomic_load(&c->fatal_status);
-	const char *const sn = rp_status_name(st);
-	c->rc = rp_fail(c->errbuf, rc, "client %u: %s: the %s backend cannot go on (%s: %s%s%s%s)", c->index, c->r->target,
-			c->r->bops->name, op < RP_OP__COUNT ? rp_op_name(op) : "op",
-			st > 0 ? strerror(rp_errno_to_host(st)) : rp_strerror(rc), sn ? " [" : "", sn ? sn : "", sn ? "]" : "");
-	c->stop = "error";
 }
 
 /* The series entry for time t, when t is past the cached second. */
@@ -692,7 +639,7 @@ static void win_admit(rp_client *c, const rp_op *op, rp_wkey *k)
 	}
 }
 
-static void release_all(rp_client *c)
+void rp__client_release_all(rp_client *c)
 {
 	uint64_t key, bh;
 	rp__share_leave(c); /* a thread leaves its table to the others; the last one releases it */
@@ -755,14 +702,8 @@ static inline __attribute__((always_inline)) void run_impl(rp_client *c, const b
 					break;
 			}
 			/* A backend whose client state is lost for good (its server went away): stop, rather than fail every op left. */
-			const int lost = r->client_error ? r->client_error(r->bstate, c->bstate, c->errbuf) : 0;
-			if (lost < 0) {
-				if (windowed)
-					rp__win_drain(c);
-				c->rc = lost;
-				c->stop = "error";
+			if (r->client_error && rp__client_lost(c, windowed))
 				return;
-			}
 			const rp_op *const op = &ops[k++];
 			if (op->op >= RP_OP__COUNT)
 				continue; /* an op newer than this engine: the reader already vouched for the record */
@@ -830,7 +771,7 @@ static inline __attribute__((always_inline)) void run_impl(rp_client *c, const b
 		}
 		if (windowed)
 			rp__win_drain(c);
-		release_all(c);
+		rp__client_release_all(c);
 		c->passes++;
 		rp__share_pass_done(c, c->passes);
 		if (index == 0 || !end) {
@@ -854,7 +795,7 @@ static inline __attribute__((always_inline)) void run_impl(rp_client *c, const b
 	}
 }
 
-static void run(rp_client *c)
+void rp__client_run(rp_client *c)
 {
 	if (c->win)
 		run_impl(c, true);
@@ -862,59 +803,6 @@ static void run(rp_client *c)
 		run_impl(c, false);
 	if (c->win)
 		rp__win_drain(c); /* a worker's op may be the one that found the backend gone */
-	fatal_check(c);
-}
-
-void *rp__client_main(void *arg)
-{
-	rp_client *const c = arg;
-	rp_replay *const r = c->r;
-	/* The default 50 us timer slack would make every sleep that late: scheduled timing wants 1 ns. */
-	if (r->opts.timing != RP_TIMING_AFAP)
-		prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-	if (r->opts.on_thread)
-		r->opts.on_thread(r->opts.on_thread_ctx, c->index);
-	int rc = r->bops->client_init(r->bstate, c->bstate, c->dir, c->errbuf);
-	if (rc < 0) {
-		c->rc = rc;
-		c->stop = "error";
-		goto out;
-	}
-	c->binit = true;
-	c->async = (r->bops->caps & RP_BCAP_ASYNC) && r->bops->poll;
-	if (r->opts.max_inflight > 1) {
-		rc = rp__win_create(c, r->opts.max_inflight, c->errbuf);
-		if (rc < 0) {
-			c->rc = rc;
-			c->stop = "error";
-			goto out;
-		}
-	}
-	rc = r->w->open(r->w, false, c->trace_client, &c->src, c->errbuf);
-	if (rc < 0) {
-		c->rc = rc;
-		c->stop = "error";
-		goto out;
-	}
-	run(c);
-	rp__win_destroy(c);
-	release_all(c);
-out:
-	rp__win_destroy(c);
-	/* Stopped before its work was done: the ops others would wait for never come. */
-	if (!c->stop || strcmp(c->stop, "end") != 0)
-		rp__order_release(r, c->stop && strcmp(c->stop, "time") == 0);
-	/* Children stop waiting; a hand-over never taken is released (through this client's state, while it has one). */
-	rp__share_exit(c, c->binit);
-	rp__share_pass_done(c, UINT64_MAX); /* and waits on it end */
-	if (c->src)
-		c->src->close(c->src);
-	c->src = NULL;
-	if (c->binit && r->bops->client_fini)
-		r->bops->client_fini(r->bstate, c->bstate);
-	c->binit = false;
-	atomic_store_explicit(&c->running, 0, memory_order_release);
-	return NULL;
 }
 
 void rp__client_free(rp_client *c)

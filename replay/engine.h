@@ -298,21 +298,33 @@ void rp__prepare_free(rp_replay *r);
 
 
 /* client.c */
-void *rp__client_main(void *arg);
 void rp__client_free(rp_client *c);
-/* Hand a request to the backend and wait for it (synchronously or through poll()). */
-void rp__client_submit(rp_client *c, rp_breq *req);
+/* The client's passes through its ops until the end, the time limit, a stop or an error (c->stop says which), its window drained. */
+void rp__client_run(rp_client *c);
+/* Every handle the client holds released (after a pass, and when it stops). */
+void rp__client_release_all(rp_client *c);
 /*
  * The NT layer before op reaches the backend (client thread): true when the
  * layer completed it itself (req->status set: an access refused, a
  * delete-on-close set-info), false to hand it to the backend.
  */
 bool rp__client_nt_pre(rp_client *c, const rp_op *op, rp_breq *req);
-/* A synchronous backend's submit returned rc < 0: it cannot go on; the run stops with an error (any thread). */
-void rp__client_fatal(rp_client *c, int rc, const rp_breq *req);
 /* After an op completed: the handle table, the statistics (what exec does once the backend returned). */
 void rp__client_finish(rp_client *c, const rp_op *op, rp_breq *req, uint64_t index, uint64_t sched, uint64_t issue,
 		       uint64_t done);
+
+/* client_thread.c: the client's thread (pthread_create's start routine). */
+void *rp__client_main(void *arg);
+/* Hand a request to the backend and wait for it (synchronously or through poll()). */
+void rp__client_submit(rp_client *c, rp_breq *req);
+/* A synchronous backend's submit returned rc < 0: it cannot go on; the run stops with an error (any thread). */
+void rp__client_fatal(rp_client *c, int rc, const rp_breq *req);
+/*
+ * Before an op (r->client_error set): whether the backend lost the client's
+ * state for good; if so the window is drained, c->rc and c->stop say so, and
+ * the client stops.
+ */
+bool rp__client_lost(rp_client *c, bool windowed);
 
 /* share.c: handles held by several trace handles or clients (docs/replay.md "Forks, threads and dups"). */
 void rp__share_init(rp_replay *r);
@@ -382,6 +394,8 @@ void rp__stats_free(rp_replay_results *res);
 /* An op's latency fields and distribution from its histogram, and a distribution alone (replay/merge.c). */
 void rp__stats_opstats_fill(rp_replay_opstats *o, const rp_hist *h);
 void rp__stats_lat_fill(rp_replay_lat *l, const rp_hist *h);
+/* Op kind op's counts (res->op[op] merged from clients or shares) into the run's totals (sleeps: no ops, no bytes). */
+void rp__stats_add_opstats(rp_replay_results *res, unsigned op, const rp_replay_opstats *o);
 /* res->depth (the run's in-flight depths) from its clients' (res->client_depth): the largest, and the means of those that issued. */
 void rp__stats_depth_total(rp_replay_results *res);
 /* Kinds of mismatch into res's: the same kind adds its count, the first example stays, past RP_REPLAY_SAMPLES counted in others. */

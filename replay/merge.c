@@ -744,19 +744,9 @@ int rp_replay_merge_run(rp_replay_merge *m, char *errbuf)
 		rp_replay_opstats *const o = &res->op[op];
 		rp__stats_opstats_fill(o, &hs[op]);
 		rc = merged_hist(&o->hist, &hs[op]);
-		if (op != RP_OP_SLEEP) {
+		if (op != RP_OP_SLEEP)
 			rp__hist_merge(all, &hs[op]);
-			res->ops += o->count;
-			res->bytes += o->bytes;
-		}
-		res->failures += o->failures;
-		res->failures_expected += o->failures_expected;
-		res->mismatches += o->mismatches;
-		res->unknown_handles += o->unknown_handles;
-		res->skipped += o->skipped;
-		res->escapes += o->escapes;
-		res->unsupported += o->unsupported;
-		res->specials += o->specials;
+		rp__stats_add_opstats(res, op, o);
 	}
 	if (rc == 0)
 		rc = merged_hist(&res->hist, all);

@@ -144,6 +144,23 @@ void rp__stats_depth_total(rp_replay_results *res)
 	res->depth.rec_mean = n_rec ? rec_sum / n_rec : 0;
 }
 
+void rp__stats_add_opstats(rp_replay_results *res, unsigned op, const rp_replay_opstats *o)
+{
+	/* A sleep is no op of the workload's: its count is its own, not the run's ops, and it moves no bytes. */
+	if (op != RP_OP_SLEEP) {
+		res->ops += o->count;
+		res->bytes += o->bytes;
+	}
+	res->failures += o->failures;
+	res->failures_expected += o->failures_expected;
+	res->mismatches += o->mismatches;
+	res->unknown_handles += o->unknown_handles;
+	res->skipped += o->skipped;
+	res->escapes += o->escapes;
+	res->unsupported += o->unsupported;
+	res->specials += o->specials;
+}
+
 /* Kinds of mismatch (a client's, another rank's share) into the run's: the same kind adds its count, the first example stays. */
 void rp__stats_add_samples(rp_replay_results *res, const rp_replay_sample *samples, size_t n, uint64_t others)
 {
@@ -240,18 +257,7 @@ int rp__stats_merge(rp_replay *r)
 			if (op != RP_OP_SLEEP)
 				rp__hist_merge(all, h);
 		}
-		if (op != RP_OP_SLEEP) {
-			res->ops += o->count;
-			res->bytes += o->bytes;
-		}
-		res->failures += o->failures;
-		res->failures_expected += o->failures_expected;
-		res->mismatches += o->mismatches;
-		res->unknown_handles += o->unknown_handles;
-		res->skipped += o->skipped;
-		res->escapes += o->escapes;
-		res->unsupported += o->unsupported;
-		res->specials += o->specials;
+		rp__stats_add_opstats(res, op, o);
 	}
 	/* The measured period: from the end of the warm-up to the time limit, or to the last completion. */
 	uint64_t last = 0;

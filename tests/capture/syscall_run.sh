@@ -13,14 +13,9 @@ if [ "${3:-none}" != none ]; then
 fi
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
-export LC_ALL=C TZ=UTC
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; for f in out err; do [ -f "$tmp/$f" ] && sed "s/^/# $f: /" "$tmp/$f" | head -20; done; }
+. "${0%/*}/../lib/tap.sh"
 run() { timeout 120 "$@" >"$tmp/out" 2>"$tmp/err"; }
 check() { desc=$1; shift; if run "$@"; then ok "$desc"; else not_ok "$desc"; fi; }
-has() { if grep -Eq -- "$3" "$tmp/$2"; then ok "$1"; else echo "# $2 lacks: $3"; not_ok "$1"; fi; }
-hasnt() { if grep -Eq -- "$3" "$tmp/$2"; then echo "# $2 has: $3"; not_ok "$1"; else ok "$1"; fi; }
 count() { grep -Ec -- "$2" "$tmp/$1"; }
 eq() { if [ "$2" = "$3" ]; then ok "$1"; else echo "# got '$2', want '$3'"; not_ok "$1"; fi; }
 cat_trace() { "$reprise" cat "$1" >"$tmp/cat" 2>"$tmp/err"; }
@@ -93,7 +88,7 @@ nw=$(count cat "write path=\"$w/s.txt\"")
 if [ "$nw" -ge 2 ] && [ "$nw" -le 20 ]; then ok "1000 fprintfs are a few buffer-sized writes ($nw)"; else not_ok "1000 fprintfs coalesced ($nw writes)"; fi
 check "--no-stdio leaves them out" "$reprise" capture --no-stdio -q -o "$tmp/st0.rpz" -- "$prog" stdio "$w"
 cat_trace "$tmp/st0.rpz"
-hasnt "... no write on s.txt" cat "write path=\"$w/s.txt\""
+lacks "... no write on s.txt" cat "write path=\"$w/s.txt\""
 
 # --- errno is preserved, failures are recorded with their errno
 check "errno is what the program expects" "$reprise" capture -q -o "$tmp/er.rpz" -- "$prog" errno "$w"
@@ -129,11 +124,11 @@ mkdir -p "$w/o/in"
 check "capture with --only" "$reprise" capture -q --only "$w/o/in" -o "$tmp/only.rpz" -- sh -c "echo a > $w/o/in/a; echo b > $w/o/b; cat /proc/self/status > /dev/null"
 cat_trace "$tmp/only.rpz"
 has "--only keeps what is under DIR" cat "write path=\"$w/o/in/a\""
-hasnt "... and drops the rest" cat "path=\"$w/o/b\""
+lacks "... and drops the rest" cat "path=\"$w/o/b\""
 check "capture without filters" "$reprise" capture -q -o "$tmp/all.rpz" -- sh -c "echo b > $w/o/b; cat /proc/self/status > /dev/null"
 cat_trace "$tmp/all.rpz"
 has "without --only other paths are kept" cat "write path=\"$w/o/b\""
-hasnt "/proc is excluded by default" cat "path=\"/proc/"
+lacks "/proc is excluded by default" cat "path=\"/proc/"
 
 # --- programs the interposer cannot enter are reported, not silently missed
 if file -L /sbin/ldconfig 2>/dev/null | grep -q 'statically linked'; then

@@ -10,12 +10,9 @@ here=$(dirname "$0")
 check_py="$here/anonymize_check.py"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/reprise-anon-XXXXXX")
 # replays on tmpfs when there is one (/dev/shm), so the two runs see the same kind of file system
-shm=$(mktemp -d /dev/shm/reprise-anon-XXXXXX 2>/dev/null || mktemp -d "$tmp/shm-XXXXXX")
+. "${0%/*}/../lib/tap.sh"
+shm=$(tap_tmpfs anon) || exit 1
 trap 'rm -rf "$tmp" "$shm"' EXIT INT TERM
-export LC_ALL=C TZ=UTC
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; }
 check() { if [ "$2" = "$3" ]; then ok "$1"; else echo "# got '$2', want '$3'"; not_ok "$1"; fi; }
 has() { # description file fixed-string
 	if grep -qF -- "$3" "$2"; then ok "$1"; else echo "# no '$3' in:"; sed 's/^/# /' "$2"; not_ok "$1"; fi

@@ -7,16 +7,12 @@ set -u
 reprise=$1
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
-export LC_ALL=C TZ=UTC
-n=0
+. "${0%/*}/../lib/tap.sh"
 
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; for f in out err; do [ -f "$tmp/$f" ] && sed "s/^/# $f: /" "$tmp/$f" | head -30; done; }
 run() { timeout 120 "$@" >"$tmp/out" 2>"$tmp/err"; }
 check() { desc=$1; shift; if run "$@"; then ok "$desc"; else echo "# exit $?"; not_ok "$desc"; fi; }
 check_fails() { desc=$1; want=$2; shift 2; run "$@"; rc=$?
 	if [ "$rc" = "$want" ]; then ok "$desc"; else echo "# exit $rc, wanted $want"; not_ok "$desc"; fi; }
-has() { if grep -Eq -- "$3" "$tmp/$2"; then ok "$1"; else echo "# $2 lacks: $3"; not_ok "$1"; fi; }
 # python3 CHECK.py-style assertions over the JSON (and the table in $tmp/out): exit 0 = ok
 pycheck() { desc=$1; shift; if python3 - "$@" >"$tmp/py" 2>&1; then ok "$desc"; else sed 's/^/# /' "$tmp/py"; not_ok "$desc"; fi; }
 empty_dir() { [ -d "$1" ] && [ -z "$(ls -A "$1")" ]; }

@@ -25,15 +25,11 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-export LC_ALL=C TZ=UTC
-n=0
+. "${0%/*}/../lib/tap.sh"
 
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; for f in out err; do [ -f "$tmp/$f" ] && sed "s/^/# $f: /" "$tmp/$f" | head -30; done; }
 run() { timeout 300 "$@" >"$tmp/out" 2>"$tmp/err"; }
 check_exit() { desc=$1; want=$2; shift 2; run "$@"; rc=$?
 	if [ "$rc" = "$want" ]; then ok "$desc"; else echo "# exit $rc, wanted $want"; not_ok "$desc"; fi; }
-has() { if grep -Eq -- "$3" "$tmp/$2"; then ok "$1"; else echo "# $2 lacks: $3"; not_ok "$1"; fi; }
 # Nothing of ours left: no mount beneath the directory, no loop device on an image in it, nothing in it.
 nothing_left() {
 	left=$(awk -v d="$1/" 'index($5, d) == 1' /proc/self/mountinfo)

@@ -6,11 +6,8 @@ set -u
 reprise=$1
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
-export LC_ALL=C TZ=UTC
-fails=0 n=0
+. "${0%/*}/../lib/tap.sh"
 
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; [ -f "$tmp/err" ] && sed 's/^/# /' "$tmp/err" | head -20; }
 # A command that never ends fails here (timeout exits 124) instead of stalling the suite.
 run() { timeout 120 "$@" >"$tmp/out" 2>"$tmp/err"; }
 check() { desc=$1; shift; if run "$@"; then ok "$desc"; else not_ok "$desc"; fi; }

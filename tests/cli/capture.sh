@@ -6,9 +6,7 @@ reprise=$1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/reprise-capture-XXXXXX")
 chmod 755 "$tmp"
 trap 'rm -rf "$tmp"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; sed 's/^/# /' "$tmp/err" | head -10; }
+. "${0%/*}/../lib/tap.sh"
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 has() { if grep -q -- "$2" "$tmp/err"; then ok "$1"; else not_ok "$1"; fi; }
 lacks() { if grep -q -- "$2" "$tmp/err"; then not_ok "$1"; else ok "$1"; fi; }

@@ -5,11 +5,8 @@ set -u
 reprise=$1 src=$2
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
-export LC_ALL=C TZ=UTC
-fails=0 n=0
+. "${0%/*}/../lib/tap.sh"
 
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; [ -f "$tmp/err" ] && sed 's/^/# /' "$tmp/err" | head -20; }
 check() { desc=$1; shift; if "$@" >"$tmp/out" 2>"$tmp/err"; then ok "$desc"; else not_ok "$desc"; fi; }
 check_fails() { desc=$1; want=$2; shift 2; "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
 	if [ "$rc" = "$want" ]; then ok "$desc"; else echo "# exit $rc, wanted $want"; not_ok "$desc"; fi; }

@@ -9,17 +9,12 @@ reprise=$1
 src=$2
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
-export LC_ALL=C TZ=UTC
-n=0
+. "${0%/*}/../lib/tap.sh"
 
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; for f in out err; do [ -f "$tmp/$f" ] && sed "s/^/# $f: /" "$tmp/$f" | head -20; done; }
 run() { timeout 120 "$@" >"$tmp/out" 2>"$tmp/err"; }
 check() { desc=$1; shift; if run "$@"; then ok "$desc"; else not_ok "$desc"; fi; }
 check_fails() { desc=$1; want=$2; shift 2; run "$@"; rc=$?
 	if [ "$rc" = "$want" ]; then ok "$desc"; else echo "# exit $rc, wanted $want"; not_ok "$desc"; fi; }
-has() { if grep -Eq -- "$3" "$tmp/$2"; then ok "$1"; else echo "# $2 lacks: $3"; not_ok "$1"; fi; }
-lacks() { if grep -Eq -- "$3" "$tmp/$2"; then echo "# $2 has: $3"; not_ok "$1"; else ok "$1"; fi; }
 # py DESC SCRIPT ARGS...: a python check that exits 0 when it holds (its output is shown when not).
 py() { desc=$1; shift; if python3 -c "$@" >"$tmp/pyout" 2>&1; then ok "$desc"; else sed 's/^/# /' "$tmp/pyout"; not_ok "$desc"; fi; }
 

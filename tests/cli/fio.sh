@@ -8,11 +8,8 @@ command -v fio >/dev/null 2>&1 || { echo "1..0 # skip fio is not installed"; exi
 command -v python3 >/dev/null 2>&1 || { echo "1..0 # skip python3 is not installed"; exit 77; }
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
-export LC_ALL=C TZ=UTC
-n=0
+. "${0%/*}/../lib/tap.sh"
 
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; [ -f "$tmp/err" ] && sed 's/^/# /' "$tmp/err" | head -20; }
 check() { desc=$1; shift; if "$@" >"$tmp/out" 2>"$tmp/err"; then ok "$desc"; else not_ok "$desc"; fi; }
 
 # The I/O lines of an iolog, by action: "reads N BYTES writes N BYTES syncs N datasyncs N trims N".

@@ -5,9 +5,7 @@ set -u
 meson=$1 build=$2
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
-fails=0 n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; [ -f "$tmp/err" ] && sed 's/^/# /' "$tmp/err" | head -20; }
+. "${0%/*}/../lib/tap.sh"
 
 if DESTDIR=$tmp/dest "$meson" install -C "$build" --no-rebuild --quiet >"$tmp/out" 2>"$tmp/err"; then
 	ok "meson install into a DESTDIR"; else not_ok "meson install into a DESTDIR"; fi

@@ -8,16 +8,9 @@ set -u
 reprise=$1
 src=$2
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/reprise-merge-XXXXXX") || exit 1
-if [ -d /dev/shm ] && [ -w /dev/shm ]; then
-	run=$(mktemp -d /dev/shm/reprise-merge-XXXXXX) || exit 1
-else
-	run=$(mktemp -d "${TMPDIR:-/tmp}/reprise-merge-run-XXXXXX") || exit 1
-fi
+. "${0%/*}/../lib/tap.sh"
+run=$(tap_tmpfs merge) || exit 1
 trap 'rm -rf "$tmp" "$run"' EXIT INT TERM
-export LC_ALL=C TZ=UTC
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; [ -f "$tmp/err" ] && sed 's/^/# /' "$tmp/err" | head -10; }
 check() { if [ "$2" = "$3" ]; then ok "$1"; else echo "# got '$2', want '$3'"; not_ok "$1"; fi; }
 has() { if grep -qF -- "$3" "$2"; then ok "$1"; else echo "# no '$3' in:"; sed 's/^/# /' "$2" | head -10; not_ok "$1"; fi; }
 echo "1..18"

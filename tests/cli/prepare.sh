@@ -9,11 +9,8 @@ tmp=$(mktemp -d) || exit 1
 # machine, has id 0.  Hold a set of our own while dbench runs, so dbench never gets id 0.
 sem=$(ipcmk -S 1 2>/dev/null | sed -n 's/^Semaphore id: //p')
 trap 'rm -rf "$tmp"; [ -n "$sem" ] && ipcrm -s "$sem" 2>/dev/null' EXIT INT TERM
-export LC_ALL=C TZ=UTC
-n=0
+. "${0%/*}/../lib/tap.sh"
 
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; [ -f "$tmp/err" ] && sed 's/^/# /' "$tmp/err" | head -20; }
 skip() { n=$((n + 1)); echo "ok $n - $1 # skip $2"; }
 # A build without libpcap (-Dpcap=disabled) reads classic little-endian pcap only: true when FILE needs libpcap there.
 needs_libpcap() { "$reprise" stat "$1" 2>&1 >/dev/null | grep -q 'built without libpcap'; }

@@ -6,10 +6,7 @@ reprise=$1
 src=$2
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/reprise-stat-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
-export LC_ALL=C TZ=UTC
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; }
+. "${0%/*}/../lib/tap.sh"
 has() { # description file fixed-string
 	if grep -qF -- "$3" "$2"; then ok "$1"; else echo "# no '$3' in:"; sed 's/^/# /' "$2"; not_ok "$1"; fi
 }

@@ -15,15 +15,12 @@ for p in dbench strace; do
 done
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
-export LC_ALL=C TZ=UTC
+. "${0%/*}/../lib/tap.sh"
 if ! strace -f -o /dev/null true 2>/dev/null; then
 	echo "1..0 # SKIP strace cannot trace here (no ptrace)"
 	exit 0
 fi
 doc=$src/docs/dbench-mapping.md
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; }
 
 for lf in readwrite lock; do
 	if ! sh "$src/docs/dbench-mapping/measure.sh" -r "$reprise" -t 1 "$src/docs/dbench-mapping/$lf.txt" \

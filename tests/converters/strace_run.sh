@@ -11,13 +11,9 @@ if ! command -v strace >/dev/null 2>&1; then
 fi
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
-export LC_ALL=C TZ=UTC
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; for f in out err; do [ -f "$tmp/$f" ] && sed "s/^/# $f: /" "$tmp/$f" | head -20; done; }
+. "${0%/*}/../lib/tap.sh"
 run() { timeout 60 "$@" >"$tmp/out" 2>"$tmp/err"; }
 check() { desc=$1; shift; if run "$@"; then ok "$desc"; else not_ok "$desc"; fi; }
-has() { if grep -Eq -- "$3" "$tmp/$2"; then ok "$1"; else echo "# $2 lacks: $3"; not_ok "$1"; fi; }
 
 mkdir "$tmp/w"
 # strace needs ptrace: a sandbox without it cannot run this test at all.

@@ -11,16 +11,12 @@ if ! command -v strace >/dev/null 2>&1; then
 fi
 tmp=$(mktemp -d) || exit 1
 # tmpfs where there is one (the replay's target); else TMPDIR
-shm=$(mktemp -d /dev/shm/reprise-share-XXXXXX 2>/dev/null || mktemp -d)
+. "${0%/*}/../lib/tap.sh"
+shm=$(tap_tmpfs share) || exit 1
 trap 'rm -rf "$tmp" "$shm"' EXIT INT TERM
-export LC_ALL=C TZ=UTC
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; for f in out err; do [ -f "$tmp/$f" ] && sed "s/^/# $f: /" "$tmp/$f" | head -20; done; }
 run() { timeout 60 "$@" >"$tmp/out" 2>"$tmp/err"; }
 check() { desc=$1; shift; if run "$@"; then ok "$desc"; else not_ok "$desc"; fi; }
 fails() { desc=$1; want=$2; shift 2; if run "$@"; then not_ok "$desc (it succeeded)"; elif grep -q -- "$want" "$tmp/err"; then ok "$desc"; else echo "# stderr lacks: $want"; not_ok "$desc"; fi; }
-has() { if grep -Eq -- "$3" "$tmp/$2"; then ok "$1"; else echo "# $2 lacks: $3"; not_ok "$1"; fi; }
 
 mkdir "$tmp/w"
 if ! (cd "$tmp/w" && strace -f -ttt -T -y -o "$tmp/probe" true) 2>/dev/null; then

@@ -12,7 +12,7 @@ reprise=$1
 root=$2
 fixtures=$root/tests/fixtures
 pcaps=$root/tests/data/pcap
-export LC_ALL=C TZ=UTC
+. "${0%/*}/../lib/tap.sh"
 
 [ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP ganesha's VFS export needs root"; exit 77; }
 command -v ganesha.nfsd >/dev/null || { echo "1..0 # SKIP nfs-ganesha not installed"; exit 77; }
@@ -29,13 +29,9 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; for f in out err; do [ -f "$tmp/$f" ] && sed "s/^/# $f: /" "$tmp/$f" | head -20; done; }
 # A command that never ends fails here (timeout exits 124) instead of stalling the suite.
 run() { timeout -k 5 120 "$@" >"$tmp/out" 2>"$tmp/err"; }
 check() { desc=$1; shift; if run "$@"; then ok "$desc"; else echo "# exit $?"; not_ok "$desc"; fi; }
-has() { if grep -Eq -- "$3" "$tmp/$2"; then ok "$1"; else echo "# $2 lacks: $3"; not_ok "$1"; fi; }
 same() { if [ "$2" = "$3" ]; then ok "$1"; else echo "# '$2' != '$3'"; not_ok "$1"; fi; }
 
 # Ports of our own, free ones, different per run (ganesha's NFS and MOUNT ports can move; rpcbind's cannot).

@@ -7,9 +7,7 @@ reprise=$1
 pcaps=$2
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/reprise-sem-e2e-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; }
+. "${0%/*}/../lib/tap.sh"
 check() { if [ "$2" = "$3" ]; then ok "$1"; else echo "# got '$2', want '$3'"; not_ok "$1"; fi; }
 echo "1..12"
 

@@ -11,7 +11,7 @@ reprise=$1
 root=$2
 fixtures=$root/tests/fixtures
 pcaps=$root/tests/data/pcap
-export LC_ALL=C TZ=UTC
+. "${0%/*}/../lib/tap.sh"
 unset REPRISE_SMB_PASSWORD
 
 command -v smbd >/dev/null || { echo "1..0 # SKIP smbd not installed (apt-get install samba)"; exit 0; }
@@ -29,16 +29,11 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; for f in out err; do [ -f "$tmp/$f" ] && sed "s/^/# $f: /" "$tmp/$f" | head -20; done; }
 # Nothing may hang: a command still running after 120 s fails (timeout exits 124).
 run() { timeout 120 "$@" >"$tmp/out" 2>"$tmp/err"; }
 check() { desc=$1; shift; if run "$@"; then ok "$desc"; else not_ok "$desc"; fi; }
 check_fails() { desc=$1; want=$2; shift 2; run "$@"; rc=$?
 	if [ "$rc" = "$want" ]; then ok "$desc"; else echo "# exit $rc, wanted $want"; not_ok "$desc"; fi; }
-has() { if grep -Eq -- "$3" "$tmp/$2"; then ok "$1"; else echo "# $2 lacks: $3"; not_ok "$1"; fi; }
-lacks() { if grep -Eq -- "$3" "$tmp/$2"; then echo "# $2 has: $3"; not_ok "$1"; else ok "$1"; fi; }
 mismatches() { sed -n 's/^Failed .*mismatched \([0-9]*\).*/\1/p' "$tmp/$1"; }
 
 # A port of our own, away from the usual ones, different per run; the next ones if taken.

@@ -11,10 +11,7 @@ reprise=$1
 dir=$2
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
-export LC_ALL=C TZ=UTC
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; [ -f "$tmp/err" ] && sed 's/^/# /' "$tmp/err" | head -10; }
+. "${0%/*}/../lib/tap.sh"
 # replay NAME TIMING ORDER ALLOWED: ALLOWED is a Python expression over each mismatch sample s that is
 # true for the documented kinds (False: none allowed)
 replay() {

@@ -8,15 +8,10 @@ reprise=$1 src=$2
 pcaps=$src/tests/data/pcap
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
-export LC_ALL=C TZ=UTC
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; for f in out err; do [ -f "$tmp/$f" ] && sed "s/^/# $f: /" "$tmp/$f" | head -20; done; }
+. "${0%/*}/../lib/tap.sh"
 check() { desc=$1; shift; if "$@" >"$tmp/out" 2>"$tmp/err"; then ok "$desc"; else not_ok "$desc"; fi; }
 check_exit() { desc=$1; want=$2; shift 2; "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
 	if [ "$rc" = "$want" ]; then ok "$desc"; else echo "# exit $rc, wanted $want"; not_ok "$desc"; fi; }
-has() { if grep -Eq -- "$3" "$tmp/$2"; then ok "$1"; else echo "# $2 lacks: $3"; not_ok "$1"; fi; }
-lacks() { if grep -Eq -- "$3" "$tmp/$2"; then echo "# $2 has: $3"; not_ok "$1"; else ok "$1"; fi; }
 # The ops without their times (fields 1-2): what a session did, whoever carried it.
 ops() { "$reprise" cat "$1" | cut -d' ' -f3-; }
 

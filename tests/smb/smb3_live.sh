@@ -8,16 +8,13 @@
 #   smb3_live.sh REPRISE SOURCE_ROOT
 set -u
 reprise=$1 root=$2
-export LC_ALL=C TZ=UTC
+. "${0%/*}/../lib/tap.sh"
 [ "$(id -u)" = 0 ] || { echo "1..0 # SKIP needs root (tcpdump on lo)"; exit 0; }
 for t in smbd smbclient tcpdump; do
 	command -v "$t" >/dev/null || { echo "1..0 # SKIP $t not installed"; exit 0; }
 done
 tmp=$(mktemp -d /tmp/reprise-smb3.XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; [ -f "$tmp/err" ] && sed 's/^/# /' "$tmp/err" | head -20; }
 ops() { "$reprise" cat "$1" | cut -d' ' -f3-; }
 count() { sed -n "s/.*$1 \([0-9]*\).*/\1/p" "$2" | head -1; }
 
