@@ -148,6 +148,44 @@ else
 	ok "# SKIP cannot make a set-user-ID program of another user here (not root?)"
 fi
 
+# --- the clocks: the TSC (where the kernel keeps time by it) and CLOCK_MONOTONIC give the same ops,
+# times in ns inside the run's wall-clock span; a clock that is not one is refused
+clock_ops() { "$reprise" cat "$1" 2>/dev/null | sed -E 's/^[^ ]+ [^ ]+ //; s/ (atime|mtime)=[0-9.]+//g' | grep -v '^#'; }
+check "capture with --clock monotonic" "$reprise" capture -q --clock monotonic --only "$w" -o "$tmp/mono.rpz" -- \
+	sh -c "cd $w && mkdir -p clk && echo a > clk/f && cat clk/f > clk/g && rm -r clk"
+clock_ops "$tmp/mono.rpz" >"$tmp/mono.ops"
+if [ "$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)" = tsc ] &&
+	[ "$(uname -m)" = x86_64 ]; then
+	t0=$(date +%s%N)
+	check "capture with --clock tsc" "$reprise" capture -q --clock tsc --only "$w" -o "$tmp/tsc.rpz" -- \
+		sh -c "cd $w && mkdir -p clk && echo a > clk/f && cat clk/f > clk/g && rm -r clk"
+	t1=$(date +%s%N)
+	clock_ops "$tmp/tsc.rpz" >"$tmp/tsc.ops"
+	if [ -s "$tmp/mono.ops" ] && cmp -s "$tmp/mono.ops" "$tmp/tsc.ops"; then
+		ok "the same ops with either clock ($(wc -l <"$tmp/tsc.ops"))"
+	else
+		diff "$tmp/mono.ops" "$tmp/tsc.ops" | sed 's/^/# /' | head -10
+		not_ok "the same ops with either clock"
+	fi
+	# the trace's start (wall clock) plus its duration lies inside the span the capture ran in
+	"$reprise" stat --json "$tmp/tsc.rpz" >"$tmp/tsc.json" 2>/dev/null
+	span=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["start_ns"], int(j["duration_s"] * 1e9))' \
+		"$tmp/tsc.json" 2>/dev/null)
+	if [ -n "$span" ] && echo "$span $t0 $t1" | awk '{exit !($1 >= $3 - 1e6 && $1 + $2 <= $4 + 1e6 && $2 > 0)}'; then
+		ok "TSC times in ns of the run's span"
+	else
+		echo "# start, duration: '$span'; run: $t0..$t1"
+		not_ok "TSC times in ns of the run's span"
+	fi
+else
+	for t in "capture with --clock tsc" "the same ops with either clock" "TSC times in ns of the run's span"; do
+		ok "# SKIP $t: the kernel does not keep time by the TSC here"
+	done
+fi
+"$reprise" capture --clock sundial -o "$tmp/x.rpz" -- true 2>"$tmp/err"
+eq "--clock sundial is refused (exit 2)" "$?" 2
+has "it says which clocks there are" err "not auto, tsc or monotonic"
+
 # --- the same run under strace, converted: the same file operations
 script="cd $w && mkdir -p cmp && echo hello > cmp/f && cat cmp/f > cmp/g && mv cmp/g cmp/h && ln -s h cmp/l && chmod 600 cmp/f && rm cmp/l cmp/h cmp/f && rmdir cmp"
 if command -v strace >/dev/null 2>&1 && strace -f -o /dev/null true 2>/dev/null; then
