@@ -11,13 +11,14 @@
 # are ratios of runs made side by side, and each round runs every mode once in a rotating order.
 # Reports: the time ratios, events per run and the per-event cost in ns ((traced - untraced) / events),
 # and the trace's size per op.
-#   usage: bench/syscall_bench.sh        REPRISE=path ROUNDS=5 SECS=5 FILES=3000
+#   usage: bench/syscall_bench.sh        REPRISE=path ROUNDS=5 SECS=5 FILES=3000 CAPTURE_ARGS="--ring-kb 256"
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 reprise=${REPRISE:-$top/build/cli/reprise}
 rounds=${ROUNDS:-5}
 secs=${SECS:-5}
 files=${FILES:-3000}
+capture_args=${CAPTURE_ARGS:-} # more options for `reprise capture` (word-split), e.g. --ring-kb 256
 [ -x "$reprise" ] || { echo "syscall_bench: no $reprise (build first, or set REPRISE)" >&2; exit 1; }
 for t in tar dbench strace taskset; do command -v $t >/dev/null || { echo "syscall_bench: $t not installed" >&2; exit 1; }; done
 have_lttng=0
@@ -82,7 +83,7 @@ run() {
 	rm -f "$work/t.rpz" "$work/s.log"
 	case $mode in
 	untraced) t0=$(now); "${pre[@]}" "$@"; t1=$(now) ;;
-	capture) t0=$(now); "${pre[@]}" "$reprise" capture -q -o "$work/t.rpz" -- "$@"; t1=$(now) ;;
+	capture) t0=$(now); "${pre[@]}" "$reprise" capture -q $capture_args -o "$work/t.rpz" -- "$@"; t1=$(now) ;;
 	lttng) lttng_start; t0=$(now); "${pre[@]}" "$reprise" capture --lttng -- "$@"; t1=$(now); lttng_stop ;;
 	strace) t0=$(now); "${pre[@]}" strace -f -o "$work/s.log" "$@"; t1=$(now) ;;
 	esac
@@ -102,6 +103,7 @@ dbench_once() {
 }
 
 echo "syscall_bench: $(date -u '+%F %T UTC'), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), rounds $rounds"
+[ -n "$capture_args" ] && echo "reprise capture $capture_args"
 echo "tar: $files files, $(du -h "$work/a.tar" | cut -f1)B tarball; dbench: client.txt, 1 client, ${secs}s"
 for pin in unpinned pinned; do
 	: >"$work/tar.$pin"
