@@ -161,12 +161,7 @@ if [ "$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/
 		sh -c "cd $w && mkdir -p clk && echo a > clk/f && cat clk/f > clk/g && rm -r clk"
 	t1=$(date +%s%N)
 	clock_ops "$tmp/tsc.rpz" >"$tmp/tsc.ops"
-	if [ -s "$tmp/mono.ops" ] && cmp -s "$tmp/mono.ops" "$tmp/tsc.ops"; then
-		ok "the same ops with either clock ($(wc -l <"$tmp/tsc.ops"))"
-	else
-		diff "$tmp/mono.ops" "$tmp/tsc.ops" | sed 's/^/# /' | head -10
-		not_ok "the same ops with either clock"
-	fi
+	same "the same ops with either clock ($(wc -l <"$tmp/tsc.ops"))" "$tmp/mono.ops" "$tmp/tsc.ops"
 	# the trace's start (wall clock) plus its duration lies inside the span the capture ran in
 	"$reprise" stat --json "$tmp/tsc.rpz" >"$tmp/tsc.json" 2>/dev/null
 	span=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["start_ns"], int(j["duration_s"] * 1e9))' \
@@ -199,12 +194,7 @@ if command -v strace >/dev/null 2>&1 && strace -f -o /dev/null true 2>/dev/null;
 		sed -E 's/^[^ ]+ [^ ]+ c[0-9]+ //; s/ fh=[0-9]+//; s/ (off|len)=[0-9]+//g; s/ (atime|mtime)=[0-9.]+//g' | sort; }
 	key "$tmp/a.txt" >"$tmp/ka"
 	key "$tmp/b.txt" >"$tmp/kb"
-	if [ -s "$tmp/ka" ] && cmp -s "$tmp/ka" "$tmp/kb"; then
-		ok "capture and strace agree on every op that changes the tree ($(wc -l <"$tmp/ka") ops)"
-	else
-		diff "$tmp/ka" "$tmp/kb" | sed 's/^/# /' | head -20
-		not_ok "capture and strace agree on every op that changes the tree"
-	fi
+	same "capture and strace agree on every op that changes the tree ($(wc -l <"$tmp/ka") ops)" "$tmp/ka" "$tmp/kb"
 else
 	ok "# SKIP strace cannot run here"
 fi

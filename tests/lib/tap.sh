@@ -11,5 +11,7 @@ not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; for f in o
 # has|lacks DESCRIPTION FILE ERE: whether $tmp/FILE has a line matching ERE.
 has() { if grep -Eq -- "$3" "$tmp/$2"; then ok "$1"; else echo "# $2 lacks: $3"; not_ok "$1"; fi; }
 lacks() { if grep -Eq -- "$3" "$tmp/$2"; then echo "# $2 has: $3"; not_ok "$1"; else ok "$1"; fi; }
+# same DESCRIPTION A B: files A and B are equal and A is not empty (the head of their diff when not).
+same() { if [ -s "$2" ] && cmp -s "$2" "$3"; then ok "$1"; else diff "$2" "$3" | sed 's/^/# /' | head -20; not_ok "$1"; fi; }
 # tap_tmpfs NAME: a new directory on tmpfs (/dev/shm) where there is one, else in $TMPDIR; its path on stdout.
 tap_tmpfs() { mktemp -d "/dev/shm/reprise-$1-XXXXXX" 2>/dev/null || mktemp -d "${TMPDIR:-/tmp}/reprise-$1-XXXXXX"; }
