@@ -22,13 +22,9 @@ typedef struct got {
 	char text[64 * 1024]; /* every op in the text form, one a line */
 } got;
 
-static inline got *parse_opts(const char *log, const rp_strace_opts *o)
+/* g's ops as text, one per line, in g->text (cut at its size); returns g. */
+static inline got *got_format(got *g)
 {
-	got *const g = calloc(1, sizeof(*g));
-	assert_non_null(g);
-	assert_int_equal(rp_memsink_init(&g->m), 0);
-	g->rc = rp_strace_parse_mem(log, strlen(log), "t.strace", &g->m.base, o, &g->skipped, g->summary,
-				    sizeof(g->summary), g->eb);
 	size_t at = 0;
 	for (size_t i = 0; i < g->m.n_ops && at < sizeof(g->text) - 1; i++) {
 		at += rp_op_format(g->text + at, sizeof(g->text) - at, &g->m.ops[i], rp_memsink_string, &g->m);
@@ -37,6 +33,16 @@ static inline got *parse_opts(const char *log, const rp_strace_opts *o)
 	}
 	g->text[at < sizeof(g->text) ? at : sizeof(g->text) - 1] = '\0';
 	return g;
+}
+
+static inline got *parse_opts(const char *log, const rp_strace_opts *o)
+{
+	got *const g = calloc(1, sizeof(*g));
+	assert_non_null(g);
+	assert_int_equal(rp_memsink_init(&g->m), 0);
+	g->rc = rp_strace_parse_mem(log, strlen(log), "t.strace", &g->m.base, o, &g->skipped, g->summary,
+				    sizeof(g->summary), g->eb);
+	return got_format(g);
 }
 
 static inline got *parse(const char *log)

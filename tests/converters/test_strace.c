@@ -638,14 +638,7 @@ static got *merge_files(const char *const *texts, const char *const *names, size
 				   g->eb);
 	for (size_t i = 0; i < n; i++)
 		fclose(fs[i]);
-	size_t at = 0;
-	for (size_t i = 0; i < g->m.n_ops && at < sizeof(g->text) - 1; i++) {
-		at += rp_op_format(g->text + at, sizeof(g->text) - at, &g->m.ops[i], rp_memsink_string, &g->m);
-		if (at < sizeof(g->text) - 1)
-			g->text[at++] = '\n';
-	}
-	g->text[at < sizeof(g->text) ? at : sizeof(g->text) - 1] = '\0';
-	return g;
+	return got_format(g);
 }
 
 /*
