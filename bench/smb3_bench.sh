@@ -34,6 +34,7 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT INT TERM
+. "$top/tests/fixtures/smb3_session.sh"
 
 mkdir "$work/files"
 for i in $(seq 1 "$files"); do printf 'file %d of the reprise SMB3 benchmark\n' "$i" >"$work/files/f$i.txt"; done
@@ -55,19 +56,7 @@ head -c $((big_mb << 20)) /dev/urandom >"$work/files/big.bin"
 # capture NAME ENCRYPT CIPHER: the commands above, recorded by tcpdump; keys beside as NAME.keys
 capture() {
 	local name=$1 enc=$2 cipher=$3
-	rm -rf "$work/srv"
-	SMBD_ENCRYPT=$enc "$top/tests/fixtures/smbd.sh" start "$work/srv" "$port"
-	tcpdump -i lo -s 0 -B 65536 --immediate-mode -U -w "$work/$name.pcap" "tcp port $port" 2>/dev/null &
-	tp=$!
-	sleep 1
-	smbclient //127.0.0.1/share -p "$port" -U root%pw -m SMB3_11 \
-		--option="client smb3 encryption algorithms=$cipher" --option="client smb encrypt=$enc" \
-		--option='debug encryption=yes' -d 10 <"$work/cmds" >"$work/$name.log" 2>&1
-	sleep 1
-	kill "$tp"
-	wait "$tp" 2>/dev/null || true
-	tp=
-	"$top/tests/fixtures/smbd.sh" stop "$work/srv"
+	smb3_session "$work/$name.pcap" "$work/$name.log" "$work/srv" "$port" "$enc" SMB3_11 "$cipher" "$work" <"$work/cmds"
 	if [ "$enc" = required ]; then
 		awk -f "$top/tests/smb/smbclient-keys.awk" "$work/$name.log" >"$work/$name.keys"
 		[ -s "$work/$name.keys" ] || { echo "smb3_bench: smbclient printed no keys for $name" >&2; exit 1; }

@@ -20,6 +20,7 @@ cleanup() {
 	rm -rf "$d"
 }
 trap cleanup EXIT
+. "$here/../fixtures/smb3_session.sh"
 printf 'hello from reprise\n' >"$d/local.txt"
 head -c 70000 /dev/zero | tr '\0' 'a' >"$d/big.bin"
 everyday="mkdir docs; cd docs; put local.txt hello.txt; put big.bin big.bin; ls; get hello.txt back.txt;
@@ -29,19 +30,7 @@ short="mkdir d; put local.txt d/f.txt; get d/f.txt back.txt; rename d/f.txt d/g.
 # capture NAME ENCRYPT MAXPROTO CIPHER COMMANDS
 capture() {
 	local name=$1 enc=$2 proto=$3 cipher=$4 cmds=$5
-	rm -rf "$d/srv"
-	SMBD_ENCRYPT=$enc "$here/../fixtures/smbd.sh" start "$d/srv" "$port"
-	tcpdump -i lo -s 0 -B 65536 --immediate-mode -U -Z root -w "$out/$name.pcap" "tcp port $port" 2>/dev/null &
-	tp=$!
-	sleep 1
-	(cd "$d" && smbclient //127.0.0.1/share -p "$port" -U root%pw -m "$proto" \
-		--option="client smb3 encryption algorithms=$cipher" --option="client smb encrypt=$enc" \
-		--option='debug encryption=yes' -d 10 -c "$cmds" >"$d/client.log" 2>&1)
-	sleep 1
-	kill "$tp"
-	wait "$tp" 2>/dev/null || true
-	tp=
-	"$here/../fixtures/smbd.sh" stop "$d/srv"
+	smb3_session "$out/$name.pcap" "$d/client.log" "$d/srv" "$port" "$enc" "$proto" "$cipher" "$d" -c "$cmds"
 	if [ "$enc" = required ]; then
 		{
 			echo "# $name.pcap: SESSIONID:SESSIONKEY:S2C:C2S as smbclient printed them (debug encryption)"
