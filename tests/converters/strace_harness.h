@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "converters/strace.h"
+#include "tests/memsink_text.h"
 
 typedef struct got {
 	rp_memsink m;
@@ -25,13 +26,7 @@ typedef struct got {
 /* g's ops as text, one per line, in g->text (cut at its size); returns g. */
 static inline got *got_format(got *g)
 {
-	size_t at = 0;
-	for (size_t i = 0; i < g->m.n_ops && at < sizeof(g->text) - 1; i++) {
-		at += rp_op_format(g->text + at, sizeof(g->text) - at, &g->m.ops[i], rp_memsink_string, &g->m);
-		if (at < sizeof(g->text) - 1)
-			g->text[at++] = '\n';
-	}
-	g->text[at < sizeof(g->text) ? at : sizeof(g->text) - 1] = '\0';
+	memsink_text(&g->m, g->text, sizeof(g->text));
 	return g;
 }
 

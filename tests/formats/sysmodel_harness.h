@@ -13,6 +13,7 @@
 
 #include "converters/strace.h"
 #include "formats/sysev.h"
+#include "tests/memsink_text.h"
 
 #define AT_CWD (-100)
 
@@ -67,14 +68,7 @@ static inline const rp_sysmodel_stats *stats(const T *t)
 
 static inline const char *render(T *t)
 {
-	size_t at = 0;
-	for (size_t i = 0; i < t->ms.n_ops && at < sizeof(t->text) - 1; i++) {
-		at += rp_op_format(t->text + at, sizeof(t->text) - at, &t->ms.ops[i], rp_memsink_string, &t->ms);
-		if (at < sizeof(t->text) - 1)
-			t->text[at++] = '\n';
-	}
-	t->text[at < sizeof(t->text) ? at : sizeof(t->text) - 1] = '\0';
-	return t->text;
+	return memsink_text(&t->ms, t->text, sizeof(t->text));
 }
 
 /* The text of op i (negative: from the end), without its times. */
