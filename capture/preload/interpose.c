@@ -55,11 +55,6 @@ rp__fn rp__resolve(const char *name)
 	return f;
 }
 
-uint64_t rp__now(void)
-{
-	return rp__emit_now(); /* the emitter's clock: t_start and t_end must be read from the same one */
-}
-
 /* ---- fd kinds ------------------------------------------------------------ */
 
 bool rp__fd_wanted(int fd)
@@ -193,7 +188,7 @@ uint64_t rp__enter(void)
 void rp__leave(rp_sysev *ev, uint64_t t0, int64_t ret)
 {
 	ev->t_start = t0;
-	ev->t_end = rp__now();
+	ev->t_end = rp__emit_now();
 	ev->ret = ret;
 	rp__emit_end(ev);
 	rp__guard = 0;

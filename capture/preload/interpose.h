@@ -79,7 +79,7 @@ uint64_t rp__enter(void);
 void rp__leave(rp_sysev *ev, uint64_t t0, int64_t ret);
 /* A note (START, FD, FORK, EXEC, UNTRACED, EXIT) from inside or outside a hook. */
 void rp__note(rp_sysev *ev);
-uint64_t rp__now(void);
+/* Ends (t_end) are read from the emitter's clock, as t_start is: rp__emit_now (emit.h). */
 
 /* Set p[i] to a caller's path (NULL: absent), cut at RP_SYSEV_PATH_MAX. */
 static inline void rp__path(rp_sysev *ev, int i, const char *p)

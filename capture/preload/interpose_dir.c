@@ -66,7 +66,7 @@ void rp__dir_flush(void)
 		errno = 0;                                                           \
 		struct type *const r = REAL(name)(d);                                \
 		const int e = errno;                                                 \
-		run.t_end = rp__now();                                               \
+		run.t_end = rp__emit_now();                                          \
 		if (r)                                                               \
 			run.entries++;                                               \
 		else                                                                 \

@@ -96,7 +96,7 @@ static void run_begin(FILE *f, uint16_t nr)
 
 static void run_end(FILE *f, int64_t asked, int64_t moved, int e)
 {
-	run.t_end = rp__now();
+	run.t_end = rp__emit_now();
 	run.asked += asked;
 	run.moved += moved > 0 ? moved : 0;
 	const int64_t buf = f->_IO_buf_base ? f->_IO_buf_end - f->_IO_buf_base : DEFAULT_BUF;
@@ -389,7 +389,7 @@ FOPEN(fopen64)
 			rp__fd_opened(r->_fileno, path);                                        \
 		A(0, old);                                                                      \
 		ev.t_start = t0;                                                                \
-		ev.t_end = rp__now();                                                           \
+		ev.t_end = rp__emit_now();                                                      \
 		rp__emit_end(&ev);                                                              \
 		rp_sysev op = {.nr = RP_SYSEV_OPEN, .flags = RP_SYSEV_STDIO};                   \
 		op.a[0] = AT_FDCWD, op.a[1] = mode_flags(mode), op.a[2] = 0666;                 \
