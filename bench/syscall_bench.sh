@@ -3,7 +3,10 @@
 # `reprise capture --lttng` (an LTTng session recording them), and under `strace -f -o FILE`, in one run.
 #
 #   (a) tar: extracting a tarball of 3,000 small files (1-4 KiB, 30 directories) onto tmpfs;
-#       wall time per extraction (the median of ROUNDS rounds, each round alternating the modes).
+#       wall time per extraction (the median of ROUNDS rounds, each round alternating the modes);
+#       for `reprise capture` also "capture-run", the wall time less what its encoder did after the
+#       program ended (it says so on stderr): the program's own time, as the lttng mode's leaves
+#       out the session's stop.
 #   (b) dbench: client.txt, 1 client, for SECS seconds on tmpfs; dbench's own throughput (MB/s),
 #       where more is better: the overhead is untraced / traced.
 # Both pinned to one CPU (taskset -c 0: the traced program and reprise's writer compete for it) and
@@ -83,7 +86,10 @@ run() {
 	rm -f "$work/t.rpz" "$work/s.log"
 	case $mode in
 	untraced) t0=$(now); "${pre[@]}" "$@"; t1=$(now) ;;
-	capture) t0=$(now); "${pre[@]}" "$reprise" capture -q $capture_args -o "$work/t.rpz" -- "$@"; t1=$(now) ;;
+	capture)
+		t0=$(now); "${pre[@]}" "$reprise" capture $capture_args -o "$work/t.rpz" -- "$@" 2>"$work/cap.err"; t1=$(now)
+		# the encoder may finish after the program: how long after, for the program's own time
+		sed -n 's/^the trace was complete \([0-9.]*\) ms after the command ended.*/\1/p' "$work/cap.err" >"$work/after" ;;
 	lttng) lttng_start; t0=$(now); "${pre[@]}" "$reprise" capture --lttng -- "$@"; t1=$(now); lttng_stop ;;
 	strace) t0=$(now); "${pre[@]}" strace -f -o "$work/s.log" "$@"; t1=$(now) ;;
 	esac
@@ -92,9 +98,20 @@ run() {
 
 modes="untraced capture strace"
 [ $have_lttng = 1 ] && modes="untraced capture lttng strace"
+# capture-run: the capture's wall time less the time its encoder went on after the program ended
+# (what the program itself took, as the lttng mode's time leaves out the session's stop)
+tar_modes=$(echo "$modes" | sed 's/capture/capture capture-run/')
 median() { sort -g | awk '{a[NR]=$1} END {if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2] + a[NR/2+1]) / 2}'; }
 
-tar_once() { rm -rf "$work/x"; mkdir "$work/x"; run "$1" "$2" tar -C "$work/x" -xf "$work/a.tar"; }
+# tar_once MODE PIN: "MODE seconds" lines; capture also gives "capture-run": until the program ended
+tar_once() {
+	rm -rf "$work/x"; mkdir "$work/x"
+	local t
+	t=$(run "$1" "$2" tar -C "$work/x" -xf "$work/a.tar")
+	echo "$1 $t"
+	[ "$1" = capture ] && awk -v t="$t" -v a="$(cat "$work/after")" 'BEGIN {printf "capture-run %.6f\n", t - a / 1000}'
+	return 0
+}
 dbench_once() {
 	rm -rf "$work/db"; mkdir "$work/db"
 	local out
@@ -113,7 +130,7 @@ for pin in unpinned pinned; do
 		set -- $modes
 		for _ in $(seq 1 $(((r - 1) % $#))); do set -- "${@:2}" "$1"; done
 		for m in "$@"; do
-			echo "$m $(tar_once "$m" "$pin")" >>"$work/tar.$pin"
+			tar_once "$m" "$pin" >>"$work/tar.$pin"
 			if [ "$m" = capture ]; then
 				"$reprise" stat --json "$work/t.rpz" 2>/dev/null | sed -n 's/^  "ops": \([0-9]*\),/\1/p' >"$work/tar.ops"
 				stat -c %s "$work/t.rpz" >"$work/tar.bytes"
@@ -129,10 +146,10 @@ for pin in unpinned pinned; do
 	echo "== $pin"
 	base=$(awk '$1 == "untraced" {print $2}' "$work/tar.$pin" | median)
 	ops=$(cat "$work/tar.ops")
-	printf '%-10s %12s %8s %14s\n' "tar" "median s" "ratio" "ns per op"
-	for m in $modes; do
+	printf '%-12s %12s %8s %14s\n' "tar" "median s" "ratio" "ns per op"
+	for m in $tar_modes; do
 		t=$(awk -v m=$m '$1 == m {print $2}' "$work/tar.$pin" | median)
-		awk -v m=$m -v t="$t" -v b="$base" -v n="$ops" 'BEGIN {printf "%-10s %12.4f %8.3f %14s\n", m, t, t / b,
+		awk -v m=$m -v t="$t" -v b="$base" -v n="$ops" 'BEGIN {printf "%-12s %12.4f %8.3f %14s\n", m, t, t / b,
 			(m == "untraced" ? "" : sprintf("%.0f", (t - b) * 1e9 / n))}'
 	done
 	echo "tar trace: $ops ops, $(cat "$work/tar.bytes") bytes, $(awk -v b="$(cat "$work/tar.bytes")" -v n="$ops" 'BEGIN {printf "%.2f", b / n}') bytes/op"

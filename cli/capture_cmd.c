@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "capture/lttng/lttng.h"
+#include "capture/preload/evq.h"
 #include "capture/preload/spool.h"
 #include "cli/capture_cmd.h"
 #include "cli/outfile.h"
@@ -43,9 +45,16 @@
  * ops), so the writer's frame buffer (152 bytes an op) is not megabytes of
  * fresh pages for a short run, for no loss of compression measured (a tar
  * extraction: 98 KB either way); and whatever the frame has is written out
- * at least every FLUSH_NS, so a writer killed with -9 loses at most that much.
+ * at least every FLUSH_NS by the encoder, so a writer killed with -9 loses
+ * that much of what it had encoded, and what its queue still held.
  */
 #define CAPTURE_FRAME_OPS 8192
+/*
+ * Events the encoder may be behind by (capture/preload/evq.h), in bytes
+ * (about 110 an event): some 2 M events, the seconds of a busy program the
+ * encoder at idle priority can be let to catch up on later.
+ */
+#define QUEUE_MAX_BYTES ((size_t)256 << 20)
 #define FLUSH_NS (1000u * 1000 * 1000)
 /* The command line kept in the trace's metadata (rp_trace_meta.source_name is 128 bytes). */
 #define CMDLINE_MAX 512
@@ -190,22 +199,6 @@ static const char *untraceable(const char *path)
 	return why;
 }
 
-/* LD_PRELOAD with lib first (an existing value kept after it). */
-static int set_preload(const char *lib)
-{
-	const char *const old = getenv("LD_PRELOAD");
-	if (!old || !*old)
-		return setenv("LD_PRELOAD", lib, 1);
-	const size_t n = strlen(lib) + 1 + strlen(old) + 1;
-	char *const v = malloc(n);
-	if (!v)
-		return -1;
-	snprintf(v, n, "%s:%s", lib, old);
-	const int r = setenv("LD_PRELOAD", v, 1);
-	free(v);
-	return r;
-}
-
 static void cmdline(char *buf, size_t size, char **argv)
 {
 	size_t n = 0;
@@ -218,61 +211,139 @@ static void cmdline(char *buf, size_t size, char **argv)
 	}
 }
 
-/* Start argv with the environment set: the pid, or -1 after printing why. */
-static pid_t spawn(char **argv, const char *preload, const char *self, const char *spool, const rp_capcmd_opts *co,
-		   int *exec_pipe)
+/* The program's environment: ours, with the interposer's variables (set: NAME=VALUE strings) in place of ours. */
+typedef struct child_env {
+	char **envp;
+	char *own[8]; /* the strings made here */
+	size_t nown;
+} child_env;
+
+static bool env_is(const char *entry, const char *set)
 {
-	int p[2];
-	if (pipe2(p, O_CLOEXEC) != 0) {
-		rp__cli_err("capture", "pipe: %s", strerror(errno));
-		return -1;
-	}
-	const pid_t pid = fork();
-	if (pid < 0) {
-		rp__cli_err("capture", "fork: %s", strerror(errno));
-		close(p[0]);
-		close(p[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		signal(SIGINT, SIG_DFL);
-		signal(SIGQUIT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		char kb[32];
-		snprintf(kb, sizeof(kb), "%u", co->ring_kb);
-		if (set_preload(preload) != 0 || (spool && setenv(RP_ENV_SPOOL, spool, 1) != 0) ||
-		    setenv(RP_ENV_PRELOAD, self, 1) != 0 || (!spool && (putenv((char *)RP_LTTNG_ENV_BLOCKING) != 0 ||
-								       putenv((char *)RP_LTTNG_ENV_REGISTER) != 0)) || (co->ring_kb && setenv(RP_ENV_RING_KB, kb, 1) != 0) ||
-		    (co->no_stdio && setenv(RP_ENV_NO_STDIO, "1", 1) != 0)) {
-			const int e = errno;
-			(void)!write(p[1], &e, sizeof(e));
-			_exit(127);
-		}
-		/* the writer waits for SIGCHLD with it blocked (rp__cli_capture_cmd); the program starts unblocked */
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		execvp(argv[0], argv);
-		const int e = errno;
-		(void)!write(p[1], &e, sizeof(e));
-		_exit(127);
-	}
-	close(p[1]);
-	*exec_pipe = p[0];
-	return pid;
+	const size_t n = strcspn(set, "=");
+	return strncmp(entry, set, n) == 0 && entry[n] == '=';
 }
 
-/* Whether the exec in the child failed: its errno (0: it runs the program). */
-static int exec_failed(int fd)
+static int env_add(child_env *ce, const char *name, const char *v1, const char *v2)
 {
-	int e = 0;
-	ssize_t n;
-	do
-		n = read(fd, &e, sizeof(e));
-	while (n < 0 && errno == EINTR);
-	close(fd);
-	return n == (ssize_t)sizeof(e) ? e : 0;
+	const size_t n = strlen(name) + 1 + strlen(v1) + (v2 ? 1 + strlen(v2) : 0) + 1;
+	char *const e = malloc(n);
+	if (!e)
+		return -1;
+	snprintf(e, n, "%s=%s%s%s", name, v1, v2 ? ":" : "", v2 ? v2 : "");
+	ce->own[ce->nown++] = e;
+	return 0;
+}
+
+static void child_env_free(child_env *ce)
+{
+	for (size_t i = 0; i < ce->nown; i++)
+		free(ce->own[i]);
+	free(ce->envp);
+	memset(ce, 0, sizeof *ce);
+}
+
+/* LD_PRELOAD with preload first (a value of ours kept after it), the spool and the options: 0, or -1 (ENOMEM). */
+static int child_env_make(child_env *ce, const char *preload, const char *self, const char *spool,
+			  const rp_capcmd_opts *co)
+{
+	extern char **environ;
+	memset(ce, 0, sizeof *ce);
+	const char *const old = getenv("LD_PRELOAD");
+	char kb[32];
+	snprintf(kb, sizeof kb, "%u", co->ring_kb);
+	if (env_add(ce, "LD_PRELOAD", preload, old && *old ? old : NULL) != 0 || env_add(ce, RP_ENV_PRELOAD, self, NULL) != 0 ||
+	    (spool && env_add(ce, RP_ENV_SPOOL, spool, NULL) != 0) || (co->ring_kb && env_add(ce, RP_ENV_RING_KB, kb, NULL) != 0) ||
+	    (co->no_stdio && env_add(ce, RP_ENV_NO_STDIO, "1", NULL) != 0)) {
+		child_env_free(ce);
+		return -1;
+	}
+	const char *set[10];
+	size_t nset = 0;
+	for (size_t i = 0; i < ce->nown; i++)
+		set[nset++] = ce->own[i];
+	if (!spool) {
+		set[nset++] = RP_LTTNG_ENV_BLOCKING;
+		set[nset++] = RP_LTTNG_ENV_REGISTER;
+	}
+	size_t n = 0;
+	while (environ && environ[n])
+		n++;
+	if (!(ce->envp = calloc(n + nset + 1, sizeof *ce->envp))) {
+		child_env_free(ce);
+		return -1;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		bool replaced = false;
+		for (size_t j = 0; j < nset && !replaced; j++)
+			replaced = env_is(environ[i], set[j]);
+		if (!replaced)
+			ce->envp[k++] = environ[i];
+	}
+	for (size_t j = 0; j < nset; j++)
+		ce->envp[k++] = (char *)set[j];
+	return 0;
+}
+
+/*
+ * Start argv (found on PATH, execvp's way: a file of no known format is run
+ * by /bin/sh) with the environment set, by posix_spawn: glibc's clones the
+ * memory it shares until the exec (vfork's way), so none of this process's
+ * page tables are copied for a program about to replace them.  Returns the
+ * pid; or -1 with *exec_err 0 after printing why, or with *exec_err the
+ * errno of an exec that failed (no program runs).
+ */
+static pid_t spawn(char **argv, const char *path, const char *preload, const char *self, const char *spool,
+		   const rp_capcmd_opts *co, int *exec_err)
+{
+	*exec_err = 0;
+	child_env ce;
+	if (child_env_make(&ce, preload, self, spool, co) != 0) {
+		rp__cli_err("capture", "environment: %s", strerror(ENOMEM));
+		return -1;
+	}
+	posix_spawnattr_t at;
+	if (posix_spawnattr_init(&at) != 0) {
+		child_env_free(&ce);
+		rp__cli_err("capture", "posix_spawnattr_init: %s", strerror(ENOMEM));
+		return -1;
+	}
+	/* The program starts with no signal blocked (the writer waits for SIGCHLD with it blocked) and the
+	 * signals the writer handles at their defaults. */
+	sigset_t none, dfl;
+	sigemptyset(&none);
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGINT);
+	sigaddset(&dfl, SIGQUIT);
+	sigaddset(&dfl, SIGTERM);
+	sigaddset(&dfl, SIGHUP);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setsigdefault(&at, &dfl);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	pid_t pid = -1;
+	int e = posix_spawnp(&pid, argv[0], NULL, &at, argv, ce.envp);
+	if (e == ENOEXEC && path[0]) {
+		size_t n = 0;
+		while (argv[n])
+			n++;
+		char **const sh = calloc(n + 2, sizeof *sh);
+		if (sh) {
+			sh[0] = (char *)"/bin/sh";
+			sh[1] = (char *)path;
+			for (size_t i = 1; i < n; i++)
+				sh[i + 1] = argv[i];
+			e = posix_spawn(&pid, "/bin/sh", NULL, &at, sh, ce.envp);
+			free(sh);
+		}
+	}
+	posix_spawnattr_destroy(&at);
+	child_env_free(&ce);
+	if (e != 0) {
+		*exec_err = e;
+		return -1;
+	}
+	return pid;
 }
 
 static int exit_code(int status)
@@ -284,12 +355,31 @@ static int exit_code(int status)
 	return 1;
 }
 
-static int to_model(void *ctx, const rp_sysev *ev)
+/* The encoder's side (capture/preload/evq.h): the model, its sink the .rpz writer, and the flush once a second. */
+typedef struct encoder {
+	rp_sysmodel *m;
+	rp_rpz_writer *w;
+	uint64_t flushed; /* mono_ns of the last flush */
+	char err[RP_ERRBUF_SIZE]; /* the flush's error ("" : the model's, if any) */
+} encoder;
+
+static int encode(void *ctx, const rp_sysev *ev)
 {
-	return rp_sysmodel_event(ctx, ev);
+	return rp_sysmodel_event(((encoder *)ctx)->m, ev);
 }
 
-static void print_stats(const rp_sysmodel_stats *ms, const rp_spool_stats *ss, uint32_t live, FILE *f)
+static int encoder_tick(void *ctx)
+{
+	encoder *const en = ctx;
+	const uint64_t t = mono_ns();
+	if (t - en->flushed < FLUSH_NS)
+		return 0;
+	en->flushed = t;
+	return rp_rpz_writer_flush(en->w, en->err);
+}
+
+static void print_stats(const rp_sysmodel_stats *ms, const rp_spool_stats *ss, const rp_evq_stats *qs, uint32_t live,
+			uint64_t after_ns, FILE *f)
 {
 	fprintf(f,
 		"events %llu, ops %llu, processes %llu, threads %llu, execs %llu; no op: on pipes/sockets/ttys %llu, "
@@ -310,13 +400,16 @@ static void print_stats(const rp_sysmodel_stats *ms, const rp_spool_stats *ss, u
 	if (ms->cut_paths || ms->noend)
 		fprintf(f, "paths cut at %d bytes: %llu; calls that never returned: %llu\n", RP_SYSEV_PATH_MAX,
 			(unsigned long long)ms->cut_paths, (unsigned long long)ms->noend);
+	fprintf(f, "the trace was complete %.1f ms after the command ended (the encoder was at most %.1f MiB behind%s)\n",
+		(double)after_ns / 1e6, (double)qs->max_queued / (1 << 20),
+		qs->full_waits ? "; the drain waited for it: the queue was full" : "");
 	if (live)
 		fprintf(f, "%u traced processes were still running when the command ended: their later calls are not in "
 			   "the trace\n", live);
 }
 
 /* LTTng mode: the same events as tracepoints; the user's own session records them. */
-static int run_lttng(char **argv, const rp_capcmd_opts *co)
+static int run_lttng(char **argv, const char *path, const rp_capcmd_opts *co)
 {
 	if (!RP_HAVE_LTTNG) {
 		rp__cli_err("capture", "--lttng: this reprise was built without lttng-ust (meson -Dlttng)");
@@ -332,20 +425,19 @@ static int run_lttng(char **argv, const rp_capcmd_opts *co)
 	 * that the interposer's fork calls through it (capture/lttng/lttng.h). */
 	char both[PATH_MAX + 64];
 	snprintf(both, sizeof(both), "%s:%s", lib, RP_LTTNG_UST_FORK);
-	int ep = -1;
-	const pid_t pid = spawn(argv, both, lib, NULL, co, &ep);
-	if (pid < 0)
-		return 1;
+	int e = 0;
+	const pid_t pid = spawn(argv, path, both, lib, NULL, co, &e);
+	if (pid < 0) {
+		if (!e)
+			return 1;
+		rp__cli_err("capture", "%s: %s", argv[0], strerror(e));
+		return e == ENOENT ? 127 : 126;
+	}
 	child_pid = pid;
-	const int e = exec_failed(ep);
 	int status = 0;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	child_pid = 0;
-	if (e) {
-		rp__cli_err("capture", "%s: %s", argv[0], strerror(e));
-		return e == ENOENT ? 127 : 126;
-	}
 	return exit_code(status);
 }
 
@@ -369,7 +461,7 @@ int rp__cli_capture_cmd(char **argv, const rp_capcmd_opts *co)
 	sigaction(SIGHUP, &sa, NULL);
 
 	if (co->lttng) {
-		const int rc = run_lttng(argv, co);
+		const int rc = run_lttng(argv, path, co);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGQUIT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
@@ -389,6 +481,8 @@ int rp__cli_capture_cmd(char **argv, const rp_capcmd_opts *co)
 	rp_spool *sp = NULL;
 	rp_rpz_writer *w = NULL;
 	rp_sysmodel *m = NULL;
+	rp_evq *q = NULL;
+	encoder en = {0};
 	rp_outfile of;
 	memset(&of, 0, sizeof(of));
 	bool of_open = false;
@@ -419,6 +513,14 @@ int rp__cli_capture_cmd(char **argv, const rp_capcmd_opts *co)
 		rp__cli_err("capture", "%s", errbuf);
 		goto out;
 	}
+	en.m = m;
+	en.w = w;
+	en.flushed = mono_ns();
+	const rp_evq_opts qo = { .max_bytes = QUEUE_MAX_BYTES, .idle = true, .tick = encoder_tick };
+	if (rp_evq_create(&q, encode, &en, &qo, errbuf) < 0) {
+		rp__cli_err("capture", "%s", errbuf);
+		goto out;
+	}
 
 	/*
 	 * SIGCHLD blocked before the fork, so that the drain loop's sigtimedwait
@@ -429,37 +531,30 @@ int rp__cli_capture_cmd(char **argv, const rp_capcmd_opts *co)
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, &oldmask);
-	int ep = -1;
-	const pid_t pid = spawn(argv, lib, lib, rp_spool_dir(sp), co, &ep);
+	const pid_t pid = spawn(argv, path, lib, lib, rp_spool_dir(sp), co, &e);
 	if (pid < 0) {
 		sigprocmask(SIG_SETMASK, &oldmask, NULL);
+		if (e)
+			rp__cli_err("capture", "%s: %s", argv[0], strerror(e)); /* no program ran: OUT stays as it was */
 		goto out;
 	}
 	child_pid = pid;
-	e = exec_failed(ep);
 
-	/* Drain while the program runs, paced by how full the rings were (POLL_FILL_PERMILLE). */
-	uint64_t period = POLL_MIN_NS, waits = 0, flushed = mono_ns();
+	/* Drain while the program runs, paced by how full the rings were (POLL_FILL_PERMILLE); the encoder
+	 * thread takes the events from the queue. */
+	uint64_t period = POLL_MIN_NS, waits = 0, ended = 0;
 	int64_t got = 0;
-	bool reported = false; /* got < 0 with its error already said */
 	while (!exited) {
 		const pid_t r = waitpid(pid, &status, WNOHANG);
-		if (r == pid)
+		if (r == pid) {
 			exited = true;
-		got = rp_spool_poll(sp, false, to_model, m);
-		if (got < 0)
-			break;
-		if (exited)
-			break;
-		if (mono_ns() - flushed >= FLUSH_NS) {
-			if (rp_rpz_writer_flush(w, errbuf) < 0) {
-				rp__cli_err("capture", "%s", errbuf);
-				got = -1;
-				reported = true;
-				break;
-			}
-			flushed = mono_ns();
+			ended = mono_ns();
 		}
+		got = rp_spool_poll(sp, false, rp_evq_push, q);
+		if (got >= 0)
+			got = rp_evq_publish(q);
+		if (got < 0 || exited)
+			break;
 		const rp_spool_stats *const ss = rp_spool_get_stats(sp);
 		period = next_period(period, ss->fill_permille, ss->waits > waits);
 		waits = ss->waits;
@@ -469,8 +564,8 @@ int rp__cli_capture_cmd(char **argv, const rp_capcmd_opts *co)
 	child_pid = 0;
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	if (got < 0) {
-		if (!reported)
-			rp__cli_err("capture", "%s", rp_sysmodel_error(m));
+		rp_evq_finish(q, true);
+		rp__cli_err("capture", "%s", en.err[0] ? en.err : rp_sysmodel_error(m));
 		if (!exited) {
 			kill(pid, SIGTERM);
 			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -479,8 +574,10 @@ int rp__cli_capture_cmd(char **argv, const rp_capcmd_opts *co)
 		goto out;
 	}
 	const uint32_t live = rp_spool_live(sp);
-	if (rp_spool_poll(sp, true, to_model, m) < 0 || rp_sysmodel_finish(m) < 0) {
-		rp__cli_err("capture", "%s", rp_sysmodel_error(m));
+	/* The rest at this thread's priority: the program is gone, the encoder's work is all that is left. */
+	if (rp_spool_poll(sp, true, rp_evq_push, q) < 0 || rp_evq_finish(q, false) < 0 || rp_sysmodel_finish(m) < 0) {
+		rp_evq_finish(q, true);
+		rp__cli_err("capture", "%s", en.err[0] ? en.err : rp_sysmodel_error(m));
 		goto out;
 	}
 	const rp_sysmodel_stats *const ms = rp_sysmodel_get_stats(m);
@@ -491,12 +588,8 @@ int rp__cli_capture_cmd(char **argv, const rp_capcmd_opts *co)
 		rp__cli_err("capture", "%s", cerr);
 		goto out;
 	}
-	if (e) {
-		rp__cli_err("capture", "%s: %s", argv[0], strerror(e));
-		goto out; /* no program ran: OUT stays as it was */
-	}
 	if (!co->quiet)
-		print_stats(ms, rp_spool_get_stats(sp), live, stderr);
+		print_stats(ms, rp_spool_get_stats(sp), rp_evq_get_stats(q), live, mono_ns() - ended, stderr);
 	if (rp__cli_out_commit(&of, "capture")) {
 		of_open = false;
 		goto out;
@@ -510,6 +603,7 @@ int rp__cli_capture_cmd(char **argv, const rp_capcmd_opts *co)
 out:
 	if (e && rc == 1)
 		rc = e == ENOENT ? 127 : 126;
+	rp_evq_destroy(q); /* the encoder thread stopped before the model and writer it uses go */
 	rp_sysmodel_destroy(m);
 	if (w) {
 		char werr[RP_ERRBUF_SIZE];

@@ -1,0 +1,409 @@
+/* The writer's event queue (evq.h): chunks of copied events, from the drain to an encoder thread at SCHED_IDLE. */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "capture/preload/evq.h"
+#include "formats/error.h"
+
+/* A chunk holds some 8,000 events of a tar extraction: one lock taken per poll, or per chunk filled. */
+#define CHUNK_BYTES ((size_t)1 << 20)
+/* A dry encoder still ticks this often (the capture's tick writes a frame out once a second). */
+#define IDLE_TICK_NS (250 * 1000 * 1000)
+/* plen of a path the event does not have (0 is a path present and empty: fstatat's ""). */
+#define ABSENT 0xffffu
+
+/* An event in a chunk: this, then p0's bytes, then p1's, padded to 8. */
+typedef struct entry {
+	uint32_t len; /* bytes, this header included */
+	uint16_t nr, flags;
+	uint32_t pid, tid;
+	uint16_t plen[2]; /* ABSENT: no such path */
+	int64_t ret;
+	uint64_t t_start, t_end;
+	int64_t a[RP_SYSEV_ARGS];
+} entry;
+_Static_assert(sizeof(entry) % 8 == 0, "entries stay 8-aligned");
+_Static_assert(RP_SYSEV_PATH_MAX < ABSENT, "a path's length fits plen");
+
+typedef struct chunk {
+	struct chunk *next;
+	size_t wr; /* bytes published: the encoder reads up to here (under the lock) */
+	size_t rd; /* bytes the encoder is done with (under the lock) */
+	_Alignas(8) uint8_t data[CHUNK_BYTES];
+} chunk;
+
+struct rp_evq {
+	pthread_mutex_t mu;
+	pthread_cond_t more; /* published, or stop: the encoder waits for it */
+	pthread_cond_t room; /* encoded, or failed: a drain with a full queue waits for it */
+	/* Under mu: */
+	chunk *head, *tail; /* the encoder reads from head, the drain appends to tail */
+	chunk *spare;       /* one chunk done with, for the drain's next */
+	size_t queued;      /* bytes published, not yet encoded */
+	int err;            /* the first non-zero return of fn or tick */
+	bool stop;          /* the encoder thread is to return */
+	bool boosted;       /* the encoder runs at the normal priority for now (idle: the queue was full) */
+	/* The drain's (the thread that creates, pushes, publishes and finishes): */
+	size_t fill; /* write position in tail, >= tail->wr */
+	size_t max;
+	bool started, finished;
+	pthread_t thr;
+	rp_evq_stats st;
+	/* Set at creation: */
+	int (*fn)(void *ctx, const rp_sysev *ev);
+	int (*tick)(void *ctx);
+	void *ctx;
+	bool idle;
+};
+
+/* Run fn on the entry at p; *len: its size. */
+static int run_one(rp_evq *q, const uint8_t *p, size_t *len)
+{
+	const entry *const e = (const entry *)p;
+	rp_sysev ev = {
+		.nr = e->nr,
+		.flags = e->flags,
+		.pid = e->pid,
+		.tid = e->tid,
+		.ret = e->ret,
+		.t_start = e->t_start,
+		.t_end = e->t_end,
+	};
+	memcpy(ev.a, e->a, sizeof ev.a);
+	const char *s = (const char *)(e + 1);
+	for (int i = 0; i < 2; i++) {
+		if (e->plen[i] == ABSENT)
+			continue;
+		ev.p[i] = s;
+		ev.plen[i] = e->plen[i];
+		s += e->plen[i];
+	}
+	*len = e->len;
+	return q->fn(q->ctx, &ev);
+}
+
+/* Under mu: the chunks read to their end that the drain has left (not the tail) are recycled. */
+static void advance(rp_evq *q)
+{
+	while (q->head && q->head != q->tail && q->head->rd == q->head->wr) {
+		chunk *const done = q->head;
+		q->head = done->next;
+		if (!q->spare)
+			q->spare = done;
+		else
+			free(done);
+	}
+}
+
+/* Under mu: the encoder is done with c up to pos. */
+static void consumed(rp_evq *q, chunk *c, size_t pos)
+{
+	q->queued -= pos - c->rd;
+	c->rd = pos;
+	advance(q);
+	pthread_cond_signal(&q->room);
+}
+
+static void deadline_in(struct timespec *ts, long ns)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	ts->tv_nsec += ns;
+	ts->tv_sec += ts->tv_nsec / 1000000000;
+	ts->tv_nsec %= 1000000000;
+}
+
+/*
+ * Whether this process may take a thread from SCHED_IDLE back to the normal
+ * policy (root, CAP_SYS_NICE, or an RLIMIT_NICE of 20: sched(7)), tried on a
+ * thread of its own.  Without it an idle encoder could not be hurried: at the
+ * end of a capture on a busy machine it would get the CPU only when nothing
+ * else wants it, so it is not made idle at all.
+ */
+static void *try_unidle(void *arg)
+{
+	const struct sched_param sp = {0};
+	*(bool *)arg = pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp) == 0 &&
+		       pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp) == 0;
+	return NULL;
+}
+
+static bool can_unidle(void)
+{
+	bool ok = false;
+	pthread_t t;
+	if (pthread_create(&t, NULL, try_unidle, &ok) != 0)
+		return false;
+	pthread_join(t, NULL);
+	return ok;
+}
+
+/* The encoder thread's policy: SCHED_IDLE, or the normal one while the drain waits for it or finishes. */
+static void set_idle(pthread_t t, bool idle)
+{
+	const struct sched_param sp = {0};
+	(void)pthread_setschedparam(t, idle ? SCHED_IDLE : SCHED_OTHER, &sp);
+}
+
+static void *encoder(void *arg)
+{
+	rp_evq *const q = arg;
+	pthread_mutex_lock(&q->mu);
+	if (q->idle && !q->boosted && !q->stop)
+		set_idle(pthread_self(), true);
+	while (!q->stop && !q->err) {
+		advance(q);
+		chunk *const c = q->head;
+		if (!c || c->rd == c->wr) {
+			struct timespec ts;
+			deadline_in(&ts, IDLE_TICK_NS);
+			if (pthread_cond_timedwait(&q->more, &q->mu, &ts) == ETIMEDOUT && q->tick && !q->stop) {
+				pthread_mutex_unlock(&q->mu);
+				const int rc = q->tick(q->ctx);
+				pthread_mutex_lock(&q->mu);
+				if (rc && !q->err)
+					q->err = rc;
+			}
+			continue;
+		}
+		const size_t end = c->wr;
+		size_t pos = c->rd;
+		pthread_mutex_unlock(&q->mu);
+		int rc = 0;
+		for (unsigned n = 0; pos < end && n < RP_EVQ_BATCH && rc == 0; n++) {
+			size_t len;
+			rc = run_one(q, c->data + pos, &len);
+			pos += len;
+		}
+		if (rc == 0 && q->tick)
+			rc = q->tick(q->ctx);
+		pthread_mutex_lock(&q->mu);
+		consumed(q, c, pos);
+		if (rc && !q->err)
+			q->err = rc;
+		/* Caught up to half the bound after a full queue: back to idle (lowering needs no privilege). */
+		if (q->boosted && !q->stop && q->queued < q->max / 2) {
+			q->boosted = false;
+			set_idle(pthread_self(), true);
+		}
+	}
+	pthread_cond_broadcast(&q->room); /* a drain waiting for room sees the error */
+	pthread_mutex_unlock(&q->mu);
+	return NULL;
+}
+
+static int fail_errno(char *errbuf, int e, const char *what)
+{
+	return rp_fail(errbuf, e == ENOMEM ? RP_E_NOMEM : RP_E_SYSTEM, "event queue: %s: %s", what, strerror(e));
+}
+
+int rp_evq_create(rp_evq **out, int (*fn)(void *ctx, const rp_sysev *ev), void *ctx, const rp_evq_opts *o,
+		  char *errbuf)
+{
+	*out = NULL;
+	rp_evq *const q = calloc(1, sizeof *q);
+	if (!q)
+		return rp_fail(errbuf, RP_E_NOMEM, "event queue: out of memory");
+	q->fn = fn;
+	q->ctx = ctx;
+	q->tick = o ? o->tick : NULL;
+	q->idle = o && o->idle && can_unidle();
+	q->max = o && o->max_bytes ? o->max_bytes : RP_EVQ_DEFAULT_MAX;
+	pthread_condattr_t ca;
+	int e = pthread_condattr_init(&ca);
+	if (e == 0) {
+		e = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		if (e == 0)
+			e = pthread_cond_init(&q->more, &ca);
+		if (e == 0 && (e = pthread_cond_init(&q->room, NULL)) != 0)
+			pthread_cond_destroy(&q->more);
+		pthread_condattr_destroy(&ca);
+	}
+	if (e == 0 && (e = pthread_mutex_init(&q->mu, NULL)) != 0) {
+		pthread_cond_destroy(&q->more);
+		pthread_cond_destroy(&q->room);
+	}
+	if (e != 0) {
+		free(q);
+		return fail_errno(errbuf, e, "init");
+	}
+	e = pthread_create(&q->thr, NULL, encoder, q);
+	if (e != 0) {
+		q->finished = true;
+		rp_evq_destroy(q);
+		return fail_errno(errbuf, e, "thread");
+	}
+	q->started = true;
+	*out = q;
+	return RP_OK;
+}
+
+/* Under mu: what the drain wrote to tail becomes the encoder's. */
+static void publish_locked(rp_evq *q)
+{
+	if (!q->tail || q->fill == q->tail->wr)
+		return;
+	q->queued += q->fill - q->tail->wr;
+	q->tail->wr = q->fill;
+	if (q->queued > q->st.max_queued)
+		q->st.max_queued = q->queued;
+	pthread_cond_signal(&q->more);
+}
+
+/* Under mu: wait while the queue is over its bound; the encoder's error, or 0. */
+static int wait_room_locked(rp_evq *q)
+{
+	bool counted = false;
+	while (!q->err && !q->stop && q->queued >= q->max) {
+		if (!counted) {
+			q->st.full_waits++;
+			counted = true;
+		}
+		if (q->idle && !q->boosted) {
+			q->boosted = true; /* the encoder is what everything waits for now */
+			set_idle(q->thr, false);
+		}
+		pthread_cond_wait(&q->room, &q->mu);
+	}
+	return q->err;
+}
+
+int rp_evq_publish(rp_evq *q)
+{
+	if (q->finished)
+		return RP_E_STATE;
+	pthread_mutex_lock(&q->mu);
+	publish_locked(q);
+	const int rc = wait_room_locked(q);
+	pthread_mutex_unlock(&q->mu);
+	return rc;
+}
+
+/* The drain's next chunk: the current one published, room waited for, the spare or a new one appended. */
+static int next_chunk(rp_evq *q)
+{
+	pthread_mutex_lock(&q->mu);
+	publish_locked(q);
+	int rc = wait_room_locked(q);
+	chunk *c = NULL;
+	if (rc == 0 && q->spare) {
+		c = q->spare;
+		q->spare = NULL;
+	}
+	pthread_mutex_unlock(&q->mu);
+	if (rc)
+		return rc;
+	if (!c && !(c = malloc(sizeof *c)))
+		return RP_E_NOMEM;
+	c->next = NULL;
+	c->wr = c->rd = 0;
+	pthread_mutex_lock(&q->mu);
+	if (q->tail)
+		q->tail->next = c;
+	else
+		q->head = c;
+	q->tail = c;
+	pthread_mutex_unlock(&q->mu);
+	q->fill = 0;
+	return RP_OK;
+}
+
+int rp_evq_push(void *arg, const rp_sysev *ev)
+{
+	rp_evq *const q = arg;
+	if (q->finished)
+		return RP_E_STATE;
+	uint32_t l[2];
+	for (int i = 0; i < 2; i++) {
+		l[i] = ev->p[i] ? ev->plen[i] : 0;
+		if (l[i] > RP_SYSEV_PATH_MAX)
+			return RP_E_RANGE;
+	}
+	const size_t len = (sizeof(entry) + l[0] + l[1] + 7) & ~(size_t)7;
+	if (!q->tail || CHUNK_BYTES - q->fill < len) {
+		const int rc = next_chunk(q);
+		if (rc)
+			return rc;
+	}
+	uint8_t *const p = q->tail->data + q->fill;
+	entry *const e = (entry *)p;
+	e->len = (uint32_t)len;
+	e->nr = ev->nr;
+	e->flags = ev->flags;
+	e->pid = ev->pid;
+	e->tid = ev->tid;
+	e->ret = ev->ret;
+	e->t_start = ev->t_start;
+	e->t_end = ev->t_end;
+	memcpy(e->a, ev->a, sizeof e->a);
+	uint8_t *s = (uint8_t *)(e + 1);
+	for (int i = 0; i < 2; i++) {
+		e->plen[i] = ev->p[i] ? (uint16_t)l[i] : (uint16_t)ABSENT;
+		if (l[i])
+			memcpy(s, ev->p[i], l[i]);
+		s += l[i];
+	}
+	q->fill += len;
+	q->st.events++;
+	return RP_OK;
+}
+
+int rp_evq_finish(rp_evq *q, bool discard)
+{
+	if (q->finished)
+		return q->err;
+	pthread_mutex_lock(&q->mu);
+	publish_locked(q);
+	q->stop = true;
+	if (q->idle && q->started && !q->boosted) {
+		q->boosted = true; /* its batch in progress is finished at the normal priority */
+		set_idle(q->thr, false);
+	}
+	pthread_cond_broadcast(&q->more);
+	pthread_mutex_unlock(&q->mu);
+	if (q->started)
+		pthread_join(q->thr, NULL);
+	q->started = false;
+	q->finished = true;
+	/* The thread is gone: what is left is this thread's, no lock needed. */
+	unsigned n = 0;
+	for (chunk *c = q->head; c && !discard && q->err == 0; c = c->next) {
+		size_t pos = c->rd;
+		while (pos < c->wr && q->err == 0) {
+			size_t len;
+			q->err = run_one(q, c->data + pos, &len);
+			pos += len;
+			if (q->err == 0 && ++n % RP_EVQ_BATCH == 0 && q->tick)
+				q->err = q->tick(q->ctx);
+		}
+		q->queued -= pos - c->rd;
+		c->rd = pos;
+	}
+	return q->err;
+}
+
+const rp_evq_stats *rp_evq_get_stats(const rp_evq *q)
+{
+	return &q->st;
+}
+
+void rp_evq_destroy(rp_evq *q)
+{
+	if (!q)
+		return;
+	if (!q->finished)
+		rp_evq_finish(q, true);
+	for (chunk *c = q->head; c;) {
+		chunk *const next = c->next;
+		free(c);
+		c = next;
+	}
+	free(q->spare);
+	pthread_mutex_destroy(&q->mu);
+	pthread_cond_destroy(&q->more);
+	pthread_cond_destroy(&q->room);
+	free(q);
+}
