@@ -27,8 +27,9 @@
  * Each poll costs the writer syscalls and the machine a wake-up, so the
  * writer sleeps as long as the rings allow; a traced thread that did find
  * its ring full (it waits in 100 us steps) makes the next period the
- * shortest.  At the longest, a 2 MiB ring fills only from some 200 MB/s of
- * events, several times what a thread making syscalls can produce.
+ * shortest.  At the shortest, a 256 KiB ring (the default) is drained
+ * before it fills up to some 500 MB/s of events, several times what a thread
+ * making syscalls can produce.
  */
 #define POLL_MIN_NS (500 * 1000)
 #define POLL_MAX_NS (10 * 1000 * 1000)

@@ -7,9 +7,13 @@
 #include <unistd.h>
 
 #include "capture/capture.h"
+#include "capture/preload/ring.h"
 #include "cli/capture_cmd.h"
 #include "cli/commands.h"
 #include "cli/input.h"
+
+#define RP__STR(x) #x
+#define RP__XSTR(x) RP__STR(x)
 #include "cli/outfile.h"
 #include "cli/smbkeys.h"
 #include "capture/preload/spool.h"
@@ -45,7 +49,7 @@ static const rp_opt options[] = {
 	{ "process-clients", 0, RP_OPT_FLAG, &o.process_clients, NULL,
 	  "CMD: one client per process (default: one per thread)" },
 	{ "ring-kb", 0, RP_OPT_UINT, &o.ring_kb, "KIB",
-	  "CMD: each traced thread's event ring in KiB, 64-1048576 (default 2048)" },
+	  "CMD: each traced thread's event ring in KiB, 64-1048576 (default " RP__XSTR(RP_RING_DEFAULT_KB) ")" },
 	{ "clock", 0, RP_OPT_STRING, &o.clock, "CLOCK",
 	  "CMD: the clock events are timed by: tsc (the CPU's counter, mapped to ns), monotonic (clock_gettime) "
 	  "or auto (default: tsc where the kernel keeps time by it)" },

@@ -29,9 +29,16 @@
 #define RP_RING_VERSION 1
 #define RP_RING_HDR_SIZE 4096
 #define RP_RING_NR_PAD 0xffff
-/* The default data size and the bounds of $REPRISE_RING_KB: a ring is sparse
- * until written; 2 MiB holds about 20,000 events, some ms of a busy thread. */
-#define RP_RING_DEFAULT_SIZE (2u << 20)
+/*
+ * The default data size and the bounds of $REPRISE_RING_KB.  A ring is
+ * sparse until written, and each page of it a thread writes the first time
+ * costs the thread a page fault (3-5 us on the VMs measured, allocation
+ * included): 256 KiB is 64 of them, where 2 MiB was 512 (6 ms of a 3,000-file
+ * tar extraction, docs/BENCHMARKS.md).  It holds some 2,500 events, and the
+ * writer drains it at a quarter full (cli/capture_cmd.c).
+ */
+#define RP_RING_DEFAULT_KB 256
+#define RP_RING_DEFAULT_SIZE (RP_RING_DEFAULT_KB << 10)
 #define RP_RING_MIN_SIZE (64u << 10)
 #define RP_RING_MAX_SIZE (1u << 30)
 
