@@ -7,6 +7,14 @@
 #include "formats/sysev.h"
 
 /*
+ * The interposer's own symbols are hidden (here and in interpose.h): only the
+ * hooks are the library's interface.  Calls between its files are then
+ * direct, not through the PLT, and no name of ours can clash with one of the
+ * traced program's.
+ */
+#pragma GCC visibility push(hidden)
+
+/*
  * The interposer (interpose*.c) calls these; exactly one emitter is linked
  * into each preload library.  None allocates, locks or makes a syscall on the
  * hot path (begin/end); a thread's first event may set up its buffer.
@@ -29,5 +37,7 @@ void rp__emit_note(rp_sysev *ev);
 void rp__emit_atfork_child(void);
 /* The thread's last event is written (thread exit, exec about to succeed): its buffer is done. */
 void rp__emit_thread_done(void);
+
+#pragma GCC visibility pop
 
 #endif

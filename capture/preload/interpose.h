@@ -9,6 +9,8 @@
 
 #include "capture/preload/emit.h"
 
+#pragma GCC visibility push(hidden) /* as in emit.h */
+
 /*
  * Each interpose_*.c keeps its real symbols in one static table generated
  * from an X-macro list, resolved by the constructor (rp__*_resolve) and
@@ -113,6 +115,8 @@ void rp__proc_start(void);
 uint32_t rp__thread_forget(uintptr_t self);
 /* Raw syscalls used where a recorded or hooked call would recurse (interpose.c). */
 long rp__sys(long nr, long a, long b, long c, long d);
+
+#pragma GCC visibility pop
 
 /* glibc's old stat entry points (compat symbols since 2.33, still called by old binaries). */
 struct stat;
