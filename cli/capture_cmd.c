@@ -52,7 +52,8 @@
 #define CAPTURE_FRAME_OPS 8192
 /*
  * Events the encoder may be behind by (capture/preload/evq.h), in bytes
- * (about 110 an event): some 2 M events, the seconds of a busy program the
+ * (some 30 an event and its paths: 40 for a tar extraction's, 30 for
+ * dbench's): several million events, the seconds of a busy program the
  * encoder at idle priority can be let to catch up on later.
  */
 #define QUEUE_MAX_BYTES ((size_t)256 << 20)

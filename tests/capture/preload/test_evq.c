@@ -47,6 +47,17 @@ static rp_sysev make_event(uint64_t i)
 	};
 	for (int k = 0; k < RP_SYSEV_ARGS; k++)
 		ev.a[k] = (int64_t)(i * 31 + (uint64_t)k) - 100;
+	/* the extremes of every field the queue writes compactly, and times that go back */
+	if (i % 13 == 0) {
+		ev.a[0] = INT64_MIN, ev.a[1] = INT64_MAX, ev.a[2] = -1, ev.a[5] = (int64_t)1 << 40;
+		ev.ret = INT64_MIN;
+		ev.pid = UINT32_MAX, ev.tid = 0;
+		ev.nr = UINT16_MAX, ev.flags = UINT16_MAX;
+	}
+	if (i % 17 == 0) {
+		ev.t_start = i % 2 ? UINT64_MAX - i : i; /* far from the previous, either way */
+		ev.t_end = ev.t_start - 5;               /* an end before the start passes as it came */
+	}
 	switch (i % 5) {
 	case 0: break;                                               /* no path */
 	case 1: ev.p[0] = path_bytes, ev.plen[0] = 0; break;         /* present and empty */
