@@ -117,6 +117,24 @@ static void seen_init(seen *s)
 	s->caller = pthread_self();
 }
 
+/* A queue over s, made ready by seen_init and the test (o: NULL for the defaults). */
+static rp_evq *start(seen *s, const rp_evq_opts *o)
+{
+	rp_evq *q;
+	char eb[RP_ERRBUF_SIZE];
+	assert_int_equal(rp_evq_create(&q, fn, s, o, eb), 0);
+	return q;
+}
+
+/* Let a gated fn go on. */
+static void gate_open(seen *s)
+{
+	pthread_mutex_lock(&s->mu);
+	s->closed = false;
+	pthread_cond_broadcast(&s->open);
+	pthread_mutex_unlock(&s->mu);
+}
+
 static uint64_t got(seen *s)
 {
 	pthread_mutex_lock(&s->mu);
@@ -161,9 +179,7 @@ static void test_finish_encodes_the_rest(void **state)
 	(void)state;
 	seen s;
 	seen_init(&s);
-	rp_evq *q;
-	char eb[RP_ERRBUF_SIZE];
-	assert_int_equal(rp_evq_create(&q, fn, &s, NULL, eb), 0);
+	rp_evq *const q = start(&s, NULL);
 	for (uint64_t i = 0; i < 100; i++) {
 		const rp_sysev ev = make_event(i);
 		assert_int_equal(rp_evq_push(q, &ev), 0);
@@ -184,18 +200,13 @@ static void test_discard(void **state)
 	seen s;
 	seen_init(&s);
 	s.closed = true;
-	rp_evq *q;
-	char eb[RP_ERRBUF_SIZE];
-	assert_int_equal(rp_evq_create(&q, fn, &s, NULL, eb), 0);
+	rp_evq *const q = start(&s, NULL);
 	for (uint64_t i = 0; i < 3000; i++) {
 		const rp_sysev ev = make_event(i);
 		assert_int_equal(rp_evq_push(q, &ev), 0);
 	}
 	assert_int_equal(rp_evq_publish(q), 0);
-	pthread_mutex_lock(&s.mu);
-	s.closed = false;
-	pthread_cond_broadcast(&s.open);
-	pthread_mutex_unlock(&s.mu);
+	gate_open(&s);
 	assert_int_equal(rp_evq_finish(q, true), 0);
 	/* the thread stops at a batch's end: what it took came in order, each once (bad counts by index) */
 	assert_true(s.got <= 3000);
@@ -236,10 +247,8 @@ static void test_full_queue_waits(void **state)
 	seen s;
 	seen_init(&s);
 	s.closed = true;
-	rp_evq *q;
-	char eb[RP_ERRBUF_SIZE];
 	const rp_evq_opts o = {.max_bytes = 64 << 10, .idle = true};
-	assert_int_equal(rp_evq_create(&q, fn, &s, &o, eb), 0);
+	rp_evq *const q = start(&s, &o);
 	drain_arg d = {.q = q};
 	pthread_mutex_init(&d.mu, NULL);
 	pthread_t t;
@@ -251,10 +260,7 @@ static void test_full_queue_waits(void **state)
 	const bool done_early = d.done;
 	pthread_mutex_unlock(&d.mu);
 	assert_false(done_early);
-	pthread_mutex_lock(&s.mu);
-	s.closed = false;
-	pthread_cond_broadcast(&s.open);
-	pthread_mutex_unlock(&s.mu);
+	gate_open(&s);
 	pthread_join(t, NULL);
 	assert_int_equal(d.rc, 0);
 	assert_int_equal(rp_evq_finish(q, false), 0);
@@ -273,9 +279,7 @@ static void test_fn_error(void **state)
 	seen s;
 	seen_init(&s);
 	s.fail_at = 10;
-	rp_evq *q;
-	char eb[RP_ERRBUF_SIZE];
-	assert_int_equal(rp_evq_create(&q, fn, &s, NULL, eb), 0);
+	rp_evq *const q = start(&s, NULL);
 	int rc = 0;
 	for (uint64_t i = 0; i < 200000 && rc == 0; i++) {
 		const rp_sysev ev = make_event(i);
@@ -299,10 +303,8 @@ static void test_tick_error(void **state)
 	seen s;
 	seen_init(&s);
 	s.tick_fail_after = 2;
-	rp_evq *q;
-	char eb[RP_ERRBUF_SIZE];
 	const rp_evq_opts o = {.tick = tick};
-	assert_int_equal(rp_evq_create(&q, fn, &s, &o, eb), 0);
+	rp_evq *const q = start(&s, &o);
 	/* a chunk filled hands it to the thread: the error may already be there for a later push */
 	int rc = 0;
 	for (uint64_t i = 0; i < 5000 && rc == 0; i++) {
@@ -323,9 +325,7 @@ static void test_destroy_unfinished(void **state)
 	(void)state;
 	seen s;
 	seen_init(&s);
-	rp_evq *q;
-	char eb[RP_ERRBUF_SIZE];
-	assert_int_equal(rp_evq_create(&q, fn, &s, NULL, eb), 0);
+	rp_evq *const q = start(&s, NULL);
 	for (uint64_t i = 0; i < 20000; i++) {
 		const rp_sysev ev = make_event(i);
 		assert_int_equal(rp_evq_push(q, &ev), 0);
