@@ -525,7 +525,7 @@ int rp__cli_capture_cmd(char **argv, const rp_capcmd_opts *co)
 	}
 
 	/*
-	 * SIGCHLD blocked before the fork, so that the drain loop's sigtimedwait
+	 * SIGCHLD blocked before the spawn, so that the drain loop's sigtimedwait
 	 * wakes the moment the program ends (a blocked signal stays pending,
 	 * however its default is to be ignored) rather than after a sleep.
 	 */
