@@ -36,6 +36,7 @@ tar -C "$tmp/src" -cf "$tmp/a.tar" .
 mkdir "$w/x"
 check "capture tar -xf" "$reprise" capture -o "$tmp/tar.rpz" -- tar -C "$w/x" -xf "$tmp/a.tar"
 has "the summary counts processes and ops" err "ops [0-9]+, processes 1"
+has "the summary says when the trace was complete" err "the trace was complete [0-9.]+ ms after the command ended"
 cat_trace "$tmp/tar.rpz"
 eq "tar's 300 files are each opened to write" "$(count cat "open path=\"$w/x/\\./d[0-9]/f[0-9]+\" fh=[0-9]+ (ret=[0-9]+ )?want=write")" 300
 bytes=$(grep -E "write path=\"$w/x/" "$tmp/cat" | sed -n 's/.* ret=\([0-9]*\).*/\1/p' | awk '{s+=$1} END {print s+0}')
@@ -46,6 +47,21 @@ has "tar reads the archive" cat "read path=\"$tmp/a.tar\" fh=[0-9]+ off=0 len=[0
 mkdir "$tmp/t1"
 check "the tar trace replays on a tmpfs-like directory" "$reprise" replay "$tmp/tar.rpz" --target "$tmp/t1" -q
 has "... with no mismatches" out "mismatched 0$"
+
+# --- a user who may not raise a thread from SCHED_IDLE (RLIMIT_NICE 0, no CAP_SYS_NICE): the encoder
+# thread then stays at the normal policy throughout (capture/preload/evq.c), and the trace is the same
+nb=$tmp/nobody
+if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && chmod 711 "$tmp" && mkdir "$nb" && cp "$tmp/a.tar" "$nb/" &&
+	chown -R nobody "$nb" && runuser -u nobody -- test -x "$reprise" 2>/dev/null &&
+	runuser -u nobody -- test -r "$nb/a.tar" 2>/dev/null; then
+	if runuser -u nobody -- "$reprise" capture -q -o "$nb/tar.rpz" -- tar -C "$nb" -xf "$nb/a.tar" >"$tmp/out" 2>"$tmp/err"
+	then ok "capture tar -xf as nobody"; else not_ok "capture tar -xf as nobody"; fi
+	"$reprise" cat "$nb/tar.rpz" >"$tmp/nbcat" 2>"$tmp/err"
+	eq "... its 300 files are each opened to write" "$(grep -Ec "open path=\"$nb/\\./d[0-9]/f[0-9]+\" fh=[0-9]+ (ret=[0-9]+ )?want=write" "$tmp/nbcat")" 300
+else
+	ok "# SKIP not root, or nobody cannot run reprise or read the test's files"
+	ok "# SKIP as above"
+fi
 
 # --- cp -r: coreutils 9 copies with copy_file_range
 check "capture cp -r" "$reprise" capture -o "$tmp/cp.rpz" -- cp -r "$tmp/src/d1" "$w/cpdst"
