@@ -4,7 +4,10 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "capture/preload/evq.h"
 #include "formats/error.h"
@@ -105,7 +108,8 @@ struct rp_evq {
 	int (*fn)(void *ctx, const rp_sysev *ev);
 	int (*tick)(void *ctx);
 	void *ctx;
-	bool idle;
+	bool want_idle; /* the options' idle */
+	bool idle;      /* the encoder made itself idle (under mu: it decides when it starts) */
 };
 
 /* Run fn on the event at p, read against the encoder's previous one; *len: its size. */
@@ -173,28 +177,20 @@ static void deadline_in(struct timespec *ts, long ns)
 }
 
 /*
- * Whether this process may take a thread from SCHED_IDLE back to the normal
- * policy (root, CAP_SYS_NICE, or an RLIMIT_NICE of 20: sched(7)), tried on a
- * thread of its own.  Without it an idle encoder could not be hurried: at the
- * end of a capture on a busy machine it would get the CPU only when nothing
- * else wants it, so it is not made idle at all.
+ * Whether this thread could be taken from SCHED_IDLE back to the normal
+ * policy: the kernel allows it with CAP_SYS_NICE or an RLIMIT_NICE of 20
+ * (sched(7)).  Tried by asking for nice -1 (the same rule, one step
+ * stricter) and going back to 0, which needs nothing.  Without it an idle
+ * encoder could not be hurried: at the end of a capture on a busy machine it
+ * would get the CPU only when nothing else wants it, so it is not made idle.
  */
-static void *try_unidle(void *arg)
-{
-	const struct sched_param sp = {0};
-	*(bool *)arg = pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp) == 0 &&
-		       pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp) == 0;
-	return NULL;
-}
-
 static bool can_unidle(void)
 {
-	bool ok = false;
-	pthread_t t;
-	if (pthread_create(&t, NULL, try_unidle, &ok) != 0)
+	const pid_t self = (pid_t)syscall(SYS_gettid);
+	const int was = getpriority(PRIO_PROCESS, (id_t)self);
+	if (was != 0 || setpriority(PRIO_PROCESS, (id_t)self, -1) != 0)
 		return false;
-	pthread_join(t, NULL);
-	return ok;
+	return setpriority(PRIO_PROCESS, (id_t)self, 0) == 0;
 }
 
 /* The encoder thread's policy: SCHED_IDLE, or the normal one while the drain waits for it or finishes. */
@@ -208,8 +204,10 @@ static void *encoder(void *arg)
 {
 	rp_evq *const q = arg;
 	pthread_setname_np(pthread_self(), "reprise-encode"); /* as top and perf show it (15 bytes at most) */
+	const bool idle = q->want_idle && can_unidle();
 	pthread_mutex_lock(&q->mu);
-	if (q->idle && !q->boosted && !q->stop)
+	q->idle = idle && !q->stop;
+	if (q->idle)
 		set_idle(pthread_self(), true);
 	while (!q->stop && !q->err) {
 		advance(q);
@@ -267,7 +265,7 @@ int rp_evq_create(rp_evq **out, int (*fn)(void *ctx, const rp_sysev *ev), void *
 	q->fn = fn;
 	q->ctx = ctx;
 	q->tick = o ? o->tick : NULL;
-	q->idle = o && o->idle && can_unidle();
+	q->want_idle = o && o->idle;
 	q->max = o && o->max_bytes ? o->max_bytes : RP_EVQ_DEFAULT_MAX;
 	pthread_condattr_t ca;
 	int e = pthread_condattr_init(&ca);
