@@ -12,7 +12,7 @@
 #include "capture/preload/evq.h"
 #include "formats/error.h"
 
-/* A chunk holds some 8,000 events of a tar extraction: one lock taken per poll, or per chunk filled. */
+/* A chunk holds some 25,000 events of a tar extraction: one lock taken per poll, or per chunk filled. */
 #define CHUNK_BYTES ((size_t)1 << 20)
 /* A dry encoder still ticks this often (the capture's tick writes a frame out once a second). */
 #define IDLE_TICK_NS (250 * 1000 * 1000)
@@ -29,8 +29,8 @@
 #define TAG_P1 2u        /* p1 present */
 #define TAG_SAME_IDS 4u  /* pid and tid are the previous event's */
 #define VARINT_MAX 10    /* bytes of a 64-bit LEB128 */
-/* The most an event takes besides its paths: the tag, 12 varints, two lengths. */
-#define ENTRY_FIXED_MAX (1 + 14 * VARINT_MAX)
+/* More than an event takes besides its paths' bytes: the tag, 13 varints, two lengths. */
+#define ENTRY_FIXED_MAX (1 + 15 * VARINT_MAX)
 
 /* The previous event of a stream, which the next one is written against. */
 typedef struct prev {
@@ -95,6 +95,7 @@ struct rp_evq {
 	int err;            /* the first non-zero return of fn or tick */
 	bool stop;          /* the encoder thread is to return */
 	bool boosted;       /* the encoder runs at the normal priority for now (idle: the queue was full) */
+	bool idle;          /* the encoder made itself idle (it decides when it starts) */
 	/* The drain's (the thread that creates, pushes, publishes and finishes): */
 	size_t fill; /* write position in tail, >= tail->wr */
 	prev wr_prev; /* the last event pushed */
@@ -109,7 +110,6 @@ struct rp_evq {
 	int (*tick)(void *ctx);
 	void *ctx;
 	bool want_idle; /* the options' idle */
-	bool idle;      /* the encoder made itself idle (under mu: it decides when it starts) */
 };
 
 /* Run fn on the event at p, read against the encoder's previous one; *len: its size. */
