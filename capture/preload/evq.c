@@ -146,6 +146,20 @@ static int run_one(rp_evq *q, const uint8_t *p, size_t *len)
 	return q->fn(q->ctx, &ev);
 }
 
+/* Encode at most a batch of c's events from *pos up to end, then tick: 0 or the first error. */
+static int encode_batch(rp_evq *q, const chunk *c, size_t *pos, size_t end)
+{
+	int rc = 0;
+	for (unsigned n = 0; *pos < end && n < RP_EVQ_BATCH && rc == 0; n++) {
+		size_t len;
+		rc = run_one(q, c->data + *pos, &len);
+		*pos += len;
+	}
+	if (rc == 0 && q->tick)
+		rc = q->tick(q->ctx);
+	return rc;
+}
+
 /* Under mu: the chunks read to their end that the drain has left (not the tail) are recycled. */
 static void advance(rp_evq *q)
 {
@@ -227,14 +241,7 @@ static void *encoder(void *arg)
 		const size_t end = c->wr;
 		size_t pos = c->rd;
 		pthread_mutex_unlock(&q->mu);
-		int rc = 0;
-		for (unsigned n = 0; pos < end && n < RP_EVQ_BATCH && rc == 0; n++) {
-			size_t len;
-			rc = run_one(q, c->data + pos, &len);
-			pos += len;
-		}
-		if (rc == 0 && q->tick)
-			rc = q->tick(q->ctx);
+		const int rc = encode_batch(q, c, &pos, end);
 		pthread_mutex_lock(&q->mu);
 		consumed(q, c, pos);
 		if (rc && !q->err)
@@ -432,16 +439,10 @@ int rp_evq_finish(rp_evq *q, bool discard)
 	q->started = false;
 	q->finished = true;
 	/* The thread is gone: what is left is this thread's, no lock needed. */
-	unsigned n = 0;
 	for (chunk *c = q->head; c && !discard && q->err == 0; c = c->next) {
 		size_t pos = c->rd;
-		while (pos < c->wr && q->err == 0) {
-			size_t len;
-			q->err = run_one(q, c->data + pos, &len);
-			pos += len;
-			if (q->err == 0 && ++n % RP_EVQ_BATCH == 0 && q->tick)
-				q->err = q->tick(q->ctx);
-		}
+		while (pos < c->wr && q->err == 0)
+			q->err = encode_batch(q, c, &pos, c->wr);
 		q->queued -= pos - c->rd;
 		c->rd = pos;
 	}

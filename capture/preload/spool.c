@@ -193,7 +193,7 @@ static int ctl_create(rp_spool *s)
 		return -1;
 	}
 	s->ctl = map;
-	/* No program runs yet: the fork and exec of the first one order these stores before its reads. */
+	/* No program runs yet: the spawn and exec of the first one order these stores before its reads. */
 	s->ctl->writer_pid = (int32_t)getpid();
 	s->ctl->clock = s->tsc ? RP_SPOOL_CLOCK_TSC : RP_SPOOL_CLOCK_MONOTONIC;
 	atomic_store(&s->ctl->rings_made, 0);
