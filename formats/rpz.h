@@ -12,6 +12,13 @@ typedef struct rp_rpz_writer rp_rpz_writer;
 typedef struct rp_rpz_wopts {
 	int level;            /* zstd level; 0 = the default */
 	uint32_t frame_ops;   /* ops per frame; 0 = the default */
+	/*
+	 * zstd's match-finder tables (hash and chain) of 2^table_log entries each;
+	 * 0 = the level's own sizes.  Small frames find their matches as well in
+	 * small tables, and the level's (2^16 and more entries) cost more to touch
+	 * and clear than such a frame does to compress.
+	 */
+	int table_log;
 } rp_rpz_wopts;
 
 /*

@@ -305,6 +305,19 @@ static int sink_finish(rp_sink *s)
 	return 0;
 }
 
+/* zstd's match tables (hash and chain) of 2^log entries each, in place of the level's sizes. */
+static int set_tables(rp_rpz_writer *w, int log, char *errbuf)
+{
+	const ZSTD_bounds hb = ZSTD_cParam_getBounds(ZSTD_c_hashLog), cb = ZSTD_cParam_getBounds(ZSTD_c_chainLog);
+	if (ZSTD_isError(hb.error) || ZSTD_isError(cb.error) || log < hb.lowerBound || log < cb.lowerBound ||
+	    log > hb.upperBound || log > cb.upperBound)
+		return rp_fail(errbuf, RP_E_RANGE, "%s: zstd table log %d out of range", w->name, log);
+	if (ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_hashLog, log)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_chainLog, log)))
+		return rp_fail(errbuf, RP_E_SYSTEM, "%s: zstd refused table log %d", w->name, log);
+	return 0;
+}
+
 static int setup(rp_rpz_writer *w, const rp_rpz_wopts *opts, char *errbuf)
 {
 	w->sink.meta = sink_meta;
@@ -327,7 +340,7 @@ static int setup(rp_rpz_writer *w, const rp_rpz_wopts *opts, char *errbuf)
 	    ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1)) ||
 	    ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_contentSizeFlag, 1)))
 		return rp_fail(errbuf, RP_E_SYSTEM, "%s: zstd refused the parameters", w->name);
-	return 0;
+	return opts && opts->table_log ? set_tables(w, opts->table_log, errbuf) : 0;
 }
 
 static void destroy(rp_rpz_writer *w)

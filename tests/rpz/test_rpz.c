@@ -216,6 +216,51 @@ static void test_determinism(void **state)
 	tl_free(&t);
 }
 
+/* Small match tables (the capture's frames): the same ops come back, the trace is as deterministic; a size
+ * zstd has no tables of is refused when the writer is made. */
+static void test_table_log(void **state)
+{
+	(void)state;
+	tl_trace t;
+	tl_make(&t, 5000, 400, 11);
+	uint8_t *a = NULL, *b = NULL, *big = NULL;
+	size_t la = 0, lb = 0, lbig = 0;
+	const rp_rpz_wopts small = { .frame_ops = 1024, .level = 3, .table_log = 12 };
+	const rp_rpz_wopts dflt = { .frame_ops = 1024, .level = 3 };
+	assert_int_equal(tl_write(&t, &small, &a, &la), 0);
+	assert_int_equal(tl_write(&t, &small, &b, &lb), 0);
+	assert_int_equal(la, lb);
+	assert_memory_equal(a, b, la);
+	assert_int_equal(tl_write(&t, &dflt, &big, &lbig), 0);
+	assert_true(la != lbig || memcmp(a, big, la) != 0); /* the parameter reached zstd */
+	readback rb;
+	read_all(a, la, NULL, &rb);
+	assert_int_equal(rb.rc, 0);
+	assert_int_equal(rb.n_ops, t.n_ops);
+	assert_same_ops(rb.ops, t.ops, t.n_ops);
+	free(rb.ops);
+
+	char *mem = NULL;
+	size_t mlen = 0;
+	FILE *const f = open_memstream(&mem, &mlen);
+	assert_non_null(f);
+	rp_rpz_writer *w = NULL;
+	char eb[RP_ERRBUF_SIZE] = "";
+	const int bad[] = { 1, 5, 99, -3 };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		const rp_rpz_wopts o = { .table_log = bad[i] };
+		assert_int_equal(rp_rpz_writer_open_file(&w, f, "bad", &o, eb), RP_E_RANGE);
+		assert_null(w);
+		assert_non_null(strstr(eb, "table log"));
+	}
+	fclose(f);
+	free(mem);
+	free(a);
+	free(b);
+	free(big);
+	tl_free(&t);
+}
+
 static void test_multiframe_index(void **state)
 {
 	(void)state;
@@ -618,6 +663,7 @@ int main(void)
 		cmocka_unit_test(test_worst_case_shapes),
 		cmocka_unit_test(test_long_strings),
 		cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_table_log),
 		cmocka_unit_test(test_multiframe_index),
 		cmocka_unit_test(test_rewind_and_filter),
 		cmocka_unit_test(test_empty),
