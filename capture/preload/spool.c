@@ -43,6 +43,18 @@
  * mapping of ticks to ns never changes under events already delivered.
  */
 #define CAL_NS (20u * 1000 * 1000)
+/*
+ * What W is held back by for a ring seen IDLE or ENTERING (and for one not
+ * found yet).  A thread reads its t_start with no fence after its ENTERING
+ * store (ring_emit.c): the CPU may run the clock read before the store is
+ * seen, by as long as the store waits in the CPU's store buffer or the read
+ * runs ahead of it, under a microsecond (a context switch, an interrupt's
+ * return, a locked instruction all drain the buffer); so a ring seen IDLE at
+ * `now` may yet publish a t_start a little before it, never by this much.
+ * The fence cost 12 ns a call, a quarter of the clock reads' cost; the slack
+ * costs the merge 100 us more of events held.
+ */
+#define ORDER_SLACK_NS (100u * 1000)
 
 typedef struct ring {
 	char name[NAME_MAX_LEN + 1];
@@ -81,6 +93,7 @@ struct rp_spool {
 	/* The TSC clock: its ticks map to ns as cal_ns + (t - cal_tick) * mult / 2^32 once calibrated. */
 	bool tsc, calibrated;
 	uint64_t cal_tick, cal_ns, mult;
+	uint64_t slack; /* ORDER_SLACK_NS in the spool's clock (ticks once calibrated) */
 	uint64_t done_waits, done_lost;
 	/*
 	 * The control page (ring.h): the directory is read again only when its
@@ -146,6 +159,7 @@ static void calibrate(rp_spool *s, bool final)
 	const uint64_t dt = tick > s->cal_tick ? tick - s->cal_tick : 0, dn = ns - s->cal_ns;
 	/* A counter that did not move (no such CPU keeps the kernel's clocksource on it): 1 ns a tick. */
 	s->mult = dt && dn ? (uint64_t)(((u128)dn << 32) / dt) : (uint64_t)1 << 32;
+	s->slack = (uint64_t)(((u128)ORDER_SLACK_NS << 32) / s->mult);
 	s->calibrated = true;
 }
 
@@ -235,6 +249,7 @@ int rp_spool_create(rp_spool **out, const char *tmpdir, uint32_t ring_kb, rp_spo
 		return rc;
 	}
 	s->ring_kb = ring_kb;
+	s->slack = ORDER_SLACK_NS; /* in ticks once the rate is known; nothing goes out before that */
 	if (s->tsc)
 		clock_pair(&s->cal_tick, &s->cal_ns); /* before any program runs: no event is older */
 	s->prev_mono = now_ns();
@@ -625,7 +640,10 @@ int64_t rp_spool_poll(rp_spool *s, bool final, int (*fn)(void *ctx, const rp_sys
 	int rc = scan_dir(s, mono, final);
 	if (rc < 0)
 		return rc;
-	uint64_t w = now;
+	/* A ring not found yet or seen IDLE publishes no t_start before now - slack; one seen ENTERING none before
+	 * the now of the last scan that saw it otherwise, less the slack (ORDER_SLACK_NS). */
+	const uint64_t now_w = now > s->slack ? now - s->slack : 0;
+	uint64_t w = now_w;
 	int64_t total = 0;
 	uint64_t waits = 0, lost = 0;
 	uint32_t fill_max = 0;
@@ -660,7 +678,8 @@ int64_t rp_spool_poll(rp_spool *s, bool final, int (*fn)(void *ctx, const rp_sys
 			ring_release(s, r); /* drained after it was seen closed or dead: nothing more can come */
 			continue;
 		}
-		const uint64_t rw = busy == RP_RING_IDLE ? now : busy == RP_RING_ENTERING ? r->w_enter : busy;
+		const uint64_t enter_w = r->w_enter > s->slack ? r->w_enter - s->slack : 0;
+		const uint64_t rw = busy == RP_RING_IDLE ? now_w : busy == RP_RING_ENTERING ? enter_w : busy;
 		if (busy != RP_RING_ENTERING)
 			r->w_enter = now;
 		if (rw < w)

@@ -8,15 +8,16 @@
 #define RP_HAVE_TSC 1
 /*
  * lfence first: the counter is read after every earlier instruction is done
- * (rdtsc alone may run ahead of them), so a t_start read after the ring's
- * busy store is later than the store, as the merge's watermark needs.
+ * (rdtsc alone may run ahead of them): the writer's poll reads its `now` so
+ * (spool.c), and its calibration pairs.
  */
 static inline uint64_t rp__tsc(void)
 {
 	__builtin_ia32_lfence();
 	return __builtin_ia32_rdtsc();
 }
-/* Without the fence, for a time nothing is ordered by (a call's t_end): the fence's wait costs as much as the read. */
+/* Without the fence, the traced threads' reads (t_start, t_end): the fence's wait costs as much as the read, and the
+ * writer's merge allows for a read run early (ORDER_SLACK_NS, spool.c). */
 static inline uint64_t rp__tsc_unordered(void)
 {
 	return __builtin_ia32_rdtsc();
