@@ -119,7 +119,7 @@ static int run_one(rp_evq *q, const uint8_t *p, size_t *len)
 	const uint8_t tag = *p++;
 	uint64_t u;
 	int64_t d;
-	rp_sysev ev = {0};
+	rp_sysev ev; /* every field set below: a zeroing `= {0}` was a `rep stos`, a quarter of this function's time */
 	p = get_u(p, &u), ev.nr = (uint16_t)u;
 	p = get_u(p, &u), ev.flags = (uint16_t)u;
 	if (!(tag & TAG_SAME_IDS)) {
@@ -135,8 +135,11 @@ static int run_one(rp_evq *q, const uint8_t *p, size_t *len)
 	for (int i = 0; i < RP_SYSEV_ARGS; i++)
 		p = get_s(p, &ev.a[i]);
 	for (int i = 0; i < 2; i++) {
-		if (!(tag & (i ? TAG_P1 : TAG_P0)))
+		if (!(tag & (i ? TAG_P1 : TAG_P0))) {
+			ev.p[i] = NULL;
+			ev.plen[i] = 0;
 			continue;
+		}
 		p = get_u(p, &u);
 		ev.p[i] = (const char *)p;
 		ev.plen[i] = (uint32_t)u;

@@ -604,8 +604,7 @@ static int deliver(rp_spool *s, ring *r, int (*fn)(void *, const rp_sysev *), vo
 	const uint8_t *const p = r->held + r->rd;
 	rp_ring_rec rec;
 	memcpy(&rec, p, sizeof rec);
-	rp_sysev ev;
-	memset(&ev, 0, sizeof ev);
+	rp_sysev ev; /* every field set below (a memset was a `rep stos`, a quarter of the poll's own time) */
 	ev.nr = rec.nr;
 	ev.flags = rec.flags;
 	ev.pid = r->pid;
