@@ -186,19 +186,25 @@ static bool ready(void)
 	return true;
 }
 
+/*
+ * busy = ENTERING, then the clock: the event's t_start.  No fence between:
+ * the CPU may read the clock before the store is seen, by under a
+ * microsecond, which the writer's merge allows for (ORDER_SLACK_NS,
+ * spool.c); the compiler keeps the order.  A seq_cst store and a fenced read
+ * cost some 20 ns a call.
+ */
+static inline uint64_t entering(void)
+{
+	atomic_store_explicit(&ring.hdr->busy, RP_RING_ENTERING, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	return rp__emit_now();
+}
+
 uint64_t rp__emit_begin(void)
 {
 	if (!ready())
 		return rp__emit_now();
-	/*
-	 * ENTERING, then the clock, with no fence between: the CPU may read the
-	 * clock before the store is seen, by under a microsecond, which the
-	 * writer's merge allows for (ORDER_SLACK_NS, spool.c); the compiler keeps
-	 * the order.  A seq_cst store and a fenced read cost some 20 ns a call.
-	 */
-	atomic_store_explicit(&ring.hdr->busy, RP_RING_ENTERING, memory_order_relaxed);
-	atomic_signal_fence(memory_order_seq_cst);
-	const uint64_t t = rp__emit_now();
+	const uint64_t t = entering();
 	atomic_store_explicit(&ring.hdr->busy, t, memory_order_release);
 	return t;
 }
@@ -294,9 +300,7 @@ void rp__emit_note(rp_sysev *ev)
 {
 	if (!ready())
 		return;
-	atomic_store_explicit(&ring.hdr->busy, RP_RING_ENTERING, memory_order_relaxed); /* as in rp__emit_begin */
-	atomic_signal_fence(memory_order_seq_cst);
-	ev->t_start = ev->t_end = rp__emit_now();
+	ev->t_start = ev->t_end = entering();
 	put(ev);
 	atomic_store_explicit(&ring.hdr->busy, RP_RING_IDLE, memory_order_release);
 }

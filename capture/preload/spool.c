@@ -51,8 +51,8 @@
  * runs ahead of it, under a microsecond (a context switch, an interrupt's
  * return, a locked instruction all drain the buffer); so a ring seen IDLE at
  * `now` may yet publish a t_start a little before it, never by this much.
- * The fence cost 12 ns a call, a quarter of the clock reads' cost; the slack
- * costs the merge 100 us more of events held.
+ * The fence and a seq_cst store before the read cost some 20 ns a call; the
+ * slack costs the merge 100 us more of events held.
  */
 #define ORDER_SLACK_NS (100u * 1000)
 
