@@ -13,6 +13,7 @@
 
 __thread int rp__guard __attribute__((tls_model("initial-exec")));
 __thread int rp__pending __attribute__((tls_model("initial-exec")));
+__thread uintptr_t rp__hook_frame __attribute__((tls_model("initial-exec")));
 /* The thread's exit destructor is registered (its first event). */
 static __thread int keyed __attribute__((tls_model("initial-exec")));
 
@@ -178,6 +179,7 @@ void rp__flush_pending(void)
 uint64_t rp__enter(void)
 {
 	rp__guard = 1;
+	rp__hook_frame = (uintptr_t)__builtin_frame_address(0);
 	if (__builtin_expect(!keyed, 0))
 		first_event();
 	if (__builtin_expect(rp__pending != 0, 0))
@@ -191,6 +193,7 @@ void rp__leave(rp_sysev *ev, uint64_t t0, int64_t ret)
 	ev->t_end = rp__emit_now();
 	ev->ret = ret;
 	rp__emit_end(ev);
+	rp__hook_frame = 0;
 	rp__guard = 0;
 }
 
@@ -230,6 +233,7 @@ __attribute__((constructor)) static void start(void)
 	rp__dir_resolve();
 	rp__stdio_resolve();
 	rp__proc_resolve();
+	rp__jmp_resolve();
 	if (rp__emit_init() != 0) {
 		rp__guard = 0;
 		return; /* no spool: the program runs untouched */

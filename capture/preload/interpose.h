@@ -40,6 +40,8 @@ rp__fn rp__resolve(const char *name);
  * allocation and no lock on the first access from a new thread.
  */
 extern __thread int rp__guard __attribute__((tls_model("initial-exec")));
+/* The frame of the hook's rp__enter (0: none): a longjmp to a jmp_buf beyond it leaves the hook (interpose_jmp.c). */
+extern __thread uintptr_t rp__hook_frame __attribute__((tls_model("initial-exec")));
 /*
  * Tracing is on (a spool is set and the emitter started): written once by
  * the constructor, read by every hook.  A preload library has no context to
@@ -108,6 +110,7 @@ void rp__stat_resolve(void);
 void rp__dir_resolve(void);
 void rp__stdio_resolve(void);
 void rp__proc_resolve(void);
+void rp__jmp_resolve(void);
 
 /* The process side (interpose_proc.c): the START note, the fd snapshot, the fork handlers. */
 void rp__proc_start(void);

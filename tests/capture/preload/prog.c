@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -267,6 +268,38 @@ static int many(void)
 	return fd >= 0 && close(fd) == 0 ? 0 : fail("many");
 }
 
+/*
+ * An alarm around a blocking open of a FIFO nobody writes: the handler
+ * siglongjmps out of the open (which never returns), then the program goes on
+ * with calls of its own, which must be recorded.
+ */
+static sigjmp_buf jumped;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	siglongjmp(jumped, 1);
+}
+
+static int jump(void)
+{
+	if (mkfifo(at("fifo"), 0600) != 0)
+		return fail("mkfifo");
+	struct sigaction sa = {.sa_handler = on_alarm};
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGALRM, &sa, NULL) != 0)
+		return fail("sigaction");
+	if (sigsetjmp(jumped, 1) == 0) {
+		alarm(1);
+		open(at("fifo"), O_RDONLY); /* blocks until the alarm */
+		return fail("fifo open returned");
+	}
+	const int fd = open(at("after"), O_CREAT | O_WRONLY, 0644);
+	if (fd < 0 || write(fd, "abc", 3) != 3 || close(fd) != 0)
+		return fail("after");
+	return 0;
+}
+
 /* The per-event cost: n preads of 1 byte on a file (tmpfs in the benchmark). */
 static int bench(long n)
 {
@@ -327,6 +360,8 @@ int main(int argc, char **argv)
 		return listdir();
 	if (!strcmp(w, "closeall"))
 		return closeall();
+	if (!strcmp(w, "jump"))
+		return jump();
 	if (!strcmp(w, "kill"))
 		return killed();
 	if (!strcmp(w, "exec") && argc > 3) { /* exec argv[3] (a static or set-user-id program) */

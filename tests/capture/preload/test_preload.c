@@ -552,6 +552,30 @@ static void test_killed(void **state)
 	run_free(&r);
 }
 
+/*
+ * A signal handler siglongjmps out of a blocked open: the open is counted
+ * lost, and the thread's later calls are recorded (the guard was left set,
+ * and the ring busy, before the longjmp family was interposed).
+ */
+static void test_longjmp_out_of_call(void **state)
+{
+	run r;
+	trace(&r, "jump", NULL, false);
+	check_order(&r);
+	size_t i = 0;
+	next(&r, &i, RP_SYSEV_MKNOD, "/fifo", r.pid);
+	const size_t at_fifo = i;
+	const evc *const lost = next(&r, &i, RP_SYSEV_LOST, NULL, r.pid);
+	assert_int_equal(lost->ev.a[0], 1);
+	for (size_t k = at_fifo; k < r.n; k++) /* the open that never returned makes no OPEN event */
+		assert_false(r.v[k].ev.nr == RP_SYSEV_OPEN && ends(r.v[k].p[0], "/fifo"));
+	const evc *const e = next(&r, &i, RP_SYSEV_OPEN, "/after", r.pid);
+	assert_true(e->ev.ret >= 0);
+	assert_int_equal(next_fd(&r, &i, RP_SYSEV_WRITE, e->ev.ret)->ev.ret, 3);
+	assert_int_equal(next_fd(&r, &i, RP_SYSEV_CLOSE, e->ev.ret)->ev.ret, 0);
+	run_free(&r);
+}
+
 static void test_static_untraced(void **state)
 {
 	if (!static_prog || !static_prog[0])
@@ -622,6 +646,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_errno_kept),
 		cmocka_unit_test(test_no_tracer_fd),
 		cmocka_unit_test(test_killed),
+		cmocka_unit_test(test_longjmp_out_of_call),
 		cmocka_unit_test(test_static_untraced),
 		cmocka_unit_test(test_setuid_untraced),
 	};
