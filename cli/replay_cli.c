@@ -152,6 +152,7 @@ int rp__cli_ropts_apply(const rp_cli_ropts *r, const char *cmd, rp_replay_opts *
 	ro->max_inflight = (uint32_t)r->max_inflight;
 	ro->no_prepare = r->no_prepare;
 	ro->prepare_fill = (rp_prepare_fill)fill;
+	ro->prepare_overwrite = r->prepare_overwrite;
 	ro->on_mismatch = (rp_on_mismatch)policy;
 	ro->order = (rp_order_mode)order;
 	return 0;
@@ -186,6 +187,15 @@ int rp__cli_drive(rp_replay *r, const char *cmd, bool quiet, bool *interrupted, 
 		rp__cli_err(cmd, "%s", errbuf);
 		rp_replay_stop(r);
 	}
+	/* Files that were there before: prepare left their bytes as they were (extended ones grew past their end). */
+	const rp_replay_results *const res = rp_replay_get_results(r);
+	if (res->prepare.kept || res->prepare.extended)
+		rp__cli_err(cmd, "warning: prepare found %llu file%s already there: %llu kept as %s, %llu too short and "
+			    "extended beyond %s end (--prepare-overwrite rewrites them)",
+			    (unsigned long long)(res->prepare.kept + res->prepare.extended),
+			    res->prepare.kept + res->prepare.extended == 1 ? "" : "s", (unsigned long long)res->prepare.kept,
+			    res->prepare.kept == 1 ? "it was" : "they were", (unsigned long long)res->prepare.extended,
+			    res->prepare.extended == 1 ? "its" : "their");
 	double last_t = 0;
 	uint64_t last_ops = 0, last_bytes = 0;
 	struct timespec next;

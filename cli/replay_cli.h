@@ -15,7 +15,7 @@ typedef struct rp_cli_ropts {
 	const char *backend, *backend_opt, *timing, *on_mismatch, *prepare_fill, *order, *user, *authfile;
 	uint64_t clients, max_inflight;
 	double clone_offset, duration, warmup, speed;
-	bool no_prepare, sync, fsync_writes, quiet, lenient, clients_from;
+	bool no_prepare, prepare_overwrite, sync, fsync_writes, quiet, lenient, clients_from;
 } rp_cli_ropts;
 
 /* Table entries (cli/opts.h) for an rp_cli_ropts r, in the order --help lists them: how the workload runs ... */
@@ -56,7 +56,10 @@ typedef struct rp_cli_ropts {
 	  "do not create the files and directories the workload expects to exist" }, \
 	{ "prepare-fill", 0, RP_OPT_STRING, &(r).prepare_fill, "MODE", \
 	  "what prepared files hold: data (default: a non-zero pattern, every block written), zero (zeros, " \
-	  "written), sparse (only the size: one byte at the end, reads hit holes)" }
+	  "written), sparse (only the size: one byte at the end, reads hit holes)" }, \
+	{ "prepare-overwrite", 0, RP_OPT_FLAG, &(r).prepare_overwrite, NULL, \
+	  "let prepare rewrite files that are already there, whole (by default it never rewrites a byte: it " \
+	  "keeps a file long enough and writes only beyond the end of one too short, with a warning)" }
 /* ... what a mismatch does ... */
 #define RP_CLI_REPLAY_OPTS_MISMATCH(r) \
 	{ "on-mismatch", 0, RP_OPT_STRING, &(r).on_mismatch, "POLICY", \

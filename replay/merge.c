@@ -179,6 +179,8 @@ int rp_replay_results_pack(const rp_replay_results *res, uint8_t **out, size_t *
 	u64(&b, res->prepare.bytes);
 	u64(&b, res->prepare.failures);
 	u64(&b, res->prepare.written);
+	u64(&b, res->prepare.kept);
+	u64(&b, res->prepare.extended);
 	u32(&b, (uint32_t)res->prepare.fill);
 	f64(&b, res->prepare.seconds);
 	u32(&b, (uint32_t)res->prepare.caches);
@@ -442,6 +444,8 @@ static int unpack(part *p, rp_cur *c, char *errbuf)
 	res->prepare.bytes = rp_cur_le64(c);
 	res->prepare.failures = rp_cur_le64(c);
 	res->prepare.written = rp_cur_le64(c);
+	res->prepare.kept = rp_cur_le64(c);
+	res->prepare.extended = rp_cur_le64(c);
 	res->prepare.fill = (rp_prepare_fill)rp_cur_le32(c);
 	res->prepare.seconds = rf64(c);
 	res->prepare.caches = (int)rp_cur_le32(c);
@@ -620,6 +624,8 @@ static void merge_scalars(rp_replay_results *res, const rp_replay_results *p, bo
 	res->prepare.bytes += p->prepare.bytes;
 	res->prepare.failures += p->prepare.failures;
 	res->prepare.written += p->prepare.written;
+	res->prepare.kept += p->prepare.kept;
+	res->prepare.extended += p->prepare.extended;
 	if (p->prepare.seconds > res->prepare.seconds)
 		res->prepare.seconds = p->prepare.seconds;
 	res->order_resources += p->order_resources;

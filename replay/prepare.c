@@ -71,15 +71,16 @@ static int prep_submit(rp_replay *r, void *cs, rp_breq *req)
 #define FILL_CHUNK (1u << 20)
 
 /*
- * Give the file on bh its size: written whole (data, zero), so reads of it
- * read blocks rather than holes, or one byte at the end (sparse).
+ * Give the file on bh its size from byte `from` on (0 for a new file, its
+ * end for one that is too short): written whole (data, zero), so reads of
+ * it read blocks rather than holes, or one byte at the end (sparse).
  */
-static int fill_file(rp_replay *r, void *cs, uint64_t bh, uint64_t size, uint64_t *written)
+static int fill_file(rp_replay *r, void *cs, uint64_t bh, uint64_t from, uint64_t size, uint64_t *written)
 {
-	if (!size)
+	if (from >= size)
 		return 0;
 	const bool sparse = r->opts.prepare_fill == RP_FILL_SPARSE;
-	uint64_t off = sparse ? size - 1 : 0;
+	uint64_t off = sparse ? size - 1 : from;
 	while (off < size) {
 		const uint64_t n = size - off < FILL_CHUNK ? size - off : FILL_CHUNK;
 		rp_op op = { .op = RP_OP_WRITE, .offset = off, .length = n };
@@ -93,6 +94,115 @@ static int fill_file(rp_replay *r, void *cs, uint64_t bh, uint64_t size, uint64_
 		off += req.result;
 	}
 	return 0;
+}
+
+/* Open path (disp, wants) into *bh: 0, or the status. */
+static int prep_open(rp_replay *r, void *cs, const char *path, rp_disp disp, uint32_t want, uint64_t *bh)
+{
+	rp_op op = { .op = RP_OP_OPEN, .want = RP_WANT_KNOWN | want, .disp = disp, .mode = 0666 };
+	rp_breq req = { .op = &op, .path = path };
+	const int st = prep_submit(r, cs, &req);
+	*bh = req.bh;
+	return st;
+}
+
+static void prep_close(rp_replay *r, void *cs, uint64_t bh)
+{
+	rp_op op = { .op = RP_OP_CLOSE };
+	rp_breq req = { .op = &op, .bh = bh };
+	prep_submit(r, cs, &req);
+}
+
+/* Whether the file on bh has a byte at off: 1, 0, or minus the status. */
+static int has_byte(rp_replay *r, void *cs, uint64_t bh, uint64_t off)
+{
+	rp_op op = { .op = RP_OP_READ, .offset = off, .length = 1 };
+	rp_breq req = { .op = &op, .bh = bh };
+	const int st = prep_submit(r, cs, &req);
+	if (st == ENODATA) /* the end of the file, as NT reports it */
+		return 0;
+	if (st != 0)
+		return st > 0 ? -st : -EIO;
+	return req.result > 0;
+}
+
+/*
+ * The size of the file on bh, or `want` if it is at least that long.  The
+ * backend interface has no attribute results, but every backend reads: a
+ * one-byte read at want - 1 settles a file long enough, else a binary search
+ * for its end takes about log2(want) more (a hole reads as a byte too).
+ * 0, or the status of a read that failed.
+ */
+static int probe_size(rp_replay *r, void *cs, uint64_t bh, uint64_t want, uint64_t *size)
+{
+	*size = 0;
+	if (!want)
+		return 0;
+	int got = has_byte(r, cs, bh, want - 1);
+	if (got < 0)
+		return -got;
+	if (got) {
+		*size = want;
+		return 0;
+	}
+	uint64_t lo = 0, hi = want - 1; /* the size is within [lo, hi] */
+	while (lo < hi) {
+		const uint64_t mid = lo + (hi - lo + 1) / 2;
+		if ((got = has_byte(r, cs, bh, mid - 1)) < 0)
+			return -got;
+		if (got)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	*size = lo;
+	return 0;
+}
+
+/*
+ * A file that was there before prepare: never rewritten.  Long enough, it is
+ * kept as it is; too short, it is extended beyond its end only.
+ */
+static int prepare_existing(rp_replay *r, void *cs, const rp_plan_item *it)
+{
+	uint64_t bh = 0, size = 0;
+	int st = prep_open(r, cs, it->path, RP_DISP_OPEN, RP_WANT_READ, &bh);
+	if (st != 0)
+		return st;
+	st = probe_size(r, cs, bh, it->size, &size);
+	prep_close(r, cs, bh);
+	if (st != 0)
+		return st;
+	if (size >= it->size) {
+		r->res.prepare.kept++;
+		return 0;
+	}
+	if ((st = prep_open(r, cs, it->path, RP_DISP_OPEN, RP_WANT_READ | RP_WANT_WRITE, &bh)) != 0)
+		return st;
+	uint64_t written = 0;
+	st = fill_file(r, cs, bh, size, it->size, &written);
+	r->res.prepare.written += written;
+	prep_close(r, cs, bh);
+	r->res.prepare.extended += st == 0;
+	return st;
+}
+
+/* A file item: made (exclusively, unless --prepare-overwrite) and given its size. */
+static int prepare_file(rp_replay *r, void *cs, const rp_plan_item *it)
+{
+	const bool overwrite = r->opts.prepare_overwrite;
+	uint64_t bh = 0;
+	int st = prep_open(r, cs, it->path, overwrite ? RP_DISP_OPEN_IF : RP_DISP_CREATE, RP_WANT_READ | RP_WANT_WRITE,
+			   &bh);
+	if (st == EEXIST && !overwrite)
+		return prepare_existing(r, cs, it);
+	if (st != 0)
+		return st;
+	uint64_t written = 0;
+	st = fill_file(r, cs, bh, 0, it->size, &written);
+	r->res.prepare.written += written;
+	prep_close(r, cs, bh);
+	return st;
 }
 
 static int prepare_dir(rp_replay *r, void *cs, char *errbuf)
@@ -119,21 +229,7 @@ static int prepare_dir(rp_replay *r, void *cs, char *errbuf)
 			r->res.prepare.failures += st != 0 && st != EEXIST;
 			continue;
 		}
-		op.op = RP_OP_OPEN;
-		op.want = RP_WANT_KNOWN | RP_WANT_READ | RP_WANT_WRITE;
-		op.disp = RP_DISP_OPEN_IF;
-		op.mode = 0666;
-		if (prep_submit(r, cs, &req) != 0) {
-			r->res.prepare.failures++;
-			continue;
-		}
-		const uint64_t bh = req.bh;
-		uint64_t written = 0;
-		const int st = fill_file(r, cs, bh, it->size, &written);
-		r->res.prepare.written += written;
-		op = (rp_op){ .op = RP_OP_CLOSE };
-		req = (rp_breq){ .op = &op, .bh = bh };
-		prep_submit(r, cs, &req);
+		const int st = prepare_file(r, cs, it);
 		r->res.prepare.files += st == 0;
 		r->res.prepare.bytes += st == 0 ? it->size : 0;
 		r->res.prepare.failures += st != 0;

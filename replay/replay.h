@@ -112,6 +112,13 @@ typedef struct rp_replay_opts {
 	double speed;             /* trace and think: recorded time is divided by this (2 = twice as fast) */
 	bool no_prepare;
 	rp_prepare_fill prepare_fill;
+	/*
+	 * Prepare rewrites a file that is already there, whole, as it writes a
+	 * new one (--prepare-overwrite).  Without it prepare never rewrites an
+	 * existing byte: it creates what is missing exclusively and extends a
+	 * file that is too short beyond its end only.
+	 */
+	bool prepare_overwrite;
 	/* After prepare: sync and drop the page cache (root only; the result says what happened). */
 	bool drop_caches;
 	/*
@@ -267,6 +274,8 @@ typedef struct rp_replay_results {
 	struct {
 		bool ran;
 		uint64_t dirs, files, bytes, failures; /* bytes: the files' sizes */
+		/* Of files: already there and long enough, left as they were; already there and too short, extended. */
+		uint64_t kept, extended;
 		uint64_t written;      /* bytes written into them (sparse: one a file) */
 		rp_prepare_fill fill;
 		double seconds;        /* making them, and dropping the caches */

@@ -82,6 +82,9 @@ static void write_prepare(const rp_replay_results *res, FILE *f)
 	else
 		fprintf(f, ", %s written (%s)", human_bytes(res->prepare.written, b1, sizeof(b1)),
 			rp_prepare_fill_name(res->prepare.fill));
+	if (res->prepare.kept || res->prepare.extended)
+		fprintf(f, " (of them %llu there already and kept, %llu there already and extended)",
+			(unsigned long long)res->prepare.kept, (unsigned long long)res->prepare.extended);
 	fprintf(f, " in %.2f s", res->prepare.seconds);
 	if (res->prepare.failures)
 		fprintf(f, ", %llu failed", (unsigned long long)res->prepare.failures);
@@ -478,6 +481,8 @@ static json_t *build(jb *b, const rp_replay_results *res, const rp_replay_proven
 	jput(b, prep, "seconds", jnum(res->prepare.seconds));
 	jput(b, prep, "fill", json_string(rp_prepare_fill_name(res->prepare.fill)));
 	jput(b, prep, "written", ju64(res->prepare.written));
+	jput(b, prep, "kept", ju64(res->prepare.kept));
+	jput(b, prep, "extended", ju64(res->prepare.extended));
 	jput(b, prep, "caches_dropped", res->prepare.caches == 0 ? json_null() : json_boolean(res->prepare.caches == 1));
 	jput(b, d, "prepare", prep);
 

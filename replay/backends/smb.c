@@ -422,6 +422,9 @@ static int do_io(smb_conn *cn, rp_breq *req, SMBCFILE *fh, bool write, bool appe
 	}
 	if (write && req->zero && cn->buf_size)
 		memset(cn->buf, 0x5a, cn->buf_size);
+	/* Reads land in the buffer writes send: the pattern goes back over what they brought, so no write sends file data. */
+	if (!write && done)
+		memset(cn->buf, 0x5a, done < cn->buf_size ? (size_t)done : cn->buf_size);
 	req->result = done;
 	/*
 	 * A read at or past the end fails STATUS_END_OF_FILE on an SMB server;

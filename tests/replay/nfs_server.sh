@@ -2,7 +2,7 @@
 # The nfs backend against a real nfs-ganesha on 127.0.0.1 (TAP; docs/replay.md, "NFS backend"):
 # dbench's client.txt (a cut) with 2 clients over NFSv3 and NFSv4, its statuses and the tree it
 # leaves on the server against the same replay on posix; traces converted from sample captures
-# with the mismatches posix gives them; the in-flight window; prepare, every fill; a hostile trace and target (symlinks
+# with the mismatches posix gives them; the in-flight window; prepare, every fill, what was there kept; a hostile trace and target (symlinks
 # out of the client's directory, made by the trace and planted) that must change nothing outside;
 # errors: a refused port, an unknown export, a bad URL, ganesha stopped or killed mid-run (exit 1, no hang);
 # the closed loop: the replay's traffic captured on lo has client.txt's op mix (reprise stat --diff --check).
@@ -138,6 +138,32 @@ for v in 3 4; do
 		esac
 	done
 done
+
+# 4b. Prepare never rewrites what was there (issue 22): a trace that only reads /precious.txt leaves its
+# bytes as they were, --prepare-fill sparse too; one too short is extended beyond its end only, with a
+# warning; --prepare-overwrite rewrites it.  Self-contained: its own trace and files, each case in a
+# directory of its own (a file replaced behind ganesha's back under a name it has seen is not the file
+# ganesha serves: its caches keep the old one).
+printf 'NTCreateX "\\precious.txt" 0x0 0x1 1 NT_STATUS_OK\nReadX 1 0 10 10 NT_STATUS_OK\nClose 1 NT_STATUS_OK\n' >"$tmp/keep.txt"
+keep() { # keep VERSION CASE CONTENT [OPTION...]: a fresh directory holding precious.txt, and the replay into it
+	kv=$1 kd=keep-$1-$2 kf=$export_dir/keep-$1-$2/precious.txt
+	mkdir "$export_dir/$kd" && printf '%s' "$3" >"$kf"
+	shift 3
+	run "$reprise" replay "$tmp/keep.txt" --target "$(url "$kv" "$kd")" "$@"
+}
+for v in 3 4; do
+	for fill in data sparse; do
+		keep $v $fill 'precious!!' --prepare-fill $fill
+		same "NFSv$v ($fill): a file there before keeps its bytes" "$(cat "$kf")" "precious!!"
+		has "NFSv$v ($fill): the warning says it was kept" err 'warning: prepare found 1 file already there: 1 kept'
+	done
+	keep $v short abc
+	same "NFSv$v: a file too short is extended after its own bytes" "$(stat -c %s "$kf"):$(head -c 4 "$kf")" "10:abcZ"
+	has "NFSv$v: the warning says it was extended" err 'warning: prepare found 1 file already there: 0 kept .*, 1 too short and extended'
+	keep $v overwrite 'precious!!' --prepare-overwrite
+	same "NFSv$v --prepare-overwrite: rewritten with the pattern" "$(cat "$kf")" "ZZZZZZZZZZ"
+done
+empty_export
 
 # 5. Hostile: the trace makes symlinks out of its directory ("../../..", "/", "..": the engine refuses
 # those) and works through them; planted ones lead out of the client's directory (".." to the export,

@@ -50,7 +50,7 @@ clean_share() { rm -rf "${share:?}"/* "$share"/.[!.]* 2>/dev/null; }
 # A listing of a tree: type, size and name of every entry (what prepare and the run made).
 tree() { (cd "$1" && find . -mindepth 1 \( -type f -printf 'f %s %p\n' \) -o \( -type d -printf 'd - %p\n' \) | sort); }
 
-echo "1..35"
+echo "1..44"
 
 # 1-5. client.txt's first 6000 lines, 2 clients over SMB3: as posix, failures as recorded, 0 mismatches,
 # and the tree the run leaves in the share is the one the same run leaves in a directory.
@@ -220,3 +220,28 @@ else
 		"$reprise" stat --diff "$tmp/c2k.txt" "$tmp/cap.rpz" --ops read,write,unlink,rename,mkdir,rmdir --check
 	has "closed loop: said so" out '^op mix: same'
 fi
+
+# 36-44. Prepare never rewrites what was there (issue 22): a trace that only reads /precious.txt leaves
+# its bytes as they were, --prepare-fill sparse too; one too short is extended beyond its end only, with
+# a warning; --prepare-overwrite rewrites it.  Self-contained: its own trace and files.
+printf 'NTCreateX "\\precious.txt" 0x0 0x1 1 NT_STATUS_OK\nReadX 1 0 10 10 NT_STATUS_OK\nClose 1 NT_STATUS_OK\n' >"$tmp/keep.txt"
+for fill in data zero sparse; do
+	clean_share
+	printf 'precious!\n' >"$share/precious.txt"
+	run "$reprise" replay "$tmp/keep.txt" --target "$url" "${user[@]}" --prepare-fill $fill
+	if [ "$(cat "$share/precious.txt")" = "precious!" ]; then ok "SMB ($fill): a file there before keeps its bytes"
+	else od -c "$share/precious.txt" | head -2 | sed 's/^/# /'; not_ok "SMB ($fill): a file there before keeps its bytes"; fi
+	has "SMB ($fill): the warning says it was kept" err 'warning: prepare found 1 file already there: 1 kept'
+done
+clean_share
+printf 'abc' >"$share/precious.txt"
+run "$reprise" replay "$tmp/keep.txt" --target "$url" "${user[@]}"
+if [ "$(stat -c %s "$share/precious.txt"):$(head -c 4 "$share/precious.txt")" = "10:abcZ" ]; then ok "SMB: a file too short is extended after its own bytes"
+else od -c "$share/precious.txt" | head -2 | sed 's/^/# /'; not_ok "SMB: a file too short is extended after its own bytes"; fi
+has "SMB: the warning says it was extended" err 'warning: prepare found 1 file already there: 0 kept .*, 1 too short and extended'
+clean_share
+printf 'precious!\n' >"$share/precious.txt"
+run "$reprise" replay "$tmp/keep.txt" --target "$url" "${user[@]}" --prepare-overwrite
+if [ "$(cat "$share/precious.txt")" = ZZZZZZZZZZ ]; then ok "SMB --prepare-overwrite: rewritten with the pattern"
+else not_ok "SMB --prepare-overwrite: rewritten with the pattern"; fi
+clean_share
