@@ -8,13 +8,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "capture/lttng/lttng.h"
 #include "capture/preload/evq.h"
+#include "capture/preload/secure_exec.h"
 #include "capture/preload/spool.h"
 #include "cli/capture_cmd.h"
 #include "cli/outfile.h"
@@ -180,16 +184,26 @@ static void which(const char *cmd, char *buf, size_t size)
 
 /*
  * Why the interposer cannot see a program: "" when it can.  The dynamic
- * loader ignores LD_PRELOAD for set-user/group-id programs (secure
- * execution), and a static program has no loader at all.
+ * loader ignores LD_PRELOAD for programs the kernel runs in secure-execution
+ * mode (capture/preload/secure_exec.h), and a static program has no loader
+ * at all.  The path's own metadata for the first: a set-id program may be
+ * execute-only.
  */
 static const char *untraceable(const char *path)
 {
 	struct stat st;
+	struct statvfs vfs;
 	if (stat(path, &st) != 0)
 		return "";
-	if (st.st_mode & (S_ISUID | S_ISGID))
-		return "it is set-user-ID or set-group-ID (the loader ignores LD_PRELOAD for it)";
+	const rp_exec_creds c = {
+		.nosuid = statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_NOSUID),
+		.no_new_privs = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1,
+		.file_caps = getxattr(path, "security.capability", NULL, 0) > 0,
+		.ruid = getuid(), .euid = geteuid(), .rgid = getgid(), .egid = getegid(),
+	};
+	if (rp_exec_is_secure(&st, &c))
+		return "it runs in secure-execution mode (set-user-ID or set-group-ID to another user or group, or "
+		       "file capabilities), where the loader ignores LD_PRELOAD";
 	const int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return "";

@@ -104,8 +104,8 @@
 	/* exec is called: p0 the path asked, a0 dirfd (execveat); sent before the call with ret 0, and again \
 	 * with ret -errno if the call returns (it failed) */                                                 \
 	X(EXEC, 43, "exec")                                                                                   \
-	/* the program will run without the interposer: a0 1 static, 2 set-user/group-id, 3 no LD_PRELOAD  \
-	 * in its environment; p0 its path */                                                                 \
+	/* the program will run without the interposer: a0 1 static, 2 secure execution (set-id, file         \
+	 * capabilities), 3 no LD_PRELOAD in its environment; p0 its path */                                  \
 	X(UNTRACED, 44, "untraced")                                                                           \
 	/* the process ends: a0 exit status (-1: unknown, main returned rather than calling exit) */          \
 	X(EXIT, 45, "exit")                                                                                   \

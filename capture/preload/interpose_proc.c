@@ -8,12 +8,16 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/vfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "capture/preload/interpose_hook.h"
+#include "capture/preload/secure_exec.h"
 #include "capture/preload/spool.h"
 
 #define PROC_FUNCS(X)                                                                                \
@@ -155,7 +159,22 @@ pid_t vfork(void)
 
 /* ---- exec ------------------------------------------------------------------------------------- */
 
-/* A path whose image will not load the interposer: 1 static (no PT_INTERP), 2 set-user/group-id, 0 traced. */
+/* The exec of fd's file will run in secure-execution mode (the loader then ignores LD_PRELOAD): raw calls, nothing recorded. */
+static bool secure(long fd, const struct stat *st)
+{
+	struct statfs fs;
+	const int e = errno;
+	rp_exec_creds c = {
+		.nosuid = rp__sys(SYS_fstatfs, fd, (long)&fs, 0, 0) == 0 && (fs.f_flags & ST_NOSUID),
+		.no_new_privs = rp__sys(SYS_prctl, PR_GET_NO_NEW_PRIVS, 0, 0, 0) == 1,
+		.file_caps = rp__sys(SYS_fgetxattr, fd, (long)"security.capability", 0, 0) > 0,
+		.ruid = getuid(), .euid = geteuid(), .rgid = getgid(), .egid = getegid(),
+	};
+	errno = e;
+	return rp_exec_is_secure(st, &c);
+}
+
+/* A path whose image will not load the interposer: 1 static (no PT_INTERP), 2 secure execution (set-id, file capabilities), 0 traced. */
 static int untraced_kind(int dirfd, const char *path)
 {
 	const long fd = rp__sys(SYS_openat, dirfd, (long)path, O_RDONLY | O_CLOEXEC, 0);
@@ -163,8 +182,7 @@ static int untraced_kind(int dirfd, const char *path)
 		return 0; /* exec will fail or be refused: nothing runs untraced */
 	int kind = 0;
 	struct stat st;
-	if (rp__sys(SYS_fstat, fd, (long)&st, 0, 0) == 0 &&
-	    (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) || ((st.st_mode & S_ISGID) && st.st_gid != getegid())))
+	if (rp__sys(SYS_fstat, fd, (long)&st, 0, 0) == 0 && secure(fd, &st))
 		kind = 2;
 	Elf64_Ehdr eh;
 	if (!kind && rp__sys(SYS_pread64, fd, (long)&eh, sizeof eh, 0) == (long)sizeof eh &&

@@ -164,6 +164,39 @@ else
 	ok "# SKIP cannot make a set-user-ID program of another user here (not root?)"
 fi
 
+# The warning for the command itself follows the kernel's secure-execution rule (AT_SECURE: the new
+# effective uid or gid is not the real one): root running a set-user-ID root program is warned of
+# nothing and traced; a user who is not root (setpriv) is warned, and the program is not traced.
+nbw=$(mktemp -d /tmp/rp-suid-XXXXXX) && chmod 755 "$nbw" && sr=$nbw/suid-touch && mkdir -m 777 "$nbw/w"
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && cp "$(command -v touch)" "$sr" && chmod 4755 "$sr"; then
+	"$reprise" capture -o "$tmp/suidroot.rpz" -- "$sr" "$w/suidroot-made" >/dev/null 2>"$tmp/err"
+	lacks "root running a set-user-ID root program is not warned" err "will run untraced"
+	cat_trace "$tmp/suidroot.rpz"
+	has "... and it is traced" cat "open path=\"$w/suidroot-made\""
+	if setpriv --reuid=nobody --regid=nogroup --clear-groups -- test -x "$reprise" 2>/dev/null &&
+		setpriv --reuid=nobody --regid=nogroup --clear-groups -- test -x "$sr" 2>/dev/null; then
+		setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$reprise" capture -o "$nbw/w/suid.rpz" -- \
+			"$sr" "$nbw/w/suid-made" >/dev/null 2>"$tmp/err"
+		has "a user who is not root running it is warned" err "suid-touch will run untraced: it runs in secure-execution mode"
+		if [ -e "$nbw/w/suid-made" ]; then ok "... it ran"; else not_ok "... it ran"; fi
+		if "$reprise" cat "$nbw/w/suid.rpz" >"$tmp/cat" 2>/dev/null && ! grep -q "suid-made" "$tmp/cat"; then
+			ok "... untraced (its trace reads, without its file)"
+		else
+			not_ok "... untraced (its trace reads, without its file)"
+		fi
+	else
+		for t in "a user who is not root running it is warned" "... it ran" "... untraced"; do
+			ok "# SKIP $t: nobody cannot run reprise or the test's program here"
+		done
+	fi
+else
+	for t in "root running a set-user-ID root program is not warned" "... and it is traced" \
+		"a user who is not root running it is warned" "... it ran" "... untraced"; do
+		ok "# SKIP $t: not root, or no setpriv"
+	done
+fi
+rm -rf "$nbw"
+
 # --- the clocks: the TSC (where the kernel keeps time by it) and CLOCK_MONOTONIC give the same ops,
 # times in ns inside the run's wall-clock span; a clock that is not one is refused
 clock_ops() { "$reprise" cat "$1" 2>/dev/null | sed -E 's/^[^ ]+ [^ ]+ //; s/ (atime|mtime)=[0-9.]+//g' | grep -v '^#'; }
