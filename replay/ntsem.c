@@ -278,11 +278,54 @@ void rp__nt_dup(rp_client *c, uint64_t handle, uint64_t handle2)
 	}
 }
 
+/*
+ * A rename moved an object: the open handles follow it (MS-FSA 2.1.5.14.11,
+ * FileRenameInformation: an open keeps its file, whatever its name), so their
+ * delete-on-close, the path's open count and its delete-pending bit go to the
+ * new name.  Handles on what the new name held before are left with no name
+ * (their object left the namespace: a delete at their close deletes nothing),
+ * except for an exchange, where the two sides swap.
+ */
+static void renamed(rp_client *c, const rp_op *op, const rp_breq *req)
+{
+	const rp_nthandle *const by = handle_of(c, op->handle);
+	const uint32_t from = op->path ? op->path : by ? by->path : 0, to = op->path2;
+	if (!from || !to || from == to || !req->path2)
+		return;
+	const bool swap = (op->oflags & RP_RN_EXCHANGE) != 0;
+	const char *const from_where = req->path ? req->path : by ? by->where : NULL;
+	const rp_handles *const t = &c->nt.handles;
+	for (size_t i = 0; i < t->cap; i++) {
+		if (t->keys[i] == 0 || t->keys[i] == RP__HANDLE_TOMB)
+			continue;
+		rp_nthandle *const h = (rp_nthandle *)(uintptr_t)t->vals[i];
+		if (h->path == from) {
+			h->path = to;
+			h->where = req->path2;
+		} else if (h->path == to) {
+			h->path = swap ? from : 0;
+			h->where = swap ? from_where : NULL;
+		}
+	}
+	uint64_t st_from = 0, st_to = 0;
+	const bool had_from = rp__handles_del(&c->nt.paths, from, &st_from) != 0;
+	const bool had_to = rp__handles_del(&c->nt.paths, to, &st_to) != 0;
+	if (had_from)
+		(void)rp__handles_put(&c->nt.paths, to, st_from);
+	if (swap && had_to)
+		(void)rp__handles_put(&c->nt.paths, from, st_to);
+}
+
 void rp__nt_after(rp_client *c, const rp_op *op, rp_breq *req)
 {
 	if (op->op == RP_OP_OPEN) {
 		if (op->handle && req->status == 0)
 			track_open(c, op, req);
+		return;
+	}
+	if (op->op == RP_OP_RENAME) {
+		if (req->status == 0)
+			renamed(c, op, req);
 		return;
 	}
 	rp_nthandle *const h = handle_of(c, op->handle);
