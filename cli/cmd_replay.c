@@ -327,8 +327,13 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 			rp_tree_snap_keep(snap, o.json); /* the report may be beneath the target: it is not the run's */
 		rp_tree_clean cl;
 		const int crc = rp_tree_snap_clean(snap, o.target, &cl, errbuf);
-		fprintf(json.std ? stderr : stdout, "Cleanup: %llu entr%s the run made removed, %llu of before left\n",
-			(unsigned long long)cl.removed, cl.removed == 1 ? "y" : "ies", (unsigned long long)cl.kept);
+		FILE *const cf = json.std ? stderr : stdout;
+		fprintf(cf, "Cleanup: %llu entr%s the run made removed, %llu of before left", (unsigned long long)cl.removed,
+			cl.removed == 1 ? "y" : "ies", (unsigned long long)cl.kept);
+		if (cl.unsure)
+			fprintf(cf, ", %llu left unsure (the snapshot could not see them and they have no birth time)",
+				(unsigned long long)cl.unsure);
+		fputc('\n', cf);
 		if (crc < 0) {
 			rp__cli_err("replay", "--cleanup: %s", errbuf);
 			if (status == 0)

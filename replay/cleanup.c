@@ -9,6 +9,15 @@
  * the target, and nothing that was there before, is touched.  A file of
  * before that the run renamed stays under its new name; a directory the run
  * made that holds such a file stays too.
+ *
+ * The snapshot cannot see everything: a directory it cannot open (mode 0
+ * for a user) or one deeper than WALK_MAX_DEPTH.  What was in there is not in
+ * it, and the run may make it reachable (a chmod) or move it up (a rename).
+ * So an entry missing from the snapshot is removed only when its birth time
+ * (statx STATX_BTIME) is not before the snapshot: one born before is of
+ * before and stays.  Where the file system gives no birth time, an entry
+ * missing from a snapshot that saw everything is the run's; one missing from
+ * a snapshot that did not is left, and counted unsure.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -17,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "replay/handles.h"
@@ -30,6 +40,14 @@ struct rp_tree_snap {
 	rp_handles inodes;  /* ino -> 1 for everything beneath the target before the run */
 	uint64_t top;       /* entries directly in the target */
 	uint64_t total;     /* entries beneath it */
+	/*
+	 * When the walk ended (CLOCK_REALTIME): everything of before was born at
+	 * or before it.  The take returns only once the coarse clock, which file
+	 * systems may stamp births with, has passed it, so whatever the run makes
+	 * is born after it.
+	 */
+	struct timespec start;
+	bool partial;       /* some directory was not walked (unreadable, or too deep) */
 };
 
 /* A directory's entry names (".", ".." left out), read whole before anything in it is removed. */
@@ -124,16 +142,40 @@ static int snap_walk(rp_tree_snap *s, int dirfd, int depth)
 			rc = ENOMEM;
 			break;
 		}
-		if (!S_ISDIR(st.st_mode) || st.st_dev != s->dev || depth >= WALK_MAX_DEPTH)
+		if (!S_ISDIR(st.st_mode) || st.st_dev != s->dev)
 			continue;
+		if (depth >= WALK_MAX_DEPTH) {
+			s->partial = true;
+			continue;
+		}
 		const int sub = open_sub(dirfd, nm.v[i], s->dev);
-		if (sub < 0)
-			continue; /* unreadable: nothing in it can be removed either (see clean_walk) */
+		if (sub < 0) {
+			s->partial = true; /* unreadable now: what is in it may become reachable (see made_by_run) */
+			continue;
+		}
 		rc = snap_walk(s, sub, depth + 1);
 		close(sub);
 	}
 	names_free(&nm);
 	return rc;
+}
+
+static bool ts_after(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec > b->tv_nsec);
+}
+
+/* Wait until CLOCK_REALTIME_COARSE is past t: one tick of the kernel, 10 ms at most (HZ=100). */
+static void wait_coarse_past(const struct timespec *t)
+{
+	for (int i = 0; i < 100; i++) {
+		struct timespec now;
+		clock_gettime(CLOCK_REALTIME_COARSE, &now);
+		if (ts_after(&now, t))
+			return;
+		const struct timespec ms = { 0, 1000000 };
+		nanosleep(&ms, NULL);
+	}
 }
 
 int rp_tree_snap_take(rp_tree_snap **out, const char *dir, char *errbuf)
@@ -154,6 +196,8 @@ int rp_tree_snap_take(rp_tree_snap **out, const char *dir, char *errbuf)
 	}
 	s->dev = st.st_dev;
 	const int err = snap_walk(s, fd, 0);
+	clock_gettime(CLOCK_REALTIME, &s->start);
+	wait_coarse_past(&s->start);
 	close(fd);
 	if (err) {
 		rp_tree_snap_free(s);
@@ -181,6 +225,20 @@ static bool was_there(const rp_tree_snap *s, const struct stat *st)
 {
 	uint64_t one;
 	return rp__handles_get(&s->inodes, (uint64_t)st->st_ino, &one) != 0;
+}
+
+typedef enum origin { RUN_MADE, BEFORE, UNSURE } origin;
+
+/* Whether the run made an entry the snapshot does not hold (see the top of the file). */
+static origin made_by_run(const rp_tree_snap *s, int dirfd, const char *name)
+{
+	struct statx sx;
+	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_BTIME, &sx) == 0 &&
+	    (sx.stx_mask & STATX_BTIME)) {
+		const struct timespec born = { .tv_sec = sx.stx_btime.tv_sec, .tv_nsec = sx.stx_btime.tv_nsec };
+		return ts_after(&born, &s->start) ? RUN_MADE : BEFORE;
+	}
+	return s->partial ? UNSURE : RUN_MADE;
 }
 
 /* Post-order: a directory's new entries go before the directory itself. */
@@ -213,6 +271,12 @@ static void clean_walk(const rp_tree_snap *s, int dirfd, int depth, rp_tree_clea
 		}
 		if (e.st_dev != s->dev) { /* something mounted beneath the target during the run: not ours to empty */
 			st->kept++;
+			continue;
+		}
+		const origin from = made_by_run(s, dirfd, nm.v[i]);
+		if (from != RUN_MADE) {
+			st->kept += from == BEFORE;
+			st->unsure += from == UNSURE;
 			continue;
 		}
 		if (unlinkat(dirfd, nm.v[i], dir ? AT_REMOVEDIR : 0) == 0) {

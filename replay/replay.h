@@ -345,6 +345,8 @@ typedef struct rp_tree_clean {
 	uint64_t removed; /* entries the run made, removed */
 	uint64_t kept;    /* entries of before left alone (and new directories that hold one) */
 	uint64_t failed;  /* entries the run made that could not be removed */
+	/* entries left because nothing tells whether the run made them (no birth time where the snapshot could not see) */
+	uint64_t unsure;
 } rp_tree_clean;
 
 int rp_tree_snap_take(rp_tree_snap **out, const char *dir, char *errbuf);
