@@ -515,6 +515,11 @@ int rp__cli_capture_cmd(char **argv, const rp_capcmd_opts *co)
 	char cl[CMDLINE_MAX];
 	cmdline(cl, sizeof(cl), argv);
 
+	/* A capture killed with -9 leaves its spool behind: the next one removes it, and says so. */
+	const int swept = rp_spool_sweep(NULL, errbuf);
+	if (swept > 0 && !co->quiet)
+		rp__cli_err("capture", "removed %d orphaned spool director%s (left by a capture that was killed)", swept,
+			    swept == 1 ? "y" : "ies");
 	if (rp_spool_create(&sp, NULL, co->ring_kb, (rp_spool_clock)co->clock, errbuf) < 0) {
 		rp__cli_err("capture", "%s", errbuf);
 		goto out;

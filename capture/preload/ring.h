@@ -96,6 +96,9 @@ static inline uint32_t rp_ring_reclen(uint32_t l0, uint32_t l1)
  * times are read from (every ring of a spool uses the same one).  The
  * producers can write it: the writer trusts nothing in it (a wrong count
  * costs a scan of the directory; a ring in another clock is rejected).
+ * The writer holds an exclusive flock on it for the spool's life: a producer
+ * that can take a shared one makes no ring (the writer died, kill -9 too),
+ * and the next capture removes a spool whose page is unlocked (spool.c).
  */
 #define RP_SPOOL_CTL_FILE "writer"
 #define RP_SPOOL_CTL_SIZE 4096

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -123,9 +124,34 @@ int rp__emit_init(void)
 	return 0;
 }
 
+/*
+ * Whether the spool's writer is gone: it holds an exclusive flock on the
+ * control page for its life, which the kernel releases however it dies (kill
+ * -9 too), so a shared lock taken here means nobody drains the spool.  A
+ * missing page (the spool was removed) is a gone writer; any other failure
+ * is not taken for one.  Raw calls: nothing is recorded.
+ */
+static bool writer_gone(void)
+{
+	char path[DIR_MAX + 32];
+	snprintf(path, sizeof path, "%s/%s", proc.dir, RP_SPOOL_CTL_FILE);
+	const int e = errno; /* the caller's: a hook may run this before its real call */
+	const long fd = sys(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0, 0, 0);
+	bool gone = fd < 0 && errno == ENOENT;
+	if (fd >= 0) {
+		gone = sys(SYS_flock, fd, LOCK_SH | LOCK_NB, 0, 0, 0, 0) == 0;
+		sys(SYS_close, fd, 0, 0, 0, 0, 0); /* lets go of the shared lock, if taken */
+	}
+	errno = e;
+	return gone;
+}
+
 /* The thread's first event (or its first after a done ring): make, size, map, fill, rename. */
 static int ring_create(void)
 {
+	/* No new ring in a spool nobody drains: a program that outlives a killed capture feeds it nothing more. */
+	if (writer_gone())
+		return -1;
 	const uint32_t tid = (uint32_t)sys(SYS_gettid, 0, 0, 0, 0, 0, 0);
 	char name[DIR_MAX + 96], tmp[DIR_MAX + 100];
 	if (ring.state == DONE)
@@ -215,6 +241,12 @@ void rp__emit_cancel(void)
 		atomic_store_explicit(&ring.hdr->busy, RP_RING_IDLE, memory_order_release);
 }
 
+/* The writer's pid is no process (a spool whose writer took no lock: a test's, an older reprise's). */
+static bool writer_pid_gone(void)
+{
+	return proc.writer > 0 && sys(SYS_kill, proc.writer, 0, 0, 0, 0, 0) == -1 && errno == ESRCH;
+}
+
 /* Room for need bytes: wait for the writer in 100 us steps, or false when it is gone (the event is lost). */
 static bool room(uint64_t need)
 {
@@ -232,8 +264,7 @@ static bool room(uint64_t need)
 		sys(SYS_nanosleep, (long)&step, 0, 0, 0, 0, 0);
 		/* Every 1000 steps (0.1 s) of waiting: a writer killed before it could say it is gone says so
 		 * by its absence; the flag is set for it, so the thread's later events drop at once. */
-		if (++steps % 1000 == 0 && proc.writer > 0 && sys(SYS_kill, proc.writer, 0, 0, 0, 0, 0) == -1 &&
-		    errno == ESRCH) {
+		if (++steps % 1000 == 0 && (writer_gone() || writer_pid_gone())) {
 			atomic_store_explicit(&h->writer_gone, 1, memory_order_release);
 			return false;
 		}

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -25,6 +26,8 @@
  * minutes) is not worth more memory.
  */
 #define MAX_HELD_BYTES ((uint64_t)512 << 20)
+/* A spool directory's name: this, then mkdtemp's six characters. */
+#define SPOOL_PREFIX "reprise-spool-"
 /* A ring file's name: "<pid>.<tid>.<serial>[-<n>]"; longer is not one of ours. */
 #define NAME_MAX_LEN 80
 /*
@@ -103,6 +106,9 @@ struct rp_spool {
 	 * ~14 ms here (the kernel waits for a grace period), on every capture.
 	 */
 	rp_spool_ctl *ctl;
+	/* The control page's file, open and flock'ed (LOCK_EX) for the spool's life: the kernel lets go of the
+	 * lock when the writer dies however it dies, which is how producers and the next capture know (ring.h). */
+	int lock_fd;
 	uint64_t made_seen, next_scan;
 	rp_spool_stats st;
 };
@@ -188,21 +194,26 @@ static bool kernel_clock_is_tsc(void)
 	return ok;
 }
 
-/* Make, size and map the control page; -1 with errno. */
+/*
+ * Make, lock, size and map the control page, under a temporary name renamed
+ * into place last: a control page seen is always a locked one (the sweep of
+ * another capture takes an unlocked one for an orphan).  -1 with errno.
+ */
 static int ctl_create(rp_spool *s)
 {
-	char path[PATH_MAX + 16];
+	char path[PATH_MAX + 16], tmp[PATH_MAX + 20];
 	snprintf(path, sizeof path, "%s/%s", s->dir, RP_SPOOL_CTL_FILE);
-	const int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	snprintf(tmp, sizeof tmp, "%s.new", path);
+	const int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -1;
 	void *map = MAP_FAILED;
-	if (ftruncate(fd, RP_SPOOL_CTL_SIZE) == 0)
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0 && ftruncate(fd, RP_SPOOL_CTL_SIZE) == 0)
 		map = mmap(NULL, RP_SPOOL_CTL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	const int e = errno;
-	close(fd);
 	if (map == MAP_FAILED) {
-		unlink(path);
+		const int e = errno;
+		close(fd);
+		unlink(tmp);
 		errno = e;
 		return -1;
 	}
@@ -212,7 +223,95 @@ static int ctl_create(rp_spool *s)
 	s->ctl->clock = s->tsc ? RP_SPOOL_CLOCK_TSC : RP_SPOOL_CLOCK_MONOTONIC;
 	atomic_store(&s->ctl->rings_made, 0);
 	s->ctl->magic = RP_SPOOL_CTL_MAGIC;
+	if (rename(tmp, path) != 0) {
+		const int e = errno;
+		munmap(map, RP_SPOOL_CTL_SIZE);
+		s->ctl = NULL;
+		close(fd);
+		unlink(tmp);
+		errno = e;
+		return -1;
+	}
+	s->lock_fd = fd;
 	return 0;
+}
+
+/* Where spools are made when the caller names no directory: /dev/shm if it is one, else $TMPDIR, else /tmp. */
+static const char *default_tmpdir(void)
+{
+	struct stat st;
+	const char *d = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) ? "/dev/shm" : getenv("TMPDIR");
+	return d && d[0] ? d : "/tmp";
+}
+
+/* Remove what spool directory fd holds, then the directory (name, in parent): 0, or -1. */
+static int spool_remove(int parent, const char *name, int fd)
+{
+	DIR *const d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -1;
+	}
+	const struct dirent *de;
+	while ((de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			unlinkat(dirfd(d), de->d_name, 0);
+	closedir(d);
+	return unlinkat(parent, name, AT_REMOVEDIR);
+}
+
+/*
+ * Whether the spool directory dfd is an orphan: its control page is there and
+ * unlocked (its writer died: the kernel released the lock), and the pid it
+ * names is gone (a spool of a writer that took no lock, still running, is not
+ * one).  On true the caller holds the lock (in *lock_fd) while it removes it.
+ */
+static bool spool_orphaned(int dfd, int *lock_fd)
+{
+	const int fd = openat(dfd, RP_SPOOL_CTL_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return false; /* being made (the page is renamed in last), or not a spool of ours */
+	rp_spool_ctl c;
+	struct stat st;
+	const bool page = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && pread(fd, &c, sizeof c, 0) == (ssize_t)sizeof c &&
+	                  c.magic == RP_SPOOL_CTL_MAGIC;
+	if (!page || flock(fd, LOCK_EX | LOCK_NB) != 0 ||
+	    (c.writer_pid > 0 && !(kill(c.writer_pid, 0) == -1 && errno == ESRCH))) {
+		close(fd);
+		return false;
+	}
+	*lock_fd = fd;
+	return true;
+}
+
+int rp_spool_sweep(const char *tmpdir, char *errbuf)
+{
+	if (!tmpdir)
+		tmpdir = default_tmpdir();
+	DIR *const d = opendir(tmpdir);
+	if (!d)
+		return rp_fail(errbuf, RP_E_SYSTEM, "spool: cannot read %s: %s", tmpdir, strerror(errno));
+	int removed = 0;
+	const struct dirent *de;
+	const uid_t me = geteuid();
+	while ((de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, SPOOL_PREFIX, sizeof SPOOL_PREFIX - 1) != 0)
+			continue;
+		const int dfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dfd < 0)
+			continue;
+		struct stat st;
+		int lock_fd = -1;
+		/* Only the user's own: a spool directory is private (0700) to the user who made it. */
+		if (fstat(dfd, &st) != 0 || st.st_uid != me || !spool_orphaned(dfd, &lock_fd)) {
+			close(dfd);
+			continue;
+		}
+		removed += spool_remove(dirfd(d), de->d_name, dfd) == 0;
+		close(lock_fd);
+	}
+	closedir(d);
+	return removed;
 }
 
 int rp_spool_create(rp_spool **out, const char *tmpdir, uint32_t ring_kb, rp_spool_clock clock, char *errbuf)
@@ -222,16 +321,13 @@ int rp_spool_create(rp_spool **out, const char *tmpdir, uint32_t ring_kb, rp_spo
 		return rp_fail(errbuf, RP_E_UNSUPPORTED, "spool: this CPU has no TSC clock");
 	if (clock == RP_SPOOL_CLOCK_AUTO)
 		clock = RP_HAVE_TSC && kernel_clock_is_tsc() ? RP_SPOOL_CLOCK_TSC : RP_SPOOL_CLOCK_MONOTONIC;
-	struct stat st;
-	if (!tmpdir) {
-		tmpdir = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) ? "/dev/shm" : getenv("TMPDIR");
-		if (!tmpdir || !tmpdir[0])
-			tmpdir = "/tmp";
-	}
+	if (!tmpdir)
+		tmpdir = default_tmpdir();
 	rp_spool *const s = calloc(1, sizeof *s);
 	if (!s)
 		return rp_fail(errbuf, RP_E_NOMEM, "spool: out of memory");
-	if ((size_t)snprintf(s->dir, sizeof s->dir, "%s/reprise-spool-XXXXXX", tmpdir) >= sizeof s->dir) {
+	s->lock_fd = -1;
+	if ((size_t)snprintf(s->dir, sizeof s->dir, "%s/" SPOOL_PREFIX "XXXXXX", tmpdir) >= sizeof s->dir) {
 		free(s);
 		return rp_fail(errbuf, RP_E_RANGE, "spool: %s: path too long", tmpdir);
 	}
@@ -750,6 +846,8 @@ void rp_spool_destroy(rp_spool *s)
 	}
 	rmdir(s->dir);
 	munmap(s->ctl, RP_SPOOL_CTL_SIZE);
+	if (s->lock_fd >= 0)
+		close(s->lock_fd); /* last: the directory is gone, no sweep can find it unlocked */
 	free(s->heap);
 	free(s->rings);
 	free(s);

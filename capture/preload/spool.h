@@ -42,6 +42,13 @@ typedef struct rp_spool_stats {
 int rp_spool_create(rp_spool **out, const char *tmpdir, uint32_t ring_kb, rp_spool_clock clock, char *errbuf);
 /* The clock the spool's threads read (AUTO resolved). */
 rp_spool_clock rp_spool_get_clock(const rp_spool *s);
+/*
+ * Remove the orphaned spools under tmpdir (NULL: as rp_spool_create): the
+ * user's own spool directories whose writer is dead (a capture killed with
+ * -9 never removes its own; the lock it held on the control page is gone).
+ * Returns how many were removed (>= 0), or an error (tmpdir unreadable).
+ */
+int rp_spool_sweep(const char *tmpdir, char *errbuf);
 const char *rp_spool_dir(const rp_spool *s);
 /*
  * Drain what the rings hold and call fn with every event whose t_start is

@@ -135,6 +135,37 @@ eq "a command that does not exist: 127" $? 127
 has "... with a clear message" err "nonexistent/program: No such file"
 if [ -e "$tmp/e2.rpz" ]; then not_ok "... and no trace"; else ok "... and no trace"; fi
 
+# --- `reprise capture` killed with -9 while its program forks on: the program makes no more rings in
+# the spool nobody drains (the writer's flock on the control page is gone with it), and the next
+# capture removes the orphaned spool and says so
+ob=$w/orphan
+mkdir "$ob"
+"$reprise" capture -q -o "$tmp/orphan.rpz" -- sh -c "echo \$\$ > $ob/pid; echo \"\$REPRISE_SPOOL\" > $ob/spool
+	i=0; while [ \$i -lt 3000 ] && [ ! -e $ob/stop ]; do /bin/true; i=\$((i + 1)); done; : > $ob/done" >/dev/null 2>&1 &
+cap=$!
+k=0
+while [ ! -s "$ob/spool" ] && [ $k -lt 100 ]; do sleep 0.05; k=$((k + 1)); done
+sleep 0.2
+kill -9 $cap
+wait $cap 2>/dev/null
+spool=$(cat "$ob/spool" 2>/dev/null)
+sleep 0.2 # a ring being made at the kill is renamed in by now
+before=$(ls "$spool" 2>/dev/null | wc -l)
+sleep 1
+after=$(ls "$spool" 2>/dev/null | wc -l)
+if [ -n "$spool" ] && [ -d "$spool" ] && kill -0 "$(cat "$ob/pid")" 2>/dev/null; then
+	ok "the program runs on after its capture is killed ($before files in the spool)"
+else
+	not_ok "the program runs on after its capture is killed (spool '$spool')"
+fi
+eq "... and adds no ring to the orphaned spool in a second of forking" "$after" "$before"
+check "the next capture runs" "$reprise" capture -o "$tmp/next.rpz" -- true
+has "... and says it removed the orphaned spool" err "removed [0-9]+ orphaned spool director"
+if [ -n "$spool" ] && [ ! -e "$spool" ]; then ok "... which is gone"; else not_ok "... which is gone ($spool)"; fi
+touch "$ob/stop"
+k=0
+while [ ! -e "$ob/done" ] && [ $k -lt 100 ]; do sleep 0.05; k=$((k + 1)); done # (a zombie answers kill -0)
+
 # --- filters: --only and the default /proc,/sys,/dev exclusion
 mkdir -p "$w/o/in"
 check "capture with --only" "$reprise" capture -q --only "$w/o/in" -o "$tmp/only.rpz" -- sh -c "echo a > $w/o/in/a; echo b > $w/o/b; cat /proc/self/status > /dev/null"

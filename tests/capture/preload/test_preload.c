@@ -1,4 +1,5 @@
 /* The interposer end to end: test programs run under libreprise-preload.so, their rings drained by the spool reader, their events checked against what they did (capture/preload). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -483,6 +485,19 @@ static void test_ring_wraps(void **state)
 	run_free(&r);
 }
 
+/* The ring files in a spool directory (every name but the control page's). */
+static int spool_rings(const char *spool)
+{
+	DIR *const d = opendir(spool);
+	assert_non_null(d);
+	int n = 0;
+	const struct dirent *de;
+	while ((de = readdir(d)) != NULL)
+		n += de->d_name[0] != '.' && strcmp(de->d_name, RP_SPOOL_CTL_FILE) != 0;
+	closedir(d);
+	return n;
+}
+
 /* The writer was killed (no destroy, no writer_gone): a thread with a full ring must not wait forever. */
 static void test_writer_killed(void **state)
 {
@@ -509,6 +524,67 @@ static void test_writer_killed(void **state)
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 0);
+	/* Nobody holds the control page's lock: the program made no ring in a spool nobody drains. */
+	assert_int_equal(spool_rings(spool), 0);
+	char cmd[200];
+	snprintf(cmd, sizeof cmd, "rm -rf %s %s", spool, dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/*
+ * The writer (a process holding the control page's flock, naming no pid) dies
+ * while a thread waits on its full ring: the kernel's release of the lock
+ * tells the thread, which stops waiting (before the lock it waited forever).
+ */
+static void test_writer_lock_released(void **state)
+{
+	char spool[64], dir[64];
+	snprintf(spool, sizeof spool, "/tmp/rp-lockwriter-XXXXXX");
+	assert_non_null(mkdtemp(spool));
+	snprintf(dir, sizeof dir, "/tmp/rp-preload-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(ringfile_ctl_write(spool, 0), 0);
+	int sync[2];
+	assert_int_equal(pipe(sync), 0);
+	const pid_t writer = fork();
+	if (writer == 0) {
+		char ctl[128];
+		snprintf(ctl, sizeof ctl, "%s/%s", spool, RP_SPOOL_CTL_FILE);
+		const int fd = open(ctl, O_RDONLY);
+		if (fd < 0 || flock(fd, LOCK_EX) != 0 || write(sync[1], "l", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	char c;
+	assert_int_equal(read(sync[0], &c, 1), 1);
+	const pid_t pid = fork();
+	if (pid == 0) {
+		setenv("LD_PRELOAD", preload, 1);
+		setenv(RP_ENV_SPOOL, spool, 1);
+		setenv(RP_ENV_RING_KB, "64", 1);
+		execl(prog, prog, "many", dir, (char *)NULL); /* 5000 events: more than 64 KiB, nobody reads */
+		_exit(127);
+	}
+	/* The ring is made while the lock is held; then the writer goes. */
+	for (int k = 0; k < 5000 && spool_rings(spool) == 0; k++)
+		usleep(1000);
+	assert_int_equal(spool_rings(spool), 1);
+	kill(writer, SIGKILL);
+	assert_int_equal(waitpid(writer, NULL, 0), writer);
+	int st = 0;
+	pid_t w = 0;
+	for (int k = 0; k < 1000 && (w = waitpid(pid, &st, WNOHANG)) == 0; k++)
+		usleep(10000);
+	if (w == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		fail_msg("the traced program still waits for a dead writer after 10 s");
+	}
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	close(sync[0]);
+	close(sync[1]);
 	char cmd[200];
 	snprintf(cmd, sizeof cmd, "rm -rf %s %s", spool, dir);
 	assert_int_equal(system(cmd), 0);
@@ -643,6 +719,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_env_restored),
 		cmocka_unit_test(test_ring_wraps),
 		cmocka_unit_test(test_writer_killed),
+		cmocka_unit_test(test_writer_lock_released),
 		cmocka_unit_test(test_errno_kept),
 		cmocka_unit_test(test_no_tracer_fd),
 		cmocka_unit_test(test_killed),
