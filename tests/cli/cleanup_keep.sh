@@ -3,12 +3,14 @@
 # taken before the run could not see: a directory of before it could not list (mode 0, as a user),
 # which the trace chmods so it can be listed afterwards; a file of before deeper than the snapshot's
 # depth limit (128 levels), which the trace moves up.  Entries the snapshot did not cover are judged
-# by their birth time (statx STATX_BTIME) against the run's start.
+# by their birth time (statx STATX_BTIME) against the run's start; without one (ramfs) they are left
+# and counted unsure, while a snapshot that saw everything still removes what the run made.
 #   cleanup_keep.sh REPRISE SOURCE_ROOT
 set -u
 reprise=$1
 tmp=$(mktemp -d) || exit 1
-trap 'chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+ram=
+trap '[ -n "$ram" ] && umount "$ram"; chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
 . "${0%/*}/../lib/tap.sh"
 chmod 755 "$tmp" # the unprivileged user below reaches its target through it
 check() { desc=$1; shift; if "$@" >"$tmp/out" 2>"$tmp/err"; then ok "$desc"; else not_ok "$desc"; fi; }
@@ -59,6 +61,30 @@ else
 	else not_ok "deep: the file of before is kept under its new name"; fi
 	if [ ! -e "$tmp/r/made" ]; then ok "deep: what the run made is removed"; else not_ok "deep: what the run made is removed"; fi
 	has "deep: the summary" out '^Cleanup: 1 entry the run made removed, [0-9]+ of before left'
+fi
+
+# 9-14. A file system with no birth time (ramfs, mounted here as root): the same deep move leaves
+# what the snapshot could not judge, counted unsure; a target the snapshot saw whole is cleaned as ever.
+mkdir "$tmp/ram"
+if [ "$(id -u)" != 0 ] || ! mount -t ramfs reprise-test "$tmp/ram" 2>/dev/null; then
+	for d in "deep run" "deep kept" "unsure counted" "whole run" "whole removed" "whole kept"; do
+		skip "no birth time: $d" "needs root to mount a ramfs"; done
+else
+	ram=$tmp/ram
+	mkdir -p "$ram/r$deep" && echo deep >"$ram/r$deep/deep.txt"
+	check "no birth time: the deep move, with --cleanup" "$reprise" replay "$tmp/deep.rpz" --target "$ram/r" -q --cleanup
+	if [ "$(cat "$ram/r/up.txt" 2>/dev/null)" = deep ]; then ok "no birth time: the file of before is kept"
+	else not_ok "no birth time: the file of before is kept"; fi
+	has "no birth time: what cannot be judged is left and counted unsure" out \
+		'^Cleanup: 0 entries the run made removed, [0-9]+ of before left, 2 left unsure '
+	mkdir "$ram/w" && echo keep >"$ram/w/pre.txt"
+	printf '0.000000000 0.000001000 c1 mkdir path="/made" mode=0755 -> OK\n' >"$tmp/mk.ops"
+	"$reprise" convert "$tmp/mk.ops" "$tmp/mk.rpz" >/dev/null 2>&1
+	check "no birth time, a snapshot that saw everything: --cleanup" "$reprise" replay "$tmp/mk.rpz" --target "$ram/w" -q --cleanup
+	if [ ! -e "$ram/w/made" ]; then ok "no birth time, seen whole: what the run made is removed"
+	else not_ok "no birth time, seen whole: what the run made is removed"; fi
+	if [ "$(cat "$ram/w/pre.txt")" = keep ]; then ok "no birth time, seen whole: the file of before is kept"
+	else not_ok "no birth time, seen whole: the file of before is kept"; fi
 fi
 
 echo "1..$n"
