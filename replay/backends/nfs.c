@@ -42,6 +42,7 @@ static int nfs_create_backend(void **out, const rp_backend_args *args, char *err
 		free(nb);
 		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 	}
+	pthread_mutex_init(&nb->lock, NULL);
 	nb->version = info.version;
 	nb->timeout_ms = (int)(args->vals[N_OPT_TIMEOUT].u / 1000000u);
 	nb->setid = args->vals[N_OPT_SETID].u != 0;
@@ -54,6 +55,12 @@ static void nfs_destroy_backend(void *backend)
 	nfs_backend *const nb = backend;
 	if (!nb)
 		return;
+	for (nfs_group *g = nb->groups, *next; g; g = next) {
+		next = g->next;
+		free(g->mount);
+		free(g);
+	}
+	pthread_mutex_destroy(&nb->lock);
 	free(nb->url);
 	free(nb);
 }
@@ -134,6 +141,30 @@ static int make_dir_beneath(const nfs_backend *nb, struct nfs_context *nfs, cons
 	return 0;
 }
 
+/*
+ * The group of the clients that mount this directory (made on first use):
+ * those of one copy of a multi-client trace share it, and a symlink one of
+ * them makes or renames into place must reach the others' checked names.
+ */
+static nfs_group *join_group(nfs_backend *nb, const char *mount)
+{
+	pthread_mutex_lock(&nb->lock);
+	nfs_group *g = nb->groups;
+	while (g && strcmp(g->mount, mount) != 0)
+		g = g->next;
+	if (!g && (g = calloc(1, sizeof(*g))) != NULL) {
+		if ((g->mount = strdup(mount)) != NULL) {
+			g->next = nb->groups;
+			nb->groups = g;
+		} else {
+			free(g);
+			g = NULL;
+		}
+	}
+	pthread_mutex_unlock(&nb->lock);
+	return g;
+}
+
 /* Mount server:export[/dir]: 0, or an error naming the URL and what libnfs said. */
 static int mount_at(const nfs_backend *nb, struct nfs_context *nfs, const char *server, const char *path, char *errbuf)
 {
@@ -190,6 +221,14 @@ static int nfs_client_init(void *backend, void *client, const char *dir, char *e
 	rc = mount_at(nb, nfs, url->server, c->mount, errbuf);
 	if (rc < 0)
 		goto fail;
+	if (nb->version == 3) {
+		if (!(c->group = join_group(nb, c->mount))) {
+			rc = rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+			goto fail;
+		}
+		rp__nfs_names_init(&c->names, 0);
+		c->seen = atomic_load(&c->group->changes);
+	}
 	nfs_destroy_url(url);
 	c->nfs = nfs;
 	/* NFSv4 in libnfs 4.0 reports no sizes (0) and cannot encode a WRITE past 3944 bytes: pieces of our own. */
@@ -242,6 +281,7 @@ static void nfs_client_fini(void *backend, void *client)
 		nfs_destroy_context(c->side);
 	c->nfs = c->side = NULL;
 	rp__nfs_free_orphans(c);
+	rp__nfs_names_fini(&c->names);
 	free(c->mount);
 	free(c->wbuf);
 	free(c->zbuf);

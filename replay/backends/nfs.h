@@ -53,9 +53,65 @@ enum {
 /* The steps a setattr's attrs (rp_setattr_flag) need; 0 means none: a GETATTR stands in. */
 unsigned rp__nfs_setattr_steps(uint32_t attrs);
 
+/*
+ * nfs_names.c: the checked names of a client (NFSv3; nfs_ops.c's check of
+ * every component's type, from the server's LOOKUP replies, before a path
+ * is acted through).  An entry is a name in a directory entry (or the
+ * root): a directory with its file handle, or something else that is no
+ * symlink.  Forgetting a path forgets what is beneath it too; any forget
+ * moves the epoch, so a LOOKUP sent before it adds nothing.  Bounded: past
+ * max entries it starts again.
+ */
+#define RP_NFS_NAMES_MAX 4096u
+#define RP_NFS_FH_MAX 64u /* NFS3_FHSIZE */
+#define RP_NFS_NAMES_ROOT (UINT32_MAX - 1) /* the parent of the root's names */
+#define RP_NFS_NAMES_NONE UINT32_MAX       /* not there; as a parent, nothing is beneath it */
+enum { RP_NFS_NAME_DIR = 1, RP_NFS_NAME_OTHER = 2 };
+
+typedef struct rp_nfs_name {
+	char *name;
+	uint32_t len, parent, hash;
+	uint8_t kind, dead, fhlen;
+	unsigned char fh[RP_NFS_FH_MAX];
+} rp_nfs_name;
+
+typedef struct rp_nfs_names {
+	rp_nfs_name *nodes; /* n made since the last reset (dead ones too), room for cap */
+	uint32_t n, cap, live, max;
+	uint32_t *index; /* slots (a power of 2), open addressing, RP_NFS_NAMES_NONE empty */
+	uint32_t slots, used;
+	uint64_t epoch;  /* moves with every forget and reset */
+	uint64_t resets; /* for tests and figures */
+} rp_nfs_names;
+
+void rp__nfs_names_init(rp_nfs_names *n, uint32_t max); /* max 0: RP_NFS_NAMES_MAX */
+void rp__nfs_names_fini(rp_nfs_names *n);
+/* Forget everything (a change nobody said where: another client's). */
+void rp__nfs_names_reset(rp_nfs_names *n);
+/* The entry of name (len bytes) in the entry parent (RP_NFS_NAMES_ROOT: the root), or RP_NFS_NAMES_NONE. */
+uint32_t rp__nfs_names_find(const rp_nfs_names *n, uint32_t parent, const char *name, size_t len);
+/*
+ * Remember name in parent as kind (fh: a directory's handle, fhlen bytes,
+ * at most RP_NFS_FH_MAX), if the epoch is still the one the LOOKUP was sent
+ * in: its index, or RP_NFS_NAMES_NONE when not kept.
+ */
+uint32_t rp__nfs_names_add(rp_nfs_names *n, uint64_t epoch, uint32_t parent, const char *name, size_t len, int kind,
+			   const void *fh, size_t fhlen);
+/* Forget a "/"-separated path and everything beneath it (unlink, rmdir, rename, link, symlink, deltree). */
+void rp__nfs_names_forget(rp_nfs_names *n, const char *path);
+
 #ifdef RP_NFS_LIBNFS
 /* The rest needs libnfs: nfs.c and nfs_ops.c. */
+#include <pthread.h>
+
 #include <nfsc/libnfs.h>
+
+/* Clients that mount the same directory: a change one makes in the namespace, counted, resets the others' names. */
+typedef struct nfs_group {
+	struct nfs_group *next;
+	char *mount;
+	_Atomic uint64_t changes;
+} nfs_group;
 
 typedef struct nfs_backend {
 	char *url;             /* the target, as given */
@@ -63,6 +119,8 @@ typedef struct nfs_backend {
 	int timeout_ms;        /* RPC timeout (backend option timeout) */
 	bool setid;            /* backend option setid: apply the trace's setuid/setgid bits */
 	_Atomic unsigned contexts; /* contexts made so far: each its own NFSv4 client name */
+	pthread_mutex_t lock;  /* groups */
+	nfs_group *groups;
 } nfs_backend;
 
 typedef struct nreq nreq;
@@ -101,6 +159,11 @@ typedef struct nfs_client {
 	char lost_msg[RP_ERRBUF_SIZE];
 	char *wbuf;      /* the write pattern (0x5a), RP_NFS_IO_MAX bytes */
 	char *zbuf;      /* zeros, for prepare --prepare-fill=zero */
+	/* NFSv3: the names checked (nfs_ops.c, check_*); the group's changes as last seen (its own included). */
+	rp_nfs_names names;
+	nfs_group *group;
+	uint64_t seen;
+	uint64_t lookups; /* LOOKUPs the check sent */
 } nfs_client;
 
 /* nfs.c: the event loop. */
@@ -135,6 +198,7 @@ enum step {
 	S_V4CHECK,  /* NFSv4: what an open names, before the OPEN (open_checked) */
 	S_V4INO,    /* NFSv4: the fileid of a file the OPEN created */
 	S_V4TRUNC,  /* NFSv4: an open that empties a file already open here */
+	S_CHECK,    /* NFSv3: a LOOKUP of one component of the path the op acts through (check_*) */
 };
 
 struct nreq {
@@ -155,6 +219,15 @@ struct nreq {
 	unsigned sa;    /* setattr: steps left (RP_NFS_SA_*) */
 	struct nfs_stat_64 st;
 	char *path, *path2; /* "/"-rooted */
+	/* The check (NFSv3): the path, the next component's offset in it, the directory it is in (entry, handle). */
+	const char *chk;
+	size_t chk_at;
+	uint8_t chk_last;   /* what a symlink as the last component is (enum in nfs_ops.c) */
+	uint8_t chk_last2;  /* the same for path2, checked after path */
+	uint32_t chk_dir;
+	uint64_t chk_epoch;
+	uint32_t chk_fhlen;
+	unsigned char chk_fh[RP_NFS_FH_MAX];
 };
 
 /* nfs_ops.c: the request's life. */

@@ -16,6 +16,16 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 
+#include <nfsc/libnfs-raw-nfs.h>
+#include <nfsc/libnfs-raw.h>
+
+/*
+ * The mount's root file handle: libnfs 4.0 exports it without declaring it
+ * in a public header.  Its struct nfs_fh ({int len; char *val;}) has the
+ * layout of nfs_fh3, which is what the raw LOOKUP takes.
+ */
+const struct nfs_fh3 *nfs_get_rootfh(struct nfs_context *nfs);
+
 static nfile *new_file(nreq *q, struct nfsfh *fh, bool dir);
 static struct nfsfh *drop_file(nfs_client *c, nfile *f);
 static void deliver(nreq *q, nfile *f);
@@ -63,11 +73,17 @@ static void complete(nfs_client *c, rp_breq *req, int status)
 		req->cb(req);
 }
 
+static bool changes_names(int op);
+static void names_changed(nfs_client *c, const char *path, const char *path2);
+
 void rp__nfs_finish(nreq *q, int status)
 {
 	nfs_client *const c = q->c;
 	live_del(c, q);
 	rp_breq *const req = q->req;
+	/* Again now that it is done: a LOOKUP answered while it was in flight may have seen the old names. */
+	if (req && changes_names(req->op->op))
+		names_changed(c, q->path, q->path2);
 	if (q->tmp && q->f) {
 		/* A by-path op that failed before its close: the close is sent, its answer not waited for. */
 		struct nfsfh *const fh = drop_file(c, q->f);
@@ -606,11 +622,250 @@ void rp__nfs_step_cb(int err, struct nfs_context *nfs, void *data, void *priv)
 	case S_V4CHECK:
 		v4_checked(q, err, data);
 		return;
+	case S_CHECK:
+		rp__nfs_finish(q, EIO); /* check_cb's, never here */
+		return;
 	case S_SIMPLE:
 		if (err >= 0 && q->req->op->op == RP_OP_READLINK && data)
 			q->req->result = strlen(data);
 		rp__nfs_finish(q, rp__nfs_status(err));
 		return;
+	}
+}
+
+/*
+ * NFSv3: the check of a path before an op acts through it.  ganesha's
+ * CREATE UNCHECKED opens the name it is given on its own file system and
+ * follows a symlink there (measured: a planted link to a file outside the
+ * export is written, truncated, chmodded), and libnfs follows a symlink in
+ * the middle of a path beneath the root.  So every component is looked up
+ * first (raw LOOKUP3 from the mount's root handle, the type from the
+ * reply's own attributes): a symlink in the middle is EXDEV (an escape, as
+ * posix's beneath-resolution says), one as the last component ELOOP for
+ * an op that would act through it or EEXIST for an exclusive create, and
+ * fine for an op on the link itself (stat, readlink, unlink, rename, ...).
+ * Names found to be directories or other files are kept (c->names), so a
+ * path's directories cost one LOOKUP each for the run, until a namespace
+ * op of this client (forgotten there) or of another of its directory (the
+ * group's count: everything forgotten) may have changed them.
+ */
+enum { CHK_NONE, CHK_LINK, CHK_LOOP, CHK_EXCL };
+
+static void dispatch(nreq *q);
+static void check_next(nreq *q);
+
+/* Another client of the directory changed its namespace since: forget every name. */
+static void names_sync(nfs_client *c)
+{
+	const uint64_t g = atomic_load_explicit(&c->group->changes, memory_order_acquire);
+	if (g != c->seen) {
+		rp__nfs_names_reset(&c->names);
+		c->seen = g;
+	}
+}
+
+/* An op that may change what a name is (before it is sent and when it completes): forgotten, counted. */
+static void names_changed(nfs_client *c, const char *path, const char *path2)
+{
+	if (!c->group)
+		return;
+	if (path)
+		rp__nfs_names_forget(&c->names, path);
+	if (path2)
+		rp__nfs_names_forget(&c->names, path2);
+	const uint64_t old = atomic_fetch_add_explicit(&c->group->changes, 1u, memory_order_acq_rel);
+	if (old == c->seen)
+		c->seen = old + 1; /* nobody else's change came between: the names stay */
+}
+
+static bool changes_names(int op)
+{
+	return op == RP_OP_UNLINK || op == RP_OP_RMDIR || op == RP_OP_RENAME || op == RP_OP_LINK || op == RP_OP_SYMLINK ||
+	       op == RP_OP_DELTREE;
+}
+
+static void check_begin(nreq *q, const char *path, int last)
+{
+	nfs_client *const c = q->c;
+	const struct nfs_fh3 *const root = nfs_get_rootfh(c->nfs);
+	if (!root || !root->data.data_val || root->data.data_len > RP_NFS_FH_MAX) {
+		rp__nfs_finish(q, EIO);
+		return;
+	}
+	q->chk = path;
+	q->chk_at = 0;
+	q->chk_last = (uint8_t)last;
+	q->chk_dir = RP_NFS_NAMES_ROOT;
+	q->chk_epoch = c->names.epoch;
+	q->chk_fhlen = root->data.data_len;
+	memcpy(q->chk_fh, root->data.data_val, root->data.data_len);
+	check_next(q);
+}
+
+/* The path passed: path2's turn, or the op. */
+static void check_passed(nreq *q)
+{
+	if (q->chk == q->path && q->chk_last2 != CHK_NONE && q->path2) {
+		const int last = q->chk_last2;
+		q->chk_last2 = CHK_NONE;
+		check_begin(q, q->path2, last);
+		return;
+	}
+	q->chk = NULL;
+	dispatch(q);
+}
+
+static void check_cb(struct rpc_context *rpc, int status, void *data, void *priv)
+{
+	(void)rpc;
+	nreq *const q = priv;
+	if (!q->req) {
+		live_del(q->c, q); /* orphaned, as in rp__nfs_step_cb */
+		nreq_free(q);
+		return;
+	}
+	nfs_client *const c = q->c;
+	if (status == RPC_STATUS_TIMEOUT) {
+		rp__nfs_step_cb(-ETIMEDOUT, c->nfs, NULL, q); /* the client ends, as on any RPC's timeout */
+		return;
+	}
+	const LOOKUP3res *const res = data;
+	if (status != RPC_STATUS_SUCCESS || !res) {
+		rp__nfs_finish(q, EIO);
+		return;
+	}
+	const char *const name = q->chk + q->chk_at;
+	const size_t len = strcspn(name, "/");
+	const bool last = name[len] == '\0';
+	if (res->status != NFS3_OK) {
+		check_passed(q); /* not there, no access, ...: the op gets the server's own answer */
+		return;
+	}
+	const LOOKUP3resok *const ok = &res->LOOKUP3res_u.resok;
+	if (!ok->obj_attributes.attributes_follow) {
+		rp__nfs_finish(q, EIO); /* no type to check: refused rather than trusted */
+		return;
+	}
+	const ftype3 type = ok->obj_attributes.post_op_attr_u.attributes.type;
+	if (type == NF3LNK) {
+		if (!last)
+			rp__nfs_finish(q, EXDEV);
+		else if (q->chk_last == CHK_LOOP)
+			rp__nfs_finish(q, ELOOP);
+		else if (q->chk_last == CHK_EXCL)
+			rp__nfs_finish(q, EEXIST);
+		else
+			check_passed(q);
+		return;
+	}
+	if (type != NF3DIR) {
+		rp__nfs_names_add(&c->names, q->chk_epoch, q->chk_dir, name, len, RP_NFS_NAME_OTHER, NULL, 0);
+		check_passed(q); /* a file in the middle: libnfs answers ENOTDIR */
+		return;
+	}
+	if (ok->object.data.data_len > RP_NFS_FH_MAX || !ok->object.data.data_val) {
+		rp__nfs_finish(q, EIO);
+		return;
+	}
+	q->chk_dir = rp__nfs_names_add(&c->names, q->chk_epoch, q->chk_dir, name, len, RP_NFS_NAME_DIR,
+				       ok->object.data.data_val, ok->object.data.data_len);
+	q->chk_fhlen = ok->object.data.data_len;
+	memcpy(q->chk_fh, ok->object.data.data_val, q->chk_fhlen);
+	q->chk_at += len;
+	check_next(q);
+}
+
+/* From the component at q->chk_at on: what the names know, then a LOOKUP of the first they do not. */
+static void check_next(nreq *q)
+{
+	nfs_client *const c = q->c;
+	names_sync(c);
+	for (;;) {
+		/* An entry of before a change may be gone (or its index another's): from here on, nothing cached. */
+		if (q->chk_dir != RP_NFS_NAMES_ROOT && q->chk_epoch != c->names.epoch)
+			q->chk_dir = RP_NFS_NAMES_NONE;
+		q->chk_epoch = c->names.epoch;
+		while (q->chk[q->chk_at] == '/')
+			q->chk_at++;
+		const char *const name = q->chk + q->chk_at;
+		const size_t len = strcspn(name, "/");
+		if (len == 0) {
+			check_passed(q);
+			return;
+		}
+		if (len > NAME_MAX) {
+			check_passed(q); /* libnfs refuses it (ENAMETOOLONG) */
+			return;
+		}
+		const uint32_t e = rp__nfs_names_find(&c->names, q->chk_dir, name, len);
+		if (e == RP_NFS_NAMES_NONE) {
+			char comp[NAME_MAX + 1];
+			memcpy(comp, name, len);
+			comp[len] = '\0';
+			LOOKUP3args args;
+			memset(&args, 0, sizeof(args));
+			args.what.dir.data.data_len = q->chk_fhlen;
+			args.what.dir.data.data_val = (char *)q->chk_fh;
+			args.what.name = comp;
+			q->step = S_CHECK;
+			c->lookups++;
+			/* libnfs encodes the call before it returns: comp and the handle may go. */
+			if (rpc_nfs3_lookup_async(nfs_get_rpc_context(c->nfs), check_cb, &args, q) < 0)
+				rp__nfs_finish(q, EIO);
+			return;
+		}
+		const rp_nfs_name *const n = &c->names.nodes[e];
+		if (n->kind != RP_NFS_NAME_DIR) {
+			check_passed(q); /* no symlink; in the middle libnfs answers ENOTDIR */
+			return;
+		}
+		q->chk_dir = e;
+		q->chk_fhlen = n->fhlen;
+		memcpy(q->chk_fh, n->fh, n->fhlen);
+		q->chk_at += len;
+	}
+}
+
+/* NFSv3: how the op's path (and path2) are checked, CHK_NONE for not at all. */
+static int check_of(const nreq *q, const rp_op *op, int *last2)
+{
+	*last2 = CHK_NONE;
+	if (q->c->nb->version != 3 || !q->path)
+		return CHK_NONE;
+	switch (op->op) {
+	case RP_OP_OPEN: {
+		const int disp = op->disp < RP_DISP__COUNT ? disp_flags[op->disp] : 0;
+		return disp & O_EXCL ? CHK_EXCL : CHK_LOOP;
+	}
+	case RP_OP_READ:
+	case RP_OP_WRITE:
+	case RP_OP_FLUSH:
+	case RP_OP_SETATTR:
+		return q->f ? CHK_NONE : CHK_LOOP; /* a handle was checked when it was opened */
+	case RP_OP_MKNOD:
+	case RP_OP_MKDIR:
+		return CHK_EXCL;
+	case RP_OP_RENAME:
+	case RP_OP_LINK:
+		*last2 = CHK_LINK;
+		return CHK_LINK;
+	case RP_OP_CLOSE:
+		return CHK_NONE;
+	case RP_OP_DELTREE:
+		/*
+		 * Its walk is libnfs's synchronous calls, which must not run inside
+		 * a callback (check_cb's); it enters no symlink (a link is removed),
+		 * and libnfs refuses one in the path that leads out of the root.
+		 */
+		return CHK_NONE;
+	case RP_OP_STAT:
+	case RP_OP_LOOKUP:
+	case RP_OP_ACCESS:
+	case RP_OP_READDIR:
+	case RP_OP_STATFS:
+		return q->f ? CHK_NONE : CHK_LINK;
+	default:
+		return CHK_LINK; /* unlink, rmdir, readlink, symlink: the link itself, what is before it checked */
 	}
 }
 
@@ -639,6 +894,24 @@ void rp__nfs_start(nfs_client *c, rp_breq *req)
 		return;
 	}
 	live_add(c, q);
+	int last2;
+	const int last = check_of(q, op, &last2);
+	if (changes_names(op->op))
+		names_changed(c, q->path, q->path2);
+	if (last != CHK_NONE) {
+		q->chk_last2 = (uint8_t)last2;
+		check_begin(q, q->path, last);
+		return;
+	}
+	dispatch(q);
+}
+
+/* The op proper, its paths checked. */
+static void dispatch(nreq *q)
+{
+	nfs_client *const c = q->c;
+	rp_breq *const req = q->req;
+	const rp_op *const op = req->op;
 	switch (op->op) {
 	case RP_OP_OPEN:
 		if (!q->path)

@@ -248,6 +248,99 @@ for v in 3 4; do
 	done
 done
 
+# 5b. Planted symlinks as the last component and in the middle of a path, in fresh directories (ganesha
+# has seen none of their names): relative ones climbing out of the export, absolute ones outside it,
+# a directory link in the middle.  ganesha's CREATE UNCHECKED follows a link it is given the name of,
+# so NFSv3 checks each component's type (LOOKUP) first: a link in the middle is EXDEV, one at the end
+# ELOOP (EEXIST for an exclusive create); ops on the link itself still work.  The files outside
+# keep their contents, size, mode and times; over NFSv4 too.
+links_trace() { # the ops through link L1..L11 (each its own target), then on the links k1..k4 themselves
+	i=0
+	for l in "$@"; do
+		cat <<OPS
+open path="/${l}1" fh=1 disp=open_if -> OK
+write fh=1 off=0 len=10 ret=10 -> OK
+close fh=1 -> OK
+open path="/${l}2" fh=2 disp=trunc -> OK
+close fh=2 -> OK
+open path="/${l}3" fh=3 disp=trunc_if -> OK
+write fh=3 off=0 len=4 ret=4 -> OK
+close fh=3 -> OK
+setattr path="/${l}4" set=mode mode=0777 -> OK
+setattr path="/${l}5" set=size len=0 -> OK
+write path="/${l}6" off=0 len=5 ret=5 -> OK
+open path="/${l}7" fh=4 disp=open -> OK
+write fh=4 off=0 len=10 ret=10 -> OK
+close fh=4 -> OK
+open path="/${l}8" fh=5 disp=supersede -> OK
+close fh=5 -> OK
+mknod path="/${l}9" mode=0100644 -> OK
+open path="/${l}10" fh=6 disp=create -> OK
+close fh=6 -> OK
+setattr path="/${l}11" set=mtime_now,mode mode=0600 -> OK
+OPS
+	done
+	cat <<'OPS'
+readlink path="/k1" -> OK
+stat path="/k2" -> OK
+rename path="/k3" path2="/k3moved" -> OK
+unlink path="/k4" -> OK
+OPS
+}
+links_trace r a rd/f ad/f | awk '{ printf "0.%09d - c0 %s\n", NR, $0 }' >"$tmp/links.ops"
+"$reprise" convert "$tmp/links.ops" "$tmp/links.rpz" >/dev/null 2>&1
+outside2=$tmp/outside2
+for v in 3 4; do
+	fresh=fresh$v
+	cl=$export_dir/$fresh/client1
+	rm -rf "$outside2"
+	mkdir -p "$outside2/d" "$cl"
+	for i in $(seq 1 11); do
+		for f in "$outside2/r$i" "$outside2/a$i" "$outside2/d/f$i"; do printf 'precious %s\n' "$i" >"$f"; chmod 0644 "$f"; done
+		ln -s "../../../../outside2/r$i" "$cl/r$i" # relative, climbing out of the export
+		ln -s "$outside2/a$i" "$cl/a$i"             # absolute, outside the export
+	done
+	ln -s ../../../../outside2/d "$cl/rd" # a directory, in the middle of the path
+	ln -s "$outside2/d" "$cl/ad"
+	for k in 1 2 3 4; do ln -s "$outside2/r$k" "$cl/k$k"; done
+	touch -d '2001-01-01 00:00:00' "$outside2"/* "$outside2"/d/*
+	snap2() { (cd "$outside2" && find . -printf '%y %m %s %T@ %p\n' | sort && find . -type f | sort | xargs cat); }
+	snap2 >"$tmp/before2"
+	run "$reprise" replay "$tmp/links.rpz" --target "$(url $v $fresh)" --clients 1 --no-prepare -o "$tmp/links.json"
+	rc=$?
+	snap2 >"$tmp/after2"
+	if [ "$rc" -le 1 ] && cmp -s "$tmp/before2" "$tmp/after2"; then
+		ok "planted last-component and mid-path links over NFSv$v: the files outside are untouched"
+	else
+		echo "# exit $rc"; diff "$tmp/before2" "$tmp/after2" | head -10 | sed 's/^/# /'
+		not_ok "planted last-component and mid-path links over NFSv$v: the files outside are untouched"
+	fi
+	# The ops on the links themselves still work: the rename moved the link, the unlink removed it.
+	if [ -L "$cl/k3moved" ] && [ ! -e "$cl/k3" ] && [ ! -L "$cl/k3" ] && [ ! -L "$cl/k4" ] && [ -L "$cl/k1" ]; then
+		ok "NFSv$v: rename and unlink act on a planted link itself"
+	else
+		ls -l "$cl" | grep ' k' | sed 's/^/# /'
+		not_ok "NFSv$v: rename and unlink act on a planted link itself"
+	fi
+	if [ "$v" = 3 ]; then
+		# What each op through a link must get, counted from the trace: at the end of the path ELOOP, EEXIST
+		# for an exclusive create (mknod, disp=create); in the middle EXDEV.  readlink and stat of a link succeed.
+		at_end='path="/[ra][0-9]+"'
+		want_excl=$(grep -Ec "$at_end.*(disp=create|mode=0100644)|mknod $at_end" "$tmp/links.ops")
+		want_loop=$(($(grep -Ec "$at_end" "$tmp/links.ops") - want_excl))
+		want_xdev=$(grep -Ec 'path="/(rd|ad)/' "$tmp/links.ops")
+		errs=$(tr -d ' \n' <"$tmp/links.json" | grep -o '"errors":{[^}]*}')
+		has_err() { case $errs in *"\"$1\":$2"[,}]*) ok "NFSv3: $3 ($2 $1)" ;; *) echo "# $errs"; not_ok "NFSv3: $3 ($2 $1)" ;; esac; }
+		has_err ELOOP "$want_loop" "a symlink as the last component of an op acting through it is ELOOP"
+		has_err EEXIST "$want_excl" "an exclusive create or mknod on a symlink is EEXIST"
+		has_err EXDEV "$want_xdev" "a symlink in the middle of a path is EXDEV"
+		fails=$(tr -d ' \n' <"$tmp/links.json" | grep -Eo '"(readlink|stat|rename|unlink)":\{"count":[0-9]+,"bytes":[0-9]+,[^}]*"failures":[0-9]+' |
+			sed -E 's/^"([a-z]+)".*"count":([0-9]+).*"failures":([0-9]+)$/\1 \2 \3/' | sort | tr '\n' ' ')
+		same "NFSv3: readlink, stat, rename and unlink of a planted link succeed (op count failures)" "$fails" \
+			"readlink 1 0 rename 1 0 stat 1 0 unlink 1 0 "
+	fi
+done
+
 # 6. Errors: clear, exit 1, at once.
 check_err() { # desc pattern command...
 	desc=$1 pat=$2; shift 2

@@ -1,5 +1,6 @@
-/* Unit tests: the nfs backend's pure helpers (URL form, statuses, listing patterns, setattr steps); no server. */
+/* Unit tests: the nfs backend's pure helpers (URL form, statuses, listing patterns, setattr steps, checked names); no server. */
 #include <errno.h>
+#include <stdio.h>
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +115,125 @@ static void test_setattr_steps(void **state)
 			 RP_NFS_SA_MODE | RP_NFS_SA_OWNER | RP_NFS_SA_TIMES);
 }
 
+/* The entry of a "/"-separated path, walking from the root as the check does: its index, or RP_NFS_NAMES_NONE. */
+static uint32_t walk(const rp_nfs_names *n, const char *path)
+{
+	uint32_t at = RP_NFS_NAMES_ROOT;
+	for (const char *p = path; *p;) {
+		while (*p == '/')
+			p++;
+		const size_t len = strcspn(p, "/");
+		if (len == 0)
+			break;
+		at = rp__nfs_names_find(n, at, p, len);
+		if (at == RP_NFS_NAMES_NONE)
+			return at;
+		p += len;
+	}
+	return at;
+}
+
+/* Add every component of path as a directory (the last as kind), as a walk of LOOKUPs would. */
+static void learn(rp_nfs_names *n, const char *path, int kind)
+{
+	uint32_t at = RP_NFS_NAMES_ROOT;
+	for (const char *p = path; *p;) {
+		while (*p == '/')
+			p++;
+		const size_t len = strcspn(p, "/");
+		const bool last = p[len] == '\0';
+		const unsigned char fh[3] = { 'f', 'h', (unsigned char)len };
+		at = rp__nfs_names_add(n, n->epoch, at, p, len, last ? kind : RP_NFS_NAME_DIR, fh, last && kind != RP_NFS_NAME_DIR ? 0 : 3);
+		assert_int_not_equal(at, RP_NFS_NAMES_NONE);
+		p += len;
+	}
+}
+
+static void test_names(void **state)
+{
+	(void)state;
+	rp_nfs_names n;
+	rp__nfs_names_init(&n, 0);
+	learn(&n, "/a/b/c", RP_NFS_NAME_OTHER);
+	learn(&n, "/a/b/d", RP_NFS_NAME_DIR);
+	learn(&n, "/a/e", RP_NFS_NAME_OTHER);
+	learn(&n, "/x", RP_NFS_NAME_DIR);
+	const uint32_t c = walk(&n, "/a/b/c");
+	assert_int_not_equal(c, RP_NFS_NAMES_NONE);
+	assert_int_equal(n.nodes[c].kind, RP_NFS_NAME_OTHER);
+	const uint32_t b = walk(&n, "/a/b");
+	assert_int_equal(n.nodes[b].kind, RP_NFS_NAME_DIR);
+	assert_int_equal(n.nodes[b].fhlen, 3);
+	assert_memory_equal(n.nodes[b].fh, "fh\1", 3);
+	/* A name is its parent's: "c" beneath "a" is not "c" beneath "b". */
+	assert_int_equal(walk(&n, "/a/c"), RP_NFS_NAMES_NONE);
+	assert_int_equal(walk(&n, "/a/b/cc"), RP_NFS_NAMES_NONE);
+	assert_int_equal(walk(&n, "/a/b/"), b);
+	/* Adding what is there gives the same entry. */
+	assert_int_equal(rp__nfs_names_add(&n, n.epoch, b, "c", 1, RP_NFS_NAME_OTHER, NULL, 0), c);
+
+	/* Forgetting a directory (an rmdir, a rename of it, a symlink made in its place) forgets all beneath it. */
+	rp__nfs_names_forget(&n, "/a/b");
+	assert_int_equal(walk(&n, "/a/b"), RP_NFS_NAMES_NONE);
+	assert_int_equal(walk(&n, "/a/b/c"), RP_NFS_NAMES_NONE);
+	assert_int_equal(walk(&n, "/a/b/d"), RP_NFS_NAMES_NONE);
+	assert_int_not_equal(walk(&n, "/a/e"), RP_NFS_NAMES_NONE); /* its siblings stay */
+	assert_int_not_equal(walk(&n, "/x"), RP_NFS_NAMES_NONE);
+	/* A name looked up again is a new entry: nothing of the old subtree comes back with it. */
+	learn(&n, "/a/b", RP_NFS_NAME_DIR);
+	assert_int_not_equal(walk(&n, "/a/b"), b);
+	assert_int_equal(walk(&n, "/a/b/c"), RP_NFS_NAMES_NONE);
+	/* Into a forgotten entry nothing is added (a LOOKUP beneath it that was in flight). */
+	assert_int_equal(rp__nfs_names_add(&n, n.epoch, b, "z", 1, RP_NFS_NAME_OTHER, NULL, 0), RP_NFS_NAMES_NONE);
+
+	/* A file forgotten (unlink, the source or target of a rename): that name only. */
+	rp__nfs_names_forget(&n, "/a/e");
+	assert_int_equal(walk(&n, "/a/e"), RP_NFS_NAMES_NONE);
+	assert_int_not_equal(walk(&n, "/a"), RP_NFS_NAMES_NONE);
+	learn(&n, "/a/e", RP_NFS_NAME_OTHER);
+	rp__nfs_names_forget(&n, "/a/e/"); /* a trailing '/' is the same name */
+	assert_int_equal(walk(&n, "/a/e"), RP_NFS_NAMES_NONE);
+	/* Forgetting what is not cached changes no entry, but still moves the epoch. */
+	const uint32_t live = n.live;
+	uint64_t epoch = n.epoch;
+	rp__nfs_names_forget(&n, "/nope/deeper");
+	assert_int_equal(n.live, live);
+	assert_true(n.epoch != epoch);
+
+	/* A LOOKUP sent before a change (its epoch) adds nothing after it: it may have seen the old name. */
+	epoch = n.epoch;
+	rp__nfs_names_forget(&n, "/x");
+	assert_int_equal(rp__nfs_names_add(&n, epoch, RP_NFS_NAMES_ROOT, "x", 1, RP_NFS_NAME_DIR, "h", 1), RP_NFS_NAMES_NONE);
+	assert_int_equal(walk(&n, "/x"), RP_NFS_NAMES_NONE);
+	/* A reset (another client's change) forgets everything. */
+	rp__nfs_names_reset(&n);
+	assert_int_equal(walk(&n, "/a"), RP_NFS_NAMES_NONE);
+	assert_int_equal(n.live, 0);
+	rp__nfs_names_fini(&n);
+
+	/* Bounded: 10 entries at most, then it starts again; every entry is found while it is kept. */
+	rp__nfs_names_init(&n, 10);
+	char name[16];
+	uint64_t dropped = 0;
+	for (int i = 0; i < 95; i++) {
+		snprintf(name, sizeof(name), "f%d", i);
+		const uint32_t at = rp__nfs_names_add(&n, n.epoch, RP_NFS_NAMES_ROOT, name, strlen(name), RP_NFS_NAME_OTHER, NULL, 0);
+		assert_true(n.n <= 10);
+		if (at != RP_NFS_NAMES_NONE)
+			assert_int_equal(rp__nfs_names_find(&n, RP_NFS_NAMES_ROOT, name, strlen(name)), at);
+		else
+			dropped++; /* the one that found it full */
+	}
+	assert_true(dropped > 0);
+	assert_int_equal(n.resets, dropped);
+	assert_true(n.slots <= 64);
+	/* A file handle longer than NFSv3's is refused, not cut. */
+	static const unsigned char big[RP_NFS_FH_MAX + 1];
+	assert_int_equal(rp__nfs_names_add(&n, n.epoch, RP_NFS_NAMES_ROOT, "big", 3, RP_NFS_NAME_DIR, big, sizeof(big)),
+			 RP_NFS_NAMES_NONE);
+	rp__nfs_names_fini(&n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -121,6 +241,7 @@ int main(void)
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_pattern),
 		cmocka_unit_test(test_setattr_steps),
+		cmocka_unit_test(test_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
