@@ -24,9 +24,10 @@
  *    within the run and valid through every client state of it (dup and fork share one among
  *    clients).  Copy ops reach version 5 backends only (older ones count them unsupported).
  * 6: rp_backend_ops.client_error (optional): a client state lost for good stops its client.
+ * 7: rp_breq.escape: the backend refused a path that would leave the target (counted as an escape).
  * The engine drives every version from RP_BACKEND_VERSION_MIN on.
  */
-#define RP_BACKEND_VERSION 6
+#define RP_BACKEND_VERSION 7
 #define RP_BACKEND_VERSION_MIN 1
 
 enum rp_backend_cap {
@@ -90,6 +91,14 @@ struct rp_breq {
 	 * engine clears it before each submit.
 	 */
 	bool special;
+	/*
+	 * (version 7) Out: the op was refused (status EXDEV) because a path
+	 * would leave the target in the backend's own terms (a name its
+	 * protocol reads as syntax, as SMB reads a backslash); counted as an
+	 * escape, as the engine's own refusals are.  The engine clears it
+	 * before each submit.
+	 */
+	bool escape;
 	/*
 	 * (version 4) A write of zeros rather than the backend's own data
 	 * (prepare --prepare-fill=zero); trace writes never set it.  An older

@@ -381,6 +381,7 @@ static inline __attribute__((always_inline)) enum verdict resolve(rp_client *c, 
 	req->zero = false;
 	req->no_handle = op->handle == 0 && op->status == EBADF && (handle_ops >> op->op & 1u);
 	req->special = false;
+	req->escape = false;
 	/*
 	 * One test for both: an op the backend cannot express, or one of the
 	 * special ops (fast_mask is op_mask without them: rp_replay_create).
@@ -477,6 +478,7 @@ static inline __attribute__((always_inline)) void finish(rp_client *c, const rp_
 	if (req->status > 0)
 		req->status = rp_errno_from_host(req->status);
 	c->acc[op->op].specials += req->special && issue >= r->warm_end;
+	c->acc[op->op].escapes += req->escape && issue >= r->warm_end;
 	if (op->op == RP_OP_OPEN) {
 		uint64_t old;
 		const bool live = op->handle && hget(c, op->handle, &old, false) && rp__bh_real(old);

@@ -510,6 +510,18 @@ static int smb_do(smb_conn *cn, rp_breq *req)
 	if (req->no_handle)
 		return EBADF;
 	smb_file *const f = req->bh ? (smb_file *)(uintptr_t)req->bh : NULL;
+	/*
+	 * A name SMB reads as syntax ("..\x" climbs out of the target on the
+	 * server) or reserves (':' a stream, the wildcards, control bytes) is
+	 * refused as an escape.  A readdir's path2 is a pattern, matched here;
+	 * a handle's own path was checked at its open, and a close always closes.
+	 */
+	if (!(f && op->op == RP_OP_CLOSE) &&
+	    ((req->path && rp__smb_path_reserved(req->path)) ||
+	     (op->op == RP_OP_RENAME && req->path2 && rp__smb_path_reserved(req->path2)))) {
+		req->escape = true;
+		return EXDEV;
+	}
 	if (f)
 		return on_file(cn, req, f);
 	switch (op->op) {
@@ -546,6 +558,7 @@ static int smb_submit(void *backend, void *client, rp_breq *req)
 	smb_conn *const cn = f ? f->conn : c->conn;
 	req->result = 0;
 	req->special = false;
+	req->escape = false;
 	pthread_mutex_lock(&smbc_mu);
 	int rc = 0;
 	if (cn->lost) {

@@ -48,6 +48,14 @@ toolong:
 	return -ENAMETOOLONG;
 }
 
+bool rp__smb_path_reserved(const char *path)
+{
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+		if (*p < 0x20 || strchr("\"*:<>?\\|", *p))
+			return true;
+	return false;
+}
+
 /* Decode %XX escapes of s[0..n) into out (cap bytes with the NUL); false on a bad escape, %00, %2F or overflow. */
 static bool decode(const char *s, size_t n, char *out, size_t cap)
 {
@@ -164,6 +172,10 @@ int rp__smb_target_parse(const char *target, rp_smb_target *t, char *errbuf)
 			continue;
 		if (strcmp(comp, "..") == 0)
 			return rp_fail(errbuf, RP_E_INVAL, "%s: '..' in the directory: replay never works above its target", target);
+		if (rp__smb_path_reserved(comp))
+			return rp_fail(errbuf, RP_E_INVAL,
+				       "%s: a character SMB reserves in the directory (\\ : * ? \" < > | or a control byte)",
+				       target);
 		const size_t cn = strlen(comp);
 		if (dlen + cn + 2 > sizeof(t->dir))
 			return rp_fail(errbuf, RP_E_LIMIT, "%s: directory longer than %d bytes", target, RP_SMB_URL_MAX);

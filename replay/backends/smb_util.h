@@ -46,6 +46,15 @@ int rp__smb_target_parse(const char *target, rp_smb_target *t, char *errbuf);
  */
 int rp__smb_url_join(char *url, size_t cap, size_t len, const char *path);
 
+/*
+ * Whether a replay path holds a byte SMB reads as syntax or reserves in a
+ * name (MS-FSCC 2.1.5.2: 0x01-0x1F, '"', '*', ':', '<', '>', '?', '\', '|';
+ * '/' separates the components): a backslash is SMB's separator, so
+ * "..\x" would climb out of the target on the server, and ':' names a
+ * stream.  Legal in POSIX and NFS names; the backend refuses them (EXDEV).
+ */
+bool rp__smb_path_reserved(const char *path);
+
 typedef struct rp_smb_creds {
 	char user[RP_SMB_CRED_MAX + 1];
 	char password[RP_SMB_CRED_MAX + 1];

@@ -50,7 +50,7 @@ clean_share() { rm -rf "${share:?}"/* "$share"/.[!.]* 2>/dev/null; }
 # A listing of a tree: type, size and name of every entry (what prepare and the run made).
 tree() { (cd "$1" && find . -mindepth 1 \( -type f -printf 'f %s %p\n' \) -o \( -type d -printf 'd - %p\n' \) | sort); }
 
-echo "1..44"
+echo "1..47"
 
 # 1-5. client.txt's first 6000 lines, 2 clients over SMB3: as posix, failures as recorded, 0 mismatches,
 # and the tree the run leaves in the share is the one the same run leaves in a directory.
@@ -245,3 +245,37 @@ run "$reprise" replay "$tmp/keep.txt" --target "$url" "${user[@]}" --prepare-ove
 if [ "$(cat "$share/precious.txt")" = ZZZZZZZZZZ ]; then ok "SMB --prepare-overwrite: rewritten with the pattern"
 else not_ok "SMB --prepare-overwrite: rewritten with the pattern"; fi
 clean_share
+
+# 45-47. Names SMB treats as syntax or reserves (MS-FSCC 2.1.5.2: '\', ':' (streams), '*', '?', '"', '<',
+# '>', '|', 0x01-0x1F) are legal POSIX and NFS names: refused (EXDEV, counted as escaping paths), so
+# `..\secret\file` never reaches the share above smb://host/share/sub.  A plain name still works.
+cat >"$tmp/bs.ops" <<'EOF'
+0.000000000 0.000001000 c1 mkdir path="/..\\escaped-dir" -> OK
+0.000002000 0.000003000 c1 open path="/..\\secret\\file" fh=1 disp=create want=read,write -> OK
+0.000004000 0.000005000 c1 write fh=1 off=0 len=100 ret=100 -> OK
+0.000006000 0.000007000 c1 close fh=1 -> OK
+0.000008000 0.000009000 c1 open path="/a:stream" fh=2 disp=create want=read,write -> OK
+0.000010000 0.000011000 c1 close fh=2 -> OK
+0.000012000 0.000013000 c1 mkdir path="/ok" -> OK
+0.000014000 0.000015000 c1 rename path="/ok" path2="/..\\renamed" -> OK
+0.000016000 0.000017000 c1 stat path="/ok/x*y" -> ENOENT
+0.000018000 0.000019000 c1 stat path="/ok/x?y" -> ENOENT
+0.000020000 0.000021000 c1 stat path="/ok/x\"y" -> ENOENT
+0.000022000 0.000023000 c1 stat path="/ok/x<y" -> ENOENT
+0.000024000 0.000025000 c1 stat path="/ok/x>y" -> ENOENT
+0.000026000 0.000027000 c1 stat path="/ok/x|y" -> ENOENT
+0.000028000 0.000029000 c1 stat path="/ok/x\x01y" -> ENOENT
+0.000030000 0.000031000 c1 stat path="/ok/x\x1fy" -> ENOENT
+0.000032000 0.000033000 c1 open path="/plain" fh=3 disp=create want=read,write -> OK
+0.000034000 0.000035000 c1 close fh=3 -> OK
+EOF
+"$reprise" convert "$tmp/bs.ops" "$tmp/bs.rpz" >/dev/null 2>&1
+clean_share
+mkdir -m 777 "$share/sub" "$share/secret"
+run "$reprise" replay "$tmp/bs.rpz" --target "$url/sub" "${user[@]}" -q --no-prepare
+if [ "$(ls -A "$share" | tr '\n' ' ')" = "secret sub " ] && [ -z "$(ls -A "$share/secret")" ]; then
+	ok "a backslash name writes nothing outside the replay's directory"
+else find "$share" | sed 's/^/# /'; not_ok "a backslash name writes nothing outside the replay's directory"; fi
+# Refused: 2 mkdir/open of '..\', the stream open, the rename's target and the 8 stats.
+has "the 12 reserved names are counted as escaping paths" out '^Failed .*, escaping paths 12$'
+if [ -f "$share/sub/plain" ] && [ -d "$share/sub/ok" ]; then ok "a plain name beside them is made, and the refused rename left ok/ where it was"; else not_ok "a plain name beside them is made"; fi

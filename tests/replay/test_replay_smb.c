@@ -1,5 +1,6 @@
 /* Unit tests: the smb backend's helpers (replay/backends/smb_util.c): targets, URL encoding, auth files, statuses. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +63,8 @@ static void test_target_refused(void **state)
 		{ "smb://b\261\261\261/m//bb/b", "no host name has" }, /* found by fuzz-smb-auth: raw bytes in the URL */
 		{ "smb://h%41/s", "no host name has" },
 		{ "smb://h<x>/s", "no host name has" },
+		{ "smb://h/s/..%5Cx", "a character SMB reserves" },
+		{ "smb://h/s/a%3Ab", "a character SMB reserves" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		eb[0] = '\0';
@@ -89,6 +92,27 @@ static void test_url_join(void **state)
 	assert_string_equal(small, "smb://h/s");
 	assert_int_equal(rp__smb_url_join(small, sizeof(small), 9, "abcde"), 15);
 	assert_int_equal(rp__smb_url_join(small, sizeof(small), 9, "abcdef"), -ENAMETOOLONG);
+}
+
+static void test_path_reserved(void **state)
+{
+	(void)state;
+	/* MS-FSCC 2.1.5.2: every character SMB reserves in a name, alone and inside one. */
+	static const char reserved[] = "\\:*?\"<>|";
+	char p[8];
+	for (const char *r = reserved; *r; r++) {
+		snprintf(p, sizeof(p), "a/b%cc", *r);
+		if (!rp__smb_path_reserved(p))
+			fail_msg("'%c' passed", *r);
+	}
+	for (int ch = 1; ch < 0x20; ch++) {
+		snprintf(p, sizeof(p), "%c", ch);
+		assert_true(rp__smb_path_reserved(p));
+	}
+	assert_true(rp__smb_path_reserved("..\\secret\\file"));
+	/* What a POSIX name and an SMB one share passes: URL syntax is encoded, not refused. */
+	assert_false(rp__smb_path_reserved(""));
+	assert_false(rp__smb_path_reserved("d%20#x/a b%c#d+e;f@g/\xe2\x82\xac~._-'[]{}()!$&=,^`\x7f"));
 }
 
 static int parse(const char *text, rp_smb_creds *c, char *eb)
@@ -168,6 +192,7 @@ int main(void)
 		cmocka_unit_test(test_target),
 		cmocka_unit_test(test_target_refused),
 		cmocka_unit_test(test_url_join),
+		cmocka_unit_test(test_path_reserved),
 		cmocka_unit_test(test_authfile),
 		cmocka_unit_test(test_authfile_errors),
 		cmocka_unit_test(test_status),
