@@ -156,6 +156,9 @@ int rp__smb_target_parse(const char *target, rp_smb_target *t, char *errbuf)
 	if (!decode(p, share_len, t->share, sizeof(t->share)))
 		return rp_fail(errbuf, RP_E_INVAL, "%s: bad share name (a bad %%XX escape, %%00, %%2F, or longer than %d bytes)",
 			       target, RP_SMB_SHARE_MAX);
+	/* IPC$ holds named pipes, no files: libsmbclient's stat of it fails ECONNREFUSED, which misleads. */
+	if (strcasecmp(t->share, "IPC$") == 0)
+		return rp_fail(errbuf, RP_E_INVAL, "%s: IPC$ is the server's inter-process share, not a disk share", target);
 	p += share_len;
 	size_t dlen = 0;
 	while (*p) {

@@ -50,7 +50,7 @@ clean_share() { rm -rf "${share:?}"/* "$share"/.[!.]* 2>/dev/null; }
 # A listing of a tree: type, size and name of every entry (what prepare and the run made).
 tree() { (cd "$1" && find . -mindepth 1 \( -type f -printf 'f %s %p\n' \) -o \( -type d -printf 'd - %p\n' \) | sort); }
 
-echo "1..47"
+echo "1..49"
 
 # 1-5. client.txt's first 6000 lines, 2 clients over SMB3: as posix, failures as recorded, 0 mismatches,
 # and the tree the run leaves in the share is the one the same run leaves in a directory.
@@ -279,3 +279,7 @@ else find "$share" | sed 's/^/# /'; not_ok "a backslash name writes nothing outs
 # Refused: 2 mkdir/open of '..\', the stream open, the rename's target and the 8 stats.
 has "the 12 reserved names are counted as escaping paths" out '^Failed .*, escaping paths 12$'
 if [ -f "$share/sub/plain" ] && [ -d "$share/sub/ok" ]; then ok "a plain name beside them is made, and the refused rename left ok/ where it was"; else not_ok "a plain name beside them is made"; fi
+
+# 48-49. IPC$ is the server's inter-process share, no disk: refused by name (it said "Connection refused").
+check_fails "IPC\$: exit 1" 1 "$reprise" replay "$tmp/w.rpz" --target "smb://127.0.0.1:$port/IPC\$" "${user[@]}" -q
+has "IPC\$: said it is no disk share" err 'IPC\$: IPC\$ is the server.s inter-process share, not a disk share'

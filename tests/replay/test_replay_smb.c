@@ -65,6 +65,8 @@ static void test_target_refused(void **state)
 		{ "smb://h<x>/s", "no host name has" },
 		{ "smb://h/s/..%5Cx", "a character SMB reserves" },
 		{ "smb://h/s/a%3Ab", "a character SMB reserves" },
+		{ "smb://h/IPC$", "not a disk share" },
+		{ "smb://h:99/ipc%24/x", "not a disk share" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		eb[0] = '\0';
