@@ -141,10 +141,35 @@ static int errno_mode(void)
 	return 0;
 }
 
+/*
+ * exitflush: 318 writes of 1 byte into w.txt, then a line fprintf'd into
+ * x.txt that is never flushed nor closed: exit() flushes it, after every
+ * destructor (the interposer's and liblttng-ust's included).
+ */
+static int exitflush_mode(void)
+{
+	char w[4096], x[4096];
+	snprintf(w, sizeof(w), "%s/w.txt", dir);
+	snprintf(x, sizeof(x), "%s/x.txt", dir);
+	const int fd = open(w, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	if (fd < 0)
+		die("open w.txt");
+	for (int i = 0; i < 318; i++)
+		if (write(fd, "w", 1) != 1)
+			die("write");
+	if (close(fd) != 0)
+		die("close");
+	FILE *const f = fopen(x, "w");
+	if (!f)
+		die("fopen x.txt");
+	fprintf(f, "flushed by exit\n");
+	return 0; /* f still holds its line */
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
-		fprintf(stderr, "usage: capture_prog threads|stdio|forkexec|killme|errno DIR\n");
+		fprintf(stderr, "usage: capture_prog threads|stdio|forkexec|killme|errno|exitflush DIR\n");
 		return 2;
 	}
 	dir = argv[2];
@@ -158,5 +183,7 @@ int main(int argc, char **argv)
 		killme();
 	if (!strcmp(argv[1], "errno"))
 		return errno_mode();
+	if (!strcmp(argv[1], "exitflush"))
+		return exitflush_mode();
 	return 2;
 }

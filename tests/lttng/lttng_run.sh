@@ -2,7 +2,7 @@
 # A real LTTng session records the reprise:* events of a run (TAP-like text; exit 0 passed, 1
 # failed, 77 skipped when lttng-sessiond or the feature is missing): babeltrace2 lists them, converters/ctf.c reads them
 # back in start order (ctf-dump), and `reprise convert DIR` makes the ops (docs/syscall-capture.md).
-#   lttng_run.sh REPRISE EMIT_DIRECT CTF_DUMP EXPECTED [PRELOAD_LTTNG_SO]
+#   lttng_run.sh REPRISE EMIT_DIRECT CTF_DUMP EXPECTED [PRELOAD_LTTNG_SO CAPTURE_PROG]
 # EMIT_DIRECT is the program whose events are recorded: until the interposer is in the tree, a
 # program that fires the emitter's events itself (emit_direct.c); EXPECTED is ctf-dump's text for it.
 set -u
@@ -15,6 +15,8 @@ reprise=$1 prog=$2 dump=$3 expected=$4 preload=
 case $reprise in /*) ;; *) reprise="$(pwd -P)/$reprise" ;; esac
 # LD_PRELOAD of a program started elsewhere needs the library's absolute path
 [ -n "${5:-}" ] && preload="$(cd "$(dirname "$5")" && pwd -P)/$(basename "$5")"
+cprog=
+[ -n "${6:-}" ] && cprog="$(cd "$(dirname "$6")" && pwd -P)/$(basename "$6")"
 for t in lttng lttng-sessiond babeltrace2; do
 	if ! command -v $t >/dev/null 2>&1; then
 		echo "1..0 # SKIP $t is not installed"
@@ -183,6 +185,26 @@ if [ -n "$preload" ]; then
 		diff "$tmp/a.ops" "$tmp/b.ops" | sed 's/^/# /' | head -20
 		not_ok "the CTF trace equals the ring trace op for op"
 	fi
+fi
+# A program that ends with a stdio buffer still pending (exit() flushes it after every destructor):
+# both paths record the same writes, the pending line's included.
+if [ -n "$preload" ] && [ -n "$cprog" ]; then
+	mkdir "$tmp/xf" "$tmp/xr"
+	check "a session for the exit flush" lttng create reprise-exitflush --output="$tmp/exitflush"
+	check "its blocking channel" lttng enable-channel -u --blocking-timeout=inf chan
+	check "its events" lttng enable-event -u -c chan 'reprise:*'
+	check "started" lttng start
+	check "reprise capture --lttng runs it" "$reprise" capture --lttng -- "$cprog" exitflush "$tmp/xf"
+	check "stopped" lttng stop
+	check "destroyed" lttng destroy reprise-exitflush
+	check "convert it" "$reprise" convert -q "$tmp/exitflush" "$tmp/xf.rpz"
+	check "the rings capture it too" "$reprise" capture -q -o "$tmp/xr.rpz" -- "$cprog" exitflush "$tmp/xr"
+	"$reprise" cat "$tmp/xf.rpz" >"$tmp/xf.cat" 2>/dev/null
+	"$reprise" cat "$tmp/xr.rpz" >"$tmp/xr.cat" 2>/dev/null
+	wl=$(grep -Ec " write path=\"$tmp/xf/[wx]\.txt\"" "$tmp/xf.cat") wr=$(grep -Ec " write path=\"$tmp/xr/[wx]\.txt\"" "$tmp/xr.cat")
+	if [ "$wl" = "$wr" ] && [ "$wr" -gt 0 ]; then ok "LTTng and the rings record as many writes ($wl)"; else not_ok "LTTng records $wl writes, the rings $wr"; fi
+	if grep -q " write path=\"$tmp/xf/x\.txt\" .*len=16 ret=16" "$tmp/xf.cat"; then ok "LTTng records the line exit() flushes"; else not_ok "LTTng records the line exit() flushes"; fi
+	if grep -q " write path=\"$tmp/xr/x\.txt\" .*len=16 ret=16" "$tmp/xr.cat"; then ok "... and so do the rings"; else not_ok "... and so do the rings"; fi
 fi
 echo "1..$n"
 exit $failed
