@@ -17,7 +17,8 @@ typedef struct rp_nthandle {
 	bool doc;          /* delete on close */
 	bool listed;       /* an enumeration on it has begun, of the pattern: */
 	uint32_t pattern;  /* its trace string id (0: every entry) */
-	const char *where; /* the engine-resolved path (the client's path cache keeps it) */
+	const char *where; /* the engine-resolved path (the client's path cache keeps it, or owned) */
+	char *owned;       /* where, when the rename of a directory above it gave it a path no op names (freed with it) */
 	uint64_t bh;       /* the backend handle: others may reference it too (dup, fork: share.c) */
 } rp_nthandle;
 
@@ -224,6 +225,7 @@ static int handle_gone(rp_client *c, uint64_t handle, rp_nthandle *h)
 	} else if (rp__handles_put(&c->nt.paths, h->path, count << 1 | pending) < 0) {
 		rc = ENOMEM;
 	}
+	free(h->owned);
 	free(h);
 	return rc;
 }
@@ -267,6 +269,10 @@ void rp__nt_dup(rp_client *c, uint64_t handle, uint64_t handle2)
 		return; /* no memory: the new handle goes without NT checks */
 	*d = *h;
 	d->file = 0;
+	if (h->owned && !(d->where = d->owned = strdup(h->owned))) {
+		free(d);
+		return;
+	}
 	if (rp__handles_put(&c->nt.handles, handle2, (uint64_t)(uintptr_t)d) < 0) {
 		free(d);
 		return;
@@ -278,13 +284,44 @@ void rp__nt_dup(rp_client *c, uint64_t handle, uint64_t handle2)
 	}
 }
 
+static bool beneath(const char *where, const char *dir)
+{
+	const size_t n = dir ? strlen(dir) : 0;
+	return where && n && strncmp(where, dir, n) == 0 && where[n] == '/';
+}
+
+/* h is beneath the directory old, which a rename made now: its path becomes the same beneath now. */
+static void move_beneath(rp_nthandle *h, const char *old, const char *now)
+{
+	const char *const rest = h->where + strlen(old); /* "/..." */
+	const size_t ln = strlen(now), lr = strlen(rest);
+	char *const p = malloc(ln + lr + 1);
+	if (!p)
+		return; /* no memory: it keeps the old path */
+	memcpy(p, now, ln);
+	memcpy(p + ln, rest, lr + 1);
+	free(h->owned);
+	h->owned = p;
+	h->where = p;
+}
+
+/* h's path is an op's (the path cache keeps it), or none. */
+static void set_where(rp_nthandle *h, const char *where)
+{
+	free(h->owned);
+	h->owned = NULL;
+	h->where = where;
+}
+
 /*
  * A rename moved an object: the open handles follow it (MS-FSA 2.1.5.14.11,
  * FileRenameInformation: an open keeps its file, whatever its name), so their
  * delete-on-close, the path's open count and its delete-pending bit go to the
  * new name.  Handles on what the new name held before are left with no name
  * (their object left the namespace: a delete at their close deletes nothing),
- * except for an exchange, where the two sides swap.
+ * except for an exchange, where the two sides swap.  Handles beneath a
+ * renamed directory follow it too (their path rebuilt beneath the new name;
+ * their open count stays with the old name's id, which no later op names).
  */
 static void renamed(rp_client *c, const rp_op *op, const rp_breq *req)
 {
@@ -301,10 +338,14 @@ static void renamed(rp_client *c, const rp_op *op, const rp_breq *req)
 		rp_nthandle *const h = (rp_nthandle *)(uintptr_t)t->vals[i];
 		if (h->path == from) {
 			h->path = to;
-			h->where = req->path2;
+			set_where(h, req->path2);
 		} else if (h->path == to) {
 			h->path = swap ? from : 0;
-			h->where = swap ? from_where : NULL;
+			set_where(h, swap ? from_where : NULL);
+		} else if (beneath(h->where, from_where)) {
+			move_beneath(h, from_where, req->path2);
+		} else if (swap && beneath(h->where, req->path2)) {
+			move_beneath(h, req->path2, from_where);
 		}
 	}
 	uint64_t st_from = 0, st_to = 0;
@@ -387,8 +428,11 @@ void rp__ntclient_reset(rp_client *c)
 void rp__ntclient_fini(rp_client *c)
 {
 	uint64_t key, v;
-	while (rp__handles_pop(&c->nt.handles, &key, &v))
-		free((rp_nthandle *)(uintptr_t)v);
+	while (rp__handles_pop(&c->nt.handles, &key, &v)) {
+		rp_nthandle *const h = (rp_nthandle *)(uintptr_t)v;
+		free(h->owned);
+		free(h);
+	}
 	rp__handles_fini(&c->nt.handles);
 	rp__handles_fini(&c->nt.paths);
 }
