@@ -193,8 +193,7 @@ void rp__leave(rp_sysev *ev, uint64_t t0, int64_t ret)
 	ev->t_end = rp__emit_now();
 	ev->ret = ret;
 	rp__emit_end(ev);
-	rp__hook_frame = 0;
-	rp__guard = 0;
+	rp__unguard();
 }
 
 void rp__note(rp_sysev *ev)
@@ -219,7 +218,7 @@ static void thread_exit(void *unused)
 		rp__flush_pending();
 	rp__emit_thread_done();
 	/* A later event of this thread (another key's destructor) makes a new ring of its own. */
-	rp__guard = 0;
+	rp__unguard();
 }
 
 /* ---- the process image ----------------------------------------------------- */
@@ -235,18 +234,18 @@ __attribute__((constructor)) static void start(void)
 	rp__proc_resolve();
 	rp__jmp_resolve();
 	if (rp__emit_init() != 0) {
-		rp__guard = 0;
+		rp__unguard();
 		return; /* no spool: the program runs untouched */
 	}
 	const char *const ns = getenv(RP_ENV_NO_STDIO);
 	rp__stdio_on = !(ns && ns[0] == '1');
 	if (pthread_key_create(&thread_key, thread_exit) != 0) {
-		rp__guard = 0;
+		rp__unguard();
 		return;
 	}
 	rp__proc_start(); /* START, the FD snapshot, the fork handlers */
 	rp__tracing = true;
-	rp__guard = 0;
+	rp__unguard();
 }
 
 __attribute__((destructor)) static void finish(void)

@@ -50,6 +50,13 @@ extern __thread uintptr_t rp__hook_frame __attribute__((tls_model("initial-exec"
 extern bool rp__tracing;
 extern bool rp__stdio_on;
 
+/* Leave a hook: the guard cleared, and the frame with it (a later guard set without rp__enter has none). */
+static inline void rp__unguard(void)
+{
+	rp__hook_frame = 0;
+	rp__guard = 0;
+}
+
 static inline bool rp__skip(void)
 {
 	return rp__guard || !rp__tracing;

@@ -71,7 +71,7 @@ void rp__dir_flush(void)
 			run.entries++;                                               \
 		else                                                                 \
 			publish(e == 0); /* the end (errno untouched) or an error */ \
-		rp__guard = 0;                                                       \
+		rp__unguard();                                                       \
 		errno = r || e ? e : before;                                         \
 		return r;                                                            \
 	}
@@ -127,7 +127,7 @@ void rewinddir(DIR *d)
 		const int e = errno;
 		rp__guard = 1;
 		publish(0);
-		rp__guard = 0;
+		rp__unguard();
 		errno = e;
 	}
 	REAL(rewinddir)(d);

@@ -344,7 +344,7 @@ static int traced_exec(int dirfd, const char *path, bool search, char *const env
 	exec_note(dirfd, path, -(int64_t)e);
 	free(own_preload);
 	free(own);
-	rp__guard = 0;
+	rp__unguard();
 	errno = e;
 	return r;
 }
@@ -422,7 +422,7 @@ int fexecve(int fd, char *const argv[], char *const envp[])
 	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
 	rp__guard = 1;
 	check_image(AT_FDCWD, link);
-	rp__guard = 0;
+	rp__unguard();
 	return traced_exec(fd, "", false, envp, do_fexecve, &a);
 }
 
@@ -489,7 +489,7 @@ EXECL(execlp, execvpe, false)
 		const int e = errno;                                                                        \
 		free(own_preload);                                                                          \
 		free(own);                                                                                  \
-		rp__guard = 0;                                                                              \
+		rp__unguard();                                                                              \
 		errno = e;                                                                                  \
 		return r;                                                                                   \
 	}
@@ -512,7 +512,7 @@ int system(const char *cmd)
 	if (!rp__skip() && cmd) {
 		rp__guard = 1;
 		check_environ();
-		rp__guard = 0;
+		rp__unguard();
 	}
 	return REAL(system)(cmd);
 }
@@ -522,7 +522,7 @@ FILE *popen(const char *cmd, const char *mode)
 	if (!rp__skip()) {
 		rp__guard = 1;
 		check_environ();
-		rp__guard = 0;
+		rp__unguard();
 	}
 	return REAL(popen)(cmd, mode);
 }
@@ -541,7 +541,7 @@ static void reaped(pid_t pid)
 	rp_sysev ev = {.nr = RP_SYSEV_WAIT, .ret = pid};
 	ev.a[0] = pid;
 	rp__note(&ev);
-	rp__guard = 0;
+	rp__unguard();
 }
 
 pid_t wait(int *status)

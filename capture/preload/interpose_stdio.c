@@ -102,7 +102,7 @@ static void run_end(FILE *f, int64_t asked, int64_t moved, int e)
 	const int64_t buf = f->_IO_buf_base ? f->_IO_buf_end - f->_IO_buf_base : DEFAULT_BUF;
 	if (run.moved >= buf)
 		rp__stdio_flush();
-	rp__guard = 0;
+	rp__unguard();
 	errno = e;
 }
 
@@ -396,7 +396,7 @@ FOPEN(fopen64)
 		rp__path(&op, 0, path);                                                         \
 		op.ret = r ? r->_fileno : -(int64_t)e;                                          \
 		rp__emit_note(&op);                                                             \
-		rp__guard = 0;                                                                  \
+		rp__unguard();                                                                  \
 		errno = e;                                                                      \
 		return r;                                                                       \
 	}
@@ -426,7 +426,7 @@ static void run_flush(const FILE *f)
 		const int e = errno;
 		rp__guard = 1;
 		rp__stdio_flush();
-		rp__guard = 0;
+		rp__unguard();
 		errno = e;
 	}
 }

@@ -281,6 +281,30 @@ static void on_alarm(int sig)
 	siglongjmp(jumped, 1);
 }
 
+/* A handler that jumps within itself and returns: it leaves no hook, the open fails with EINTR. */
+static void on_alarm_local(int sig)
+{
+	(void)sig;
+	jmp_buf local;
+	if (setjmp(local) == 0)
+		longjmp(local, 1);
+}
+
+static int jump_local(void)
+{
+	if (mkfifo(at("fifo"), 0600) != 0)
+		return fail("mkfifo");
+	struct sigaction sa = {.sa_handler = on_alarm_local}; /* no SA_RESTART: the open returns */
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGALRM, &sa, NULL) != 0)
+		return fail("sigaction");
+	alarm(1);
+	if (open(at("fifo"), O_RDONLY) != -1 || errno != EINTR)
+		return fail("fifo open did not fail with EINTR");
+	const int fd = open(at("after"), O_CREAT | O_WRONLY, 0644);
+	return fd >= 0 && close(fd) == 0 ? 0 : fail("after");
+}
+
 static int jump(void)
 {
 	if (mkfifo(at("fifo"), 0600) != 0)
@@ -362,6 +386,8 @@ int main(int argc, char **argv)
 		return closeall();
 	if (!strcmp(w, "jump"))
 		return jump();
+	if (!strcmp(w, "jumplocal"))
+		return jump_local();
 	if (!strcmp(w, "kill"))
 		return killed();
 	if (!strcmp(w, "exec") && argc > 3) { /* exec argv[3] (a static or set-user-id program) */

@@ -652,6 +652,24 @@ static void test_longjmp_out_of_call(void **state)
 	run_free(&r);
 }
 
+/*
+ * A handler that interrupts a blocked open, jumps within itself and returns
+ * leaves the hook alone: the open ends in its hook (EINTR), nothing is lost
+ * and the events stay in order (trace() checks late and bad are 0).
+ */
+static void test_longjmp_within_handler(void **state)
+{
+	run r;
+	trace(&r, "jumplocal", NULL, false);
+	check_order(&r);
+	for (size_t k = 0; k < r.n; k++)
+		assert_int_not_equal(r.v[k].ev.nr, RP_SYSEV_LOST);
+	size_t i = 0;
+	assert_int_equal(next(&r, &i, RP_SYSEV_OPEN, "/fifo", r.pid)->ev.ret, -EINTR);
+	assert_true(next(&r, &i, RP_SYSEV_OPEN, "/after", r.pid)->ev.ret >= 0);
+	run_free(&r);
+}
+
 static void test_static_untraced(void **state)
 {
 	if (!static_prog || !static_prog[0])
@@ -724,6 +742,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_no_tracer_fd),
 		cmocka_unit_test(test_killed),
 		cmocka_unit_test(test_longjmp_out_of_call),
+		cmocka_unit_test(test_longjmp_within_handler),
 		cmocka_unit_test(test_static_untraced),
 		cmocka_unit_test(test_setuid_untraced),
 	};
