@@ -158,9 +158,23 @@ static void index_put(uint64_t *slots, uint32_t n_slots, uint64_t h, uint32_t id
 	slots[i] = slot_of(h, id);
 }
 
+/* Under three quarters full with one more id: every probe run ends at an empty slot. */
+static inline int roomy(uint32_t count, uint32_t n_slots)
+{
+	return (uint64_t)(count + 1) * 4 < (uint64_t)n_slots * 3;
+}
+
+/*
+ * Sized for every id already there, not by doubling alone: a reader's
+ * appends build no index, so the first intern may find thousands of strings
+ * (convert --prepare after a trace's own table), and 1,024 slots for 1,100
+ * ids was a full table whose insert never found an empty slot.
+ */
 static int rehash(rp_strtab *t)
 {
-	const uint32_t n = t->n_slots ? t->n_slots * 2 : 1024;
+	uint32_t n = t->n_slots ? t->n_slots * 2 : 1024;
+	while (n > t->n_slots && !roomy(t->count, n))
+		n *= 2;
 	if (n <= t->n_slots)
 		return RP_E_LIMIT;
 	uint64_t *const slots = calloc(n, sizeof(*slots));
@@ -178,7 +192,7 @@ int64_t rp_strtab_append(rp_strtab *t, const char *str, uint32_t len)
 {
 	/* Keep the index true if this table is also interned into; a duplicate
 	 * then has two ids and intern() finds the first. */
-	if (t->n_slots && (uint64_t)(t->count + 1) * 4 >= (uint64_t)t->n_slots * 3) {
+	if (t->n_slots && !roomy(t->count, t->n_slots)) {
 		const int rc = rehash(t);
 		if (rc < 0)
 			return rc;
@@ -195,7 +209,7 @@ int64_t rp_strtab_intern(rp_strtab *t, const char *str, uint32_t len, int *added
 		*added = 0;
 	if (len > RP_STR_MAX)
 		return RP_E_LIMIT;
-	if ((uint64_t)(t->count + 1) * 4 >= (uint64_t)t->n_slots * 3) {
+	if (!roomy(t->count, t->n_slots)) {
 		const int rc = rehash(t);
 		if (rc < 0)
 			return rc;

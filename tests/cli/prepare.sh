@@ -85,6 +85,23 @@ same "an empty plan adds nothing" "$tmp/none.txt" "$tmp/got-none.txt"
 if [ $? = 2 ] && grep -q "loadfiles only" "$tmp/err"; then ok "--prepare to .rpz is a usage error"; else
 	not_ok "--prepare to .rpz is a usage error"; fi
 
+# Traces naming more than 1,024 paths that were there before (the string table's first index was
+# 1,024 slots whatever the count, and convert looped forever on 1,100): each path is planned once,
+# in bounded time, from a loadfile and from the same trace as .rpz.
+for count in 1100 50000; do
+	awk -v n="$count" 'BEGIN { for (i = 1; i <= n; i++) printf "QUERY_PATH_INFORMATION \"\\d\\f%d\" 1004 NT_STATUS_OK\n", i }' \
+		>"$tmp/many.txt"
+	"$reprise" convert -q "$tmp/many.txt" "$tmp/many.rpz" 2>"$tmp/err"
+	for in in many.txt many.rpz; do
+		check "convert --prepare $in with $count pre-existing paths ends" \
+			timeout 60 "$reprise" convert -q --prepare "$tmp/$in" "$tmp/many-got.txt"
+		planned=$(grep -c '^NTCreateX "\\d\\f[0-9]*" 0x0 0x5 ' "$tmp/many-got.txt")
+		if [ "$planned" = "$count" ]; then ok "$in: the plan has each of the $count files once"; else
+			echo "# planned $planned"; not_ok "$in: the plan has each of the $count files once"; fi
+	done
+done
+rm -f "$tmp/many.txt" "$tmp/many.rpz" "$tmp/many-got.txt"
+
 # Two captures whose clients read files that were on the server before: the
 # preamble is what replay prepares, and dbench runs the loadfile cleanly.
 for cap in suricata-verify__smb2-01__smb2-peter.pcap zeek__smb_smb2_100_small_files.pcap; do

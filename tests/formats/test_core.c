@@ -140,6 +140,39 @@ static void strtab_interns_and_grows(void **state)
 	rp_strtab_destroy(NULL);
 }
 
+/*
+ * A reader appends a file's strings (no index) and a converter then interns
+ * into the same table (convert --prepare): the first intern builds the index
+ * for every string already there, 1,100 or 50,000 of them, not for 1,024
+ * (a full table that the insert probed forever).
+ */
+static void strtab_interns_after_many_appends(void **state)
+{
+	(void)state;
+	static const uint32_t counts[] = {1023, 1024, 1100, 50000};
+	for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
+		rp_strtab *const t = rp_strtab_create();
+		assert_non_null(t);
+		char buf[32];
+		for (uint32_t i = 0; i < counts[k]; i++) {
+			const int n = snprintf(buf, sizeof(buf), "/pre/%u", i);
+			assert_int_equal(rp_strtab_append(t, buf, (uint32_t)n), i + 1);
+		}
+		int added = 1;
+		const int n0 = snprintf(buf, sizeof(buf), "/pre/%u", counts[k] / 2);
+		assert_int_equal(rp_strtab_intern(t, buf, (uint32_t)n0, &added), counts[k] / 2 + 1);
+		assert_false(added);
+		assert_int_equal(rp_strtab_intern(t, "/new", 4, &added), counts[k] + 1);
+		assert_true(added);
+		for (uint32_t i = 0; i < counts[k]; i += 101) {
+			const int n = snprintf(buf, sizeof(buf), "/pre/%u", i);
+			assert_int_equal(rp_strtab_intern(t, buf, (uint32_t)n, &added), i + 1);
+			assert_false(added);
+		}
+		rp_strtab_destroy(t);
+	}
+}
+
 static void op_names_round_trip(void **state)
 {
 	(void)state;
@@ -446,6 +479,7 @@ int main(void)
 		cmocka_unit_test(cursor_varints_round_trip),
 		cmocka_unit_test(cursor_xdr_opaque_pads),
 		cmocka_unit_test(strtab_interns_and_grows),
+		cmocka_unit_test(strtab_interns_after_many_appends),
 		cmocka_unit_test(op_names_round_trip),
 		cmocka_unit_test(op_text_form_is_canonical),
 		cmocka_unit_test(text_escape_matches_the_text_form),
