@@ -199,6 +199,7 @@ enum step {
 	S_V4INO,    /* NFSv4: the fileid of a file the OPEN created */
 	S_V4TRUNC,  /* NFSv4: an open that empties a file already open here */
 	S_CHECK,    /* NFSv3: a LOOKUP of one component of the path the op acts through (check_*) */
+	S_LINKLEN,  /* NFSv4: a readlink's length, the link's size (libnfs's text has no NUL) */
 };
 
 struct nreq {
