@@ -317,7 +317,7 @@ static int run(int argc, char **argv)
 	int rc = 1;
 	if (rp__cli_out_open(&of, "anonymize", outp))
 		goto done;
-	if (o.map && rp__cli_out_open(&mf, "anonymize", o.map)) {
+	if (o.map && rp__cli_out_open_private(&mf, "anonymize", o.map)) {
 		rp__cli_out_abort(&of);
 		goto done;
 	}

@@ -101,7 +101,7 @@ static void random_suffix(char *s, size_t n)
 #define TMP_SUFFIX ".part-"
 #define TMP_RANDOM 6
 
-static int open_tmp(rp_outfile *o, const char *cmd)
+static int open_tmp(rp_outfile *o, const char *cmd, mode_t mode)
 {
 	const size_t n = strlen(o->final);
 	if (n + sizeof(TMP_SUFFIX) + TMP_RANDOM > sizeof(o->tmp)) {
@@ -113,8 +113,8 @@ static int open_tmp(rp_outfile *o, const char *cmd)
 		memcpy(o->tmp + n, TMP_SUFFIX, sizeof(TMP_SUFFIX) - 1);
 		random_suffix(o->tmp + n + sizeof(TMP_SUFFIX) - 1, TMP_RANDOM);
 		o->tmp[n + sizeof(TMP_SUFFIX) - 1 + TMP_RANDOM] = '\0';
-		/* 0666: the kernel applies the umask (and a default ACL), as for any file fopen creates. */
-		const int fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+		/* The kernel applies the umask (and a default ACL), as for any file fopen creates. */
+		const int fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
 		if (fd >= 0)
 			return fd;
 		if (errno != EEXIST)
@@ -125,7 +125,7 @@ static int open_tmp(rp_outfile *o, const char *cmd)
 	return -1;
 }
 
-int rp__cli_out_open(rp_outfile *o, const char *cmd, const char *out)
+static int out_open(rp_outfile *o, const char *cmd, const char *out, mode_t mode)
 {
 	memset(o, 0, sizeof(*o));
 	o->name = out;
@@ -161,7 +161,7 @@ int rp__cli_out_open(rp_outfile *o, const char *cmd, const char *out)
 			rp__cli_err(cmd, "%s: %s", out, exists ? strerror(errno) : "path too long");
 			return 1;
 		}
-		fd = open_tmp(o, cmd);
+		fd = open_tmp(o, cmd, mode);
 		if (fd < 0)
 			return 1;
 	}
@@ -175,6 +175,16 @@ int rp__cli_out_open(rp_outfile *o, const char *cmd, const char *out)
 		return 1;
 	}
 	return 0;
+}
+
+int rp__cli_out_open(rp_outfile *o, const char *cmd, const char *out)
+{
+	return out_open(o, cmd, out, 0666);
+}
+
+int rp__cli_out_open_private(rp_outfile *o, const char *cmd, const char *out)
+{
+	return out_open(o, cmd, out, 0600);
 }
 
 /* Make the rename durable too (best effort: some file systems cannot fsync a directory). */

@@ -35,6 +35,12 @@ int rp__cli_out_check(const char *cmd, const char *out, const char *in);
 int rp__cli_out_open(rp_outfile *o, const char *cmd, const char *out);
 
 /*
+ * The same for a secret (anonymize's map): the temporary file, so OUT after
+ * the rename, is mode 0600 whatever the umask and whatever OUT's mode was.
+ */
+int rp__cli_out_open_private(rp_outfile *o, const char *cmd, const char *out);
+
+/*
  * Flush, check for write errors, fsync, close and rename into place.  On any
  * failure print it, remove the temporary file (OUT stays as it was) and
  * return 1; else 0.

@@ -24,7 +24,7 @@ py() { # description args...: the checker prints what is wrong
 	grep '^# ' "$tmp/py.out" | head -2
 }
 command -v zstd >/dev/null || { echo "1..0 # SKIP zstd(1) is not installed"; exit 0; }
-echo "1..86"
+echo "1..88"
 
 printf 'reprise-anonymize-test-key-0001' >"$tmp/k1"
 printf 'reprise-anonymize-test-key-0002' >"$tmp/k2"
@@ -126,6 +126,12 @@ check "--keep-ext: 1.txt is a pseudonym.txt" "$(grep -c 'path="/[a-z2-7]\{12\}/[
 # --map: TSV of what was mapped, for the key's owner; the trace itself holds none of it
 "$reprise" anonymize -q --key "$tmp/k1" --map "$tmp/map.tsv" "$src/samples/smb2-small-files.rpz" "$tmp/m.rpz"
 check "--map: the same trace as without it" "$(cmp -s "$tmp/m.rpz" "$tmp/smb2.rpz" && echo same)" "same"
+# The map undoes the anonymisation: 0600 like the key, whatever the umask, also over an existing 0600 map.
+(umask 022 && "$reprise" anonymize -q --key "$tmp/k1" --map "$tmp/map-new.tsv" "$src/samples/smb2-small-files.rpz" "$tmp/m2.rpz")
+check "--map: a new map is mode 600 under umask 022" "$? $(stat -c %a "$tmp/map-new.tsv")" "0 600"
+chmod 600 "$tmp/map.tsv"
+(umask 022 && "$reprise" anonymize -q --key "$tmp/k1" --map "$tmp/map.tsv" "$src/samples/smb2-small-files.rpz" "$tmp/m2.rpz")
+check "--map over an existing 0600 map: still 600" "$? $(stat -c %a "$tmp/map.tsv")" "0 600"
 check "--map: a header, then kind, original, pseudonym" \
 	"$(head -1 "$tmp/map.tsv" | cut -c1-26) $(awk -F'\t' 'NR > 1 && (NF != 3 || $1 != "name" || $3 !~ /^[a-z2-7]+$/ || length($3) != 12)' "$tmp/map.tsv" | wc -l)" \
 	"# reprise anonymize map: k 0"
