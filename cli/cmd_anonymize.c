@@ -321,6 +321,9 @@ static int run(int argc, char **argv)
 		rp__cli_out_abort(&of);
 		goto done;
 	}
+	rp__cli_out_remove_on_signal(&of);
+	if (o.map)
+		rp__cli_out_remove_on_signal(&mf);
 	rc = anonymize(in, &of, o.map ? &mf : NULL, kind, key, key_len, &io);
 	if (rc) {
 		rp__cli_out_abort(&of); /* nothing is left behind: OUT and the map stay as they were */

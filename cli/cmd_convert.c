@@ -84,7 +84,8 @@ static const rp_cmd spec = {
 		   "how many ops were kept and dropped (by reason), the clients and the time span kept\n"
 		   "(docs/slice.md).\n"
 		   "OUT is written as OUT.part-XXXXXX beside it and renamed to OUT only once complete: a failed\n"
-		   "convert leaves OUT as it was.  OUT naming IN (also through a symlink or hard link) is refused.\n"
+		   "convert, or one ended by SIGINT, SIGTERM or SIGHUP (the .part- file removed), leaves OUT as it\n"
+		   "was.  OUT naming IN (also through a symlink or hard link) is refused.\n"
 		   "A capture prints a conversion summary on stderr: frames, ops, and how many messages were\n"
 		   "truncated, invalid, unsupported (by name), unmatched or encrypted (encrypted SMB3 is decrypted\n"
 		   "with the sessions' keys from --smb-key or --smb-keys; docs/capture.md); a capture that ends inside\n"
@@ -502,6 +503,7 @@ static int convert(const char *in, const char *outp, int npos, char **pos, const
 		rp_strace_ff_free(ff, n_ff);
 		return 1;
 	}
+	rp__cli_out_remove_on_signal(&of);
 	int rc;
 	if (n_ins > 1 || n_ff)
 		rc = convert_ff(ins, n_ins, in, &of, kind, dialect, &io, &sl);

@@ -260,6 +260,7 @@ static int run(int argc, char **argv)
 		free_inputs(ms, n);
 		return 1;
 	}
+	rp__cli_out_remove_on_signal(&of);
 	char errbuf[RP_ERRBUF_SIZE] = "";
 	rp_conv_lf_stats lf;
 	rp_conv_out_opts wo = { .rpz_level = (int)o.level, .lf_stats = &lf };

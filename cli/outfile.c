@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -96,6 +97,65 @@ static void random_suffix(char *s, size_t n)
 		s[i] = set[r[i] % (sizeof(set) - 1)];
 }
 
+/*
+ * The temporary files being written, for on_fatal(): a signal handler gets
+ * no context, so this is the one state of the CLI outside a struct.  A slot
+ * holds an rp_outfile's tmp from open to commit, abort or keep.
+ */
+#define LIVE_MAX 8
+static const char *volatile live[LIVE_MAX];
+static const int fatal_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+/* SIGINT, SIGTERM, SIGHUP at their default: remove every temporary file (unlink is async-signal-safe), then die of
+ * the signal as before (SA_RESETHAND put the default back, so the raised one, delivered on return, kills). */
+static void on_fatal(int sig)
+{
+	const int e = errno;
+	for (int i = 0; i < LIVE_MAX; i++) {
+		const char *const p = live[i];
+		if (p)
+			(void)unlink(p);
+	}
+	(void)raise(sig);
+	errno = e;
+}
+
+/* Watch o->tmp; the handler goes only where a signal is at its default (never over
+ * another handler, nor over an inherited SIG_IGN such as nohup's). */
+static void live_add(const rp_outfile *o)
+{
+	for (int i = 0; i < LIVE_MAX; i++)
+		if (!live[i]) {
+			live[i] = o->tmp;
+			break;
+		}
+	for (size_t k = 0; k < sizeof(fatal_signals) / sizeof(fatal_signals[0]); k++) {
+		struct sigaction old;
+		if (sigaction(fatal_signals[k], NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) ||
+		    old.sa_handler != SIG_DFL)
+			continue;
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_fatal;
+		sa.sa_flags = SA_RESETHAND;
+		sigfillset(&sa.sa_mask);
+		(void)sigaction(fatal_signals[k], &sa, NULL);
+	}
+}
+
+void rp__cli_out_remove_on_signal(rp_outfile *o)
+{
+	if (o->tmp[0])
+		live_add(o);
+}
+
+static void live_remove(const rp_outfile *o)
+{
+	for (int i = 0; i < LIVE_MAX; i++)
+		if (live[i] == o->tmp)
+			live[i] = NULL;
+}
+
 /* How many names to try before giving up on a directory full of our temporary files. */
 #define TMP_TRIES 100
 #define TMP_SUFFIX ".part-"
@@ -171,6 +231,7 @@ static int out_open(rp_outfile *o, const char *cmd, const char *out, mode_t mode
 		close(fd);
 		if (o->tmp[0])
 			unlink(o->tmp);
+		live_remove(o);
 		o->tmp[0] = '\0';
 		return 1;
 	}
@@ -235,11 +296,13 @@ int rp__cli_out_commit(rp_outfile *o, const char *cmd)
 		rp__cli_err(cmd, "%s: write error: %s", o->name, e ? strerror(e) : "I/O error");
 		if (o->tmp[0])
 			unlink(o->tmp);
+		live_remove(o);
 		o->tmp[0] = '\0';
 		return 1;
 	}
 	if (o->tmp[0])
 		sync_dir(o->final);
+	live_remove(o);
 	o->tmp[0] = '\0';
 	return 0;
 }
@@ -251,6 +314,7 @@ void rp__cli_out_abort(rp_outfile *o)
 	o->f = NULL;
 	if (o->tmp[0])
 		unlink(o->tmp);
+	live_remove(o);
 	o->tmp[0] = '\0';
 }
 
@@ -263,4 +327,5 @@ void rp__cli_out_keep(rp_outfile *o)
 		fclose(o->f);
 	}
 	o->f = NULL;
+	live_remove(o); /* kept on purpose: a signal from now on leaves it too */
 }

@@ -47,6 +47,15 @@ int rp__cli_out_open_private(rp_outfile *o, const char *cmd, const char *out);
  */
 int rp__cli_out_commit(rp_outfile *o, const char *cmd);
 
+/*
+ * From now until commit, abort or keep, SIGINT, SIGTERM and SIGHUP (those at
+ * their default disposition) remove the temporary file before they end the
+ * process as before (convert, anonymize, merge: a half-written output is of
+ * no use).  Not for capture, whose partial trace is the only copy of the
+ * traffic (docs/capture.md).  No-op for standard output and in-place writes.
+ */
+void rp__cli_out_remove_on_signal(rp_outfile *o);
+
 /* Give up: close and remove the temporary file; OUT stays as it was. */
 void rp__cli_out_abort(rp_outfile *o);
 

@@ -191,5 +191,30 @@ no_esc "an unknown option prints no ESC"
 "$reprise" replay "$evil.rpz" --target "$tmp/target" -b null -q --json "$d/nodir${esc}[2J/r.json" >"$tmp/out" 2>"$tmp/err"
 no_esc "a JSON path error prints no ESC"
 
+# convert killed by SIGINT, SIGTERM or SIGHUP while it writes: it dies of that signal (exit 128+N)
+# and leaves neither OUT.part-XXXXXX nor OUT.  The input is a FIFO held open, so convert is mid-run.
+for spec in INT:2 TERM:15 HUP:1; do
+	sig=${spec%:*} num=${spec#*:}
+	rm -f "$d/in.fifo" "$d/sig.rpz"
+	mkfifo "$d/in.fifo"
+	{ cat "$d/a.txt"; sleep 5; } >"$d/in.fifo" &
+	feeder=$!
+	# Started with the signal at its default disposition, as from a terminal (a job of sh ignores INT).
+	env --default-signal="$sig" "$reprise" convert -q "$d/in.fifo" "$d/sig.rpz" 2>"$tmp/err" &
+	conv=$!
+	i=0
+	while ! ls "$d" | grep -q '^sig\.rpz\.part-' && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	kill -"$sig" "$conv"
+	wait "$conv"
+	rc=$?
+	kill "$feeder" 2>/dev/null
+	wait "$feeder" 2>/dev/null
+	rm -f "$d/in.fifo"
+	want=$((128 + num))
+	if [ "$rc" = "$want" ] && [ $i -lt 100 ] && ! [ -e "$d/sig.rpz" ]; then ok "SIG$sig: convert dies of it, no OUT"
+	else echo "# exit $rc (wanted $want), waited $i"; not_ok "SIG$sig: convert dies of it, no OUT"; fi
+	no_temp "SIG$sig: convert leaves no OUT.part-XXXXXX"
+done
+
 echo "1..$n"
 [ "$fails" -eq 0 ]
