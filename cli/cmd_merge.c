@@ -51,7 +51,7 @@ static const rp_cmd spec = {
 		   "--align start lines every input's first instant up at t=0; --align wallclock places each by\n"
 		   "its header's capture start (the earliest at t=0) and refuses an input whose start is unknown.\n"
 		   "The inputs are read into memory first (152 bytes per op, up to twice that while growing;\n"
-		   "at most 16,777,216 ops in all).\n"
+		   "at most 16,777,216 ops in all, from at most 4,096 inputs).\n"
 		   "OUT is written as OUT.part-XXXXXX beside it and renamed once complete; OUT naming an input\n"
 		   "is refused.  OUT is a trace or a loadfile (convert the merged trace for fio).",
 	.opts = options,

@@ -66,7 +66,7 @@ static const rp_cmd spec = {
 		"(and rename's and link's second path) in other clients, so a lagging client cannot reorder them.\n"
 		"--clients-from A B... replays several traces side by side, all in TARGET: trace k's clients come\n"
 		"after those of traces 1..k-1 (reprise merge's numbering, printed first) and every trace's time\n"
-		"starts at the run's start.\n"
+		"starts at the run's start (at most 4,096 traces).\n"
 		"A trace with several clients replays them as they are, all in TARGET. --clients N runs N\n"
 		"copies of the workload, copy k in its own directory TARGET/clientk (paths inside are not\n"
 		"rewritten), so 'reprise replay client.txt --target /mnt/x --clients 4 -t 60' is dbench's\n"

@@ -173,7 +173,7 @@ int rp_opts_parse(const rp_cmd *cmd, int argc, char **argv, char **pos, int *npo
 				break;
 			}
 			if (*npos == RP_OPTS_MAX_POS) {
-				fprintf(stderr, "reprise %s: too many arguments\n", cmd->name);
+				fprintf(stderr, "reprise %s: too many arguments: at most %d\n", cmd->name, RP_OPTS_MAX_POS);
 				return -1;
 			}
 			pos[(*npos)++] = a;

@@ -6,7 +6,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define RP_OPTS_MAX_POS 256
+/*
+ * Positional arguments a command takes at most: merge's and --clients-from's
+ * inputs (each read in turn, so no file descriptor limit applies).  The
+ * commands keep them in an array on the stack, 32 KiB at this size.
+ */
+#define RP_OPTS_MAX_POS 4096
 
 typedef enum rp_optkind {
 	RP_OPT_FLAG,   /* bool, no argument */

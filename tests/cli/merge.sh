@@ -13,7 +13,7 @@ run=$(tap_tmpfs merge) || exit 1
 trap 'rm -rf "$tmp" "$run"' EXIT INT TERM
 check() { if [ "$2" = "$3" ]; then ok "$1"; else echo "# got '$2', want '$3'"; not_ok "$1"; fi; }
 has() { if grep -qF -- "$3" "$2"; then ok "$1"; else echo "# no '$3' in:"; sed 's/^/# /' "$2" | head -10; not_ok "$1"; fi; }
-echo "1..18"
+echo "1..21"
 
 smb=$src/samples/smb2-small-files.rpz
 nfs=$src/samples/nfs3-write.rpz
@@ -78,3 +78,23 @@ else
 fi
 "$reprise" replay --mpi --clients-from "$smb" "$nfs" --target "$run/t" >/dev/null 2>"$tmp/err"
 check "replay --clients-from with --mpi is refused (exit 2)" "$? $(grep -c "does not go with --mpi" "$tmp/err")" "2 1"
+
+# Many inputs: up to 4,096 (RP_OPTS_MAX_POS; 256 before, when 257 said only "too many arguments"),
+# each input's one client kept apart; one more is refused with the limit named.
+printf 'QUERY_PATH_INFORMATION "\\a" 1004 NT_STATUS_OK\n' >"$tmp/one.txt"
+"$reprise" convert -q "$tmp/one.txt" "$tmp/one.rpz"
+mkdir "$tmp/many"
+i=1
+while [ $i -le 300 ]; do ln "$tmp/one.rpz" "$tmp/many/$i.rpz"; i=$((i + 1)); done
+"$reprise" merge -q -o "$tmp/m300.rpz" "$tmp"/many/*.rpz 2>"$tmp/err"
+check "merge of 300 inputs: 300 ops, 300 clients" \
+	"$? $("$reprise" stat "$tmp/m300.rpz" 2>/dev/null | awk '$1 == "ops" || $1 == "clients" { printf "%s ", $2 }')" "0 300 300 "
+rm -rf "$run/many" && mkdir "$run/many"
+"$reprise" replay -q -b null --target "$run/many" --json "$tmp/r300.json" --clients-from "$tmp"/many/*.rpz 2>"$tmp/err"
+check "replay --clients-from 300 traces: 300 ops" "$? $(python3 -c 'import json, sys
+print(json.load(open(sys.argv[1]))["total_ops"])' "$tmp/r300.json" 2>&1)" "0 300"
+args=$(i=0; while [ $i -le 4096 ]; do printf '%s ' "$tmp/one.rpz"; i=$((i + 1)); done)
+# shellcheck disable=SC2086 # one word per input
+"$reprise" merge -q -o "$tmp/m4097.rpz" $args 2>"$tmp/err"
+check "merge of 4,097 inputs: usage error naming the limit, no OUT" \
+	"$? $(grep -c 'at most 4096' "$tmp/err") $(test -e "$tmp/m4097.rpz" && echo out)" "2 1 "
