@@ -28,12 +28,15 @@ typedef struct rp_smb_keys rp_smb_keys;
 #define RP_SMB_KEYS_MAX 4096
 /* A key line longer than this cannot be SESSIONID:KEY:S2C:C2S in hex. */
 #define RP_SMB_KEY_LINE_MAX 256
+/* A key file larger than this is not one: RP_SMB_KEYS_MAX full lines (1.05 MB) fit twice over, comments and all. */
+#define RP_SMB_KEYS_FILE_MAX (2 * 1024 * 1024)
 
 int rp_smb_keys_create(rp_smb_keys **out);
 void rp_smb_keys_destroy(rp_smb_keys *keys); /* NULL is a no-op */
 /* Add "SESSIONID:KEY[:S2C:C2S]" (hex; surrounding blanks ignored).  Errors say what is wrong, never the key. */
 int rp_smb_keys_add(rp_smb_keys *keys, const char *spec, char *errbuf);
-/* Add every line of a file: one spec each; blank lines and '#' comments skipped; errors name file:line. */
+/* Add every line of a file: one spec each; blank lines and '#' comments skipped; errors name file:line.
+ * A NUL byte anywhere, or more than RP_SMB_KEYS_FILE_MAX bytes, is an error. */
 int rp_smb_keys_load(rp_smb_keys *keys, const char *path, char *errbuf);
 size_t rp_smb_keys_count(const rp_smb_keys *keys);
 

@@ -138,26 +138,63 @@ int rp_smb_keys_add(rp_smb_keys *keys, const char *spec, char *errbuf)
 	return 0;
 }
 
+/* Count the lines of b[0..n) up to and including the one that holds b[n]. */
+static unsigned long line_of(const char *b, size_t n)
+{
+	unsigned long l = 1;
+	for (size_t i = 0; i < n; i++)
+		l += b[i] == '\n';
+	return l;
+}
+
 int rp_smb_keys_load(rp_smb_keys *keys, const char *path, char *errbuf)
 {
 	FILE *const f = fopen(path, "r");
 	if (!f)
 		return rp_fail(errbuf, RP_E_IO, "%s: %s", path, strerror(errno));
+	/* One more byte than the bound tells a file at it from one past it (/dev/zero ends here too). */
+	char *const buf = malloc((size_t)RP_SMB_KEYS_FILE_MAX + 1);
+	if (!buf) {
+		fclose(f);
+		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+	}
+	const size_t got = fread(buf, 1, (size_t)RP_SMB_KEYS_FILE_MAX + 1, f);
 	char line[RP_SMB_KEY_LINE_MAX + 8];
-	unsigned long lineno = 0;
 	int rc = 0;
-	while (fgets(line, sizeof line, f)) {
+	if (ferror(f)) {
+		rc = rp_fail(errbuf, RP_E_IO, "%s: read error", path);
+		goto done;
+	}
+	/* A NUL would end a line early (or the whole file, read as no keys): a key file is text. */
+	const char *const nul = memchr(buf, '\0', got);
+	if (nul) {
+		rc = rp_fail(errbuf, RP_E_SYNTAX, "%s:%lu: a NUL byte: a key file is text, one SESSIONID:KEY a line", path,
+			     line_of(buf, (size_t)(nul - buf)));
+		goto done;
+	}
+	if (got > RP_SMB_KEYS_FILE_MAX) {
+		rc = rp_fail(errbuf, RP_E_LIMIT, "%s: larger than %d bytes (%d keys of %d characters fit, with comments)",
+			     path, RP_SMB_KEYS_FILE_MAX, RP_SMB_KEYS_MAX, RP_SMB_KEY_LINE_MAX);
+		goto done;
+	}
+	unsigned long lineno = 0;
+	for (size_t at = 0; at < got;) {
 		lineno++;
-		const size_t n = strlen(line);
-		if (n == sizeof line - 1 && line[n - 1] != '\n' && !feof(f)) {
+		const char *const nl = memchr(buf + at, '\n', got - at);
+		const size_t end = nl ? (size_t)(nl - buf) : got;
+		const size_t len = end - at;
+		at = nl ? end + 1 : got;
+		if (len >= sizeof line - 1) {
 			rc = rp_fail(errbuf, RP_E_SYNTAX, "%s:%lu: longer than %d characters", path, lineno,
 				     RP_SMB_KEY_LINE_MAX);
 			goto done;
 		}
+		memcpy(line, buf + end - len, len);
+		line[len] = '\0';
 		const char *s = line;
 		while (*s == ' ' || *s == '\t')
 			s++;
-		if (*s == '#' || *s == '\n' || *s == '\r' || *s == '\0')
+		if (*s == '#' || *s == '\r' || *s == '\0')
 			continue;
 		char eb[RP_ERRBUF_SIZE];
 		rc = rp_smb_keys_add(keys, s, eb);
@@ -166,12 +203,11 @@ int rp_smb_keys_load(rp_smb_keys *keys, const char *path, char *errbuf)
 			goto done;
 		}
 	}
-	if (ferror(f))
-		rc = rp_fail(errbuf, RP_E_IO, "%s: read error", path);
 done:
-	/* the line buffer held a key */
-	memset(line, 0, sizeof line);
-	__asm__ __volatile__("" : : "r"(line) : "memory");
+	/* the buffers held keys */
+	explicit_bzero(line, sizeof line);
+	explicit_bzero(buf, got);
+	free(buf);
 	fclose(f);
 	return rc;
 }

@@ -20,7 +20,7 @@ keys=$enc.keys
 line=$(grep -v '^#' "$keys")
 sid=${line%%:*}
 skey=$(echo "$line" | cut -d: -f2)
-echo "1..22"
+echo "1..29"
 
 # 1-4. a keys file decrypts, and the ops are the clear session's, line for line
 check "--smb-keys FILE decrypts" "$reprise" convert --smb-keys "$keys" "$enc" "$tmp/all.rpz"
@@ -55,6 +55,20 @@ check_exit "a short session id: exit 2" 2 "$reprise" convert --smb-key "1234:$sk
 lacks "nor does that one" err "$skey"
 check_exit "a missing --smb-keys file: exit 2" 2 "$reprise" convert --smb-keys "$tmp/nothere" "$enc" "$tmp/x.rpz"
 has "naming it" err "nothere: No such file"
+
+# A NUL byte is not text: refused with file:line, whether the file is all NULs or a NUL ends a key
+# line early (read as "no keys" or as the line's head before); a file past the documented bound
+# (/dev/zero never ended) is refused, under a timeout.
+head -c 100 /dev/zero >"$tmp/nul.keys"
+check_exit "--smb-keys: a file of NUL bytes: exit 2" 2 timeout 20 "$reprise" convert --smb-keys "$tmp/nul.keys" "$enc" "$tmp/x.rpz"
+has "naming the NUL and where" err "nul.keys:1: a NUL byte"
+{ printf '# keys\n%s' "$line"; printf '\000junk\n'; } >"$tmp/nul2.keys"
+check_exit "--smb-keys: a NUL inside a key line: exit 2" 2 timeout 20 "$reprise" convert --smb-keys "$tmp/nul2.keys" "$enc" "$tmp/x.rpz"
+has "naming the line" err "nul2.keys:2: a NUL byte"
+check_exit "--smb-keys /dev/zero: ends, exit 2" 2 timeout 20 "$reprise" convert --smb-keys /dev/zero "$enc" "$tmp/x.rpz"
+awk 'BEGIN { for (i = 0; i < 40000; i++) printf "# %070d\n", i }' >"$tmp/big.keys"
+check_exit "--smb-keys over 2 MiB: exit 2" 2 timeout 20 "$reprise" convert --smb-keys "$tmp/big.keys" "$enc" "$tmp/x.rpz"
+has "naming the bound" err "big.keys: larger than 2097152 bytes"
 
 # 19-20. the key is nowhere in the trace or its metadata
 "$reprise" cat --meta "$tmp/one.rpz" >"$tmp/out" 2>&1

@@ -159,6 +159,22 @@ static void test_keys_file(void **state)
 	snprintf(want, sizeof want, "%s:3: SMB key:", path);
 	assert_non_null(strstr(eb, want));
 	rp_smb_keys_destroy(k);
+
+	/* a NUL after a key would have cut the line there: the file is refused, naming the line */
+	FILE *const z = fopen(path, "w");
+	fprintf(z, "# keys\n" SID ":" K16);
+	fputc('\0', z);
+	fprintf(z, "junk\n");
+	fclose(z);
+	assert_int_equal(rp_smb_keys_create(&k), 0);
+	assert_int_equal(rp_smb_keys_load(k, path, eb), RP_E_SYNTAX);
+	snprintf(want, sizeof want, "%s:2: a NUL byte", path);
+	assert_non_null(strstr(eb, want));
+	assert_int_equal(rp_smb_keys_count(k), 0);
+	rp_smb_keys_destroy(k);
+	assert_int_equal(rp_smb_keys_create(&k), 0);
+	assert_int_equal(rp_smb_keys_load(k, "/dev/zero", eb), RP_E_SYNTAX); /* ends: the bound is read, no more */
+	rp_smb_keys_destroy(k);
 	unlink(path);
 
 	assert_int_equal(rp_smb_keys_create(&k), 0);
