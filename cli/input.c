@@ -374,7 +374,8 @@ int rp__cli_in_convert(rp_cli_in *in, const char *cmd, bool lenient)
 		fclose(f);
 		prod = rp_conv_producer_sniff(head, n, in->path, NULL, 0);
 	}
-	if (!prod || (strcmp(prod->name, "strace") != 0 && strcmp(prod->name, "ctf") != 0))
+	if (!prod || (strcmp(prod->name, "strace") != 0 && strcmp(prod->name, "ctf") != 0 &&
+		      strcmp(prod->name, "text") != 0))
 		return 0;
 	const int fd = rp__cli_tmp_file(cmd, in->name);
 	if (fd < 0)

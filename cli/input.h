@@ -53,7 +53,7 @@ typedef struct rp_cli_in {
 int rp__cli_in_open(rp_cli_in *in, const char *cmd, const char *arg);
 void rp__cli_in_close(rp_cli_in *in);
 /*
- * An input that only a converter reads (an strace log, a CTF trace) converted into an
+ * An input that only a converter reads (an strace log, a CTF trace, reprise cat's text form) converted into an
  * unlinked .rpz in $TMPDIR that takes its place (in->path /dev/fd/N), so
  * what reads stored forms (replay) reads it too; other inputs are left as
  * they are.  Prints the conversion's summary.  0, or an exit status after

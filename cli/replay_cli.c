@@ -34,7 +34,7 @@ int rp__cli_ropts_open_input(const rp_cli_ropts *r, const char *cmd, char *const
 	int rc = rp__cli_in_open(in, cmd, pos[0]);
 	if (rc)
 		return rc;
-	if ((rc = rp__cli_in_convert(in, cmd, r->lenient)) != 0) /* an strace log or a CTF trace: converted first */
+	if ((rc = rp__cli_in_convert(in, cmd, r->lenient)) != 0) /* an strace log, a CTF trace, the text form: converted first */
 		rp__cli_in_close(in);
 	return rc;
 }

@@ -20,6 +20,36 @@ static bool has_prefix(const void *head, size_t len, const void *magic, size_t m
 	return len >= m && memcmp(head, magic, m) == 0;
 }
 
+/* Digits, a '.', digits: one of the text form's times; the end of it, or NULL. */
+static const char *text_time(const char *p, const char *eol)
+{
+	const char *const d = p;
+	while (p < eol && *p >= '0' && *p <= '9')
+		p++;
+	if (p == d || p == eol || *p != '.')
+		return NULL;
+	const char *const f = ++p;
+	while (p < eol && *p >= '0' && *p <= '9')
+		p++;
+	return p > f ? p : NULL;
+}
+
+static bool is_text_form(const char *p, const char *eol)
+{
+	if (!(p = text_time(p, eol)) || p == eol || *p++ != ' ')
+		return false;
+	if (p < eol && *p == '-')
+		p++;
+	else if (!(p = text_time(p, eol)))
+		return false;
+	if (eol - p < 3 || p[0] != ' ' || p[1] != 'c' || p[2] < '0' || p[2] > '9')
+		return false;
+	p += 2;
+	while (p < eol && *p >= '0' && *p <= '9')
+		p++;
+	return p < eol && *p == ' ';
+}
+
 rp_format rp_format_sniff(const void *head, size_t len, const char *name)
 {
 	static const uint8_t rpz_magic[] = { 'R', 'P', 'Z', 0x89 };
@@ -50,6 +80,9 @@ rp_format rp_format_sniff(const void *head, size_t len, const char *name)
 			p = eol + 1;
 			continue;
 		}
+		/* reprise cat's text form: "S.NNNNNNNNN (S.NNNNNNNNN|-) cN " (no loadfile or strace line is so). */
+		if (is_text_form(q, eol))
+			return RP_FMT_TEXT;
 		/* strace -f -ttt lines start with a pid and an epoch time. */
 		const char *w = q;
 		while (w < eol && ((*w >= '0' && *w <= '9') || *w == '.'))
@@ -89,6 +122,7 @@ const char *rp_format_name(rp_format f)
 	case RP_FMT_LOADFILE_NFS: return "loadfile (NFS dialect)";
 	case RP_FMT_PCAP: return "pcap";
 	case RP_FMT_STRACE: return "strace log";
+	case RP_FMT_TEXT: return "text form";
 	case RP_FMT_UNKNOWN: break;
 	}
 	return "unknown";
@@ -118,6 +152,9 @@ int rp_reader_open(rp_reader **out, const char *path, const rp_read_opts *opts, 
 			       path, path);
 	case RP_FMT_STRACE:
 		return rp_fail(errbuf, RP_E_UNSUPPORTED, "%s: an strace log: convert it first", path);
+	case RP_FMT_TEXT:
+		return rp_fail(errbuf, RP_E_UNSUPPORTED,
+			       "%s: reprise's text form (reprise cat): convert it first (reprise convert %s out.rpz)", path, path);
 	case RP_FMT_UNKNOWN:
 		break;
 	}

@@ -16,6 +16,7 @@ typedef enum rp_format {
 	RP_FMT_LOADFILE_NFS,
 	RP_FMT_PCAP, /* recognised here, decoded by capture/ */
 	RP_FMT_STRACE,
+	RP_FMT_TEXT, /* reprise cat's text form, read by converters/ */
 } rp_format;
 
 /* Guess a format from the first bytes of a file (and its name, if given). */

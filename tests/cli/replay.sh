@@ -148,4 +148,18 @@ if [ "$rc" = 130 ]; then ok "SIGINT: exit 130"; else echo "# exit $rc"; not_ok "
 has "SIGINT: stopped: interrupted" out 'stopped: interrupted'
 has "SIGINT: the measured time is the time it ran, not its last op's" out ' clients  ([1-9][0-9]*|0\.[5-9][0-9]*)\.?[0-9]* s measured'
 
+
+# reprise's own text form (reprise cat's output) replays as the trace it prints: the same op count
+# and the same files as the .rpz (it was taken for an strace log: "convert it first").
+src=$2
+"$reprise" cat "$src/samples/smb2-small-files.rpz" >"$tmp/text.txt"
+fresh
+check "replay of the text form (reprise cat output) runs" "$reprise" replay -q "$tmp/text.txt" --target "$tmp/t" --json "$tmp/text.json"
+lacks "not taken for an strace log" err 'strace'
+fresh
+run "$reprise" replay -q "$src/samples/smb2-small-files.rpz" --target "$tmp/t" --json "$tmp/rpz.json"
+text_ops=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["total_ops"])' "$tmp/text.json" 2>&1)
+rpz_ops=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["total_ops"])' "$tmp/rpz.json" 2>&1)
+if [ -n "$text_ops" ] && [ "$text_ops" = "$rpz_ops" ]; then ok "the text form replays the .rpz's $rpz_ops ops"; else
+	echo "# text $text_ops, rpz $rpz_ops"; not_ok "the text form replays the .rpz's ops"; fi
 echo "1..$n"

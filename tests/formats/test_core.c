@@ -299,6 +299,11 @@ static void sniffing_tells_formats_apart(void **state)
 	assert_int_equal(rp_format_sniff(nfs_ts, strlen(nfs_ts), NULL), RP_FMT_LOADFILE_NFS);
 	const char strace[] = "1234  1700000000.123456 openat(AT_FDCWD, \"x\", O_RDONLY) = 3 <0.000010>\n";
 	assert_int_equal(rp_format_sniff(strace, strlen(strace), NULL), RP_FMT_STRACE);
+	/* reprise cat's output was taken for an strace log (two numbers first) */
+	const char text[] = "0.004738000 0.005262000 c1 open path=\"/\" fh=1 ret=1 -> OK\n";
+	assert_int_equal(rp_format_sniff(text, strlen(text), NULL), RP_FMT_TEXT);
+	const char text_untimed[] = "# c\n0.000000000 - c12 stat path=\"/a\" -> OK\n";
+	assert_int_equal(rp_format_sniff(text_untimed, strlen(text_untimed), NULL), RP_FMT_TEXT);
 }
 
 /*
