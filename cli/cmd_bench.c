@@ -197,8 +197,14 @@ static int one_run(bench_ctx *c, rp_bench_target *t)
 	}
 	rp__cli_prov_target(&c->prov, dir);
 	rp__cli_prov_cpu_begin(&c->prov);
-	const int rc = rp__cli_drive(r, "bench", o.r.quiet, &interrupted, &c->in);
+	bool started = false;
+	const int rc = rp__cli_drive(r, "bench", o.r.quiet, &interrupted, &started, &c->in);
 	rp__cli_prov_cpu_end(&c->prov);
+	if (!started) {
+		/* No result (its times would be the machine's uptime): a failed run, its error said, the target dropped. */
+		say(run->error, sizeof(run->error), "the run did not start (the error above)");
+		goto fail;
+	}
 	const rp_replay_results *const res = rp_replay_get_results(r);
 	if (ro.on_mismatch != RP_MISMATCH_SKIP)
 		rp__cli_warn_samples("bench", res);

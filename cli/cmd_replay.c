@@ -292,8 +292,15 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 		rp__cli_prov_collect(prov, in.name, in.path, o.target);
 	bool interrupted = false;
 	rp__cli_prov_cpu_begin(prov);
-	const int rc = rp__cli_drive(r, "replay", o.r.quiet, &interrupted, &in);
+	bool started = false;
+	const int rc = rp__cli_drive(r, "replay", o.r.quiet, &interrupted, &started, &in);
 	rp__cli_prov_cpu_end(prov);
+	if (!started) {
+		/* Nothing ran (the backend could not connect, ...): no table, no JSON that compare would take for a
+		 * 0 MB/s run.  The error was printed. */
+		rp__cli_err("replay", "the run did not start: no result written");
+		goto clean;
+	}
 	const rp_replay_results *const res = rp_replay_get_results(r);
 	/* --json -: standard output holds the JSON alone, and the table goes to stderr. */
 	rp_replay_write_table(res, json.std ? stderr : stdout);
@@ -319,6 +326,7 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 			status = 1;
 		}
 	}
+clean:
 	if (snap) {
 		/* The backend's descriptors and the run's handles are closed before anything is removed. */
 		rp_replay_destroy(r);

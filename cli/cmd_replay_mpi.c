@@ -516,7 +516,7 @@ int rp__cli_replay_mpi(const rp_cli_mpi_args *a)
 	start_together(&m);
 	bool interrupted = false;
 	rp__cli_prov_cpu_begin(a->prov);
-	const int rc = rp__cli_drive(r, m.cmd, a->r->quiet || m.rank != 0, &interrupted, &in);
+	const int rc = rp__cli_drive(r, m.cmd, a->r->quiet || m.rank != 0, &interrupted, NULL, &in);
 	rp__cli_prov_cpu_end(a->prov);
 	size_t n_packed = 0;
 	rp_replay_results mine = *rp_replay_get_results(r); /* a shallow copy: packing only reads it */

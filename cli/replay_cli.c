@@ -173,7 +173,7 @@ static void progress(rp_replay *r, double *last_t, uint64_t *last_ops, uint64_t 
 	*last_bytes = p.bytes;
 }
 
-int rp__cli_drive(rp_replay *r, const char *cmd, bool quiet, bool *interrupted, const rp_cli_in *in)
+int rp__cli_drive(rp_replay *r, const char *cmd, bool quiet, bool *interrupted, bool *started, const rp_cli_in *in)
 {
 	sigset_t set;
 	sigemptyset(&set);
@@ -187,6 +187,8 @@ int rp__cli_drive(rp_replay *r, const char *cmd, bool quiet, bool *interrupted, 
 		rp__cli_err(cmd, "%s", errbuf);
 		rp_replay_stop(r);
 	}
+	if (started)
+		*started = rc == 0;
 	/* Files that were there before: prepare left their bytes as they were (extended ones grew past their end). */
 	const rp_replay_results *const res = rp_replay_get_results(r);
 	if (res->prepare.kept || res->prepare.extended)

@@ -107,9 +107,11 @@ void rp__cli_bopts_free(char *bopts);
  * Start r and wait for it with a progress line each second (unless quiet),
  * SIGINT and SIGTERM blocked in every thread and collected here: either
  * stops the run cleanly and sets *interrupted.  Then finish it.  0, or the
- * error (printed).
+ * error (printed).  *started (if not NULL) says whether the run started at
+ * all: a backend that could not connect or a prepare that could not begin
+ * leaves results that measured nothing (no start time), which are no result.
  */
-int rp__cli_drive(rp_replay *r, const char *cmd, bool quiet, bool *interrupted, const rp_cli_in *in);
+int rp__cli_drive(rp_replay *r, const char *cmd, bool quiet, bool *interrupted, bool *started, const rp_cli_in *in);
 
 /* One line per kind of mismatch (op, expected, got), with its count and first example, on stderr. */
 void rp__cli_warn_samples(const char *cmd, const rp_replay_results *res);

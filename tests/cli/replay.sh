@@ -162,4 +162,29 @@ text_ops=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["tot
 rpz_ops=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["total_ops"])' "$tmp/rpz.json" 2>&1)
 if [ -n "$text_ops" ] && [ "$text_ops" = "$rpz_ops" ]; then ok "the text form replays the .rpz's $rpz_ops ops"; else
 	echo "# text $text_ops, rpz $rpz_ops"; not_ok "the text form replays the .rpz's ops"; fi
+
+# A backend that cannot connect: no result at all (it was one with stop "interrupted", elapsed_s the
+# machine's uptime and no error, which compare counted as a 0 MB/s run); bench keeps the run as failed,
+# its error said and no result, and compare does not count it.
+if "$reprise" replay --list-backends | grep -q '^  nfs '; then
+	rm -f "$tmp/nc.json"
+	check_fails "replay to an nfs:// server that is not there: exit 1" 1 \
+		"$reprise" replay -q "$src/samples/smb2-small-files.rpz" --target nfs://127.0.0.1:1/x --json "$tmp/nc.json"
+	if ! [ -e "$tmp/nc.json" ] && grep -q 'the run did not start: no result written' "$tmp/err"; then
+		ok "no JSON result, and the error says so"; else not_ok "no JSON result, and the error says so"; fi
+	fresh
+	run "$reprise" bench -q "$src/samples/smb2-small-files.rpz" --target nfs://127.0.0.1:1/x --target "$tmp/t" \
+		--runs 1 --json "$tmp/nc-bench.json"
+	check_bench=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["targets"][0]["runs"][0]
+print(r["failed"], r["result"] is None, "did not start" in r["error"], d["targets"][1]["runs"][0]["failed"])' "$tmp/nc-bench.json" 2>&1)
+	if [ "$check_bench" = "True True True False" ]; then ok "bench: that run failed, its error set, no result"; else
+		echo "# $check_bench"; not_ok "bench: that run failed, its error set, no result"; fi
+	run "$reprise" compare "$tmp/nc-bench.json"
+	has "compare counts no run of it" out '^runs counted +0 \(\+1 failed\) +1$'
+else
+	for d in "replay to an nfs:// server that is not there" "no JSON result" "bench: that run failed" "compare counts no run"; do
+		ok "$d # skip built without the nfs backend"; done
+fi
 echo "1..$n"
