@@ -10,7 +10,7 @@
 	{ "smb-key", 0, RP_OPT_LIST, (list), "SID:KEY[:S2C:C2S]",                                                   \
 	  "decrypt SMB3 with this session's keys (hex; SID as its 8 wire bytes; S2C, C2S in tshark's order; repeatable)" }, \
 	{ "smb-keys", 0, RP_OPT_STRING, (file), "FILE",                                                              \
-	  "SMB3 session keys, one SID:KEY[:S2C:C2S] a line ('#' comments)" }
+	  "SMB3 session keys, one SID:KEY[:S2C:C2S] a line ('#' comments; text, at most 2 MiB)" }
 
 /*
  * The keys given (NULL in *out when none): 0, or 2 after printing a usage
