@@ -24,10 +24,16 @@ static inline int rp_hex_digit(char ch)
 	return ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
 }
 
+/*
+ * A cursor over no bytes may be made from NULL (an absent column, an empty
+ * field): it points at a static empty array instead, so no read ever does
+ * arithmetic on a null pointer (NULL + 0 is undefined in C).
+ */
 static inline rp_cur rp_cur_make(const void *buf, size_t len)
 {
-	const uint8_t *const b = (const uint8_t *)buf;
-	return (rp_cur){ .p = b, .end = b + len, .err = false };
+	static const uint8_t none[1];
+	const uint8_t *const b = buf ? (const uint8_t *)buf : none;
+	return (rp_cur){ .p = b, .end = buf ? b + len : b, .err = false };
 }
 
 static inline size_t rp_cur_left(const rp_cur *c)
