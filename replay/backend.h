@@ -92,14 +92,6 @@ struct rp_breq {
 	 */
 	bool special;
 	/*
-	 * (version 7) Out: the op was refused (status EXDEV) because a path
-	 * would leave the target in the backend's own terms (a name its
-	 * protocol reads as syntax, as SMB reads a backslash); counted as an
-	 * escape, as the engine's own refusals are.  The engine clears it
-	 * before each submit.
-	 */
-	bool escape;
-	/*
 	 * (version 4) A write of zeros rather than the backend's own data
 	 * (prepare --prepare-fill=zero); trace writes never set it.  An older
 	 * backend writes what it always writes.
@@ -112,6 +104,15 @@ struct rp_breq {
 	uint64_t bh2;
 	/* (version 5) The engine's own bookkeeping of the request (references it holds): backends ignore it. */
 	unsigned hold;
+	/*
+	 * (version 7) Out: the op was refused (status EXDEV) because a path
+	 * would leave the target in the backend's own terms (a name its
+	 * protocol reads as syntax, as SMB reads a backslash); counted as an
+	 * escape, as the engine's own refusals are.  The engine clears it
+	 * before each submit.  Last, as every version's fields are, so the
+	 * older ones keep their places.
+	 */
+	bool escape;
 };
 
 /*
