@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/mman.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include "replay/backends/smb_int.h"
 
@@ -140,6 +142,37 @@ static void auth_fn(SMBCCTX *ctx, const char *srv, const char *shr, char *wg, in
 		snprintf(pw, (size_t)pwlen, "%s", c->has_password ? c->password : "");
 }
 
+/*
+ * With a user given, a guest session is a failure, not a fall-back: a
+ * server that maps unknown users to guest (Samba's "map to guest = bad
+ * user") would otherwise run the replay as its guest account, exit 0.
+ * libsmbclient does not expose the session's guest flag (SMB2
+ * SESSION_SETUP's SMB2_SESSION_FLAG_IS_GUEST), but it refuses a guest
+ * session when signing is required (a guest has no session key to sign
+ * with: NT_STATUS_ACCESS_DENIED).  The one way to require it is its
+ * configuration ("client signing"), loaded from a file: a memfd, so
+ * nothing is left on disk.  Process-wide, as that configuration is; under
+ * smbc_mu, after smbc_new_context loaded the system's.  0 or an errno.
+ */
+static int require_signing(SMBCCTX *ctx)
+{
+	static bool done;
+	if (done)
+		return 0;
+	static const char conf[] = "[global]\n\tclient signing = required\n";
+	const int fd = memfd_create("reprise-smb.conf", MFD_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	int rc = write(fd, conf, sizeof(conf) - 1) == (ssize_t)(sizeof(conf) - 1) ? 0 : errno ? errno : EIO;
+	if (rc == 0 && smbc_setConfiguration(ctx, path) != 0)
+		rc = errno ? errno : EINVAL;
+	close(fd);
+	done = rc == 0;
+	return rc;
+}
+
 static void conn_put(smb_conn *cn)
 {
 	if (!cn || atomic_fetch_sub(&cn->refs, 1) != 1)
@@ -199,9 +232,11 @@ static int smb_client_init(void *backend, void *client, const char *dir, char *e
 		/* A wrong password is an error, not a silent fall back to an anonymous session. */
 		smbc_setOptionNoAutoAnonymousLogin(ctx, sb->creds.has_user);
 		smbc_setOptionCaseSensitive(ctx, 0);
+		smbc_setOptionDebugToStderr(ctx, 1);
 	}
-	const bool ok = ctx && smbc_init_context(ctx);
-	const int init_err = errno;
+	int sign_err = ctx && sb->creds.has_user ? require_signing(ctx) : 0;
+	const bool ok = ctx && !sign_err && smbc_init_context(ctx);
+	const int init_err = sign_err ? sign_err : errno;
 	if (!ok) {
 		if (ctx)
 			smbc_free_context(ctx, 0);
@@ -221,7 +256,10 @@ static int smb_client_init(void *backend, void *client, const char *dir, char *e
 		const int err = errno ? errno : EIO;
 		pthread_mutex_unlock(&smbc_mu);
 		conn_put(cn);
-		const char *const hint = err == EACCES || err == EPERM ? " (wrong user or password, or no guest access?)"
+		const char *const hint = (err == EACCES || err == EPERM) && sb->creds.has_user
+						 ? " (wrong user or password; or a user the server does not know, for which it"
+						   " offers a guest session: with a user given, a guest session is refused)"
+					 : err == EACCES || err == EPERM ? " (no guest access?)"
 					 : err == ENOENT || err == ENODEV ? " (no such share or directory on the server?)"
 					 : err == ECONNREFUSED ? " (no SMB server on that port?)"
 					 : "";

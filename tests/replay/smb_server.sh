@@ -50,7 +50,7 @@ clean_share() { rm -rf "${share:?}"/* "$share"/.[!.]* 2>/dev/null; }
 # A listing of a tree: type, size and name of every entry (what prepare and the run made).
 tree() { (cd "$1" && find . -mindepth 1 \( -type f -printf 'f %s %p\n' \) -o \( -type d -printf 'd - %p\n' \) | sort); }
 
-echo "1..49"
+echo "1..52"
 
 # 1-5. client.txt's first 6000 lines, 2 clients over SMB3: as posix, failures as recorded, 0 mismatches,
 # and the tree the run leaves in the share is the one the same run leaves in a directory.
@@ -283,3 +283,10 @@ if [ -f "$share/sub/plain" ] && [ -d "$share/sub/ok" ]; then ok "a plain name be
 # 48-49. IPC$ is the server's inter-process share, no disk: refused by name (it said "Connection refused").
 check_fails "IPC\$: exit 1" 1 "$reprise" replay "$tmp/w.rpz" --target "smb://127.0.0.1:$port/IPC\$" "${user[@]}" -q
 has "IPC\$: said it is no disk share" err 'IPC\$: IPC\$ is the server.s inter-process share, not a disk share'
+
+# 50-52. A --user the server does not know, which the fixture's `map to guest = bad user` would log in
+# as guest: exit 1, saying so, and nothing made in the share; the right user still logs in (test 1 on).
+clean_share
+check_fails "an unknown --user mapped to guest: exit 1" 1 "$reprise" replay "$tmp/w.rpz" --target "$url" --user 'nosuchuser%x' -q
+has "an unknown --user mapped to guest: said" err "$url: .*guest session"
+if [ ! -e "$share/who" ]; then ok "an unknown --user mapped to guest: nothing made"; else not_ok "an unknown --user mapped to guest: nothing made"; fi
