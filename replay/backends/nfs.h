@@ -90,6 +90,8 @@ void rp__nfs_names_fini(rp_nfs_names *n);
 void rp__nfs_names_reset(rp_nfs_names *n);
 /* The entry of name (len bytes) in the entry parent (RP_NFS_NAMES_ROOT: the root), or RP_NFS_NAMES_NONE. */
 uint32_t rp__nfs_names_find(const rp_nfs_names *n, uint32_t parent, const char *name, size_t len);
+/* The entry of a "/"-separated path walked from the root (RP_NFS_NAMES_ROOT for "/"), or RP_NFS_NAMES_NONE. */
+uint32_t rp__nfs_names_walk(const rp_nfs_names *n, const char *path);
 /*
  * Remember name in parent as kind (fh: a directory's handle, fhlen bytes,
  * at most RP_NFS_FH_MAX), if the epoch is still the one the LOOKUP was sent

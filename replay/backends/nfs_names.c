@@ -135,10 +135,8 @@ uint32_t rp__nfs_names_add(rp_nfs_names *n, uint64_t epoch, uint32_t parent, con
 	return i;
 }
 
-void rp__nfs_names_forget(rp_nfs_names *n, const char *path)
+uint32_t rp__nfs_names_walk(const rp_nfs_names *n, const char *path)
 {
-	/* Any change invalidates the LOOKUPs in flight: they may have seen the old name. */
-	n->epoch++;
 	uint32_t at = RP_NFS_NAMES_ROOT;
 	for (const char *p = path; *p;) {
 		while (*p == '/')
@@ -148,10 +146,19 @@ void rp__nfs_names_forget(rp_nfs_names *n, const char *path)
 			break; /* a trailing '/' */
 		at = rp__nfs_names_find(n, at, p, len);
 		if (at == RP_NFS_NAMES_NONE)
-			return; /* not cached, so nothing beneath it is reachable either */
+			return at;
 		p += len;
 	}
-	if (at == RP_NFS_NAMES_ROOT)
+	return at;
+}
+
+void rp__nfs_names_forget(rp_nfs_names *n, const char *path)
+{
+	/* Any change invalidates the LOOKUPs in flight: they may have seen the old name. */
+	n->epoch++;
+	const uint32_t at = rp__nfs_names_walk(n, path);
+	/* Not cached: nothing beneath it is reachable either. */
+	if (at == RP_NFS_NAMES_NONE || at == RP_NFS_NAMES_ROOT)
 		return;
 	/*
 	 * Dead: what is beneath it names it as parent by index, and a new entry

@@ -115,24 +115,6 @@ static void test_setattr_steps(void **state)
 			 RP_NFS_SA_MODE | RP_NFS_SA_OWNER | RP_NFS_SA_TIMES);
 }
 
-/* The entry of a "/"-separated path, walking from the root as the check does: its index, or RP_NFS_NAMES_NONE. */
-static uint32_t walk(const rp_nfs_names *n, const char *path)
-{
-	uint32_t at = RP_NFS_NAMES_ROOT;
-	for (const char *p = path; *p;) {
-		while (*p == '/')
-			p++;
-		const size_t len = strcspn(p, "/");
-		if (len == 0)
-			break;
-		at = rp__nfs_names_find(n, at, p, len);
-		if (at == RP_NFS_NAMES_NONE)
-			return at;
-		p += len;
-	}
-	return at;
-}
-
 /* Add every component of path as a directory (the last as kind), as a walk of LOOKUPs would. */
 static void learn(rp_nfs_names *n, const char *path, int kind)
 {
@@ -158,41 +140,41 @@ static void test_names(void **state)
 	learn(&n, "/a/b/d", RP_NFS_NAME_DIR);
 	learn(&n, "/a/e", RP_NFS_NAME_OTHER);
 	learn(&n, "/x", RP_NFS_NAME_DIR);
-	const uint32_t c = walk(&n, "/a/b/c");
+	const uint32_t c = rp__nfs_names_walk(&n, "/a/b/c");
 	assert_int_not_equal(c, RP_NFS_NAMES_NONE);
 	assert_int_equal(n.nodes[c].kind, RP_NFS_NAME_OTHER);
-	const uint32_t b = walk(&n, "/a/b");
+	const uint32_t b = rp__nfs_names_walk(&n, "/a/b");
 	assert_int_equal(n.nodes[b].kind, RP_NFS_NAME_DIR);
 	assert_int_equal(n.nodes[b].fhlen, 3);
 	assert_memory_equal(n.nodes[b].fh, "fh\1", 3);
 	/* A name is its parent's: "c" beneath "a" is not "c" beneath "b". */
-	assert_int_equal(walk(&n, "/a/c"), RP_NFS_NAMES_NONE);
-	assert_int_equal(walk(&n, "/a/b/cc"), RP_NFS_NAMES_NONE);
-	assert_int_equal(walk(&n, "/a/b/"), b);
+	assert_int_equal(rp__nfs_names_walk(&n, "/a/c"), RP_NFS_NAMES_NONE);
+	assert_int_equal(rp__nfs_names_walk(&n, "/a/b/cc"), RP_NFS_NAMES_NONE);
+	assert_int_equal(rp__nfs_names_walk(&n, "/a/b/"), b);
 	/* Adding what is there gives the same entry. */
 	assert_int_equal(rp__nfs_names_add(&n, n.epoch, b, "c", 1, RP_NFS_NAME_OTHER, NULL, 0), c);
 
 	/* Forgetting a directory (an rmdir, a rename of it, a symlink made in its place) forgets all beneath it. */
 	rp__nfs_names_forget(&n, "/a/b");
-	assert_int_equal(walk(&n, "/a/b"), RP_NFS_NAMES_NONE);
-	assert_int_equal(walk(&n, "/a/b/c"), RP_NFS_NAMES_NONE);
-	assert_int_equal(walk(&n, "/a/b/d"), RP_NFS_NAMES_NONE);
-	assert_int_not_equal(walk(&n, "/a/e"), RP_NFS_NAMES_NONE); /* its siblings stay */
-	assert_int_not_equal(walk(&n, "/x"), RP_NFS_NAMES_NONE);
+	assert_int_equal(rp__nfs_names_walk(&n, "/a/b"), RP_NFS_NAMES_NONE);
+	assert_int_equal(rp__nfs_names_walk(&n, "/a/b/c"), RP_NFS_NAMES_NONE);
+	assert_int_equal(rp__nfs_names_walk(&n, "/a/b/d"), RP_NFS_NAMES_NONE);
+	assert_int_not_equal(rp__nfs_names_walk(&n, "/a/e"), RP_NFS_NAMES_NONE); /* its siblings stay */
+	assert_int_not_equal(rp__nfs_names_walk(&n, "/x"), RP_NFS_NAMES_NONE);
 	/* A name looked up again is a new entry: nothing of the old subtree comes back with it. */
 	learn(&n, "/a/b", RP_NFS_NAME_DIR);
-	assert_int_not_equal(walk(&n, "/a/b"), b);
-	assert_int_equal(walk(&n, "/a/b/c"), RP_NFS_NAMES_NONE);
+	assert_int_not_equal(rp__nfs_names_walk(&n, "/a/b"), b);
+	assert_int_equal(rp__nfs_names_walk(&n, "/a/b/c"), RP_NFS_NAMES_NONE);
 	/* Into a forgotten entry nothing is added (a LOOKUP beneath it that was in flight). */
 	assert_int_equal(rp__nfs_names_add(&n, n.epoch, b, "z", 1, RP_NFS_NAME_OTHER, NULL, 0), RP_NFS_NAMES_NONE);
 
 	/* A file forgotten (unlink, the source or target of a rename): that name only. */
 	rp__nfs_names_forget(&n, "/a/e");
-	assert_int_equal(walk(&n, "/a/e"), RP_NFS_NAMES_NONE);
-	assert_int_not_equal(walk(&n, "/a"), RP_NFS_NAMES_NONE);
+	assert_int_equal(rp__nfs_names_walk(&n, "/a/e"), RP_NFS_NAMES_NONE);
+	assert_int_not_equal(rp__nfs_names_walk(&n, "/a"), RP_NFS_NAMES_NONE);
 	learn(&n, "/a/e", RP_NFS_NAME_OTHER);
 	rp__nfs_names_forget(&n, "/a/e/"); /* a trailing '/' is the same name */
-	assert_int_equal(walk(&n, "/a/e"), RP_NFS_NAMES_NONE);
+	assert_int_equal(rp__nfs_names_walk(&n, "/a/e"), RP_NFS_NAMES_NONE);
 	/* Forgetting what is not cached changes no entry, but still moves the epoch. */
 	const uint32_t live = n.live;
 	uint64_t epoch = n.epoch;
@@ -204,10 +186,10 @@ static void test_names(void **state)
 	epoch = n.epoch;
 	rp__nfs_names_forget(&n, "/x");
 	assert_int_equal(rp__nfs_names_add(&n, epoch, RP_NFS_NAMES_ROOT, "x", 1, RP_NFS_NAME_DIR, "h", 1), RP_NFS_NAMES_NONE);
-	assert_int_equal(walk(&n, "/x"), RP_NFS_NAMES_NONE);
+	assert_int_equal(rp__nfs_names_walk(&n, "/x"), RP_NFS_NAMES_NONE);
 	/* A reset (another client's change) forgets everything. */
 	rp__nfs_names_reset(&n);
-	assert_int_equal(walk(&n, "/a"), RP_NFS_NAMES_NONE);
+	assert_int_equal(rp__nfs_names_walk(&n, "/a"), RP_NFS_NAMES_NONE);
 	assert_int_equal(n.live, 0);
 	rp__nfs_names_fini(&n);
 
