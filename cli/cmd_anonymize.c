@@ -315,15 +315,12 @@ static int run(int argc, char **argv)
 				   .cmd = "anonymize", .cut = &cut };
 	rp_outfile of, mf;
 	int rc = 1;
-	if (rp__cli_out_open(&of, "anonymize", outp))
+	if (rp__cli_out_open_with(&of, "anonymize", outp, RP_OUT_SIGNAL_REMOVES))
 		goto done;
-	if (o.map && rp__cli_out_open_private(&mf, "anonymize", o.map)) {
+	if (o.map && rp__cli_out_open_with(&mf, "anonymize", o.map, RP_OUT_PRIVATE | RP_OUT_SIGNAL_REMOVES)) {
 		rp__cli_out_abort(&of);
 		goto done;
 	}
-	rp__cli_out_remove_on_signal(&of);
-	if (o.map)
-		rp__cli_out_remove_on_signal(&mf);
 	rc = anonymize(in, &of, o.map ? &mf : NULL, kind, key, key_len, &io);
 	if (rc) {
 		rp__cli_out_abort(&of); /* nothing is left behind: OUT and the map stay as they were */

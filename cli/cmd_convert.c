@@ -499,11 +499,10 @@ static int convert(const char *in, const char *outp, int npos, char **pos, const
 		}
 	}
 	rp_outfile of;
-	if (rp__cli_out_open(&of, "convert", outp)) {
+	if (rp__cli_out_open_with(&of, "convert", outp, RP_OUT_SIGNAL_REMOVES)) {
 		rp_strace_ff_free(ff, n_ff);
 		return 1;
 	}
-	rp__cli_out_remove_on_signal(&of);
 	int rc;
 	if (n_ins > 1 || n_ff)
 		rc = convert_ff(ins, n_ins, in, &of, kind, dialect, &io, &sl);

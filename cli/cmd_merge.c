@@ -253,14 +253,13 @@ static int run(int argc, char **argv)
 		return rc;
 	rp_merge_map *const maps = calloc(n, sizeof(*maps));
 	rp_outfile of;
-	if (!maps || rp__cli_out_open(&of, "merge", o.output)) {
+	if (!maps || rp__cli_out_open_with(&of, "merge", o.output, RP_OUT_SIGNAL_REMOVES)) {
 		if (!maps)
 			rp__cli_err("merge", "out of memory");
 		free(maps);
 		free_inputs(ms, n);
 		return 1;
 	}
-	rp__cli_out_remove_on_signal(&of);
 	char errbuf[RP_ERRBUF_SIZE] = "";
 	rp_conv_lf_stats lf;
 	rp_conv_out_opts wo = { .rpz_level = (int)o.level, .lf_stats = &lf };

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -113,7 +114,7 @@ static void on_fatal(int sig)
 	const int e = errno;
 	for (int i = 0; i < LIVE_MAX; i++) {
 		const char *const p = live[i];
-		if (p)
+		if (p && p[0])
 			(void)unlink(p);
 	}
 	(void)raise(sig);
@@ -121,7 +122,8 @@ static void on_fatal(int sig)
 }
 
 /* Watch o->tmp; the handler goes only where a signal is at its default (never over
- * another handler, nor over an inherited SIG_IGN such as nohup's). */
+ * another handler, nor over an inherited SIG_IGN such as nohup's).  Called with the
+ * fatal signals blocked, before the file exists: no signal finds it unwatched. */
 static void live_add(const rp_outfile *o)
 {
 	for (int i = 0; i < LIVE_MAX; i++)
@@ -141,12 +143,6 @@ static void live_add(const rp_outfile *o)
 		sigfillset(&sa.sa_mask);
 		(void)sigaction(fatal_signals[k], &sa, NULL);
 	}
-}
-
-void rp__cli_out_remove_on_signal(rp_outfile *o)
-{
-	if (o->tmp[0])
-		live_add(o);
 }
 
 static void live_remove(const rp_outfile *o)
@@ -185,8 +181,9 @@ static int open_tmp(rp_outfile *o, const char *cmd, mode_t mode)
 	return -1;
 }
 
-static int out_open(rp_outfile *o, const char *cmd, const char *out, mode_t mode)
+static int out_open(rp_outfile *o, const char *cmd, const char *out, unsigned flags)
 {
+	const mode_t mode = flags & RP_OUT_PRIVATE ? 0600 : 0666;
 	memset(o, 0, sizeof(*o));
 	o->name = out;
 	if (strcmp(out, "-") == 0) {
@@ -221,7 +218,20 @@ static int out_open(rp_outfile *o, const char *cmd, const char *out, mode_t mode
 			rp__cli_err(cmd, "%s: %s", out, exists ? strerror(errno) : "path too long");
 			return 1;
 		}
+		/* Watched from before the file exists until it is open: a signal in between is held, then finds it. */
+		sigset_t fatal, held;
+		if (flags & RP_OUT_SIGNAL_REMOVES) {
+			sigemptyset(&fatal);
+			for (size_t k = 0; k < sizeof(fatal_signals) / sizeof(fatal_signals[0]); k++)
+				sigaddset(&fatal, fatal_signals[k]);
+			pthread_sigmask(SIG_BLOCK, &fatal, &held);
+			live_add(o);
+		}
 		fd = open_tmp(o, cmd, mode);
+		if (fd < 0)
+			live_remove(o);
+		if (flags & RP_OUT_SIGNAL_REMOVES)
+			pthread_sigmask(SIG_SETMASK, &held, NULL);
 		if (fd < 0)
 			return 1;
 	}
@@ -240,12 +250,17 @@ static int out_open(rp_outfile *o, const char *cmd, const char *out, mode_t mode
 
 int rp__cli_out_open(rp_outfile *o, const char *cmd, const char *out)
 {
-	return out_open(o, cmd, out, 0666);
+	return out_open(o, cmd, out, 0);
 }
 
 int rp__cli_out_open_private(rp_outfile *o, const char *cmd, const char *out)
 {
-	return out_open(o, cmd, out, 0600);
+	return out_open(o, cmd, out, RP_OUT_PRIVATE);
+}
+
+int rp__cli_out_open_with(rp_outfile *o, const char *cmd, const char *out, unsigned flags)
+{
+	return out_open(o, cmd, out, flags);
 }
 
 /* Make the rename durable too (best effort: some file systems cannot fsync a directory). */

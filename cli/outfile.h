@@ -40,21 +40,28 @@ int rp__cli_out_open(rp_outfile *o, const char *cmd, const char *out);
  */
 int rp__cli_out_open_private(rp_outfile *o, const char *cmd, const char *out);
 
+enum {
+	RP_OUT_PRIVATE = 1u << 0, /* as rp__cli_out_open_private */
+	/*
+	 * From before the temporary file exists until commit, abort or keep,
+	 * SIGINT, SIGTERM and SIGHUP (those at their default disposition) remove
+	 * it before they end the process as before (convert, anonymize, merge: a
+	 * half-written output is of no use).  Not for capture, whose partial
+	 * trace is the only copy of the traffic (docs/capture.md).  Nothing to
+	 * do for standard output and in-place writes.
+	 */
+	RP_OUT_SIGNAL_REMOVES = 1u << 1,
+};
+
+/* Open out with RP_OUT_* flags. */
+int rp__cli_out_open_with(rp_outfile *o, const char *cmd, const char *out, unsigned flags);
+
 /*
  * Flush, check for write errors, fsync, close and rename into place.  On any
  * failure print it, remove the temporary file (OUT stays as it was) and
  * return 1; else 0.
  */
 int rp__cli_out_commit(rp_outfile *o, const char *cmd);
-
-/*
- * From now until commit, abort or keep, SIGINT, SIGTERM and SIGHUP (those at
- * their default disposition) remove the temporary file before they end the
- * process as before (convert, anonymize, merge: a half-written output is of
- * no use).  Not for capture, whose partial trace is the only copy of the
- * traffic (docs/capture.md).  No-op for standard output and in-place writes.
- */
-void rp__cli_out_remove_on_signal(rp_outfile *o);
 
 /* Give up: close and remove the temporary file; OUT stays as it was. */
 void rp__cli_out_abort(rp_outfile *o);
