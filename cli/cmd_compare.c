@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/benchtab.h"
+#include "results/benchtab.h"
 #include "cli/commands.h"
 #include "cli/outfile.h"
 

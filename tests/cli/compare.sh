@@ -1,8 +1,8 @@
 #!/bin/sh
 # reprise compare (TAP): the table and --json from real `reprise replay --json` runs (posix and null
 # backends on temporary directories), bench-format input with a discarded run, runs of one target
-# pooled across files, bad inputs (not JSON, wrong schema, truncated, huge numbers, missing and
-# wrong-typed fields, past the limits) as clear `file: field:` errors, hostile names escaped.
+# pooled across files, bad inputs as clear `file: field:` errors and exit 1 (the loader's whole
+# matrix of them is unit-tested in tests/results), hostile names escaped.
 #   compare.sh REPRISE SOURCE_ROOT
 set -u
 reprise=$1
@@ -171,7 +171,9 @@ check_fails "no FILE: usage error" 2 "$reprise" compare
 check "compare --help" "$reprise" compare --help
 has "--help names --html" out '--html'
 
-# 5. Bad inputs: exit 1, the file and the field named, no crash, no output file left.
+# 5. Bad inputs: exit 1, the file and the field named, no crash, no output file left.  The loader's
+# malformed-input matrix (schemas, fields, ranges, histograms, series, limits) is unit-tested in
+# tests/results/test_benchtab_load.c; here what only the command does: reading files, the exit status.
 bad() { # desc file pattern
 	rm -f "$tmp/o.txt"
 	run "$reprise" compare -o "$tmp/o.txt" "$2"; rc=$?
@@ -181,104 +183,17 @@ bad() { # desc file pattern
 		echo "# exit $rc; wanted 1 and: $3"; not_ok "$1"
 	fi
 }
-# mutate NAME PYTHON: $tmp/NAME.json is a1.json (as d) changed by PYTHON, written by json.dump
-mutate() { python3 -c "
-import json
-d = json.load(open('$tmp/a1.json'))
-$2
-json.dump(d, open('$tmp/$1.json', 'w'))
-"; }
 echo 'hello' >"$tmp/text.json"
 bad "not JSON" "$tmp/text.json" "text.json: not JSON: line 1"
-: >"$tmp/empty.json"
-bad "an empty file" "$tmp/empty.json" "empty.json: not JSON"
-head -c 2000 "$tmp/a1.json" >"$tmp/cut.json"
-bad "a truncated file" "$tmp/cut.json" "cut.json: not JSON: line [0-9]+, column [0-9]+"
-echo '[1, 2]' >"$tmp/array.json"
-bad "an array" "$tmp/array.json" "array.json: expected an object"
-mutate schema "d['schema'] = 'reprise-stat'"
-bad "wrong schema" "$tmp/schema.json" "schema.json: schema: \"reprise-stat\" is neither"
-mutate version "d['schema_version'] = 3"
-bad "a replay schema version it does not read" "$tmp/version.json" "version.json: schema_version: 3 is not 2"
-mutate noschema "del d['schema']"
-bad "no schema" "$tmp/noschema.json" "noschema.json: schema: missing"
-mutate miss "del d['ops']['read']['p99_us']"
-bad "a missing field" "$tmp/miss.json" "miss.json: ops.read.p99_us: missing"
-mutate type "d['total_ops'] = '12'"
+sed 's/"total_ops": [0-9]*/"total_ops": "12"/' "$tmp/a1.json" >"$tmp/type.json"
 bad "a wrong-typed field" "$tmp/type.json" "type.json: total_ops: expected an integer, not a string"
-mutate neg "d['mb_per_sec'] = -1"
-bad "a negative rate" "$tmp/neg.json" "neg.json: mb_per_sec: -1 is out of range"
-mutate huge "d['mb_per_sec'] = 1e300"
-bad "a huge rate" "$tmp/huge.json" "huge.json: mb_per_sec: 1e\\+300 is out of range"
-mutate hugecount "d['bytes'] = 2**62"
-bad "a huge count" "$tmp/hugecount.json" "hugecount.json: bytes: [0-9]+ is out of range \\(0 to 2\\^53\\)"
-sed 's/"total_ops": [0-9]*/"total_ops": 123456789012345678901234567890/' "$tmp/a1.json" >"$tmp/bigint.json"
-bad "an integer past 64 bits" "$tmp/bigint.json" "bigint.json: not JSON: .*(too big|overflow)"
-sed 's/"elapsed_s": [0-9.e+-]*/"elapsed_s": 1e999/' "$tmp/a1.json" >"$tmp/bigreal.json"
-bad "a real past a double" "$tmp/bigreal.json" "bigreal.json: not JSON: .*overflow"
-mutate hist "d['ops']['read']['histogram']['count'] += 1"
-bad "a histogram whose buckets do not add up" "$tmp/hist.json" "hist.json: ops.read.histogram: the buckets hold"
-mutate bucket "d['ops']['read']['histogram']['buckets'][0] = [1, 'x']"
-bad "a bucket that is not two integers" "$tmp/bucket.json" "bucket.json: ops.read.histogram.buckets\\[0\\]: expected \\[lo_ns, count\\]"
-mutate layout "d['histogram_layout']['sub_bits'] = 8"
-bad "another histogram layout" "$tmp/layout.json" "layout.json: histogram_layout: sub_bits 8"
-mutate series "d['series'][0]['t'] = 1; d['series'][1]['t'] = 0"
-bad "a series out of order" "$tmp/series.json" "series.json: series\\[0\\]: t 1 is not 0"
-mutate gap "d['series'] = [{'t': 999999, 'ops': 1, 'bytes': 1, 'warmup': False}]"
-bad "a second far ahead (24 MB from 60 bytes)" "$tmp/gap.json" "gap.json: series\\[0\\]: t 999999 is not 0"
-python3 -c "
-e = '{\"t\":%d,\"ops\":0,\"bytes\":0,\"warmup\":false}'
-import json
-d = json.load(open('$tmp/a1.json')); d['series'] = []
-s = json.dumps(d).replace('\"series\": []', '\"series\": [' + ','.join(e % i for i in range(1000001)) + ']')
-open('$tmp/longseries.json', 'w').write(s)
-"
-bad "a series past its limit" "$tmp/longseries.json" "longseries.json: series: more than 1000000 seconds"
-mutate opname "d['ops']['x' * 5000] = d['ops']['read']"
-bad "an op name past its limit" "$tmp/opname.json" "opname.json: ops.x+: an op name must be 1 to 4096 bytes"
-python3 -c "
-import json
-b = json.load(open('$tmp/bench.json'))
-r = b['targets'][0]['runs'][1]
-runs = []
-for i in range(3):
-    res = json.loads(json.dumps(r['result']))
-    res['ops'] = {'op%d_%d' % (i, k): v for k, v in enumerate(list(res['ops'].values()) * 20) if k < 60}
-    runs.append(dict(r, run=i + 1, result=res))
-b['targets'] = [dict(b['targets'][0], runs=runs)]
-json.dump(b, open('$tmp/kinds.json', 'w'))
-"
-bad "more op kinds over the runs than the limit" "$tmp/kinds.json" "kinds.json: more than 128 distinct op names"
-printf '{"schema": "reprise-replay", "schema": "reprise-replay"}' >"$tmp/dup.json"
-bad "a duplicate key" "$tmp/dup.json" "dup.json: not JSON: .*duplicate"
-python3 -c "
-import json
-b = json.load(open('$tmp/bench.json'))
-del b['targets'][1]['runs'][2]['result']['ops']
-json.dump(b, open('$tmp/bnoops.json', 'w'))
-b = json.load(open('$tmp/bench.json'))
-b['targets'][0]['runs'][0]['discarded'] = 'yes'
-json.dump(b, open('$tmp/bdisc.json', 'w'))
-b = json.load(open('$tmp/bench.json'))
-b['targets'] = [dict(b['targets'][1], target='t%d' % i) for i in range(33)]
-json.dump(b, open('$tmp/bmany.json', 'w'))
-b = json.load(open('$tmp/bench.json'))
-del b['targets'][0]['runs'][1]['result']
-json.dump(b, open('$tmp/bnores.json', 'w'))
-"
-bad "bench: a run's result without ops" "$tmp/bnoops.json" "bnoops.json: targets\\[1\\]\\.runs\\[2\\]\\.result: ops: missing"
-bad "bench: a wrong-typed run field" "$tmp/bdisc.json" "bdisc.json: targets\\[0\\]\\.runs\\[0\\]\\.discarded: expected a boolean, not a string"
-bad "bench: more targets than the limit" "$tmp/bmany.json" "bmany.json: targets: more than 32 targets"
-bad "bench: a run without its result" "$tmp/bnores.json" "bnores.json: targets\\[0\\]\\.runs\\[1\\]\\.result: missing"
+run "$reprise" compare "$tmp/a1.json" "$tmp/text.json"
+if [ $? = 1 ] && grep -q 'text.json: not JSON' "$tmp/err" && [ ! -s "$tmp/out" ]; then ok "a bad second file: exit 1, no table"; else not_ok "a bad second file"; fi
 bad "a missing file" "$tmp/nothere.json" "nothere.json: No such file"
 truncate -s 300M "$tmp/big.json" # sparse: no disk used
 bad "a file past 256 MiB" "$tmp/big.json" "big.json: larger than 256 MiB, the limit of one input"
 rm -f "$tmp/big.json"
 bad "a directory" "$tmp" "Is a directory"
-for i in $(seq 1 33); do python3 -c "
-import json; d = json.load(open('$tmp/b.json')); d['provenance']['target']['path'] = 't$i'; json.dump(d, open('$tmp/many$i.json', 'w'))"; done
-run "$reprise" compare $(for i in $(seq 1 33); do echo "$tmp/many$i.json"; done)
-if [ $? = 1 ] && grep -q 'many33.json: more than 32 targets' "$tmp/err"; then ok "33 targets over files: the limit named"; else not_ok "33 targets over files"; fi
 
 # 6. Hostile names: a target and an op named with <, &, quotes and an escape byte.
 python3 -c "

@@ -2,9 +2,12 @@
 """The one-way include rule, checked over every #include of every .c and .h (docs/ARCHITECTURE.md).
 
     cli -> {replay, converters, capture} -> formats
+    cli -> results -> formats
 
   - formats/ includes no other library of ours;
   - capture/, replay/ and converters/ include formats/ and themselves only;
+  - results/ (what is made of results: compare's loader, statistics, reports) includes
+    formats/ and itself only, and only cli/, tests/ and bench/ include it;
   - nothing outside cli/ includes cli/;
   - inside capture/ the layers point down: net/ includes no rpc/, smb/ or pcap/;
     rpc/ and smb/ include no net/ or pcap/ (they see connections and messages through
@@ -24,7 +27,7 @@ import sys
 import tempfile
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
-LIBS = ('formats', 'capture', 'replay', 'converters', 'cli')
+LIBS = ('formats', 'capture', 'replay', 'converters', 'results', 'cli')
 SCANNED = LIBS + ('tests', 'bench')
 # What each library may include (besides system headers).
 ALLOWED = {
@@ -32,9 +35,10 @@ ALLOWED = {
     'capture': {'capture', 'formats'},
     'replay': {'replay', 'formats'},
     'converters': {'converters', 'formats'},
-    'cli': {'cli', 'capture', 'replay', 'converters', 'formats'},
-    'tests': {'tests', 'capture', 'replay', 'converters', 'formats'},
-    'bench': {'bench', 'capture', 'replay', 'converters', 'formats'},
+    'results': {'results', 'formats'},
+    'cli': {'cli', 'capture', 'replay', 'converters', 'results', 'formats'},
+    'tests': {'tests', 'capture', 'replay', 'converters', 'results', 'formats'},
+    'bench': {'bench', 'capture', 'replay', 'converters', 'results', 'formats'},
 }
 # capture/'s layers: what a file in the key layer may include of capture/ ('' = the top level).
 CAPTURE_LAYERS = {
@@ -159,6 +163,9 @@ def self_test():
         'replay/f.c': '#include "converters/v.h"\n',                  # replay -> converters
         'replay/g.c': '#include "cli/opts.h"\n',                      # library -> cli
         'converters/v.h': '#include "replay/r.h"\n',                  # converters -> replay
+        'converters/w.c': '#include "results/t.h"\n',                 # converters -> results
+        'results/t.h': '#include "formats/a.h"\n',
+        'results/u.c': '#include "replay/r.h"\n',                     # results -> replay
         'cli/opts.h': '#include "capture/capture.h"\n',
         'tests/t.c': '#include "cli/opts.h"\n#include "capture/rpc/p.h"\n',  # tests -> cli (the other is fine)
         'formats/x.h': '#include "formats/y.h"\n',                    # a three-header cycle
@@ -177,6 +184,8 @@ def self_test():
         'replay/f.c:1: replay/ includes "converters/v.h"',
         'replay/g.c:1: replay/ includes "cli/opts.h": nothing outside cli/',
         'converters/v.h:1: converters/ includes "replay/r.h"',
+        'converters/w.c:1: converters/ includes "results/t.h"',
+        'results/u.c:1: results/ includes "replay/r.h"',
         'tests/t.c:1: tests/ includes "cli/opts.h": nothing outside cli/',
         'include cycle: capture/capture.h:1 -> formats/a.h:1 -> capture/capture.h',
         'include cycle: capture/net/n.h:1 -> capture/rpc/p.h:1 -> capture/net/n.h',
@@ -203,7 +212,8 @@ def self_test():
         for rel, text in {'formats/a.h': '', 'capture/capture.h': '#include "formats/a.h"\n',
                           'capture/pcap/q.c': '#include "capture/net/n.h"\n#include "capture/capture.h"\n',
                           'capture/net/n.h': '#include "capture/capture.h"\n',
-                          'cli/m.c': '#include "capture/capture.h"\n#include "cli/o.h"\n', 'cli/o.h': '',
+                          'cli/m.c': '#include "capture/capture.h"\n#include "cli/o.h"\n#include "results/t.h"\n',
+                          'cli/o.h': '', 'results/t.h': '#include "formats/a.h"\n',
                           'tests/t.c': '#include "capture/net/n.h"\n#include "h.h"\n', 'tests/h.h': ''}.items():
             os.makedirs(os.path.join(root, os.path.dirname(rel)), exist_ok=True)
             with open(os.path.join(root, rel), 'w') as fh:

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/benchtab.h"
+#include "results/benchtab.h"
 
 /*
  * Colours (Okabe and Ito's palette, told apart by the colour-blind too) and,

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/benchtab.h"
+#include "results/benchtab.h"
 #include "formats/op.h"
 
 static int fail(char *err, size_t errsize, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/benchtab.h"
+#include "results/benchtab.h"
 #include "formats/op.h"
 
 /*

@@ -1,14 +1,13 @@
 /*
- * Fuzz target: compare's JSON loader (cli/benchtab_json.c) over arbitrary
- * bytes, then the table, the JSON and the HTML of whatever it accepted.  It
- * lives in cli/ because nothing outside cli/ includes cli/ (tests/meta);
- * tests/cli/meson.build builds it with its corpus, tests/cli/corpus_compare.
+ * Fuzz target: compare's JSON loader (results/benchtab_json.c) over arbitrary
+ * bytes, then the table, the JSON and the HTML of whatever it accepted.
+ * tests/results/meson.build builds it with its corpus, tests/results/corpus_compare.
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cli/benchtab.h"
+#include "results/benchtab.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -12,8 +12,8 @@
  * series); then rp__bt_print() and rp__bt_set_destroy().  Nothing here prints
  * but rp__bt_print, to the FILE it is given.
  */
-#ifndef REPRISE_CLI_BENCHTAB_H
-#define REPRISE_CLI_BENCHTAB_H
+#ifndef REPRISE_RESULTS_BENCHTAB_H
+#define REPRISE_RESULTS_BENCHTAB_H
 
 #include <stdbool.h>
 #include <stddef.h>
