@@ -179,6 +179,9 @@ static void conn_put(smb_conn *cn)
 		return;
 	if (cn->ctx) {
 		pthread_mutex_lock(&smbc_mu);
+		/* A server that stopped answering gets no CLOSE, TREE_DISCONNECT or LOGOFF to time out on. */
+		if (cn->lost)
+			rp__smb_peers_cut(&cn->sb->peers);
 		smbc_free_context(cn->ctx, 1);
 		pthread_mutex_unlock(&smbc_mu);
 	}
@@ -193,12 +196,29 @@ int rp__smb_url(const smb_conn *cn, char *buf, const char *path)
 	return rp__smb_url_join(buf, RP_SMB_URL_MAX, cn->base_len, path ? path : "") < 0 ? ENAMETOOLONG : 0;
 }
 
+/*
+ * One connection lost: the run stops (the engine stops every client on a lost
+ * client state), so every other connection to the server is cut too, under
+ * smbc_mu: their next request, each teardown CLOSE, TREE_DISCONNECT and
+ * LOGOFF fail at once instead of each waiting out the timeout in turn (a
+ * stopped smbd held an 8-client run for minutes).  Their ops fail with err.
+ */
+static void server_gone(smb_backend *sb, int err)
+{
+	if (sb->gone)
+		return;
+	sb->gone = err;
+	rp__smb_peers_cut(&sb->peers);
+}
+
 /* A failed call's errno as the op's status; a connection that went marks the connection lost. */
 int rp__smb_failed(smb_conn *cn)
 {
 	const int err = errno ? errno : EIO;
-	if (rp__smb_conn_lost(err) && !cn->lost)
+	if (rp__smb_conn_lost(err) && !cn->lost) {
 		cn->lost = err;
+		server_gone(cn->sb, err);
+	}
 	return err;
 }
 
@@ -265,6 +285,7 @@ static int smb_client_init(void *backend, void *client, const char *dir, char *e
 					 : "";
 		return rp_fail(errbuf, RP_E_IO, "%s: %s%s", sb->t.base, strerror(err), hint);
 	}
+	rp__smb_peers_learn(&sb->peers, sb->t.port);
 	if (dir[0] && smbc_getFunctionMkdir(ctx)(ctx, cn->base, 0777) < 0 && errno != EEXIST) {
 		const int err = errno;
 		pthread_mutex_unlock(&smbc_mu);
@@ -599,6 +620,8 @@ static int smb_submit(void *backend, void *client, rp_breq *req)
 	req->escape = false;
 	pthread_mutex_lock(&smbc_mu);
 	int rc = 0;
+	if (!cn->lost && cn->sb->gone)
+		cn->lost = cn->sb->gone;
 	if (cn->lost) {
 		if (f && req->op->op == RP_OP_CLOSE)
 			file_close(cn, f);

@@ -10,11 +10,15 @@
 
 #include "replay/backend.h"
 #include "replay/backends/smb_util.h"
+#include "replay/backends/smb_sock.h"
 
 typedef struct smb_backend {
 	rp_smb_target t;
 	rp_smb_creds creds; /* what the options, the auth file and the environment gave */
 	int timeout_ms;
+	/* Under smbc_mu: the server's addresses, and the errno that said it stopped answering (0: it answers). */
+	rp_smb_peers peers;
+	int gone;
 } smb_backend;
 
 typedef struct smb_file smb_file;
@@ -30,7 +34,7 @@ typedef struct smb_file smb_file;
 typedef struct smb_conn {
 	_Atomic unsigned refs; /* the client state's, plus one per open file */
 	SMBCCTX *ctx;
-	const smb_backend *sb;
+	smb_backend *sb;
 	char base[RP_SMB_URL_MAX]; /* smb://host/share[/dir]/clientdir, encoded */
 	size_t base_len;
 	char url[RP_SMB_URL_MAX], url2[RP_SMB_URL_MAX]; /* scratch, under smbc_mu */

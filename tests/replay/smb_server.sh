@@ -24,6 +24,7 @@ cleanup() {
 	[ -n "$bg" ] && kill "$bg" 2>/dev/null && wait "$bg" 2>/dev/null
 	[ -n "$cap" ] && kill -INT "$cap" 2>/dev/null && wait "$cap" 2>/dev/null
 	"$fixtures/smbd.sh" stop "$tmp/srv" >/dev/null 2>&1
+	pkill -CONT -f "$tmp/srv2/smb.conf" 2>/dev/null
 	"$fixtures/smbd.sh" stop "$tmp/srv2" >/dev/null 2>&1
 	rm -rf "$tmp"
 }
@@ -50,7 +51,7 @@ clean_share() { rm -rf "${share:?}"/* "$share"/.[!.]* 2>/dev/null; }
 # A listing of a tree: type, size and name of every entry (what prepare and the run made).
 tree() { (cd "$1" && find . -mindepth 1 \( -type f -printf 'f %s %p\n' \) -o \( -type d -printf 'd - %p\n' \) | sort); }
 
-echo "1..52"
+echo "1..54"
 
 # 1-5. client.txt's first 6000 lines, 2 clients over SMB3: as posix, failures as recorded, 0 mismatches,
 # and the tree the run leaves in the share is the one the same run leaves in a directory.
@@ -290,3 +291,32 @@ clean_share
 check_fails "an unknown --user mapped to guest: exit 1" 1 "$reprise" replay "$tmp/w.rpz" --target "$url" --user 'nosuchuser%x' -q
 has "an unknown --user mapped to guest: said" err "$url: .*guest session"
 if [ ! -e "$share/who" ]; then ok "an unknown --user mapped to guest: nothing made"; else not_ok "an unknown --user mapped to guest: nothing made"; fi
+
+# 53-54. A stopped smbd (SIGSTOP: the connections stay up, nothing answers), 8 clients, timeout=2s:
+# the first request to time out marks the server gone and cuts every connection to it, so the other
+# clients' requests and the teardown's closes, tree disconnects and logoffs fail at once instead of
+# each waiting out the timeout in turn under libsmbclient's lock (before: ~3 timeouts per client,
+# one client after another, 48 s here and minutes with more open files).  The bound is 30 s:
+# 15 timeouts, far above the few the run needs, far below what one per request takes.
+if [ -r "$client" ]; then
+	"$fixtures/smbd.sh" start "$tmp/srv2" "$port2" >/dev/null 2>&1
+	rm -rf "${tmp:?}/srv2/share/"*
+	timeout -k 5 30 "$reprise" replay "$tmp/client.txt" --target "smb://127.0.0.1:$port2/share" "${user[@]}" \
+		--clients 8 -O timeout=2s -q >"$tmp/out" 2>"$tmp/err" &
+	bg=$!
+	for _ in $(seq 1 200); do [ -d "$tmp/srv2/share/client7/clients" ] && break; sleep 0.1; done
+	sleep 0.5
+	pkill -STOP -f "$tmp/srv2/smb.conf"
+	wait "$bg"
+	rc=$?
+	bg=
+	pkill -CONT -f "$tmp/srv2/smb.conf"
+	"$fixtures/smbd.sh" stop "$tmp/srv2" >/dev/null 2>&1
+	if [ "$rc" = 1 ]; then ok "smbd stopped mid-run, 8 clients: exit 1 within 15 timeouts"
+	else echo "# exit $rc (124: still running after 30 s)"; not_ok "smbd stopped mid-run, 8 clients: exit 1 within 15 timeouts"; fi
+	has "smbd stopped mid-run: the error names the target and the time-out" err \
+		"smb://127.0.0.1:$port2/share: the smb backend cannot go on \(.*timed out"
+else
+	ok "smbd stopped mid-run # skip no $client"
+	ok "smbd stopped mid-run # skip no $client"
+fi

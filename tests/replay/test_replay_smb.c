@@ -11,7 +11,12 @@
 
 #include "formats/error.h"
 #include "formats/op.h"
+#include "replay/backends/smb_sock.h"
 #include "replay/backends/smb_util.h"
+
+#include <netinet/in.h>
+#include <poll.h>
+#include <unistd.h>
 
 static void test_target(void **state)
 {
@@ -188,6 +193,52 @@ static void test_status(void **state)
 	assert_false(rp__smb_conn_lost(EACCES));
 }
 
+/* A listener on 127.0.0.1 (an ephemeral port) and a client connected to it; the port is returned. */
+static unsigned listen_connect(int *lfd, int *cfd, int *afd)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	*lfd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(*lfd >= 0);
+	assert_int_equal(bind(*lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(*lfd, 4), 0);
+	assert_int_equal(getsockname(*lfd, (struct sockaddr *)&a, &len), 0);
+	*cfd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(*cfd >= 0);
+	assert_int_equal(connect(*cfd, (struct sockaddr *)&a, sizeof(a)), 0);
+	*afd = accept(*lfd, NULL, NULL);
+	assert_true(*afd >= 0);
+	return ntohs(a.sin_port);
+}
+
+/*
+ * The server's sockets are learned by port and cut: a reader waiting on one
+ * sees the end of the stream at once; a socket to another port is left alone.
+ */
+static void test_peers_cut(void **state)
+{
+	(void)state;
+	int l1, c1, a1, l2, c2, a2;
+	const unsigned port = listen_connect(&l1, &c1, &a1);
+	listen_connect(&l2, &c2, &a2);
+	rp_smb_peers peers = { .n = 0 };
+	assert_int_equal(rp__smb_peers_learn(&peers, port), 1);
+	assert_int_equal(rp__smb_peers_learn(&peers, port), 1); /* one address, learned once */
+	assert_int_equal(rp__smb_peers_cut(&peers), 1);
+	struct pollfd pf = { .fd = c1, .events = POLLIN };
+	assert_int_equal(poll(&pf, 1, 0), 1); /* readable at once: end of stream */
+	char b;
+	assert_int_equal(recv(c1, &b, 1, 0), 0);
+	pf.fd = c2;
+	assert_int_equal(poll(&pf, 1, 0), 0); /* the other connection still waits */
+	/* Nothing known, nothing cut. */
+	rp_smb_peers none = { .n = 0 };
+	assert_int_equal(rp__smb_peers_cut(&none), 0);
+	const int fds[] = { l1, c1, a1, l2, c2, a2 };
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		close(fds[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -198,6 +249,7 @@ int main(void)
 		cmocka_unit_test(test_authfile),
 		cmocka_unit_test(test_authfile_errors),
 		cmocka_unit_test(test_status),
+		cmocka_unit_test(test_peers_cut),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
