@@ -10,11 +10,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/bench.h"
+#include "results/bench.h"
 #include "cli/bench_mkfs.h"
 #include "cli/commands.h"
 #include "cli/input.h"
-#include "cli/json.h"
+#include "results/stat_json.h"
 #include "cli/outfile.h"
 #include "cli/provenance.h"
 #include "cli/replay_cli.h"
@@ -137,7 +137,7 @@ __attribute__((format(printf, 3, 4))) static void say(char *buf, size_t size, co
 /* A string from the command line, escaped for JSON as the replay report escapes names. */
 static json_t *jname(const char *s)
 {
-	return s ? rp__cli_json_name(s, strlen(s)) : json_null();
+	return s ? rp__res_json_name(s, strlen(s)) : json_null();
 }
 
 typedef struct bench_ctx {

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "cli/input.h"
-#include "cli/json.h"
+#include "results/stat_json.h"
 #include "cli/outfile.h"
 #include "replay/merge.h"
 #include "replay/mpi_comm.h"
@@ -335,7 +335,12 @@ static int write_json(const mpi_run *m, const rp_replay_merge *mg, const size_t 
 	oom |= json_object_set_new(mpi, "merge_seconds", json_real(merge_s)) < 0;
 	oom |= json_object_set_new(mpi, "per_rank", ranks) < 0;
 	oom |= json_object_set_new(d, "mpi", mpi) < 0;
-	return rp__cli_json_dump(d, oom, "replay", f) ? RP_E_IO : 0;
+	char eb[128];
+	if (rp__res_json_dump(d, oom, f, eb, sizeof(eb))) {
+		rp__cli_err("replay", "%s", eb);
+		return RP_E_IO;
+	}
+	return 0;
 }
 
 /* After the table: one line per rank, with its clock against rank 0's. */

@@ -7,8 +7,8 @@
 #include "cli/commands.h"
 #include "cli/input.h"
 #include "cli/outfile.h"
-#include "cli/json.h"
-#include "cli/stat_diff.h"
+#include "results/stat_json.h"
+#include "results/stat_diff.h"
 #include "formats/plan.h"
 #include "formats/summary.h"
 #include "formats/timeline.h"
@@ -192,11 +192,20 @@ static int check_usage(int npos, rp_stat_diff_opts *d)
 	memset(d, 0, sizeof(*d));
 	d->threshold = o.threshold >= 0 ? o.threshold : RP_STAT_DIFF_THRESHOLD;
 	char eb[256];
-	if (o.ops && rp__cli_stat_diff_ops(o.ops, d, eb, sizeof(eb)) < 0) {
+	if (o.ops && rp__res_stat_diff_ops(o.ops, d, eb, sizeof(eb)) < 0) {
 		rp__cli_err("stat", "%s", eb);
 		return 2;
 	}
 	return 0;
+}
+
+/* A JSON writer's return as the command's: 0, or 1 after printing why. */
+static int stat_json_said(int rc, const char *why)
+{
+	if (rc == 0)
+		return 0;
+	rp__cli_err("stat", "%s", why);
+	return 1;
 }
 
 static int run(int argc, char **argv)
@@ -232,20 +241,21 @@ static int run(int argc, char **argv)
 		rc = 1;
 	FILE *const out = o.output ? of.f : stdout;
 	bool differ = false;
+	char eb[128];
 	if (rc == 0 && o.diff) {
 		const rp_stat_side a = { pos[0], in[0].s.sum, &in[0].s.meta, &in[0].plan };
 		const rp_stat_side b = { pos[1], in[1].s.sum, &in[1].s.meta, &in[1].plan };
 		rp_stat_mix m;
-		rp__cli_stat_mix(&a, &b, &dopts, &m);
+		rp__res_stat_mix(&a, &b, &dopts, &m);
 		differ = m.n_differ > 0;
 		if (o.json)
-			rc = rp__cli_stat_diff_json(&a, &b, &dopts, out);
+			rc = stat_json_said(rp__res_stat_diff_json(&a, &b, &dopts, out, eb, sizeof(eb)), eb);
 		else
-			rp__cli_stat_diff_print(&a, &b, &dopts, out);
+			rp__res_stat_diff_print(&a, &b, &dopts, out);
 	} else if (rc == 0) {
 		stat_sink *const s = &in[0].s;
 		if (o.json) {
-			rc = rp__cli_stat_json(s->sum, &s->meta, &in[0].plan, s->timeline, out);
+			rc = stat_json_said(rp__res_stat_json(s->sum, &s->meta, &in[0].plan, s->timeline, out, eb, sizeof(eb)), eb);
 		} else {
 			rp_summary_print(s->sum, &s->meta, out);
 			fprintf(out, "\nprepare     %" PRIu64 " directories, %" PRIu64 " files, %" PRIu64

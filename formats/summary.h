@@ -31,7 +31,7 @@ void rp_summary_set_decode(rp_summary *s, const rp_summary_decode *d);
 /* A size bucket's lower bound: exact below 1 KiB, else in binary units ("4 KiB"; buckets start at powers of two). */
 const char *rp_summary_bucket_name(char *buf, size_t cap, uint64_t low);
 
-/* Print as a table.  The JSON (docs/stat-json.md) is written by cli/json.c from the view below. */
+/* Print as a table.  The JSON (docs/stat-json.md) is written by results/stat_json.c from the view below. */
 void rp_summary_print(const rp_summary *s, const rp_trace_meta *meta, FILE *f);
 
 /* What the summary counted, for writers outside formats/; the arrays live as long as s. */

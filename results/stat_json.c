@@ -1,5 +1,5 @@
 /* `reprise stat --json` with jansson (schema: docs/stat-json.md); formats/ keeps to libc and libzstd. */
-#include "cli/json.h"
+#include "results/stat_json.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/outfile.h"
 #include "formats/op.h"
 
 typedef struct jb {
@@ -25,7 +24,7 @@ static json_t *ju64(uint64_t v)
 	return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
 }
 
-json_t *rp__cli_json_name(const char *s, size_t len)
+json_t *rp__res_json_name(const char *s, size_t len)
 {
 	const size_t n = strnlen(s, len);
 	const size_t need = rp_text_escape_utf8(NULL, 0, s, n) + 1;
@@ -98,7 +97,7 @@ static json_t *gaps_json(jb *b, const rp_summary_gaps *g)
 	return o;
 }
 
-json_t *rp__cli_stat_object(const rp_summary *s, const rp_trace_meta *meta, const rp_plan *plan,
+json_t *rp__res_stat_object(const rp_summary *s, const rp_trace_meta *meta, const rp_plan *plan,
 			    const rp_timeline *timeline, bool *oom)
 {
 	rp_summary_view v;
@@ -106,8 +105,8 @@ json_t *rp__cli_stat_object(const rp_summary *s, const rp_trace_meta *meta, cons
 	jb b = { .oom = false };
 	json_t *const d = json_object();
 	jput(&b, d, "source", json_string(rp_source_name(meta->source)));
-	jput(&b, d, "input", meta->source_name[0] ? rp__cli_json_name(meta->source_name, RP_META_NAME_MAX) : json_null());
-	jput(&b, d, "host", meta->host[0] ? rp__cli_json_name(meta->host, RP_META_HOST_MAX) : json_null());
+	jput(&b, d, "input", meta->source_name[0] ? rp__res_json_name(meta->source_name, RP_META_NAME_MAX) : json_null());
+	jput(&b, d, "host", meta->host[0] ? rp__res_json_name(meta->host, RP_META_HOST_MAX) : json_null());
 	jput(&b, d, "anonymized", json_boolean(meta->flags & RP_META_ANONYMIZED));
 	jput(&b, d, "timed", json_boolean(meta->flags & RP_META_TIMED));
 	jput(&b, d, "truncated", json_boolean(meta->flags & RP_META_TRUNCATED));
@@ -198,26 +197,26 @@ json_t *rp__cli_stat_object(const rp_summary *s, const rp_trace_meta *meta, cons
 	return d;
 }
 
-int rp__cli_json_dump(json_t *d, bool oom, const char *cmd, FILE *f)
+int rp__res_json_dump(json_t *d, bool oom, FILE *f, char *err, size_t errsize)
 {
 	int rc = 0;
 	if (!d || oom) {
-		rp__cli_err(cmd, "out of memory");
-		rc = 1;
+		snprintf(err, errsize, "out of memory");
+		rc = -1;
 	} else if ((json_dumpf(d, f, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) < 0 || fputc('\n', f) == EOF) &&
 		   !ferror(f)) {
-		rp__cli_err(cmd, "writing the JSON failed");
-		rc = 1;
+		snprintf(err, errsize, "writing the JSON failed");
+		rc = -1;
 	}
 	/* A write error stays on f: main's check of standard output at exit names it (errno). */
 	json_decref(d);
 	return rc;
 }
 
-int rp__cli_stat_json(const rp_summary *s, const rp_trace_meta *meta, const rp_plan *plan, const rp_timeline *timeline,
-		      FILE *f)
+int rp__res_stat_json(const rp_summary *s, const rp_trace_meta *meta, const rp_plan *plan, const rp_timeline *timeline,
+		      FILE *f, char *err, size_t errsize)
 {
 	bool oom;
-	json_t *const d = rp__cli_stat_object(s, meta, plan, timeline, &oom);
-	return rp__cli_json_dump(d, oom, "stat", f);
+	json_t *const d = rp__res_stat_object(s, meta, plan, timeline, &oom);
+	return rp__res_json_dump(d, oom, f, err, errsize);
 }

@@ -1,12 +1,18 @@
 /* reprise bench: the summary of each target's runs and the side-by-side table (docs/bench.md, docs/bench-json.md). */
-#include "cli/bench.h"
+#include "results/bench.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/outfile.h"
 #include "formats/op.h"
+
+/* s escaped as the canonical text form escapes strings (rp_text_escape): no control byte reaches the terminal. */
+static const char *esc_into(char *buf, size_t size, const char *s)
+{
+	rp_text_escape(buf, size, s, strlen(s), false);
+	return buf;
+}
 
 /* Op rows the table shows (the most frequent ops of all targets' counted runs); the JSON has every op. */
 #define TABLE_OPS 6
@@ -162,7 +168,7 @@ static void row_text(FILE *f, const char *label, const rp_bench_target *t, size_
 	fprintf(f, "%-*s", LABEL_W, label);
 	for (size_t i = 0; i < n; i++) {
 		char esc[4 * COL_W + 64]; /* escaped: a target named on the command line may hold control bytes */
-		const char *const v = get(&t[i]) ? rp__cli_esc(esc, sizeof(esc), get(&t[i])) : NULL;
+		const char *const v = get(&t[i]) ? esc_into(esc, sizeof(esc), get(&t[i])) : NULL;
 		const size_t len = v ? strlen(v) : 0;
 		if (len > COL_W) /* a long path: its end tells the targets apart, its start does not */
 			fprintf(f, " ...%-*s", COL_W - 3, v + len - (COL_W - 3));

@@ -1,18 +1,17 @@
 /* `reprise stat --diff A B`: two summaries (formats/summary.h) side by side, differences marked, an op-mix verdict. */
-#include "cli/stat_diff.h"
+#include "results/stat_diff.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/json.h"
-#include "cli/outfile.h"
+#include "results/stat_json.h"
 
 /* The text table pairs this many clients (in id order); --json lists every client of each side. */
 #define DIFF_CLIENTS_MAX 64
 
-int rp__cli_stat_diff_ops(const char *list, rp_stat_diff_opts *o, char *eb, size_t cap)
+int rp__res_stat_diff_ops(const char *list, rp_stat_diff_opts *o, char *eb, size_t cap)
 {
 	memset(o->ops, 0, sizeof(o->ops));
 	o->restricted = true;
@@ -33,7 +32,7 @@ int rp__cli_stat_diff_ops(const char *list, rp_stat_diff_opts *o, char *eb, size
 	}
 }
 
-void rp__cli_stat_mix(const rp_stat_side *a, const rp_stat_side *b, const rp_stat_diff_opts *o, rp_stat_mix *m)
+void rp__res_stat_mix(const rp_stat_side *a, const rp_stat_side *b, const rp_stat_diff_opts *o, rp_stat_mix *m)
 {
 	memset(m, 0, sizeof(*m));
 	rp_summary_view va, vb;
@@ -110,7 +109,7 @@ static void row_time(FILE *f, const char *label, double a, double b, bool timed_
 static const char *side_name(char *buf, size_t cap, const rp_stat_side *s)
 {
 	char arg[256], in[4 * RP_META_NAME_MAX];
-	rp__cli_esc(arg, sizeof(arg), s->arg);
+	rp_text_escape(arg, sizeof(arg), s->arg, strlen(s->arg), false);
 	if (s->meta->source_name[0]) {
 		rp_text_escape(in, sizeof(in), s->meta->source_name, strnlen(s->meta->source_name, RP_META_NAME_MAX), false);
 		snprintf(buf, cap, "%s (%s, input %s)", arg, rp_source_name(s->meta->source), in);
@@ -311,14 +310,14 @@ static void print_verdict(const rp_stat_diff_opts *o, const rp_stat_mix *m, FILE
 	}
 }
 
-void rp__cli_stat_diff_print(const rp_stat_side *a, const rp_stat_side *b, const rp_stat_diff_opts *o, FILE *f)
+void rp__res_stat_diff_print(const rp_stat_side *a, const rp_stat_side *b, const rp_stat_diff_opts *o, FILE *f)
 {
 	char name[1024];
 	fprintf(f, "A  %s\n", side_name(name, sizeof(name), a));
 	fprintf(f, "B  %s\n", side_name(name, sizeof(name), b));
 	fprintf(f, "(* marks a row whose A and B differ)\n\n");
 	rp_stat_mix m;
-	rp__cli_stat_mix(a, b, o, &m);
+	rp__res_stat_mix(a, b, o, &m);
 	print_totals(a, b, f);
 	print_mix(a, b, o, &m, f);
 	print_latency(a, b, &m, f);
@@ -396,7 +395,7 @@ static json_t *diff_json(bool *oom, const rp_stat_side *a, const rp_stat_side *b
 	rp_summary_get(a->sum, &va);
 	rp_summary_get(b->sum, &vb);
 	rp_stat_mix m;
-	rp__cli_stat_mix(a, b, o, &m);
+	rp__res_stat_mix(a, b, o, &m);
 	json_t *const d = json_object();
 	put(oom, d, "threshold_points", json_real(o->threshold));
 	json_t *ops = json_null(), *differ = json_array();
@@ -460,14 +459,15 @@ static json_t *diff_json(bool *oom, const rp_stat_side *a, const rp_stat_side *b
 	return d;
 }
 
-int rp__cli_stat_diff_json(const rp_stat_side *a, const rp_stat_side *b, const rp_stat_diff_opts *o, FILE *f)
+int rp__res_stat_diff_json(const rp_stat_side *a, const rp_stat_side *b, const rp_stat_diff_opts *o, FILE *f,
+			   char *err, size_t errsize)
 {
 	bool oom = false, oom_a = false, oom_b = false;
 	json_t *const d = json_object();
 	put(&oom, d, "schema", json_string("reprise-stat-diff"));
 	put(&oom, d, "schema_version", json_integer(1));
-	put(&oom, d, "a", rp__cli_stat_object(a->sum, a->meta, a->plan, NULL, &oom_a));
-	put(&oom, d, "b", rp__cli_stat_object(b->sum, b->meta, b->plan, NULL, &oom_b));
+	put(&oom, d, "a", rp__res_stat_object(a->sum, a->meta, a->plan, NULL, &oom_a));
+	put(&oom, d, "b", rp__res_stat_object(b->sum, b->meta, b->plan, NULL, &oom_b));
 	put(&oom, d, "diff", diff_json(&oom, a, b, o));
-	return rp__cli_json_dump(d, oom || oom_a || oom_b, "stat", f);
+	return rp__res_json_dump(d, oom || oom_a || oom_b, f, err, errsize);
 }

@@ -1,6 +1,6 @@
 /* `reprise stat --diff A B`: two summaries side by side, the differences marked, an op-mix verdict. */
-#ifndef REPRISE_CLI_STAT_DIFF_H
-#define REPRISE_CLI_STAT_DIFF_H
+#ifndef REPRISE_RESULTS_STAT_DIFF_H
+#define REPRISE_RESULTS_STAT_DIFF_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -29,7 +29,7 @@ typedef struct rp_stat_diff_opts {
 #define RP_STAT_DIFF_THRESHOLD 1.0
 
 /* --ops LIST (canonical op names, comma-separated) into o: 0, or -1 with the bad name in eb. */
-int rp__cli_stat_diff_ops(const char *list, rp_stat_diff_opts *o, char *eb, size_t cap);
+int rp__res_stat_diff_ops(const char *list, rp_stat_diff_opts *o, char *eb, size_t cap);
 
 /*
  * The op mix: each compared kind's count as a share (percent) of the compared
@@ -43,12 +43,13 @@ typedef struct rp_stat_mix {
 	bool differs[RP_OP__COUNT]; /* |share_b - share_a| > threshold */
 	unsigned n_differ;
 } rp_stat_mix;
-void rp__cli_stat_mix(const rp_stat_side *a, const rp_stat_side *b, const rp_stat_diff_opts *o, rp_stat_mix *m);
+void rp__res_stat_mix(const rp_stat_side *a, const rp_stat_side *b, const rp_stat_diff_opts *o, rp_stat_mix *m);
 
 /* The side-by-side table and the verdict line ("op mix: same ..." or "op mix: differs ..."). */
-void rp__cli_stat_diff_print(const rp_stat_side *a, const rp_stat_side *b, const rp_stat_diff_opts *o, FILE *f);
+void rp__res_stat_diff_print(const rp_stat_side *a, const rp_stat_side *b, const rp_stat_diff_opts *o, FILE *f);
 
-/* {"schema", "schema_version", "a", "b", "diff"} (docs/stat-json.md): 0, or 1 after printing why. */
-int rp__cli_stat_diff_json(const rp_stat_side *a, const rp_stat_side *b, const rp_stat_diff_opts *o, FILE *f);
+/* {"schema", "schema_version", "a", "b", "diff"} (docs/stat-json.md): 0, or -1 with why in err. */
+int rp__res_stat_diff_json(const rp_stat_side *a, const rp_stat_side *b, const rp_stat_diff_opts *o, FILE *f,
+			   char *err, size_t errsize);
 
 #endif

@@ -1,6 +1,6 @@
-/* reprise bench: the runs it keeps and the report made from them (cli/cmd_bench.c runs, cli/bench_report.c reports). */
-#ifndef REPRISE_CLI_BENCH_H
-#define REPRISE_CLI_BENCH_H
+/* reprise bench: the runs it keeps and the report made from them (cli/cmd_bench.c runs, results/bench_report.c reports). */
+#ifndef REPRISE_RESULTS_BENCH_H
+#define REPRISE_RESULTS_BENCH_H
 
 #include <jansson.h>
 #include <stdbool.h>
