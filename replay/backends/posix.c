@@ -81,20 +81,6 @@ static int target_dir(const char *target, char **out, char *errbuf)
 	return 0;
 }
 
-int rp__posix_buf(posix_client *c, size_t n)
-{
-	if (c->buf_size >= n)
-		return 0;
-	char *const b = realloc(c->buf, n);
-	if (!b)
-		return -ENOMEM;
-	/* Written data is a fixed pattern, not whatever was read last. */
-	memset(b + c->buf_size, 0x5a, n - c->buf_size);
-	c->buf = b;
-	c->buf_size = n;
-	return 0;
-}
-
 /*
  * The permission bits a trace asks for, as applied: setuid and setgid only
  * with the setid option, since a trace replayed as root would otherwise plant
