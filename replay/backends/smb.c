@@ -185,6 +185,7 @@ static void conn_put(smb_conn *cn)
 		smbc_free_context(cn->ctx, 1);
 		pthread_mutex_unlock(&smbc_mu);
 	}
+	rp__smb_beneath_free(cn);
 	free(cn->buf);
 	free(cn);
 }
@@ -368,7 +369,7 @@ static const int disp_flags[RP_DISP__COUNT] = {
  * there and be a directory.  Nothing stays open on the server: libsmbclient
  * lists and queries directories by name.
  */
-static int open_dir(smb_conn *cn, const rp_op *op, bool *is_dir)
+static int open_dir(smb_conn *cn, const rp_op *op, const char *path, bool *is_dir)
 {
 	SMBCCTX *const ctx = cn->ctx;
 	const int flags = op->disp < RP_DISP__COUNT ? disp_flags[op->disp] : 0;
@@ -384,6 +385,10 @@ static int open_dir(smb_conn *cn, const rp_op *op, bool *is_dir)
 		return rp__smb_failed(cn);
 	if (!S_ISDIR(st.st_mode))
 		return ENOTDIR;
+	/* A directory there before: itself no symlink the server follows (its handle's ops go by this name). */
+	const int rc = rp__smb_beneath(cn, path, true);
+	if (rc)
+		return rc;
 	*is_dir = true;
 	return 0;
 }
@@ -405,7 +410,7 @@ static int do_open(smb_conn *cn, rp_breq *req)
 	bool dir = false;
 	SMBCFILE *fh = NULL;
 	if (want_dir) {
-		rc = open_dir(cn, op, &dir);
+		rc = open_dir(cn, op, req->path, &dir);
 	} else {
 		errno = 0;
 		fh = smbc_getFunctionOpen(ctx)(ctx, cn->url, acc | flags, op->mode ? op->mode & 0777 : 0666);
@@ -417,7 +422,7 @@ static int do_open(smb_conn *cn, rp_breq *req)
 		rc = fh ? 0 : rp__smb_failed(cn);
 		/* What it names is a directory: an open that may be of one opens it as one. */
 		if (rc == EISDIR && !not_dir && !(flags & (O_EXCL | O_TRUNC)))
-			rc = open_dir(cn, op, &dir);
+			rc = open_dir(cn, op, req->path, &dir);
 	}
 	if (rc)
 		return rc;
@@ -563,6 +568,27 @@ static int on_file(smb_conn *cn, rp_breq *req, smb_file *f)
 	return rp__smb_by_name(cn, req);
 }
 
+/*
+ * The directories an op by name goes through are no symlinks the server
+ * follows (smb_beneath.c): else EXDEV, counted as an escape.  The last
+ * component is checked too where the op acts on what a directory there
+ * holds or is (its attributes, its listing, its tree); a directory open
+ * checks it in open_dir.  A rename's new name goes through its own.
+ */
+static int beneath(smb_conn *cn, rp_breq *req)
+{
+	const rp_op *const op = req->op;
+	if (!req->path)
+		return 0;
+	const bool last = op->op == RP_OP_SETATTR || op->op == RP_OP_READDIR || op->op == RP_OP_DELTREE;
+	int rc = rp__smb_beneath(cn, req->path, last);
+	if (rc == 0 && op->op == RP_OP_RENAME && req->path2)
+		rc = rp__smb_beneath(cn, req->path2, false);
+	if (rc == EXDEV)
+		req->escape = true;
+	return rc;
+}
+
 static int smb_do(smb_conn *cn, rp_breq *req)
 {
 	const rp_op *const op = req->op;
@@ -583,9 +609,16 @@ static int smb_do(smb_conn *cn, rp_breq *req)
 	}
 	if (f)
 		return on_file(cn, req, f);
+	const int rc = beneath(cn, req);
+	if (rc)
+		return rc;
 	switch (op->op) {
-	case RP_OP_OPEN:
-		return req->path ? do_open(cn, req) : EINVAL;
+	case RP_OP_OPEN: {
+		/* open_dir's check of the directory itself: no server's status is EXDEV for an open. */
+		const int orc = req->path ? do_open(cn, req) : EINVAL;
+		req->escape = orc == EXDEV;
+		return orc;
+	}
 	case RP_OP_READ:
 	case RP_OP_WRITE:
 	case RP_OP_CLOSE:

@@ -22,6 +22,7 @@ typedef struct smb_backend {
 } smb_backend;
 
 typedef struct smb_file smb_file;
+struct smb_dirs; /* smb_beneath.c */
 
 /*
  * One connection: a libsmbclient context, which is one SMB session and tree
@@ -42,6 +43,7 @@ typedef struct smb_conn {
 	size_t buf_size;
 	smb_file *files; /* its open files, under smbc_mu (delete-on-close, renames) */
 	int lost;        /* the errno that said the server is gone; every later op fails fast with it */
+	struct smb_dirs *dirs; /* the directories checked not to be symlinks (smb_beneath.c), under smbc_mu */
 } smb_conn;
 
 /* What a backend handle points at. */
@@ -72,6 +74,19 @@ int rp__smb_url(const smb_conn *cn, char *buf, const char *path);
 int rp__smb_failed(smb_conn *cn);
 /* Remove what path names (a file, else a directory): delete-on-close's act, and deltree's; ENOENT is 0. */
 int rp__smb_remove_path(smb_conn *cn, const char *path);
+
+/*
+ * smb_beneath.c.  Whether path's directories (and its last component too,
+ * with last, when it is a directory) are the directories their names say, not
+ * symlinks the server follows: 0, EXDEV (an escape) or the errno of a call
+ * that failed.  A directory is listed once per connection, until forgotten.
+ */
+int rp__smb_beneath(smb_conn *cn, const char *path, bool last);
+/* The trace removed or renamed path: its verdict and those of everything beneath it go. */
+void rp__smb_beneath_forget(smb_conn *cn, const char *path);
+void rp__smb_beneath_free(smb_conn *cn);
+/* The FileIds of the "." and ".." entries of a listing of the directory at url: 0, EXDEV without them, or an errno. */
+int rp__smb_dir_ids(smb_conn *cn, const char *url, uint64_t *self, uint64_t *parent);
 
 /* smb_names.c.  f: the op's handle, NULL for one by path. */
 int rp__smb_setattr(smb_conn *cn, rp_breq *req, smb_file *f);

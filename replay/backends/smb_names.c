@@ -197,8 +197,14 @@ int rp__smb_readdir(smb_conn *cn, rp_breq *req, smb_file *f)
 	return rc;
 }
 
-/* Empty the directory at url (a copy of it in cn->url2's stead: recursion needs its own). */
-static int empty_dir(smb_conn *cn, const char *path, int depth)
+/*
+ * Empty the directory at path (its URL in a buffer of its own: recursion
+ * needs its own).  parent_id: the FileId its ".." must have, UINT64_MAX for
+ * the top (checked by rp__smb_beneath): a directory in it that is a symlink
+ * the server follows lists another parent, and is refused (EXDEV), never
+ * emptied.
+ */
+static int empty_dir(smb_conn *cn, const char *path, int depth, uint64_t parent_id)
 {
 	if (depth > DELTREE_MAX_DEPTH)
 		return ELOOP;
@@ -214,9 +220,20 @@ static int empty_dir(smb_conn *cn, const char *path, int depth)
 	char **names = NULL;
 	bool *dirs = NULL;
 	size_t n = 0, cap = 0;
-	for (const struct smbc_dirent *e; d && rc == 0 && (e = smbc_getFunctionReaddir(ctx)(ctx, d));) {
-		if (strcmp(e->name, ".") == 0 || strcmp(e->name, "..") == 0)
+	uint64_t self = UINT64_MAX;
+	bool parent_seen = false;
+	struct stat st;
+	for (const struct libsmb_file_info *e; d && rc == 0 && (e = smbc_getFunctionReaddirPlus2(ctx)(ctx, d, &st));) {
+		if (strcmp(e->name, ".") == 0) {
+			self = (uint64_t)st.st_ino;
 			continue;
+		}
+		if (strcmp(e->name, "..") == 0) {
+			parent_seen = true;
+			if (parent_id != UINT64_MAX && (uint64_t)st.st_ino != parent_id)
+				rc = EXDEV;
+			continue;
+		}
 		if (n == cap) {
 			cap = cap ? cap * 2 : 32;
 			char **const nn = realloc(names, cap * sizeof(*nn));
@@ -237,13 +254,16 @@ static int empty_dir(smb_conn *cn, const char *path, int depth)
 			break;
 		}
 		snprintf(names[n], pl + el + 2, "%s%s%s", path, pl ? "/" : "", e->name);
-		dirs[n++] = e->smbc_type == SMBC_DIR;
+		dirs[n++] = S_ISDIR(st.st_mode);
 	}
 	if (d)
 		smbc_getFunctionClosedir(ctx)(ctx, d);
+	/* A listing without "." and "..": its directories cannot be checked, so none is entered. */
+	if (rc == 0 && (self == UINT64_MAX || (parent_id != UINT64_MAX && !parent_seen)))
+		rc = EXDEV;
 	for (size_t i = 0; i < n; i++) {
 		if (rc == 0 && dirs[i])
-			rc = empty_dir(cn, names[i], depth + 1);
+			rc = empty_dir(cn, names[i], depth + 1, self);
 		if (rc == 0)
 			rc = rp__smb_remove_path(cn, names[i]);
 		free(names[i]);
@@ -265,7 +285,7 @@ static int do_deltree(smb_conn *cn, const char *path)
 	if (rc)
 		return rc == ENOENT ? 0 : rc;
 	if (S_ISDIR(st.st_mode))
-		rc = empty_dir(cn, path, 0);
+		rc = empty_dir(cn, path, 0, UINT64_MAX);
 	return rc ? rc : rp__smb_remove_path(cn, path);
 }
 
@@ -335,7 +355,7 @@ static int do_rename(smb_conn *cn, const rp_breq *req)
 }
 
 /* Ops by name (no handle), and stat/statfs on a handle. */
-int rp__smb_by_name(smb_conn *cn, rp_breq *req)
+static int by_name(smb_conn *cn, rp_breq *req)
 {
 	const rp_op *const op = req->op;
 	SMBCCTX *const ctx = cn->ctx;
@@ -367,8 +387,23 @@ int rp__smb_by_name(smb_conn *cn, rp_breq *req)
 	case RP_OP_RENAME:
 		return do_rename(cn, req);
 	case RP_OP_DELTREE:
-		return do_deltree(cn, req->path);
+		rc = do_deltree(cn, req->path);
+		req->escape = rc == EXDEV; /* a symlinked directory inside: no server's status for a delete */
+		return rc;
 	default:
 		return EOPNOTSUPP;
 	}
+}
+
+/* Ops by name; what they removed or renamed loses its verdict (smb_beneath.c), whatever their status. */
+int rp__smb_by_name(smb_conn *cn, rp_breq *req)
+{
+	const int rc = by_name(cn, req);
+	const int op = req->op->op;
+	if (op == RP_OP_UNLINK || op == RP_OP_RMDIR || op == RP_OP_RENAME || op == RP_OP_DELTREE) {
+		rp__smb_beneath_forget(cn, req->path);
+		if (op == RP_OP_RENAME)
+			rp__smb_beneath_forget(cn, req->path2);
+	}
+	return rc;
 }

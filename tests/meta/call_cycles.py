@@ -24,8 +24,6 @@ ALLOWED = {
         'strace importer: the strace helper owns it',
     frozenset({'backends_nfs.c', 'backends_nfs_meta.c', 'backends_nfs_ops.c'}):
         'nfs backend: shared state in nfs.c used by meta/ops and back; not split yet',
-    frozenset({'backends_posix.c', 'backends_posix_copy.c', 'backends_posix_dir.c'}):
-        'posix backend: shared state in posix.c used by copy/dir and back; not split yet',
     frozenset({'backends_fault.c', 'backends_registry.c'}):
         'the fault backend wraps registry lookups that name it; not split yet',
     frozenset({'client.c', 'client_thread.c', 'ntsem.c', 'order.c', 'share.c', 'window.c'}):

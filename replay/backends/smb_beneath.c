@@ -1,0 +1,191 @@
+/* smb backend: no walk through a symlink the server follows (Samba's "follow symlinks"; MS-SMB2 2.2.32 listings). */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "replay/backends/smb_int.h"
+
+/*
+ * With Samba's default "follow symlinks = yes" (and "wide links = no") a
+ * symlink on the share that resolves inside the share is followed, and
+ * nothing the server says of it shows it: its attributes are the target's
+ * (0x10, or 0x80 for a file, no FILE_ATTRIBUTE_REPARSE_POINT), so is its
+ * FileId (the target's inode), in a stat as in its parent's listing; Samba
+ * 4.17 speaks no SMB3 POSIX extensions to libsmbclient.  What does show it
+ * is the ".." entry of a listing of the directory reached through the name:
+ * the server lists the target's parent, whose FileId is not the one of the
+ * directory walked from.  So every directory a trace path goes through is
+ * listed once: its ".." must be the FileId of the directory before it (the
+ * client's directory for the first), else the op is refused as an escape.
+ * A symlink to a file, as the last component, cannot be told from the file
+ * (docs/replay.md says what the server's policy then allows).
+ */
+
+/* Verdicts kept per connection; past this many the table starts again (each directory is checked once more). */
+#define DIRS_MAX 65536u
+#define DIRS_BUCKETS 1024u
+
+typedef struct dir_ent {
+	struct dir_ent *next;
+	uint64_t id; /* the server's FileId of the directory */
+	char path[]; /* relative to the connection's base; "" is the base */
+} dir_ent;
+
+struct smb_dirs {
+	dir_ent *b[DIRS_BUCKETS];
+	unsigned n;
+};
+
+static unsigned hash(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h % DIRS_BUCKETS;
+}
+
+static void dirs_clear(struct smb_dirs *d)
+{
+	for (unsigned i = 0; i < DIRS_BUCKETS; i++) {
+		for (dir_ent *e = d->b[i], *next; e; e = next) {
+			next = e->next;
+			free(e);
+		}
+		d->b[i] = NULL;
+	}
+	d->n = 0;
+}
+
+void rp__smb_beneath_free(smb_conn *cn)
+{
+	if (!cn->dirs)
+		return;
+	dirs_clear(cn->dirs);
+	free(cn->dirs);
+	cn->dirs = NULL;
+}
+
+static const dir_ent *dirs_get(const struct smb_dirs *d, const char *path, size_t n)
+{
+	for (const dir_ent *e = d->b[hash(path, n)]; e; e = e->next)
+		if (strlen(e->path) == n && memcmp(e->path, path, n) == 0)
+			return e;
+	return NULL;
+}
+
+static void dirs_put(struct smb_dirs *d, const char *path, size_t n, uint64_t id)
+{
+	if (d->n >= DIRS_MAX)
+		dirs_clear(d);
+	dir_ent *const e = malloc(sizeof(*e) + n + 1);
+	if (!e)
+		return; /* not kept: checked again next time */
+	e->id = id;
+	memcpy(e->path, path, n);
+	e->path[n] = '\0';
+	const unsigned h = hash(path, n);
+	e->next = d->b[h];
+	d->b[h] = e;
+	d->n++;
+}
+
+void rp__smb_beneath_forget(smb_conn *cn, const char *path)
+{
+	if (!cn->dirs || !path)
+		return;
+	const size_t n = strlen(path);
+	for (unsigned i = 0; i < DIRS_BUCKETS; i++) {
+		for (dir_ent **pe = &cn->dirs->b[i]; *pe;) {
+			dir_ent *const e = *pe;
+			if (strncmp(e->path, path, n) == 0 && (e->path[n] == '\0' || e->path[n] == '/')) {
+				*pe = e->next;
+				free(e);
+				cn->dirs->n--;
+			} else {
+				pe = &e->next;
+			}
+		}
+	}
+}
+
+int rp__smb_dir_ids(smb_conn *cn, const char *url, uint64_t *self, uint64_t *parent)
+{
+	SMBCCTX *const ctx = cn->ctx;
+	errno = 0;
+	SMBCFILE *const d = smbc_getFunctionOpendir(ctx)(ctx, url);
+	if (!d)
+		return rp__smb_failed(cn);
+	bool has_self = false, has_parent = false;
+	struct stat st;
+	for (const struct libsmb_file_info *e; !(has_self && has_parent) && (e = smbc_getFunctionReaddirPlus2(ctx)(ctx, d, &st));) {
+		if (strcmp(e->name, ".") == 0) {
+			*self = (uint64_t)st.st_ino;
+			has_self = true;
+		} else if (strcmp(e->name, "..") == 0) {
+			*parent = (uint64_t)st.st_ino;
+			has_parent = true;
+		}
+	}
+	smbc_getFunctionClosedir(ctx)(ctx, d);
+	/* A server that lists no "." or ".." cannot be checked this way: nothing is walked through it. */
+	return has_self && has_parent ? 0 : EXDEV;
+}
+
+/* The FileId of the directory path[0..n) (n == 0: the base), checked; 0, EXDEV, ENOENT/ENOTDIR (not there) or an errno. */
+static int dir_check(smb_conn *cn, const char *path, size_t n, uint64_t parent_id, uint64_t *id)
+{
+	const dir_ent *const e = dirs_get(cn->dirs, path, n);
+	if (e) {
+		*id = e->id;
+		return 0;
+	}
+	char *const rel = malloc(n + 1);
+	if (!rel)
+		return ENOMEM;
+	memcpy(rel, path, n);
+	rel[n] = '\0';
+	int rc = rp__smb_url(cn, cn->url2, rel);
+	free(rel);
+	if (rc)
+		return rc;
+	uint64_t self = 0, up = 0;
+	if (n == 0) {
+		/* The base: the user named it, its own FileId is what its children's ".." must be. */
+		struct stat st;
+		if (smbc_getFunctionStat(cn->ctx)(cn->ctx, cn->url2, &st) < 0)
+			return rp__smb_failed(cn);
+		self = (uint64_t)st.st_ino;
+	} else {
+		rc = rp__smb_dir_ids(cn, cn->url2, &self, &up);
+		if (rc)
+			return rc;
+		if (up != parent_id)
+			return EXDEV;
+	}
+	dirs_put(cn->dirs, path, n, self);
+	*id = self;
+	return 0;
+}
+
+int rp__smb_beneath(smb_conn *cn, const char *path, bool last)
+{
+	if (!cn->dirs && !(cn->dirs = calloc(1, sizeof(*cn->dirs))))
+		return ENOMEM;
+	uint64_t id = 0;
+	int rc = dir_check(cn, "", 0, 0, &id);
+	for (size_t i = 0; rc == 0 && path[i];) {
+		while (path[i] == '/')
+			i++;
+		const size_t end = i + strcspn(path + i, "/");
+		if (end == i)
+			break;
+		if (!path[end] && !last)
+			break;
+		rc = dir_check(cn, path, end, id, &id);
+		i = end;
+	}
+	/* Nothing there (or a file) further on: nothing to walk through; the op meets the server's own status. */
+	return rc == ENOENT || rc == ENOTDIR ? 0 : rc;
+}
