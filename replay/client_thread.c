@@ -9,32 +9,18 @@
 
 #include "formats/status.h"
 #include "replay/engine.h"
-
-static void async_done(rp_breq *req)
-{
-	*(bool *)req->data = true;
-}
+#include "replay/req.h"
 
 void rp__client_submit(rp_client *c, rp_breq *req)
 {
 	const rp_replay *const r = c->r;
-	if (!c->async) {
-		req->cb = NULL;
-		const int rc = r->bops->submit(r->bstate, c->bstate, req);
-		if (rc < 0)
-			rp__client_fatal(c, rc, req);
+	const int rc = rp__req_wait(r->bops, r->bstate, c->bstate, c->async, req);
+	if (rc >= 0)
 		return;
-	}
-	bool done = false;
-	req->cb = async_done;
-	req->data = &done;
-	const int rc = r->bops->submit(r->bstate, c->bstate, req);
-	if (rc < 0) {
+	if (!c->async)
+		rp__client_fatal(c, rc, req);
+	else
 		req->status = RP_STATUS_OTHER;
-		return;
-	}
-	while (!done)
-		r->bops->poll(r->bstate, c->bstate, 1000000);
 }
 
 void rp__client_fatal(rp_client *c, int rc, const rp_breq *req)

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "replay/engine.h"
+#include "replay/req.h"
 
 int rp__scan(rp_replay *r, char *errbuf)
 {
@@ -46,24 +47,14 @@ static uint64_t mono_ns(void)
 }
 
 /* Run one synthetic op through the backend (synchronously, or by polling an async one). */
-static void prep_done(rp_breq *req)
-{
-	*(bool *)req->data = true;
-}
-
 static int prep_submit(rp_replay *r, void *cs, rp_breq *req)
 {
-	bool done = false;
 	/* An op the backend cannot express is never sent: the item fails (counted in prepare's failures). */
 	if (!(r->op_mask >> req->op->op & 1u))
 		return EOPNOTSUPP;
 	const bool async = (r->bops->caps & RP_BCAP_ASYNC) && r->bops->poll;
-	req->cb = async ? prep_done : NULL;
-	req->data = &done;
-	if (r->bops->submit(r->bstate, cs, req) < 0)
+	if (rp__req_wait(r->bops, r->bstate, cs, async, req) < 0)
 		return RP_STATUS_OTHER;
-	while (async && !done)
-		r->bops->poll(r->bstate, cs, 1000000);
 	return req->status;
 }
 

@@ -7,6 +7,7 @@
 #include "replay/engine.h"
 #include "replay/handles.h"
 #include "replay/hist.h"
+#include "replay/req.h"
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -158,6 +159,51 @@ static void test_wait_until(void **state)
 	free(r);
 }
 
+/* A fake asynchronous backend: full (RP_E_LIMIT) for its first submits, then completing on the next poll. */
+typedef struct busy_be {
+	int full, submits, polls;
+	rp_breq *pending;
+} busy_be;
+static int busy_submit(void *b, void *c, rp_breq *req)
+{
+	(void)c;
+	busy_be *const be = b;
+	be->submits++;
+	if (be->full > 0) {
+		be->full--;
+		return RP_E_LIMIT;
+	}
+	be->pending = req;
+	return 0;
+}
+static int busy_poll(void *b, void *c, uint64_t timeout_ns)
+{
+	(void)c, (void)timeout_ns;
+	busy_be *const be = b;
+	be->polls++;
+	if (be->pending) {
+		rp_breq *const req = be->pending;
+		be->pending = NULL;
+		req->status = 7;
+		req->cb(req);
+	}
+	return 0;
+}
+
+/* rp__req_wait: a full backend is polled and the submit retried; the wait ends at the completion. */
+static void test_req_wait_busy(void **state)
+{
+	(void)state;
+	const rp_backend_ops ops = { .version = RP_BACKEND_VERSION, .name = "busy", .submit = busy_submit, .poll = busy_poll };
+	busy_be be = { .full = 3 };
+	rp_breq req = { 0 };
+	assert_int_equal(rp__req_wait(&ops, &be, NULL, true, &req), 0);
+	assert_int_equal(be.submits, 4);
+	assert_int_equal(be.polls, 4);
+	assert_int_equal(req.status, 7);
+	assert_null(be.pending);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -166,6 +212,7 @@ int main(void)
 		cmocka_unit_test(test_handles),
 		cmocka_unit_test(test_path_norm),
 		cmocka_unit_test(test_wait_until),
+		cmocka_unit_test(test_req_wait_busy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,28 @@
+/* One request submitted to the backend and waited for (replay/req.h). */
+#include "replay/req.h"
+
+#include "formats/error.h"
+
+/* A poll's time limit while waiting for one completion: 1 ms. */
+#define REQ_POLL_NS 1000000ull
+
+static void req_done(rp_breq *req)
+{
+	*(bool *)req->data = true;
+}
+
+int rp__req_wait(const rp_backend_ops *bops, void *backend, void *cs, bool async, rp_breq *req)
+{
+	bool done = false;
+	req->cb = async ? req_done : NULL;
+	if (async)
+		req->data = &done;
+	int rc;
+	while ((rc = bops->submit(backend, cs, req)) == RP_E_LIMIT && async)
+		bops->poll(backend, cs, REQ_POLL_NS);
+	if (rc < 0)
+		return rc;
+	while (async && !done)
+		bops->poll(backend, cs, REQ_POLL_NS);
+	return 0;
+}
