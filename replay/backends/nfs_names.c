@@ -6,18 +6,17 @@
  */
 #include "replay/backends/nfs.h"
 
+#include "formats/hash.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-/* FNV-1a of the parent's index and the name. */
+/* FNV-1a (formats/hash.h) of the parent's index, little-endian, and the name, folded to 32 bits. */
 static uint32_t name_hash(uint32_t parent, const char *name, size_t len)
 {
-	uint32_t h = 2166136261u;
-	for (int i = 0; i < 4; i++)
-		h = (h ^ ((parent >> (8 * i)) & 0xffu)) * 16777619u;
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)name[i]) * 16777619u;
-	return h;
+	const uint8_t p[4] = { (uint8_t)parent, (uint8_t)(parent >> 8), (uint8_t)(parent >> 16), (uint8_t)(parent >> 24) };
+	const uint64_t h = rp_fnv1a64(rp_fnv1a64(RP_FNV64_OFFSET, p, sizeof(p)), name, len);
+	return (uint32_t)(h ^ (h >> 32));
 }
 
 void rp__nfs_names_init(rp_nfs_names *n, uint32_t max)

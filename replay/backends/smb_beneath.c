@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "formats/hash.h"
 #include "replay/backends/smb_int.h"
 
 /*
@@ -40,10 +41,7 @@ struct smb_dirs {
 
 static unsigned hash(const char *s, size_t n)
 {
-	uint32_t h = 2166136261u; /* FNV-1a */
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h % DIRS_BUCKETS;
+	return (unsigned)(rp_fnv1a64(RP_FNV64_OFFSET, s, n) % DIRS_BUCKETS);
 }
 
 static void dirs_clear(struct smb_dirs *d)
