@@ -204,6 +204,18 @@ static void test_req_wait_busy(void **state)
 	assert_null(be.pending);
 }
 
+/* rp__req_wait: a backend that never has room ends the wait with RP_E_LIMIT, not a spin. */
+static void test_req_wait_always_full(void **state)
+{
+	(void)state;
+	const rp_backend_ops ops = { .version = RP_BACKEND_VERSION, .name = "busy", .submit = busy_submit, .poll = busy_poll };
+	busy_be be = { .full = 1 << 30 };
+	rp_breq req = { 0 };
+	assert_int_equal(rp__req_wait(&ops, &be, NULL, true, &req), RP_E_LIMIT);
+	assert_int_equal(be.submits, 1001);
+	assert_int_equal(be.polls, 1000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +225,7 @@ int main(void)
 		cmocka_unit_test(test_path_norm),
 		cmocka_unit_test(test_wait_until),
 		cmocka_unit_test(test_req_wait_busy),
+		cmocka_unit_test(test_req_wait_always_full),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
