@@ -95,6 +95,7 @@ static const json_t *need(const ctx *c, const json_t *obj, const char *path, con
 static int get_u64(const ctx *c, const json_t *obj, const char *path, const char *key, uint64_t *out)
 {
 	char p[PATH_TEXT_MAX];
+	*out = 0; /* defined on every path: -O3 cannot see that bad() returns -1 */
 	const json_t *const v = need(c, obj, path, key, JSON_INTEGER);
 	if (!v)
 		return -1;
