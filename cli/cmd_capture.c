@@ -1,14 +1,18 @@
 /* reprise capture: live packet capture (--iface IF) or a program's file syscalls (-- CMD ARGS) into a trace. */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "capture/capture.h"
+#include "capture/lttng/lttng.h"
 #include "capture/preload/ring.h"
-#include "cli/capture_cmd.h"
+#include "capture/session.h"
 #include "cli/commands.h"
 #include "cli/input.h"
 
@@ -150,6 +154,125 @@ static void on_signal(int sig)
 
 static rp_smb_keys *smb_keys; /* loaded by run_capture, destroyed by run */
 
+static bool is_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/*
+ * The interposer library: $REPRISE_PRELOAD_LIB if set, else beside the binary
+ * in the build tree (cli/reprise -> capture/preload/), else where meson
+ * installs it.  Returns 0 with the absolute path in buf.
+ */
+static int find_preload(const char *name, char *buf, size_t size)
+{
+	const char *const env = getenv("REPRISE_PRELOAD_LIB");
+	if (env && *env && strstr(name, "lttng") == NULL) {
+		if (!is_file(env) || !realpath(env, buf))
+			return -1;
+		return 0;
+	}
+	char exe[PATH_MAX];
+	const ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		char *const slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			char cand[PATH_MAX + 64];
+			snprintf(cand, sizeof(cand), "%s/../capture/preload/%s", exe, name);
+			if (is_file(cand) && realpath(cand, buf))
+				return 0;
+			snprintf(cand, sizeof(cand), "%s/../capture/lttng/%s", exe, name);
+			if (is_file(cand) && realpath(cand, buf))
+				return 0;
+		}
+	}
+	char cand[PATH_MAX];
+	snprintf(cand, sizeof(cand), "%s/%s", REPRISE_PRELOAD_DIR, name);
+	if (is_file(cand) && (size_t)snprintf(buf, size, "%s", cand) < size)
+		return 0;
+	return -1;
+}
+
+static volatile sig_atomic_t child_pid; /* the traced program's, while it runs (capture/session.h) */
+
+/* SIGTERM, SIGHUP: pass them on to the program and go on draining; SIGINT and SIGQUIT come from the
+ * terminal to the whole foreground group, so the program has them already. */
+static void on_cmd_signal(int sig)
+{
+	const pid_t pid = (pid_t)child_pid;
+	if (pid > 0 && sig != SIGINT && sig != SIGQUIT)
+		kill(pid, sig);
+}
+
+static void on_notice(void *ctx, const char *msg)
+{
+	(void)ctx;
+	rp__cli_err("capture", "%s", msg);
+}
+
+/* capture -- CMD: run argv traced into o.out (capture/session.h); CMD's exit status, or 1/126/127. */
+static int capture_cmd(char **argv, rp_syscap_opts *so)
+{
+	char lib[PATH_MAX];
+	if (so->lttng && !RP_HAVE_LTTNG) {
+		rp__cli_err("capture", "--lttng: this reprise was built without lttng-ust (meson -Dlttng)");
+		return 1;
+	}
+	if (so->lttng && find_preload(RP_LTTNG_PRELOAD_NAME, lib, sizeof(lib)) != 0) {
+		rp__cli_err("capture", "--lttng: %s not found beside reprise or in %s", RP_LTTNG_PRELOAD_NAME,
+			    REPRISE_PRELOAD_DIR);
+		return 1;
+	}
+	if (!so->lttng && find_preload(RP_PRELOAD_NAME, lib, sizeof(lib)) != 0) {
+		rp__cli_err("capture", "the interposer %s was not found (set REPRISE_PRELOAD_LIB to its path)",
+			    RP_PRELOAD_NAME);
+		return 1;
+	}
+	so->preload = lib;
+	so->child_pid = &child_pid;
+	so->notice = o.quiet ? NULL : on_notice;
+	rp_outfile of;
+	memset(&of, 0, sizeof(of));
+	if (!so->lttng && rp__cli_out_open(&of, "capture", o.out))
+		return 1;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_cmd_signal;
+	sigemptyset(&sa.sa_mask);
+	child_pid = 0;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	rp_syscap_stats st;
+	char errbuf[RP_ERRBUF_SIZE] = "";
+	int rc = rp_capture_cmd(argv, so, of.f, of.std ? "<stdout>" : o.out, &st, errbuf);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGQUIT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	if (rc < 0) {
+		rp__cli_err("capture", "%s", errbuf);
+		if (of.f)
+			rp__cli_out_abort(&of); /* OUT stays as it was */
+		return st.exec_errno == 0 ? 1 : st.exec_errno == ENOENT ? 127 : 126;
+	}
+	if (so->lttng)
+		return rc;
+	if (!o.quiet)
+		rp_syscap_stats_print(&st, stderr);
+	if (rp__cli_out_commit(&of, "capture"))
+		return 1;
+	if (rc == 0 && o.strict && rp_syscap_stats_lossy(&st)) {
+		rp__cli_err("capture", "--strict: events were lost or programs ran untraced (see above)");
+		return 1;
+	}
+	return rc;
+}
+
 static int run_capture(int argc, char **argv)
 {
 	memset(&o, 0, sizeof(o));
@@ -201,8 +324,7 @@ static int run_capture(int argc, char **argv)
 			rp__cli_err("capture", "--clock: %s: not auto, tsc or monotonic", o.clock);
 			return 2;
 		}
-		const rp_capcmd_opts co = {
-			.out = o.out,
+		rp_syscap_opts so = {
 			.clock = clock,
 			.only = o.only,
 			.exclude = o.exclude,
@@ -210,10 +332,8 @@ static int run_capture(int argc, char **argv)
 			.no_stdio = o.no_stdio,
 			.lttng = o.lttng,
 			.process_clients = o.process_clients,
-			.strict = o.strict,
-			.quiet = o.quiet,
 		};
-		return rp__cli_capture_cmd(argv + ci, &co);
+		return capture_cmd(argv + ci, &so);
 	}
 	if (!o.iface || !o.out) {
 		rp__cli_err("capture", "--iface and -o are required (or a command to run: reprise capture -- CMD)");

@@ -35,7 +35,7 @@
  * costs the thread a page fault (3-5 us on the VMs measured, allocation
  * included): 256 KiB is 64 of them, where 2 MiB was 512 (6 ms of a 3,000-file
  * tar extraction, docs/BENCHMARKS.md).  It holds some 2,500 events, and the
- * writer drains it at a quarter full (cli/capture_cmd.c).
+ * writer drains it at a quarter full (capture/session/session.c).
  */
 #define RP_RING_DEFAULT_KB 256
 #define RP_RING_DEFAULT_SIZE (RP_RING_DEFAULT_KB << 10)

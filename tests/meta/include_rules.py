@@ -13,6 +13,7 @@
     rpc/ and smb/ include no net/ or pcap/ (they see connections and messages through
     decode.h) and not each other; the top level (capctx, decode.h) includes no layer;
     lttng/ (the LTTng-UST emitter) includes preload/'s emitter interface, nothing else;
+    session/ (a program's syscall capture, capture/session.h) includes preload/ and lttng/;
   - no cycle of #includes among headers.
 
 tests/ and bench/ may include any library's internals (they test them), but not cli/.
@@ -49,6 +50,7 @@ CAPTURE_LAYERS = {
     'pcap': {'', 'pcap', 'net', 'rpc', 'smb'},
     'preload': {'preload'},  # the interposer and the spool reader: formats/sysev.h and their own headers
     'lttng': {'lttng', 'preload'},  # the LTTng emitter implements preload/emit.h
+    'session': {'', 'session', 'preload', 'lttng'},  # a program's syscall capture (session.h) over the spool
 }
 
 

@@ -1,10 +1,11 @@
-/* reprise capture [-o OUT.rpz] -- CMD ARGS...: run a program under the syscall interposer, its file ops into a trace. */
+/* A program run under the syscall interposer, its rings drained into the encoder, its file ops into a .rpz. */
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +21,8 @@
 #include "capture/preload/evq.h"
 #include "capture/preload/secure_exec.h"
 #include "capture/preload/spool.h"
-#include "cli/capture_cmd.h"
-#include "cli/outfile.h"
+#include "capture/session.h"
+#include "formats/error.h"
 #include "formats/rpz.h"
 #include "formats/sysev.h"
 
@@ -75,18 +76,6 @@
 /* The command line kept in the trace's metadata (rp_trace_meta.source_name is 128 bytes). */
 #define CMDLINE_MAX 512
 
-static volatile sig_atomic_t got_signal;
-static volatile pid_t child_pid;
-
-/* SIGTERM, SIGHUP: pass them on to the program and go on draining; SIGINT and SIGQUIT come from the
- * terminal to the whole foreground group, so the program has them already. */
-static void on_signal(int sig)
-{
-	got_signal = sig;
-	if (child_pid > 0 && sig != SIGINT && sig != SIGQUIT)
-		kill(child_pid, sig);
-}
-
 /*
  * The next poll period from the last one and how full the fullest ring was
  * after it: rings fill about linearly in time, so period * target / fill
@@ -121,42 +110,6 @@ static bool is_file(const char *p)
 {
 	struct stat st;
 	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/*
- * The interposer library: $REPRISE_PRELOAD_LIB if set, else beside the binary
- * in the build tree (cli/reprise -> capture/preload/), else where meson
- * installs it.  Returns 0 with the absolute path in buf.
- */
-int rp__cli_find_preload(const char *name, char *buf, size_t size)
-{
-	const char *const env = getenv("REPRISE_PRELOAD_LIB");
-	if (env && *env && strstr(name, "lttng") == NULL) {
-		if (!is_file(env) || !realpath(env, buf))
-			return -1;
-		return 0;
-	}
-	char exe[PATH_MAX];
-	const ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		char *const slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			char cand[PATH_MAX + 64];
-			snprintf(cand, sizeof(cand), "%s/../capture/preload/%s", exe, name);
-			if (is_file(cand) && realpath(cand, buf))
-				return 0;
-			snprintf(cand, sizeof(cand), "%s/../capture/lttng/%s", exe, name);
-			if (is_file(cand) && realpath(cand, buf))
-				return 0;
-		}
-	}
-	char cand[PATH_MAX];
-	snprintf(cand, sizeof(cand), "%s/%s", REPRISE_PRELOAD_DIR, name);
-	if (is_file(cand) && (size_t)snprintf(buf, size, "%s", cand) < size)
-		return 0;
-	return -1;
 }
 
 /* The program's path as execvp would find it, for the static/set-id check; "" when not found. */
@@ -271,7 +224,7 @@ static void child_env_free(child_env *ce)
 
 /* LD_PRELOAD with preload first (a value of ours kept after it), the spool and the options: 0, or -1 (ENOMEM). */
 static int child_env_make(child_env *ce, const char *preload, const char *self, const char *spool,
-			  const rp_capcmd_opts *co)
+			  const rp_syscap_opts *co)
 {
 	extern char **environ;
 	memset(ce, 0, sizeof *ce);
@@ -317,22 +270,22 @@ static int child_env_make(child_env *ce, const char *preload, const char *self, 
  * by /bin/sh) with the environment set, by posix_spawn: glibc's clones the
  * memory it shares until the exec (vfork's way), so none of this process's
  * page tables are copied for a program about to replace them.  Returns the
- * pid; or -1 with *exec_err 0 after printing why, or with *exec_err the
- * errno of an exec that failed (no program runs).
+ * pid; or -1 with errbuf, and *exec_err the errno of an exec that failed
+ * (no program runs) or 0.
  */
 static pid_t spawn(char **argv, const char *path, const char *preload, const char *self, const char *spool,
-		   const rp_capcmd_opts *co, int *exec_err)
+		   const rp_syscap_opts *co, int *exec_err, char *errbuf)
 {
 	*exec_err = 0;
 	child_env ce;
 	if (child_env_make(&ce, preload, self, spool, co) != 0) {
-		rp__cli_err("capture", "environment: %s", strerror(ENOMEM));
+		snprintf(errbuf, RP_ERRBUF_SIZE, "environment: %s", strerror(ENOMEM));
 		return -1;
 	}
 	posix_spawnattr_t at;
 	if (posix_spawnattr_init(&at) != 0) {
 		child_env_free(&ce);
-		rp__cli_err("capture", "posix_spawnattr_init: %s", strerror(ENOMEM));
+		snprintf(errbuf, RP_ERRBUF_SIZE, "posix_spawnattr_init: %s", strerror(ENOMEM));
 		return -1;
 	}
 	/* The program starts with no signal blocked (the writer waits for SIGCHLD with it blocked) and the
@@ -367,6 +320,7 @@ static pid_t spawn(char **argv, const char *path, const char *preload, const cha
 	child_env_free(&ce);
 	if (e != 0) {
 		*exec_err = e;
+		snprintf(errbuf, RP_ERRBUF_SIZE, "%s: %s", argv[0], strerror(e));
 		return -1;
 	}
 	return pid;
@@ -404,9 +358,9 @@ static int encoder_tick(void *ctx)
 	return rp_rpz_writer_flush(en->w, en->err);
 }
 
-static void print_stats(const rp_sysmodel_stats *ms, const rp_spool_stats *ss, const rp_evq_stats *qs, uint32_t live,
-			uint64_t after_ns, FILE *f)
+void rp_syscap_stats_print(const rp_syscap_stats *st, FILE *f)
 {
+	const rp_sysmodel_stats *const ms = &st->model;
 	fprintf(f,
 		"events %llu, ops %llu, processes %llu, threads %llu, execs %llu; no op: on pipes/sockets/ttys %llu, "
 		"filtered %llu, fds never opened %llu\n",
@@ -415,125 +369,122 @@ static void print_stats(const rp_sysmodel_stats *ms, const rp_spool_stats *ss, c
 		(unsigned long long)ms->filtered, (unsigned long long)ms->unknown_fd);
 	if (ms->untraced)
 		fprintf(f, "programs run without the interposer (static or set-id): %llu\n", (unsigned long long)ms->untraced);
-	if (ms->lost || ss->lost || ss->bad)
-		fprintf(f, "events lost: %llu (bad ring records %llu)\n", (unsigned long long)(ms->lost + ss->lost),
-			(unsigned long long)ss->bad);
-	if (ss->waits)
+	if (ms->lost || st->spool_lost || st->spool_bad)
+		fprintf(f, "events lost: %llu (bad ring records %llu)\n", (unsigned long long)(ms->lost + st->spool_lost),
+			(unsigned long long)st->spool_bad);
+	if (st->spool_waits)
 		fprintf(f, "traced threads waited for the writer %llu times (a larger --ring-kb avoids it)\n",
-			(unsigned long long)ss->waits);
-	if (ss->late || ms->late)
-		fprintf(f, "events out of time order: %llu\n", (unsigned long long)(ss->late + ms->late));
+			(unsigned long long)st->spool_waits);
+	if (st->spool_late || ms->late)
+		fprintf(f, "events out of time order: %llu\n", (unsigned long long)(st->spool_late + ms->late));
 	if (ms->cut_paths || ms->noend)
 		fprintf(f, "paths cut at %d bytes: %llu; calls that never returned: %llu\n", RP_SYSEV_PATH_MAX,
 			(unsigned long long)ms->cut_paths, (unsigned long long)ms->noend);
 	fprintf(f, "the trace was complete %.1f ms after the command ended (the encoder was at most %.1f MiB behind%s)\n",
-		(double)after_ns / 1e6, (double)qs->max_queued / (1 << 20),
-		qs->full_waits ? "; the drain waited for it: the queue was full" : "");
-	if (live)
+		(double)st->after_ns / 1e6, (double)st->queue_max / (1 << 20),
+		st->queue_full_waits ? "; the drain waited for it: the queue was full" : "");
+	if (st->live)
 		fprintf(f, "%u traced processes were still running when the command ended: their later calls are not in "
-			   "the trace\n", live);
+			   "the trace\n", st->live);
+}
+
+bool rp_syscap_stats_lossy(const rp_syscap_stats *st)
+{
+	return st->model.lost || st->model.untraced || st->spool_lost;
+}
+
+static void notice(const rp_syscap_opts *co, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void notice(const rp_syscap_opts *co, const char *fmt, ...)
+{
+	if (!co->notice)
+		return;
+	char msg[RP_ERRBUF_SIZE + PATH_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	co->notice(co->notice_ctx, msg);
+}
+
+static void set_child(const rp_syscap_opts *co, pid_t pid)
+{
+	if (co->child_pid)
+		*co->child_pid = (sig_atomic_t)pid;
 }
 
 /* LTTng mode: the same events as tracepoints; the user's own session records them. */
-static int run_lttng(char **argv, const char *path, const rp_capcmd_opts *co)
+static int run_lttng(char **argv, const char *path, const rp_syscap_opts *co, rp_syscap_stats *st, char *errbuf)
 {
 	if (!RP_HAVE_LTTNG) {
-		rp__cli_err("capture", "--lttng: this reprise was built without lttng-ust (meson -Dlttng)");
-		return 1;
-	}
-	char lib[PATH_MAX];
-	if (rp__cli_find_preload(RP_LTTNG_PRELOAD_NAME, lib, sizeof(lib)) != 0) {
-		rp__cli_err("capture", "--lttng: %s not found beside reprise or in %s", RP_LTTNG_PRELOAD_NAME,
-			    REPRISE_PRELOAD_DIR);
-		return 1;
+		snprintf(errbuf, RP_ERRBUF_SIZE, "--lttng: this reprise was built without lttng-ust (meson -Dlttng)");
+		return -1;
 	}
 	/* lttng-ust's fork wrapper keeps a forked child's tracepoints working (lttng-ust(3)); after ours, so
 	 * that the interposer's fork calls through it (capture/lttng/lttng.h). */
 	char both[PATH_MAX + 64];
-	snprintf(both, sizeof(both), "%s:%s", lib, RP_LTTNG_UST_FORK);
-	int e = 0;
-	const pid_t pid = spawn(argv, path, both, lib, NULL, co, &e);
-	if (pid < 0) {
-		if (!e)
-			return 1;
-		rp__cli_err("capture", "%s: %s", argv[0], strerror(e));
-		return e == ENOENT ? 127 : 126;
-	}
-	child_pid = pid;
+	snprintf(both, sizeof(both), "%s:%s", co->preload, RP_LTTNG_UST_FORK);
+	const pid_t pid = spawn(argv, path, both, co->preload, NULL, co, &st->exec_errno, errbuf);
+	if (pid < 0)
+		return -1;
+	set_child(co, pid);
 	int status = 0;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	child_pid = 0;
+	set_child(co, 0);
 	return exit_code(status);
 }
 
-int rp__cli_capture_cmd(char **argv, const rp_capcmd_opts *co)
+/* The counters a run ends with, into the caller's stats. */
+static void take_stats(rp_syscap_stats *st, const rp_sysmodel *m, const rp_spool *sp, const rp_evq *q)
 {
+	st->model = *rp_sysmodel_get_stats(m);
+	const rp_spool_stats *const ss = rp_spool_get_stats(sp);
+	st->spool_lost = ss->lost;
+	st->spool_bad = ss->bad;
+	st->spool_waits = ss->waits;
+	st->spool_late = ss->late;
+	const rp_evq_stats *const qs = rp_evq_get_stats(q);
+	st->queue_full_waits = qs->full_waits;
+	st->queue_max = qs->max_queued;
+}
+
+int rp_capture_cmd(char **argv, const rp_syscap_opts *co, FILE *out, const char *out_name, rp_syscap_stats *st,
+		   char *errbuf)
+{
+	memset(st, 0, sizeof *st);
+	errbuf[0] = '\0';
 	char path[PATH_MAX];
 	which(argv[0], path, sizeof(path));
 	const char *const why = path[0] ? untraceable(path) : "";
-	if (*why && !co->quiet)
-		rp__cli_err("capture", "warning: %s will run untraced: %s; its children are traced if they are not so "
-				       "(strace -f sees every program)", path, why);
+	if (*why)
+		notice(co, "warning: %s will run untraced: %s; its children are traced if they are not so "
+			   "(strace -f sees every program)", path, why);
+	if (co->lttng)
+		return run_lttng(argv, path, co, st, errbuf);
 
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	got_signal = 0;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGQUIT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-
-	if (co->lttng) {
-		const int rc = run_lttng(argv, path, co);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGQUIT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		return rc;
-	}
-
-	char lib[PATH_MAX];
-	if (rp__cli_find_preload(RP_PRELOAD_NAME, lib, sizeof(lib)) != 0) {
-		rp__cli_err("capture", "the interposer %s was not found (set REPRISE_PRELOAD_LIB to its path)",
-			    RP_PRELOAD_NAME);
-		return 1;
-	}
-	char errbuf[RP_ERRBUF_SIZE] = "";
-	int rc = 1, status = 0, e = 0;
+	int rc = -1, status = 0;
 	bool exited = false;
 	rp_spool *sp = NULL;
 	rp_rpz_writer *w = NULL;
 	rp_sysmodel *m = NULL;
 	rp_evq *q = NULL;
 	encoder en = {0};
-	rp_outfile of;
-	memset(&of, 0, sizeof(of));
-	bool of_open = false;
 	char cl[CMDLINE_MAX];
 	cmdline(cl, sizeof(cl), argv);
 
 	/* A capture killed with -9 leaves its spool behind: the next one removes it, and says so. */
 	const int swept = rp_spool_sweep(NULL, errbuf);
-	if (swept > 0 && !co->quiet)
-		rp__cli_err("capture", "removed %d orphaned spool director%s (left by a capture that was killed)", swept,
-			    swept == 1 ? "y" : "ies");
-	if (rp_spool_create(&sp, NULL, co->ring_kb, (rp_spool_clock)co->clock, errbuf) < 0) {
-		rp__cli_err("capture", "%s", errbuf);
+	errbuf[0] = '\0';
+	if (swept > 0)
+		notice(co, "removed %d orphaned spool director%s (left by a capture that was killed)", swept,
+		       swept == 1 ? "y" : "ies");
+	if (rp_spool_create(&sp, NULL, co->ring_kb, (rp_spool_clock)co->clock, errbuf) < 0)
 		goto out;
-	}
-	if (rp__cli_out_open(&of, "capture", co->out))
-		goto out;
-	of_open = true;
 	const rp_rpz_wopts wo = {
 		.level = CAPTURE_ZSTD_LEVEL, .frame_ops = CAPTURE_FRAME_OPS, .table_log = CAPTURE_TABLE_LOG
 	};
-	if (rp_rpz_writer_open_file(&w, of.f, of.std ? "<stdout>" : co->out, &wo, errbuf) < 0) {
-		rp__cli_err("capture", "%s", errbuf);
+	if (rp_rpz_writer_open_file(&w, out, out_name, &wo, errbuf) < 0)
 		goto out;
-	}
 	const rp_sysmodel_opts mo = {
 		.only = co->only,
 		.exclude = co->exclude,
@@ -542,18 +493,14 @@ int rp__cli_capture_cmd(char **argv, const rp_capcmd_opts *co)
 		.source = RP_SRC_SYSCALL,
 		.source_name = cl,
 	};
-	if (rp_sysmodel_create(&m, rp_rpz_writer_sink(w), &mo, errbuf) < 0) {
-		rp__cli_err("capture", "%s", errbuf);
+	if (rp_sysmodel_create(&m, rp_rpz_writer_sink(w), &mo, errbuf) < 0)
 		goto out;
-	}
 	en.m = m;
 	en.w = w;
 	en.flushed = mono_ns();
 	const rp_evq_opts qo = { .max_bytes = QUEUE_MAX_BYTES, .idle = true, .tick = encoder_tick };
-	if (rp_evq_create(&q, encode, &en, &qo, errbuf) < 0) {
-		rp__cli_err("capture", "%s", errbuf);
+	if (rp_evq_create(&q, encode, &en, &qo, errbuf) < 0)
 		goto out;
-	}
 
 	/*
 	 * SIGCHLD blocked before the spawn, so that the drain loop's sigtimedwait
@@ -564,14 +511,12 @@ int rp__cli_capture_cmd(char **argv, const rp_capcmd_opts *co)
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, &oldmask);
-	const pid_t pid = spawn(argv, path, lib, lib, rp_spool_dir(sp), co, &e);
+	const pid_t pid = spawn(argv, path, co->preload, co->preload, rp_spool_dir(sp), co, &st->exec_errno, errbuf);
 	if (pid < 0) {
 		sigprocmask(SIG_SETMASK, &oldmask, NULL);
-		if (e)
-			rp__cli_err("capture", "%s: %s", argv[0], strerror(e)); /* no program ran: OUT stays as it was */
-		goto out;
+		goto out; /* no program ran: the caller's output holds nothing of it */
 	}
-	child_pid = pid;
+	set_child(co, pid);
 
 	/* Drain while the program runs, paced by how full the rings were (POLL_FILL_PERMILLE); the encoder
 	 * thread takes the events from the queue. */
@@ -594,11 +539,11 @@ int rp__cli_capture_cmd(char **argv, const rp_capcmd_opts *co)
 		const struct timespec ts = { (time_t)(period / 1000000000u), (long)(period % 1000000000u) };
 		sigtimedwait(&chld, NULL, &ts);
 	}
-	child_pid = 0;
+	set_child(co, 0);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	if (got < 0) {
 		rp_evq_finish(q, true);
-		rp__cli_err("capture", "%s", en.err[0] ? en.err : rp_sysmodel_error(m));
+		snprintf(errbuf, RP_ERRBUF_SIZE, "%s", en.err[0] ? en.err : rp_sysmodel_error(m));
 		if (!exited) {
 			kill(pid, SIGTERM);
 			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -606,48 +551,27 @@ int rp__cli_capture_cmd(char **argv, const rp_capcmd_opts *co)
 		}
 		goto out;
 	}
-	const uint32_t live = rp_spool_live(sp);
+	st->live = rp_spool_live(sp);
 	/* The rest at this thread's priority: the program is gone, the encoder's work is all that is left. */
 	if (rp_spool_poll(sp, true, rp_evq_push, q) < 0 || rp_evq_finish(q, false) < 0 || rp_sysmodel_finish(m) < 0) {
 		rp_evq_finish(q, true);
-		rp__cli_err("capture", "%s", en.err[0] ? en.err : rp_sysmodel_error(m));
+		snprintf(errbuf, RP_ERRBUF_SIZE, "%s", en.err[0] ? en.err : rp_sysmodel_error(m));
 		goto out;
 	}
-	const rp_sysmodel_stats *const ms = rp_sysmodel_get_stats(m);
-	char cerr[RP_ERRBUF_SIZE] = "";
-	const int crc = rp_rpz_writer_close(w, cerr);
+	take_stats(st, m, sp, q);
+	const int crc = rp_rpz_writer_close(w, errbuf);
 	w = NULL;
-	if (crc < 0) {
-		rp__cli_err("capture", "%s", cerr);
+	if (crc < 0)
 		goto out;
-	}
-	if (!co->quiet)
-		print_stats(ms, rp_spool_get_stats(sp), rp_evq_get_stats(q), live, mono_ns() - ended, stderr);
-	if (rp__cli_out_commit(&of, "capture")) {
-		of_open = false;
-		goto out;
-	}
-	of_open = false;
+	st->after_ns = mono_ns() - ended;
 	rc = exit_code(status);
-	if (rc == 0 && co->strict && (ms->lost || ms->untraced || rp_spool_get_stats(sp)->lost)) {
-		rp__cli_err("capture", "--strict: events were lost or programs ran untraced (see above)");
-		rc = 1;
-	}
 out:
-	if (e && rc == 1)
-		rc = e == ENOENT ? 127 : 126;
 	rp_evq_destroy(q); /* the encoder thread stopped before the model and writer it uses go */
 	rp_sysmodel_destroy(m);
 	if (w) {
 		char werr[RP_ERRBUF_SIZE];
 		rp_rpz_writer_close(w, werr);
 	}
-	if (of_open)
-		rp__cli_out_abort(&of);
 	rp_spool_destroy(sp);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGQUIT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
 	return rc;
 }
