@@ -8,12 +8,6 @@
 #include "cli/replay_cli.h"
 #include "replay/replay.h"
 
-/* A trace over this much is not broadcast: every rank opens the same path (a shared file system; docs/mpi.md). */
-#define RP_MPI_TRACE_MAX (256ull << 20)
-
-/* At most this much packed results reach rank 0 in all: 100 hosts x 64 clients pack to some 2 MiB (docs/mpi.md). */
-#define RP_MPI_GATHER_MAX (1ull << 30)
-
 /* What cmd_replay.c parsed and checked, for the MPI run. */
 typedef struct rp_cli_mpi_args {
 	const char *trace;      /* as given */
