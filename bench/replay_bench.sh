@@ -72,10 +72,10 @@ printf "median ratio over %d rounds: %.2fx ops/s, %.2fx ops/CPU-s   (target >= 1
 
 echo "== 2. null backend, client.txt, 1 client, ${T} s =="
 # null always succeeds, so the recorded failures of client.txt are mismatches: skip quietly.
-cc -O2 -std=c11 -D_GNU_SOURCE -I"$top" "$top/bench/replay_engine_bench.c" "$build/replay/libreprise-replay.a" \
-	"$build/formats/libreprise-formats.a" -lzstd -lpthread -lm -o "$work/engine_bench"
+engine_bench=$build/bench/replay-engine-bench # built by meson: it links what the replay library needs
+[ -x "$engine_bench" ] || { echo "no $engine_bench: build first" >&2; exit 1; }
 printf "null (ops in memory):   %10.0f ops/s on one client thread (target >= 5 M/s/core)\n" \
-	"$("$work/engine_bench" "$loadfile" "$T")"
+	"$("$engine_bench" "$loadfile" "$T")"
 "$reprise" replay "$loadfile" --target "$mnt" --backend null -t "$T" --warmup 1 -q --on-mismatch skip \
 	--json "$work/null.json" >/dev/null
 printf "null (loadfile reader): %10.0f ops/s on one client thread\n" "$(jq_ "$work/null.json" ops_per_sec)"
@@ -86,7 +86,7 @@ printf "null (loadfile reader): %10.0f ops/s on one client thread\n" "$(jq_ "$wo
 if command -v valgrind >/dev/null; then
 	n=$(grep -c . "$loadfile")
 	valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" --toggle-collect=rp__client_main \
-		"$work/engine_bench" "$loadfile" 0 >/dev/null 2>&1
+		"$engine_bench" "$loadfile" 0 >/dev/null 2>&1
 	ir=$(callgrind_annotate "$work/cg.out" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
 	printf "null (ops in memory):   %10.0f instructions per op in the client thread (callgrind, one pass of %d ops)\n" \
 		"$(echo "$ir / $n" | bc -l)" "$n"
