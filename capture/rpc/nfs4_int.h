@@ -159,8 +159,8 @@ bool rp__nfs4_is_dir(nfs4_state *st, uint32_t path);
 void rp__nfs4_set_dir(nfs4_state *st, uint32_t path, bool dir);
 
 /*
- * ---- a COMPOUND in flight: built by the call half (nfs4.c), completed by the
- * reply half (nfs4_reply.c) ----
+ * ---- a COMPOUND in flight (nfs4_compound.c): built by the call half (nfs4.c),
+ * completed by the reply half (nfs4_reply.c) ----
  */
 
 enum nfs4_obj_kind {
@@ -221,10 +221,5 @@ uint32_t rp__nfs4_stash(nfs4_compound *c, const void *p, size_t n);
 bool rp__nfs4_obj_key(rp_fhmap *m, nfs4_compound *c, int32_t i);
 /* The path id of object i (interned on first use); *synth (when given) is set if the path is synthetic. */
 uint32_t rp__nfs4_obj_path(rp_capctx *cx, rp_fhmap *m, nfs4_compound *c, int32_t i, bool *synth);
-
-/* The RPC program's reply and drop entry points (nfs4_reply.c); pending is an nfs4_pending. */
-void rp__nfs4_reply(rp_capctx *cx, rp_conn *conn, const rp_rpc_call *call, const rp_rpc_reply *rep, rp_cur *res,
-		    void *pend);
-void rp__nfs4_drop(rp_capctx *cx, void *pend);
 
 #endif

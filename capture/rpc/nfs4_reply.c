@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "capture/rpc/nfs4_int.h"
+#include "capture/rpc/nfs4_reply.h"
 #include "formats/semantics.h"
 #include "formats/status.h"
 

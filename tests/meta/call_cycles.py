@@ -15,8 +15,6 @@ import sys
 
 # Cycles not broken yet: the set of files of the cycle -> why it is still here.
 ALLOWED = {
-    frozenset({'rpc_nfs4.c', 'rpc_nfs4_reply.c'}):
-        'NFSv4 request and reply decoders share helpers both ways; not split yet',
     frozenset({'smb_smb.c', 'smb_smb1.c', 'smb_smb1_cmd.c', 'smb_smb1_trans2.c', 'smb_smb2.c',
                'smb_smb2_cmd.c', 'smb_smb3_crypt.c'}):
         'SMB decoder: helpers live beside the dispatchers that call them; not split yet',
