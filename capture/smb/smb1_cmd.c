@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture/smb/smb1_cmd.h"
 #include "capture/smb/smb1_int.h"
 #include "capture/smb/smb1_trans2.h"
 

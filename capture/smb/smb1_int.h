@@ -1,4 +1,4 @@
-/* Internals of the SMB1 decoder shared by smb1.c (headers, AndX chains, matching) and smb1_cmd.c (commands) (MS-CIFS). */
+/* Internals of the SMB1 decoder shared by smb1.c (headers, AndX chains, matching), smb1_cmd.c (commands) and smb1_trans2.c, defined in smb1_util.c (MS-CIFS). */
 #ifndef REPRISE_CAPTURE_SMB1_INT_H
 #define REPRISE_CAPTURE_SMB1_INT_H
 
@@ -85,6 +85,12 @@ typedef struct smb1_x {
 	char chain_path[SMB_PATH_MAX];
 } smb1_x;
 
+/* The pending-map key of the block x is at: (PID, MID), (UID, TID), index in the AndX chain. */
+static inline smb_key smb1_pending_key(const smb1_x *x)
+{
+	return (smb_key){ (uint64_t)x->pid << 16 | x->mid, (uint64_t)x->uid << 16 | x->tid, x->idx };
+}
+
 const char *rp__smb1_cmd_name(uint8_t cmd);
 void rp__smb1_unsupported(smb1_x *x, const char *what);
 void rp__smb1_bad(smb1_x *x, bool truncated);
@@ -103,7 +109,5 @@ int rp__smb1_string(smb1_x *x, rp_cur *c, char *out, bool cut);
 /* Remember a search's pattern (pattern != NULL) or look it up (NULL). */
 const char *rp__smb1_search(smb1_x *x, uint16_t sid, const char *pattern);
 
-void rp__smb1_request(smb1_x *x);
-void rp__smb1_response(smb1_x *x);
 
 #endif

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture/smb/smb2_cmd.h"
 #include "capture/smb/smb2_int.h"
 
 #define SMB2_HDR_LEN 64u

@@ -1,4 +1,4 @@
-/* Internals of the SMB2/3 decoder shared by smb2.c (chains, matching) and smb2_cmd.c (command bodies) (MS-SMB2). */
+/* Internals of the SMB2/3 decoder shared by smb2.c (chains, matching) and smb2_cmd.c (command bodies), defined in smb2_util.c (MS-SMB2). */
 #ifndef REPRISE_CAPTURE_SMB2_INT_H
 #define REPRISE_CAPTURE_SMB2_INT_H
 
@@ -107,8 +107,5 @@ const char *rp__smb2_fid_path(smb2_x *x, const smb2_pending *p);
 const smb_file *rp__smb2_resolve(smb2_x *x, const smb2_pending *p, smb_key *key);
 void rp__smb2_remember_create(smb2_x *x, const smb_key *fid);
 
-/* Command bodies (smb2_cmd.c); the cursor starts after the header, over the bytes present. */
-void rp__smb2_request_body(smb2_x *x, rp_cur *body);
-void rp__smb2_response_body(smb2_x *x, smb2_pending *p, rp_cur *body);
 
 #endif

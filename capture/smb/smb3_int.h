@@ -86,7 +86,13 @@ void rp__smb3_conn_free(smb3_conn *c);
 /* Follow a clear NEGOTIATE or SESSION_SETUP PDU (the preauth hash, dialect, cipher). */
 void rp__smb3_note(smb_conn *sc, const rp_msg *m, const uint8_t *pdu, size_t have, size_t wire, uint16_t cmd,
 		   uint32_t flags, uint32_t status, uint64_t sid);
-/* An SMB3 transform message: decrypt it with the user's keys and decode what it held, or count it. */
-void rp__smb3_transform(rp_capctx *cx, rp_conn *conn, smb_conn *sc, const rp_msg *m);
+/* The connection's crypto state, created on first use (NULL when out of memory). */
+smb3_conn *rp__smb3_conn_get(smb_conn *sc);
+/* The session being set up or set up with this SessionId, or NULL. */
+smb3_sess *rp__smb3_sess_find(smb3_conn *c, uint64_t sid);
+/* Key bytes of a cipher: 32 for the AES-256 ones, else 16. */
+size_t rp__smb3_key_len(int cipher);
+/* Zero memory that held key material, in a way the compiler keeps. */
+void rp__smb3_wipe(void *p, size_t n);
 
 #endif

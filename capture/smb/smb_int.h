@@ -165,8 +165,6 @@ smb_conn *rp__smb_conn(rp_conn *conn);
  */
 void rp__smb_sweep(rp_capctx *cx, rp_smb_map *pending, size_t t_req_off, uint64_t *sweep_at);
 
-void rp__smb2_message(rp_capctx *cx, rp_conn *conn, smb_conn *sc, const rp_msg *m);
-void rp__smb1_message(rp_capctx *cx, rp_conn *conn, smb_conn *sc, const rp_msg *m);
 
 /* NT create values, the same in SMB2 CREATE and SMB1 NT_CREATE_ANDX (MS-SMB2 2.2.13, MS-CIFS 2.2.4.64.1). */
 #define FILE_SUPERSEDE 0u    /* CreateDisposition */

@@ -15,9 +15,6 @@ import sys
 
 # Cycles not broken yet: the set of files of the cycle -> why it is still here.
 ALLOWED = {
-    frozenset({'smb_smb.c', 'smb_smb1.c', 'smb_smb1_cmd.c', 'smb_smb1_trans2.c', 'smb_smb2.c',
-               'smb_smb2_cmd.c', 'smb_smb3_crypt.c'}):
-        'SMB decoder: helpers live beside the dispatchers that call them; not split yet',
     frozenset({'strace.c', 'strace_fd.c', 'strace_sys.c'}):
         'strace importer: the strace helper owns it',
     frozenset({'backends_nfs.c', 'backends_nfs_meta.c', 'backends_nfs_ops.c'}):
