@@ -443,9 +443,9 @@ static int bench_main(int argc, char **argv, bench_ctx *c)
 		rp_bench_target *const t = &c->t[i];
 		rp__cli_prov_target(&c->prov, t->name);
 		if (c->prov.p.target_fs)
-			t->fs_type = strcpy(t->fs_buf, c->prov.fs);
+			t->fs_type = strcpy(t->fs_buf, c->prov.tfs.fs);
 		if (c->prov.p.target_mount_opts)
-			t->mount_opts = strcpy(t->opts_buf, c->prov.mount_opts);
+			t->mount_opts = strcpy(t->opts_buf, c->prov.tfs.mount_opts);
 	}
 	bool any_failed = false;
 	for (unsigned k = 0; k < o.runs && !poll_stop(); k++)

@@ -2,10 +2,8 @@
 #ifndef REPRISE_CLI_PROVENANCE_H
 #define REPRISE_CLI_PROVENANCE_H
 
-#include <limits.h>
-#include <sys/resource.h>
-
 #include "replay/replay.h"
+#include "results/runenv.h"
 
 /* Arguments with a password in them (--user U%P, --backend-opt password=P) at most, rewritten for the JSON. */
 #define RP_CLI_REDACT_MAX 16
@@ -14,15 +12,12 @@ typedef struct rp_cli_prov {
 	rp_replay_provenance p;
 	char **argv; /* a copy made before option parsing reorders the original, passwords as "***" */
 	char *redacted[RP_CLI_REDACT_MAX]; /* the arguments rewritten so (freed with it) */
-	char host[256];
-	char kernel[4 * 65 + 4];
-	char sha256[65];
-	char fs[32], fs_magic[24];
-	char mount[PATH_MAX];
-	char mount_opts[1024], fs_opts[1024];
 	char features_buf[1024]; /* REPRISE_FEATURES, cut into features */
 	const char *features[32];
-	struct rusage ru0;
+	rp_runenv_host hostinfo;
+	rp_runenv_fs tfs; /* the target's */
+	char sha256[65];
+	rp_runenv_cpu cpu;
 } rp_cli_prov;
 
 /*
@@ -45,8 +40,5 @@ void rp__cli_prov_cpu_begin(rp_cli_prov *pv);
 /* ... to here, into pv->p.cpu_user_s and cpu_sys_s. */
 void rp__cli_prov_cpu_end(rp_cli_prov *pv);
 void rp__cli_prov_free(rp_cli_prov *pv);
-
-/* The SHA-256 of the file at path as lowercase hex into hex[65]: 0, or -errno. */
-int rp__cli_sha256_file(const char *path, char hex[65]);
 
 #endif
