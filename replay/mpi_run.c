@@ -103,6 +103,12 @@ int rp_mpi_run_create(rp_mpi_run **out, const rp_mpi_run_opts *o, char *errbuf)
 	const rp_mpi_comm *const comm = load(errbuf);
 	if (!comm)
 		return RP_E_UNSUPPORTED;
+	return rp__mpi_run_create_with(out, comm, o, errbuf);
+}
+
+int rp__mpi_run_create_with(rp_mpi_run **out, const rp_mpi_comm *comm, const rp_mpi_run_opts *o, char *errbuf)
+{
+	*out = NULL;
 	rp_mpi_run *const m = calloc(1, sizeof *m);
 	if (!m)
 		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");

@@ -42,6 +42,10 @@ typedef struct rp_mpi_run rp_mpi_run;
 
 /* Load the transport module and join the job: 0, or an rp error with errbuf (nothing to end). */
 int rp_mpi_run_create(rp_mpi_run **out, const rp_mpi_run_opts *o, char *errbuf);
+/* The same over a transport given (internal: the unit tests run ranks as threads over an in-process one). */
+struct rp_mpi_comm;
+int rp__mpi_run_create_with(rp_mpi_run **out, const struct rp_mpi_comm *comm, const rp_mpi_run_opts *o,
+			    char *errbuf);
 /* Leave the job (MPI_Finalize) and free; NULL is a no-op. */
 void rp_mpi_run_destroy(rp_mpi_run *m);
 int rp_mpi_run_rank(const rp_mpi_run *m);
