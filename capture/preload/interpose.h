@@ -82,7 +82,13 @@ extern __thread int rp__pending __attribute__((tls_model("initial-exec")));
 enum { RP_PENDING_STDIO = 1, RP_PENDING_DIR = 2 };
 void rp__stdio_flush(void);
 void rp__dir_flush(void);
+/* End the pending runs: through the flushes interpose_stdio.c and interpose_dir.c set when they resolve
+ * (before tracing starts), so the core (interpose_core.c) calls no hook file. */
+extern void (*rp__flush_stdio_fn)(void);
+extern void (*rp__flush_dir_fn)(void);
 void rp__flush_pending(void);
+/* The key whose destructor ends a thread's pending runs and ring at its exit; false if none could be made. */
+bool rp__thread_key_init(void);
 
 /* The thread is in a hook: end pending runs, mark the ring busy, return t_start. */
 uint64_t rp__enter(void);
@@ -123,7 +129,7 @@ void rp__jmp_resolve(void);
 void rp__proc_start(void);
 /* The tid of a thread that made events, by its pthread_t, forgotten (pthread_join); 0 when unknown. */
 uint32_t rp__thread_forget(uintptr_t self);
-/* Raw syscalls used where a recorded or hooked call would recurse (interpose.c). */
+/* Raw syscalls used where a recorded or hooked call would recurse (interpose_core.c). */
 long rp__sys(long nr, long a, long b, long c, long d);
 
 #pragma GCC visibility pop

@@ -15,6 +15,7 @@ DIR_FUNCS(RP__REAL_GET)
 void rp__dir_resolve(void)
 {
 	DIR_FUNCS(RP__REAL_SET)
+	rp__flush_dir_fn = rp__dir_flush;
 }
 
 /*

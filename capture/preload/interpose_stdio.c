@@ -42,6 +42,7 @@ STDIO_FUNCS(RP__REAL_GET)
 void rp__stdio_resolve(void)
 {
 	STDIO_FUNCS(RP__REAL_SET)
+	rp__flush_stdio_fn = rp__stdio_flush;
 }
 
 enum { IN = RP_SYSEV_READ, OUT = RP_SYSEV_WRITE };
