@@ -26,8 +26,6 @@ ALLOWED = {
         'strace importer: the strace helper owns it',
     frozenset({'backends_nfs.c', 'backends_nfs_meta.c', 'backends_nfs_ops.c'}):
         'nfs backend: shared state in nfs.c used by meta/ops and back; not split yet',
-    frozenset({'backends_smb.c', 'backends_smb_beneath.c', 'backends_smb_names.c'}):
-        'smb backend module: smb_names.c and smb_beneath.c call smb.c for URLs and errors; not split yet',
     frozenset({'backends_fault.c', 'backends_registry.c'}):
         'the fault backend wraps registry lookups that name it; not split yet',
     frozenset({'client.c', 'client_thread.c', 'ntsem.c', 'order.c', 'share.c', 'window.c'}):
