@@ -25,10 +25,21 @@
  *    clients).  Copy ops reach version 5 backends only (older ones count them unsupported).
  * 6: rp_backend_ops.client_error (optional): a client state lost for good stops its client.
  * 7: rp_breq.escape: the backend refused a path that would leave the target (counted as an escape).
+ * 8: submit's busy return, RP_BREQ_BUSY (before it, a full queue returned RP_E_LIMIT: the
+ *    engine reads an older backend's RP_E_LIMIT from submit as busy).
  * The engine drives every version from RP_BACKEND_VERSION_MIN on.
  */
-#define RP_BACKEND_VERSION 7
+#define RP_BACKEND_VERSION 8
 #define RP_BACKEND_VERSION_MIN 1
+
+/*
+ * (version 8) What submit returns when it cannot take the request now (its
+ * queue is full), as fio's FIO_Q_BUSY: nothing of it was started, no
+ * callback will run; the engine polls (completions make room) and submits
+ * the same request again.  A backend that stays busy through 1000 polls
+ * fails the run (RP_E_LIMIT).  Only an RP_BCAP_ASYNC backend may return it.
+ */
+#define RP_BREQ_BUSY 1
 
 enum rp_backend_cap {
 	RP_BCAP_ASYNC = 1u << 0,    /* submit() may complete later: drive it with poll() */
@@ -215,10 +226,11 @@ typedef struct rp_backend_ops {
 	void (*client_fini)(void *backend, void *client); /* NULL: nothing to undo */
 	/*
 	 * Start (sync: do) one request.  Returns 0; failures of the op go in
-	 * req->status.  A synchronous backend that cannot go on (its server went
-	 * away or refuses it) returns an rp error (RP_E_IO) after setting the
-	 * status: the engine stops the run with an error naming the target, the
-	 * op and that status.
+	 * req->status.  (version 8) An async backend whose queue is full returns
+	 * RP_BREQ_BUSY.  A backend that cannot go on (its server went away or
+	 * refuses it) returns an rp error (RP_E_IO) after setting the status:
+	 * the engine stops the run with an error naming the target, the op and
+	 * that status, whatever the backend's version and caps.
 	 */
 	int (*submit)(void *backend, void *client, rp_breq *req);
 	/* Async backends (required with RP_BCAP_ASYNC): run completions, waiting up to timeout_ns; returns how many completed. */

@@ -17,9 +17,9 @@ void rp__client_submit(rp_client *c, rp_breq *req)
 	const int rc = rp__req_wait(r->bops, r->bstate, c->bstate, c->async, req);
 	if (rc >= 0)
 		return;
-	if (!c->async)
-		rp__client_fatal(c, rc, req);
-	else
+	/* One policy, sync and async alike: the backend cannot go on, the run stops naming the op. */
+	rp__client_fatal(c, rc, req);
+	if (!req->status)
 		req->status = RP_STATUS_OTHER;
 }
 

@@ -43,6 +43,7 @@
 #include "formats/hash.h"
 #include "formats/strtab.h"
 #include "replay/engine.h"
+#include "replay/req.h"
 
 /* Waiters are counted per stripe of resources: a completion makes a futex call only when someone may wait. */
 #define STRIPES 256u
@@ -542,7 +543,7 @@ bool rp__order_before(rp_client *c, uint64_t index, rp_ordreq *q)
 				/* Its own ops in flight complete only if reaped (and polled): they may be what is waited for. */
 				rp__win_reap(c);
 				if (c->win->async)
-					r->bops->poll(r->bstate, c->bstate, 1000000);
+					rp__req_poll(r->bops, r->bstate, c->bstate, 1000000);
 				else
 					futex_wait(w, v, 1000000L);
 				continue;

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "formats/status.h"
 #include "replay/engine.h"
 #include "replay/req.h"
 
@@ -53,8 +54,16 @@ static int prep_submit(rp_replay *r, void *cs, rp_breq *req)
 	if (!(r->op_mask >> req->op->op & 1u))
 		return EOPNOTSUPP;
 	const bool async = (r->bops->caps & RP_BCAP_ASYNC) && r->bops->poll;
-	if (rp__req_wait(r->bops, r->bstate, cs, async, req) < 0)
-		return RP_STATUS_OTHER;
+	const int rc = rp__req_wait(r->bops, r->bstate, cs, async, req);
+	if (rc < 0) {
+		/* The backend cannot go on: prepare stops at the end of this item and fails the run (prepare_dir). */
+		if (!r->prep_err.rc) {
+			r->prep_err.rc = rc;
+			r->prep_err.status = req->status;
+			r->prep_err.op = req->op->op;
+		}
+		return req->status ? req->status : RP_STATUS_OTHER;
+	}
 	return req->status;
 }
 
@@ -196,6 +205,17 @@ static int prepare_file(rp_replay *r, void *cs, const rp_plan_item *it)
 	return st;
 }
 
+/* The backend could not go on during item it: the error prepare fails with, naming the op and status. */
+static int prep_fatal(const rp_replay *r, const rp_plan_item *it, char *errbuf)
+{
+	const int32_t st = r->prep_err.status;
+	const char *const sn = rp_status_name(st);
+	const char *const on = rp_op_name(r->prep_err.op);
+	return rp_fail(errbuf, r->prep_err.rc, "prepare: %s: the %s backend cannot go on (%s of %s: %s%s%s%s)", r->target,
+		       r->bops->name, on ? on : "op", it->path, st > 0 ? strerror(rp_errno_to_host(st)) : rp_strerror(r->prep_err.rc),
+		       sn ? " [" : "", sn ? sn : "", sn ? "]" : "");
+}
+
 static int prepare_dir(rp_replay *r, void *cs, char *errbuf)
 {
 	for (size_t i = 0; i < r->plan.n_items; i++) {
@@ -218,12 +238,16 @@ static int prepare_dir(rp_replay *r, void *cs, char *errbuf)
 			const int st = prep_submit(r, cs, &req);
 			r->res.prepare.dirs += st == 0;
 			r->res.prepare.failures += st != 0 && st != EEXIST;
+			if (r->prep_err.rc)
+				return prep_fatal(r, it, errbuf);
 			continue;
 		}
 		const int st = prepare_file(r, cs, it);
 		r->res.prepare.files += st == 0;
 		r->res.prepare.bytes += st == 0 ? it->size : 0;
 		r->res.prepare.failures += st != 0;
+		if (r->prep_err.rc)
+			return prep_fatal(r, it, errbuf);
 	}
 	return 0;
 }

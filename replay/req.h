@@ -1,22 +1,48 @@
 /*
- * One request through the backend, submitted and waited for: the only
- * "submit, then poll until done" in replay/ (prepare and the client's
- * one-at-a-time requests go through it).
+ * Requests to the backend: the only callers of its submit and poll in
+ * replay/.  Every "submit, then poll until done" of the engine (the client's
+ * one-at-a-time requests, the window's slots and workers, prepare, the NT
+ * layer's deletes, resource order's waits) goes through these, so that a
+ * busy backend is retried in one way and an old backend's busy return is
+ * mapped in one place.
+ *
+ * The error policy is the callers' and it is one: a negative return is the
+ * backend saying it cannot go on; the client stops the run naming the op and
+ * its status (rp__client_fatal), prepare fails the run the same way.
  */
 #ifndef REPRISE_REPLAY_REQ_H
 #define REPRISE_REPLAY_REQ_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "replay/backend.h"
+
+/*
+ * One submit of req: 0 (started, or done by a synchronous backend),
+ * RP_BREQ_BUSY (nothing was started: the backend's queue is full; an older
+ * backend's RP_E_LIMIT means the same), or the backend's negative rp error.
+ */
+int rp__req_submit(const rp_backend_ops *bops, void *backend, void *cs, rp_breq *req);
+
+/* Run the backend's completions, waiting up to timeout_ns; how many completed (an async backend's poll). */
+int rp__req_poll(const rp_backend_ops *bops, void *backend, void *cs, uint64_t timeout_ns);
+
+/*
+ * Submit req until the backend takes it: a busy backend is polled (async:
+ * completions make room) and the submit retried, up to 1000 times, then
+ * RP_E_LIMIT (a backend that stays full is not coming back).  A synchronous
+ * backend has nothing to poll: busy is RP_E_LIMIT at once.  0 when req was
+ * taken, else a negative rp error.  req->cb and req->data are the caller's.
+ */
+int rp__req_issue(const rp_backend_ops *bops, void *backend, void *cs, bool async, rp_breq *req);
 
 /*
  * Submit req to the backend's client state cs and return once it completed:
  * synchronously (async false: req->cb is cleared), or by polling an
  * asynchronous backend until its completion ran (req->cb and req->data are
- * the wait's own).  A submit that returns RP_E_LIMIT (the backend is full)
- * polls and is retried, up to 1000 times (then RP_E_LIMIT is returned).  0 when req completed (its status in req->status),
- * or the submit's negative return when the backend refused it.
+ * the wait's own).  Busy is retried as rp__req_issue does.  0 when req
+ * completed (its status in req->status), or a negative rp error.
  */
 int rp__req_wait(const rp_backend_ops *bops, void *backend, void *cs, bool async, rp_breq *req);
 

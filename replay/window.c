@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "replay/engine.h"
+#include "replay/req.h"
 
 /* ---- The dependency rule ----------------------------------------------------------------- */
 
@@ -172,7 +173,7 @@ static void *worker_main(void *arg)
 			return NULL;
 		rp_slot *const s = w->job;
 		s->issue = rp__now(r);
-		const int rc = r->bops->submit(r->bstate, w->bstate, &s->req);
+		const int rc = rp__req_issue(r->bops, r->bstate, w->bstate, false, &s->req);
 		if (rc < 0)
 			rp__client_fatal(win->c, rc, &s->req);
 		s->done = rp__now(r);
@@ -323,7 +324,7 @@ void rp__win_block(rp_client *c)
 	rp_window *const win = c->win;
 	const rp_replay *const r = c->r;
 	if (win->async) {
-		r->bops->poll(r->bstate, c->bstate, 1000000);
+		rp__req_poll(r->bops, r->bstate, c->bstate, 1000000);
 		return;
 	}
 	const uint32_t seq = atomic_load(&win->completions);
@@ -344,7 +345,7 @@ uint64_t rp__win_wait_until(rp_client *c, uint64_t deadline)
 	/* Completions of an asynchronous backend only arrive through poll: poll until shortly before. */
 	const uint64_t margin = 200000;
 	for (uint64_t now = rp__now(r); win->async && win->n && now + margin < deadline; now = rp__now(r)) {
-		r->bops->poll(r->bstate, c->bstate, deadline - margin - now);
+		rp__req_poll(r->bops, r->bstate, c->bstate, deadline - margin - now);
 		rp__win_reap(c);
 	}
 	return rp__wait_until(r, &c->late_est, deadline);
@@ -386,7 +387,7 @@ uint64_t rp__win_issue(rp_client *c, const rp_op *op, rp_breq *req, const rp_wke
 		/* Nothing would overlap it, or every worker is busy: here and now, as with one at a time. */
 		req->cb = NULL;
 		const uint64_t issue = rp__now(r);
-		const int rc = r->bops->submit(r->bstate, c->bstate, req);
+		const int rc = rp__req_issue(r->bops, r->bstate, c->bstate, false, req);
 		if (rc < 0)
 			rp__client_fatal(c, rc, req);
 		const uint64_t done = rp__now(r);
@@ -427,11 +428,11 @@ uint64_t rp__win_issue(rp_client *c, const rp_op *op, rp_breq *req, const rp_wke
 	s->req.data = s;
 	s->c = c;
 	s->issue = rp__now(r);
-	int rc;
-	/* A backend with a full queue (RP_E_LIMIT) takes it once some completed. */
-	for (int tries = 0; (rc = r->bops->submit(r->bstate, c->bstate, &s->req)) == RP_E_LIMIT && tries < 1000; tries++)
-		r->bops->poll(r->bstate, c->bstate, 1000000);
+	/* A busy backend takes it once some completed (req.c polls and retries). */
+	const int rc = rp__req_issue(r->bops, r->bstate, c->bstate, true, &s->req);
 	if (rc < 0) {
+		/* The backend cannot go on: the run stops naming the op; the slot completes as failed. */
+		rp__client_fatal(c, rc, &s->req);
 		s->req.status = RP_STATUS_OTHER;
 		s->done = rp__now(r);
 		atomic_store_explicit(&s->finished, true, memory_order_relaxed);

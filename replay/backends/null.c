@@ -81,7 +81,7 @@ static int null_submit(void *backend, void *client, rp_breq *req)
 	null_client *const c = client;
 	if (((null_backend *)backend)->async && req->cb) {
 		if (c->n_queued == NULL_QUEUE)
-			return RP_E_LIMIT;
+			return RP_BREQ_BUSY;
 		c->queue[c->n_queued++] = req;
 		return 0;
 	}

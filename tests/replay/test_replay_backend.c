@@ -631,10 +631,72 @@ static void test_client_error(void **state)
 	wl_fini(&t);
 }
 
+/* ---- 6. One error policy: a backend error from submit stops the run, sync or async, in prepare too ---- */
+
+/* Each client state takes LOSE_AFTER mkdirs, then its submit fails with RP_E_IO (status EIO set first). */
+static int failing_submit(void *b, void *cs, rp_breq *req)
+{
+	lossy_client *const c = cs;
+	if (c->ops >= LOSE_AFTER) {
+		req->status = EIO;
+		return RP_E_IO;
+	}
+	c->ops++;
+	return rec_submit(b, cs, req);
+}
+
+static void test_submit_error_stops(void **state)
+{
+	(void)state;
+	rp_backend_ops failing = good;
+	failing.name = "failing";
+	failing.submit = failing_submit;
+	failing.client_size = sizeof(lossy_client);
+	for (int async = 0; async <= 1; async++) {
+		failing.caps = async ? RP_BCAP_ASYNC : 0;
+		failing.poll = async ? rec_poll : NULL;
+		for (uint32_t inflight = 1; inflight <= 4; inflight += 3) {
+			wl t;
+			wl_init(&t, RP_SRC_LOADFILE_SMB);
+			for (int i = 0; i < 10; i++)
+				wl_add(&t, 1, RP_OP_MKDIR, "\\d", 0, 0, 0, 0);
+			rp_replay *r = NULL;
+			char eb[RP_ERRBUF_SIZE] = "";
+			int rc;
+			const rp_replay_results *res = run_lossy(&t, &failing, inflight, false, &r, &rc, eb);
+			/* Before, an async backend's error was one more failed op and the run went on to the end. */
+			assert_int_equal(rc, RP_E_IO);
+			assert_non_null(strstr(eb, "the failing backend cannot go on (mkdir"));
+			assert_string_equal(res->stop, "error");
+			assert_int_equal(atomic_load(&seen[RP_OP_MKDIR]), LOSE_AFTER);
+			rp_replay_destroy(r);
+			wl_fini(&t);
+		}
+	}
+	/* Prepare: mkdir p, mkdir p/a, open p/a/x, then its close fails: the run fails naming it and never starts. */
+	failing.caps = 0;
+	failing.poll = NULL;
+	wl t;
+	wl_init(&t, RP_SRC_LOADFILE_SMB);
+	const char *const dirs[] = { "\\p\\a\\x", "\\p\\b\\x", "\\p\\c\\x", "\\p\\d\\x" };
+	for (int i = 0; i < 4; i++)
+		wl_add(&t, 1, RP_OP_STAT, dirs[i], 0, 0, 0, 0);
+	rp_replay *r = NULL;
+	char eb[RP_ERRBUF_SIZE] = "";
+	int rc;
+	run_lossy(&t, &failing, 1, true, &r, &rc, eb);
+	assert_int_equal(rc, RP_E_IO);
+	assert_non_null(strstr(eb, "prepare: /nonexistent: the failing backend cannot go on (close of p/a/x: Input/output error [EIO])"));
+	assert_int_equal(atomic_load(&seen[RP_OP_STAT]), 0); /* the run never started */
+	rp_replay_destroy(r);
+	wl_fini(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_check_broken_vtables),
+		cmocka_unit_test(test_submit_error_stops),
 		cmocka_unit_test(test_schemes),
 		cmocka_unit_test(test_typed_options),
 		cmocka_unit_test(test_unsupported_ops),

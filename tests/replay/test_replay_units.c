@@ -159,9 +159,12 @@ static void test_wait_until(void **state)
 	free(r);
 }
 
-/* A fake asynchronous backend: full (RP_E_LIMIT) for its first submits, then completing on the next poll. */
+/*
+ * A fake asynchronous backend: full for its first submits (RP_BREQ_BUSY, or
+ * RP_E_LIMIT as a backend before version 8 said it), then completing on the next poll.
+ */
 typedef struct busy_be {
-	int full, submits, polls;
+	int full, submits, polls, busy_rc;
 	rp_breq *pending;
 } busy_be;
 static int busy_submit(void *b, void *c, rp_breq *req)
@@ -171,7 +174,7 @@ static int busy_submit(void *b, void *c, rp_breq *req)
 	be->submits++;
 	if (be->full > 0) {
 		be->full--;
-		return RP_E_LIMIT;
+		return be->busy_rc ? be->busy_rc : RP_BREQ_BUSY;
 	}
 	be->pending = req;
 	return 0;
@@ -216,6 +219,43 @@ static void test_req_wait_always_full(void **state)
 	assert_int_equal(be.polls, 1000);
 }
 
+/* A version 7 backend's RP_E_LIMIT from submit is its busy: polled and retried like RP_BREQ_BUSY. */
+static void test_req_busy_v7(void **state)
+{
+	(void)state;
+	const rp_backend_ops ops = { .version = 7, .name = "busy7", .submit = busy_submit, .poll = busy_poll };
+	busy_be be = { .full = 2, .busy_rc = RP_E_LIMIT };
+	rp_breq req = { 0 };
+	assert_int_equal(rp__req_submit(&ops, &be, NULL, &req), RP_BREQ_BUSY);
+	assert_int_equal(rp__req_wait(&ops, &be, NULL, true, &req), 0);
+	assert_int_equal(be.submits, 3);
+	assert_int_equal(req.status, 7);
+}
+
+/* From a version 8 backend RP_E_LIMIT is an error like any other: returned at once, never retried. */
+static void test_req_limit_v8_is_error(void **state)
+{
+	(void)state;
+	const rp_backend_ops ops = { .version = 8, .name = "busy8", .submit = busy_submit, .poll = busy_poll };
+	busy_be be = { .full = 5, .busy_rc = RP_E_LIMIT };
+	rp_breq req = { 0 };
+	assert_int_equal(rp__req_wait(&ops, &be, NULL, true, &req), RP_E_LIMIT);
+	assert_int_equal(be.submits, 1);
+	assert_int_equal(be.polls, 0);
+}
+
+/* A synchronous caller has nothing to poll: busy is RP_E_LIMIT at once (rp__req_issue). */
+static void test_req_busy_sync(void **state)
+{
+	(void)state;
+	const rp_backend_ops ops = { .version = RP_BACKEND_VERSION, .name = "busy", .submit = busy_submit, .poll = busy_poll };
+	busy_be be = { .full = 1 };
+	rp_breq req = { 0 };
+	assert_int_equal(rp__req_issue(&ops, &be, NULL, false, &req), RP_E_LIMIT);
+	assert_int_equal(be.submits, 1);
+	assert_int_equal(be.polls, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +266,9 @@ int main(void)
 		cmocka_unit_test(test_wait_until),
 		cmocka_unit_test(test_req_wait_busy),
 		cmocka_unit_test(test_req_wait_always_full),
+		cmocka_unit_test(test_req_busy_v7),
+		cmocka_unit_test(test_req_limit_v8_is_error),
+		cmocka_unit_test(test_req_busy_sync),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
