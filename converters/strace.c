@@ -12,9 +12,6 @@
 #include "formats/status.h"
 #include "formats/strtab.h"
 
-/* As replay's RP_REPLAY_CLIENTS_MAX: a trace of more processes could not be replayed. */
-#define CLIENTS_MAX 8192u
-#define PROC_BUCKETS (2u * CLIENTS_MAX)
 /*
  * Calls wait in the ring behind an unfinished one until it resumes; a call
  * that stays unfinished while this many later ones finish (a read of a pipe
@@ -34,53 +31,6 @@ static const char *const note_names[RP__ST_N__COUNT] = {
 	"unknown errno names", "calls on pipes/sockets", "fds without a path", "fds beyond the table limit",
 	"unknown flag names", "tracked, no op (lseek, chdir, execve, F_SETFD)",
 };
-
-int64_t rp__st_intern(rp_strace *t, const char *s, uint32_t len)
-{
-	const int64_t id = rp_sink_intern(t->sink, t->strings, s, len);
-	if (id < 0) {
-		t->fatal = (int)id;
-		t->why = "the sink refused a string";
-	}
-	return id;
-}
-
-rp__st_proc *rp__st_proc_get(rp_strace *t, uint32_t pid)
-{
-	uint32_t h = (uint32_t)((pid * 2654435761u) >> 8) & (PROC_BUCKETS - 1);
-	for (uint32_t i = 0; i < PROC_BUCKETS; i++, h = (h + 1) & (PROC_BUCKETS - 1)) {
-		rp__st_proc *const p = &t->procs[h];
-		if (p->used && p->pid != pid)
-			continue;
-		if (p->used && !p->dead)
-			return p;
-		/* new, or a pid reused after its process exited: a new client */
-		if (t->n_clients == CLIENTS_MAX)
-			return NULL;
-		rp__st_fdtab *const ft = calloc(1, sizeof(*ft));
-		if (!ft)
-			return NULL;
-		ft->refs = 1;
-		free(p->pend_name);
-		free(p->pend_body);
-		*p = (rp__st_proc){ .pid = pid, .client = ++t->n_clients, .used = true, .ft = ft };
-		return p;
-	}
-	return NULL;
-}
-
-rp__st_proc *rp__st_proc_find(rp_strace *t, uint32_t pid)
-{
-	uint32_t h = (uint32_t)((pid * 2654435761u) >> 8) & (PROC_BUCKETS - 1);
-	for (uint32_t i = 0; i < PROC_BUCKETS; i++, h = (h + 1) & (PROC_BUCKETS - 1)) {
-		rp__st_proc *const p = &t->procs[h];
-		if (!p->used)
-			return NULL;
-		if (p->pid == pid)
-			return p; /* a reused pid takes its old slot: one entry per pid */
-	}
-	return NULL;
-}
 
 static void fdtab_unref(rp_strace *t, rp__st_fdtab *ft)
 {
@@ -162,7 +112,7 @@ static int reserve(rp_strace *t, uint64_t *id, char *errbuf)
 		}
 		/* full: the head is pending (else drain would have emptied it); whose call it is */
 		bool found = false;
-		for (uint32_t i = 0; i < PROC_BUCKETS && !found; i++) {
+		for (uint32_t i = 0; i < RP__ST_PROC_BUCKETS && !found; i++) {
 			rp__st_proc *const p = &t->procs[i];
 			if (p->used && p->pending && p->slot == t->head) {
 				p->drop_resume = true; /* its resumption, if it comes, is not "without unfinished" */
@@ -485,7 +435,7 @@ int rp_strace_create(rp_strace **out, rp_sink *sink, const char *name, const rp_
 	if (!t)
 		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 	t->strings = rp_strtab_create();
-	t->procs = calloc(PROC_BUCKETS, sizeof(*t->procs));
+	t->procs = calloc(RP__ST_PROC_BUCKETS, sizeof(*t->procs));
 	t->sbuf = malloc(RP_STR_MAX);
 	t->jbuf = malloc(2u * RP_STR_MAX + 2u);
 	if (!t->strings || !t->procs || !t->sbuf || !t->jbuf) {
@@ -505,7 +455,7 @@ void rp_strace_destroy(rp_strace *t)
 	if (!t)
 		return;
 	if (t->procs)
-		for (uint32_t i = 0; i < PROC_BUCKETS; i++) {
+		for (uint32_t i = 0; i < RP__ST_PROC_BUCKETS; i++) {
 			fdtab_unref(t, t->procs[i].ft);
 			free(t->procs[i].pend_name);
 			free(t->procs[i].pend_body);
@@ -525,7 +475,7 @@ int rp_strace_finish(rp_strace *t, char *errbuf)
 	for (uint64_t id = t->head; id < t->tail; id++) {
 		if (slot_at(t, id)->state != SLOT_PENDING)
 			continue;
-		for (uint32_t i = 0; i < PROC_BUCKETS; i++) {
+		for (uint32_t i = 0; i < RP__ST_PROC_BUCKETS; i++) {
 			rp__st_proc *const p = &t->procs[i];
 			if (p->used && p->pending && p->slot == id) {
 				if (resolve_noreply(t, p) < 0)

@@ -1,4 +1,4 @@
-/* strace's fds and paths: per-process fd tables, -y annotations, paths joined to their directory (docs/strace.md). */
+/* strace's state: processes, fd tables, -y annotations, strings, paths joined to their directory (docs/strace.md). */
 #include "converters/strace_int.h"
 
 #include <stdlib.h>
@@ -223,3 +223,49 @@ int64_t rp__st_fd_num(const rp__st_call *c, unsigned i)
 	return rp__st_fd(st_arg(c, i), &fd, &has, &an) ? fd : -1;
 }
 
+int64_t rp__st_intern(rp_strace *t, const char *s, uint32_t len)
+{
+	const int64_t id = rp_sink_intern(t->sink, t->strings, s, len);
+	if (id < 0) {
+		t->fatal = (int)id;
+		t->why = "the sink refused a string";
+	}
+	return id;
+}
+
+rp__st_proc *rp__st_proc_get(rp_strace *t, uint32_t pid)
+{
+	uint32_t h = (uint32_t)((pid * 2654435761u) >> 8) & (RP__ST_PROC_BUCKETS - 1);
+	for (uint32_t i = 0; i < RP__ST_PROC_BUCKETS; i++, h = (h + 1) & (RP__ST_PROC_BUCKETS - 1)) {
+		rp__st_proc *const p = &t->procs[h];
+		if (p->used && p->pid != pid)
+			continue;
+		if (p->used && !p->dead)
+			return p;
+		/* new, or a pid reused after its process exited: a new client */
+		if (t->n_clients == RP__ST_CLIENTS_MAX)
+			return NULL;
+		rp__st_fdtab *const ft = calloc(1, sizeof(*ft));
+		if (!ft)
+			return NULL;
+		ft->refs = 1;
+		free(p->pend_name);
+		free(p->pend_body);
+		*p = (rp__st_proc){ .pid = pid, .client = ++t->n_clients, .used = true, .ft = ft };
+		return p;
+	}
+	return NULL;
+}
+
+rp__st_proc *rp__st_proc_find(rp_strace *t, uint32_t pid)
+{
+	uint32_t h = (uint32_t)((pid * 2654435761u) >> 8) & (RP__ST_PROC_BUCKETS - 1);
+	for (uint32_t i = 0; i < RP__ST_PROC_BUCKETS; i++, h = (h + 1) & (RP__ST_PROC_BUCKETS - 1)) {
+		rp__st_proc *const p = &t->procs[h];
+		if (!p->used)
+			return NULL;
+		if (p->pid == pid)
+			return p; /* a reused pid takes its old slot: one entry per pid */
+	}
+	return NULL;
+}

@@ -91,7 +91,8 @@ bool rp__st_flags(rp__st_str s, const rp__st_flag *table, size_t n, uint64_t *v,
 /* A Linux errno name (ENOENT) as its number; 0 when unknown. */
 int rp__st_errno(rp__st_str name);
 
-/* ---- the converter's state (strace.c), which the syscall table (strace_sys.c) reads and changes ---- */
+/* ---- the converter's state: strace.c reads lines into it, strace_sys.c (the syscall table) changes it through
+ * strace_fd.c (processes, fd tables, paths, strings); the calls go one way: strace.c -> strace_sys.c -> strace_fd.c ---- */
 
 #include <string.h>
 
@@ -159,6 +160,11 @@ typedef enum rp__st_note {
 	RP__ST_N_STATE,       /* calls that change only what the converter tracks (lseek, chdir, execve, fcntl F_SETFD) */
 	RP__ST_N__COUNT
 } rp__st_note;
+
+/* As replay's RP_REPLAY_CLIENTS_MAX: a trace of more processes could not be replayed. */
+#define RP__ST_CLIENTS_MAX 8192u
+/* pid -> process buckets: twice the client limit, so the table stays at most half full */
+#define RP__ST_PROC_BUCKETS (2u * RP__ST_CLIENTS_MAX)
 
 #define RP__ST_NAMES_MAX 96 /* syscall names counted one by one; the rest as "others" */
 
@@ -243,6 +249,8 @@ int rp__st_syscall(rp_strace *t, rp__st_proc *pr, rp__st_str name, const rp__st_
 bool rp__st_known(rp__st_str name);
 /* Whether name is a read or write (of any form): on a pipe or socket it changes nothing tracked. */
 bool rp__st_io_call(rp__st_str name);
+/* ---- processes and strings (strace_fd.c, beside the fd tables: the syscall table and strace.c both use them) ---- */
+
 /* The process of pid, made on first sight (a new client); NULL past the client limit. */
 rp__st_proc *rp__st_proc_get(rp_strace *t, uint32_t pid);
 /* The process last known by pid, live or exited; NULL if none was seen (nothing is made). */

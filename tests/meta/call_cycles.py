@@ -22,8 +22,6 @@ import sys
 
 # Cycles not broken yet: the set of files of the cycle -> why it is still here.
 ALLOWED = {
-    frozenset({'strace.c', 'strace_fd.c', 'strace_sys.c'}):
-        'strace importer: the strace helper owns it',
     frozenset({'backends_nfs.c', 'backends_nfs_meta.c', 'backends_nfs_ops.c'}):
         'nfs backend: shared state in nfs.c used by meta/ops and back; not split yet',
     frozenset({'backends_fault.c', 'backends_registry.c'}):
