@@ -13,6 +13,16 @@
 /* The ring interposer, as meson names it (capture/preload; the LTTng one: capture/lttng/lttng.h). */
 #define RP_PRELOAD_NAME "libreprise-preload.so"
 
+/* Each traced thread's ring when rp_syscap_opts.ring_kb is 0, in KiB (capture/preload/ring.h's default). */
+#define RP_SYSCAP_RING_DEFAULT_KB 256
+
+/* The clock the traced threads time their events by (capture/preload/spool.h's rp_spool_clock). */
+enum rp_syscap_clock {
+	RP_SYSCAP_CLOCK_AUTO = -1, /* the TSC where the kernel's clocksource is "tsc", else monotonic */
+	RP_SYSCAP_CLOCK_MONOTONIC = 0,
+	RP_SYSCAP_CLOCK_TSC = 1,
+};
+
 typedef struct rp_syscap_opts {
 	const char *preload; /* the interposer library, an absolute path (with lttng: the LTTng-UST twin) */
 	/*
@@ -23,7 +33,7 @@ typedef struct rp_syscap_opts {
 	const char *only;    /* keep only ops on paths under this directory (absolute), or NULL */
 	const char *exclude; /* drop ops under these comma-separated prefixes; NULL: /proc,/sys,/dev */
 	uint32_t ring_kb;    /* each traced thread's ring; 0: the default */
-	int clock;           /* rp_spool_clock (capture/preload/spool.h) */
+	int clock;           /* enum rp_syscap_clock */
 	bool no_stdio, process_clients;
 	/*
 	 * Optional, before the program starts: what the caller may want to show

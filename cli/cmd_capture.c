@@ -11,7 +11,6 @@
 
 #include "capture/capture.h"
 #include "capture/lttng/lttng.h"
-#include "capture/preload/ring.h"
 #include "capture/session.h"
 #include "cli/commands.h"
 #include "cli/input.h"
@@ -20,7 +19,6 @@
 #define RP__XSTR(x) RP__STR(x)
 #include "cli/outfile.h"
 #include "cli/smbkeys.h"
-#include "capture/preload/spool.h"
 #include "formats/rpz.h"
 
 static struct {
@@ -53,7 +51,7 @@ static const rp_opt options[] = {
 	{ "process-clients", 0, RP_OPT_FLAG, &o.process_clients, NULL,
 	  "CMD: one client per process (default: one per thread)" },
 	{ "ring-kb", 0, RP_OPT_UINT, &o.ring_kb, "KIB",
-	  "CMD: each traced thread's event ring in KiB, 64-1048576 (default " RP__XSTR(RP_RING_DEFAULT_KB) ")" },
+	  "CMD: each traced thread's event ring in KiB, 64-1048576 (default " RP__XSTR(RP_SYSCAP_RING_DEFAULT_KB) ")" },
 	{ "clock", 0, RP_OPT_STRING, &o.clock, "CLOCK",
 	  "CMD: the clock events are timed by: tsc (the CPU's counter, mapped to ns), monotonic (clock_gettime) "
 	  "or auto (default: tsc where the kernel keeps time by it)" },
@@ -71,7 +69,7 @@ static const rp_optrange ranges[] = {
 	{ "duration", 1e-3, 1e8 },
 	{ "buffer", 1, 2047 },          /* libpcap takes the buffer size as an int of bytes: 2047 MiB fits */
 	{ "max-flows", 1, 1u << 24 },   /* each held flow costs its reassembly state; 16 M is far past any capture */
-	{ "ring-kb", 64, 1u << 20 },    /* capture/preload/ring.h: RP_RING_MIN_SIZE .. RP_RING_MAX_SIZE */
+	{ "ring-kb", 64, 1u << 20 },    /* capture/preload/ring.h: RP_RING_MIN_SIZE .. RP_RING_MAX_SIZE (spool.c checks again) */
 	{ NULL, 0, 0 },
 };
 
@@ -315,11 +313,11 @@ static int run_capture(int argc, char **argv)
 		int ci = 1;
 		while (ci < argc && argv[ci] != pos[0])
 			ci++;
-		int clock = RP_SPOOL_CLOCK_AUTO;
+		int clock = RP_SYSCAP_CLOCK_AUTO;
 		if (o.clock && strcmp(o.clock, "tsc") == 0)
-			clock = RP_SPOOL_CLOCK_TSC;
+			clock = RP_SYSCAP_CLOCK_TSC;
 		else if (o.clock && strcmp(o.clock, "monotonic") == 0)
-			clock = RP_SPOOL_CLOCK_MONOTONIC;
+			clock = RP_SYSCAP_CLOCK_MONOTONIC;
 		else if (o.clock && strcmp(o.clock, "auto") != 0) {
 			rp__cli_err("capture", "--clock: %s: not auto, tsc or monotonic", o.clock);
 			return 2;

@@ -19,12 +19,20 @@
 
 #include "capture/lttng/lttng.h"
 #include "capture/preload/evq.h"
+#include "capture/preload/ring.h"
 #include "capture/preload/secure_exec.h"
 #include "capture/preload/spool.h"
 #include "capture/session.h"
 #include "formats/error.h"
 #include "formats/rpz.h"
 #include "formats/sysev.h"
+
+/* session.h's public names for the spool's and the ring's (what cli/ may include is session.h). */
+_Static_assert(RP_SYSCAP_RING_DEFAULT_KB == RP_RING_DEFAULT_KB, "session.h's ring default is ring.h's");
+_Static_assert((int)RP_SYSCAP_CLOCK_AUTO == (int)RP_SPOOL_CLOCK_AUTO &&
+		       (int)RP_SYSCAP_CLOCK_MONOTONIC == (int)RP_SPOOL_CLOCK_MONOTONIC &&
+		       (int)RP_SYSCAP_CLOCK_TSC == (int)RP_SPOOL_CLOCK_TSC,
+	       "session.h's clocks are spool.h's");
 
 /*
  * The writer's poll period: paced so that the fullest ring is about a
