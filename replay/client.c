@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "formats/status.h"
+#include "replay/client_req.h"
 #include "replay/engine.h"
 
 #define NS 1000000000ull
@@ -666,6 +667,24 @@ static inline bool stopping(const rp_replay *r)
 }
 
 /*
+ * Before an op (r->client_error set): whether the backend lost the client's
+ * state for good; if so the window is drained, c->rc and c->stop say so, and
+ * the client stops.
+ */
+static bool client_lost(rp_client *c, bool windowed)
+{
+	const rp_replay *const r = c->r;
+	const int lost = r->client_error(r->bstate, c->bstate, c->errbuf);
+	if (lost >= 0)
+		return false;
+	if (windowed)
+		rp__win_drain(c);
+	c->rc = lost;
+	c->stop = "error";
+	return true;
+}
+
+/*
  * The client's passes through its ops until the end, the time limit or a stop.
  * Made twice (windowed a constant): one op at a time pays nothing for the window.
  */
@@ -704,7 +723,7 @@ static inline __attribute__((always_inline)) void run_impl(rp_client *c, const b
 					break;
 			}
 			/* A backend whose client state is lost for good (its server went away): stop, rather than fail every op left. */
-			if (r->client_error && rp__client_lost(c, windowed))
+			if (r->client_error && client_lost(c, windowed))
 				return;
 			const rp_op *const op = &ops[k++];
 			if (op->op >= RP_OP__COUNT)
@@ -741,7 +760,7 @@ static inline __attribute__((always_inline)) void run_impl(rp_client *c, const b
 				win_admit(c, op, &key);
 			/* --order=resource: before resolve, which may look up a handle another thread's earlier op opens. */
 			rp_ordreq oq = { .n = 0 };
-			if (__builtin_expect(c->ord != NULL, 0) && !rp__order_before(c, index, &oq)) {
+			if (__builtin_expect(c->ord != NULL, 0) && !rp__order_before(c, index, &oq, rp__win_progress)) {
 				c->stop = "time";
 				return;
 			}
@@ -824,3 +843,14 @@ void rp__client_free(rp_client *c)
 	rp__handles_fini(&c->handles);
 	free(c);
 }
+
+/* An op's end in the window: the client's finish, then resource order moves on (what one at a time does inline). */
+static void win_finish(rp_client *c, const rp_op *op, rp_breq *req, uint64_t index, uint64_t sched, uint64_t issue,
+		       uint64_t done, const rp_ordreq *ord)
+{
+	rp__client_finish(c, op, req, index, sched, issue, done);
+	if (ord->n)
+		rp__order_done(c->r, ord);
+}
+
+const rp_win_hooks rp__client_win_hooks = { .pre = rp__client_nt_pre, .finish = win_finish };

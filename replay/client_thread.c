@@ -9,29 +9,8 @@
 
 #include "formats/status.h"
 #include "replay/engine.h"
-#include "replay/req.h"
 
-void rp__client_submit(rp_client *c, rp_breq *req)
-{
-	const rp_replay *const r = c->r;
-	const int rc = rp__req_wait(r->bops, r->bstate, c->bstate, c->async, req);
-	if (rc >= 0)
-		return;
-	/* One policy, sync and async alike: the backend cannot go on, the run stops naming the op. */
-	rp__client_fatal(c, rc, req);
-	if (!req->status)
-		req->status = RP_STATUS_OTHER;
-}
 
-void rp__client_fatal(rp_client *c, int rc, const rp_breq *req)
-{
-	int none = 0;
-	if (atomic_compare_exchange_strong(&c->fatal, &none, rc)) {
-		atomic_store(&c->fatal_status, req->status);
-		atomic_store(&c->fatal_op, req->op ? req->op->op : RP_OP__COUNT);
-	}
-	atomic_store(&c->r->stop, true);
-}
 
 /* The run stopped because the backend could not go on (rp__client_fatal): the client's error says where and why. */
 static void fatal_check(rp_client *c)
@@ -48,18 +27,6 @@ static void fatal_check(rp_client *c)
 	c->stop = "error";
 }
 
-bool rp__client_lost(rp_client *c, bool windowed)
-{
-	const rp_replay *const r = c->r;
-	const int lost = r->client_error(r->bstate, c->bstate, c->errbuf);
-	if (lost >= 0)
-		return false;
-	if (windowed)
-		rp__win_drain(c);
-	c->rc = lost;
-	c->stop = "error";
-	return true;
-}
 
 void *rp__client_main(void *arg)
 {
@@ -79,7 +46,7 @@ void *rp__client_main(void *arg)
 	c->binit = true;
 	c->async = (r->bops->caps & RP_BCAP_ASYNC) && r->bops->poll;
 	if (r->opts.max_inflight > 1) {
-		rc = rp__win_create(c, r->opts.max_inflight, c->errbuf);
+		rc = rp__win_create(c, r->opts.max_inflight, &rp__client_win_hooks, c->errbuf);
 		if (rc < 0) {
 			c->rc = rc;
 			c->stop = "error";

@@ -81,8 +81,21 @@ typedef struct rp_slot {
 	rp_client *c;
 } rp_slot;
 
+/*
+ * What the window calls back in its client (client.c's rp__client_win_hooks),
+ * so that it calls nothing above it: the NT layer before an op (true: the
+ * layer answered it, req->status set) and an op's end (handle table,
+ * statistics, resource order), each op exactly once.
+ */
+typedef struct rp_win_hooks {
+	bool (*pre)(rp_client *c, const rp_op *op, rp_breq *req);
+	void (*finish)(rp_client *c, const rp_op *op, rp_breq *req, uint64_t index, uint64_t sched, uint64_t issue,
+		       uint64_t done, const rp_ordreq *ord);
+} rp_win_hooks;
+
 struct rp_window {
 	rp_client *c;
+	const rp_win_hooks *hooks;
 	uint32_t max;      /* --max-inflight */
 	uint32_t n;        /* slots busy */
 	rp_slot *slots;    /* max of them */
@@ -314,19 +327,11 @@ bool rp__client_nt_pre(rp_client *c, const rp_op *op, rp_breq *req);
 /* After an op completed: the handle table, the statistics (what exec does once the backend returned). */
 void rp__client_finish(rp_client *c, const rp_op *op, rp_breq *req, uint64_t index, uint64_t sched, uint64_t issue,
 		       uint64_t done);
+/* The window's calls into the client: rp__client_nt_pre, and rp__client_finish then resource order's done. */
+extern const rp_win_hooks rp__client_win_hooks;
 
 /* client_thread.c: the client's thread (pthread_create's start routine). */
 void *rp__client_main(void *arg);
-/* Hand a request to the backend and wait for it (synchronously or through poll()). */
-void rp__client_submit(rp_client *c, rp_breq *req);
-/* A synchronous backend's submit returned rc < 0: it cannot go on; the run stops with an error (any thread). */
-void rp__client_fatal(rp_client *c, int rc, const rp_breq *req);
-/*
- * Before an op (r->client_error set): whether the backend lost the client's
- * state for good; if so the window is drained, c->rc and c->stop say so, and
- * the client stops.
- */
-bool rp__client_lost(rp_client *c, bool windowed);
 
 /* share.c: handles held by several trace handles or clients (docs/replay.md "Forks, threads and dups"). */
 void rp__share_init(rp_replay *r);
@@ -370,12 +375,18 @@ void rp__share_leave(rp_client *c);
 void rp__share_exit(rp_client *c, bool can_release);
 
 /* window.c */
-int rp__win_create(rp_client *c, uint32_t max, char *errbuf); /* client thread, after client_init */
+int rp__win_create(rp_client *c, uint32_t max, const rp_win_hooks *hooks, char *errbuf); /* client thread, after client_init */
 void rp__win_destroy(rp_client *c);                          /* drains first; NULL window is a no-op */
 /* Reap what completed; true when k may be issued now (room in the window, nothing in flight it depends on). */
 bool rp__win_ready(rp_client *c, const rp_wkey *k);
 /* Wait for at least one completion (or a short while). */
 void rp__win_block(rp_client *c);
+/*
+ * While resource order waits on *word (still v): the client's own ops in
+ * flight may be what it waits for, so they are reaped, and polled or waited
+ * for up to 1 ms.  False when it has none in flight (the caller waits itself).
+ */
+bool rp__win_progress(rp_client *c, _Atomic uint32_t *word, uint32_t v);
 /* Wait until deadline; an asynchronous backend's completions run meanwhile. */
 uint64_t rp__win_wait_until(rp_client *c, uint64_t deadline);
 /*

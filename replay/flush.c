@@ -77,18 +77,3 @@ void rp__final_sync(rp_replay *r)
 	fs->ns = dt;
 }
 
-const char *rp_replay_flush_why(const rp_replay_flush *f)
-{
-	if (!f->asked || f->ran)
-		return NULL;
-	switch (f->err) {
-	case EINTR:
-		return "interrupted";
-	case EOPNOTSUPP:
-		return "the backend works in no local directory";
-	default: {
-		const char *const name = rp_replay_errno_name(f->err);
-		return name ? name : "failed";
-	}
-	}
-}

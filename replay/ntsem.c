@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "formats/hash.h"
+#include "replay/client_req.h"
 #include "replay/engine.h"
 
 /* What the layer keeps of an open handle. */
@@ -187,19 +188,6 @@ static uint64_t path_state(const rp_client *c, uint32_t path)
 	return path && rp__handles_get(&c->nt.paths, path, &v) ? v : 0;
 }
 
-/* The object a delete-on-close handle named, at the last close: unlink it, or rmdir if it is a directory. */
-int rp__nt_delete(rp_client *c, const char *where)
-{
-	rp_op del = { .op = RP_OP_UNLINK, .t_end = RP_TIME_UNKNOWN };
-	rp_breq r2 = { .op = &del, .path = where };
-	rp__client_submit(c, &r2);
-	if (r2.status == EISDIR || r2.status == EPERM) {
-		del.op = RP_OP_RMDIR;
-		r2 = (rp_breq){ .op = &del, .path = where };
-		rp__client_submit(c, &r2);
-	}
-	return r2.status == ENOENT ? 0 : r2.status;
-}
 
 /* A handle went (closed or released; already out of the table): the path's last one acts on delete-on-close. */
 static int handle_gone(rp_client *c, uint64_t handle, rp_nthandle *h)

@@ -62,8 +62,6 @@ void rp__ntclient_fini(struct rp_client *c);
 #define RP__NT_DONE (-1000)
 int rp__nt_before(struct rp_client *c, const rp_op *op, rp_breq *req);
 
-/* Delete what `where` names (a delete-on-close at its last close): 0 or the errno. */
-int rp__nt_delete(struct rp_client *c, const char *where);
 
 /* dup: handle2 is the same open as handle for NT purposes (its rights, its delete-on-close). */
 void rp__nt_dup(struct rp_client *c, uint64_t handle, uint64_t handle2);

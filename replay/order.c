@@ -43,7 +43,6 @@
 #include "formats/hash.h"
 #include "formats/strtab.h"
 #include "replay/engine.h"
-#include "replay/req.h"
 
 /* Waiters are counted per stripe of resources: a completion makes a futex call only when someone may wait. */
 #define STRIPES 256u
@@ -515,7 +514,7 @@ static inline bool behind(uint32_t done, uint32_t target)
 	return (int32_t)(target - done) > 0;
 }
 
-bool rp__order_before(rp_client *c, uint64_t index, rp_ordreq *q)
+bool rp__order_before(rp_client *c, uint64_t index, rp_ordreq *q, rp_order_progress progress)
 {
 	rp_replay *const r = c->r;
 	rp_order *const o = r->order;
@@ -539,15 +538,9 @@ bool rp__order_before(rp_client *c, uint64_t index, rp_ordreq *q)
 				go = false;
 				break;
 			}
-			if (c->win && c->win->n) {
-				/* Its own ops in flight complete only if reaped (and polled): they may be what is waited for. */
-				rp__win_reap(c);
-				if (c->win->async)
-					rp__req_poll(r->bops, r->bstate, c->bstate, 1000000);
-				else
-					futex_wait(w, v, 1000000L);
+			/* Its own ops in flight complete only if reaped (and polled): they may be what is waited for. */
+			if (progress && progress(c, w, v))
 				continue;
-			}
 			futex_wait(w, v, WAIT_SLICE_NS);
 		}
 		atomic_fetch_sub(nw, 1);

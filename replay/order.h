@@ -46,13 +46,20 @@ void rp__order_free(rp_replay *r);
 /* A client's view, when the clients are made (after the scan). */
 void rp__order_client(rp_client *c);
 /*
+ * The waiting client's own progress while it waits on *word (still v): true
+ * when it did some (its ops in flight reaped, polled, waited for a short
+ * while), false when it has nothing in flight.  The window's
+ * rp__win_progress; resource order calls nothing above it.
+ */
+typedef bool (*rp_order_progress)(rp_client *c, _Atomic uint32_t *word, uint32_t v);
+/*
  * Before op index (of c's current pass) is issued: its request in q (n 0
  * when it touches no resource), and the wait until every resource of it has
  * reached its count.  True to issue the op (in order, or after a stop or a
  * release); false when the run's time is up or another client stopped at
  * it: the op is not issued.
  */
-bool rp__order_before(rp_client *c, uint64_t index, rp_ordreq *q);
+bool rp__order_before(rp_client *c, uint64_t index, rp_ordreq *q, rp_order_progress progress);
 /* After the completion (whatever its outcome): the counts move on, waiters wake. */
 void rp__order_done(rp_replay *r, const rp_ordreq *q);
 /*

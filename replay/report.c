@@ -25,6 +25,22 @@ const char *rp_replay_errno_name(int err)
 	return err > 0 ? strerrorname_np(err) : NULL;
 }
 
+const char *rp_replay_flush_why(const rp_replay_flush *f)
+{
+	if (!f->asked || f->ran)
+		return NULL;
+	switch (f->err) {
+	case EINTR:
+		return "interrupted";
+	case EOPNOTSUPP:
+		return "the backend works in no local directory";
+	default: {
+		const char *const name = rp_replay_errno_name(f->err);
+		return name ? name : "failed";
+	}
+	}
+}
+
 /* Canonical status as text: OK, UNKNOWN, OTHER, ENOENT, or the number. */
 static const char *status_text(int32_t st, char *buf, size_t n)
 {

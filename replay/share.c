@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "replay/client_req.h"
 #include "replay/engine.h"
 
 /*

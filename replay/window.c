@@ -22,6 +22,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "replay/client_req.h"
 #include "replay/engine.h"
 #include "replay/req.h"
 
@@ -205,7 +206,7 @@ static void worker_free(rp_worker *w, const rp_replay *r, bool shared)
 	free(w);
 }
 
-int rp__win_create(rp_client *c, uint32_t max, char *errbuf)
+int rp__win_create(rp_client *c, uint32_t max, const rp_win_hooks *hooks, char *errbuf)
 {
 	const rp_replay *const r = c->r;
 	rp_window *const win = aligned_alloc(64, (sizeof(*win) + 63) & ~(size_t)63);
@@ -214,6 +215,7 @@ int rp__win_create(rp_client *c, uint32_t max, char *errbuf)
 	memset(win, 0, sizeof(*win));
 	c->win = win;
 	win->c = c;
+	win->hooks = hooks;
 	win->max = max;
 	win->async = c->async;
 	win->handoff_est = 50000; /* 50 us until measured (a futex wake of a sleeping thread, here 20-300 us) */
@@ -301,9 +303,7 @@ void rp__win_reap(rp_client *c)
 			ewma(&win->lat_est[s->op.op], s->done - s->issue);
 		s->busy = false;
 		win->n--;
-		rp__client_finish(c, &s->op, &s->req, s->index, s->sched, s->issue, s->done);
-		if (s->ord.n)
-			rp__order_done(c->r, &s->ord);
+		win->hooks->finish(c, &s->op, &s->req, s->index, s->sched, s->issue, s->done, &s->ord);
 	}
 }
 
@@ -370,11 +370,9 @@ uint64_t rp__win_issue(rp_client *c, const rp_op *op, rp_breq *req, const rp_wke
 		c->depth_max = depth;
 
 	/* The NT layer may answer it itself (an access refused, a lock conflict, a delete-on-close set-info). */
-	if (rp__client_nt_pre(c, op, req)) {
+	if (win->hooks->pre(c, op, req)) {
 		const uint64_t now = rp__now(r);
-		rp__client_finish(c, op, req, index, sched, now, now);
-		if (ord->n)
-			rp__order_done(r, ord);
+		win->hooks->finish(c, op, req, index, sched, now, now, ord);
 		return now;
 	}
 	rp_worker *w = NULL;
@@ -392,9 +390,7 @@ uint64_t rp__win_issue(rp_client *c, const rp_op *op, rp_breq *req, const rp_wke
 			rp__client_fatal(c, rc, req);
 		const uint64_t done = rp__now(r);
 		ewma(&win->lat_est[op->op], done - issue);
-		rp__client_finish(c, op, req, index, sched, issue, done);
-		if (ord->n)
-			rp__order_done(r, ord);
+		win->hooks->finish(c, op, req, index, sched, issue, done, ord);
 		return done;
 	}
 	rp_slot *s = win->slots;
@@ -438,6 +434,20 @@ uint64_t rp__win_issue(rp_client *c, const rp_op *op, rp_breq *req, const rp_wke
 		atomic_store_explicit(&s->finished, true, memory_order_relaxed);
 	}
 	return s->issue;
+}
+
+bool rp__win_progress(rp_client *c, _Atomic uint32_t *word, uint32_t v)
+{
+	rp_window *const win = c->win;
+	if (!win || !win->n)
+		return false;
+	const rp_replay *const r = c->r;
+	rp__win_reap(c);
+	if (win->async)
+		rp__req_poll(r->bops, r->bstate, c->bstate, 1000000);
+	else
+		futex_wait(word, v, 1000000L);
+	return true;
 }
 
 void rp__win_drain(rp_client *c)

@@ -26,10 +26,6 @@ ALLOWED = {
         'nfs backend: shared state in nfs.c used by meta/ops and back; not split yet',
     frozenset({'backends_fault.c', 'backends_registry.c'}):
         'the fault backend wraps registry lookups that name it; not split yet',
-    frozenset({'client.c', 'client_thread.c', 'ntsem.c', 'order.c', 'share.c', 'window.c'}):
-        'replay core: the engine helper removes this as it lands',
-    frozenset({'flush.c', 'report.c'}):
-        'replay core (flush <-> report): the engine helper removes this as it lands',
 }
 
 # [ARCHIVE:]MEMBER.o:[VALUE] TYPE NAME, as nm -A prints each symbol of an archive or an object.

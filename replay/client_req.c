@@ -1,0 +1,49 @@
+/*
+ * A client's requests to the backend (replay/client_req.h): handed over and
+ * waited for, the one error policy when the backend cannot go on, and the
+ * delete a delete-on-close asks for at the last close.
+ */
+#include "replay/client_req.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+
+#include "formats/status.h"
+#include "replay/engine.h"
+#include "replay/req.h"
+
+void rp__client_submit(rp_client *c, rp_breq *req)
+{
+	const rp_replay *const r = c->r;
+	const int rc = rp__req_wait(r->bops, r->bstate, c->bstate, c->async, req);
+	if (rc >= 0)
+		return;
+	/* One policy, sync and async alike: the backend cannot go on, the run stops naming the op. */
+	rp__client_fatal(c, rc, req);
+	if (!req->status)
+		req->status = RP_STATUS_OTHER;
+}
+
+void rp__client_fatal(rp_client *c, int rc, const rp_breq *req)
+{
+	int none = 0;
+	if (atomic_compare_exchange_strong(&c->fatal, &none, rc)) {
+		atomic_store(&c->fatal_status, req->status);
+		atomic_store(&c->fatal_op, req->op ? req->op->op : RP_OP__COUNT);
+	}
+	atomic_store(&c->r->stop, true);
+}
+
+/* The object a delete-on-close handle named, at the last close: unlink it, or rmdir if it is a directory. */
+int rp__nt_delete(rp_client *c, const char *where)
+{
+	rp_op del = { .op = RP_OP_UNLINK, .t_end = RP_TIME_UNKNOWN };
+	rp_breq r2 = { .op = &del, .path = where };
+	rp__client_submit(c, &r2);
+	if (r2.status == EISDIR || r2.status == EPERM) {
+		del.op = RP_OP_RMDIR;
+		r2 = (rp_breq){ .op = &del, .path = where };
+		rp__client_submit(c, &r2);
+	}
+	return r2.status == ENOENT ? 0 : r2.status;
+}
