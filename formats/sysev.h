@@ -40,8 +40,9 @@
 	X(FALLOCATE, 9, "fallocate")                                                                          \
 	/* a0 fd, a1 offset, a2 length, a3 advice: noted, no op */                                            \
 	X(FADVISE, 10, "fadvise")                                                                             \
-	/* a0 dirfd, a1 AT_* flags, a2 1 for statx; p0 (AT_EMPTY_PATH with an empty or absent p0 is the fd a0: \
-	 * fstat; the rings do not tell an empty path from none) */                                           \
+	/* a0 dirfd, a1 AT_* flags, a2 1 for statx, a3 1 when the result is known to be a directory (strace \
+	 * shows st_mode); p0 (AT_EMPTY_PATH with an empty or absent p0 is the fd a0: fstat; the rings do not \
+	 * tell an empty path from none) */                                                                   \
 	X(STAT, 11, "stat")                                                                                   \
 	/* a0 dirfd, a1 mode asked (R_OK...), a2 AT_* flags; p0 */                                           \
 	X(ACCESS, 12, "access")                                                                               \
@@ -55,7 +56,8 @@
 	X(LINK, 16, "link")                                                                                   \
 	/* a0 new dirfd; p0 the link's contents (never resolved), p1 the new link */                         \
 	X(SYMLINK, 17, "symlink")                                                                             \
-	/* a0 dirfd, a1 buffer size; p0 the link; ret the contents' length */                                \
+	/* a0 dirfd, a1 buffer size; p0 the link, p1 its contents when the tracer shows them (strace); ret the \
+	 * contents' length */                                                                                \
 	X(READLINK, 18, "readlink")                                                                           \
 	/* a0 fd (-1: by path p0, with a1 the dirfd), a2 mode, a3 AT_* flags */                               \
 	X(CHMOD, 19, "chmod")                                                                                 \
@@ -64,7 +66,8 @@
 	/* a0 fd (-1: by path), a1 dirfd, a2 atime ns, a3 mtime ns (UTIME_NOW/UTIME_OMIT as in a timespec's \
 	 * tv_nsec: -1 now, -2 omit), a4 AT_* flags; p0 */                                                     \
 	X(UTIMENS, 21, "utimens")                                                                             \
-	/* a0 fd, a1 bytes asked; ret bytes returned (getdents64) */                                           \
+	/* a0 fd, a1 bytes asked, a2 entries returned when a3 is 1 (strace counts them); ret bytes returned    \
+	 * (getdents64) */                                                                                    \
 	X(GETDENTS, 22, "getdents")                                                                           \
 	/* a0 fd of the DIR, a1 entries returned by this run of readdir calls, a2 1 when the run hit the end */ \
 	X(READDIR, 23, "readdir")                                                                             \
@@ -97,7 +100,11 @@
 	 * event per fd open at that moment (the snapshot is what the process really holds). */             \
 	X(START, 40, "start")                                                                                 \
 	/* an fd open at START: a0 fd, a1 O_* status flags, a2 FD_CLOEXEC, a3 position, a4 1 for a regular   \
-	 * file or directory; p0 its /proc/self/fd name */                                                    \
+	 * file or directory; p0 its /proc/self/fd name.  With a5 1, outside any START: the name a tracer      \
+	 * shows for an fd a call uses (strace -y; a0 AT_FDCWD: the working directory), a4 1 for a path, 0 a  \
+	 * pipe or socket, p0 absent when none is shown: an fd never seen becomes a file so named, and a file \
+	 * fd keeps the path its open asked for until the shown name changes (symlinks resolved), then takes  \
+	 * it; a2 and a3 are not used */                                                                      \
 	X(FD, 41, "fd")                                                                                       \
 	/* a child process begins: a0 the parent's pid; emitted first in the child by fork/vfork */          \
 	X(FORK, 42, "fork")                                                                                   \

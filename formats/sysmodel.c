@@ -27,10 +27,10 @@ const char *rp_sysev_name(unsigned nr)
 static unsigned paths_allowed(unsigned nr)
 {
 	switch (nr) {
-	case RP_SYSEV_RENAME: case RP_SYSEV_LINK: case RP_SYSEV_SYMLINK: case RP_SYSEV_XATTR:
+	case RP_SYSEV_RENAME: case RP_SYSEV_LINK: case RP_SYSEV_SYMLINK: case RP_SYSEV_XATTR: case RP_SYSEV_READLINK:
 		return 3;
 	case RP_SYSEV_OPEN: case RP_SYSEV_TRUNCATE: case RP_SYSEV_STAT: case RP_SYSEV_ACCESS: case RP_SYSEV_UNLINK:
-	case RP_SYSEV_MKDIR: case RP_SYSEV_READLINK: case RP_SYSEV_CHMOD: case RP_SYSEV_CHOWN: case RP_SYSEV_UTIMENS:
+	case RP_SYSEV_MKDIR: case RP_SYSEV_CHMOD: case RP_SYSEV_CHOWN: case RP_SYSEV_UTIMENS:
 	case RP_SYSEV_CHDIR: case RP_SYSEV_STATFS: case RP_SYSEV_MKNOD: case RP_SYSEV_START: case RP_SYSEV_FD:
 	case RP_SYSEV_EXEC: case RP_SYSEV_UNTRACED:
 		return 1;
@@ -388,6 +388,48 @@ static int fd_event(rp_sysmodel *m, rp__sm_proc *p, const rp_sysev *ev)
 	return 0;
 }
 
+/*
+ * The name a tracer shows for an fd a call uses (FD with a5 1: strace -y):
+ * the working directory at AT_FDCWD; an fd never seen becomes a file so
+ * named (unnamed without p0); a file fd keeps the path its open asked for
+ * while the name is the one first shown, and follows a new one (a rename).
+ */
+static int fd_seen(rp_sysmodel *m, rp__sm_proc *p, const rp_sysev *ev)
+{
+	uint32_t name = 0;
+	if (ev->p[0] && ev->plen[0] && ev->a[4]) {
+		const int64_t id = rp__sm_intern(m, ev->p[0], ev->plen[0]);
+		if (id < 0)
+			return rp_fail(m->err, (int)id, "out of memory");
+		name = (uint32_t)id;
+	}
+	if (ev->a[0] == RP__SM_AT_FDCWD) {
+		if (name)
+			p->cwd = name;
+		return 0;
+	}
+	if (!rp__sm_fd_ok(ev->a[0]))
+		return m->st.bad++, 0;
+	if (!ev->a[4]) { /* a pipe or socket: its calls make no op */
+		rp__sm_fd *const e = rp__sm_fd_slot(m, p, ev->a[0], false);
+		if (e && e->state != RP__SM_FREE)
+			e->state = RP__SM_NONFILE;
+		return 0;
+	}
+	rp__sm_fd *const e = rp__sm_fd_slot(m, p, ev->a[0], true);
+	if (!e)
+		return 0;
+	if (e->state == RP__SM_FREE || (e->state == RP__SM_NONFILE && name)) {
+		rp__sm_new_fd(m, p, ev->a[0], name, false, 0);
+		p->fds[ev->a[0]].seen = name;
+	} else if (e->state == RP__SM_FILE && name && name != e->seen) {
+		if (e->seen || !e->path)
+			e->path = name;
+		e->seen = name;
+	}
+	return 0;
+}
+
 /* ---- the API ---- */
 
 /* The event's paths: present where they belong, within RP_SYSEV_PATH_MAX, without a NUL inside. */
@@ -473,7 +515,7 @@ int rp_sysmodel_event(rp_sysmodel *m, const rp_sysev *ev)
 			return rc < 0 ? rc : 0;
 		p = &m->procs[pi];
 	}
-	if (p->in_snap && ev->nr != RP_SYSEV_FD)
+	if (p->in_snap && (ev->nr != RP_SYSEV_FD || ev->a[5] == 1))
 		snap_end(p);
 	const uint32_t leader = p->client;
 	bool fresh;
@@ -483,7 +525,7 @@ int rp_sysmodel_event(rp_sysmodel *m, const rp_sysev *ev)
 	if (fresh && leader && leader != (uint32_t)client && (rc = fork_op(m, ev, ts, p, leader, (uint32_t)client, true)) < 0)
 		return rc;
 	if (ev->nr == RP_SYSEV_FD)
-		return fd_event(m, p, ev);
+		return ev->a[5] == 1 ? fd_seen(m, p, ev) : fd_event(m, p, ev);
 	if (ev->nr == RP_SYSEV_WAIT)
 		return wait_op(m, ev, ts, p, (uint32_t)client);
 	rp__sm_cx c = { .m = m, .ev = ev, .pr = p };

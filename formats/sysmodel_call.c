@@ -483,7 +483,12 @@ int rp__sm_call(rp__sm_cx *c)
 	}
 	case RP_SYSEV_FALLOCATE: return ev_fallocate(c);
 	case RP_SYSEV_FADVISE: return R_NONE; /* advice: counted in by_nr, no op */
-	case RP_SYSEV_STAT: return bypath(c, RP_OP_STAT, ev->a[0]);
+	case RP_SYSEV_STAT: {
+		const int r = bypath(c, RP_OP_STAT, ev->a[0]);
+		if (r == R_OP && c->ok && ev->a[3] == 1)
+			c->op.flags |= RP_OPF_DIRECTORY;
+		return r;
+	}
 	case RP_SYSEV_ACCESS: return ev_access(c);
 	case RP_SYSEV_UNLINK: return bypath(c, ev->a[1] & L_AT_REMOVEDIR ? RP_OP_RMDIR : RP_OP_UNLINK, ev->a[0]);
 	case RP_SYSEV_MKDIR: {
@@ -496,9 +501,10 @@ int rp__sm_call(rp__sm_cx *c)
 	case RP_SYSEV_SYMLINK: return ev_symlink(c);
 	case RP_SYSEV_READLINK: {
 		const int r = bypath(c, RP_OP_READLINK, ev->a[0]);
-		if (r == R_OP && c->ok)
-			c->op.result = (uint64_t)ev->ret; /* the contents themselves are not in the event */
-		return r;
+		if (r != R_OP || !c->ok)
+			return r;
+		c->op.result = (uint64_t)ev->ret;
+		return ev->p[1] ? raw_str(c, 1, &c->op.path2) : R_OP; /* the contents, when the tracer shows them */
 	}
 	case RP_SYSEV_CHMOD: {
 		const int r = fd_or_path(c, RP_OP_SETATTR, 0, ev->a[1]);
@@ -509,11 +515,13 @@ int rp__sm_call(rp__sm_cx *c)
 	case RP_SYSEV_CHOWN: return ev_chown(c);
 	case RP_SYSEV_UTIMENS: return ev_utimens(c);
 	case RP_SYSEV_GETDENTS: {
-		if (ev->a[1] < 0)
+		if (ev->a[1] < 0 || (ev->a[3] == 1 && ev->a[2] < 0))
 			return R_BAD;
 		const int r = op_fd(c, ev->a[0], NULL);
 		c->op.op = RP_OP_READDIR;
-		c->op.length = (uint64_t)ev->a[1]; /* the entries are not counted in the event: no result */
+		c->op.length = (uint64_t)ev->a[1];
+		if (ev->a[3] == 1)
+			c->op.result = (uint64_t)ev->a[2]; /* the entries, when the tracer counted them */
 		return r;
 	}
 	case RP_SYSEV_READDIR: {

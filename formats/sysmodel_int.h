@@ -24,6 +24,7 @@ typedef struct rp__sm_fd {
 	uint64_t handle; /* trace-wide: a reused fd number is a new handle */
 	uint64_t pos;    /* the file position as the events show it (reads, writes, lseek, the FD snapshot) */
 	uint32_t path;   /* local string id, 0 when never named */
+	uint32_t seen;   /* the last name a tracer showed for it (FD with a5 1), 0 none: a new one means it moved */
 	uint8_t state;   /* rp__sm_fdstate */
 	bool cloexec;
 	bool hidden; /* its open was dropped by --only/--exclude: its later ops go too */

@@ -96,6 +96,7 @@ static const row rows[] = {
 	{ "stat", { .nr = RP_SYSEV_STAT, A(AT_CWD), P("x") }, "c1 stat path=\"/w/x\" raw=posix -> OK" },
 	{ "fstat", { .nr = RP_SYSEV_STAT, A(3, 0x1000), P("") }, "c1 stat path=\"/w/f\" fh=1 raw=posix -> OK" },
 	{ "fstatat", { .nr = RP_SYSEV_STAT, A(4, 0, 1), P("e") }, "c1 stat path=\"/w/d/e\" raw=posix -> OK" },
+	{ "stat of a directory", { .nr = RP_SYSEV_STAT, A(AT_CWD, 0, 0, 1), P("d") }, "c1 stat path=\"/w/d\" flags=dir raw=posix -> OK" },
 	{ "access", { .nr = RP_SYSEV_ACCESS, A(AT_CWD, 4 | 2), P("/x") }, "c1 access path=\"/x\" ret=2147483651 want=read,write raw=posix -> OK" },
 	{ "access F_OK fails", { .nr = RP_SYSEV_ACCESS, .ret = -2, A(AT_CWD, 0), P("/x") }, "c1 access path=\"/x\" want=none raw=posix -> ENOENT (ENOENT)" },
 	{ "unlink", { .nr = RP_SYSEV_UNLINK, A(AT_CWD), P("u") }, "c1 unlink path=\"/w/u\" raw=posix -> OK" },
@@ -108,6 +109,10 @@ static const row rows[] = {
 	{ "link", { .nr = RP_SYSEV_LINK, A(AT_CWD, AT_CWD), P("f", "h") }, "c1 link path=\"/w/f\" path2=\"/w/h\" raw=posix -> OK" },
 	{ "symlink", { .nr = RP_SYSEV_SYMLINK, A(4), P("../f", "l") }, "c1 symlink path=\"/w/d/l\" path2=\"../f\" raw=posix -> OK" },
 	{ "readlink", { .nr = RP_SYSEV_READLINK, .ret = 4, A(AT_CWD, 100), P("l") }, "c1 readlink path=\"/w/l\" ret=4 raw=posix -> OK" },
+	{ "readlink shown", { .nr = RP_SYSEV_READLINK, .ret = 4, A(AT_CWD, 100), P("l", "../f") },
+	  "c1 readlink path=\"/w/l\" path2=\"../f\" ret=4 raw=posix -> OK" },
+	{ "readlink shown fails", { .nr = RP_SYSEV_READLINK, .ret = -22, A(AT_CWD, 100), P("l", "x") },
+	  "c1 readlink path=\"/w/l\" raw=posix -> EINVAL (EINVAL)" },
 	{ "chmod", { .nr = RP_SYSEV_CHMOD, A(-1, AT_CWD, 0640), P("f") }, "c1 setattr path=\"/w/f\" set=mode mode=0640 raw=posix -> OK" },
 	{ "fchmod", { .nr = RP_SYSEV_CHMOD, A(3, 0, 04755) }, "c1 setattr path=\"/w/f\" fh=1 set=mode mode=04755 raw=posix -> OK" },
 	{ "chown", { .nr = RP_SYSEV_CHOWN, A(-1, AT_CWD, 1000, -1), P("f") }, "c1 setattr path=\"/w/f\" set=uid uid=1000 raw=posix -> OK" },
@@ -116,6 +121,8 @@ static const row rows[] = {
 	  "c1 setattr path=\"/w/f\" set=atime atime=1500000000.123456789 raw=posix -> OK" },
 	{ "futimens now", { .nr = RP_SYSEV_UTIMENS, A(3, 0, -1, -1) }, "c1 setattr path=\"/w/f\" fh=1 set=atime_now,mtime_now raw=posix -> OK" },
 	{ "getdents", { .nr = RP_SYSEV_GETDENTS, .ret = 480, A(4, 32768) }, "c1 readdir path=\"/w/d\" fh=2 len=32768 raw=posix -> OK" },
+	{ "getdents counted", { .nr = RP_SYSEV_GETDENTS, .ret = 480, A(4, 32768, 12, 1) },
+	  "c1 readdir path=\"/w/d\" fh=2 len=32768 ret=12 raw=posix -> OK" },
 	{ "readdir", { .nr = RP_SYSEV_READDIR, A(4, 12, 1) }, "c1 readdir path=\"/w/d\" fh=2 ret=12 raw=posix -> OK" },
 	{ "F_SETLKW", { .nr = RP_SYSEV_LOCK, A(3, 7, 1, 0, 100, 50) }, "c1 lock path=\"/w/f\" fh=1 off=100 len=50 flags=excl,wait raw=posix -> OK" },
 	{ "F_SETLK SEEK_CUR", { .nr = RP_SYSEV_LOCK, A(3, 6, 0, 1, 5, 0) }, "c1 lock path=\"/w/f\" fh=1 off=15 len=0 raw=posix -> OK" },
@@ -464,6 +471,54 @@ static void rename_moves_fds(void **state)
 }
 
 
+/* FD with a5 1: the names a tracer shows for the fds a call uses (strace -y), outside any START. */
+static void tracer_fd_names(void **state)
+{
+	(void)state;
+	char b[512];
+	T *const t = mk(NULL);
+	start(t, 1, "/w");
+	EV(t, .nr = RP_SYSEV_FD, .pid = 1, A(AT_CWD, 0, 0, 0, 1, 1), P("/x")); /* the working directory */
+	EV(t, .nr = RP_SYSEV_STAT, .pid = 1, A(AT_CWD), P("s"));
+	assert_string_equal(op_text(t, -1, b, sizeof(b)), "c1 stat path=\"/x/s\" raw=posix -> OK");
+	/* an fd never seen: a file so named, or unnamed */
+	EV(t, .nr = RP_SYSEV_FD, .pid = 1, A(5, 0, 0, 0, 1, 1), P("/x/f"));
+	EV(t, .nr = RP_SYSEV_WRITE, .pid = 1, .ret = 1, A(5, -1, 1));
+	assert_string_equal(op_text(t, -1, b, sizeof(b)), "c1 write path=\"/x/f\" fh=1 off=0 len=1 ret=1 raw=posix -> OK");
+	EV(t, .nr = RP_SYSEV_FD, .pid = 1, A(6, 0, 0, 0, 1, 1));
+	EV(t, .nr = RP_SYSEV_READ, .pid = 1, .ret = 1, A(6, -1, 1));
+	assert_string_equal(op_text(t, -1, b, sizeof(b)), "c1 read fh=2 off=0 len=1 ret=1 raw=posix -> OK");
+	/* a terminal, and a pipe on an fd never seen: no op */
+	const size_t n = t->ms.n_ops;
+	EV(t, .nr = RP_SYSEV_FD, .pid = 1, A(1, 0, 0, 0, 0, 1), P("/dev/pts/0"));
+	EV(t, .nr = RP_SYSEV_WRITE, .pid = 1, .ret = 1, A(1, -1, 1));
+	EV(t, .nr = RP_SYSEV_FD, .pid = 1, A(8, 0, 0, 0, 0, 1), P("pipe:[7]"));
+	EV(t, .nr = RP_SYSEV_WRITE, .pid = 1, .ret = 1, A(8, -1, 1));
+	assert_int_equal(t->ms.n_ops, n);
+	/* the path the open asked for stays while the name is the first shown (symlinks resolved); a new one is followed */
+	EV(t, .nr = RP_SYSEV_OPEN, .pid = 1, .ret = 7, A(AT_CWD, O_RDWR), P("lnk"));
+	EV(t, .nr = RP_SYSEV_FD, .pid = 1, A(7, 0, 0, 0, 1, 1), P("/x/target"));
+	EV(t, .nr = RP_SYSEV_WRITE, .pid = 1, .ret = 1, A(7, -1, 1));
+	assert_string_equal(op_text(t, -1, b, sizeof(b)), "c1 write path=\"/x/lnk\" fh=3 off=0 len=1 ret=1 raw=posix -> OK");
+	EV(t, .nr = RP_SYSEV_FD, .pid = 1, A(7, 0, 0, 0, 1, 1), P("/x/target"));
+	EV(t, .nr = RP_SYSEV_WRITE, .pid = 1, .ret = 1, A(7, -1, 1));
+	assert_string_equal(op_text(t, -1, b, sizeof(b)), "c1 write path=\"/x/lnk\" fh=3 off=1 len=1 ret=1 raw=posix -> OK");
+	EV(t, .nr = RP_SYSEV_FD, .pid = 1, A(7, 0, 0, 0, 1, 1), P("/y/target"));
+	EV(t, .nr = RP_SYSEV_WRITE, .pid = 1, .ret = 1, A(7, -1, 1));
+	assert_string_equal(op_text(t, -1, b, sizeof(b)), "c1 write path=\"/y/target\" fh=3 off=2 len=1 ret=1 raw=posix -> OK");
+	/* a file fd shown as a pipe makes no op; named again, it is a new file */
+	EV(t, .nr = RP_SYSEV_FD, .pid = 1, A(5, 0, 0, 0, 0, 1), P("pipe:[8]"));
+	EV(t, .nr = RP_SYSEV_WRITE, .pid = 1, .ret = 1, A(5, -1, 1));
+	assert_string_equal(op_text(t, -1, b, sizeof(b)), "c1 write path=\"/y/target\" fh=3 off=2 len=1 ret=1 raw=posix -> OK");
+	EV(t, .nr = RP_SYSEV_FD, .pid = 1, A(5, 0, 0, 0, 1, 1), P("/x/g"));
+	EV(t, .nr = RP_SYSEV_WRITE, .pid = 1, .ret = 1, A(5, -1, 1));
+	assert_string_equal(op_text(t, -1, b, sizeof(b)), "c1 write path=\"/x/g\" fh=4 off=0 len=1 ret=1 raw=posix -> OK");
+	assert_int_equal(stats(t)->bad, 0);
+	EV(t, .nr = RP_SYSEV_FD, .pid = 1, A(-5, 0, 0, 0, 1, 1), P("/x/h"));
+	assert_int_equal(stats(t)->bad, 1);
+	done(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -478,6 +533,7 @@ int main(void)
 		cmocka_unit_test(threads_share),
 		cmocka_unit_test(dup_close_write),
 		cmocka_unit_test(rename_moves_fds),
+		cmocka_unit_test(tracer_fd_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
