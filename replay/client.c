@@ -8,6 +8,7 @@
 
 #include "formats/status.h"
 #include "replay/client_req.h"
+#include "replay/client.h"
 #include "replay/engine.h"
 
 #define NS 1000000000ull

@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 
 #include "formats/status.h"
+#include "replay/client.h"
 #include "replay/engine.h"
 #include "replay/req.h"
 

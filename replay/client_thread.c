@@ -8,6 +8,7 @@
 #include <sys/prctl.h>
 
 #include "formats/status.h"
+#include "replay/client.h"
 #include "replay/engine.h"
 
 

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "replay/client.h"
 #include "replay/engine.h"
 
 void rp_replay_opts_init(rp_replay_opts *o)

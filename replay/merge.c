@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "formats/cursor.h"
+#include "replay/client.h"
 #include "replay/engine.h"
 
 static const uint8_t magic[4] = { 'R', 'P', 'R', 'W' };

@@ -7,6 +7,7 @@
 
 #include "formats/hash.h"
 #include "replay/client_req.h"
+#include "replay/client.h"
 #include "replay/engine.h"
 
 /* What the layer keeps of an open handle. */

@@ -42,6 +42,7 @@
 
 #include "formats/hash.h"
 #include "formats/strtab.h"
+#include "replay/client.h"
 #include "replay/engine.h"
 
 /* Waiters are counted per stripe of resources: a completion makes a futex call only when someone may wait. */

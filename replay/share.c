@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "replay/client_req.h"
+#include "replay/client.h"
 #include "replay/engine.h"
 
 /*

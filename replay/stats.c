@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "replay/client.h"
 #include "replay/engine.h"
 
 static double us(uint64_t ns)

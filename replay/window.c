@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "replay/client_req.h"
+#include "replay/client.h"
 #include "replay/engine.h"
 #include "replay/req.h"
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "replay/backend.h"
+#include "replay/client.h"
 #include "replay/engine.h"
 
 /* A normalised path is relative, '/'-separated ('\\' is a name character), without empty, "." or ".." components, and fits. */

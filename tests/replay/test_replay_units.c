@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "replay/client.h"
 #include "replay/engine.h"
 #include "replay/handles.h"
 #include "replay/hist.h"

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "harness.h"
+#include "replay/client.h"
 #include "replay/engine.h"
 
 #define MS 1000000ull
