@@ -109,7 +109,8 @@
 	/* a child process begins: a0 the parent's pid; emitted first in the child by fork/vfork */          \
 	X(FORK, 42, "fork")                                                                                   \
 	/* exec is called: p0 the path asked, a0 dirfd (execveat); sent before the call with ret 0, and again \
-	 * with ret -errno if the call returns (it failed) */                                                 \
+	 * with ret -errno if the call returns (it failed).  a1 1: sent once at the call's end by a tracer    \
+	 * that sees its result and sends no START after it (strace): ret 0 is the exec done */              \
 	X(EXEC, 43, "exec")                                                                                   \
 	/* the program will run without the interposer: a0 1 static, 2 secure execution (set-id, file         \
 	 * capabilities), 3 no LD_PRELOAD in its environment; p0 its path */                                  \

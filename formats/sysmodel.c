@@ -499,7 +499,15 @@ int rp_sysmodel_event(rp_sysmodel *m, const rp_sysev *ev)
 			m->st.lost += (uint64_t)ev->a[0];
 		return 0;
 	case RP_SYSEV_UNTRACED: m->st.untraced++; return 0;
-	case RP_SYSEV_EXEC: return 0; /* the START after it is the exec; a failed one changes nothing */
+	case RP_SYSEV_EXEC:
+		/* the START after it is the exec; a failed one changes nothing; a1 1: the exec done, no START to come */
+		if (ev->a[1] == 1 && ev->ret == 0 && !(ev->flags & RP_SYSEV_NOEND) && (p = proc_live(m, ev->pid, NULL))) {
+			m->st.execs++;
+			if (p->in_snap)
+				snap_end(p);
+			rp__sm_exec(p);
+		}
+		return 0;
 	case RP_SYSEV_EXIT:
 		if ((p = proc_live(m, ev->pid, NULL)) != NULL) {
 			rp__sm_drop_fds(m, p); /* no close ops for what it still held, as the kernel closes them */

@@ -333,6 +333,34 @@ static void fork_exec_spawn(void **state)
 	done(t);
 }
 
+/* EXEC with a1 1 (strace: the result seen, no START after it): the close-on-exec fds go there; a failed one changes nothing. */
+static void exec_seen_done(void **state)
+{
+	(void)state;
+	char b[512];
+	T *const t = mk(NULL);
+	start(t, 10, "/w");
+	EV(t, .nr = RP_SYSEV_OPEN, .pid = 10, .ret = 3, A(AT_CWD, O_WRONLY | O_CREAT, 0644), P("log"));
+	EV(t, .nr = RP_SYSEV_OPEN, .pid = 10, .ret = 4, A(AT_CWD, O_RDONLY | O_CLOEXEC), P("conf"));
+	EV(t, .nr = RP_SYSEV_EXEC, .pid = 10, .ret = -2, A(AT_CWD, 1), P("/bin/nope"));
+	EV(t, .nr = RP_SYSEV_READ, .pid = 10, .ret = 2, A(4, -1, 2));
+	assert_string_equal(op_text(t, -1, b, sizeof(b)), "c1 read path=\"/w/conf\" fh=2 off=0 len=2 ret=2 raw=posix -> OK");
+	assert_int_equal(stats(t)->execs, 0);
+	EV(t, .nr = RP_SYSEV_EXEC, .pid = 10, .ret = 0, A(AT_CWD, 1), P("/bin/sh"));
+	assert_int_equal(stats(t)->execs, 1);
+	const size_t n = t->ms.n_ops;
+	EV(t, .nr = RP_SYSEV_READ, .pid = 10, .ret = 2, A(4, -1, 2));
+	assert_int_equal(t->ms.n_ops, n); /* fd 4 went */
+	EV(t, .nr = RP_SYSEV_WRITE, .pid = 10, .ret = 1, A(3, -1, 1));
+	assert_string_equal(op_text(t, -1, b, sizeof(b)), "c1 write path=\"/w/log\" fh=1 off=0 len=1 ret=1 raw=posix -> OK");
+	/* without a1 the exec waits for its START (the interposer's), as before */
+	EV(t, .nr = RP_SYSEV_EXEC, .pid = 10, .ret = 0, A(AT_CWD), P("/bin/sh"));
+	EV(t, .nr = RP_SYSEV_WRITE, .pid = 10, .ret = 1, A(3, -1, 1));
+	assert_string_equal(op_text(t, -1, b, sizeof(b)), "c1 write path=\"/w/log\" fh=1 off=1 len=1 ret=1 raw=posix -> OK");
+	assert_int_equal(stats(t)->execs, 1);
+	done(t);
+}
+
 static void snapshot_reconciles(void **state)
 {
 	(void)state;
@@ -528,6 +556,7 @@ int main(void)
 		cmocka_unit_test(state_changes),
 		cmocka_unit_test(status_noend_times),
 		cmocka_unit_test(fork_exec_spawn),
+		cmocka_unit_test(exec_seen_done),
 		cmocka_unit_test(snapshot_reconciles),
 		cmocka_unit_test(first_process_redirect),
 		cmocka_unit_test(threads_share),
