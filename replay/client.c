@@ -1,4 +1,4 @@
-/* One replay client: its thread, its op source, its schedule, its handle table and statistics. */
+/* One replay client: its op source, its schedule, its handle table; what it records is client_stats.h's. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -9,9 +9,8 @@
 #include "formats/status.h"
 #include "replay/client_req.h"
 #include "replay/client.h"
+#include "replay/client_stats.h"
 #include "replay/engine.h"
-
-#define NS 1000000000ull
 
 /* The path behind string id, normalised and cached per client (ids are per source). */
 static const rp_pathent *path_load(rp_client *c, uint32_t id)
@@ -96,142 +95,6 @@ static inline void unhold(rp_client *c, rp_breq *req)
 	if (req->hold & RP__HOLD_BH2)
 		rp__share_release(c, req->bh2);
 	req->hold &= ~(unsigned)(RP__HOLD_BH | RP__HOLD_BH2);
-}
-
-/* The series entry for time t, when t is past the cached second. */
-static rp_csecond *second_slow(rp_client *c, uint64_t t)
-{
-	const rp_replay *const r = c->r;
-	const size_t i = t > r->t0 ? (size_t)((t - r->t0) / NS) : 0;
-	if (i >= c->n_series) {
-		size_t n = c->n_series ? c->n_series : 64;
-		while (n <= i)
-			n *= 2;
-		rp_csecond *const s = realloc(c->series, n * sizeof(*s));
-		if (!s)
-			return c->sec = NULL;
-		memset(s + c->n_series, 0, (n - c->n_series) * sizeof(*s));
-		c->series = s;
-		c->n_series = n;
-	}
-	c->sec_end = r->t0 + (uint64_t)(i + 1) * NS;
-	return c->sec = &c->series[i];
-}
-
-static inline __attribute__((always_inline)) rp_csecond *second(rp_client *c, uint64_t t, bool windowed)
-{
-	/*
-	 * Issue times only grow within a client, one op at a time: one compare per
-	 * op until the second is over.  With the window, ops are recorded as they
-	 * complete, so an earlier second may come back.
-	 */
-	if (windowed && t + NS < c->sec_end)
-		return second_slow(c, t);
-	return t < c->sec_end && c->sec ? c->sec : second_slow(c, t);
-}
-
-static inline bool matches(int32_t expected, int32_t actual)
-{
-	if (expected == actual || expected == RP_STATUS_UNKNOWN)
-		return true;
-	return expected == RP_STATUS_OTHER && actual != 0;
-}
-
-/*
- * A mismatch: count it under its kind (op, expected, got), keeping the kind's
- * first example, and stop everything under --on-mismatch=abort.
- */
-static void mismatch(rp_client *c, const rp_op *op, uint64_t index, int32_t expected, int32_t actual,
-		     const char *path, bool measured)
-{
-	rp_replay *const r = c->r;
-	size_t k = measured ? 0 : RP_REPLAY_SAMPLES + 1; /* a warm-up one aborts, but is not counted (as a->mismatches) */
-	while (k < c->n_samples &&
-	       !(c->samples[k].op == op->op && c->samples[k].expected == expected && c->samples[k].actual == actual))
-		k++;
-	if (k < c->n_samples) {
-		c->samples[k].count++;
-	} else if (k < RP_REPLAY_SAMPLES) {
-		rp_replay_sample *const s = &c->samples[c->n_samples++];
-		s->client = c->trace_client;
-		s->copy = r->opts.clones ? r->opts.clone_base + c->clone + 1 : 0;
-		s->index = index;
-		s->op = op->op;
-		s->expected = expected;
-		s->actual = actual;
-		s->count = 1;
-		s->handle = op->handle;
-		snprintf(s->path, sizeof(s->path), "%s", path ? path : "");
-	} else if (measured) {
-		c->sample_others++;
-	}
-	if (r->opts.on_mismatch == RP_MISMATCH_ABORT) {
-		atomic_store(&r->aborted, 1);
-		atomic_store(&r->stop, true);
-	}
-}
-
-static rp_hist *new_hist(void)
-{
-	rp_hist *const h = malloc(sizeof(*h));
-	if (h)
-		rp__hist_init(h);
-	return h;
-}
-
-/* Statistics for one op that ran (or was refused by the engine: lat_ok false). */
-static inline __attribute__((always_inline)) void record(rp_client *c, const rp_op *op, uint64_t index, uint64_t sched,
-							 uint64_t issue, uint64_t done, bool lat_ok, int32_t expected,
-							 int32_t status, uint64_t result, const char *path, bool windowed)
-{
-	const rp_replay *const r = c->r;
-	/* Bytes moved: read, write and copy. */
-	const bool io = ((1ull << RP_OP_READ | 1ull << RP_OP_WRITE | 1ull << RP_OP_COPY) >> op->op) & 1u;
-	const uint64_t bytes = io && status == 0 ? result : 0;
-	const uint64_t lag = issue > sched ? issue - sched : 0; /* sched is 0 in afap: no lag recorded below */
-
-	rp_csecond *const s = second(c, issue, windowed);
-	if (s) {
-		s->ops++;
-		s->bytes += bytes;
-		s->failures += status != 0;
-		if (sched && lag > s->lag_max)
-			s->lag_max = lag;
-		if (lat_ok) {
-			const uint64_t lat = done - issue;
-			s->lat_n++;
-			s->lat_sum += lat;
-			if (lat > s->lat_max)
-				s->lat_max = lat;
-		}
-	}
-	/* Only this thread writes them: a relaxed store of a private running total, no read-modify-write. */
-	atomic_store_explicit(&c->prog_ops, ++c->n_ops, memory_order_relaxed);
-	if (bytes)
-		atomic_store_explicit(&c->prog_bytes, c->n_bytes += bytes, memory_order_relaxed);
-	if (sched && lag > atomic_load_explicit(&c->prog_lag_max, memory_order_relaxed))
-		atomic_store_explicit(&c->prog_lag_max, lag, memory_order_relaxed);
-
-	const bool bad = !matches(expected, status);
-	if (bad)
-		mismatch(c, op, index, expected, status, path, issue >= r->warm_end);
-	if (issue < r->warm_end) {
-		c->warmup_ops++;
-		return;
-	}
-	rp_opacc *const a = &c->acc[op->op];
-	a->count++;
-	a->bytes += bytes;
-	a->mismatches += bad;
-	if (status != 0) {
-		a->failures++;
-		a->failures_expected += !bad;
-		c->errnos[status > 0 && status < RP_REPLAY_ERRNO_MAX ? status : 0]++;
-	}
-	if (lat_ok && (a->lat || (a->lat = new_hist())))
-		rp__hist_add(a->lat, done - issue);
-	if (sched)
-		rp__hist_add(c->lag, lag);
 }
 
 /* Ops that act on an open handle: with handle 0 and EBADF recorded, they had none (see backend.h). */
@@ -508,7 +371,7 @@ static inline __attribute__((always_inline)) void finish(rp_client *c, const rp_
 		if (windowed)
 			rp__handles_del(&c->win->hpath, op->handle, &old);
 	}
-	record(c, op, index, sched, issue, done, true, expected(c, op, index, req->status), req->status, req->result,
+	rp__cstats_record(c, op, index, sched, issue, done, true, expected(c, op, index, req->status), req->status, req->result,
 	       req->path, windowed);
 	if (!windowed || done > c->last_done)
 		c->last_done = done;
@@ -559,7 +422,7 @@ static inline __attribute__((always_inline)) uint64_t exec(rp_client *c, const r
 							  : dup_handle(c, op, req->bh);
 		unhold(c, req);
 		const uint64_t done = rp__now(r);
-		record(c, op, index, sched, issue, done, true, op->status, st, 0, req->path, false);
+		rp__cstats_record(c, op, index, sched, issue, done, true, op->status, st, 0, req->path, false);
 		if (done > c->last_done)
 			c->last_done = done;
 		return done;
@@ -574,7 +437,7 @@ static inline __attribute__((always_inline)) uint64_t exec(rp_client *c, const r
 	}
 	case V_REFUSE:
 		c->acc[op->op].escapes += refuse == EXDEV && counted;
-		record(c, op, index, sched, t, t, false, op->status, refuse, 0, req->path, false);
+		rp__cstats_record(c, op, index, sched, t, t, false, op->status, refuse, 0, req->path, false);
 		return t;
 	case V_SKIP:
 		c->acc[op->op].skipped += counted;
@@ -600,7 +463,7 @@ static inline __attribute__((always_inline)) uint64_t exec(rp_client *c, const r
 		c->acc[op->op].unknown += counted;
 		/* fall through */
 	case V_NO_HANDLE_1:
-		record(c, op, index, sched, t, t, false, op->status, EBADF, 0, req->path, false);
+		rp__cstats_record(c, op, index, sched, t, t, false, op->status, EBADF, 0, req->path, false);
 		return t;
 	case V_ISSUE:
 	case V_ON:
