@@ -10,6 +10,7 @@
 #include "formats/status.h"
 #include "replay/client.h"
 #include "replay/engine.h"
+#include "replay/req.h"
 
 
 
@@ -45,7 +46,7 @@ void *rp__client_main(void *arg)
 		goto out;
 	}
 	c->binit = true;
-	c->async = (r->bops->caps & RP_BCAP_ASYNC) && r->bops->poll;
+	c->async = rp__req_async(r->bops);
 	if (r->opts.max_inflight > 1) {
 		rc = rp__win_create(c, r->opts.max_inflight, &rp__client_win_hooks, c->errbuf);
 		if (rc < 0) {

@@ -53,7 +53,7 @@ static int prep_submit(rp_replay *r, void *cs, rp_breq *req)
 	/* An op the backend cannot express is never sent: the item fails (counted in prepare's failures). */
 	if (!(r->op_mask >> req->op->op & 1u))
 		return EOPNOTSUPP;
-	const bool async = (r->bops->caps & RP_BCAP_ASYNC) && r->bops->poll;
+	const bool async = rp__req_async(r->bops);
 	const int rc = rp__req_wait(r->bops, r->bstate, cs, async, req);
 	if (rc < 0) {
 		/* The backend cannot go on: prepare stops at the end of this item and fails the run (prepare_dir). */

@@ -18,6 +18,12 @@
 
 #include "replay/backend.h"
 
+/* Whether the backend completes later, through poll (RP_BCAP_ASYNC; rp_backend_check makes sure it has a poll). */
+static inline bool rp__req_async(const rp_backend_ops *bops)
+{
+	return (bops->caps & RP_BCAP_ASYNC) && bops->poll;
+}
+
 /*
  * One submit of req: 0 (started, or done by a synchronous backend),
  * RP_BREQ_BUSY (nothing was started: the backend's queue is full; an older
