@@ -31,8 +31,11 @@ int rp__req_issue(const rp_backend_ops *bops, void *backend, void *cs, bool asyn
 		const int rc = rp__req_submit(bops, backend, cs, req);
 		if (rc != RP_BREQ_BUSY)
 			return rc < 0 ? rc : 0;
-		if (!async || tries == REQ_BUSY_TRIES)
+		if (!async || tries == REQ_BUSY_TRIES) {
+			/* Nothing of it ran: no status of the backend's (the failure names RP_E_LIMIT). */
+			req->status = 0;
 			return RP_E_LIMIT;
+		}
 		rp__req_poll(bops, backend, cs, REQ_POLL_NS);
 	}
 }

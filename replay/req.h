@@ -38,8 +38,9 @@ int rp__req_poll(const rp_backend_ops *bops, void *backend, void *cs, uint64_t t
  * Submit req until the backend takes it: a busy backend is polled (async:
  * completions make room) and the submit retried, up to 1000 times, then
  * RP_E_LIMIT (a backend that stays full is not coming back).  A synchronous
- * backend has nothing to poll: busy is RP_E_LIMIT at once.  0 when req was
- * taken, else a negative rp error.  req->cb and req->data are the caller's.
+ * backend has nothing to poll: busy is RP_E_LIMIT at once (req->status 0:
+ * nothing of it ran).  0 when req was taken, else a negative rp error.
+ * req->cb and req->data are the caller's.
  */
 int rp__req_issue(const rp_backend_ops *bops, void *backend, void *cs, bool async, rp_breq *req);
 

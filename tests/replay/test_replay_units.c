@@ -214,10 +214,11 @@ static void test_req_wait_always_full(void **state)
 	(void)state;
 	const rp_backend_ops ops = { .version = RP_BACKEND_VERSION, .name = "busy", .submit = busy_submit, .poll = busy_poll };
 	busy_be be = { .full = 1 << 30 };
-	rp_breq req = { 0 };
+	rp_breq req = { .status = 662695936 }; /* what an earlier request left there */
 	assert_int_equal(rp__req_wait(&ops, &be, NULL, true, &req), RP_E_LIMIT);
 	assert_int_equal(be.submits, 1001);
 	assert_int_equal(be.polls, 1000);
+	assert_int_equal(req.status, 0); /* nothing ran: the failure names RP_E_LIMIT, no stale status */
 }
 
 /* A version 7 backend's RP_E_LIMIT from submit is its busy: polled and retried like RP_BREQ_BUSY. */
@@ -251,10 +252,11 @@ static void test_req_busy_sync(void **state)
 	(void)state;
 	const rp_backend_ops ops = { .version = RP_BACKEND_VERSION, .name = "busy", .submit = busy_submit, .poll = busy_poll };
 	busy_be be = { .full = 1 };
-	rp_breq req = { 0 };
+	rp_breq req = { .status = EIO };
 	assert_int_equal(rp__req_issue(&ops, &be, NULL, false, &req), RP_E_LIMIT);
 	assert_int_equal(be.submits, 1);
 	assert_int_equal(be.polls, 0);
+	assert_int_equal(req.status, 0);
 }
 
 int main(void)
