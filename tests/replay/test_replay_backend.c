@@ -576,6 +576,46 @@ static const rp_replay_results *run_lossy(wl *t, const rp_backend_ops *ops, uint
 	return rp_replay_get_results(*r);
 }
 
+/*
+ * Modules built against interface 7 and 8 that are busy every other submit
+ * (7: RP_E_LIMIT, 8: RP_BREQ_BUSY): each loads, and a run one at a time, in a
+ * window and with prepare completes every op, none failed.
+ */
+static void test_module_busy(void **state)
+{
+	(void)state;
+	const char *const root = getenv("REPRISE_BUILD_ROOT");
+	assert_non_null(root);
+	for (int v = 7; v <= 8; v++) {
+		char path[4096], sym[64], eb[RP_ERRBUF_SIZE] = "";
+		snprintf(path, sizeof(path), "%s/tests/replay/reprise-backend-modtest%d.so", root, v);
+		snprintf(sym, sizeof(sym), "rp__backend_modtest%d", v);
+		const rp_backend_ops *ops = NULL;
+		if (rp__backend_module_open(path, sym, &ops, eb) != 0)
+			fail_msg("%s", eb);
+		assert_int_equal(ops->version, v);
+		if (rp_backend_check(ops, eb) != 0)
+			fail_msg("%s", eb);
+		for (uint32_t inflight = 1; inflight <= 4; inflight += 3)
+			for (int prepare = 0; prepare <= 1; prepare++) {
+				wl t;
+				wl_init(&t, RP_SRC_LOADFILE_SMB);
+				for (int i = 0; i < 10; i++)
+					wl_add(&t, 1, RP_OP_STAT, "\\d\\f", 0, 0, 0, 0);
+				rp_replay *r = NULL;
+				int rc;
+				const rp_replay_results *res = run_lossy(&t, ops, inflight, prepare, &r, &rc, eb);
+				if (rc != 0)
+					fail_msg("version %d, inflight %u, prepare %d: %s", v, inflight, prepare, eb);
+				assert_string_equal(res->stop, "end");
+				assert_int_equal(res->op[RP_OP_STAT].count, 10);
+				assert_int_equal(res->failures, 0);
+				rp_replay_destroy(r);
+				wl_fini(&t);
+			}
+	}
+}
+
 static void test_client_error(void **state)
 {
 	(void)state;
@@ -702,6 +742,7 @@ int main(void)
 		cmocka_unit_test(test_unsupported_ops),
 		cmocka_unit_test(test_module_loader),
 		cmocka_unit_test(test_client_error),
+		cmocka_unit_test(test_module_busy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
