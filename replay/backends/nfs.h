@@ -36,13 +36,6 @@ int rp__nfs_url_check(const char *url, rp_nfs_url_info *info, char *errbuf);
 /* The canonical status of a libnfs result: 0 for rc >= 0, else its errno (host numbering), OTHER past 4095. */
 int32_t rp__nfs_status(int rc);
 
-/*
- * An SMB listing pattern (path2 of a readdir: '*', '?', DOS '<' '>' '"')
- * as an fnmatch(3) pattern in out (n bytes), every other character itself
- * ('[', ']', '\\' escaped).  0, or ENAMETOOLONG when it does not fit.
- */
-int rp__nfs_pattern(const char *mask, char *out, size_t n);
-
 /* The setattr attributes the nfs backend sets, one RPC each, in this order. */
 enum {
 	RP_NFS_SA_SIZE = 1u << 0,

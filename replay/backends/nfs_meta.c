@@ -8,12 +8,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+
+#include "formats/posixsem.h"
 
 /* The times a setattr sets: SETATTR sets both, so the one the op does not set keeps its value (st, the pre-stat's). */
 static void setattr_times(const rp_op *op, const struct nfs_stat_64 *st, struct timeval tv[2])
@@ -137,21 +138,20 @@ void rp__nfs_readdir_done(nreq *q, struct nfsdir *dir)
 {
 	nfs_client *const c = q->c;
 	const rp_breq *const req = q->req;
-	char pat[2 * NAME_MAX + 1];
 	const char *const mask = req->path2 && req->path2[0] ? req->path2 : NULL;
 	int rc = 0;
-	if (mask && (strlen(mask) > NAME_MAX || rp__nfs_pattern(mask, pat, sizeof(pat)) != 0))
+	if (mask && strlen(mask) > NAME_MAX)
 		rc = ENAMETOOLONG;
 	uint64_t n = 0;
 	for (struct nfsdirent *e; rc == 0 && (e = nfs_readdir(c->nfs, dir)) != NULL;) {
 		if (strcmp(e->name, ".") == 0 || strcmp(e->name, "..") == 0)
 			continue;
-		n += !mask || fnmatch(pat, e->name, FNM_CASEFOLD) == 0;
+		n += !mask || rp_find_match(mask, e->name);
 	}
 	nfs_closedir(c->nfs, dir);
 	/* As posix lists for a pattern: "." and ".." are entries (SMB servers list them), and no match is ENOENT. */
 	if (rc == 0 && mask) {
-		n += (fnmatch(pat, ".", FNM_CASEFOLD) == 0) + (fnmatch(pat, "..", FNM_CASEFOLD) == 0);
+		n += rp_find_dots(mask);
 		if (n == 0)
 			rc = ENOENT;
 	}

@@ -8,7 +8,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,8 @@
 
 #include <nfsc/libnfs-raw-nfs.h>
 #include <nfsc/libnfs-raw.h>
+
+#include "formats/posixsem.h"
 
 /*
  * The mount's root file handle: libnfs 4.0 exports it without declaring it
@@ -102,14 +103,6 @@ void rp__nfs_queued(nreq *q, int rc)
 		rp__nfs_finish(q, rp__nfs_status(rc) ? rp__nfs_status(rc) : EIO);
 }
 
-/* The wants an open with these flags has (for the engine's NT checks). */
-static uint32_t granted_of(int flags)
-{
-	const int acc = flags & O_ACCMODE;
-	return RP_WANT_KNOWN | RP_WANT_READ_ATTR | RP_WANT_WRITE_ATTR | RP_WANT_DELETE |
-	       (acc != O_WRONLY ? RP_WANT_READ | RP_WANT_EXEC : 0) | (acc != O_RDONLY ? RP_WANT_WRITE | RP_WANT_APPEND : 0);
-}
-
 static char *rooted(const char *p)
 {
 	const size_t n = strlen(p);
@@ -127,14 +120,6 @@ unsigned rp__nfs_mode(const nfs_client *c, uint32_t mode)
 	return mode & (c->nb->setid ? 07777u : 01777u);
 }
 
-static const int disp_flags[RP_DISP__COUNT] = {
-	[RP_DISP_OPEN] = 0,
-	[RP_DISP_CREATE] = O_CREAT | O_EXCL,
-	[RP_DISP_OPEN_IF] = O_CREAT,
-	[RP_DISP_TRUNC] = O_TRUNC,
-	[RP_DISP_TRUNC_IF] = O_CREAT | O_TRUNC,
-	[RP_DISP_SUPERSEDE] = O_CREAT | O_TRUNC,
-};
 
 /*
  * nfs_open2 with flags, its callback's step `after`.  On NFSv4 only an OPEN
@@ -281,7 +266,7 @@ static void deliver(nreq *q, nfile *f)
 		return;
 	}
 	q->req->bh = (uint64_t)(uintptr_t)f;
-	q->req->granted = granted_of(q->c->nb->version == 4 ? q->asked : q->flags);
+	q->req->granted = rp_granted_of(q->c->nb->version == 4 ? q->asked : q->flags);
 	rp__nfs_finish(q, 0);
 }
 
@@ -353,11 +338,11 @@ static void open_done(nreq *q, int err, void *data)
 static void start_open(nreq *q)
 {
 	const rp_op *const op = q->req->op;
-	const bool dir = (op->flags & RP_OPF_DIRECTORY) || (op->oflags & RP_OF_DIRECTORY);
-	const int disp = op->disp < RP_DISP__COUNT ? disp_flags[op->disp] : 0;
-	q->mode = op->mode ? rp__nfs_mode(q->c, op->mode) : dir ? 0777 : 0666;
-	q->notdir = (op->oflags & RP_OF_NOT_DIRECTORY) != 0;
-	if (dir) {
+	const rp_open_plan o = rp_open_plan_of(op);
+	const int disp = rp_disp_oflags(op->disp);
+	q->mode = op->mode ? rp__nfs_mode(q->c, op->mode) : o.dir ? 0777 : 0666;
+	q->notdir = o.not_dir;
+	if (o.dir) {
 		q->flags = disp;
 		if (disp & O_CREAT) {
 			q->step = S_MKDIR_OPEN;
@@ -367,22 +352,13 @@ static void start_open(nreq *q)
 		}
 		return;
 	}
-	const uint32_t w = op->want;
-	int acc;
-	if (!(w & RP_WANT_KNOWN) || (w & RP_WANT_MAX)) {
-		acc = O_RDWR; /* not recorded (NFSv3, loadfiles) or as much as allowed: read-write, else read-only */
+	q->flags = o.flags;
+	q->fallback_ro = o.fallback_ro;
+	if (o.meta_only) {
+		/* Attributes only: read-write where allowed, as the NT layer expects (no O_PATH over NFS). */
+		q->flags = (q->flags & ~O_ACCMODE) | O_RDWR;
 		q->fallback_ro = true;
-	} else {
-		const bool rd = (w & (RP_WANT_READ | RP_WANT_EXEC)) != 0, wr = (w & (RP_WANT_WRITE | RP_WANT_APPEND)) != 0;
-		acc = rd && wr ? O_RDWR : wr ? O_WRONLY : O_RDONLY;
-		q->fallback_ro = !rd && !wr; /* attributes only: read-write where allowed, as the NT layer expects */
-		if (q->fallback_ro)
-			acc = O_RDWR;
 	}
-	q->flags = acc | disp;
-	q->flags |= op->oflags & RP_OF_APPEND ? O_APPEND : 0;
-	q->flags |= op->oflags & RP_OF_SYNC ? O_SYNC : 0;
-	q->flags |= op->oflags & RP_OF_NOFOLLOW ? O_NOFOLLOW : 0;
 	issue_open(q);
 }
 
@@ -852,8 +828,7 @@ static int check_of(const nreq *q, const rp_op *op, int *last2)
 		return CHK_NONE;
 	switch (op->op) {
 	case RP_OP_OPEN: {
-		const int disp = op->disp < RP_DISP__COUNT ? disp_flags[op->disp] : 0;
-		return disp & O_EXCL ? CHK_EXCL : CHK_LOOP;
+		return rp_disp_oflags(op->disp) & O_EXCL ? CHK_EXCL : CHK_LOOP;
 	}
 	case RP_OP_READ:
 	case RP_OP_WRITE:

@@ -85,24 +85,6 @@ int32_t rp__nfs_status(int rc)
 	return rc < -4095 ? RP_STATUS_OTHER : -rc;
 }
 
-int rp__nfs_pattern(const char *mask, char *out, size_t n)
-{
-	size_t o = 0;
-	for (size_t i = 0; mask[i]; i++) {
-		const char ch = mask[i];
-		const bool esc = ch == '[' || ch == ']' || ch == '\\';
-		if (o + 1 + esc >= n)
-			return ENAMETOOLONG;
-		if (esc)
-			out[o++] = '\\';
-		out[o++] = ch == '<' ? '*' : ch == '>' ? '?' : ch == '"' ? '.' : ch;
-	}
-	if (o >= n)
-		return ENAMETOOLONG;
-	out[o] = '\0';
-	return 0;
-}
-
 unsigned rp__nfs_setattr_steps(uint32_t a)
 {
 	unsigned s = 0;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "formats/cursor.h"
+#include "formats/posixsem.h"
 
 /* fchmodat2(2) (Linux 6.6): the one chmod that honours AT_SYMLINK_NOFOLLOW; newer syscalls share one number on every architecture. */
 #ifndef SYS_fchmodat2
@@ -248,58 +249,9 @@ static void posix_client_fini(void *backend, void *client)
 	c->buf = NULL;
 }
 
-/* How to open what an open op names (its semantic fields: docs/op-model.md). */
-typedef struct oflags {
-	int flags;        /* open(2) flags */
-	bool dir;         /* wants a directory */
-	bool file;        /* must not be one */
-	bool fallback_ro; /* no access was asked for as such: read-write, else read-only */
-	bool meta_only;   /* no data access asked for (attributes, delete, ...): O_PATH if unreadable */
-} oflags;
-
-static const int disp_flags[RP_DISP__COUNT] = {
-	[RP_DISP_OPEN] = 0,
-	[RP_DISP_CREATE] = O_CREAT | O_EXCL,
-	[RP_DISP_OPEN_IF] = O_CREAT,
-	[RP_DISP_TRUNC] = O_TRUNC,
-	[RP_DISP_TRUNC_IF] = O_CREAT | O_TRUNC,
-	[RP_DISP_SUPERSEDE] = O_CREAT | O_TRUNC,
-};
-
-static oflags open_flags(const rp_op *op)
-{
-	oflags o = { .dir = (op->flags & RP_OPF_DIRECTORY) || (op->oflags & RP_OF_DIRECTORY),
-		     .file = (op->oflags & RP_OF_NOT_DIRECTORY) != 0 };
-	const uint32_t w = op->want;
-	int acc;
-	if (!(w & RP_WANT_KNOWN) || (w & RP_WANT_MAX)) {
-		/* Not recorded (NFSv3, loadfiles) or as much as allowed: read-write, else read-only. */
-		acc = O_RDWR;
-		o.fallback_ro = true;
-	} else {
-		/* Append-only writes still go where the op says: SMB writes carry their offset. */
-		const bool rd = (w & (RP_WANT_READ | RP_WANT_EXEC)) != 0, wr = (w & (RP_WANT_WRITE | RP_WANT_APPEND)) != 0;
-		acc = rd && wr ? O_RDWR : wr ? O_WRONLY : O_RDONLY;
-		o.meta_only = !rd && !wr;
-	}
-	o.flags = acc | (op->disp < RP_DISP__COUNT ? disp_flags[op->disp] : 0);
-	o.flags |= op->oflags & RP_OF_APPEND ? O_APPEND : 0;
-	o.flags |= op->oflags & RP_OF_SYNC ? O_SYNC : 0;
-	o.flags |= op->oflags & RP_OF_NOFOLLOW ? O_NOFOLLOW : 0;
-	return o;
-}
-
-/* The wants an fd opened with these access flags has (for the engine's checks). */
-static uint32_t granted_of(int flags)
-{
-	const int acc = flags & O_ACCMODE;
-	return RP_WANT_KNOWN | RP_WANT_READ_ATTR | RP_WANT_WRITE_ATTR | RP_WANT_DELETE |
-	       (acc != O_WRONLY ? RP_WANT_READ | RP_WANT_EXEC : 0) | (acc != O_RDONLY ? RP_WANT_WRITE | RP_WANT_APPEND : 0);
-}
-
 static int do_open(posix_backend *pb, posix_client *c, rp_breq *req)
 {
-	const oflags o = open_flags(req->op);
+	const rp_open_plan o = rp_open_plan_of(req->op);
 	int flags = o.flags;
 	bool dir = o.dir;
 	const unsigned mode = req->op->mode ? trace_mode(pb, req->op->mode) : dir ? 0777 : 0666;
@@ -334,13 +286,13 @@ static int do_open(posix_backend *pb, posix_client *c, rp_breq *req)
 		struct stat st = { 0 };
 		if (!path_only)
 			fd = keep_data_fd(req, fd, true, &st);
-		if (fd == -EISDIR && !o.file && !(flags & (O_EXCL | O_TRUNC))) {
+		if (fd == -EISDIR && !o.not_dir && !(flags & (O_EXCL | O_TRUNC))) {
 			fd = rp__posix_open(c, req->path, O_RDONLY | O_DIRECTORY, 0);
 			dir = true;
 		} else if (fd >= 0 && !path_only && (flags & O_ACCMODE) == O_RDONLY) {
 			/* Read-only opens of a directory succeed in POSIX; one that must not be a directory, or empties it, fails. */
 			if (S_ISDIR(st.st_mode)) {
-				if (o.file || (flags & (O_EXCL | O_TRUNC))) {
+				if (o.not_dir || (flags & (O_EXCL | O_TRUNC))) {
 					close(fd);
 					return EISDIR;
 				}
@@ -357,7 +309,7 @@ static int do_open(posix_backend *pb, posix_client *c, rp_breq *req)
 	}
 	f->fd = fd;
 	f->dir = dir;
-	req->granted = dir ? RP_WANT_KNOWN | RP_WANT_ALL : granted_of(flags);
+	req->granted = dir ? RP_WANT_KNOWN | RP_WANT_ALL : rp_granted_of(flags);
 	req->bh = (uint64_t)(uintptr_t)f;
 	return 0;
 }

@@ -4,13 +4,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include "formats/posixsem.h"
 
 /* A tree deeper than this is treated as an attack on the stack, not a workload. */
 #define DELTREE_MAX_DEPTH 128
@@ -26,7 +27,7 @@ struct linux_dirent64 {
 #define DENTS_BUF (64u * 1024u)
 
 /* Count entries of dirfd (not . and ..) matching pattern (NULL = all). */
-static int count_entries(posix_client *c, int dirfd, const char *pattern, int fnflags, uint64_t *count)
+static int count_entries(posix_client *c, int dirfd, const char *pattern, uint64_t *count)
 {
 	if (rp__posix_buf(c, DENTS_BUF) < 0)
 		return ENOMEM;
@@ -44,7 +45,7 @@ static int count_entries(posix_client *c, int dirfd, const char *pattern, int fn
 			off += d->d_reclen;
 			if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0)
 				continue;
-			if (!pattern || fnmatch(pattern, d->d_name, fnflags) == 0)
+			if (!pattern || rp_find_match(pattern, d->d_name))
 				(*count)++;
 		}
 	}
@@ -53,7 +54,7 @@ static int count_entries(posix_client *c, int dirfd, const char *pattern, int fn
 /*
  * A listing of the directory named by the path (or the handle), of every
  * entry or, with a pattern (path2: SMB FIND_FIRST/QUERY_DIRECTORY), of the
- * entries matching it case-insensitively.  A directory's entries include "."
+ * entries matching it as an SMB server would (rp_find_match).  A directory's entries include "."
  * and ".." for a pattern (MS-FSCC 2.4: SMB servers list them), so "*" finds
  * something even in an empty directory; a pattern that matches nothing at
  * all is ENOENT (NT_STATUS_NO_SUCH_FILE).
@@ -63,7 +64,6 @@ int rp__posix_readdir(posix_backend *pb, posix_client *c, const rp_breq *req, in
 	(void)pb;
 	int dirfd = -1, rc;
 	uint64_t n = 0;
-	char pat[2 * NAME_MAX + 1]; /* room for an escape before every character */
 	const char *const mask = req->path2;
 	if (!req->path) {
 		if (handle_fd < 0)
@@ -79,26 +79,14 @@ int rp__posix_readdir(posix_backend *pb, posix_client *c, const rp_breq *req, in
 			rc = ENAMETOOLONG;
 			goto out;
 		}
-		/* An SMB pattern has the wildcards '*' and '?' and the DOS ones '<' ('*'-like), '>'
-		 * ('?'-like) and '"' ('.'), close enough for counting; every other character is itself, so
-		 * fnmatch's own '[', ']' and '\\' are escaped: smbclient's `del a[1].txt` sends the name
-		 * as the pattern, and it must match that file. */
-		size_t o = 0;
-		for (size_t i = 0; mask[i]; i++) {
-			const char ch = mask[i];
-			if (ch == '[' || ch == ']' || ch == '\\')
-				pat[o++] = '\\';
-			pat[o++] = ch == '<' ? '*' : ch == '>' ? '?' : ch == '"' ? '.' : ch;
-		}
-		pat[o] = '\0';
-		rc = count_entries(c, dirfd, pat, FNM_CASEFOLD, &n);
+		rc = count_entries(c, dirfd, mask, &n);
 		if (rc == 0) {
-			n += (fnmatch(pat, ".", FNM_CASEFOLD) == 0) + (fnmatch(pat, "..", FNM_CASEFOLD) == 0);
+			n += rp_find_dots(mask);
 			if (n == 0)
 				rc = ENOENT;
 		}
 	} else {
-		rc = count_entries(c, dirfd, NULL, 0, &n);
+		rc = count_entries(c, dirfd, NULL, &n);
 	}
 out:
 	if (dirfd != handle_fd)

@@ -11,6 +11,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "formats/posixsem.h"
 #include "replay/backends/smb_int.h"
 
 /* One libsmbclient read or write call moves at most this much; it splits it into the server's maximum sizes. */
@@ -322,14 +323,6 @@ static int file_close(smb_conn *cn, smb_file *f)
 	return rc;
 }
 
-static const int disp_flags[RP_DISP__COUNT] = {
-	[RP_DISP_OPEN] = 0,
-	[RP_DISP_CREATE] = O_CREAT | O_EXCL,
-	[RP_DISP_OPEN_IF] = O_CREAT,
-	[RP_DISP_TRUNC] = O_TRUNC,
-	[RP_DISP_TRUNC_IF] = O_CREAT | O_TRUNC,
-	[RP_DISP_SUPERSEDE] = O_CREAT | O_TRUNC,
-};
 
 /*
  * A directory open: made with a creating disposition, else checked to be
@@ -339,7 +332,7 @@ static const int disp_flags[RP_DISP__COUNT] = {
 static int open_dir(smb_conn *cn, const rp_op *op, const char *path, bool *is_dir)
 {
 	SMBCCTX *const ctx = cn->ctx;
-	const int flags = op->disp < RP_DISP__COUNT ? disp_flags[op->disp] : 0;
+	const int flags = rp_disp_oflags(op->disp);
 	if (flags & O_CREAT) {
 		if (smbc_getFunctionMkdir(ctx)(ctx, cn->url, op->mode ? op->mode & 0777 : 0777) == 0)
 			return *is_dir = true, 0;
@@ -367,13 +360,13 @@ static int do_open(smb_conn *cn, rp_breq *req)
 	if (rc)
 		return rc;
 	SMBCCTX *const ctx = cn->ctx;
-	const uint32_t w = op->want;
-	const bool unknown = !(w & RP_WANT_KNOWN) || (w & RP_WANT_MAX);
-	const bool rd = unknown || (w & (RP_WANT_READ | RP_WANT_EXEC)), wr = unknown || (w & (RP_WANT_WRITE | RP_WANT_APPEND));
-	int acc = rd && wr ? O_RDWR : wr ? O_WRONLY : O_RDONLY;
-	const int flags = (op->disp < RP_DISP__COUNT ? disp_flags[op->disp] : 0);
-	const bool want_dir = (op->flags & RP_OPF_DIRECTORY) || (op->oflags & RP_OF_DIRECTORY);
-	const bool not_dir = (op->oflags & RP_OF_NOT_DIRECTORY) != 0;
+	const rp_open_plan o = rp_open_plan_of(op);
+	const bool unknown = o.fallback_ro;
+	int acc = o.flags & O_ACCMODE;
+	/* Append is the handle's (writes carry their offset); libsmbclient's open has no O_SYNC or O_NOFOLLOW. */
+	const int flags = o.flags & (O_CREAT | O_EXCL | O_TRUNC);
+	const bool want_dir = o.dir;
+	const bool not_dir = o.not_dir;
 	bool dir = false;
 	SMBCFILE *fh = NULL;
 	if (want_dir) {
@@ -410,10 +403,7 @@ static int do_open(smb_conn *cn, rp_breq *req)
 		cn->files->prev = f;
 	cn->files = f;
 	atomic_fetch_add(&cn->refs, 1);
-	req->granted = dir ? RP_WANT_KNOWN | RP_WANT_ALL
-			   : RP_WANT_KNOWN | RP_WANT_READ_ATTR | RP_WANT_WRITE_ATTR |
-				     (acc != O_WRONLY ? RP_WANT_READ | RP_WANT_EXEC : 0) |
-				     (acc != O_RDONLY ? RP_WANT_WRITE | RP_WANT_APPEND : 0);
+	req->granted = dir ? RP_WANT_KNOWN | RP_WANT_ALL : rp_granted_of(acc);
 	req->bh = (uint64_t)(uintptr_t)f;
 	return 0;
 }

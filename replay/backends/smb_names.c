@@ -1,7 +1,6 @@
 /* smb backend: the ops by name (MS-SMB2 CREATE-wrapped calls): setattr, listings with patterns, rename, deltree. */
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include "formats/posixsem.h"
 #include "replay/backends/smb_int.h"
 
 /* A directory tree deeper than this (deltree) is treated as an attack on the stack, not a workload. */
@@ -152,19 +152,8 @@ int rp__smb_readdir(smb_conn *cn, rp_breq *req, smb_file *f)
 	if (rc)
 		return rc;
 	const char *const mask = req->path2 && req->path2[0] ? req->path2 : NULL;
-	char pat[2 * NAME_MAX + 1];
-	if (mask) {
-		if (strlen(mask) > NAME_MAX)
-			return ENAMETOOLONG;
-		size_t o = 0;
-		for (size_t i = 0; mask[i]; i++) {
-			const char ch = mask[i];
-			if (ch == '[' || ch == ']' || ch == '\\')
-				pat[o++] = '\\';
-			pat[o++] = ch == '<' ? '*' : ch == '>' ? '?' : ch == '"' ? '.' : ch;
-		}
-		pat[o] = '\0';
-	}
+	if (mask && strlen(mask) > NAME_MAX)
+		return ENAMETOOLONG;
 	SMBCCTX *const ctx = cn->ctx;
 	SMBCFILE *const d = smbc_getFunctionOpendir(ctx)(ctx, cn->url);
 	if (!d)
@@ -173,7 +162,7 @@ int rp__smb_readdir(smb_conn *cn, rp_breq *req, smb_file *f)
 	errno = 0;
 	for (const struct smbc_dirent *e; (e = smbc_getFunctionReaddir(ctx)(ctx, d));) {
 		const bool dots = strcmp(e->name, ".") == 0 || strcmp(e->name, "..") == 0;
-		if (mask ? fnmatch(pat, e->name, FNM_CASEFOLD) == 0 : !dots)
+		if (mask ? rp_find_match(mask, e->name) : !dots)
 			n++;
 	}
 	if (errno && errno != ENOENT)

@@ -1,7 +1,6 @@
 /* Unit tests: the nfs backend's pure helpers (URL form, statuses, listing patterns, setattr steps, checked names); no server. */
 #include <errno.h>
 #include <stdio.h>
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,32 +73,6 @@ static void test_status(void **state)
 	assert_int_equal(rp__nfs_status(-4095), 4095);
 	assert_int_equal(rp__nfs_status(-4096), RP_STATUS_OTHER);
 	assert_int_equal(rp__nfs_status(-2147483647 - 1), RP_STATUS_OTHER);
-}
-
-static void pat_is(const char *mask, const char *want)
-{
-	char out[64];
-	assert_int_equal(rp__nfs_pattern(mask, out, sizeof(out)), 0);
-	assert_string_equal(out, want);
-}
-
-static void test_pattern(void **state)
-{
-	(void)state;
-	pat_is("*", "*");
-	pat_is("<.JNK", "*.JNK");
-	pat_is("a>\"txt", "a?.txt");
-	pat_is("a[1].txt", "a\\[1\\].txt");
-	pat_is("x\\y", "x\\\\y");
-	char out[64];
-	assert_int_equal(rp__nfs_pattern("a[1].txt", out, sizeof(out)), 0);
-	assert_int_equal(fnmatch(out, "a[1].txt", FNM_CASEFOLD), 0); /* smbclient's `del a[1].txt` */
-	assert_int_not_equal(fnmatch(out, "a1.txt", FNM_CASEFOLD), 0);
-	/* Bounded: what does not fit is refused, never cut. */
-	char small[4];
-	assert_int_equal(rp__nfs_pattern("abc", small, sizeof(small)), 0);
-	assert_int_equal(rp__nfs_pattern("abcd", small, sizeof(small)), ENAMETOOLONG);
-	assert_int_equal(rp__nfs_pattern("ab[", small, sizeof(small)), ENAMETOOLONG);
 }
 
 static void test_setattr_steps(void **state)
@@ -221,7 +194,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_url),
 		cmocka_unit_test(test_status),
-		cmocka_unit_test(test_pattern),
 		cmocka_unit_test(test_setattr_steps),
 		cmocka_unit_test(test_names),
 	};

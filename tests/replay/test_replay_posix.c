@@ -350,7 +350,7 @@ static void test_dircache_shared(void **state)
 	mkdir(target, 0777);
 }
 
-/* An SMB listing pattern: '*', '?' and the DOS wildcards are wild, fnmatch's '[' and '\\' are not. */
+/* An SMB listing pattern: '*', '?' and the DOS wildcards are wild (MS-FSA 2.1.4.4), fnmatch's '[' and '\\' are not. */
 static void test_readdir_pattern(void **state)
 {
 	(void)state;
@@ -374,6 +374,13 @@ static void test_readdir_pattern(void **state)
 	assert_int_equal(breq(b, bs, c, RP_OP_READDIR, "d", "a?1?.t<"), 0);
 	assert_int_equal(breq(b, bs, c, RP_OP_READDIR, "d", "a>1]\"txt"), 0);
 	assert_int_equal(breq(b, bs, c, RP_OP_READDIR, "d", "nothing*"), ENOENT);
+	/* The DOS wildcards as MS-FSA 2.1.4.4 has them (they were '*', '?' and '.' before, which differ). */
+	assert_int_equal(breq(b, bs, c, RP_OP_MKDIR, "d/ab", NULL), 0);
+	assert_int_equal(breq(b, bs, c, RP_OP_MKDIR, "d/x.y.z", NULL), 0);
+	assert_int_equal(breq(b, bs, c, RP_OP_READDIR, "d", "ab>>"), 0);   /* '>' matches nothing at the end */
+	assert_int_equal(breq(b, bs, c, RP_OP_READDIR, "d", "ab\""), 0);  /* '"' matches nothing at the end */
+	assert_int_equal(breq(b, bs, c, RP_OP_READDIR, "d", "x.y<"), ENOENT); /* '<' stops before the last '.' */
+	assert_int_equal(breq(b, bs, c, RP_OP_READDIR, "d", "x<.z"), 0);
 	b->client_fini(bs, c);
 	b->destroy(bs);
 	free(c);
