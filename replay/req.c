@@ -11,13 +11,19 @@
  */
 #define REQ_BUSY_TRIES 1000
 
-int rp__req_submit(const rp_backend_ops *bops, void *backend, void *cs, rp_breq *req)
+/* One try; an older backend's RP_E_LIMIT read as busy.  Inline: the wait's common case is one call to the backend. */
+static inline int submit_once(const rp_backend_ops *bops, void *backend, void *cs, rp_breq *req)
 {
 	const int rc = bops->submit(backend, cs, req);
 	/* Before version 8 a full queue was RP_E_LIMIT: the same as busy. */
-	if (rc == RP_E_LIMIT && bops->version < 8)
+	if (__builtin_expect(rc == RP_E_LIMIT, 0) && bops->version < 8)
 		return RP_BREQ_BUSY;
 	return rc;
+}
+
+int rp__req_submit(const rp_backend_ops *bops, void *backend, void *cs, rp_breq *req)
+{
+	return submit_once(bops, backend, cs, req);
 }
 
 int rp__req_poll(const rp_backend_ops *bops, void *backend, void *cs, uint64_t timeout_ns)
@@ -25,19 +31,36 @@ int rp__req_poll(const rp_backend_ops *bops, void *backend, void *cs, uint64_t t
 	return bops->poll(backend, cs, timeout_ns);
 }
 
-int rp__req_issue(const rp_backend_ops *bops, void *backend, void *cs, bool async, rp_breq *req)
+/* The backend was busy at the first try: poll and try again (out of line, off the common path). */
+static __attribute__((noinline)) int issue_busy(const rp_backend_ops *bops, void *backend, void *cs, bool async,
+						rp_breq *req)
 {
 	for (int tries = 0;; tries++) {
-		const int rc = rp__req_submit(bops, backend, cs, req);
-		if (rc != RP_BREQ_BUSY)
-			return rc < 0 ? rc : 0;
 		if (!async || tries == REQ_BUSY_TRIES) {
 			/* Nothing of it ran: no status of the backend's (the failure names RP_E_LIMIT). */
 			req->status = 0;
 			return RP_E_LIMIT;
 		}
-		rp__req_poll(bops, backend, cs, REQ_POLL_NS);
+		bops->poll(backend, cs, REQ_POLL_NS);
+		const int rc = submit_once(bops, backend, cs, req);
+		if (rc != RP_BREQ_BUSY)
+			return rc < 0 ? rc : 0;
 	}
+}
+
+static inline int issue(const rp_backend_ops *bops, void *backend, void *cs, bool async, rp_breq *req)
+{
+	const int rc = submit_once(bops, backend, cs, req);
+	if (__builtin_expect(rc == 0, 1))
+		return 0;
+	if (rc != RP_BREQ_BUSY)
+		return rc < 0 ? rc : 0;
+	return issue_busy(bops, backend, cs, async, req);
+}
+
+int rp__req_issue(const rp_backend_ops *bops, void *backend, void *cs, bool async, rp_breq *req)
+{
+	return issue(bops, backend, cs, async, req);
 }
 
 static void req_done(rp_breq *req)
@@ -51,10 +74,10 @@ int rp__req_wait(const rp_backend_ops *bops, void *backend, void *cs, bool async
 	req->cb = async ? req_done : NULL;
 	if (async)
 		req->data = &done;
-	const int rc = rp__req_issue(bops, backend, cs, async, req);
+	const int rc = issue(bops, backend, cs, async, req);
 	if (rc < 0)
 		return rc;
 	while (async && !done)
-		rp__req_poll(bops, backend, cs, REQ_POLL_NS);
+		bops->poll(backend, cs, REQ_POLL_NS);
 	return 0;
 }
