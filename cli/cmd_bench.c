@@ -211,8 +211,8 @@ static int one_run(bench_ctx *c, rp_bench_target *t)
 	run->result = result_json(res, &c->prov.p);
 	if (!run->result)
 		say(run->error, sizeof(run->error), "out of memory keeping the result");
-	else if (rc < 0 || strcmp(res->stop, "error") == 0 || strcmp(res->stop, "mismatch") == 0)
-		say(run->error, sizeof(run->error), "the run %s", rc < 0 ? "failed" : strcmp(res->stop, "error") == 0
+	else if (rc < 0 || res->stop == RP_STOP_ERROR || res->stop == RP_STOP_MISMATCH)
+		say(run->error, sizeof(run->error), "the run %s", rc < 0 ? "failed" : res->stop == RP_STOP_ERROR
 										  ? "ended in an error" : "stopped at a mismatch");
 	else if (res->prepare.failures)
 		say(run->error, sizeof(run->error), "prepare: %llu of its items failed",

@@ -306,7 +306,7 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 	rp_replay_write_table(res, json.std ? stderr : stdout);
 	if (policy != RP_MISMATCH_SKIP)
 		rp__cli_warn_samples("replay", res);
-	status = rc < 0 || strcmp(res->stop, "mismatch") == 0 || strcmp(res->stop, "error") == 0 ? 1
+	status = rc < 0 || res->stop == RP_STOP_MISMATCH || res->stop == RP_STOP_ERROR ? 1
 		 : interrupted ? 130 : 0;
 	if (status == 0 && o.fail_on_mismatch && res->mismatches) {
 		rp__cli_err("replay", "%llu mismatch%s (--fail-on-mismatch)", (unsigned long long)res->mismatches,

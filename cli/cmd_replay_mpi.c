@@ -65,7 +65,7 @@ static int write_json(const mpi_cli *m, const rp_replay_merge *mg, double merge_
 		oom |= json_object_set_new(j, "host", json_stringn(rk[r].host, strnlen(rk[r].host, sizeof(rk[r].host)))) < 0;
 		oom |= json_object_set_new(j, "first_copy", m->a->ro->clones ? json_integer(base + 1) : json_null()) < 0;
 		oom |= json_object_set_new(j, "clients", json_integer(p->clients)) < 0;
-		oom |= json_object_set_new(j, "stop", json_string(p->stop)) < 0;
+		oom |= json_object_set_new(j, "stop", json_string(rp_stop_name(p->stop))) < 0;
 		oom |= json_object_set_new(j, "error", p->error[0] ? json_string(p->error) : json_null()) < 0;
 		oom |= json_object_set_new(j, "elapsed_s", json_real(p->elapsed_s)) < 0;
 		oom |= json_object_set_new(j, "ops", json_integer((json_int_t)p->ops)) < 0;
@@ -117,7 +117,7 @@ static int report(const mpi_cli *m, int run_status, bool interrupted, rp_outfile
 		if (p->error[0])
 			rp__cli_err("replay", "rank %d (%.*s): %s", r, (int)sizeof(rk[r].host), rk[r].host, p->error);
 	}
-	int status = run_status || strcmp(res->stop, "mismatch") == 0 || strcmp(res->stop, "error") == 0 ? 1
+	int status = run_status || res->stop == RP_STOP_MISMATCH || res->stop == RP_STOP_ERROR ? 1
 		 : interrupted ? 130 : 0;
 	if (status == 0 && a->fail_on_mismatch && res->mismatches) {
 		rp__cli_err("replay", "%llu mismatch%s (--fail-on-mismatch)", (unsigned long long)res->mismatches,

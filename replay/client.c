@@ -544,7 +544,7 @@ static bool client_lost(rp_client *c, bool windowed)
 	if (windowed)
 		rp__win_drain(c);
 	c->rc = lost;
-	c->stop = "error";
+	c->stop = RP_STOP_ERROR;
 	return true;
 }
 
@@ -559,7 +559,7 @@ static inline __attribute__((always_inline)) void run_impl(rp_client *c, const b
 	const uint64_t end = r->end;
 	const uint64_t start = r->t0 + ((uint64_t)r->opts.clone_base + c->clone) * r->offset_ns;
 	if (rp__wait_until(r, &c->late_est, start) < start) {
-		c->stop = "interrupted";
+		c->stop = RP_STOP_INTERRUPTED;
 		return;
 	}
 	uint64_t base = start;
@@ -572,7 +572,7 @@ static inline __attribute__((always_inline)) void run_impl(rp_client *c, const b
 		int n = 0, k = 0;
 		for (;;) {
 			if (stopping(r)) {
-				c->stop = atomic_load(&r->aborted) ? "mismatch" : "interrupted";
+				c->stop = atomic_load(&r->aborted) ? RP_STOP_MISMATCH : RP_STOP_INTERRUPTED;
 				return;
 			}
 			if (k == n) {
@@ -580,7 +580,7 @@ static inline __attribute__((always_inline)) void run_impl(rp_client *c, const b
 				k = 0;
 				if (n < 0) {
 					c->rc = rp_fail(c->errbuf, n, "client %u: %s", c->index, c->src->errbuf);
-					c->stop = "error";
+					c->stop = RP_STOP_ERROR;
 					return;
 				}
 				if (n == 0)
@@ -625,7 +625,7 @@ static inline __attribute__((always_inline)) void run_impl(rp_client *c, const b
 			/* --order=resource: before resolve, which may look up a handle another thread's earlier op opens. */
 			rp_ordreq oq = { .n = 0 };
 			if (__builtin_expect(c->ord != NULL, 0) && !rp__order_before(c, index, &oq, rp__win_progress)) {
-				c->stop = "time";
+				c->stop = RP_STOP_TIME;
 				return;
 			}
 			if (oq.n && stopping(r))
@@ -635,7 +635,7 @@ static inline __attribute__((always_inline)) void run_impl(rp_client *c, const b
 			uint64_t t = prev_done;
 			if (sched) {
 				if (end && sched >= end) {
-					c->stop = "time";
+					c->stop = RP_STOP_TIME;
 					return;
 				}
 				t = windowed ? rp__win_wait_until(c, sched) : rp__wait_until(r, &c->late_est, sched);
@@ -643,7 +643,7 @@ static inline __attribute__((always_inline)) void run_impl(rp_client *c, const b
 					continue; /* reported at the top of the loop */
 			}
 			if (end && t >= end) {
-				c->stop = "time";
+				c->stop = RP_STOP_TIME;
 				return;
 			}
 			if (windowed && v == V_ISSUE && !whole)
@@ -660,13 +660,13 @@ static inline __attribute__((always_inline)) void run_impl(rp_client *c, const b
 		c->passes++;
 		rp__share_pass_done(c, c->passes);
 		if (index == 0 || !end) {
-			c->stop = "end";
+			c->stop = RP_STOP_END;
 			return;
 		}
 		const int rc = c->src->rewind(c->src);
 		if (rc < 0) {
 			c->rc = rp_fail(c->errbuf, rc, "client %u: rewind: %s", c->index, c->src->errbuf);
-			c->stop = "error";
+			c->stop = RP_STOP_ERROR;
 			return;
 		}
 		/*

@@ -77,7 +77,7 @@ typedef struct rp_client {
 	rp_replay_sample samples[RP_REPLAY_SAMPLES]; /* one per kind of mismatch, with its count */
 	size_t n_samples;
 	uint64_t sample_others; /* mismatches of further kinds */
-	const char *stop; /* why it stopped */
+	rp_stop stop; /* why it stopped; RP_STOP__COUNT until it does */
 	int rc;
 	char errbuf[RP_ERRBUF_SIZE];
 	/*

@@ -26,7 +26,7 @@ static void fatal_check(rp_client *c)
 	c->rc = rp_fail(c->errbuf, rc, "client %u: %s: the %s backend cannot go on (%s: %s%s%s%s)", c->index, c->r->target,
 			c->r->bops->name, op < RP_OP__COUNT ? rp_op_name(op) : "op",
 			st > 0 ? strerror(rp_errno_to_host(st)) : rp_strerror(rc), sn ? " [" : "", sn ? sn : "", sn ? "]" : "");
-	c->stop = "error";
+	c->stop = RP_STOP_ERROR;
 }
 
 
@@ -42,7 +42,7 @@ void *rp__client_main(void *arg)
 	int rc = r->bops->client_init(r->bstate, c->bstate, c->dir, c->errbuf);
 	if (rc < 0) {
 		c->rc = rc;
-		c->stop = "error";
+		c->stop = RP_STOP_ERROR;
 		goto out;
 	}
 	c->binit = true;
@@ -51,14 +51,14 @@ void *rp__client_main(void *arg)
 		rc = rp__win_create(c, r->opts.max_inflight, &rp__client_win_hooks, c->errbuf);
 		if (rc < 0) {
 			c->rc = rc;
-			c->stop = "error";
+			c->stop = RP_STOP_ERROR;
 			goto out;
 		}
 	}
 	rc = r->w->open(r->w, false, c->trace_client, &c->src, c->errbuf);
 	if (rc < 0) {
 		c->rc = rc;
-		c->stop = "error";
+		c->stop = RP_STOP_ERROR;
 		goto out;
 	}
 	rp__client_run(c);
@@ -68,8 +68,8 @@ void *rp__client_main(void *arg)
 out:
 	rp__win_destroy(c);
 	/* Stopped before its work was done: the ops others would wait for never come. */
-	if (!c->stop || strcmp(c->stop, "end") != 0)
-		rp__order_release(r, c->stop && strcmp(c->stop, "time") == 0);
+	if (c->stop != RP_STOP_END)
+		rp__order_release(r, c->stop == RP_STOP_TIME);
 	/* Children stop waiting; a hand-over never taken is released (through this client's state, while it has one). */
 	rp__share_exit(c, c->binit);
 	rp__share_pass_done(c, UINT64_MAX); /* and waits on it end */

@@ -187,6 +187,7 @@ static int make_clients(rp_replay *r, char *errbuf)
 			r->clients[i] = c;
 			c->r = r;
 			c->index = i;
+			c->stop = RP_STOP__COUNT; /* none yet */
 			c->trace_client = r->trace_clients[t];
 			c->clone = k;
 			if (r->opts.clones)

@@ -122,7 +122,7 @@ int rp_replay_results_pack(const rp_replay_results *res, uint8_t **out, size_t *
 	u32(&b, (uint32_t)res->timing);
 	f64(&b, res->speed);
 	u32(&b, res->clients);
-	str(&b, res->stop);
+	str(&b, rp_stop_name(res->stop));
 	f64(&b, res->elapsed_s);
 	f64(&b, res->warmup_s);
 	const uint64_t counts[] = { res->ops, res->bytes, res->lag_count, res->warmup_ops, res->passes,
@@ -202,7 +202,7 @@ int rp_replay_results_pack(const rp_replay_results *res, uint8_t **out, size_t *
 		u32(&b, c->trace_client);
 		u32(&b, c->clone);
 		str(&b, c->dir);
-		str(&b, c->stop);
+		str(&b, rp_stop_name(c->stop));
 		const uint64_t cc[] = { c->ops, c->bytes, c->failures, c->mismatches, c->warmup_ops, c->passes, c->order_waits };
 		for (size_t j = 0; j < sizeof(cc) / sizeof(cc[0]); j++)
 			u64(&b, cc[j]);
@@ -225,10 +225,6 @@ int rp_replay_results_pack(const rp_replay_results *res, uint8_t **out, size_t *
 }
 
 /* ---- Unpacking -------------------------------------------------------------------------- */
-
-/* The stop reasons the engine gives, from the most telling (the run's is the most telling of its shares'). */
-static const char *const stops[] = { "error", "mismatch", "interrupted", "time", "end" };
-#define N_STOPS (sizeof(stops) / sizeof(stops[0]))
 
 /* A client directory: "client8192" at most (engine.h's rp_client.dir). */
 #define DIR_MAX 24
@@ -278,15 +274,15 @@ static void rstr(rp_cur *c, char *dst, size_t cap)
 		c->err = true;
 }
 
-static const char *rstop(rp_cur *c)
+static rp_stop rstop(rp_cur *c)
 {
 	char s[16];
 	rstr(c, s, sizeof(s));
-	for (size_t i = 0; i < N_STOPS; i++)
-		if (strcmp(s, stops[i]) == 0)
-			return stops[i];
+	const int k = rp_stop_from_name(s);
+	if (k >= 0)
+		return (rp_stop)k;
 	c->err = true;
-	return "error";
+	return RP_STOP_ERROR;
 }
 
 /* A histogram (NULL when absent) whose buckets add up to its count, indexes increasing. */
@@ -566,15 +562,6 @@ const rp_replay_results *rp_replay_merge_results(const rp_replay_merge *m)
 
 /* ---- Merging ---------------------------------------------------------------------------- */
 
-/* Where a stop reason stands in stops[] (a reason rstop let through is one of them). */
-static size_t stop_rank(const char *stop)
-{
-	for (size_t k = 0; k < N_STOPS; k++)
-		if (strcmp(stop, stops[k]) == 0)
-			return k;
-	return 0;
-}
-
 /* A merged histogram kept in the results (NULL when nothing was recorded). */
 static int merged_hist(const rp_hist **out, rp_hist *h)
 {
@@ -734,15 +721,15 @@ int rp_replay_merge_run(rp_replay_merge *m, char *errbuf)
 	for (size_t k = 0; k < n_h; k++)
 		rp__hist_init(&hs[k]);
 	rp_hist *const lag = &hs[RP_OP__COUNT], *const all = &hs[RP_OP__COUNT + 1];
-	res->stop = stops[N_STOPS - 1];
+	res->stop = RP_STOP_END; /* the run's: the most telling of its shares' */
 	for (size_t i = 0; i < m->n_parts; i++) {
 		const rp_replay_results *const p = &m->parts[i].res;
 		merge_scalars(res, p, i == 0);
 		merge_ops(res, p, hs);
 		if (p->lag_hist)
 			rp__hist_merge(lag, p->lag_hist);
-		if (stop_rank(p->stop) < stop_rank(res->stop))
-			res->stop = stops[stop_rank(p->stop)];
+		if (p->stop > res->stop)
+			res->stop = p->stop;
 		if (!res->error[0] && p->error[0])
 			snprintf(res->error, sizeof(res->error), "share %zu: %.480s", i, p->error);
 	}

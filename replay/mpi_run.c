@@ -492,7 +492,7 @@ void rp_mpi_run_write_ranks(const rp_mpi_run *m, const rp_replay_merge *mg, FILE
 	for (int r = 0; r < m->size; r++) {
 		const rp_replay_results *const p = rp_replay_merge_part(mg, (size_t)r);
 		fprintf(f, "  %4d %-20.*s %8u %12llu %12.1f %-12s %12.1f %10.1f\n", r, 20, m->all[r].host, p->clients,
-			(unsigned long long)p->ops, p->ops_per_sec, p->stop, (double)m->offset_ns[r] / 1e3,
+			(unsigned long long)p->ops, p->ops_per_sec, rp_stop_name(p->stop), (double)m->offset_ns[r] / 1e3,
 			(double)m->rtt_ns[r] / 1e3);
 	}
 }

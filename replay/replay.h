@@ -189,12 +189,33 @@ typedef struct rp_replay_second {
 	bool warmup;
 } rp_replay_second;
 
+/*
+ * Why a client (or the run) stopped, from the least telling to the most: the
+ * run's reason is the most telling of its clients' (and of its MPI shares').
+ * END is 0, so zeroed results read "end".  X(ENUM, name).
+ */
+#define RP_STOP_MAP(X)               \
+	X(END, "end")                \
+	X(TIME, "time")              \
+	X(INTERRUPTED, "interrupted") \
+	X(MISMATCH, "mismatch")      \
+	X(ERROR, "error")
+
+#define RP__STOP_ENUM(e, name) RP_STOP_##e,
+typedef enum rp_stop { RP_STOP_MAP(RP__STOP_ENUM) RP_STOP__COUNT } rp_stop;
+#undef RP__STOP_ENUM
+
+/* "end", "time", ...; NULL when s is not a reason. */
+const char *rp_stop_name(rp_stop s);
+/* The reason named name; -1 when it names none. */
+int rp_stop_from_name(const char *name);
+
 /* One client's results (measured period; warmup_ops and passes as in the totals). */
 typedef struct rp_replay_client {
 	uint32_t trace_client;   /* its client id in the trace */
 	uint32_t clone;          /* which copy (--clients), 0 when not cloning */
 	const char *dir;         /* beneath the target: "client3", or "" */
-	const char *stop;
+	rp_stop stop;
 	uint64_t ops, bytes, failures, mismatches, warmup_ops, passes;
 	rp_replay_lat lat;       /* every op but sleeps */
 	uint64_t order_waits;    /* --order=resource: ops that waited for another op on their path */
@@ -251,7 +272,7 @@ typedef struct rp_replay_results {
 	rp_timing timing;
 	double speed;
 	uint32_t clients;
-	const char *stop; /* "end", "time", "interrupted", "mismatch", "error" */
+	rp_stop stop;     /* the most telling of the clients' */
 	double elapsed_s; /* the measured period */
 	double warmup_s;
 	uint64_t ops, bytes; /* measured period, all clients */

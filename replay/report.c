@@ -159,7 +159,7 @@ void rp_replay_write_table(const rp_replay_results *res, FILE *f)
 		res->ops_per_sec, res->clients, res->elapsed_s);
 	if (res->warmup_s > 0)
 		fprintf(f, " after %.2f s warm-up", res->warmup_s);
-	fprintf(f, "  (%s timing, %s backend, stopped: %s)\n", rp_timing_name(res->timing), res->backend, res->stop);
+	fprintf(f, "  (%s timing, %s backend, stopped: %s)\n", rp_timing_name(res->timing), res->backend, rp_stop_name(res->stop));
 	if (res->final_sync.asked) {
 		const rp_replay_flush *const fs = &res->final_sync;
 		char b1[32];
@@ -404,7 +404,7 @@ static json_t *build(jb *b, const rp_replay_results *res, const rp_replay_proven
 	jput(b, d, "order_waits", ju64(res->order_waits));
 	jput(b, d, "order_wait_us", jnum(res->order_wait_us));
 	jput(b, d, "clients", ju64(res->clients));
-	jput(b, d, "stop", json_string(res->stop ? res->stop : "end"));
+	jput(b, d, "stop", json_string(rp_stop_name(res->stop)));
 	jput(b, d, "elapsed_s", jnum(res->elapsed_s));
 	jput(b, d, "warmup_s", jnum(res->warmup_s));
 	jput(b, d, "total_ops", ju64(res->ops));
@@ -474,7 +474,7 @@ static json_t *build(jb *b, const rp_replay_results *res, const rp_replay_proven
 		jput(b, j, "trace_client", json_integer(c->trace_client));
 		jput(b, j, "clone", json_integer(c->clone));
 		jput(b, j, "dir", jname(c->dir ? c->dir : ""));
-		jput(b, j, "stop", jname(c->stop));
+		jput(b, j, "stop", jname(rp_stop_name(c->stop)));
 		jput(b, j, "ops", ju64(c->ops));
 		jput(b, j, "bytes", ju64(c->bytes));
 		jput(b, j, "failures", ju64(c->failures));

@@ -86,7 +86,7 @@ static int client_results(rp_replay *r, rp_hist *h)
 		cr->trace_client = c->trace_client;
 		cr->clone = r->opts.clone_base + c->clone;
 		cr->dir = c->dir;
-		cr->stop = c->stop ? c->stop : "end";
+		cr->stop = c->stop < RP_STOP__COUNT ? c->stop : RP_STOP_END;
 		cr->warmup_ops = c->warmup_ops;
 		cr->passes = c->passes;
 		cr->order_waits = c->ord_waits;
@@ -110,15 +110,39 @@ static int client_results(rp_replay *r, rp_hist *h)
 	return 0;
 }
 
-/* The run's stop reason: the most telling of the clients'. */
-static const char *stop_reason(const rp_replay *r)
+#define RP__STOP_NAME(e, name) name,
+static const char *const stop_names[] = { RP_STOP_MAP(RP__STOP_NAME) };
+#undef RP__STOP_NAME
+_Static_assert(sizeof(stop_names) / sizeof(stop_names[0]) == RP_STOP__COUNT, "stop table");
+
+const char *rp_stop_name(rp_stop s)
 {
-	static const char *const order[] = { "error", "mismatch", "interrupted", "time", "end" };
-	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++)
-		for (uint32_t i = 0; i < r->n_clients; i++)
-			if (r->clients[i]->stop && strcmp(r->clients[i]->stop, order[k]) == 0)
-				return order[k];
-	return atomic_load(&r->aborted) ? "mismatch" : atomic_load(&r->stop) ? "interrupted" : "end";
+	return (unsigned)s < RP_STOP__COUNT ? stop_names[s] : NULL;
+}
+
+int rp_stop_from_name(const char *name)
+{
+	for (unsigned i = 0; i < RP_STOP__COUNT; i++)
+		if (strcmp(name, stop_names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* The run's stop reason: the most telling of the clients'. */
+static rp_stop stop_reason(const rp_replay *r)
+{
+	bool any = false;
+	rp_stop s = RP_STOP_END;
+	for (uint32_t i = 0; i < r->n_clients; i++) {
+		const rp_stop cs = r->clients[i]->stop;
+		if (cs < RP_STOP__COUNT) {
+			any = true;
+			s = cs > s ? cs : s;
+		}
+	}
+	if (any)
+		return s;
+	return atomic_load(&r->aborted) ? RP_STOP_MISMATCH : atomic_load(&r->stop) ? RP_STOP_INTERRUPTED : RP_STOP_END;
 }
 
 void rp__stats_depth_total(rp_replay_results *res)
@@ -265,11 +289,11 @@ int rp__stats_merge(rp_replay *r)
 	for (uint32_t i = 0; i < r->n_clients; i++)
 		if (r->clients[i]->last_done > last)
 			last = r->clients[i]->last_done;
-	if (r->end && strcmp(res->stop, "time") == 0)
+	if (r->end && res->stop == RP_STOP_TIME)
 		last = r->end;
 	/* Interrupted: it ran until the stop, even if no op completed since (a wait for a recorded time). */
 	const uint64_t stop_at = atomic_load(&r->stop_at);
-	if (strcmp(res->stop, "interrupted") == 0 && stop_at > last)
+	if (res->stop == RP_STOP_INTERRUPTED && stop_at > last)
 		last = stop_at;
 	/* Stopped in the warm-up: the warm-up it had, and nothing measured. */
 	if (r->warm_end > r->t0 && last < r->warm_end)

@@ -24,7 +24,7 @@ static void make_real(void)
 	rp_replay_results res;
 	memset(&res, 0, sizeof(res));
 	res.backend = "null";
-	res.stop = "end";
+	res.stop = RP_STOP_END;
 	res.speed = 1;
 	rp__hist_init(&h);
 	for (uint64_t v = 1; v < 20000; v += 7)

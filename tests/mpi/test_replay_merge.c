@@ -71,7 +71,7 @@ static void test_merge_shares(void **state)
 	assert_int_equal(g->failures_expected, w->failures_expected);
 	assert_int_equal(g->mismatches, w->mismatches);
 	assert_int_equal(g->passes, w->passes);
-	assert_string_equal(g->stop, "end");
+	assert_int_equal(g->stop, RP_STOP_END);
 	assert_string_equal(g->backend, "null");
 	for (unsigned op = 0; op < RP_OP__COUNT; op++) {
 		assert_int_equal(g->op[op].count, w->op[op].count);
@@ -112,7 +112,7 @@ static void fake(rp_replay_results *res, rp_hist *h, uint64_t from, uint64_t to,
 {
 	memset(res, 0, sizeof(*res));
 	res->backend = "null";
-	res->stop = "end";
+	res->stop = RP_STOP_END;
 	res->speed = 1;
 	rp__hist_init(h);
 	for (uint64_t v = from; v < to; v += step)
@@ -159,6 +159,48 @@ static void test_merge_hist_exact(void **state)
 	assert_int_equal(g->lat.count, all->count);
 	assert_int_equal(g->op[RP_OP_READ].count, all->count);
 	rp_replay_merge_destroy(m);
+	free(h);
+}
+
+/* The run's stop reason is the most telling of its shares', by name on the wire both ways. */
+static void test_merge_stop(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "end", "time", "interrupted", "mismatch", "error" };
+	for (unsigned k = 0; k < RP_STOP__COUNT; k++) {
+		assert_string_equal(rp_stop_name((rp_stop)k), names[k]);
+		assert_int_equal(rp_stop_from_name(names[k]), (int)k);
+	}
+	assert_null(rp_stop_name(RP_STOP__COUNT));
+	assert_int_equal(rp_stop_from_name("ended"), -1);
+	const rp_stop cases[][3] = {
+		{ RP_STOP_END, RP_STOP_TIME, RP_STOP_TIME },
+		{ RP_STOP_MISMATCH, RP_STOP_INTERRUPTED, RP_STOP_MISMATCH },
+		{ RP_STOP_ERROR, RP_STOP_MISMATCH, RP_STOP_ERROR },
+		{ RP_STOP_END, RP_STOP_END, RP_STOP_END },
+	};
+	rp_hist *const h = calloc(2, sizeof(*h));
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		rp_replay_results ra, rb;
+		fake(&ra, &h[0], 1, 1000, 3);
+		fake(&rb, &h[1], 2, 1000, 7);
+		ra.stop = cases[c][0];
+		rb.stop = cases[c][1];
+		const rp_replay_results *const in[] = { &ra, &rb };
+		rp_replay_merge *m = NULL;
+		char eb[RP_ERRBUF_SIZE];
+		assert_int_equal(rp_replay_merge_create(&m, 2), 0);
+		for (size_t i = 0; i < 2; i++) {
+			size_t n;
+			uint8_t *const p = pack(in[i], &n);
+			assert_int_equal(rp_replay_merge_add(m, i, p, n, eb), 0);
+			assert_int_equal(rp_replay_merge_part(m, i)->stop, in[i]->stop);
+			free(p);
+		}
+		assert_int_equal(rp_replay_merge_run(m, eb), 0);
+		assert_int_equal(rp_replay_merge_results(m)->stop, cases[c][2]);
+		rp_replay_merge_destroy(m);
+	}
 	free(h);
 }
 
@@ -276,6 +318,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_merge_shares),
 		cmocka_unit_test(test_merge_hist_exact),
+		cmocka_unit_test(test_merge_stop),
 		cmocka_unit_test(test_unpack_hostile),
 		cmocka_unit_test(test_subset),
 	};

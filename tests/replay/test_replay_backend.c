@@ -607,7 +607,7 @@ static void test_module_busy(void **state)
 				const rp_replay_results *res = run_lossy(&t, ops, inflight, prepare, &r, &rc, eb);
 				if (rc != 0)
 					fail_msg("version %d, inflight %u, prepare %d: %s", v, inflight, prepare, eb);
-				assert_string_equal(res->stop, "end");
+				assert_int_equal(res->stop, RP_STOP_END);
 				assert_int_equal(res->op[RP_OP_STAT].count, 10);
 				assert_int_equal(res->failures, 0);
 				rp_replay_destroy(r);
@@ -636,7 +636,7 @@ static void test_client_error(void **state)
 		/* The client stops before its 4th op: the run fails with the backend's words, its results are there. */
 		assert_int_equal(rc, RP_E_IO);
 		assert_non_null(strstr(eb, "lossy://x: the server went away after 3 ops"));
-		assert_string_equal(res->stop, "error");
+		assert_int_equal(res->stop, RP_STOP_ERROR);
 		assert_int_equal(atomic_load(&seen[RP_OP_MKDIR]), LOSE_AFTER);
 		assert_int_equal(res->op[RP_OP_MKDIR].count, LOSE_AFTER);
 		assert_int_equal(res->failures, 0);
@@ -665,7 +665,7 @@ static void test_client_error(void **state)
 		wl_add(&t, 1, RP_OP_MKDIR, "\\d", 0, 0, 0, 0);
 	const rp_replay_results *res = run_lossy(&t, &lossy, 1, false, &r, &rc, eb);
 	assert_int_equal(rc, 0);
-	assert_string_equal(res->stop, "end");
+	assert_int_equal(res->stop, RP_STOP_END);
 	assert_int_equal(atomic_load(&seen[RP_OP_MKDIR]), 10);
 	rp_replay_destroy(r);
 	wl_fini(&t);
@@ -707,7 +707,7 @@ static void test_submit_error_stops(void **state)
 			/* Before, an async backend's error was one more failed op and the run went on to the end. */
 			assert_int_equal(rc, RP_E_IO);
 			assert_non_null(strstr(eb, "the failing backend cannot go on (mkdir"));
-			assert_string_equal(res->stop, "error");
+			assert_int_equal(res->stop, RP_STOP_ERROR);
 			assert_int_equal(atomic_load(&seen[RP_OP_MKDIR]), LOSE_AFTER);
 			rp_replay_destroy(r);
 			wl_fini(&t);

@@ -141,7 +141,7 @@ static void test_order_multi_client(void **state)
 	assert_int_equal(res->op[RP_OP_STAT].count, CLIENTS * OPS);
 	assert_int_equal(res->ops, CLIENTS * OPS);
 	assert_int_equal(res->passes, CLIENTS);
-	assert_string_equal(res->stop, "end");
+	assert_int_equal(res->stop, RP_STOP_END);
 	/* A multi-client trace runs every client in the target itself. */
 	assert_int_equal(rec.n_dirs, CLIENTS);
 	for (int i = 0; i < rec.n_dirs; i++)
@@ -223,7 +223,7 @@ static void test_loop_duration(void **state)
 	o.warmup_s = 0.2;
 	rp_replay *const r = make(&t, &o);
 	const rp_replay_results *const res = run(r);
-	assert_string_equal(res->stop, "time");
+	assert_int_equal(res->stop, RP_STOP_TIME);
 	assert_true(res->passes > 100);
 	assert_true(res->warmup_ops > 0);
 	/* Two clock readings per op at 100 us each: about 5,000 ops in the measured second. */
@@ -278,7 +278,7 @@ static void test_mismatch_warn(void **state)
 	rp_replay *r;
 	const rp_replay_results *const res =
 		fault_run(RP_MISMATCH_WARN, "fail=open@1:EACCES,fail=stat@1-2:ENOENT,fail=stat@3:EIO", &r, &t);
-	assert_string_equal(res->stop, "end");
+	assert_int_equal(res->stop, RP_STOP_END);
 	assert_int_equal(res->op[RP_OP_OPEN].mismatches, 1);
 	assert_int_equal(res->op[RP_OP_WRITE].unknown_handles, 3);
 	assert_int_equal(res->op[RP_OP_WRITE].mismatches, 3);
@@ -342,7 +342,7 @@ static void test_mismatch_abort(void **state)
 	wl t;
 	rp_replay *r;
 	const rp_replay_results *const res = fault_run(RP_MISMATCH_ABORT, "fail=write@2:ENOSPC", &r, &t);
-	assert_string_equal(res->stop, "mismatch");
+	assert_int_equal(res->stop, RP_STOP_MISMATCH);
 	assert_int_equal(res->op[RP_OP_WRITE].count, 2);
 	assert_int_equal(res->op[RP_OP_WRITE].failures, 1);
 	assert_int_equal(res->errnos[ENOSPC], 1);
@@ -618,7 +618,7 @@ static void test_stop(void **state)
 	assert_int_equal(rp_replay_wait(r, 5000), 1);
 	assert_int_equal(rp_replay_finish(r, eb), 0);
 	const rp_replay_results *const res = rp_replay_get_results(r);
-	assert_string_equal(res->stop, "interrupted");
+	assert_int_equal(res->stop, RP_STOP_INTERRUPTED);
 	assert_true(res->ops > 0);
 	rp_replay_destroy(r);
 	wl_fini(&t);

@@ -230,7 +230,7 @@ static void test_trace_loop_window(void **state)
 	o.warmup_s = 0.01;
 	rp_replay *r;
 	const rp_replay_results *const res = go(&t, &o, &r);
-	assert_string_equal(res->stop, "time");
+	assert_int_equal(res->stop, RP_STOP_TIME);
 	assert_int_equal(res->warmup_ops, 10);
 	assert_int_equal(res->ops, 50);
 	assert_int_equal(res->passes, 6);

@@ -420,7 +420,7 @@ static void test_fault_delay_trace_timing(void **state)
 		o.max_inflight = window ? 16 : 1;
 		rp_replay *const r = make(wl_open(bursts(&t, 2, 5)), &o);
 		const rp_replay_results *const res = run(r);
-		assert_string_equal(res->stop, "end");
+		assert_int_equal(res->stop, RP_STOP_END);
 		assert_int_equal(res->ops, 2 * (2 + 16 * 5));
 		/* Counted per client, whichever thread ran it: one 20th read each. */
 		assert_int_equal(res->op[RP_OP_READ].failures, 2);
