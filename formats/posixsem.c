@@ -82,8 +82,12 @@ bool rp_find_match(const char *pattern, const char *name)
 				j = n; /* every later position is in already */
 				break;
 			case '<': {
-				/* Up to the last '.', not past it; with none ahead, to the end (as '*'). */
-				const size_t lim = j <= ldot ? ldot : n;
+				/*
+				 * Up to the name's last '.', or through it ("until encountering
+				 * and matching the final ."); with none ahead, to the end (as '*').
+				 */
+				const bool dot_ahead = last && j <= ldot;
+				const size_t lim = dot_ahead ? ldot + 1 : n;
 				for (size_t k = j; k <= lim; k++)
 					next[k] = true;
 				break;

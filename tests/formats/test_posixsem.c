@@ -142,7 +142,11 @@ static void find_patterns_match_as_smb_servers_do(void **state)
 		{ "a?c", "abc", true },
 		{ "a?c", "a.c", true },
 		{ "a??", "ab", false },
-		/* '<' (DOS_STAR): up to the last '.', not past it; with no '.', the whole name. */
+		/* '<' (DOS_STAR): up to the last '.' or through it, not past it; with no '.', the whole name. */
+		{ "<b", "a.b", true },
+		{ "<c", "a.b.c", true },
+		{ "<b", "a.b.c", false },
+		{ "<bc", "a.bc", true },
 		{ "<", "abc", true },
 		{ "<", "a.b", false },
 		{ "<.txt", "a.b.txt", true },
