@@ -7,6 +7,8 @@
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "formats/status.h"
 #include "replay/client.h"
@@ -33,6 +35,15 @@ void rp__client_fatal(rp_client *c, int rc, const rp_breq *req)
 		atomic_store(&c->fatal_op, req->op ? req->op->op : RP_OP__COUNT);
 	}
 	atomic_store(&c->r->stop, true);
+}
+
+const char *rp__fatal_reason(char *buf, size_t size, unsigned op, const char *of, int rc, int32_t status)
+{
+	const char *const on = rp_op_name(op);
+	const char *const sn = rp_status_name(status);
+	snprintf(buf, size, "%s%s%s: %s%s%s%s", on ? on : "op", of ? " of " : "", of ? of : "",
+		 status > 0 ? strerror(rp_errno_to_host(status)) : rp_strerror(rc), sn ? " [" : "", sn ? sn : "", sn ? "]" : "");
+	return buf;
 }
 
 /* The object a delete-on-close handle named, at the last close: unlink it, or rmdir if it is a directory. */

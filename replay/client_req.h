@@ -5,6 +5,9 @@
 #ifndef REPRISE_REPLAY_CLIENT_REQ_H
 #define REPRISE_REPLAY_CLIENT_REQ_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "replay/backend.h"
 
 struct rp_client;
@@ -13,6 +16,12 @@ struct rp_client;
 void rp__client_submit(struct rp_client *c, rp_breq *req);
 /* The backend's submit returned rc < 0: it cannot go on; the run stops with an error naming op and status (any thread). */
 void rp__client_fatal(struct rp_client *c, int rc, const rp_breq *req);
+/*
+ * Why the backend cannot go on, as the run's error says it: "OP: reason
+ * [STATUS]", or "OP of OF: ..." when of is not NULL.  The reason is status's
+ * (an rp status > 0) or else rc's; an op out of range is "op".  Returns buf.
+ */
+const char *rp__fatal_reason(char *buf, size_t size, unsigned op, const char *of, int rc, int32_t status);
 /* Delete what `where` names (a delete-on-close at its last close): unlink, or rmdir a directory; 0 or the errno. */
 int rp__nt_delete(struct rp_client *c, const char *where);
 

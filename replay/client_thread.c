@@ -4,15 +4,12 @@
  * what the client does when the backend cannot go on or the client stops early.
  */
 #include <stdatomic.h>
-#include <string.h>
 #include <sys/prctl.h>
 
-#include "formats/status.h"
 #include "replay/client.h"
+#include "replay/client_req.h"
 #include "replay/engine.h"
 #include "replay/req.h"
-
-
 
 /* The run stopped because the backend could not go on (rp__client_fatal): the client's error says where and why. */
 static void fatal_check(rp_client *c)
@@ -20,15 +17,12 @@ static void fatal_check(rp_client *c)
 	const int rc = atomic_load(&c->fatal);
 	if (!rc || c->rc < 0)
 		return;
-	const unsigned op = atomic_load(&c->fatal_op);
-	const int32_t st = atomic_load(&c->fatal_status);
-	const char *const sn = rp_status_name(st);
-	c->rc = rp_fail(c->errbuf, rc, "client %u: %s: the %s backend cannot go on (%s: %s%s%s%s)", c->index, c->r->target,
-			c->r->bops->name, op < RP_OP__COUNT ? rp_op_name(op) : "op",
-			st > 0 ? strerror(rp_errno_to_host(st)) : rp_strerror(rc), sn ? " [" : "", sn ? sn : "", sn ? "]" : "");
+	char why[RP_ERRBUF_SIZE];
+	rp__fatal_reason(why, sizeof(why), atomic_load(&c->fatal_op), NULL, rc, atomic_load(&c->fatal_status));
+	c->rc = rp_fail(c->errbuf, rc, "client %u: %s: the %s backend cannot go on (%s)", c->index, c->r->target,
+			c->r->bops->name, why);
 	c->stop = RP_STOP_ERROR;
 }
-
 
 void *rp__client_main(void *arg)
 {

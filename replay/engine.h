@@ -71,8 +71,6 @@ struct rp_replay {
 	rp_handles refs, deferred;
 	rp_order *order; /* --order=resource (order.c); NULL: per-client order only */
 	bool prepared, started, finished;
-	/* prepare.c: its first backend error (rc 0: none), with the op and status, which fails prepare */
-	struct { int rc; int32_t status; unsigned op; } prep_err;
 
 	atomic_bool stop;   /* SIGINT, abort on mismatch */
 	atomic_int aborted; /* set by a mismatch under RP_MISMATCH_ABORT */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "formats/status.h"
+#include "replay/client_req.h"
 #include "replay/engine.h"
 #include "replay/req.h"
 
@@ -47,20 +48,34 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * One client state's prepare: the run, the backend's state for it, and the
+ * first error by which the backend said it cannot go on (rc 0: none yet),
+ * with its op and status, which fails prepare at the end of the item.
+ */
+typedef struct prep {
+	rp_replay *r;
+	void *cs;
+	int rc;
+	int32_t status;
+	unsigned op;
+} prep;
+
 /* Run one synthetic op through the backend (synchronously, or by polling an async one). */
-static int prep_submit(rp_replay *r, void *cs, rp_breq *req)
+static int prep_submit(prep *p, rp_breq *req)
 {
+	rp_replay *const r = p->r;
 	/* An op the backend cannot express is never sent: the item fails (counted in prepare's failures). */
 	if (!(r->op_mask >> req->op->op & 1u))
 		return EOPNOTSUPP;
 	const bool async = rp__req_async(r->bops);
-	const int rc = rp__req_wait(r->bops, r->bstate, cs, async, req);
+	const int rc = rp__req_wait(r->bops, r->bstate, p->cs, async, req);
 	if (rc < 0) {
 		/* The backend cannot go on: prepare stops at the end of this item and fails the run (prepare_dir). */
-		if (!r->prep_err.rc) {
-			r->prep_err.rc = rc;
-			r->prep_err.status = req->status;
-			r->prep_err.op = req->op->op;
+		if (!p->rc) {
+			p->rc = rc;
+			p->status = req->status;
+			p->op = req->op->op;
 		}
 		return req->status ? req->status : RP_STATUS_OTHER;
 	}
@@ -75,8 +90,9 @@ static int prep_submit(rp_replay *r, void *cs, rp_breq *req)
  * end for one that is too short): written whole (data, zero), so reads of
  * it read blocks rather than holes, or one byte at the end (sparse).
  */
-static int fill_file(rp_replay *r, void *cs, uint64_t bh, uint64_t from, uint64_t size, uint64_t *written)
+static int fill_file(prep *p, uint64_t bh, uint64_t from, uint64_t size, uint64_t *written)
 {
+	const rp_replay *const r = p->r;
 	if (from >= size)
 		return 0;
 	const bool sparse = r->opts.prepare_fill == RP_FILL_SPARSE;
@@ -85,7 +101,7 @@ static int fill_file(rp_replay *r, void *cs, uint64_t bh, uint64_t from, uint64_
 		const uint64_t n = size - off < FILL_CHUNK ? size - off : FILL_CHUNK;
 		rp_op op = { .op = RP_OP_WRITE, .offset = off, .length = n };
 		rp_breq req = { .op = &op, .bh = bh, .zero = r->opts.prepare_fill == RP_FILL_ZERO };
-		const int st = prep_submit(r, cs, &req);
+		const int st = prep_submit(p, &req);
 		if (st != 0)
 			return st;
 		if (req.result == 0)
@@ -97,28 +113,28 @@ static int fill_file(rp_replay *r, void *cs, uint64_t bh, uint64_t from, uint64_
 }
 
 /* Open path (disp, wants) into *bh: 0, or the status. */
-static int prep_open(rp_replay *r, void *cs, const char *path, rp_disp disp, uint32_t want, uint64_t *bh)
+static int prep_open(prep *p, const char *path, rp_disp disp, uint32_t want, uint64_t *bh)
 {
 	rp_op op = { .op = RP_OP_OPEN, .want = RP_WANT_KNOWN | want, .disp = disp, .mode = 0666 };
 	rp_breq req = { .op = &op, .path = path };
-	const int st = prep_submit(r, cs, &req);
+	const int st = prep_submit(p, &req);
 	*bh = req.bh;
 	return st;
 }
 
-static void prep_close(rp_replay *r, void *cs, uint64_t bh)
+static void prep_close(prep *p, uint64_t bh)
 {
 	rp_op op = { .op = RP_OP_CLOSE };
 	rp_breq req = { .op = &op, .bh = bh };
-	prep_submit(r, cs, &req);
+	prep_submit(p, &req);
 }
 
 /* Whether the file on bh has a byte at off: 1, 0, or minus the status. */
-static int has_byte(rp_replay *r, void *cs, uint64_t bh, uint64_t off)
+static int has_byte(prep *p, uint64_t bh, uint64_t off)
 {
 	rp_op op = { .op = RP_OP_READ, .offset = off, .length = 1 };
 	rp_breq req = { .op = &op, .bh = bh };
-	const int st = prep_submit(r, cs, &req);
+	const int st = prep_submit(p, &req);
 	if (st == ENODATA) /* the end of the file, as NT reports it */
 		return 0;
 	if (st != 0)
@@ -133,12 +149,12 @@ static int has_byte(rp_replay *r, void *cs, uint64_t bh, uint64_t off)
  * for its end takes about log2(want) more (a hole reads as a byte too).
  * 0, or the status of a read that failed.
  */
-static int probe_size(rp_replay *r, void *cs, uint64_t bh, uint64_t want, uint64_t *size)
+static int probe_size(prep *p, uint64_t bh, uint64_t want, uint64_t *size)
 {
 	*size = 0;
 	if (!want)
 		return 0;
-	int got = has_byte(r, cs, bh, want - 1);
+	int got = has_byte(p, bh, want - 1);
 	if (got < 0)
 		return -got;
 	if (got) {
@@ -148,7 +164,7 @@ static int probe_size(rp_replay *r, void *cs, uint64_t bh, uint64_t want, uint64
 	uint64_t lo = 0, hi = want - 1; /* the size is within [lo, hi] */
 	while (lo < hi) {
 		const uint64_t mid = lo + (hi - lo + 1) / 2;
-		if ((got = has_byte(r, cs, bh, mid - 1)) < 0)
+		if ((got = has_byte(p, bh, mid - 1)) < 0)
 			return -got;
 		if (got)
 			lo = mid;
@@ -163,61 +179,61 @@ static int probe_size(rp_replay *r, void *cs, uint64_t bh, uint64_t want, uint64
  * A file that was there before prepare: never rewritten.  Long enough, it is
  * kept as it is; too short, it is extended beyond its end only.
  */
-static int prepare_existing(rp_replay *r, void *cs, const rp_plan_item *it)
+static int prepare_existing(prep *p, const rp_plan_item *it)
 {
+	rp_replay *const r = p->r;
 	uint64_t bh = 0, size = 0;
-	int st = prep_open(r, cs, it->path, RP_DISP_OPEN, RP_WANT_READ, &bh);
+	int st = prep_open(p, it->path, RP_DISP_OPEN, RP_WANT_READ, &bh);
 	if (st != 0)
 		return st;
-	st = probe_size(r, cs, bh, it->size, &size);
-	prep_close(r, cs, bh);
+	st = probe_size(p, bh, it->size, &size);
+	prep_close(p, bh);
 	if (st != 0)
 		return st;
 	if (size >= it->size) {
 		r->res.prepare.kept++;
 		return 0;
 	}
-	if ((st = prep_open(r, cs, it->path, RP_DISP_OPEN, RP_WANT_READ | RP_WANT_WRITE, &bh)) != 0)
+	if ((st = prep_open(p, it->path, RP_DISP_OPEN, RP_WANT_READ | RP_WANT_WRITE, &bh)) != 0)
 		return st;
 	uint64_t written = 0;
-	st = fill_file(r, cs, bh, size, it->size, &written);
+	st = fill_file(p, bh, size, it->size, &written);
 	r->res.prepare.written += written;
-	prep_close(r, cs, bh);
+	prep_close(p, bh);
 	r->res.prepare.extended += st == 0;
 	return st;
 }
 
 /* A file item: made (exclusively, unless --prepare-overwrite) and given its size. */
-static int prepare_file(rp_replay *r, void *cs, const rp_plan_item *it)
+static int prepare_file(prep *p, const rp_plan_item *it)
 {
+	rp_replay *const r = p->r;
 	const bool overwrite = r->opts.prepare_overwrite;
 	uint64_t bh = 0;
-	int st = prep_open(r, cs, it->path, overwrite ? RP_DISP_OPEN_IF : RP_DISP_CREATE, RP_WANT_READ | RP_WANT_WRITE,
+	int st = prep_open(p, it->path, overwrite ? RP_DISP_OPEN_IF : RP_DISP_CREATE, RP_WANT_READ | RP_WANT_WRITE,
 			   &bh);
 	if (st == EEXIST && !overwrite)
-		return prepare_existing(r, cs, it);
+		return prepare_existing(p, it);
 	if (st != 0)
 		return st;
 	uint64_t written = 0;
-	st = fill_file(r, cs, bh, 0, it->size, &written);
+	st = fill_file(p, bh, 0, it->size, &written);
 	r->res.prepare.written += written;
-	prep_close(r, cs, bh);
+	prep_close(p, bh);
 	return st;
 }
 
 /* The backend could not go on during item it: the error prepare fails with, naming the op and status. */
-static int prep_fatal(const rp_replay *r, const rp_plan_item *it, char *errbuf)
+static int prep_fatal(const prep *p, const rp_plan_item *it, char *errbuf)
 {
-	const int32_t st = r->prep_err.status;
-	const char *const sn = rp_status_name(st);
-	const char *const on = rp_op_name(r->prep_err.op);
-	return rp_fail(errbuf, r->prep_err.rc, "prepare: %s: the %s backend cannot go on (%s of %s: %s%s%s%s)", r->target,
-		       r->bops->name, on ? on : "op", it->path, st > 0 ? strerror(rp_errno_to_host(st)) : rp_strerror(r->prep_err.rc),
-		       sn ? " [" : "", sn ? sn : "", sn ? "]" : "");
+	char why[RP_ERRBUF_SIZE];
+	rp__fatal_reason(why, sizeof(why), p->op, it->path, p->rc, p->status);
+	return rp_fail(errbuf, p->rc, "prepare: %s: the %s backend cannot go on (%s)", p->r->target, p->r->bops->name, why);
 }
 
 static int prepare_dir(rp_replay *r, void *cs, char *errbuf)
 {
+	prep p = { .r = r, .cs = cs };
 	for (size_t i = 0; i < r->plan.n_items; i++) {
 		/* A client state lost for good (the server went away) fails prepare, and the run, at once. */
 		if (r->client_error) {
@@ -235,19 +251,19 @@ static int prepare_dir(rp_replay *r, void *cs, char *errbuf)
 		if (it->dir) {
 			op.op = RP_OP_MKDIR;
 			op.mode = 0777;
-			const int st = prep_submit(r, cs, &req);
+			const int st = prep_submit(&p, &req);
 			r->res.prepare.dirs += st == 0;
 			r->res.prepare.failures += st != 0 && st != EEXIST;
-			if (r->prep_err.rc)
-				return prep_fatal(r, it, errbuf);
+			if (p.rc)
+				return prep_fatal(&p, it, errbuf);
 			continue;
 		}
-		const int st = prepare_file(r, cs, it);
+		const int st = prepare_file(&p, it);
 		r->res.prepare.files += st == 0;
 		r->res.prepare.bytes += st == 0 ? it->size : 0;
 		r->res.prepare.failures += st != 0;
-		if (r->prep_err.rc)
-			return prep_fatal(r, it, errbuf);
+		if (p.rc)
+			return prep_fatal(&p, it, errbuf);
 	}
 	return 0;
 }

@@ -21,11 +21,6 @@ static inline int submit_once(const rp_backend_ops *bops, void *backend, void *c
 	return rc;
 }
 
-int rp__req_submit(const rp_backend_ops *bops, void *backend, void *cs, rp_breq *req)
-{
-	return submit_once(bops, backend, cs, req);
-}
-
 int rp__req_poll(const rp_backend_ops *bops, void *backend, void *cs, uint64_t timeout_ns)
 {
 	return bops->poll(backend, cs, timeout_ns);

@@ -24,18 +24,14 @@ static inline bool rp__req_async(const rp_backend_ops *bops)
 	return (bops->caps & RP_BCAP_ASYNC) && bops->poll;
 }
 
-/*
- * One submit of req: 0 (started, or done by a synchronous backend),
- * RP_BREQ_BUSY (nothing was started: the backend's queue is full; an older
- * backend's RP_E_LIMIT means the same), or the backend's negative rp error.
- */
-int rp__req_submit(const rp_backend_ops *bops, void *backend, void *cs, rp_breq *req);
-
 /* Run the backend's completions, waiting up to timeout_ns; how many completed (an async backend's poll). */
 int rp__req_poll(const rp_backend_ops *bops, void *backend, void *cs, uint64_t timeout_ns);
 
 /*
- * Submit req until the backend takes it: a busy backend is polled (async:
+ * Submit req until the backend takes it.  A submit returns 0 (started, or
+ * done by a synchronous backend), RP_BREQ_BUSY (nothing was started: the
+ * backend's queue is full; a backend before version 8 said RP_E_LIMIT), or
+ * the backend's negative rp error.  A busy backend is polled (async:
  * completions make room) and the submit retried, up to 1000 times, then
  * RP_E_LIMIT (a backend that stays full is not coming back).  A synchronous
  * backend has nothing to poll: busy is RP_E_LIMIT at once (req->status 0:

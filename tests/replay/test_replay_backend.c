@@ -4,6 +4,7 @@
  * (ops a backend cannot express counted as unsupported, never sent to it).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -616,33 +617,21 @@ static void test_module_busy(void **state)
 	}
 }
 
-static void test_client_error(void **state)
+static rp_backend_ops lossy_ops(void)
 {
-	(void)state;
 	rp_backend_ops lossy = good;
 	lossy.name = "lossy";
 	lossy.submit = lossy_submit;
 	lossy.client_error = lossy_error;
 	lossy.client_size = sizeof(lossy_client);
-	for (uint32_t inflight = 1; inflight <= 4; inflight += 3) {
-		wl t;
-		wl_init(&t, RP_SRC_LOADFILE_SMB);
-		for (int i = 0; i < 10; i++)
-			wl_add(&t, 1, RP_OP_MKDIR, "\\d", 0, 0, 0, 0);
-		rp_replay *r = NULL;
-		char eb[RP_ERRBUF_SIZE] = "";
-		int rc;
-		const rp_replay_results *res = run_lossy(&t, &lossy, inflight, false, &r, &rc, eb);
-		/* The client stops before its 4th op: the run fails with the backend's words, its results are there. */
-		assert_int_equal(rc, RP_E_IO);
-		assert_non_null(strstr(eb, "lossy://x: the server went away after 3 ops"));
-		assert_int_equal(res->stop, RP_STOP_ERROR);
-		assert_int_equal(atomic_load(&seen[RP_OP_MKDIR]), LOSE_AFTER);
-		assert_int_equal(res->op[RP_OP_MKDIR].count, LOSE_AFTER);
-		assert_int_equal(res->failures, 0);
-		rp_replay_destroy(r);
-		wl_fini(&t);
-	}
+	return lossy;
+}
+
+/* Prepare stops at a lost state; a backend of before client_error never has it called (the run: stop_rows). */
+static void test_client_error(void **state)
+{
+	(void)state;
+	rp_backend_ops lossy = lossy_ops();
 	/* Prepare stops at the lost state too: two files to make, the state lost after the first one's 3 calls. */
 	wl t;
 	wl_init(&t, RP_SRC_LOADFILE_SMB);
@@ -685,37 +674,70 @@ static int failing_submit(void *b, void *cs, rp_breq *req)
 	return rec_submit(b, cs, req);
 }
 
-static void test_submit_error_stops(void **state)
+static rp_backend_ops failing_ops(bool async)
 {
-	(void)state;
 	rp_backend_ops failing = good;
 	failing.name = "failing";
 	failing.submit = failing_submit;
 	failing.client_size = sizeof(lossy_client);
-	for (int async = 0; async <= 1; async++) {
-		failing.caps = async ? RP_BCAP_ASYNC : 0;
-		failing.poll = async ? rec_poll : NULL;
-		for (uint32_t inflight = 1; inflight <= 4; inflight += 3) {
-			wl t;
-			wl_init(&t, RP_SRC_LOADFILE_SMB);
-			for (int i = 0; i < 10; i++)
-				wl_add(&t, 1, RP_OP_MKDIR, "\\d", 0, 0, 0, 0);
-			rp_replay *r = NULL;
-			char eb[RP_ERRBUF_SIZE] = "";
-			int rc;
-			const rp_replay_results *res = run_lossy(&t, &failing, inflight, false, &r, &rc, eb);
-			/* Before, an async backend's error was one more failed op and the run went on to the end. */
-			assert_int_equal(rc, RP_E_IO);
-			assert_non_null(strstr(eb, "the failing backend cannot go on (mkdir"));
-			assert_int_equal(res->stop, RP_STOP_ERROR);
-			assert_int_equal(atomic_load(&seen[RP_OP_MKDIR]), LOSE_AFTER);
-			rp_replay_destroy(r);
-			wl_fini(&t);
-		}
+	failing.caps = async ? RP_BCAP_ASYNC : 0;
+	failing.poll = async ? rec_poll : NULL;
+	return failing;
+}
+
+/*
+ * A run of 10 mkdirs whose backend cannot go on after LOSE_AFTER of them:
+ * a client state lost (client_error) or a submit that fails, one at a time
+ * or in a window, sync or async.  The client stops there: the run fails with
+ * the words expected, its results are there.
+ */
+static const struct stop_row {
+	bool lost; /* lossy_ops (client_error), else failing_ops (submit's error) */
+	bool async;
+	uint32_t inflight;
+	const char *says;
+	uint64_t count, failures; /* mkdirs counted in the results, and failed (the one the backend could not do) */
+} stop_rows[] = {
+	{ true, false, 1, "lossy://x: the server went away after 3 ops", LOSE_AFTER, 0 },
+	{ true, false, 4, "lossy://x: the server went away after 3 ops", LOSE_AFTER, 0 },
+	/* Before, an async backend's error was one more failed op and the run went on to the end. */
+	{ false, false, 1, "the failing backend cannot go on (mkdir: Input/output error [EIO])", LOSE_AFTER + 1, 1 },
+	{ false, false, 4, "the failing backend cannot go on (mkdir: Input/output error [EIO])", LOSE_AFTER + 1, 1 },
+	{ false, true, 1, "the failing backend cannot go on (mkdir: Input/output error [EIO])", LOSE_AFTER + 1, 1 },
+	{ false, true, 4, "the failing backend cannot go on (mkdir: Input/output error [EIO])", LOSE_AFTER + 1, 1 },
+};
+
+static void test_backend_stops(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(stop_rows) / sizeof(stop_rows[0]); i++) {
+		const struct stop_row *const row = &stop_rows[i];
+		const rp_backend_ops ops = row->lost ? lossy_ops() : failing_ops(row->async);
+		wl t;
+		wl_init(&t, RP_SRC_LOADFILE_SMB);
+		for (int k = 0; k < 10; k++)
+			wl_add(&t, 1, RP_OP_MKDIR, "\\d", 0, 0, 0, 0);
+		rp_replay *r = NULL;
+		char eb[RP_ERRBUF_SIZE] = "";
+		int rc;
+		const rp_replay_results *res = run_lossy(&t, &ops, row->inflight, false, &r, &rc, eb);
+		if (rc != RP_E_IO || !strstr(eb, row->says))
+			fail_msg("row %zu: rc %d: %s", i, rc, eb);
+		if (res->stop != RP_STOP_ERROR || atomic_load(&seen[RP_OP_MKDIR]) != LOSE_AFTER ||
+		    res->op[RP_OP_MKDIR].count != row->count || res->failures != row->failures)
+			fail_msg("row %zu: stop %d, %u mkdirs seen, %" PRIu64 " counted, %" PRIu64 " failed", i, (int)res->stop,
+				 (unsigned)atomic_load(&seen[RP_OP_MKDIR]), res->op[RP_OP_MKDIR].count, res->failures);
+		rp_replay_destroy(r);
+		wl_fini(&t);
 	}
+}
+
+/* Prepare: a submit's error fails it naming the op, the item and the status; the run never starts. */
+static void test_submit_error_stops(void **state)
+{
+	(void)state;
+	const rp_backend_ops failing = failing_ops(false);
 	/* Prepare: mkdir p, mkdir p/a, open p/a/x, then its close fails: the run fails naming it and never starts. */
-	failing.caps = 0;
-	failing.poll = NULL;
 	wl t;
 	wl_init(&t, RP_SRC_LOADFILE_SMB);
 	const char *const dirs[] = { "\\p\\a\\x", "\\p\\b\\x", "\\p\\c\\x", "\\p\\d\\x" };
@@ -737,6 +759,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_check_broken_vtables),
 		cmocka_unit_test(test_submit_error_stops),
+		cmocka_unit_test(test_backend_stops),
 		cmocka_unit_test(test_schemes),
 		cmocka_unit_test(test_typed_options),
 		cmocka_unit_test(test_unsupported_ops),

@@ -221,14 +221,31 @@ static void test_req_wait_always_full(void **state)
 	assert_int_equal(req.status, 0); /* nothing ran: the failure names RP_E_LIMIT, no stale status */
 }
 
-/* A version 7 backend's RP_E_LIMIT from submit is its busy: polled and retried like RP_BREQ_BUSY. */
+static void count_done(rp_breq *req)
+{
+	++*(int *)req->data;
+}
+
+/*
+ * A version 7 backend's RP_E_LIMIT from submit is its busy: polled and
+ * retried like RP_BREQ_BUSY, by the window's issue and poll as by the wait.
+ */
 static void test_req_busy_v7(void **state)
 {
 	(void)state;
 	const rp_backend_ops ops = { .version = 7, .name = "busy7", .submit = busy_submit, .poll = busy_poll };
 	busy_be be = { .full = 2, .busy_rc = RP_E_LIMIT };
-	rp_breq req = { 0 };
-	assert_int_equal(rp__req_submit(&ops, &be, NULL, &req), RP_BREQ_BUSY);
+	int done = 0;
+	rp_breq req = { .cb = count_done, .data = &done };
+	assert_int_equal(rp__req_issue(&ops, &be, NULL, true, &req), 0);
+	assert_int_equal(be.submits, 3);
+	assert_int_equal(be.polls, 2);
+	assert_int_equal(done, 0); /* taken, not yet completed */
+	assert_int_equal(rp__req_poll(&ops, &be, NULL, 1000000), 0);
+	assert_int_equal(done, 1);
+	assert_int_equal(req.status, 7);
+	be = (busy_be){ .full = 2, .busy_rc = RP_E_LIMIT };
+	req = (rp_breq){ 0 };
 	assert_int_equal(rp__req_wait(&ops, &be, NULL, true, &req), 0);
 	assert_int_equal(be.submits, 3);
 	assert_int_equal(req.status, 7);
