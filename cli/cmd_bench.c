@@ -147,6 +147,7 @@ typedef struct bench_ctx {
 	rp_cli_in in;
 	rp_cli_prov prov;
 	rp_replay_opts ro;
+	const char *backend_opts; /* the backend's items as one line, a password starred out (rp_cli_bopts.text) */
 	bool dir_backend; /* the backend works in directories (posix): each run on a directory target gets its own */
 	unsigned seq;     /* runs made, for the run directories' names */
 	json_t *order;
@@ -249,7 +250,7 @@ fail:
 	return interrupted;
 }
 
-static json_t *options_json(const rp_replay_opts *ro, uint64_t mkfs_size)
+static json_t *options_json(const rp_replay_opts *ro, const char *backend_opts, uint64_t mkfs_size)
 {
 	json_t *const j = json_object();
 	json_object_set_new(j, "runs", json_integer((json_int_t)o.runs));
@@ -257,7 +258,7 @@ static json_t *options_json(const rp_replay_opts *ro, uint64_t mkfs_size)
 	json_object_set_new(j, "final_sync", json_boolean(!o.no_final_sync));
 	json_object_set_new(j, "cold", json_boolean(o.cold));
 	json_object_set_new(j, "backend", jname(o.r.backend));
-	json_object_set_new(j, "backend_opts", jname(ro->backend_opts));
+	json_object_set_new(j, "backend_opts", jname(backend_opts));
 	json_object_set_new(j, "clients", json_integer((json_int_t)o.r.clients));
 	json_object_set_new(j, "time_s", json_real(o.r.duration));
 	json_object_set_new(j, "warmup_s", o.r.warmup < 0 ? json_null() : json_real(o.r.warmup));
@@ -282,7 +283,7 @@ static json_t *document(const bench_ctx *c, uint64_t mkfs_size)
 	json_object_set_new(tr, "sha256", c->prov.p.trace_sha256 ? json_string(c->prov.p.trace_sha256) : json_null());
 	json_object_set_new(tr, "hash_seconds", c->prov.p.hash_seconds < 0 ? json_null() : json_real(c->prov.p.hash_seconds));
 	json_object_set_new(d, "trace", tr);
-	json_object_set_new(d, "options", options_json(&c->ro, mkfs_size));
+	json_object_set_new(d, "options", options_json(&c->ro, c->backend_opts, mkfs_size));
 	json_object_set_new(d, "order", json_incref(c->order));
 	json_t *const ts = json_array();
 	for (size_t i = 0; i < c->n; i++) {
@@ -385,10 +386,11 @@ static int bench_main(int argc, char **argv, bench_ctx *c)
 		o.json = o.output;
 	}
 	rp_replay_opts_init(&c->ro);
-	char *bopts = NULL;
+	rp_cli_bopts bopts = { 0 };
 	const int arc = rp__cli_ropts_apply(&o.r, "bench", &c->ro, &bopts);
 	if (arc)
 		return arc;
+	c->backend_opts = bopts.text;
 	c->ro.final_sync = !o.no_final_sync;
 	c->ro.drop_caches = o.cold;
 	c->dir_backend = !o.r.backend || strcmp(o.r.backend, "posix") == 0;
@@ -399,7 +401,7 @@ static int bench_main(int argc, char **argv, bench_ctx *c)
 		for (int i = 0; i < npos; i++) {
 			const int same = rp__cli_out_check("bench", o.json, pos[i]);
 			if (same) {
-				rp__cli_bopts_free(bopts);
+				rp__cli_bopts_free(&bopts);
 				return same;
 			}
 		}
@@ -407,7 +409,7 @@ static int bench_main(int argc, char **argv, bench_ctx *c)
 	char errbuf[RP_ERRBUF_SIZE];
 	const int irc = rp__cli_ropts_open_input(&o.r, "bench", pos, npos, &c->in);
 	if (irc) {
-		rp__cli_bopts_free(bopts);
+		rp__cli_bopts_free(&bopts);
 		return irc;
 	}
 	have_in = true;
@@ -494,7 +496,7 @@ out:
 	rp_workload_destroy(c->w);
 	if (have_in)
 		rp__cli_in_close(&c->in);
-	rp__cli_bopts_free(bopts);
+	rp__cli_bopts_free(&bopts);
 	return status;
 }
 

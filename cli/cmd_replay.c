@@ -201,7 +201,7 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 	}
 	rp_replay_opts ro;
 	rp_replay_opts_init(&ro);
-	char *bopts = NULL;
+	rp_cli_bopts bopts = { 0 };
 	ro.target = o.target;
 	const int arc = rp__cli_ropts_apply(&o.r, "replay", &ro, &bopts);
 	if (arc)
@@ -218,7 +218,7 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 		/* -o/--output is every command's output: replay's is its results */
 		if (o.json && strcmp(o.json, o.output) != 0) {
 			rp__cli_err("replay", "--output and --json name two different files");
-			rp__cli_bopts_free(bopts);
+			rp__cli_bopts_free(&bopts);
 			return 2;
 		}
 		o.json = o.output;
@@ -227,7 +227,7 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 		for (int i = 0; i < npos; i++) {
 			const int same = rp__cli_out_check("replay", o.json, pos[i]);
 			if (same) {
-				rp__cli_bopts_free(bopts);
+				rp__cli_bopts_free(&bopts);
 				return same;
 			}
 		}
@@ -235,12 +235,12 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 
 	if (o.mpi && o.r.clients_from) {
 		rp__cli_err("replay", "--clients-from does not go with --mpi: merge the traces first (reprise merge) and replay that");
-		rp__cli_bopts_free(bopts);
+		rp__cli_bopts_free(&bopts);
 		return 2;
 	}
 	if (o.mpi) {
 		const int mst = run_mpi(&ro, pos[0], prov);
-		rp__cli_bopts_free(bopts);
+		rp__cli_bopts_free(&bopts);
 		return mst;
 	}
 	char errbuf[RP_ERRBUF_SIZE];
@@ -249,14 +249,14 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 	/* --clients-from: the traces merged into one spooled .rpz, each trace's clients after the previous ones' */
 	const int irc = rp__cli_ropts_open_input(&o.r, "replay", pos, npos, &in);
 	if (irc) {
-		rp__cli_bopts_free(bopts);
+		rp__cli_bopts_free(&bopts);
 		return irc;
 	}
 	if (rp_workload_open_file(&w, in.path, o.r.lenient, errbuf) < 0) {
 		rp__cli_in_rename(&in, errbuf, sizeof(errbuf));
 		rp__cli_err("replay", "%s", errbuf);
 		rp__cli_in_close(&in);
-		rp__cli_bopts_free(bopts);
+		rp__cli_bopts_free(&bopts);
 		return 1;
 	}
 	warn_cut(&in);
@@ -265,7 +265,7 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 	if (o.json && rp__cli_out_open(&json, "replay", o.json)) {
 		rp_workload_destroy(w);
 		rp__cli_in_close(&in);
-		rp__cli_bopts_free(bopts);
+		rp__cli_bopts_free(&bopts);
 		return 1;
 	}
 	rp_replay *r = NULL;
@@ -355,7 +355,7 @@ out:
 	rp_tree_snap_free(snap);
 	rp_workload_destroy(w);
 	rp__cli_in_close(&in);
-	rp__cli_bopts_free(bopts);
+	rp__cli_bopts_free(&bopts);
 	return status;
 }
 

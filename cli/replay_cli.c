@@ -48,80 +48,114 @@ static int parse_enum(const char *cmd, const char *what, const char *s, const ch
 	return -1;
 }
 
-/* Append ",name=value" (or "name=value" first) to the option list s of n bytes. */
-static void opt_add(char *s, size_t n, const char *name, const char *value, size_t len)
+/* The most items the backend gets: the -O list's (at most one per two bytes of it) and --sync, --fsync-writes,
+ * --user's three and --authfile. */
+static size_t items_cap(const char *list)
 {
-	const size_t at = strlen(s);
-	snprintf(s + at, n - at, "%s%s=%.*s", at ? "," : "", name, (int)len, value);
+	return (list ? strlen(list) / 2 + 1 : 0) + 6;
+}
+
+static void add(rp_cli_bopts *b, const char *key, const char *value)
+{
+	b->items[b->n++] = (rp_backend_item){ key, value };
 }
 
 /*
- * The backend options plus --sync and --fsync-writes, which are posix's, and
- * --user and --authfile, which are smb's: user, password, domain and authfile
- * options.  NULL without memory; NULL with *bad set when a value cannot go
- * through the comma-separated list (said, without the value).
+ * "sync,user=bob,password=***": the items as one line for bench's JSON, a
+ * password starred out.  NULL without memory.
  */
-static char *backend_opts(const rp_cli_ropts *r, const char *cmd, bool *bad)
+static char *items_text(const rp_cli_bopts *b)
 {
-	*bad = false;
-	const size_t n = (r->backend_opt ? strlen(r->backend_opt) : 0) + (r->user ? strlen(r->user) : 0) +
-			 (r->authfile ? strlen(r->authfile) : 0) + 96;
+	size_t n = 1;
+	for (size_t i = 0; i < b->n; i++)
+		n += strlen(b->items[i].key) + (b->items[i].value ? strlen(b->items[i].value) : 0) + 5;
 	char *const s = malloc(n);
 	if (!s)
 		return NULL;
-	snprintf(s, n, "%s", r->backend_opt ? r->backend_opt : "");
-	if (r->sync)
-		snprintf(s + strlen(s), n - strlen(s), "%ssync", s[0] ? "," : "");
-	if (r->fsync_writes)
-		snprintf(s + strlen(s), n - strlen(s), "%sfsync-writes", s[0] ? "," : "");
-	if (r->user) {
-		/* [DOMAIN\]USER[%PASS], as smbclient -U takes it (DOMAIN/USER too). */
-		const char *u = r->user;
-		const size_t dl = strcspn(u, "\\/");
-		if (u[dl]) {
-			opt_add(s, n, "domain", u, dl);
-			u += dl + 1;
-		}
-		const char *const pct = strchr(u, '%');
-		const size_t ul = pct ? (size_t)(pct - u) : strlen(u);
-		if (ul == 0 || memchr(u, ',', ul) || (pct && strchr(pct + 1, ',')) || (r->user != u && memchr(r->user, ',', dl))) {
-			rp__cli_err(cmd, ul == 0 ? "--user: no user name" :
-				    "--user: a ',' cannot be passed on to the backend: put the credentials in --authfile FILE "
-				    "(or the password in REPRISE_SMB_PASSWORD)");
-			*bad = true;
-		}
-		opt_add(s, n, "user", u, ul);
-		if (pct && pct[1])
-			opt_add(s, n, "password", pct + 1, strlen(pct + 1));
-	}
-	if (r->authfile) {
-		if (strchr(r->authfile, ',')) {
-			rp__cli_err(cmd, "--authfile %s: a ',' in the file name cannot be passed on to the backend", r->authfile);
-			*bad = true;
-		}
-		opt_add(s, n, "authfile", r->authfile, strlen(r->authfile));
-	}
-	if (*bad) {
-		rp__cli_bopts_free(s);
-		return NULL;
+	size_t at = 0;
+	s[0] = '\0';
+	for (size_t i = 0; i < b->n; i++) {
+		const rp_backend_item *const it = &b->items[i];
+		const char *const v = it->value && strcmp(it->key, "password") == 0 ? "***" : it->value;
+		at += (size_t)snprintf(s + at, n - at, "%s%s%s%s", at ? "," : "", it->key, v ? "=" : "", v ? v : "");
 	}
 	return s;
 }
 
-void rp__cli_bopts_free(char *bopts)
+/*
+ * The backend's items: the -O list's (split here, once), then --sync and
+ * --fsync-writes, which are posix's, and --user and --authfile, which are
+ * smb's: user, password, domain and authfile, taken whole (a ',' in a
+ * password or a file name is one).  0, 2 after a usage error, 1 out of memory.
+ */
+static int backend_items(const rp_cli_ropts *r, const char *cmd, rp_cli_bopts *b)
 {
-	if (!bopts)
-		return;
-	explicit_bzero(bopts, strlen(bopts));
-	free(bopts);
+	b->items = calloc(items_cap(r->backend_opt), sizeof(*b->items));
+	b->list = strdup(r->backend_opt ? r->backend_opt : "");
+	if (!b->items || !b->list)
+		goto nomem;
+	b->list_len = strlen(b->list);
+	const long n = rp_backend_split_opts(b->list, b->items, items_cap(r->backend_opt) - 6);
+	b->n = n < 0 ? 0 : (size_t)n; /* the cap holds every item a list of that length can have */
+	if (r->sync)
+		add(b, "sync", NULL);
+	if (r->fsync_writes)
+		add(b, "fsync-writes", NULL);
+	if (r->user) {
+		/* [DOMAIN\]USER[%PASS], as smbclient -U takes it (DOMAIN/USER too). */
+		const char *u = r->user;
+		const size_t dl = strcspn(u, "\\/");
+		const char *const pct = strchr(u + (u[dl] ? dl + 1 : 0), '%');
+		const size_t ul = (pct ? (size_t)(pct - u) : strlen(u)) - (u[dl] ? dl + 1 : 0);
+		if (ul == 0) {
+			rp__cli_err(cmd, "--user: no user name");
+			return 2;
+		}
+		if (!(b->user = strdup(r->user)))
+			goto nomem;
+		b->user_len = strlen(b->user);
+		char *p = b->user;
+		if (p[dl]) {
+			p[dl] = '\0';
+			add(b, "domain", p);
+			p += dl + 1;
+		}
+		char *const pw = strchr(p, '%');
+		if (pw)
+			*pw = '\0';
+		add(b, "user", p);
+		if (pw && pw[1])
+			add(b, "password", pw + 1);
+	}
+	if (r->authfile)
+		add(b, "authfile", r->authfile);
+	if (!(b->text = items_text(b)))
+		goto nomem;
+	return 0;
+nomem:
+	rp__cli_err(cmd, "out of memory");
+	return 1;
 }
 
-int rp__cli_ropts_apply(const rp_cli_ropts *r, const char *cmd, rp_replay_opts *ro, char **bopts)
+void rp__cli_bopts_free(rp_cli_bopts *b)
+{
+	if (b->list)
+		explicit_bzero(b->list, b->list_len); /* -O password=P is in it */
+	if (b->user)
+		explicit_bzero(b->user, b->user_len);
+	free(b->list);
+	free(b->user);
+	free(b->items);
+	free(b->text);
+	memset(b, 0, sizeof(*b));
+}
+
+int rp__cli_ropts_apply(const rp_cli_ropts *r, const char *cmd, rp_replay_opts *ro, rp_cli_bopts *bopts)
 {
 	static const char *const timings[] = { "afap", "trace", "think" };
 	static const char *const policies[] = { "warn", "skip", "abort" };
 	static const char *const fills[] = { "data", "zero", "sparse" }; /* rp_prepare_fill order */
-	*bopts = NULL;
+	memset(bopts, 0, sizeof(*bopts));
 	const int timing = parse_enum(cmd, "timing", r->timing, timings, 3);
 	const int policy = parse_enum(cmd, "on-mismatch", r->on_mismatch, policies, 3);
 	const int fill = parse_enum(cmd, "prepare-fill", r->prepare_fill, fills, 3);
@@ -134,15 +168,15 @@ int rp__cli_ropts_apply(const rp_cli_ropts *r, const char *cmd, rp_replay_opts *
 		rp__cli_err(cmd, "--user and --authfile are the smb backend's (--target smb://host/share)");
 		return 2;
 	}
-	bool bad = false;
-	if (!(*bopts = backend_opts(r, cmd, &bad))) {
-		if (bad)
-			return 2;
-		rp__cli_err(cmd, "out of memory");
-		return 1;
+	const int brc = backend_items(r, cmd, bopts);
+	if (brc) {
+		rp__cli_bopts_free(bopts);
+		return brc;
 	}
 	ro->backend = r->backend;
-	ro->backend_opts = *bopts;
+	ro->backend_opts = NULL;
+	ro->backend_items = bopts->items;
+	ro->n_backend_items = bopts->n;
 	ro->clones = (uint32_t)r->clients;
 	ro->clone_offset_s = r->clone_offset;
 	ro->duration_s = r->duration;

@@ -294,14 +294,40 @@ typedef struct rp_backend_parsed {
 	rp_backend_kv *vals; /* one per table entry (rp_backend_args.vals) */
 	size_t n_vals;
 	char *storage; /* the strings kv and vals point into */
+	size_t storage_len; /* its bytes, zeroed when freed */
 } rp_backend_parsed;
 
 /*
- * Split "a=1,b,c=x" into items, each parsed against its entry in ops->opts
- * (its type and bounds), and fill in the defaults.  0, or RP_E_INVAL /
- * RP_E_RANGE naming the option; *out is empty on failure.
+ * One backend option as given, before parsing: a --backend-opt item, or one
+ * of the CLI's own options routed to the backend (--sync, --user).  The
+ * value is NULL for a flag; it is taken whole (a ',' in it is a ','), so a
+ * password or a file name goes through as written.
  */
+typedef struct rp_backend_item {
+	const char *key;
+	const char *value;
+} rp_backend_item;
+
+/*
+ * Split the list s ("a=1,b,,c=x", as --backend-opt takes it) in place into
+ * items (empty ones skipped), pointing into s: at most cap of them.  The
+ * number of items, or -1 when there are more than cap.
+ */
+long rp_backend_split_opts(char *s, rp_backend_item *items, size_t cap);
+
+/*
+ * Parse n items, each against its entry in ops->opts (its type and bounds),
+ * and fill in the defaults; the values are copied (out->storage, zeroed when
+ * freed: a password may be among them).  0, or RP_E_INVAL / RP_E_RANGE
+ * naming the option; *out is empty on failure.
+ */
+int rp_backend_parse_items(const rp_backend_ops *ops, const rp_backend_item *items, size_t n, rp_backend_parsed *out,
+			   char *errbuf);
+/* The same for a list "a=1,b,c=x", split first (rp_backend_split_opts). */
 int rp_backend_parse_opts(const rp_backend_ops *ops, const char *spec, rp_backend_parsed *out, char *errbuf);
+/* The same for the items of the list spec (NULL: none), then the n_more items of more. */
+int rp_backend_parse_list(const rp_backend_ops *ops, const char *spec, const rp_backend_item *more, size_t n_more,
+			  rp_backend_parsed *out, char *errbuf);
 void rp_backend_parsed_free(rp_backend_parsed *p);
 
 /* One value parsed against opt's type and bounds: 0, or RP_E_INVAL / RP_E_RANGE with detail. */

@@ -113,6 +113,8 @@ int rp_replay_create(rp_replay **out, const rp_replay_opts *opts, rp_workload *w
 	}
 	r->opts.target = r->target;
 	r->opts.backend = r->opts.backend_opts = NULL; /* not kept: the caller's strings */
+	r->opts.backend_items = NULL;
+	r->opts.n_backend_items = 0;
 	rc = pick_backend(opts, &r->bops, errbuf);
 	if (rc < 0)
 		goto fail;
@@ -125,7 +127,7 @@ int rp_replay_create(rp_replay **out, const rp_replay_opts *opts, rp_workload *w
 	r->client_error = r->bops->version >= 6 ? r->bops->client_error : NULL;
 	r->fast_mask = r->op_mask & ~(UINT64_C(1) << RP_OP_DUP | UINT64_C(1) << RP_OP_FORK | UINT64_C(1) << RP_OP_COPY |
 				      UINT64_C(1) << RP_OP_WAIT);
-	rc = rp_backend_parse_opts(r->bops, opts->backend_opts, &r->bopts, errbuf);
+	rc = rp_backend_parse_list(r->bops, opts->backend_opts, opts->backend_items, opts->n_backend_items, &r->bopts, errbuf);
 	if (rc < 0)
 		goto fail;
 	if (opts->clock) {

@@ -97,7 +97,16 @@ typedef struct rp_replay_opts {
 	const char *target;       /* directory, or a URL for network backends */
 	const char *backend;      /* NULL: chosen from the target's form */
 	const rp_backend_ops *backend_ops; /* overrides backend (tests, embedders) */
-	const char *backend_opts; /* "name=value,flag,..." for the backend's own table */
+	/*
+	 * The backend's options, each parsed once against its table: the items
+	 * of backend_opts ("name=value,flag,...", a short hand for tests and
+	 * embedders: split at ','), then the n_backend_items of backend_items
+	 * (values taken whole: the CLI's -O items, --sync, --user...).  Not kept
+	 * past rp_replay_create: it copies what it needs.
+	 */
+	const char *backend_opts;
+	const rp_backend_item *backend_items;
+	size_t n_backend_items;
 	uint32_t clones;          /* 0: the trace's clients as they are; N: N copies in TARGET/client1..N (see RP_REPLAY_CLIENTS_MAX) */
 	double clone_offset_s;    /* copy k starts k * this later */
 	/*

@@ -305,6 +305,8 @@ void rp_backend_parsed_free(rp_backend_parsed *p)
 {
 	free(p->kv);
 	free(p->vals);
+	if (p->storage)
+		explicit_bzero(p->storage, p->storage_len);
 	free(p->storage);
 	memset(p, 0, sizeof(*p));
 }
@@ -322,22 +324,55 @@ static void option_names(const rp_backend_ops *ops, char *buf, size_t cap)
 	}
 }
 
-int rp_backend_parse_opts(const rp_backend_ops *ops, const char *spec, rp_backend_parsed *out, char *errbuf)
+long rp_backend_split_opts(char *s, rp_backend_item *items, size_t cap)
+{
+	size_t n = 0;
+	for (char *tok = s, *next; tok; tok = next) {
+		next = strchr(tok, ',');
+		if (next)
+			*next++ = '\0';
+		if (!*tok)
+			continue;
+		if (n == cap)
+			return -1;
+		char *const eq = strchr(tok, '=');
+		if (eq)
+			*eq = '\0';
+		items[n++] = (rp_backend_item){ tok, eq ? eq + 1 : NULL };
+	}
+	return (long)n;
+}
+
+/* A copy of text at *at in storage (room made by the caller), NULL for NULL. */
+static const char *keep(char *storage, size_t *at, const char *text)
+{
+	if (!text)
+		return NULL;
+	const size_t len = strlen(text) + 1;
+	char *const dst = memcpy(storage + *at, text, len);
+	*at += len;
+	return dst;
+}
+
+int rp_backend_parse_items(const rp_backend_ops *ops, const rp_backend_item *items, size_t n, rp_backend_parsed *out,
+			   char *errbuf)
 {
 	memset(out, 0, sizeof(*out));
 	char detail[RP_ERRBUF_SIZE];
 	int rc = 0;
 	const size_t n_opts = count_opts(ops);
-	size_t items = 1;
-	for (const char *p = spec ? spec : ""; *p; p++)
-		items += *p == ',';
-	out->storage = strdup(spec ? spec : "");
-	out->kv = calloc(items, sizeof(*out->kv));
+	size_t bytes = 1;
+	for (size_t j = 0; j < n; j++)
+		bytes += (items[j].value ? strlen(items[j].value) + 1 : 0);
+	out->storage = malloc(bytes);
+	out->storage_len = bytes;
+	out->kv = calloc(n ? n : 1, sizeof(*out->kv));
 	out->vals = calloc(n_opts ? n_opts : 1, sizeof(*out->vals));
 	if (!out->storage || !out->kv || !out->vals) {
 		rp_backend_parsed_free(out);
 		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 	}
+	size_t at = 0;
 	out->n_vals = n_opts;
 	for (size_t i = 0; i < n_opts; i++) {
 		rp_backend_kv *const v = &out->vals[i];
@@ -352,37 +387,30 @@ int rp_backend_parse_opts(const rp_backend_ops *ops, const char *spec, rp_backen
 			v->set = true;
 		}
 	}
-	for (char *tok = out->storage, *next; tok; tok = next) {
-		next = strchr(tok, ',');
-		if (next)
-			*next++ = '\0';
-		if (!*tok)
-			continue;
-		char *const eq = strchr(tok, '=');
-		if (eq)
-			*eq = '\0';
+	for (size_t j = 0; j < n; j++) {
+		const char *const key = items[j].key ? items[j].key : "";
 		size_t i = 0;
-		while (i < n_opts && strcmp(ops->opts[i].name, tok) != 0)
+		while (i < n_opts && strcmp(ops->opts[i].name, key) != 0)
 			i++;
 		if (i == n_opts) {
 			char names[256];
 			option_names(ops, names, sizeof(names));
-			rc = n_opts ? rp_fail(detail, RP_E_INVAL, "has no option '%s' (it has %s)", tok, names)
-				    : rp_fail(detail, RP_E_INVAL, "has no option '%s' (it takes none)", tok);
+			rc = n_opts ? rp_fail(detail, RP_E_INVAL, "has no option '%s' (it has %s)", key, names)
+				    : rp_fail(detail, RP_E_INVAL, "has no option '%s' (it takes none)", key);
 			goto fail;
 		}
 		const rp_backend_opt *const o = &ops->opts[i];
-		if (o->type != RP_BOPT_FLAG && !eq) {
-			rc = rp_fail(detail, RP_E_INVAL, "option '%s' needs a value (%s=%s)", tok, tok, rp_bopt_arg(o));
+		if (o->type != RP_BOPT_FLAG && !items[j].value) {
+			rc = rp_fail(detail, RP_E_INVAL, "option '%s' needs a value (%s=%s)", key, key, rp_bopt_arg(o));
 			goto fail;
 		}
 		rp_backend_kv *const kv = &out->kv[out->n_kv];
-		rc = rp_backend_parse_value(o, eq ? eq + 1 : NULL, &kv->u, detail);
+		rc = rp_backend_parse_value(o, items[j].value, &kv->u, detail);
 		if (rc < 0)
 			goto fail;
 		kv->opt = o;
 		kv->key = o->name;
-		kv->value = eq ? eq + 1 : NULL;
+		kv->value = keep(out->storage, &at, items[j].value);
 		kv->set = true;
 		out->vals[i] = *kv;
 		out->n_kv++;
@@ -391,6 +419,36 @@ int rp_backend_parse_opts(const rp_backend_ops *ops, const char *spec, rp_backen
 fail:
 	rp_backend_parsed_free(out);
 	return rp_fail(errbuf, rc, "backend %s: %s", ops->name, detail);
+}
+
+int rp_backend_parse_list(const rp_backend_ops *ops, const char *spec, const rp_backend_item *more, size_t n_more,
+			  rp_backend_parsed *out, char *errbuf)
+{
+	memset(out, 0, sizeof(*out));
+	if (!spec || !*spec)
+		return rp_backend_parse_items(ops, more, n_more, out, errbuf);
+	size_t cap = 1 + n_more;
+	for (const char *p = spec; *p; p++)
+		cap += *p == ',';
+	char *const s = strdup(spec);
+	rp_backend_item *const items = calloc(cap, sizeof(*items));
+	int rc = s && items ? 0 : rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+	if (rc == 0) {
+		const size_t n = (size_t)rp_backend_split_opts(s, items, cap - n_more);
+		if (n_more)
+			memcpy(items + n, more, n_more * sizeof(*more));
+		rc = rp_backend_parse_items(ops, items, n + n_more, out, errbuf);
+	}
+	if (s)
+		explicit_bzero(s, strlen(spec));
+	free(s);
+	free(items);
+	return rc;
+}
+
+int rp_backend_parse_opts(const rp_backend_ops *ops, const char *spec, rp_backend_parsed *out, char *errbuf)
+{
+	return rp_backend_parse_list(ops, spec, NULL, 0, out, errbuf);
 }
 
 /* ---- The vtable check -------------------------------------------------------------------- */

@@ -87,5 +87,18 @@ printf '\357\273\277READ3 "/f" 0 4096 0x00000000\n' >"$tmp/bom.txt"
 check "cat reads a loadfile with a BOM" "$reprise" cat "$tmp/bom.txt"
 if grep -q 'read path="/f"' "$tmp/out"; then ok "as the NFS dialect"; else not_ok "as the NFS dialect"; fi
 
+# --user and --authfile reach the smb backend as option items taken whole (no comma list in
+# between): a ',' in a password or a file name is no usage error, and the backend gets the whole name
+if "$reprise" replay --list-backends | grep -q '^  smb '; then
+	check_fails "replay --authfile with a ',' in its name: the backend reads it (exit 1, not 2)" 1 \
+		"$reprise" replay "$tmp/one.txt" --target smb://127.0.0.1:1/share --authfile "$tmp/no,such" -q
+	err_has "and names the whole file" "$tmp/no,such: No such file"
+	check_fails "replay --user with a ',' in the password: no usage error (exit 1, not 2)" 1 \
+		"$reprise" replay "$tmp/one.txt" --target smb://127.0.0.1:1/share --user 'bob%se,cretQ' -q
+	if grep -q 'cretQ' "$tmp/err" "$tmp/out"; then not_ok "and the password is in no output"; else ok "and the password is in no output"; fi
+else
+	for d in 1 2 3 4; do ok "a ',' in --user or --authfile # skip built without the smb backend"; done
+fi
+
 echo "1..$n"
 [ "$fails" -eq 0 ]

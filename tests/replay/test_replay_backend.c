@@ -405,6 +405,90 @@ static void test_typed_options(void **state)
 	rp_backend_parsed_free(&p);
 }
 
+/* What the items test's backend was created with: the tag items' values, as it saw them. */
+static char items_seen[4][32];
+static size_t n_items_seen;
+static int items_create(void **b, const rp_backend_args *a, char *eb)
+{
+	(void)eb;
+	n_items_seen = 0;
+	for (size_t i = 0; i < a->n_kv && n_items_seen < 4; i++)
+		if (a->kv[i].opt == &typed[T_STR])
+			snprintf(items_seen[n_items_seen++], sizeof(items_seen[0]), "%s", a->kv[i].value);
+	*b = (void *)1;
+	return 0;
+}
+
+static void test_option_items(void **state)
+{
+	(void)state;
+	rp_backend_ops ops = good;
+	ops.opts = typed;
+	char eb[RP_ERRBUF_SIZE];
+	rp_backend_parsed p;
+	/* Items are taken whole: a ',' (or a '=') in a value is part of it, and the values are copied. */
+	char pass[] = "a,b=c";
+	const rp_backend_item items[] = { { "tag", pass }, { "flag", NULL }, { "depth", "9" } };
+	assert_int_equal(rp_backend_parse_items(&ops, items, 3, &p, eb), 0);
+	memset(pass, 'x', sizeof(pass) - 1);
+	assert_int_equal(p.n_kv, 3);
+	assert_string_equal(p.vals[T_STR].value, "a,b=c");
+	assert_int_equal(p.vals[T_FLAG].u, 1);
+	assert_null(p.vals[T_FLAG].value);
+	assert_int_equal(p.vals[T_UINT].u, 9);
+	rp_backend_parsed_free(&p);
+	/* A list's items first, then the others; the last one given counts. */
+	const rp_backend_item more[] = { { "depth", "5" }, { "tag", "x,y" } };
+	assert_int_equal(rp_backend_parse_list(&ops, "depth=2,tag=w", more, 2, &p, eb), 0);
+	assert_int_equal(p.n_kv, 4);
+	assert_int_equal(p.vals[T_UINT].u, 5);
+	assert_string_equal(p.kv[1].value, "w");
+	assert_string_equal(p.vals[T_STR].value, "x,y");
+	rp_backend_parsed_free(&p);
+	/* Errors name the option as for a list; an item needs a value unless a flag, and a key. */
+	const rp_backend_item bad1[] = { { "depth", "65" } }, bad2[] = { { "tag", NULL } }, bad3[] = { { NULL, "1" } };
+	assert_int_equal(rp_backend_parse_items(&ops, bad1, 1, &p, eb), RP_E_RANGE);
+	assert_non_null(strstr(eb, "backend rec: option 'depth': 65 is out of range (1 to 64)"));
+	assert_int_equal(rp_backend_parse_items(&ops, bad2, 1, &p, eb), RP_E_INVAL);
+	assert_non_null(strstr(eb, "option 'tag' needs a value (tag=TEXT)"));
+	assert_int_equal(rp_backend_parse_items(&ops, bad3, 1, &p, eb), RP_E_INVAL);
+	assert_non_null(strstr(eb, "has no option ''"));
+	assert_null(p.kv);
+	/* The split: in place, empty items skipped, at most cap of them. */
+	char list[] = "a=1,,b,c=x=y";
+	rp_backend_item split[3];
+	assert_int_equal(rp_backend_split_opts(list, split, 3), 3);
+	assert_string_equal(split[0].key, "a");
+	assert_string_equal(split[0].value, "1");
+	assert_string_equal(split[1].key, "b");
+	assert_null(split[1].value);
+	assert_string_equal(split[2].value, "x=y");
+	char list2[] = "a,b,c";
+	assert_int_equal(rp_backend_split_opts(list2, split, 2), -1);
+	/* Through the engine: rp_replay_opts.backend_items reach create as given, after backend_opts's. */
+	ops.create = items_create;
+	wl t;
+	wl_init(&t, RP_SRC_LOADFILE_SMB);
+	wl_add(&t, 1, RP_OP_STAT, "\\f", 0, 0, 0, 0);
+	rp_replay_opts o;
+	rp_replay_opts_init(&o);
+	o.target = "/nonexistent";
+	o.backend_ops = &ops;
+	o.no_prepare = true;
+	o.backend_opts = "tag=first";
+	const rp_backend_item run_items[] = { { "tag", "p,w%x" }, { "tag", "f,ile" } };
+	o.backend_items = run_items;
+	o.n_backend_items = 2;
+	rp_replay *r = NULL;
+	assert_int_equal(rp_replay_create(&r, &o, wl_open(&t), eb), 0);
+	assert_int_equal(n_items_seen, 3);
+	assert_string_equal(items_seen[0], "first");
+	assert_string_equal(items_seen[1], "p,w%x");
+	assert_string_equal(items_seen[2], "f,ile");
+	rp_replay_destroy(r);
+	wl_fini(&t);
+}
+
 /* ---- 4. Per-op capabilities ------------------------------------------------------------------ */
 
 static const rp_replay_results *run_masked(wl *t, uint64_t mask, bool prepare, rp_replay **r)
@@ -762,6 +846,7 @@ int main(void)
 		cmocka_unit_test(test_backend_stops),
 		cmocka_unit_test(test_schemes),
 		cmocka_unit_test(test_typed_options),
+		cmocka_unit_test(test_option_items),
 		cmocka_unit_test(test_unsupported_ops),
 		cmocka_unit_test(test_module_loader),
 		cmocka_unit_test(test_client_error),
