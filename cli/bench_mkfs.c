@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/outfile.h"
+#include "cli/output.h"
 
 extern char **environ;
 

@@ -13,7 +13,7 @@
 #include "cli/commands.h"
 #include "cli/convert_opts.h"
 #include "cli/input.h"
-#include "cli/outfile.h"
+#include "cli/output.h"
 #include "converters/anonymize.h"
 #include "converters/registry.h"
 
@@ -318,19 +318,19 @@ static int run(int argc, char **argv)
 	if (rp__cli_out_open_with(&of, "anonymize", outp, RP_OUT_SIGNAL_REMOVES))
 		goto done;
 	if (o.map && rp__cli_out_open_with(&mf, "anonymize", o.map, RP_OUT_PRIVATE | RP_OUT_SIGNAL_REMOVES)) {
-		rp__cli_out_abort(&of);
+		rp_outfile_abort(&of);
 		goto done;
 	}
 	rc = anonymize(in, &of, o.map ? &mf : NULL, kind, key, key_len, &io);
 	if (rc) {
-		rp__cli_out_abort(&of); /* nothing is left behind: OUT and the map stay as they were */
+		rp_outfile_abort(&of); /* nothing is left behind: OUT and the map stay as they were */
 		if (o.map)
-			rp__cli_out_abort(&mf);
+			rp_outfile_abort(&mf);
 		goto done;
 	}
 	rc = o.map ? rp__cli_out_commit(&mf, "anonymize") : 0;
 	if (rc)
-		rp__cli_out_abort(&of);
+		rp_outfile_abort(&of);
 	else
 		rc = rp__cli_out_commit(&of, "anonymize");
 done:

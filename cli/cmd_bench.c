@@ -15,7 +15,7 @@
 #include "cli/commands.h"
 #include "cli/input.h"
 #include "results/stat_json.h"
-#include "cli/outfile.h"
+#include "cli/output.h"
 #include "cli/provenance.h"
 #include "cli/replay_cli.h"
 #include "replay/replay.h"
@@ -481,7 +481,7 @@ static int bench_main(int argc, char **argv, bench_ctx *c)
 	}
 out:
 	if (o.json)
-		rp__cli_out_abort(&json);
+		rp_outfile_abort(&json);
 	if (o.mkfs && rp__bench_mkfs_teardown(&fss) && status == 0)
 		status = 1;
 	if (o.mkfs)

@@ -17,7 +17,7 @@
 
 #define RP__STR(x) #x
 #define RP__XSTR(x) RP__STR(x)
-#include "cli/outfile.h"
+#include "cli/output.h"
 #include "cli/smbkeys.h"
 #include "formats/rpz.h"
 
@@ -255,7 +255,7 @@ static int capture_cmd(char **argv, rp_syscap_opts *so)
 	if (rc < 0) {
 		rp__cli_err("capture", "%s", errbuf);
 		if (of.f)
-			rp__cli_out_abort(&of); /* OUT stays as it was */
+			rp_outfile_abort(&of); /* OUT stays as it was */
 		return st.exec_errno == 0 ? 1 : st.exec_errno == ENOENT ? 127 : 126;
 	}
 	if (so->lttng)
@@ -354,7 +354,7 @@ static int run_capture(int argc, char **argv)
 	rp_rpz_writer *w = NULL;
 	if (rp_rpz_writer_open_file(&w, of.f, of.std ? "<stdout>" : o.out, NULL, errbuf) < 0) {
 		rp__cli_err("capture", "%s", errbuf);
-		rp__cli_out_abort(&of);
+		rp_outfile_abort(&of);
 		return 1;
 	}
 	stop = 0;
@@ -407,9 +407,9 @@ static int run_capture(int argc, char **argv)
 			 * not as OUT, which a failed capture must not replace. */
 			rp__cli_err("capture", "the %llu ops captured before the error are in %s", (unsigned long long)st.ops,
 				    of.tmp);
-			rp__cli_out_keep(&of);
+			rp_outfile_keep(&of);
 		} else {
-			rp__cli_out_abort(&of);
+			rp_outfile_abort(&of);
 		}
 		return 1;
 	}

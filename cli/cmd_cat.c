@@ -7,7 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/input.h"
-#include "cli/outfile.h"
+#include "cli/output.h"
 
 /* A sink that prints ops; keeps the strings it is given to name paths. */
 typedef struct print_sink {
@@ -150,7 +150,7 @@ static int run(int argc, char **argv)
 	if (!p.strings) {
 		fprintf(stderr, "reprise cat: out of memory\n");
 		if (out_arg)
-			rp__cli_out_abort(&of);
+			rp_outfile_abort(&of);
 		return 1;
 	}
 	int rc = rp__cli_pump(pos[0], &p.base, &io);
@@ -159,7 +159,7 @@ static int run(int argc, char **argv)
 		if (rc == 0)
 			rc = rp__cli_out_commit(&of, "cat");
 		else
-			rp__cli_out_abort(&of);
+			rp_outfile_abort(&of);
 	}
 	return rc;
 }

@@ -6,7 +6,7 @@
 
 #include "results/benchtab.h"
 #include "cli/commands.h"
-#include "cli/outfile.h"
+#include "cli/output.h"
 
 static struct {
 	const char *html, *output;
@@ -151,9 +151,9 @@ static int run(int argc, char **argv)
 		rc = 1;
 	}
 	if (of.f)
-		rc = rc == 0 ? rp__cli_out_commit(&of, "compare") : (rp__cli_out_abort(&of), rc);
+		rc = rc == 0 ? rp__cli_out_commit(&of, "compare") : (rp_outfile_abort(&of), rc);
 	if (hf.f)
-		rc = rc == 0 ? rp__cli_out_commit(&hf, "compare") : (rp__cli_out_abort(&hf), rc);
+		rc = rc == 0 ? rp__cli_out_commit(&hf, "compare") : (rp_outfile_abort(&hf), rc);
 	rp__bt_set_destroy(set);
 	return rc;
 }

@@ -8,7 +8,7 @@
 #include "cli/commands.h"
 #include "cli/convert_opts.h"
 #include "cli/input.h"
-#include "cli/outfile.h"
+#include "cli/output.h"
 #include "cli/smbkeys.h"
 #include "converters/filter.h"
 #include "converters/preamble.h"
@@ -512,7 +512,7 @@ static int convert(const char *in, const char *outp, int npos, char **pos, const
 	rp_filter_destroy(sl.f);
 	rp_strace_ff_free(ff, n_ff);
 	if (rc) {
-		rp__cli_out_abort(&of); /* the output stays as it was: a failed convert leaves nothing behind */
+		rp_outfile_abort(&of); /* the output stays as it was: a failed convert leaves nothing behind */
 		return rc;
 	}
 	return rp__cli_out_commit(&of, "convert");

@@ -10,7 +10,7 @@
 #include "cli/convert_opts.h"
 #include "cli/input.h"
 #include "cli/merge_cli.h"
-#include "cli/outfile.h"
+#include "cli/output.h"
 #include "converters/merge.h"
 #include "converters/registry.h"
 
@@ -285,7 +285,7 @@ static int run(int argc, char **argv)
 	free(maps);
 	free_inputs(ms, n);
 	if (rc) {
-		rp__cli_out_abort(&of);
+		rp_outfile_abort(&of);
 		return rc;
 	}
 	return rp__cli_out_commit(&of, "merge");

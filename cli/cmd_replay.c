@@ -7,7 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/input.h"
-#include "cli/outfile.h"
+#include "cli/output.h"
 #include "cli/provenance.h"
 #include "cli/replay_cli.h"
 #include "formats/rpz.h"
@@ -350,7 +350,7 @@ clean:
 	}
 out:
 	if (o.json)
-		rp__cli_out_abort(&json); /* no-op after a commit; a run that never started leaves no JSON */
+		rp_outfile_abort(&json); /* no-op after a commit; a run that never started leaves no JSON */
 	rp_replay_destroy(r);
 	rp_tree_snap_free(snap);
 	rp_workload_destroy(w);

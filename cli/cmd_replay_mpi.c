@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli/input.h"
-#include "cli/outfile.h"
+#include "cli/output.h"
 #include "replay/merge.h"
 #include "replay/mpi_run.h"
 #include "results/stat_json.h"
@@ -222,7 +222,7 @@ int rp__cli_replay_mpi(const rp_cli_mpi_args *a)
 		status = rc < 0 ? 1 : interrupted ? 130 : 0;
 out:
 	if (m.rank == 0 && a->json)
-		rp__cli_out_abort(&json); /* no-op after a commit */
+		rp_outfile_abort(&json); /* no-op after a commit */
 	rp_replay_destroy(r);
 	rp_workload_destroy(w);
 	rp_workload_destroy(full); /* after the subset over it */

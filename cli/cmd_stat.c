@@ -6,7 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/input.h"
-#include "cli/outfile.h"
+#include "cli/output.h"
 #include "results/stat_json.h"
 #include "results/stat_diff.h"
 #include "formats/plan.h"
@@ -266,7 +266,7 @@ static int run(int argc, char **argv)
 		}
 	}
 	if (o.output && of.f)
-		rc = rc == 0 ? rp__cli_out_commit(&of, "stat") : (rp__cli_out_abort(&of), rc);
+		rc = rc == 0 ? rp__cli_out_commit(&of, "stat") : (rp_outfile_abort(&of), rc);
 	for (int i = 0; i < n; i++)
 		input_free(&in[i]);
 	/* --check: the report is written whole first, then the verdict is the exit status */

@@ -1,7 +1,7 @@
 /* Any input into a sink, through the converters' registry of producers (and capture/ for pcaps, added here). */
 #include "cli/input.h"
 
-#include "cli/outfile.h"
+#include "cli/output.h"
 #include "converters/ctf.h"
 
 #include <errno.h>

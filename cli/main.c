@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "cli/outfile.h"
+#include "cli/output.h"
 #include "cli/version.h"
 
 /* Add a command here and in commands.h; --help, `reprise help` and the man page follow. */

@@ -1,7 +1,7 @@
 /* Table-driven option parsing and help text. */
 #include "cli/opts.h"
 
-#include "cli/outfile.h"
+#include "cli/output.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "cli/merge_cli.h"
-#include "cli/outfile.h"
+#include "cli/output.h"
 
 void rp__cli_ropts_defaults(rp_cli_ropts *r)
 {

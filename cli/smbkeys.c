@@ -1,7 +1,7 @@
 /* --smb-key and --smb-keys: SMB3 session keys for decrypting captures (docs/capture.md, "Encrypted SMB3"). */
 #include "cli/smbkeys.h"
 
-#include "cli/outfile.h"
+#include "cli/output.h"
 #include "formats/error.h"
 
 int rp__cli_smb_keys(const char *cmd, const rp_optlist *list, const char *file, rp_smb_keys **out)

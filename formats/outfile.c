@@ -1,5 +1,5 @@
-/* Outputs written beside their destination and renamed into place; escaped messages. */
-#include "cli/outfile.h"
+/* Output files written beside their destination and renamed into place (formats/outfile.h). */
+#include "formats/outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,23 +14,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "formats/op.h"
+#include "formats/error.h"
 
-const char *rp__cli_esc(char *buf, size_t size, const char *s)
+/* Format the message into errbuf (RP_OUTFILE_ERRBUF_SIZE bytes) and return err. */
+__attribute__((format(printf, 3, 4))) static int fail(char *errbuf, int err, const char *fmt, ...)
 {
-	rp_text_escape(buf, size, s, strlen(s), false);
-	return buf;
-}
-
-void rp__cli_err(const char *cmd, const char *fmt, ...)
-{
-	char msg[2048];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(errbuf, RP_OUTFILE_ERRBUF_SIZE, fmt, ap);
 	va_end(ap);
-	char esc[4 * sizeof(msg)]; /* each byte escapes to at most 4 */
-	fprintf(stderr, "reprise %s: %s\n", cmd, rp__cli_esc(esc, sizeof(esc), msg));
+	return err;
 }
 
 static bool same_file(const struct stat *a, const struct stat *b)
@@ -60,11 +53,11 @@ static bool resolve_new(const char *path, char *out)
 	return n > 0 && n < PATH_MAX;
 }
 
-int rp__cli_out_check(const char *cmd, const char *out, const char *in)
+int rp_outfile_check(const char *out, const char *in, char *errbuf)
 {
 	struct stat si, so;
 	if (!in || strcmp(in, "-") == 0 || stat(in, &si) != 0)
-		return 0; /* no input file: nothing to protect (its own error comes when it is opened) */
+		return RP_OK; /* no input file: nothing to protect (its own error comes when it is opened) */
 	bool same;
 	if (strcmp(out, "-") == 0) {
 		/* `reprise convert x.txt - >> x.txt` would read its own output without end. */
@@ -76,10 +69,9 @@ int rp__cli_out_check(const char *cmd, const char *out, const char *in)
 		same = realpath(in, ri) && resolve_new(out, ro) && strcmp(ri, ro) == 0;
 	}
 	if (!same)
-		return 0;
-	rp__cli_err(cmd, "%s: the output is the input %s (the same file): refusing to overwrite it",
+		return RP_OK;
+	return fail(errbuf, RP_E_INVAL, "%s: the output is the input %s (the same file): refusing to overwrite it",
 		    strcmp(out, "-") == 0 ? "standard output" : out, in);
-	return 2;
 }
 
 /* A name no one else is using: random letters from getrandom, or the clock and pid if it has none. */
@@ -100,7 +92,7 @@ static void random_suffix(char *s, size_t n)
 
 /*
  * The temporary files being written, for on_fatal(): a signal handler gets
- * no context, so this is the one state of the CLI outside a struct.  A slot
+ * no context, so this is the one state of the library outside a struct.  A slot
  * holds an rp_outfile's tmp from open to commit, abort or keep.
  */
 #define LIVE_MAX 8
@@ -157,13 +149,12 @@ static void live_remove(const rp_outfile *o)
 #define TMP_SUFFIX ".part-"
 #define TMP_RANDOM 6
 
-static int open_tmp(rp_outfile *o, const char *cmd, mode_t mode)
+/* The temporary file's descriptor, or a negative rp_err with the message in errbuf. */
+static int open_tmp(rp_outfile *o, mode_t mode, char *errbuf)
 {
 	const size_t n = strlen(o->final);
-	if (n + sizeof(TMP_SUFFIX) + TMP_RANDOM > sizeof(o->tmp)) {
-		rp__cli_err(cmd, "%s: path too long", o->name);
-		return -1;
-	}
+	if (n + sizeof(TMP_SUFFIX) + TMP_RANDOM > sizeof(o->tmp))
+		return fail(errbuf, RP_E_LIMIT, "%s: path too long", o->name);
 	for (int i = 0; i < TMP_TRIES; i++) {
 		memcpy(o->tmp, o->final, n);
 		memcpy(o->tmp + n, TMP_SUFFIX, sizeof(TMP_SUFFIX) - 1);
@@ -176,12 +167,13 @@ static int open_tmp(rp_outfile *o, const char *cmd, mode_t mode)
 		if (errno != EEXIST)
 			break;
 	}
-	rp__cli_err(cmd, "%s: cannot create its temporary file %s: %s", o->name, o->tmp, strerror(errno));
+	const int e = errno;
+	fail(errbuf, RP_E_SYSTEM, "%s: cannot create its temporary file %s: %s", o->name, o->tmp, strerror(e));
 	o->tmp[0] = '\0';
-	return -1;
+	return RP_E_SYSTEM;
 }
 
-static int out_open(rp_outfile *o, const char *cmd, const char *out, unsigned flags)
+int rp_outfile_open(rp_outfile *o, const char *out, unsigned flags, char *errbuf)
 {
 	const mode_t mode = flags & RP_OUT_PRIVATE ? 0600 : 0666;
 	memset(o, 0, sizeof(*o));
@@ -189,7 +181,7 @@ static int out_open(rp_outfile *o, const char *cmd, const char *out, unsigned fl
 	if (strcmp(out, "-") == 0) {
 		o->f = stdout;
 		o->std = true;
-		return 0;
+		return RP_OK;
 	}
 	struct stat st;
 	int fd;
@@ -197,27 +189,21 @@ static int out_open(rp_outfile *o, const char *cmd, const char *out, unsigned fl
 	const int serr = errno;
 	if (src == 0 && !S_ISREG(st.st_mode)) {
 		if (S_ISDIR(st.st_mode)) {
-			rp__cli_err(cmd, "%s: is a directory", out);
-			return 1;
+			return fail(errbuf, RP_E_INVAL, "%s: is a directory", out);
 		}
 		/* A device or FIFO (/dev/null, a pipe to another program): there is nothing to rename over. */
 		fd = open(out, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-		if (fd < 0) {
-			rp__cli_err(cmd, "%s: %s", out, strerror(errno));
-			return 1;
-		}
+		if (fd < 0)
+			return fail(errbuf, RP_E_SYSTEM, "%s: %s", out, strerror(errno));
 	} else {
-		if (src != 0 && serr != ENOENT) {
-			rp__cli_err(cmd, "%s: %s", out, strerror(serr));
-			return 1;
-		}
+		if (src != 0 && serr != ENOENT)
+			return fail(errbuf, RP_E_SYSTEM, "%s: %s", out, strerror(serr));
 		const bool exists = src == 0;
 		/* Through a symlink the file it names is replaced and the link kept, as writing through it would. */
 		if (exists ? !realpath(out, o->final)
-			   : snprintf(o->final, sizeof(o->final), "%s", out) >= (int)sizeof(o->final)) {
-			rp__cli_err(cmd, "%s: %s", out, exists ? strerror(errno) : "path too long");
-			return 1;
-		}
+			   : snprintf(o->final, sizeof(o->final), "%s", out) >= (int)sizeof(o->final))
+			return fail(errbuf, exists ? RP_E_SYSTEM : RP_E_LIMIT, "%s: %s", out,
+				    exists ? strerror(errno) : "path too long");
 		/* Watched from before the file exists until it is open: a signal in between is held, then finds it. */
 		sigset_t fatal, held;
 		if (flags & RP_OUT_SIGNAL_REMOVES) {
@@ -227,40 +213,25 @@ static int out_open(rp_outfile *o, const char *cmd, const char *out, unsigned fl
 			pthread_sigmask(SIG_BLOCK, &fatal, &held);
 			live_add(o);
 		}
-		fd = open_tmp(o, cmd, mode);
+		fd = open_tmp(o, mode, errbuf);
 		if (fd < 0)
 			live_remove(o);
 		if (flags & RP_OUT_SIGNAL_REMOVES)
 			pthread_sigmask(SIG_SETMASK, &held, NULL);
 		if (fd < 0)
-			return 1;
+			return fd;
 	}
 	o->f = fdopen(fd, "wb");
 	if (!o->f) {
-		rp__cli_err(cmd, "%s: %s", out, strerror(errno));
+		const int e = errno;
 		close(fd);
 		if (o->tmp[0])
 			unlink(o->tmp);
 		live_remove(o);
 		o->tmp[0] = '\0';
-		return 1;
+		return fail(errbuf, RP_E_SYSTEM, "%s: %s", out, strerror(e));
 	}
-	return 0;
-}
-
-int rp__cli_out_open(rp_outfile *o, const char *cmd, const char *out)
-{
-	return out_open(o, cmd, out, 0);
-}
-
-int rp__cli_out_open_private(rp_outfile *o, const char *cmd, const char *out)
-{
-	return out_open(o, cmd, out, RP_OUT_PRIVATE);
-}
-
-int rp__cli_out_open_with(rp_outfile *o, const char *cmd, const char *out, unsigned flags)
-{
-	return out_open(o, cmd, out, flags);
+	return RP_OK;
 }
 
 /* Make the rename durable too (best effort: some file systems cannot fsync a directory). */
@@ -279,21 +250,20 @@ static void sync_dir(const char *path)
 	}
 }
 
-int rp__cli_out_commit(rp_outfile *o, const char *cmd)
+int rp_outfile_commit(rp_outfile *o, char *errbuf)
 {
 	FILE *const f = o->f;
 	o->f = NULL;
 	if (!f)
-		return 1;
+		return fail(errbuf, RP_E_STATE, "%s: not open", o->name ? o->name : "output");
 	errno = 0;
 	bool bad = fflush(f) != 0 || ferror(f);
 	int e = errno;
 	if (o->std) {
-		if (bad) {
-			rp__cli_err(cmd, "standard output: write error: %s", e ? strerror(e) : "I/O error");
-			clearerr(f); /* reported: main's check at exit need not say it again */
-		}
-		return bad ? 1 : 0;
+		if (!bad)
+			return RP_OK;
+		clearerr(f); /* reported by the caller: the check at exit need not say it again */
+		return fail(errbuf, RP_E_IO, "standard output: write error: %s", e ? strerror(e) : "I/O error");
 	}
 	if (!bad && o->tmp[0] && fsync(fileno(f)) != 0) {
 		bad = true;
@@ -308,21 +278,20 @@ int rp__cli_out_commit(rp_outfile *o, const char *cmd)
 		e = errno;
 	}
 	if (bad) {
-		rp__cli_err(cmd, "%s: write error: %s", o->name, e ? strerror(e) : "I/O error");
 		if (o->tmp[0])
 			unlink(o->tmp);
 		live_remove(o);
 		o->tmp[0] = '\0';
-		return 1;
+		return fail(errbuf, RP_E_IO, "%s: write error: %s", o->name, e ? strerror(e) : "I/O error");
 	}
 	if (o->tmp[0])
 		sync_dir(o->final);
 	live_remove(o);
 	o->tmp[0] = '\0';
-	return 0;
+	return RP_OK;
 }
 
-void rp__cli_out_abort(rp_outfile *o)
+void rp_outfile_abort(rp_outfile *o)
 {
 	if (o->f && !o->std)
 		fclose(o->f);
@@ -333,7 +302,7 @@ void rp__cli_out_abort(rp_outfile *o)
 	o->tmp[0] = '\0';
 }
 
-void rp__cli_out_keep(rp_outfile *o)
+void rp_outfile_keep(rp_outfile *o)
 {
 	if (o->f && !o->std) {
 		fflush(o->f);
