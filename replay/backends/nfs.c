@@ -2,10 +2,11 @@
  * The nfs backend: trace ops as NFSv3 or NFSv4.0 calls through libnfs 4.0's
  * asynchronous API (RFC 1813, RFC 7530), one nfs_context per client state,
  * its own event loop (poll(2) on the context's socket), many RPCs in flight.
- * This file: the vtable, mounting each client's directory, the event loop.
+ * This file, on top of the others (nfs_int.h): the vtable, mounting each
+ * client's directory, the event loop.
  */
 #define RP_NFS_LIBNFS 1
-#include "replay/backends/nfs.h"
+#include "replay/backends/nfs_int.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -16,7 +17,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 enum { N_OPT_TIMEOUT, N_OPT_SETID, N_OPT__COUNT };
 
@@ -63,49 +63,6 @@ static void nfs_destroy_backend(void *backend)
 	pthread_mutex_destroy(&nb->lock);
 	free(nb->url);
 	free(nb);
-}
-
-/*
- * A context for the URL with the backend's settings: no reconnecting (a
- * server that went away ends the run rather than stall it), the RPC timeout,
- * no directory cache (several clients of one namespace each have a context:
- * a cached listing would hide what another did).  The URL's own options come
- * after the defaults, so dircache=1 in it wins.  *url_out: the parsed URL.
- */
-static int make_context(nfs_backend *nb, struct nfs_context **out, struct nfs_url **url_out, char *errbuf)
-{
-	struct nfs_context *const nfs = nfs_init_context();
-	if (!nfs)
-		return rp_fail(errbuf, RP_E_NOMEM, "%s: cannot make an NFS context", nb->url);
-	nfs_set_dircache(nfs, 0);
-	/*
-	 * NFSv4 knows a client by its name: contexts of one process would share
-	 * libnfs's default one, and the server would take each SETCLIENTID for
-	 * the last one's (NFS4ERR_STALE_CLIENTID).  A name of its own each (on
-	 * NFSv4 only: libnfs 4.0 never frees the copy it keeps, 28 bytes a context).
-	 */
-	if (nb->version == 4) {
-		char name[64];
-		const unsigned serial = atomic_fetch_add(&nb->contexts, 1u);
-		snprintf(name, sizeof(name), "reprise-%ld-%u-%u", (long)getpid(), serial, (unsigned)time(NULL));
-		nfs4_set_client_name(nfs, name);
-		/* The verifier is 8 bytes (libnfs.h): the pid and the serial. */
-		char verifier[8];
-		const uint32_t v[2] = { (uint32_t)getpid(), serial };
-		memcpy(verifier, v, sizeof(verifier));
-		nfs4_set_verifier(nfs, verifier);
-	}
-	struct nfs_url *const url = nfs_parse_url_dir(nfs, nb->url);
-	if (!url) {
-		const int rc = rp_fail(errbuf, RP_E_INVAL, "%s: %s", nb->url, nfs_get_error(nfs));
-		nfs_destroy_context(nfs);
-		return rc;
-	}
-	nfs_set_autoreconnect(nfs, 0);
-	nfs_set_timeout(nfs, nb->timeout_ms);
-	*out = nfs;
-	*url_out = url;
-	return 0;
 }
 
 /*
@@ -165,15 +122,6 @@ static nfs_group *join_group(nfs_backend *nb, const char *mount)
 	return g;
 }
 
-/* Mount server:export[/dir]: 0, or an error naming the URL and what libnfs said. */
-static int mount_at(const nfs_backend *nb, struct nfs_context *nfs, const char *server, const char *path, char *errbuf)
-{
-	const int rc = nfs_mount(nfs, server, path);
-	if (rc < 0)
-		return rp_fail(errbuf, RP_E_IO, "%s: mount %s:%s failed: %s", nb->url, server, path, nfs_get_error(nfs));
-	return 0;
-}
-
 /*
  * The client's state: its directory beneath the target made through a
  * mount of the target, then that directory mounted by a context of its
@@ -190,12 +138,12 @@ static int nfs_client_init(void *backend, void *client, const char *dir, char *e
 	c->nb = nb;
 	struct nfs_context *nfs = NULL;
 	struct nfs_url *url = NULL;
-	int rc = make_context(nb, &nfs, &url, errbuf);
+	int rc = rp__nfs_context(nb, &nfs, &url, errbuf);
 	if (rc < 0)
 		return rc;
 	const size_t plen = strlen(url->path), dlen = strlen(dir);
 	if (dir[0]) {
-		rc = mount_at(nb, nfs, url->server, url->path, errbuf);
+		rc = rp__nfs_mount(nb, nfs, url->server, url->path, errbuf);
 		if (rc == 0)
 			rc = make_dir_beneath(nb, nfs, dir, errbuf);
 		nfs_destroy_context(nfs);
@@ -204,7 +152,7 @@ static int nfs_client_init(void *backend, void *client, const char *dir, char *e
 		url = NULL;
 		if (rc < 0)
 			return rc;
-		rc = make_context(nb, &nfs, &url, errbuf);
+		rc = rp__nfs_context(nb, &nfs, &url, errbuf);
 		if (rc < 0)
 			return rc;
 	}
@@ -218,7 +166,7 @@ static int nfs_client_init(void *backend, void *client, const char *dir, char *e
 	memset(c->wbuf, 0x5a, RP_NFS_IO_MAX); /* written data is a fixed pattern, as posix writes */
 	snprintf(c->mount, plen + 1 + dlen + 1, "%s%s%s", url->path, dir[0] && (!plen || url->path[plen - 1] != '/') ? "/" : "",
 		 dir);
-	rc = mount_at(nb, nfs, url->server, c->mount, errbuf);
+	rc = rp__nfs_mount(nb, nfs, url->server, c->mount, errbuf);
 	if (rc < 0)
 		goto fail;
 	if (nb->version == 3) {
@@ -246,29 +194,6 @@ fail:
 	return rc;
 }
 
-struct nfs_context *rp__nfs_side(nfs_client *c)
-{
-	if (c->side || c->lost)
-		return c->side;
-	char errbuf[RP_ERRBUF_SIZE];
-	struct nfs_context *nfs = NULL;
-	struct nfs_url *url = NULL;
-	int rc = make_context(c->nb, &nfs, &url, errbuf);
-	if (rc == 0)
-		rc = mount_at(c->nb, nfs, url->server, c->mount, errbuf);
-	nfs_destroy_url(url);
-	if (rc < 0) {
-		if (nfs)
-			nfs_destroy_context(nfs);
-		c->lost = true;
-		snprintf(c->lost_msg, sizeof(c->lost_msg), "%s", errbuf);
-		rp__nfs_orphan_all(c);
-		return NULL;
-	}
-	c->side = nfs;
-	return nfs;
-}
-
 static void nfs_client_fini(void *backend, void *client)
 {
 	(void)backend;
@@ -286,17 +211,6 @@ static void nfs_client_fini(void *backend, void *client)
 	free(c->wbuf);
 	free(c->zbuf);
 	c->mount = c->wbuf = c->zbuf = NULL;
-}
-
-void rp__nfs_lose(nfs_client *c, const char *what)
-{
-	if (!c->lost) {
-		c->lost = true;
-		const char *const err = c->nfs ? nfs_get_error(c->nfs) : NULL;
-		snprintf(c->lost_msg, sizeof(c->lost_msg), "%s: %s (libnfs's last error: %s)", c->nb->url, what,
-			 err && err[0] ? err : "none");
-	}
-	rp__nfs_orphan_all(c);
 }
 
 /* Why the socket failed, for the message: the server closed it, or the socket's error. */

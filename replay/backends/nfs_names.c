@@ -4,7 +4,7 @@
  * or something else that is no symlink, kept as a tree of entries keyed by
  * (parent entry, name).  No libnfs here: the unit tests run it alone.
  */
-#include "replay/backends/nfs.h"
+#include "replay/backends/nfs_int.h"
 
 #include "formats/hash.h"
 

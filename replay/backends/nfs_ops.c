@@ -4,16 +4,14 @@
  * completes from the event loop (nfs.c).  The mapping: docs/replay.md, "NFS backend".
  */
 #define RP_NFS_LIBNFS 1
-#include "replay/backends/nfs.h"
+#include "replay/backends/nfs_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 
 #include <nfsc/libnfs-raw-nfs.h>
 #include <nfsc/libnfs-raw.h>
@@ -27,99 +25,9 @@
  */
 const struct nfs_fh3 *nfs_get_rootfh(struct nfs_context *nfs);
 
-static nfile *new_file(nreq *q, struct nfsfh *fh, bool dir);
-static struct nfsfh *drop_file(nfs_client *c, nfile *f);
 static void deliver(nreq *q, nfile *f);
 static void start_on_file(nreq *q);
-
-/* For calls whose answer nothing waits for (a close of a handle no op owns any more). */
-static void ignore_cb(int err, struct nfs_context *nfs, void *data, void *priv)
-{
-	(void)err, (void)nfs, (void)data, (void)priv;
-}
-
-static void live_add(nfs_client *c, nreq *q)
-{
-	q->prev = NULL;
-	q->next = c->live;
-	if (c->live)
-		c->live->prev = q;
-	c->live = q;
-}
-
-static void live_del(nfs_client *c, nreq *q)
-{
-	if (q->prev)
-		q->prev->next = q->next;
-	else
-		c->live = q->next;
-	if (q->next)
-		q->next->prev = q->prev;
-	q->prev = q->next = NULL;
-}
-
-static void nreq_free(nreq *q)
-{
-	free(q->path);
-	free(q->path2);
-	free(q);
-}
-
-/* Complete the engine's request (once) with a positive errno or 0. */
-static void complete(nfs_client *c, rp_breq *req, int status)
-{
-	req->status = status;
-	c->completed++;
-	if (req->cb)
-		req->cb(req);
-}
-
-static bool changes_names(int op);
-static void names_changed(nfs_client *c, const char *path, const char *path2);
-
-void rp__nfs_finish(nreq *q, int status)
-{
-	nfs_client *const c = q->c;
-	live_del(c, q);
-	rp_breq *const req = q->req;
-	/* Again now that it is done: a LOOKUP answered while it was in flight may have seen the old names. */
-	if (req && changes_names(req->op->op))
-		names_changed(c, q->path, q->path2);
-	if (q->tmp && q->f) {
-		/* A by-path op that failed before its close: the close is sent, its answer not waited for. */
-		struct nfsfh *const fh = drop_file(c, q->f);
-		if (fh && !c->lost && c->nfs)
-			nfs_close_async(c->nfs, fh, ignore_cb, NULL);
-	}
-	nreq_free(q);
-	if (req)
-		complete(c, req, status);
-}
-
-/* After queueing a libnfs call: rc < 0 means it was not rp__nfs_queued (no callback will come). */
-void rp__nfs_queued(nreq *q, int rc)
-{
-	if (rc < 0)
-		rp__nfs_finish(q, rp__nfs_status(rc) ? rp__nfs_status(rc) : EIO);
-}
-
-static char *rooted(const char *p)
-{
-	const size_t n = strlen(p);
-	char *const s = malloc(n + 2);
-	if (s) {
-		s[0] = '/';
-		memcpy(s + 1, p, n + 1);
-	}
-	return s;
-}
-
-unsigned rp__nfs_mode(const nfs_client *c, uint32_t mode)
-{
-	/* Set-id bits only with setid: replayed as root, a trace would otherwise plant set-id files (as posix). */
-	return mode & (c->nb->setid ? 07777u : 01777u);
-}
-
+static void step_reply(nreq *q, int err, void *data);
 
 /*
  * nfs_open2 with flags, its callback's step `after`.  On NFSv4 only an OPEN
@@ -132,9 +40,10 @@ unsigned rp__nfs_mode(const nfs_client *c, uint32_t mode)
  * for O_CREAT without O_EXCL, which libnfs 4.0 sends as a create that fails
  * NFS4ERR_EXIST on a file that is there.
  */
-void rp__nfs_open_checked(nreq *q, int flags, enum step after)
+static void open_checked(nreq *q, int flags, enum step after)
 {
 	nfs_client *const c = q->c;
+	q->reply = step_reply;
 	q->flags = flags;
 	q->after = after;
 	if (c->nb->version == 4) {
@@ -143,12 +52,12 @@ void rp__nfs_open_checked(nreq *q, int flags, enum step after)
 		if (after != S_MKNOD_FILE)
 			q->flags = (flags & ~O_ACCMODE) | O_RDWR;
 		q->step = S_V4CHECK;
-		rp__nfs_queued(q, (flags & O_NOFOLLOW) ? nfs_lstat64_async(c->nfs, q->path, rp__nfs_step_cb, q)
-					       : nfs_stat64_async(c->nfs, q->path, rp__nfs_step_cb, q));
+		rp__nfs_queued(q, (flags & O_NOFOLLOW) ? nfs_lstat64_async(c->nfs, q->path, rp__nfs_reply_cb, q)
+					       : nfs_stat64_async(c->nfs, q->path, rp__nfs_reply_cb, q));
 		return;
 	}
 	q->step = after;
-	rp__nfs_queued(q, nfs_open2_async(c->nfs, q->path, flags, (int)q->mode, rp__nfs_step_cb, q));
+	rp__nfs_queued(q, nfs_open2_async(c->nfs, q->path, flags, (int)q->mode, rp__nfs_reply_cb, q));
 }
 
 static void issue_dirstat(nreq *q);
@@ -176,7 +85,7 @@ static void v4_checked(nreq *q, int err, const struct nfs_stat_64 *st)
 	} else if (S_ISDIR(st->nfs_mode)) {
 		/* As libnfs's NFSv3 open: a directory opened as a file is EISDIR (open_done makes it a directory handle). */
 		q->step = q->after;
-		rp__nfs_step_cb(-EISDIR, c->nfs, NULL, q);
+		step_reply(q, -EISDIR, NULL);
 		return;
 	} else {
 		fl &= ~O_CREAT;
@@ -187,7 +96,7 @@ static void v4_checked(nreq *q, int err, const struct nfs_stat_64 *st)
 				if (o->ino != st->nfs_ino)
 					continue;
 				/* Open here already: one more handle on that open (emptied first if the open truncates). */
-				nfile *const f = new_file(q, o->fh, false);
+				nfile *const f = rp__nfs_file_new(q->path, o->fh, false);
 				if (!f) {
 					rp__nfs_finish(q, ENOMEM);
 					return;
@@ -197,7 +106,7 @@ static void v4_checked(nreq *q, int err, const struct nfs_stat_64 *st)
 				if (fl & O_TRUNC) {
 					q->f = f;
 					q->step = S_V4TRUNC;
-					rp__nfs_queued(q, nfs_ftruncate_async(c->nfs, o->fh, 0, rp__nfs_step_cb, q));
+					rp__nfs_queued(q, nfs_ftruncate_async(c->nfs, o->fh, 0, rp__nfs_reply_cb, q));
 					return;
 				}
 				q->step = q->after;
@@ -206,54 +115,18 @@ static void v4_checked(nreq *q, int err, const struct nfs_stat_64 *st)
 			}
 	}
 	q->step = q->after;
-	rp__nfs_queued(q, nfs_open2_async(c->nfs, q->path, fl, (int)q->mode, rp__nfs_step_cb, q));
+	rp__nfs_queued(q, nfs_open2_async(c->nfs, q->path, fl, (int)q->mode, rp__nfs_reply_cb, q));
 }
 
 static void issue_open(nreq *q)
 {
-	rp__nfs_open_checked(q, q->flags, S_OPEN);
+	open_checked(q, q->flags, S_OPEN);
 }
 
 static void issue_dirstat(nreq *q)
 {
 	q->step = S_DIRSTAT;
-	rp__nfs_queued(q, nfs_stat64_async(q->c->nfs, q->path, rp__nfs_step_cb, q));
-}
-
-static nfile *new_file(nreq *q, struct nfsfh *fh, bool dir)
-{
-	nfile *const f = malloc(sizeof(*f));
-	char *const p = strdup(q->path);
-	if (!f || !p) {
-		free(f);
-		free(p);
-		return NULL;
-	}
-	*f = (nfile){ .fh = fh, .path = p, .dir = dir };
-	return f;
-}
-
-/*
- * Free a handle; the libnfs open to close, if this was its last handle
- * (NULL when none: a directory, or an NFSv4 open other handles still share).
- */
-static struct nfsfh *drop_file(nfs_client *c, nfile *f)
-{
-	struct nfsfh *fh = f->fh;
-	nopen *const o = f->share;
-	if (o && --o->refs > 0) {
-		fh = NULL;
-	} else if (o) {
-		for (nopen **pp = &c->opens; *pp; pp = &(*pp)->next)
-			if (*pp == o) {
-				*pp = o->next;
-				break;
-			}
-		free(o);
-	}
-	free(f->path);
-	free(f);
-	return fh;
+	rp__nfs_queued(q, nfs_stat64_async(q->c->nfs, q->path, rp__nfs_reply_cb, q));
 }
 
 /* The open's handle is there: an open op's answer, or the by-path op goes on with it. */
@@ -275,10 +148,10 @@ static void share_new(nreq *q, struct nfsfh *fh)
 {
 	nfs_client *const c = q->c;
 	nopen *const o = malloc(sizeof(*o));
-	nfile *const f = o ? new_file(q, fh, false) : NULL;
+	nfile *const f = o ? rp__nfs_file_new(q->path, fh, false) : NULL;
 	if (!f) {
 		free(o);
-		nfs_close_async(c->nfs, fh, ignore_cb, NULL);
+		rp__nfs_close_unwaited(c, fh);
 		rp__nfs_finish(q, ENOMEM);
 		return;
 	}
@@ -297,19 +170,19 @@ static void opened(nreq *q, struct nfsfh *fh)
 			share_new(q, fh);
 			return;
 		}
-		q->f = new_file(q, fh, false); /* held here until the fileid is known */
+		q->f = rp__nfs_file_new(q->path, fh, false); /* held here until the fileid is known */
 		if (!q->f) {
-			nfs_close_async(c->nfs, fh, ignore_cb, NULL);
+			rp__nfs_close_unwaited(c, fh);
 			rp__nfs_finish(q, ENOMEM);
 			return;
 		}
 		q->step = S_V4INO;
-		rp__nfs_queued(q, nfs_fstat64_async(c->nfs, fh, rp__nfs_step_cb, q));
+		rp__nfs_queued(q, nfs_fstat64_async(c->nfs, fh, rp__nfs_reply_cb, q));
 		return;
 	}
-	nfile *const f = new_file(q, fh, false);
+	nfile *const f = rp__nfs_file_new(q->path, fh, false);
 	if (!f) {
-		nfs_close_async(c->nfs, fh, ignore_cb, NULL);
+		rp__nfs_close_unwaited(c, fh);
 		rp__nfs_finish(q, ENOMEM);
 		return;
 	}
@@ -346,7 +219,7 @@ static void start_open(nreq *q)
 		q->flags = disp;
 		if (disp & O_CREAT) {
 			q->step = S_MKDIR_OPEN;
-			rp__nfs_queued(q, nfs_mkdir2_async(q->c->nfs, q->path, (int)q->mode, rp__nfs_step_cb, q));
+			rp__nfs_queued(q, nfs_mkdir2_async(q->c->nfs, q->path, (int)q->mode, rp__nfs_reply_cb, q));
 		} else {
 			issue_dirstat(q);
 		}
@@ -372,21 +245,21 @@ static void issue_io(nreq *q)
 		/* A stable write (FILE_SYNC, O_SYNC in the trace) on a handle libnfs writes unstable: COMMIT it. */
 		if (write && (q->req->op->flags & RP_OPF_STABLE)) {
 			q->step = S_COMMIT;
-			rp__nfs_queued(q, nfs_fsync_async(c->nfs, q->f->fh, rp__nfs_step_cb, q));
+			rp__nfs_queued(q, nfs_fsync_async(c->nfs, q->f->fh, rp__nfs_reply_cb, q));
 			return;
 		}
 		q->status = 0;
 		q->step = S_TMPCLOSE;
-		rp__nfs_step_cb(0, c->nfs, NULL, q);
+		step_reply(q, 0, NULL);
 		return;
 	}
 	const uint64_t max = write ? c->wmax : c->rmax;
 	const uint64_t n = q->left < max ? q->left : max;
 	q->step = S_IO;
 	if (write)
-		rp__nfs_queued(q, nfs_pwrite_async(c->nfs, q->f->fh, q->off, n, q->req->zero ? c->zbuf : c->wbuf, rp__nfs_step_cb, q));
+		rp__nfs_queued(q, nfs_pwrite_async(c->nfs, q->f->fh, q->off, n, q->req->zero ? c->zbuf : c->wbuf, rp__nfs_reply_cb, q));
 	else
-		rp__nfs_queued(q, nfs_pread_async(c->nfs, q->f->fh, q->off, n, rp__nfs_step_cb, q));
+		rp__nfs_queued(q, nfs_pread_async(c->nfs, q->f->fh, q->off, n, rp__nfs_reply_cb, q));
 }
 
 /* The handle op proper, once q->f is there. */
@@ -411,37 +284,17 @@ static void start_on_file(nreq *q)
 			return;
 		}
 		q->step = S_COMMIT;
-		rp__nfs_queued(q, nfs_fsync_async(c->nfs, q->f->fh, rp__nfs_step_cb, q));
+		rp__nfs_queued(q, nfs_fsync_async(c->nfs, q->f->fh, rp__nfs_reply_cb, q));
 		return;
 	default:
 		rp__nfs_finish(q, EINVAL);
 	}
 }
 
-void rp__nfs_step_cb(int err, struct nfs_context *nfs, void *data, void *priv)
+/* A reply to a call of this file's steps. */
+static void step_reply(nreq *q, int err, void *data)
 {
-	(void)nfs;
-	nreq *const q = priv;
-	if (!q->req) {
-		/* Orphaned: the engine has its answer already; libnfs let go of the request now. */
-		live_del(q->c, q);
-		nreq_free(q);
-		return;
-	}
 	nfs_client *const c = q->c;
-	if (err == -ETIMEDOUT || err == -EINTR) {
-		/*
-		 * No reply within the timeout: libnfs 4.0 fails such an RPC EINTR
-		 * (measured: a SIGSTOPped ganesha; no NFS status maps to it).  A
-		 * server that hangs ends the client, as one that went away does.
-		 */
-		char what[96];
-		snprintf(what, sizeof(what), "no reply to an RPC within %d ms (backend option timeout)", c->nb->timeout_ms);
-		rp__nfs_lose(c, what); /* completes this request too (EIO), and every other in flight */
-		live_del(c, q);        /* libnfs is done with this one: no callback of it will come */
-		nreq_free(q);
-		return;
-	}
 	switch (q->step) {
 	case S_OPEN:
 		open_done(q, err, data);
@@ -462,7 +315,7 @@ void rp__nfs_step_cb(int err, struct nfs_context *nfs, void *data, void *priv)
 			rp__nfs_finish(q, ENOTDIR);
 			return;
 		}
-		nfile *const f = new_file(q, NULL, true);
+		nfile *const f = rp__nfs_file_new(q->path, NULL, true);
 		if (!f) {
 			rp__nfs_finish(q, ENOMEM);
 			return;
@@ -486,7 +339,7 @@ void rp__nfs_step_cb(int err, struct nfs_context *nfs, void *data, void *priv)
 		free(held->path);
 		free(held);
 		if (err < 0) {
-			nfs_close_async(c->nfs, fh, ignore_cb, NULL);
+			rp__nfs_close_unwaited(c, fh);
 			rp__nfs_finish(q, rp__nfs_status(err));
 			return;
 		}
@@ -496,10 +349,10 @@ void rp__nfs_step_cb(int err, struct nfs_context *nfs, void *data, void *priv)
 	}
 	case S_V4TRUNC:
 		if (err < 0) {
-			struct nfsfh *const fh = drop_file(c, q->f);
+			struct nfsfh *const fh = rp__nfs_file_drop(c, q->f);
 			q->f = NULL;
 			if (fh)
-				nfs_close_async(c->nfs, fh, ignore_cb, NULL);
+				rp__nfs_close_unwaited(c, fh);
 			rp__nfs_finish(q, rp__nfs_status(err));
 			return;
 		}
@@ -514,14 +367,14 @@ void rp__nfs_step_cb(int err, struct nfs_context *nfs, void *data, void *priv)
 			q->req->result = q->done;
 			q->status = rp__nfs_status(err);
 			q->step = S_TMPCLOSE;
-			rp__nfs_step_cb(0, nfs, NULL, q);
+			step_reply(q, 0, NULL);
 			return;
 		}
 		if (q->req->op->op == RP_OP_WRITE && err == 0) {
 			q->req->result = q->done;
 			q->status = EIO; /* a write that moves nothing cannot rp__nfs_finish */
 			q->step = S_TMPCLOSE;
-			rp__nfs_step_cb(0, nfs, NULL, q);
+			step_reply(q, 0, NULL);
 			return;
 		}
 		q->done += (uint64_t)err;
@@ -537,7 +390,7 @@ void rp__nfs_step_cb(int err, struct nfs_context *nfs, void *data, void *priv)
 	case S_COMMIT:
 		q->status = rp__nfs_status(err);
 		q->step = S_TMPCLOSE;
-		rp__nfs_step_cb(0, nfs, NULL, q);
+		step_reply(q, 0, NULL);
 		return;
 	case S_TMPCLOSE:
 		if (!q->tmp) {
@@ -545,40 +398,16 @@ void rp__nfs_step_cb(int err, struct nfs_context *nfs, void *data, void *priv)
 			return;
 		}
 		{
-			struct nfsfh *const fh = drop_file(c, q->f);
+			struct nfsfh *const fh = rp__nfs_file_drop(c, q->f);
 			q->f = NULL;
 			q->tmp = false;
 			q->step = S_CLOSE;
-			if (!fh || nfs_close_async(c->nfs, fh, rp__nfs_step_cb, q) < 0)
+			if (!fh || nfs_close_async(c->nfs, fh, rp__nfs_reply_cb, q) < 0)
 				rp__nfs_finish(q, q->status);
 		}
 		return;
 	case S_CLOSE:
 		rp__nfs_finish(q, q->status ? q->status : rp__nfs_status(err));
-		return;
-	case S_PRESTAT:
-		if (err < 0) {
-			rp__nfs_finish(q, rp__nfs_status(err));
-			return;
-		}
-		q->st = *(const struct nfs_stat_64 *)data;
-		rp__nfs_setattr_next(q);
-		return;
-	case S_SETATTR:
-		if (err < 0)
-			rp__nfs_finish(q, rp__nfs_status(err));
-		else
-			rp__nfs_setattr_next(q);
-		return;
-	case S_NOREPLACE:
-		if (err == 0)
-			rp__nfs_finish(q, EEXIST);
-		else if (err != -ENOENT)
-			rp__nfs_finish(q, rp__nfs_status(err));
-		else {
-			q->step = S_SIMPLE;
-			rp__nfs_queued(q, nfs_rename_async(c->nfs, q->path, q->path2, rp__nfs_step_cb, q));
-		}
 		return;
 	case S_MKNOD_FILE:
 		if (err < 0) {
@@ -587,13 +416,7 @@ void rp__nfs_step_cb(int err, struct nfs_context *nfs, void *data, void *priv)
 		}
 		q->status = 0;
 		q->step = S_CLOSE;
-		rp__nfs_queued(q, nfs_close_async(c->nfs, data, rp__nfs_step_cb, q));
-		return;
-	case S_READDIR:
-		if (err < 0)
-			rp__nfs_finish(q, rp__nfs_status(err));
-		else
-			rp__nfs_readdir_done(q, data);
+		rp__nfs_queued(q, nfs_close_async(c->nfs, data, rp__nfs_reply_cb, q));
 		return;
 	case S_V4CHECK:
 		v4_checked(q, err, data);
@@ -601,27 +424,13 @@ void rp__nfs_step_cb(int err, struct nfs_context *nfs, void *data, void *priv)
 	case S_CHECK:
 		rp__nfs_finish(q, EIO); /* check_cb's, never here */
 		return;
+	case S_PRESTAT:
+	case S_SETATTR:
 	case S_SIMPLE:
-		if (err >= 0 && q->req->op->op == RP_OP_READLINK && data) {
-			/*
-			 * NFSv3's text is a string libnfs decoded (NUL-terminated);
-			 * NFSv4's points into the reply with no NUL after it (AddressSanitizer:
-			 * strlen read past the receive buffer on a planted link), so there the
-			 * link's size from a GETATTR is the length.
-			 */
-			if (c->nb->version == 4) {
-				q->step = S_LINKLEN;
-				rp__nfs_queued(q, nfs_lstat64_async(c->nfs, q->path, rp__nfs_step_cb, q));
-				return;
-			}
-			q->req->result = strlen(data);
-		}
-		rp__nfs_finish(q, rp__nfs_status(err));
-		return;
+	case S_NOREPLACE:
+	case S_READDIR:
 	case S_LINKLEN:
-		if (err >= 0)
-			q->req->result = ((const struct nfs_stat_64 *)data)->nfs_size;
-		rp__nfs_finish(q, rp__nfs_status(err));
+		rp__nfs_finish(q, EIO); /* nfs_meta.c's, never here */
 		return;
 	}
 }
@@ -655,26 +464,6 @@ static void names_sync(nfs_client *c)
 		rp__nfs_names_reset(&c->names);
 		c->seen = g;
 	}
-}
-
-/* An op that may change what a name is (before it is sent and when it completes): forgotten, counted. */
-static void names_changed(nfs_client *c, const char *path, const char *path2)
-{
-	if (!c->group)
-		return;
-	if (path)
-		rp__nfs_names_forget(&c->names, path);
-	if (path2)
-		rp__nfs_names_forget(&c->names, path2);
-	const uint64_t old = atomic_fetch_add_explicit(&c->group->changes, 1u, memory_order_acq_rel);
-	if (old == c->seen)
-		c->seen = old + 1; /* nobody else's change came between: the names stay */
-}
-
-static bool changes_names(int op)
-{
-	return op == RP_OP_UNLINK || op == RP_OP_RMDIR || op == RP_OP_RENAME || op == RP_OP_LINK || op == RP_OP_SYMLINK ||
-	       op == RP_OP_DELTREE;
 }
 
 static void check_begin(nreq *q, const char *path, int last)
@@ -712,16 +501,10 @@ static void check_cb(struct rpc_context *rpc, int status, void *data, void *priv
 {
 	(void)rpc;
 	nreq *const q = priv;
-	if (!q->req) {
-		live_del(q->c, q); /* orphaned, as in rp__nfs_step_cb */
-		nreq_free(q);
+	/* An orphan's reply, or none in time (the client ends, as on any RPC's timeout). */
+	if (rp__nfs_reply_ends(q, status == RPC_STATUS_TIMEOUT ? -ETIMEDOUT : 0))
 		return;
-	}
 	nfs_client *const c = q->c;
-	if (status == RPC_STATUS_TIMEOUT) {
-		rp__nfs_step_cb(-ETIMEDOUT, c->nfs, NULL, q); /* the client ends, as on any RPC's timeout */
-		return;
-	}
 	const LOOKUP3res *const res = data;
 	if (status != RPC_STATUS_SUCCESS || !res) {
 		rp__nfs_finish(q, EIO);
@@ -866,37 +649,34 @@ void rp__nfs_start(nfs_client *c, rp_breq *req)
 {
 	const rp_op *const op = req->op;
 	if (c->lost) {
-		complete(c, req, EIO); /* the connection is gone: the engine stops this client before its next op */
+		rp__nfs_complete(c, req, EIO); /* the connection is gone: the engine stops this client before its next op */
 		return;
 	}
 	if (req->no_handle) {
-		complete(c, req, EBADF); /* what an invalid handle gets, without resolving any path */
+		rp__nfs_complete(c, req, EBADF); /* what an invalid handle gets, without resolving any path */
 		return;
 	}
-	nreq *const q = calloc(1, sizeof(*q));
-	if (!q) {
-		complete(c, req, ENOMEM);
+	nreq *const q = rp__nfs_req_new(c, req);
+	if (!q)
 		return;
-	}
-	q->c = c;
-	q->req = req;
-	q->f = req->bh ? (nfile *)(uintptr_t)req->bh : NULL;
-	if ((req->path && !(q->path = rooted(req->path))) || (req->path2 && !(q->path2 = rooted(req->path2)))) {
-		nreq_free(q);
-		complete(c, req, ENOMEM);
-		return;
-	}
-	live_add(c, q);
+	q->reply = step_reply;
 	int last2;
 	const int last = check_of(q, op, &last2);
-	if (changes_names(op->op))
-		names_changed(c, q->path, q->path2);
+	if (rp__nfs_changes_names(op->op))
+		rp__nfs_names_changed(c, q->path, q->path2);
 	if (last != CHK_NONE) {
 		q->chk_last2 = (uint8_t)last2;
 		check_begin(q, q->path, last);
 		return;
 	}
 	dispatch(q);
+}
+
+/* nfs_meta.c's ops; the one it hands back, a mknod of a regular file, is an exclusive create and close. */
+static void path_op(nreq *q)
+{
+	if (!rp__nfs_path_op(q))
+		open_checked(q, O_WRONLY | O_CREAT | O_EXCL, S_MKNOD_FILE);
 }
 
 /* The op proper, its paths checked. */
@@ -926,14 +706,14 @@ static void dispatch(nreq *q)
 			return;
 		}
 		{
-			struct nfsfh *const fh = drop_file(c, q->f);
+			struct nfsfh *const fh = rp__nfs_file_drop(c, q->f);
 			q->f = NULL;
 			q->status = 0;
 			q->step = S_CLOSE;
 			if (!fh)
 				rp__nfs_finish(q, 0); /* NFSv4: another handle still has the file open */
 			else
-				rp__nfs_queued(q, nfs_close_async(c->nfs, fh, rp__nfs_step_cb, q));
+				rp__nfs_queued(q, nfs_close_async(c->nfs, fh, rp__nfs_reply_cb, q));
 		}
 		return;
 	case RP_OP_READ:
@@ -943,7 +723,7 @@ static void dispatch(nreq *q)
 			start_on_file(q);
 		} else if (q->path) {
 			/* NFSv3 READ/WRITE/COMMIT on a handle never opened: open the path, do it, close. */
-			rp__nfs_open_checked(q, op->op == RP_OP_READ ? O_RDONLY : O_RDWR, S_TMPOPEN);
+			open_checked(q, op->op == RP_OP_READ ? O_RDONLY : O_RDWR, S_TMPOPEN);
 		} else {
 			rp__nfs_finish(q, EBADF);
 		}
@@ -951,20 +731,10 @@ static void dispatch(nreq *q)
 	case RP_OP_STAT:
 	case RP_OP_LOOKUP:
 	case RP_OP_ACCESS:
-		/* An open handle is what the op queries, even after its name went. */
-		if (q->f && (!q->path || op->op == RP_OP_STAT)) {
-			q->step = S_SIMPLE;
-			if (q->f->dir)
-				rp__nfs_queued(q, nfs_stat64_async(c->nfs, q->f->path, rp__nfs_step_cb, q));
-			else
-				rp__nfs_queued(q, nfs_fstat64_async(c->nfs, q->f->fh, rp__nfs_step_cb, q));
-			return;
-		}
-		if (!q->path) {
+		if (!q->f && !q->path)
 			rp__nfs_finish(q, EBADF);
-			return;
-		}
-		rp__nfs_path_op(q);
+		else
+			path_op(q);
 		return;
 	case RP_OP_SETATTR:
 		if (!q->f && !q->path)
@@ -973,53 +743,22 @@ static void dispatch(nreq *q)
 			rp__nfs_setattr_start(q);
 		return;
 	case RP_OP_STATFS:
-		if (!q->f && !q->path && !(q->path = rooted("")))
+		if (!q->f && !q->path && !(q->path = rp__nfs_rooted("")))
 			rp__nfs_finish(q, ENOMEM);
 		else
-			rp__nfs_path_op(q);
+			path_op(q);
 		return;
 	case RP_OP_READDIR:
 		if (!q->f && !q->path)
 			rp__nfs_finish(q, EBADF);
 		else
-			rp__nfs_path_op(q);
+			path_op(q);
 		return;
 	default:
 		if (!q->path)
 			rp__nfs_finish(q, EINVAL);
 		else
-			rp__nfs_path_op(q);
+			path_op(q);
 		return;
 	}
-}
-
-void rp__nfs_orphan_all(nfs_client *c)
-{
-	for (nreq *q = c->live; q; q = q->next) {
-		rp_breq *const req = q->req;
-		if (!req)
-			continue;
-		q->req = NULL;
-		complete(c, req, EIO);
-	}
-}
-
-void rp__nfs_free_orphans(nfs_client *c)
-{
-	while (c->live) {
-		nreq *const q = c->live;
-		live_del(c, q);
-		nreq_free(q);
-	}
-}
-
-void rp__nfs_release(nfs_client *c, uint64_t bh)
-{
-	nfile *const f = (nfile *)(uintptr_t)bh;
-	if (!f)
-		return;
-	/* The close is sent and its answer not waited for: nothing waits on a handle the trace left open. */
-	struct nfsfh *const fh = drop_file(c, f);
-	if (fh && !c->lost && c->nfs)
-		nfs_close_async(c->nfs, fh, ignore_cb, NULL);
 }

@@ -1,5 +1,5 @@
 /* The nfs backend's pure helpers: the target URL's form (libnfs 4.0's nfs:// URLs), statuses, listing patterns. */
-#include "replay/backends/nfs.h"
+#include "replay/backends/nfs_int.h"
 
 #include <errno.h>
 #include <string.h>

@@ -6,7 +6,7 @@
 
 #include "harness.h"
 #include "formats/status.h"
-#include "replay/backends/nfs.h"
+#include "replay/backends/nfs_int.h"
 
 static void url_ok(const char *url, int version)
 {

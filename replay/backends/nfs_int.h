@@ -1,6 +1,11 @@
-/* The nfs backend's internal state (libnfs 4.0, asynchronous API), shared by nfs.c, nfs_ops.c and nfs_util.c. */
-#ifndef REPRISE_REPLAY_NFS_H
-#define REPRISE_REPLAY_NFS_H
+/*
+ * The nfs backend's internal state (libnfs 4.0, asynchronous API), shared by its files, each calling
+ * only those below it: nfs.c (the vtable, the event loop) -> nfs_ops.c (opens, I/O, the NFSv3 check)
+ * -> nfs_meta.c (attributes, the namespace, listings) -> nfs_conn.c (contexts, mounts) -> nfs_req.c
+ * (a request's bookkeeping) -> nfs_names.c, nfs_util.c (no libnfs).
+ */
+#ifndef REPRISE_REPLAY_NFS_INT_H
+#define REPRISE_REPLAY_NFS_INT_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -96,7 +101,7 @@ uint32_t rp__nfs_names_add(rp_nfs_names *n, uint64_t epoch, uint32_t parent, con
 void rp__nfs_names_forget(rp_nfs_names *n, const char *path);
 
 #ifdef RP_NFS_LIBNFS
-/* The rest needs libnfs: nfs.c and nfs_ops.c. */
+/* The rest needs libnfs: every file of the backend but nfs_util.c and nfs_names.c. */
 #include <pthread.h>
 
 #include <nfsc/libnfs.h>
@@ -164,6 +169,16 @@ typedef struct nfs_client {
 /* nfs.c: the event loop. */
 /* Wait for and run libnfs completions, up to timeout_ns; returns the engine requests completed (0 on timeout). */
 int rp__nfs_wait(nfs_client *c, uint64_t timeout_ns);
+
+/* nfs_conn.c: connections. */
+/*
+ * A context for the backend's URL with its settings (no reconnecting, the
+ * RPC timeout, no directory cache, NFSv4: a client name of its own); *url_out:
+ * the parsed URL.  0, or an error in errbuf.
+ */
+int rp__nfs_context(nfs_backend *nb, struct nfs_context **out, struct nfs_url **url_out, char *errbuf);
+/* Mount server:export[/dir]: 0, or an error naming the URL and what libnfs said. */
+int rp__nfs_mount(const nfs_backend *nb, struct nfs_context *nfs, const char *server, const char *path, char *errbuf);
 /*
  * NFSv4: the context that sets attributes by path, mounted on first use
  * (NULL, and the client lost, when it cannot be).  libnfs 4.0 sets them
@@ -171,8 +186,6 @@ int rp__nfs_wait(nfs_client *c, uint64_t timeout_ns);
  * the main context (nfs_ops.c); a context of its own has its own.
  */
 struct nfs_context *rp__nfs_side(nfs_client *c);
-/* The connection failed for good: say so once (with libnfs's error), fail what is in flight. */
-void rp__nfs_lose(nfs_client *c, const char *what);
 
 /* Where an nreq is in its chain. */
 enum step {
@@ -197,8 +210,12 @@ enum step {
 	S_LINKLEN,  /* NFSv4: a readlink's length, the link's size (libnfs's text has no NUL) */
 };
 
+/* What a reply to a call of q's chain goes to (the file that sent the call steps it on): libnfs's err and data. */
+typedef void nreq_reply_fn(nreq *q, int err, void *data);
+
 struct nreq {
 	nreq *prev, *next; /* the client's live list: libnfs holds one callback of each */
+	nreq_reply_fn *reply; /* through rp__nfs_reply_cb */
 	nfs_client *c;
 	rp_breq *req; /* NULL once orphaned (completed without libnfs, which still holds its callback) */
 	enum step step;
@@ -226,33 +243,61 @@ struct nreq {
 	unsigned char chk_fh[RP_NFS_FH_MAX];
 };
 
-/* nfs_ops.c: the request's life. */
-/* Every libnfs callback of an nreq's chain: the next step, or its end. */
-void rp__nfs_step_cb(int err, struct nfs_context *nfs, void *data, void *priv);
+/* nfs_req.c: a request's bookkeeping, below the ops that step it. */
+/* A request for req, its paths "/"-rooted, on the live list; NULL when out of memory (req completed ENOMEM). */
+nreq *rp__nfs_req_new(nfs_client *c, rp_breq *req);
+/* Complete the engine's request (once) with a positive errno or 0, without an nreq. */
+void rp__nfs_complete(nfs_client *c, rp_breq *req, int status);
 /* Complete the request with status (0 or a positive errno) and free it. */
 void rp__nfs_finish(nreq *q, int status);
 /* After queueing a libnfs call: rc < 0 means it was not queued (no callback will come), and ends the request. */
 void rp__nfs_queued(nreq *q, int rc);
+/* The libnfs callback of every call of a chain (priv: the nreq): what rp__nfs_reply_ends leaves goes to q->reply. */
+void rp__nfs_reply_cb(int err, struct nfs_context *nfs, void *data, void *priv);
+/*
+ * A reply for q came (err: libnfs's): true when q went with it, freed: an
+ * orphan's (the engine has its answer), or an RPC that timed out (the client
+ * is lost, every request in flight completed EIO).
+ */
+bool rp__nfs_reply_ends(nreq *q, int err);
 /* The permission bits a trace asks for, as applied (set-id bits only with the setid option). */
 unsigned rp__nfs_mode(const nfs_client *c, uint32_t mode);
-/* nfs_open2 with flags, its callback's step `after` (on NFSv4 only one that should succeed: nfs_ops.c). */
-void rp__nfs_open_checked(nreq *q, int flags, enum step after);
-
-/* nfs_meta.c: attributes, the namespace, listings. */
-void rp__nfs_setattr_start(nreq *q);
-/* The next attribute of a setattr (after the GETATTR that began it), or its end. */
-void rp__nfs_setattr_next(nreq *q);
-void rp__nfs_readdir_done(nreq *q, struct nfsdir *dir);
-/* Namespace ops, attribute queries, statfs, readdir, deltree: one call each, mostly. */
-void rp__nfs_path_op(nreq *q);
-
-/* nfs_ops.c: one engine request through libnfs; completes it (req->cb) now or from rp__nfs_wait. */
-void rp__nfs_start(nfs_client *c, rp_breq *req);
+/* "/" and p, allocated (NULL when out of memory). */
+char *rp__nfs_rooted(const char *p);
+/* A handle on path (copied); NULL when out of memory. */
+nfile *rp__nfs_file_new(const char *path, struct nfsfh *fh, bool dir);
+/*
+ * Free a handle; the libnfs open to close, if this was its last handle
+ * (NULL when none: a directory, or an NFSv4 open other handles still share).
+ */
+struct nfsfh *rp__nfs_file_drop(nfs_client *c, nfile *f);
+/* Send the close of fh, its answer not waited for (a handle no op owns any more). */
+void rp__nfs_close_unwaited(nfs_client *c, struct nfsfh *fh);
+/* Close a backend handle without a trace op (its answer not waited for; a lost connection just frees it). */
+void rp__nfs_release(nfs_client *c, uint64_t bh);
+/* Does op change what a name is (the NFSv3 checked names forget it, before it is sent and when it completes)? */
+bool rp__nfs_changes_names(int op);
+/* Forget path and path2 (either NULL) in the checked names, and count a change for the client's group. */
+void rp__nfs_names_changed(nfs_client *c, const char *path, const char *path2);
+/* The connection failed for good: say so once (with libnfs's error), fail what is in flight. */
+void rp__nfs_lose(nfs_client *c, const char *what);
 /* Requests libnfs still holds at the end: completed (EIO) without touching libnfs, freed after the context is. */
 void rp__nfs_orphan_all(nfs_client *c);
 void rp__nfs_free_orphans(nfs_client *c);
-/* Close a backend handle without a trace op (synchronously; a lost connection just frees it). */
-void rp__nfs_release(nfs_client *c, uint64_t bh);
+
+/* nfs_meta.c: attributes, the namespace, listings; each request taken to its end, or handed back. */
+/* A setattr, attribute by attribute after a GETATTR (on NFSv4 by path through rp__nfs_side). */
+void rp__nfs_setattr_start(nreq *q);
+/*
+ * Namespace ops, attribute queries (of a path or of an open handle), statfs,
+ * readdir, deltree: one call each, mostly, to the request's end (true); false
+ * for a mknod of a regular file, which is the caller's exclusive create and
+ * close (q->mode set to its mode).
+ */
+bool rp__nfs_path_op(nreq *q);
+
+/* nfs_ops.c: one engine request through libnfs; completes it (req->cb) now or from rp__nfs_wait. */
+void rp__nfs_start(nfs_client *c, rp_breq *req);
 #endif
 
 #endif
