@@ -524,14 +524,16 @@ static void check_cb(struct rpc_context *rpc, int status, void *data, void *priv
 	}
 	const ftype3 type = ok->obj_attributes.post_op_attr_u.attributes.type;
 	if (type == NF3LNK) {
-		if (!last)
+		if (!last) {
+			q->req->escape = true; /* our refusal, not the server's EXDEV (a rename across file systems) */
 			rp__nfs_finish(q, EXDEV);
-		else if (q->chk_last == CHK_LOOP)
+		} else if (q->chk_last == CHK_LOOP) {
 			rp__nfs_finish(q, ELOOP);
-		else if (q->chk_last == CHK_EXCL)
+		} else if (q->chk_last == CHK_EXCL) {
 			rp__nfs_finish(q, EEXIST);
-		else
+		} else {
 			check_passed(q);
+		}
 		return;
 	}
 	if (type != NF3DIR) {
