@@ -76,7 +76,7 @@ struct rp_breq {
 	const char *path;  /* NULL if the op has none */
 	const char *path2; /* rename/link/symlink target, readdir pattern, xattr name; NULL if none */
 	uint64_t bh;       /* in: backend handle for handle ops; out: the new one for open */
-	/* Results. */
+	/* Results (status, result, granted, special, escape: the engine clears them before each submit). */
 	int32_t status;  /* canonical: 0, errno, or RP_STATUS_OTHER */
 	uint64_t result; /* bytes transferred, entries returned */
 	/*

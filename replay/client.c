@@ -10,6 +10,7 @@
 #include "replay/client_req.h"
 #include "replay/client.h"
 #include "replay/client_stats.h"
+#include "replay/req.h"
 #include "replay/engine.h"
 
 /* The path behind string id, normalised and cached per client (ids are per source). */
@@ -242,11 +243,8 @@ static inline __attribute__((always_inline)) enum verdict resolve(rp_client *c, 
 	req->path = req->path2 = NULL;
 	req->bh = 0;
 	req->hold = 0;
-	req->granted = 0;
 	req->zero = false;
 	req->no_handle = op->handle == 0 && op->status == EBADF && (handle_ops >> op->op & 1u);
-	req->special = false;
-	req->escape = false;
 	/*
 	 * One test for both: an op the backend cannot express, or one of the
 	 * special ops (fast_mask is op_mask without them: rp_replay_create).
@@ -316,8 +314,8 @@ static inline bool nt_pre(rp_client *c, const rp_op *op, rp_breq *req)
 	const int pre = rp__nt_before(c, op, req);
 	if (!pre)
 		return false;
+	rp__req_begin(req);
 	req->status = pre == RP__NT_DONE ? 0 : pre;
-	req->result = 0;
 	return true;
 }
 
@@ -430,8 +428,7 @@ static inline __attribute__((always_inline)) uint64_t exec(rp_client *c, const r
 	case V_CLOSED: {
 		/* Completed here, through finish like any close: the NT layer sees it, the statistics count it. */
 		const uint64_t now = rp__now(r);
-		req->status = 0;
-		req->result = 0;
+		rp__req_begin(req);
 		finish(c, op, req, index, sched, now, now, false);
 		return now;
 	}

@@ -23,11 +23,9 @@ void rp__client_submit(rp_client *c, rp_breq *req)
 		return;
 	/* One policy, sync and async alike: the backend cannot go on, the run stops naming the op. */
 	rp__client_fatal(c, rc, req);
-	if (!req->status)
-		req->status = RP_STATUS_OTHER;
 }
 
-void rp__client_fatal(rp_client *c, int rc, const rp_breq *req)
+void rp__client_fatal(rp_client *c, int rc, rp_breq *req)
 {
 	int none = 0;
 	if (atomic_compare_exchange_strong(&c->fatal, &none, rc)) {
@@ -35,12 +33,15 @@ void rp__client_fatal(rp_client *c, int rc, const rp_breq *req)
 		atomic_store(&c->fatal_op, req->op ? req->op->op : RP_OP__COUNT);
 	}
 	atomic_store(&c->r->stop, true);
+	/* The op failed, whether or not the backend said how. */
+	if (!req->status)
+		req->status = RP_STATUS_OTHER;
 }
 
 const char *rp__fatal_reason(char *buf, size_t size, unsigned op, const char *of, int rc, int32_t status)
 {
 	const char *const on = rp_op_name(op);
-	const char *const sn = rp_status_name(status);
+	const char *const sn = status ? rp_status_name(status) : NULL; /* none said: not "[OK]" */
 	snprintf(buf, size, "%s%s%s: %s%s%s%s", on ? on : "op", of ? " of " : "", of ? of : "",
 		 status > 0 ? strerror(rp_errno_to_host(status)) : rp_strerror(rc), sn ? " [" : "", sn ? sn : "", sn ? "]" : "");
 	return buf;

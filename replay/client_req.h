@@ -14,12 +14,17 @@ struct rp_client;
 
 /* Hand a request to the backend and wait for it (synchronously or through poll()); a backend error is fatal. */
 void rp__client_submit(struct rp_client *c, rp_breq *req);
-/* The backend's submit returned rc < 0: it cannot go on; the run stops with an error naming op and status (any thread). */
-void rp__client_fatal(struct rp_client *c, int rc, const rp_breq *req);
+/*
+ * The backend's submit returned rc < 0: it cannot go on; the run stops with
+ * an error naming op and status (any thread, by the one that owns req).
+ * req failed: its status is RP_STATUS_OTHER when the backend set none.
+ */
+void rp__client_fatal(struct rp_client *c, int rc, rp_breq *req);
 /*
  * Why the backend cannot go on, as the run's error says it: "OP: reason
  * [STATUS]", or "OP of OF: ..." when of is not NULL.  The reason is status's
- * (an rp status > 0) or else rc's; an op out of range is "op".  Returns buf.
+ * (an rp status > 0) or else rc's; status 0 (the backend said none) has no
+ * [STATUS]; an op out of range is "op".  Returns buf.
  */
 const char *rp__fatal_reason(char *buf, size_t size, unsigned op, const char *of, int rc, int32_t status);
 /* Delete what `where` names (a delete-on-close at its last close): unlink, or rmdir a directory; 0 or the errno. */

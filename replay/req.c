@@ -45,6 +45,7 @@ static __attribute__((noinline)) int issue_busy(const rp_backend_ops *bops, void
 
 static inline int issue(const rp_backend_ops *bops, void *backend, void *cs, bool async, rp_breq *req)
 {
+	rp__req_begin(req);
 	const int rc = submit_once(bops, backend, cs, req);
 	if (__builtin_expect(rc == 0, 1))
 		return 0;

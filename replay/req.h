@@ -24,6 +24,21 @@ static inline bool rp__req_async(const rp_backend_ops *bops)
 	return (bops->caps & RP_BCAP_ASYNC) && bops->poll;
 }
 
+/*
+ * A request's begin, before its submit: nothing of an earlier answer is left
+ * in its reply fields (status, result, granted, special, escape), so a
+ * backend that fails it without a status shows none.  rp__req_issue does it
+ * for every submit; the client does it for the ops answered without one.
+ */
+static inline void rp__req_begin(rp_breq *req)
+{
+	req->status = 0;
+	req->result = 0;
+	req->granted = 0;
+	req->special = false;
+	req->escape = false;
+}
+
 /* Run the backend's completions, waiting up to timeout_ns; how many completed (an async backend's poll). */
 int rp__req_poll(const rp_backend_ops *bops, void *backend, void *cs, uint64_t timeout_ns);
 
@@ -33,7 +48,8 @@ int rp__req_poll(const rp_backend_ops *bops, void *backend, void *cs, uint64_t t
  * backend's queue is full; a backend before version 8 said RP_E_LIMIT), or
  * the backend's negative rp error.  A busy backend is polled (async:
  * completions make room) and the submit retried, up to 1000 times, then
- * RP_E_LIMIT (a backend that stays full is not coming back).  A synchronous
+ * RP_E_LIMIT (a backend that stays full is not coming back); req begins
+ * first (rp__req_begin).  A synchronous
  * backend has nothing to poll: busy is RP_E_LIMIT at once (req->status 0:
  * nothing of it ran).  0 when req was taken, else a negative rp error.
  * req->cb and req->data are the caller's.

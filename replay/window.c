@@ -430,7 +430,6 @@ uint64_t rp__win_issue(rp_client *c, const rp_op *op, rp_breq *req, const rp_wke
 	if (rc < 0) {
 		/* The backend cannot go on: the run stops naming the op; the slot completes as failed. */
 		rp__client_fatal(c, rc, &s->req);
-		s->req.status = RP_STATUS_OTHER;
 		s->done = rp__now(r);
 		atomic_store_explicit(&s->finished, true, memory_order_relaxed);
 	}

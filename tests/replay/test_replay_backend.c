@@ -775,20 +775,68 @@ static rp_backend_ops failing_ops(bool async)
  * or in a window, sync or async.  The client stops there: the run fails with
  * the words expected, its results are there.
  */
+/*
+ * Each client state's first LOSE_AFTER mkdirs find the directory there
+ * (status EEXIST); then its submit fails without saying a status, which must
+ * not be the previous op's.
+ */
+static int forgetful_submit(void *b, void *cs, rp_breq *req)
+{
+	lossy_client *const c = cs;
+	if (c->ops >= LOSE_AFTER)
+		return RP_E_IO;
+	c->ops++;
+	atomic_fetch_add(&seen[req->op->op], 1);
+	req->status = EEXIST;
+	if (req->cb)
+		req->cb(req);
+	return 0;
+}
+
+enum stop_kind {
+	STOP_LOST,      /* lossy_ops: client_error says the state is lost */
+	STOP_FAILING,   /* failing_ops: submit fails, status EIO */
+	STOP_FORGETFUL, /* forgetful_submit: submit fails, no status */
+};
+
+static rp_backend_ops stop_ops(enum stop_kind kind, bool async)
+{
+	if (kind == STOP_LOST)
+		return lossy_ops();
+	rp_backend_ops ops = failing_ops(async);
+	if (kind == STOP_FORGETFUL) {
+		ops.name = "forgetful";
+		ops.submit = forgetful_submit;
+	}
+	return ops;
+}
+
+/*
+ * A run of 10 mkdirs whose backend cannot go on after LOSE_AFTER of them:
+ * a client state lost (client_error) or a submit that fails, one at a time
+ * or in a window, sync or async.  The client stops there: the run fails with
+ * the words expected, its results are there.
+ */
+#define FORGOT "the forgetful backend cannot go on (mkdir: input/output error)"
 static const struct stop_row {
-	bool lost; /* lossy_ops (client_error), else failing_ops (submit's error) */
+	enum stop_kind kind;
 	bool async;
 	uint32_t inflight;
 	const char *says;
 	uint64_t count, failures; /* mkdirs counted in the results, and failed (the one the backend could not do) */
 } stop_rows[] = {
-	{ true, false, 1, "lossy://x: the server went away after 3 ops", LOSE_AFTER, 0 },
-	{ true, false, 4, "lossy://x: the server went away after 3 ops", LOSE_AFTER, 0 },
+	{ STOP_LOST, false, 1, "lossy://x: the server went away after 3 ops", LOSE_AFTER, 0 },
+	{ STOP_LOST, false, 4, "lossy://x: the server went away after 3 ops", LOSE_AFTER, 0 },
 	/* Before, an async backend's error was one more failed op and the run went on to the end. */
-	{ false, false, 1, "the failing backend cannot go on (mkdir: Input/output error [EIO])", LOSE_AFTER + 1, 1 },
-	{ false, false, 4, "the failing backend cannot go on (mkdir: Input/output error [EIO])", LOSE_AFTER + 1, 1 },
-	{ false, true, 1, "the failing backend cannot go on (mkdir: Input/output error [EIO])", LOSE_AFTER + 1, 1 },
-	{ false, true, 4, "the failing backend cannot go on (mkdir: Input/output error [EIO])", LOSE_AFTER + 1, 1 },
+	{ STOP_FAILING, false, 1, "the failing backend cannot go on (mkdir: Input/output error [EIO])", LOSE_AFTER + 1, 1 },
+	{ STOP_FAILING, false, 4, "the failing backend cannot go on (mkdir: Input/output error [EIO])", LOSE_AFTER + 1, 1 },
+	{ STOP_FAILING, true, 1, "the failing backend cannot go on (mkdir: Input/output error [EIO])", LOSE_AFTER + 1, 1 },
+	{ STOP_FAILING, true, 4, "the failing backend cannot go on (mkdir: Input/output error [EIO])", LOSE_AFTER + 1, 1 },
+	/* Before, the failed op showed what the one before it had left (or whatever the stack held): EEXIST. */
+	{ STOP_FORGETFUL, false, 1, FORGOT, LOSE_AFTER + 1, LOSE_AFTER + 1 },
+	{ STOP_FORGETFUL, false, 4, FORGOT, LOSE_AFTER + 1, LOSE_AFTER + 1 },
+	{ STOP_FORGETFUL, true, 1, FORGOT, LOSE_AFTER + 1, LOSE_AFTER + 1 },
+	{ STOP_FORGETFUL, true, 4, FORGOT, LOSE_AFTER + 1, LOSE_AFTER + 1 },
 };
 
 static void test_backend_stops(void **state)
@@ -796,7 +844,7 @@ static void test_backend_stops(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(stop_rows) / sizeof(stop_rows[0]); i++) {
 		const struct stop_row *const row = &stop_rows[i];
-		const rp_backend_ops ops = row->lost ? lossy_ops() : failing_ops(row->async);
+		const rp_backend_ops ops = stop_ops(row->kind, row->async);
 		wl t;
 		wl_init(&t, RP_SRC_LOADFILE_SMB);
 		for (int k = 0; k < 10; k++)
