@@ -42,6 +42,38 @@ static bool redact_smb_key(rp_cli_prov *pv, int *i, int *k)
 	return true;
 }
 
+/*
+ * The -O list a (its first skip bytes the option itself, "-O" or
+ * "--backend-opt="), each item's secret starred: password=*** and the smb
+ * backend's user=[DOMAIN\\]USER%*** (--user's grammar), in a copy (*secret
+ * set).  NULL when it has none (*secret false) and without memory.
+ */
+static char *redact_list(const char *a, size_t skip, bool *secret)
+{
+	bool any = false;
+	size_t items = 1;
+	for (const char *p = a + skip; *p; p++)
+		items += *p == ',';
+	for (const char *p = a + skip; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		any |= strncmp(p, "password=", 9) == 0 || (strncmp(p, "user=", 5) == 0 && memchr(p, '%', strcspn(p, ",")));
+	*secret = any;
+	if (!any)
+		return NULL;
+	const size_t cap = strlen(a) + 3 * items + 1;
+	char *const r = malloc(cap);
+	if (!r)
+		return NULL;
+	size_t at = (size_t)snprintf(r, cap, "%.*s", (int)skip, a);
+	for (const char *p = a + skip; p;) {
+		const size_t n = strcspn(p, ",");
+		const char *const pct = strncmp(p, "user=", 5) == 0 ? memchr(p, '%', n) : NULL;
+		const size_t keep = strncmp(p, "password=", 9) == 0 ? 9 : pct ? (size_t)(pct - p) + 1 : n;
+		at += (size_t)snprintf(r + at, cap - at, "%.*s%s%s", (int)keep, p, keep < n ? "***" : "", p[n] ? "," : "");
+		p = p[n] ? p + n + 1 : NULL;
+	}
+	return r;
+}
+
 /* Point the copy of argv at rewritten arguments where one holds a password (after --user, in -O/--backend-opt). */
 static void redact(rp_cli_prov *pv)
 {
@@ -53,23 +85,38 @@ static void redact(rp_cli_prov *pv)
 			continue;
 		const char *a = av[i];
 		const bool user = strcmp(a, "--user") == 0, bopt = strcmp(a, "--backend-opt") == 0 || strcmp(a, "-O") == 0;
+		size_t skip = 0;
 		if ((user || bopt) && i + 1 < pv->p.argc)
 			a = av[++i];
-		else if (strncmp(a, "--user=", 7) != 0 && strncmp(a, "--backend-opt=", 14) != 0 && strncmp(a, "-O", 2) != 0)
+		else if (strncmp(a, "--backend-opt=", 14) == 0)
+			skip = 14;
+		else if (strncmp(a, "-O", 2) == 0)
+			skip = 2;
+		else if (strncmp(a, "--user=", 7) != 0)
 			continue;
 		const bool is_user = user || strncmp(av[i], "--user=", 7) == 0;
-		const char *const secret = is_user ? strchr(a, '%') : strstr(a, "password=");
+		if (!is_user) {
+			bool secret;
+			char *const r = redact_list(a, skip, &secret);
+			if (r && k < RP_CLI_REDACT_MAX)
+				av[i] = pv->redacted[k++] = r;
+			else if (secret)
+				av[i] = (char *)"***"; /* never the password, even without memory */
+			if (r && av[i] != r)
+				free(r);
+			continue;
+		}
+		const char *const secret = strchr(a, '%');
 		if (!secret)
 			continue;
-		const size_t keep = (size_t)(secret - a) + (is_user ? 1 : 9);
-		const char *const rest = is_user ? "" : secret + 9 + strcspn(secret + 9, ",");
-		const size_t len = keep + 3 + strlen(rest) + 1;
+		const size_t keep = (size_t)(secret - a) + 1;
+		const size_t len = keep + 4;
 		char *const r = k < RP_CLI_REDACT_MAX ? malloc(len) : NULL;
 		if (!r) {
 			av[i] = (char *)"***"; /* never the password, even without memory */
 			continue;
 		}
-		snprintf(r, len, "%.*s***%s", (int)keep, a, rest);
+		snprintf(r, len, "%.*s***", (int)keep, a);
 		pv->redacted[k++] = r;
 		av[i] = r;
 	}

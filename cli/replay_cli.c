@@ -49,7 +49,7 @@ static int parse_enum(const char *cmd, const char *what, const char *s, const ch
 }
 
 /* The most items the backend gets: the -O list's (at most one per two bytes of it) and --sync, --fsync-writes,
- * --user's three and --authfile. */
+ * --user and --authfile (6: room to spare). */
 static size_t items_cap(const char *list)
 {
 	return (list ? strlen(list) / 2 + 1 : 0) + 6;
@@ -76,8 +76,12 @@ static char *items_text(const rp_cli_bopts *b)
 	s[0] = '\0';
 	for (size_t i = 0; i < b->n; i++) {
 		const rp_backend_item *const it = &b->items[i];
-		const char *const v = it->value && strcmp(it->key, "password") == 0 ? "***" : it->value;
-		at += (size_t)snprintf(s + at, n - at, "%s%s%s%s", at ? "," : "", it->key, v ? "=" : "", v ? v : "");
+		const bool pass = it->value && strcmp(it->key, "password") == 0;
+		/* user's [DOMAIN\]USER%PASS: up to the '%' (the smb backend's grammar) */
+		const char *const pct = it->value && strcmp(it->key, "user") == 0 ? strchr(it->value, '%') : NULL;
+		const int keep = pass ? 0 : pct ? (int)(pct - it->value) : it->value ? (int)strlen(it->value) : 0;
+		at += (size_t)snprintf(s + at, n - at, "%s%s%s%.*s%s", at ? "," : "", it->key, it->value ? "=" : "", keep,
+				       it->value ? it->value : "", pass ? "***" : pct ? "%***" : "");
 	}
 	return s;
 }
@@ -85,8 +89,8 @@ static char *items_text(const rp_cli_bopts *b)
 /*
  * The backend's items: the -O list's (split here, once), then --sync and
  * --fsync-writes, which are posix's, and --user and --authfile, which are
- * smb's: user, password, domain and authfile, taken whole (a ',' in a
- * password or a file name is one).  0, 2 after a usage error, 1 out of memory.
+ * smb's user and authfile, taken whole (a ',' in a password or a file name
+ * is one; the smb backend reads user's [DOMAIN\]USER[%PASS]).  0, 2 after a usage error, 1 out of memory.
  */
 static int backend_items(const rp_cli_ropts *r, const char *cmd, rp_cli_bopts *b)
 {
@@ -101,32 +105,8 @@ static int backend_items(const rp_cli_ropts *r, const char *cmd, rp_cli_bopts *b
 		add(b, "sync", NULL);
 	if (r->fsync_writes)
 		add(b, "fsync-writes", NULL);
-	if (r->user) {
-		/* [DOMAIN\]USER[%PASS], as smbclient -U takes it (DOMAIN/USER too). */
-		const char *u = r->user;
-		const size_t dl = strcspn(u, "\\/");
-		const char *const pct = strchr(u + (u[dl] ? dl + 1 : 0), '%');
-		const size_t ul = (pct ? (size_t)(pct - u) : strlen(u)) - (u[dl] ? dl + 1 : 0);
-		if (ul == 0) {
-			rp__cli_err(cmd, "--user: no user name");
-			return 2;
-		}
-		if (!(b->user = strdup(r->user)))
-			goto nomem;
-		b->user_len = strlen(b->user);
-		char *p = b->user;
-		if (p[dl]) {
-			p[dl] = '\0';
-			add(b, "domain", p);
-			p += dl + 1;
-		}
-		char *const pw = strchr(p, '%');
-		if (pw)
-			*pw = '\0';
-		add(b, "user", p);
-		if (pw && pw[1])
-			add(b, "password", pw + 1);
-	}
+	if (r->user)
+		add(b, "user", r->user); /* [DOMAIN\]USER[%PASS]: the smb backend's grammar */
 	if (r->authfile)
 		add(b, "authfile", r->authfile);
 	if (!(b->text = items_text(b)))
@@ -141,10 +121,7 @@ void rp__cli_bopts_free(rp_cli_bopts *b)
 {
 	if (b->list)
 		explicit_bzero(b->list, b->list_len); /* -O password=P is in it */
-	if (b->user)
-		explicit_bzero(b->user, b->user_len);
 	free(b->list);
-	free(b->user);
 	free(b->items);
 	free(b->text);
 	memset(b, 0, sizeof(*b));

@@ -91,20 +91,20 @@ bool rp__cli_ropts_args_ok(const rp_cli_ropts *r, int npos);
  */
 int rp__cli_ropts_open_input(const rp_cli_ropts *r, const char *cmd, char *const *pos, int npos, rp_cli_in *in);
 
-/* The backend's options as rp__cli_ropts_apply made them: items, each taken whole, pointing into list and user. */
+/* The backend's options as rp__cli_ropts_apply made them: items, each taken whole, pointing into list and argv. */
 typedef struct rp_cli_bopts {
-	rp_backend_item *items; /* the -O items, then --sync, --fsync-writes, --user's, --authfile */
+	rp_backend_item *items; /* the -O items, then --sync, --fsync-writes, --user, --authfile */
 	size_t n;
-	char *list, *user;      /* -O's list split in place, --user's text split in place */
-	size_t list_len, user_len;
-	char *text;             /* the items as one "a=1,sync,password=***" line (bench's JSON); never a password */
+	char *list;             /* -O's list split in place */
+	size_t list_len;
+	char *text;             /* the items as one "a=1,sync,user=U%***" line (bench's JSON); never a password */
 } rp_cli_bopts;
 
 /*
  * The parsed options into ro (rp_replay_opts_init first; the target is the
  * caller's).  *bopts gets the backend's items: the -O list's, split once,
- * then --sync and --fsync-writes (posix's) and --user and --authfile (smb's:
- * user, password, domain, authfile); ro->backend_items points to them, until
+ * then --sync and --fsync-writes (posix's) and --user and --authfile (smb's
+ * user and authfile, as given); ro->backend_items points to them, until
  * rp__cli_bopts_free.  0, 2 after a usage error was printed, 1 out of memory.
  */
 int rp__cli_ropts_apply(const rp_cli_ropts *r, const char *cmd, rp_replay_opts *ro, rp_cli_bopts *bopts);

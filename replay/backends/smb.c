@@ -20,10 +20,10 @@
 enum { S_OPT_USER, S_OPT_PASSWORD, S_OPT_DOMAIN, S_OPT_AUTHFILE, S_OPT_TIMEOUT, S_OPT__COUNT };
 
 static const rp_backend_opt smb_opts[] = {
-	[S_OPT_USER] = { .name = "user", .type = RP_BOPT_STRING, .arg = "USER",
-			 .help = "log in as USER (replay --user; default: the auth file's, else guest)" },
+	[S_OPT_USER] = { .name = "user", .type = RP_BOPT_STRING, .arg = "[DOMAIN\\]USER[%PASS]",
+			 .help = "log in as USER, smbclient -U's form, DOMAIN/USER too (replay --user; default: the auth file's, else guest)" },
 	[S_OPT_PASSWORD] = { .name = "password", .type = RP_BOPT_STRING, .arg = "PASS",
-			     .help = "USER's password (replay --user USER%PASS; else the auth file's, else $REPRISE_SMB_PASSWORD); never printed" },
+			     .help = "USER's password (as user's %PASS; else the auth file's, else $REPRISE_SMB_PASSWORD); never printed" },
 	[S_OPT_DOMAIN] = { .name = "domain", .type = RP_BOPT_STRING, .arg = "DOMAIN",
 			   .help = "the user's domain or workgroup (default: the auth file's, else the server's)" },
 	[S_OPT_AUTHFILE] = { .name = "authfile", .type = RP_BOPT_STRING, .arg = "FILE",
@@ -68,7 +68,11 @@ static int load_authfile(smb_backend *sb, const char *file, char *errbuf)
 	return rc;
 }
 
-/* Credentials: the options given, else the auth file's, else the environment's password; guest without a user. */
+/*
+ * Credentials: the options given, in the order given (user's own domain and
+ * password parts as given where it is), over the auth file's; else the
+ * environment's password; guest without a user.
+ */
 static int load_creds(smb_backend *sb, const rp_backend_args *args, char *errbuf)
 {
 	if (args->vals[S_OPT_AUTHFILE].set) {
@@ -76,18 +80,23 @@ static int load_creds(smb_backend *sb, const rp_backend_args *args, char *errbuf
 		if (rc < 0)
 			return rc;
 	}
-	static const int opt[3] = { S_OPT_USER, S_OPT_PASSWORD, S_OPT_DOMAIN };
-	char *const dst[3] = { sb->creds.user, sb->creds.password, sb->creds.domain };
-	bool *const has[3] = { &sb->creds.has_user, &sb->creds.has_password, &sb->creds.has_domain };
-	static const char *const what[3] = { "user name", "password", "domain" };
-	for (int i = 0; i < 3; i++) {
-		const rp_backend_kv *const v = &args->vals[opt[i]];
-		if (!v->set)
+	for (size_t i = 0; i < args->n_kv; i++) {
+		const rp_backend_kv *const v = &args->kv[i];
+		const ptrdiff_t k = v->opt - smb_opts;
+		if (k == S_OPT_USER) {
+			const int rc = rp__smb_user_parse(v->value, &sb->creds, errbuf);
+			if (rc < 0)
+				return rc;
 			continue;
+		}
+		if (k != S_OPT_PASSWORD && k != S_OPT_DOMAIN)
+			continue;
+		char *const dst = k == S_OPT_PASSWORD ? sb->creds.password : sb->creds.domain;
 		if (strlen(v->value) > RP_SMB_CRED_MAX)
-			return rp_fail(errbuf, RP_E_LIMIT, "smb: %s longer than %d bytes", what[i], RP_SMB_CRED_MAX);
-		strcpy(dst[i], v->value);
-		*has[i] = true;
+			return rp_fail(errbuf, RP_E_LIMIT, "smb: %s longer than %d bytes", k == S_OPT_PASSWORD ? "password" : "domain",
+				       RP_SMB_CRED_MAX);
+		strcpy(dst, v->value);
+		*(k == S_OPT_PASSWORD ? &sb->creds.has_password : &sb->creds.has_domain) = true;
 	}
 	const char *const env = getenv("REPRISE_SMB_PASSWORD");
 	if (!sb->creds.has_password && env && sb->creds.has_user) {

@@ -260,6 +260,42 @@ int rp__smb_authfile_parse(const char *buf, size_t len, const char *name, rp_smb
 	return 0;
 }
 
+/* Copy len bytes of src into dst (RP_SMB_CRED_MAX + 1 bytes) and set *has: 0, or RP_E_LIMIT naming what. */
+static int cred_set(char *dst, bool *has, const char *src, size_t len, const char *what, char *errbuf)
+{
+	if (len > RP_SMB_CRED_MAX)
+		return rp_fail(errbuf, RP_E_LIMIT, "smb: option 'user': %s longer than %d bytes", what, RP_SMB_CRED_MAX);
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+	*has = true;
+	return 0;
+}
+
+int rp__smb_user_parse(const char *text, rp_smb_creds *c, char *errbuf)
+{
+	const char *const pct = strchr(text, '%');
+	const size_t head = pct ? (size_t)(pct - text) : strlen(text); /* [DOMAIN\]USER */
+	const size_t dl = strcspn(text, "\\/");
+	const bool has_domain = dl < head;
+	const char *const user = has_domain ? text + dl + 1 : text;
+	const size_t ul = head - (size_t)(user - text);
+	if (has_domain && dl == 0)
+		return rp_fail(errbuf, RP_E_INVAL, "smb: option 'user': no domain before the '%c' ([DOMAIN\\]USER[%%PASS])",
+			       text[dl]);
+	if (ul == 0)
+		return rp_fail(errbuf, RP_E_INVAL, "smb: option 'user': no user name ([DOMAIN\\]USER[%%PASS])");
+	rp_smb_creds parts = *c;
+	int rc = cred_set(parts.user, &parts.has_user, user, ul, "user name", errbuf);
+	if (rc == 0 && has_domain)
+		rc = cred_set(parts.domain, &parts.has_domain, text, dl, "domain", errbuf);
+	if (rc == 0 && pct && pct[1])
+		rc = cred_set(parts.password, &parts.has_password, pct + 1, strlen(pct + 1), "password", errbuf);
+	if (rc == 0)
+		*c = parts;
+	explicit_bzero(&parts, sizeof(parts));
+	return rc;
+}
+
 int32_t rp__smb_status(int err)
 {
 	if (err == 0)

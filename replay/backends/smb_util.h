@@ -71,6 +71,17 @@ typedef struct rp_smb_creds {
  */
 int rp__smb_authfile_parse(const char *buf, size_t len, const char *name, rp_smb_creds *c, char *errbuf);
 
+/*
+ * Parse the smb backend's "user" option, smbclient -U's form
+ * [DOMAIN\]USER[%PASS] (DOMAIN/USER too): the first '%' ends USER and
+ * the rest is PASS, whatever it holds (an empty one is none: the auth
+ * file's or $REPRISE_SMB_PASSWORD then); in what comes before it, the first
+ * '\' or '/' ends DOMAIN.  Fills user, and domain and password when given.
+ * RP_E_INVAL without a user name or with an empty DOMAIN, RP_E_LIMIT for a
+ * part over RP_SMB_CRED_MAX bytes; errors never quote the text.
+ */
+int rp__smb_user_parse(const char *text, rp_smb_creds *c, char *errbuf);
+
 /* The canonical status of an errno libsmbclient set (it maps NTSTATUS to Linux errno values). */
 int32_t rp__smb_status(int err);
 

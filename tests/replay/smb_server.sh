@@ -51,7 +51,7 @@ clean_share() { rm -rf "${share:?}"/* "$share"/.[!.]* 2>/dev/null; }
 # A listing of a tree: type, size and name of every entry (what prepare and the run made).
 tree() { (cd "$1" && find . -mindepth 1 \( -type f -printf 'f %s %p\n' \) -o \( -type d -printf 'd - %p\n' \) | sort); }
 
-echo "1..62"
+echo "1..64"
 
 # 1-5. client.txt's first 6000 lines, 2 clients over SMB3: as posix, failures as recorded, 0 mismatches,
 # and the tree the run leaves in the share is the one the same run leaves in a directory.
@@ -359,7 +359,7 @@ if [ -L "$s2/root/in" ] && [ -L "$s2/root/out" ]; then ok "follow symlinks = yes
 else not_ok "follow symlinks = yes: the planted links are left as they were"; fi
 "$fixtures/smbd.sh" stop "$tmp/srv2" >/dev/null 2>&1
 
-# 59-62. A ',' in a password and in an auth file's name: each reaches the backend as one option item,
+# 59-64. A ',' in a password and in an auth file's name: each reaches the backend as one option item,
 # taken whole (no comma list between the CLI and the backend); the password is in no output.
 printf 'p,w9\np,w9\n' | smbpasswd -c "$tmp/srv/smb.conf" -s root >/dev/null 2>&1
 clean_share
@@ -375,7 +375,14 @@ if [ "$(stat -c %U "$share/who" 2>/dev/null)" = root ]; then ok "--authfile nami
 else sed 's/^/# /' "$tmp/err"; not_ok "--authfile naming a file with a ',' logs in"; fi
 clean_share
 run "$reprise" bench "$tmp/w.rpz" --target "$url" --user 'root%p,w9' --runs 1 -q -j "$tmp/bench.json"
-if grep -q '"backend_opts": *"user=root,password=\*\*\*"' "$tmp/bench.json" && ! grep -q 'p,w9' "$tmp/bench.json" "$tmp/err" "$tmp/out"; then
+if grep -q '"backend_opts": *"user=root%\*\*\*"' "$tmp/bench.json" && ! grep -q 'p,w9' "$tmp/bench.json" "$tmp/err" "$tmp/out"; then
 	ok "bench's JSON has the backend's items, the password starred out"
 else grep -o '"backend_opts":[^,]*,[^,]*' "$tmp/bench.json" | sed 's/^/# /'; not_ok "bench's JSON has the backend's items, the password starred out"; fi
 printf 'pw\npw\n' | smbpasswd -c "$tmp/srv/smb.conf" -s root >/dev/null 2>&1
+# The smb backend's user option takes --user's grammar through -O too; the JSON's command line stars it.
+clean_share
+run "$reprise" replay "$tmp/w.rpz" --target "$url" -O 'user=root%pw,timeout=20s' -q -j "$tmp/ouser.json"
+if [ "$(stat -c %U "$share/who" 2>/dev/null)" = root ]; then ok "-O user=USER%PASS logs in"
+else sed 's/^/# /' "$tmp/err"; not_ok "-O user=USER%PASS logs in"; fi
+if grep -q '"user=root%\*\*\*,timeout=20s"' "$tmp/ouser.json" && ! grep -q 'root%pw' "$tmp/ouser.json"; then ok "the JSON's command line stars -O user's password"
+else grep -o '"command_line":[^]]*' "$tmp/ouser.json" | sed 's/^/# /'; not_ok "the JSON's command line stars -O user's password"; fi

@@ -171,6 +171,78 @@ static void test_authfile_errors(void **state)
 	free(big);
 }
 
+static int user(const char *text, rp_smb_creds *c, char *eb)
+{
+	memset(c, 0, sizeof(*c));
+	eb[0] = '\0';
+	return rp__smb_user_parse(text, c, eb);
+}
+
+/* The user option's grammar, smbclient -U's: [DOMAIN\]USER[%PASS], DOMAIN/USER too. */
+static void test_user_grammar(void **state)
+{
+	(void)state;
+	rp_smb_creds c;
+	char eb[RP_ERRBUF_SIZE];
+	assert_int_equal(user("alice", &c, eb), 0);
+	assert_true(c.has_user && !c.has_password && !c.has_domain);
+	assert_string_equal(c.user, "alice");
+	assert_int_equal(user("WG\\bob%s3,cr=t", &c, eb), 0);
+	assert_true(c.has_user && c.has_password && c.has_domain);
+	assert_string_equal(c.domain, "WG");
+	assert_string_equal(c.user, "bob");
+	assert_string_equal(c.password, "s3,cr=t");
+	assert_int_equal(user("WG/bob", &c, eb), 0);
+	assert_string_equal(c.domain, "WG");
+	assert_string_equal(c.user, "bob");
+	assert_false(c.has_password);
+	/* The first '%' ends USER: a '\', '/' or '%' in the password is the password's. */
+	assert_int_equal(user("bob%a/b\\c%d", &c, eb), 0);
+	assert_false(c.has_domain);
+	assert_string_equal(c.user, "bob");
+	assert_string_equal(c.password, "a/b\\c%d");
+	assert_int_equal(user("D\\u/v%p", &c, eb), 0); /* the first separator ends DOMAIN */
+	assert_string_equal(c.domain, "D");
+	assert_string_equal(c.user, "u/v");
+	/* An empty PASS is none (the auth file's or $REPRISE_SMB_PASSWORD then). */
+	assert_int_equal(user("bob%", &c, eb), 0);
+	assert_false(c.has_password);
+	/* Over what was there (the auth file's): only the parts given. */
+	memset(&c, 0, sizeof(c));
+	strcpy(c.password, "fromfile");
+	c.has_password = true;
+	assert_int_equal(rp__smb_user_parse("carol", &c, eb), 0);
+	assert_string_equal(c.user, "carol");
+	assert_string_equal(c.password, "fromfile");
+	/* Errors say what is wrong, never the text. */
+	static const struct {
+		const char *text;
+		int rc;
+		const char *want;
+	} bad[] = {
+		{ "", RP_E_INVAL, "smb: option 'user': no user name ([DOMAIN\\]USER[%PASS])" },
+		{ "%hunter2", RP_E_INVAL, "no user name" },
+		{ "WG\\%hunter2", RP_E_INVAL, "no user name" },
+		{ "\\bob%hunter2", RP_E_INVAL, "smb: option 'user': no domain before the '\\'" },
+		{ "/bob", RP_E_INVAL, "no domain before the '/'" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const int rc = user(bad[i].text, &c, eb);
+		if (rc != bad[i].rc || !strstr(eb, bad[i].want) || strstr(eb, "hunter2"))
+			fail_msg("'%s': rc %d '%s', wanted %d '%s'", bad[i].text, rc, eb, bad[i].rc, bad[i].want);
+		assert_false(c.has_user);
+	}
+	char long_user[400] = "WG\\";
+	memset(long_user + 3, 'u', 300);
+	assert_int_equal(user(long_user, &c, eb), RP_E_LIMIT);
+	assert_non_null(strstr(eb, "user name longer than 255 bytes"));
+	char long_pw[400] = "bob%";
+	memset(long_pw + 4, 'p', 300);
+	assert_int_equal(user(long_pw, &c, eb), RP_E_LIMIT);
+	assert_non_null(strstr(eb, "password longer than 255 bytes"));
+	assert_false(c.has_user); /* nothing taken from a text that fails */
+}
+
 static void test_status(void **state)
 {
 	(void)state;
@@ -248,6 +320,7 @@ int main(void)
 		cmocka_unit_test(test_path_reserved),
 		cmocka_unit_test(test_authfile),
 		cmocka_unit_test(test_authfile_errors),
+		cmocka_unit_test(test_user_grammar),
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_peers_cut),
 	};
