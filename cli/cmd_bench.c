@@ -11,13 +11,13 @@
 #include <unistd.h>
 
 #include "results/bench.h"
-#include "cli/bench_mkfs.h"
 #include "cli/commands.h"
 #include "cli/input.h"
 #include "results/stat_json.h"
 #include "cli/output.h"
 #include "cli/provenance.h"
 #include "cli/replay_cli.h"
+#include "replay/bench_mkfs.h"
 #include "replay/replay.h"
 
 static struct {
@@ -94,6 +94,15 @@ static const rp_cmd spec = {
 
 /* SIGINT or SIGTERM (blocked for the whole command) arrived since the last look. */
 static bool stop_asked;
+
+/* --mkfs's notes: of a file system made (ctx "--mkfs ": "--mkfs TYPE: ..."), or of what its removal left. */
+static void mkfs_note(void *ctx, const rp_bench_fs *fs, const char *msg)
+{
+	if (ctx)
+		rp__cli_err("bench", "%s%s: %s", (const char *)ctx, fs->type, msg);
+	else
+		rp__cli_err("bench", "%s", msg);
+}
 
 static bool poll_stop(void)
 {
@@ -367,13 +376,15 @@ static int bench_main(int argc, char **argv, bench_ctx *c)
 			rp__cli_err("bench", "--mkfs needs --mkfs-dir DIR (where the images and mount points go)");
 			return 2;
 		}
-		if (o.mkfs_size && rp__bench_parse_size(o.mkfs_size, &mkfs_size) < 0) {
+		if (o.mkfs_size && rp_bench_parse_size(o.mkfs_size, &mkfs_size) < 0) {
 			rp__cli_err("bench", "--mkfs-size: bad size '%s' (16M to 1T; k, M, G, T are powers of 1024)", o.mkfs_size);
 			return 2;
 		}
-		const int mrc = rp__bench_mkfs_parse(&fss, o.mkfs);
-		if (mrc)
-			return mrc;
+		char eb[RP_ERRBUF_SIZE];
+		if (rp_bench_mkfs_parse(&fss, o.mkfs, eb) < 0) {
+			rp__cli_err("bench", "--mkfs: %s", eb);
+			return 2;
+		}
 	} else if (o.mkfs_dir || o.mkfs_size) {
 		rp__cli_err("bench", "--mkfs-dir and --mkfs-size go with --mkfs");
 		return 2;
@@ -430,7 +441,13 @@ static int bench_main(int argc, char **argv, bench_ctx *c)
 	}
 	bool mkfs_bad = false;
 	if (o.mkfs) {
-		mkfs_bad = rp__bench_mkfs_setup(&fss, o.mkfs_dir, mkfs_size, poll_stop) != 0;
+		char eb[RP_ERRBUF_SIZE];
+		const int made = rp_bench_mkfs_setup(&fss, o.mkfs_dir, mkfs_size, poll_stop, mkfs_note, "--mkfs ", eb);
+		if (made == RP_E_STATE)
+			rp__cli_err("bench", "--mkfs %s", eb);
+		else if (made < 0)
+			rp__cli_err("bench", "--mkfs-dir %s", eb);
+		mkfs_bad = made <= 0;
 		for (size_t i = 0; i < fss.n; i++) {
 			mkfs_bad |= !fss.fs[i].ready && !fss.fs[i].skipped;
 			if (fss.fs[i].ready) {
@@ -482,7 +499,7 @@ static int bench_main(int argc, char **argv, bench_ctx *c)
 out:
 	if (o.json)
 		rp_outfile_abort(&json);
-	if (o.mkfs && rp__bench_mkfs_teardown(&fss) && status == 0)
+	if (o.mkfs && rp_bench_mkfs_teardown(&fss, mkfs_note, NULL) < 0 && status == 0)
 		status = 1;
 	if (o.mkfs)
 		rp__cli_err("bench", "--mkfs: the file systems made under %s are removed", o.mkfs_dir);

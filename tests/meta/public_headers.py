@@ -27,8 +27,9 @@ PUBLIC = {
     # (rp_capture_cmd), and what running a program under the LTTng-UST twin needs
     'capture': {'capture/capture.h', 'capture/session.h', 'capture/lttng/lttng.h'},
     # a run (rp_replay_*), the versioned backend contract that backend modules build against,
-    # --clients-from's merge and replay --mpi's run protocol
-    'replay': {'replay/replay.h', 'replay/backend.h', 'replay/merge.h', 'replay/mpi_run.h'},
+    # --clients-from's merge, replay --mpi's run protocol and bench --mkfs's targets
+    'replay': {'replay/replay.h', 'replay/backend.h', 'replay/merge.h', 'replay/mpi_run.h',
+               'replay/bench_mkfs.h'},
     # the registry of producers and consumers, and the converters cli/ drives by name:
     # anonymize, the slice filter, merge, the loadfile preamble, strace and CTF options
     'converters': {'converters/registry.h', 'converters/anonymize.h', 'converters/filter.h',
@@ -99,6 +100,7 @@ def self_test():
         'replay/backend.h': '',
         'replay/merge.h': '',
         'replay/mpi_run.h': '',
+        'replay/bench_mkfs.h': '',
         'replay/engine.h': '#include "formats/loadfile_cmds.h"\n',    # formats' named internal
         'converters/registry.h': '', 'converters/anonymize.h': '', 'converters/filter.h': '',
         'converters/merge.h': '', 'converters/preamble.h': '', 'converters/strace.h': '',

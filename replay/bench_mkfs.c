@@ -1,5 +1,5 @@
 /* reprise bench --mkfs: file-system images on loop devices (loop(4), mount(2)) and a tmpfs as targets, removed on every exit. */
-#include "cli/bench_mkfs.h"
+#include "replay/bench_mkfs.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/output.h"
+#include "formats/error.h"
 
 extern char **environ;
 
@@ -48,7 +48,7 @@ static int known_index(const char *name)
 	return -1;
 }
 
-int rp__bench_mkfs_parse(rp_bench_fsset *s, const char *list)
+int rp_bench_mkfs_parse(rp_bench_fsset *s, const char *list, char *errbuf)
 {
 	memset(s, 0, sizeof(*s));
 	const char *p = list;
@@ -56,43 +56,32 @@ int rp__bench_mkfs_parse(rp_bench_fsset *s, const char *list)
 		const char *const end = strchrnul(p, ',');
 		const size_t len = (size_t)(end - p);
 		char name[16];
-		if (len == 0 || len >= sizeof(name)) {
-			rp__cli_err("bench", "--mkfs: bad file system name in '%s'", list);
-			return 2;
-		}
+		if (len == 0 || len >= sizeof(name))
+			return rp_fail(errbuf, RP_E_INVAL, "bad file system name in '%s'", list);
 		memcpy(name, p, len);
 		name[len] = '\0';
 		if (known_index(name) < 0) {
 			char names[160] = "";
 			for (size_t i = 0, used = 0; i < N_KNOWN && used < sizeof(names); i++)
 				used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", i ? ", " : "", known[i].name);
-			rp__cli_err("bench", "--mkfs: unknown file system '%s' (known: %s)", name, names);
-			return 2;
+			return rp_fail(errbuf, RP_E_INVAL, "unknown file system '%s' (known: %s)", name, names);
 		}
 		for (size_t i = 0; i < s->n; i++)
-			if (strcmp(s->fs[i].type, name) == 0) {
-				rp__cli_err("bench", "--mkfs: %s named twice", name);
-				return 2;
-			}
-		if (s->n == RP_BENCH_MKFS_MAX) {
-			rp__cli_err("bench", "--mkfs: more than %d file systems", RP_BENCH_MKFS_MAX);
-			return 2;
-		}
+			if (strcmp(s->fs[i].type, name) == 0)
+				return rp_fail(errbuf, RP_E_INVAL, "%s named twice", name);
+		if (s->n == RP_BENCH_MKFS_MAX)
+			return rp_fail(errbuf, RP_E_INVAL, "more than %d file systems", RP_BENCH_MKFS_MAX);
 		snprintf(s->fs[s->n++].type, sizeof(s->fs[0].type), "%s", name);
 		p = *end ? end + 1 : end;
-		if (*end && !*p) {
-			rp__cli_err("bench", "--mkfs: '%s' ends with a comma", list);
-			return 2;
-		}
+		if (*end && !*p)
+			return rp_fail(errbuf, RP_E_INVAL, "'%s' ends with a comma", list);
 	}
-	if (!s->n) {
-		rp__cli_err("bench", "--mkfs: no file system named");
-		return 2;
-	}
-	return 0;
+	if (!s->n)
+		return rp_fail(errbuf, RP_E_INVAL, "no file system named");
+	return RP_OK;
 }
 
-int rp__bench_parse_size(const char *text, uint64_t *out)
+int rp_bench_parse_size(const char *text, uint64_t *out)
 {
 	char *end = NULL;
 	errno = 0;
@@ -410,34 +399,31 @@ static int make_one(rp_bench_fs *fs, const char *dir, uint64_t size)
 	return 0;
 }
 
-int rp__bench_mkfs_setup(rp_bench_fsset *s, const char *dir, uint64_t size, bool (*stop)(void))
+int rp_bench_mkfs_setup(rp_bench_fsset *s, const char *dir, uint64_t size, bool (*stop)(void),
+			rp_bench_mkfs_note *note, void *ctx, char *errbuf)
 {
-	if (geteuid() != 0) {
-		rp__cli_err("bench", "--mkfs needs root (mount, loop devices)");
-		return 1;
-	}
+	if (geteuid() != 0)
+		return rp_fail(errbuf, RP_E_STATE, "needs root (mount, loop devices)");
 	char real[PATH_MAX];
-	if (!realpath(dir, real)) {
-		rp__cli_err("bench", "--mkfs-dir %s: %s", dir, strerror(errno));
-		return 1;
-	}
-	size_t ready = 0;
+	if (!realpath(dir, real))
+		return rp_fail(errbuf, RP_E_SYSTEM, "%s: %s", dir, strerror(errno));
+	int ready = 0;
 	for (size_t i = 0; i < s->n && !stop(); i++) {
 		rp_bench_fs *const fs = &s->fs[i];
-		if (make_one(fs, real, size) < 0)
-			rp__cli_err("bench", "--mkfs %s: %s", fs->type, fs->why);
-		else if (fs->skipped)
-			rp__cli_err("bench", "--mkfs %s: %s", fs->type, fs->why);
+		if (make_one(fs, real, size) < 0 || fs->skipped)
+			note(ctx, fs, fs->why);
 		else
 			ready++;
-		if (fs->ready)
-			rp__cli_err("bench", "--mkfs %s: %s mounted%s%s%s", fs->type, fs->mnt,
-				fs->loop[0] ? " from " : "", fs->loop,
-				!fs->loop[0] ? "" : fs->direct_io ? " (direct I/O)"
-						  : " (buffered: the image's file system takes no direct I/O, so a sync "
-						    "reaches its page cache, not the disk)");
+		if (fs->ready) {
+			char msg[PATH_MAX + 160];
+			snprintf(msg, sizeof(msg), "%s mounted%s%s%s", fs->mnt, fs->loop[0] ? " from " : "", fs->loop,
+				 !fs->loop[0] ? "" : fs->direct_io ? " (direct I/O)"
+						   : " (buffered: the image's file system takes no direct I/O, so a sync "
+						     "reaches its page cache, not the disk)");
+			note(ctx, fs, msg);
+		}
 	}
-	return ready ? 0 : 1;
+	return ready;
 }
 
 /* umount2, again after a moment while busy (a process still leaving it), then lazily. */
@@ -454,15 +440,27 @@ static int unmount(const char *mnt)
 	return umount2(mnt, MNT_DETACH | UMOUNT_NOFOLLOW);
 }
 
-int rp__bench_mkfs_teardown(rp_bench_fsset *s)
+/* A note of what stayed, formatted. */
+__attribute__((format(printf, 4, 5))) static void stayed(rp_bench_mkfs_note *note, void *ctx, const rp_bench_fs *fs,
+							 const char *fmt, ...)
 {
-	int bad = 0;
+	char msg[2 * PATH_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	note(ctx, fs, msg);
+}
+
+int rp_bench_mkfs_teardown(rp_bench_fsset *s, rp_bench_mkfs_note *note, void *ctx)
+{
+	int bad = RP_OK;
 	for (size_t i = s->n; i-- > 0;) {
 		rp_bench_fs *const fs = &s->fs[i];
 		if (fs->mounted) {
 			if (unmount(fs->mnt) < 0) {
-				rp__cli_err("bench", "umount %s: %s (left mounted)", fs->mnt, strerror(errno));
-				bad = 1;
+				stayed(note, ctx, fs, "umount %s: %s (left mounted)", fs->mnt, strerror(errno));
+				bad = RP_E_SYSTEM;
 				continue; /* its image and mount point stay: they are in use */
 			}
 			fs->mounted = fs->ready = false;
@@ -472,8 +470,8 @@ int rp__bench_mkfs_teardown(rp_bench_fsset *s)
 		if (fs->made_img && loop_of(fs->img, dev, sizeof(dev))) {
 			const int fd = open(dev, O_RDWR | O_CLOEXEC);
 			if (fd < 0 || (ioctl(fd, LOOP_CLR_FD, 0) < 0 && errno != ENXIO)) {
-				rp__cli_err("bench", "losetup -d %s: %s", dev, strerror(errno));
-				bad = 1;
+				stayed(note, ctx, fs, "losetup -d %s: %s", dev, strerror(errno));
+				bad = RP_E_SYSTEM;
 			}
 			if (fd >= 0)
 				close(fd);
@@ -481,16 +479,16 @@ int rp__bench_mkfs_teardown(rp_bench_fsset *s)
 		fs->loop[0] = '\0';
 		if (fs->made_img) {
 			if (unlink(fs->img) < 0 && errno != ENOENT) {
-				rp__cli_err("bench", "rm %s: %s", fs->img, strerror(errno));
-				bad = 1;
+				stayed(note, ctx, fs, "rm %s: %s", fs->img, strerror(errno));
+				bad = RP_E_SYSTEM;
 			} else {
 				fs->made_img = false;
 			}
 		}
 		if (fs->made_mnt) {
 			if (rmdir(fs->mnt) < 0 && errno != ENOENT) {
-				rp__cli_err("bench", "rmdir %s: %s", fs->mnt, strerror(errno));
-				bad = 1;
+				stayed(note, ctx, fs, "rmdir %s: %s", fs->mnt, strerror(errno));
+				bad = RP_E_SYSTEM;
 			} else {
 				fs->made_mnt = false;
 			}
