@@ -1,7 +1,6 @@
 /* reprise replay --mpi: the trace opened, run and reported as replay does, over the run protocol of replay/mpi_run.h (docs/mpi.md). */
 #include "cli/cmd_replay_mpi.h"
 
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +9,6 @@
 #include "cli/output.h"
 #include "replay/merge.h"
 #include "replay/mpi_run.h"
-#include "results/stat_json.h"
 
 typedef struct mpi_cli {
 	rp_mpi_run *run;
@@ -30,68 +28,6 @@ static void on_fix_msg(void *ctx, char *msg, size_t size)
 	const mpi_cli *const m = ctx;
 	if (m->in)
 		rp__cli_in_rename(m->in, msg, size);
-}
-
-/* The merged results as replay --json writes them, with the ranks added. */
-static int write_json(const mpi_cli *m, const rp_replay_merge *mg, double merge_s, FILE *f)
-{
-	const rp_replay_results *const res = rp_replay_merge_results(mg);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *const ms = open_memstream(&buf, &len);
-	if (!ms)
-		return RP_E_NOMEM;
-	int rc = rp_replay_write_json(res, &m->a->prov->p, ms);
-	fclose(ms);
-	json_error_t jerr;
-	json_t *const d = rc == 0 ? json_loadb(buf, len, 0, &jerr) : NULL;
-	free(buf);
-	if (!d)
-		return rc < 0 ? rc : RP_E_NOMEM;
-	bool oom = json_object_set_new(d, "ranks", json_integer(m->size)) < 0;
-	json_t *const mpi = json_object(), *const ranks = json_array();
-	const rp_mpi_rank *const rk = rp_mpi_run_ranks(m->run);
-	uint64_t total = 0;
-	for (int r = 0; r < m->size; r++) {
-		const rp_replay_results *const p = rp_replay_merge_part(mg, (size_t)r);
-		const uint32_t base = (uint32_t)((uint64_t)m->a->ro->clones * (uint32_t)r / (uint32_t)m->size);
-		json_t *const j = json_object(), *const ops = json_object();
-		total += rk[r].result_bytes;
-		for (unsigned op = 0; op < RP_OP__COUNT; op++)
-			if (p->op[op].count)
-				oom |= json_object_set_new(ops, rp_op_name((uint16_t)op), json_integer((json_int_t)p->op[op].count)) < 0;
-		oom |= !j || !ops;
-		oom |= json_object_set_new(j, "rank", json_integer(r)) < 0;
-		oom |= json_object_set_new(j, "host", json_stringn(rk[r].host, strnlen(rk[r].host, sizeof(rk[r].host)))) < 0;
-		oom |= json_object_set_new(j, "first_copy", m->a->ro->clones ? json_integer(base + 1) : json_null()) < 0;
-		oom |= json_object_set_new(j, "clients", json_integer(p->clients)) < 0;
-		oom |= json_object_set_new(j, "stop", json_string(rp_stop_name(p->stop))) < 0;
-		oom |= json_object_set_new(j, "error", p->error[0] ? json_string(p->error) : json_null()) < 0;
-		oom |= json_object_set_new(j, "elapsed_s", json_real(p->elapsed_s)) < 0;
-		oom |= json_object_set_new(j, "ops", json_integer((json_int_t)p->ops)) < 0;
-		oom |= json_object_set_new(j, "bytes", json_integer((json_int_t)p->bytes)) < 0;
-		oom |= json_object_set_new(j, "ops_per_sec", json_real(p->ops_per_sec)) < 0;
-		oom |= json_object_set_new(j, "warmup_ops", json_integer((json_int_t)p->warmup_ops)) < 0;
-		oom |= json_object_set_new(j, "clock_offset_us", json_real((double)rk[r].offset_ns / 1e3)) < 0;
-		oom |= json_object_set_new(j, "clock_rtt_us", json_real((double)rk[r].rtt_ns / 1e3)) < 0;
-		oom |= json_object_set_new(j, "result_bytes", json_integer((json_int_t)rk[r].result_bytes)) < 0;
-		oom |= json_object_set_new(j, "op", ops) < 0;
-		oom |= json_array_append_new(ranks, j) < 0;
-	}
-	oom |= !mpi || !ranks;
-	oom |= json_object_set_new(mpi, "ranks", json_integer(m->size)) < 0;
-	oom |= json_object_set_new(mpi, "start_epoch_ns", json_integer(rp_mpi_run_start_ns(m->run))) < 0;
-	oom |= json_object_set_new(mpi, "clock_rounds", json_integer(RP_MPI_CLOCK_ROUNDS)) < 0;
-	oom |= json_object_set_new(mpi, "gather_bytes", json_integer((json_int_t)total)) < 0;
-	oom |= json_object_set_new(mpi, "merge_seconds", json_real(merge_s)) < 0;
-	oom |= json_object_set_new(mpi, "per_rank", ranks) < 0;
-	oom |= json_object_set_new(d, "mpi", mpi) < 0;
-	char eb[128];
-	if (rp__res_json_dump(d, oom, f, eb, sizeof(eb))) {
-		rp__cli_err("replay", "%s", eb);
-		return RP_E_IO;
-	}
-	return 0;
 }
 
 /* Rank 0: merge the shares, print the table, write the JSON; the run's exit status. */
@@ -125,7 +61,9 @@ static int report(const mpi_cli *m, int run_status, bool interrupted, rp_outfile
 		status = 1;
 	}
 	if (a->json) {
-		const int jrc = write_json(m, mg, merge_s, json->f);
+		const int jrc = rp_mpi_run_write_json(m->run, mg, merge_s, &a->prov->p, json->f, errbuf);
+		if (jrc == RP_E_IO)
+			rp__cli_err("replay", "%s", errbuf);
 		if (jrc < 0) {
 			rp__cli_err("replay", "%s: %s", json->std ? "standard output" : a->json, rp_strerror(jrc));
 			status = 1;

@@ -167,6 +167,11 @@ int64_t rp_mpi_run_start_ns(const rp_mpi_run *m)
 	return m->start_ns;
 }
 
+uint32_t rp_mpi_run_clones(const rp_mpi_run *m)
+{
+	return m->clones;
+}
+
 void rp_mpi_run_fail(rp_mpi_run *m, int rc, const char *fmt, ...)
 {
 	va_list ap;

@@ -54,6 +54,8 @@ int rp_mpi_run_size(const rp_mpi_run *m);
 const rp_mpi_rank *rp_mpi_run_ranks(const rp_mpi_run *m);
 /* The common start, rank 0's CLOCK_REALTIME in ns since the epoch. */
 int64_t rp_mpi_run_start_ns(const rp_mpi_run *m);
+/* The run's --clients over all ranks, once rp_mpi_run_setup has it (0: the trace's own clients). */
+uint32_t rp_mpi_run_clones(const rp_mpi_run *m);
 
 /* This rank failed (exit status rc, why) in the phase under way: the next check says so. */
 void rp_mpi_run_fail(rp_mpi_run *m, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -122,5 +124,17 @@ int rp_mpi_run_merge(rp_mpi_run *m, rp_replay_merge **mg, double *merge_s, char 
 
 /* After the table: one line per rank, with its clock against rank 0's. */
 void rp_mpi_run_write_ranks(const rp_mpi_run *m, const rp_replay_merge *mg, FILE *f);
+
+/*
+ * Rank 0, after rp_mpi_run_merge: the merged results as replay --json
+ * writes them (with prov), and the ranks added ("ranks"; "mpi": the start,
+ * the clock rounds, the bytes gathered, merge_s, and per rank its host,
+ * first copy, clients, stop, error, counts, clock and share's size), to f.
+ * RP_OK; RP_E_NOMEM before anything is written; RP_E_IO when the document
+ * could not be made or written (a write error stays on f for the caller's
+ * check); the message in errbuf.
+ */
+int rp_mpi_run_write_json(const rp_mpi_run *m, const rp_replay_merge *mg, double merge_s,
+			  const rp_replay_provenance *prov, FILE *f, char *errbuf);
 
 #endif

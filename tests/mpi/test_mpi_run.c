@@ -11,14 +11,17 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "formats/error.h"
 #include "replay/mpi_comm.h"
 #include "replay/mpi_run.h"
 
 #define RANKS 2
-/* The largest single exchange the tests make (a status record, a small trace). */
-#define SLOT_MAX 4096
+/* The largest single exchange the tests make (a status record, a small trace, a rank's packed results). */
+#define SLOT_MAX (1 << 16)
+/* What rank 1 keeps of a shared trace. */
+#define GOT_MAX 4096
 
 /*
  * The transport: each collective is a deposit into this rank's slot, a
@@ -140,8 +143,10 @@ typedef struct rank_run {
 	char said[8][RP_ERRBUF_SIZE * 2];
 	int nsaid;
 	rp_mpi_trace_mode mode;
-	char got[SLOT_MAX]; /* rank 1: the shared trace's bytes */
+	char got[GOT_MAX]; /* rank 1: the shared trace's bytes */
 	size_t got_len;
+	char *json; /* rank 0 after a whole run: rp_mpi_run_write_json's document */
+	size_t json_len;
 } rank_run;
 
 static void on_say(void *ctx, const char *msg)
@@ -293,6 +298,112 @@ static void test_share_trace_not_a_file(void **state)
 	assert_string_equal(rr[0].said[0], "t.rpz: cannot broadcast what is not a regular file");
 }
 
+/* A whole run on the null backend: share, setup, start, run, gather; rank 0 merges and writes the JSON. */
+static void run_all(rank_run *rr, rp_mpi_run *m)
+{
+	if ((rr->rc = rp_mpi_run_check_options(m, rr->argc, rr->argv, &rr->ro)) != 0)
+		return;
+	rp_mpi_trace t;
+	if ((rr->rc = rp_mpi_run_share_trace(m, 0, rr->rank == 0 ? rr->trace : NULL, "small.load", &t)) != 0)
+		return;
+	char fdpath[32];
+	const char *path = rr->trace;
+	if (rr->rank != 0) {
+		snprintf(fdpath, sizeof(fdpath), "/dev/fd/%d", t.fd);
+		path = fdpath;
+	}
+	rp_workload *full = NULL, *w = NULL;
+	rp_replay *r = NULL;
+	char eb[RP_ERRBUF_SIZE];
+	rr->rc = rp_mpi_run_setup(m, path, &rr->ro, false, &full, &w, &r);
+	if (!rr->rc) {
+		rp_mpi_run_start_together(m);
+		rr->rc = rp_mpi_run_gather(m, r, rp_replay_run(r, eb));
+	}
+	if (!rr->rc && rr->rank == 0) {
+		rp_replay_merge *mg = NULL;
+		double merge_s = 0;
+		FILE *const f = open_memstream(&rr->json, &rr->json_len);
+		static const char *const features[] = { "test=yes", NULL };
+		const rp_replay_provenance prov = { .version = "test", .features = features, .argc = rr->argc,
+						    .argv = rr->argv, .start_epoch_ns = -1, .target = "/unused" };
+		rr->rc = f && rp_mpi_run_merge(m, &mg, &merge_s, eb) == 0 ? rp_mpi_run_write_json(m, mg, merge_s, &prov, f, eb)
+									   : -1;
+		if (f)
+			fclose(f);
+		rp_replay_merge_destroy(mg);
+	}
+	rp_replay_destroy(r);
+	rp_workload_destroy(w);
+	rp_workload_destroy(full);
+	if (rr->rank != 0 && t.fd >= 0)
+		close(t.fd);
+}
+
+static char *run_args[] = { "reprise", "replay", "small.load", "--target", "/unused", "-b", "null", "--clients", "4",
+			    "--mpi", NULL };
+
+/* Four copies over two ranks: the JSON is replay's with the ranks added, each rank's share and first copy. */
+static void test_json_of_a_run(void **state)
+{
+	(void)state;
+	const char *const root = getenv("REPRISE_SOURCE_ROOT");
+	char trace[4096];
+	snprintf(trace, sizeof(trace), "%s/tests/data/replay/small.load", root ? root : ".");
+	rank_run rr[RANKS];
+	memset(rr, 0, sizeof(rr));
+	for (int r = 0; r < RANKS; r++) {
+		rr[r].body = run_all;
+		rr[r].argc = 10;
+		rr[r].argv = run_args;
+		rr[r].trace = trace;
+		rp_replay_opts_init(&rr[r].ro);
+		rr[r].ro.target = "/unused";
+		rr[r].ro.backend = "null";
+		rr[r].ro.clones = 4;
+	}
+	run_ranks(rr);
+	assert_int_equal(rr[1].rc, 0);
+	assert_int_equal(rr[0].rc, 0);
+	assert_null(rr[1].json);
+	json_error_t jerr;
+	json_t *const d = json_loadb(rr[0].json, rr[0].json_len, 0, &jerr);
+	if (!d)
+		fail_msg("not JSON: %s: %.200s", jerr.text, rr[0].json);
+	assert_int_equal(rr[0].json[rr[0].json_len - 1], '\n');
+	free(rr[0].json);
+	assert_int_equal(json_integer_value(json_object_get(d, "ranks")), RANKS);
+	assert_string_equal(json_string_value(json_object_get(d, "schema")), "reprise-replay");
+	assert_int_equal(json_integer_value(json_object_get(d, "schema_version")), RP_REPLAY_JSON_SCHEMA);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(d, "provenance"), "reprise_version")), "test");
+	const json_t *const mpi = json_object_get(d, "mpi");
+	assert_int_equal(json_integer_value(json_object_get(mpi, "ranks")), RANKS);
+	assert_int_equal(json_integer_value(json_object_get(mpi, "clock_rounds")), RP_MPI_CLOCK_ROUNDS);
+	assert_true(json_integer_value(json_object_get(mpi, "start_epoch_ns")) > 0);
+	assert_true(json_is_real(json_object_get(mpi, "merge_seconds")));
+	const json_t *const per = json_object_get(mpi, "per_rank");
+	assert_int_equal(json_array_size(per), RANKS);
+	json_int_t ops = 0, gathered = 0;
+	for (int r = 0; r < RANKS; r++) {
+		const json_t *const j = json_array_get(per, (size_t)r);
+		char host[16];
+		snprintf(host, sizeof(host), "host%d", r);
+		assert_int_equal(json_integer_value(json_object_get(j, "rank")), r);
+		assert_string_equal(json_string_value(json_object_get(j, "host")), host);
+		assert_int_equal(json_integer_value(json_object_get(j, "first_copy")), 1 + 2 * r); /* copies 1-2, 3-4 */
+		assert_string_equal(json_string_value(json_object_get(j, "stop")), "end");
+		assert_true(json_is_null(json_object_get(j, "error")));
+		assert_true(json_integer_value(json_object_get(j, "result_bytes")) > 0);
+		assert_true(json_object_size(json_object_get(j, "op")) > 0);
+		ops += json_integer_value(json_object_get(j, "ops"));
+		gathered += json_integer_value(json_object_get(j, "result_bytes"));
+	}
+	/* The merged counts are the ranks' sum, and the bytes gathered their shares'. */
+	assert_int_equal(json_integer_value(json_object_get(d, "total_ops")), ops);
+	assert_int_equal(json_integer_value(json_object_get(mpi, "gather_bytes")), gathered);
+	json_decref(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -302,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_share_trace),
 		cmocka_unit_test(test_share_trace_failed),
 		cmocka_unit_test(test_share_trace_not_a_file),
+		cmocka_unit_test(test_json_of_a_run),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
