@@ -201,7 +201,7 @@ static int one_run(bench_ctx *c, rp_bench_target *t)
 	rp_replay_opts ro = c->ro;
 	ro.target = dir;
 	if (rp_replay_create(&r, &ro, c->w, errbuf) < 0) {
-		rp__cli_in_rename(&c->in, errbuf, sizeof(errbuf));
+		rp_conv_input_rename(&c->in, errbuf, sizeof(errbuf));
 		say(run->error, sizeof(run->error), "%s", errbuf);
 		goto fail;
 	}
@@ -425,7 +425,7 @@ static int bench_main(int argc, char **argv, bench_ctx *c)
 	}
 	have_in = true;
 	if (rp_workload_open_file(&c->w, c->in.path, o.r.lenient, errbuf) < 0) {
-		rp__cli_in_rename(&c->in, errbuf, sizeof(errbuf));
+		rp_conv_input_rename(&c->in, errbuf, sizeof(errbuf));
 		rp__cli_err("bench", "%s", errbuf);
 		goto out;
 	}
@@ -512,7 +512,7 @@ out:
 	json_decref(c->order);
 	rp_workload_destroy(c->w);
 	if (have_in)
-		rp__cli_in_close(&c->in);
+		rp_conv_input_close(&c->in);
 	rp__cli_bopts_free(&bopts);
 	return status;
 }

@@ -138,7 +138,7 @@ static void warn_cut(const rp_cli_in *in)
 		rp_op op;
 		while (rp_reader_next(r, &op) > 0)
 			;
-		rp__cli_in_rename(in, r->note, sizeof(r->note));
+		rp_conv_input_rename(in, r->note, sizeof(r->note));
 		rp__cli_err("replay", "warning: %s", r->note[0] ? r->note : "the trace has no index (cut or unfinished)");
 	} else if (r->meta.flags & RP_META_TRUNCATED) {
 		rp__cli_err("replay", "warning: %s: flagged truncated: its input was cut or its producer stopped early",
@@ -253,9 +253,9 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 		return irc;
 	}
 	if (rp_workload_open_file(&w, in.path, o.r.lenient, errbuf) < 0) {
-		rp__cli_in_rename(&in, errbuf, sizeof(errbuf));
+		rp_conv_input_rename(&in, errbuf, sizeof(errbuf));
 		rp__cli_err("replay", "%s", errbuf);
-		rp__cli_in_close(&in);
+		rp_conv_input_close(&in);
 		rp__cli_bopts_free(&bopts);
 		return 1;
 	}
@@ -264,7 +264,7 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 	rp_outfile json = { .f = NULL };
 	if (o.json && rp__cli_out_open(&json, "replay", o.json)) {
 		rp_workload_destroy(w);
-		rp__cli_in_close(&in);
+		rp_conv_input_close(&in);
 		rp__cli_bopts_free(&bopts);
 		return 1;
 	}
@@ -272,7 +272,7 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 	rp_tree_snap *snap = NULL;
 	int status = 1;
 	if (rp_replay_create(&r, &ro, w, errbuf) < 0) {
-		rp__cli_in_rename(&in, errbuf, sizeof(errbuf));
+		rp_conv_input_rename(&in, errbuf, sizeof(errbuf));
 		rp__cli_err("replay", "%s", errbuf);
 		goto out;
 	}
@@ -354,7 +354,7 @@ out:
 	rp_replay_destroy(r);
 	rp_tree_snap_free(snap);
 	rp_workload_destroy(w);
-	rp__cli_in_close(&in);
+	rp_conv_input_close(&in);
 	rp__cli_bopts_free(&bopts);
 	return status;
 }

@@ -15,7 +15,7 @@ typedef struct mpi_cli {
 	const rp_cli_mpi_args *a;
 	int rank, size;
 	char cmd[40]; /* "replay", or "replay (rank N)": every message says which rank */
-	const rp_cli_in *in; /* for messages naming the spool (rp__cli_in_rename) */
+	const rp_cli_in *in; /* for messages naming the spool (rp_conv_input_rename) */
 } mpi_cli;
 
 static void on_say(void *ctx, const char *msg)
@@ -27,7 +27,7 @@ static void on_fix_msg(void *ctx, char *msg, size_t size)
 {
 	const mpi_cli *const m = ctx;
 	if (m->in)
-		rp__cli_in_rename(m->in, msg, size);
+		rp_conv_input_rename(m->in, msg, size);
 }
 
 /* Rank 0: merge the shares, print the table, write the JSON; the run's exit status. */
@@ -85,7 +85,7 @@ static void take_trace(mpi_cli *m, const rp_mpi_trace *t, rp_cli_in *in)
 	if (t->mode == RP_MPI_TRACE_PATH) {
 		int st = rp__cli_in_open(in, m->cmd, a->trace);
 		if (!st && (st = rp__cli_in_convert(in, m->cmd, a->r->lenient)) != 0)
-			rp__cli_in_close(in);
+			rp_conv_input_close(in);
 		if (st)
 			rp_mpi_run_fail(m->run, st, "cannot open %s here (over %llu MiB, every rank opens it)", a->trace,
 					RP_MPI_TRACE_MAX >> 20);
@@ -107,7 +107,7 @@ static int share_trace(mpi_cli *m, rp_cli_in *in)
 	if (m->rank == 0) {
 		st = rp__cli_in_open(in, "replay", a->trace);
 		if (!st && (st = rp__cli_in_convert(in, "replay", a->r->lenient)) != 0)
-			rp__cli_in_close(in);
+			rp_conv_input_close(in);
 	}
 	rp_mpi_trace t;
 	st = rp_mpi_run_share_trace(m->run, st, m->rank == 0 && !st ? in->path : NULL, m->rank == 0 ? in->name : a->trace, &t);
@@ -164,7 +164,7 @@ out:
 	rp_replay_destroy(r);
 	rp_workload_destroy(w);
 	rp_workload_destroy(full); /* after the subset over it */
-	rp__cli_in_close(&in);
+	rp_conv_input_close(&in);
 	rp_mpi_run_destroy(m.run);
 	return status;
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "capture/capture.h"
+#include "converters/pump.h"
 #include "converters/registry.h"
 #include "formats/reader.h"
 #include "formats/sink.h"
@@ -30,28 +31,11 @@ typedef struct rp_input_opts {
 	bool *capture_seen;              /* set when the input was one */
 } rp_input_opts;
 
-/*
- * An input the user named.  A regular file is read where it is.  Standard
- * input ("-"), a pipe, a FIFO or a character device cannot be read twice or
- * seeked, which the readers need (a .rpz's index is at its end; replay reads
- * its input once to plan and again per client), so it is spooled: copied to
- * a temporary file in $TMPDIR (default /tmp) that is unlinked at once, so
- * nothing is left behind however the command ends, and read as /dev/fd/N.
- * The spool takes as much space as the stream; a full TMPDIR is an error
- * naming it (docs: README, the man page's FILES and ENVIRONMENT).
- */
-typedef struct rp_cli_in {
-	const char *path;  /* what to open: the user's path, or fdpath */
-	const char *name;  /* for messages and the trace's metadata: the user's path, "<stdin>" for - */
-	char fdpath[32];   /* /dev/fd/N of the spool */
-	int fd;            /* the spool, -1 if none */
-	uint64_t bytes;    /* spooled */
-	bool dir;          /* a directory: only a directory producer (a CTF trace) reads it */
-} rp_cli_in;
+/* An input the user named (converters/pump.h: a stream is spooled to an unlinked file first). */
+typedef rp_conv_input rp_cli_in;
 
 /* Open arg (spooling a stream): 0, or an exit status after printing the error. */
 int rp__cli_in_open(rp_cli_in *in, const char *cmd, const char *arg);
-void rp__cli_in_close(rp_cli_in *in);
 /*
  * An input that only a converter reads (an strace log, a CTF trace, reprise cat's text form) converted into an
  * unlinked .rpz in $TMPDIR that takes its place (in->path /dev/fd/N), so
@@ -62,8 +46,6 @@ void rp__cli_in_close(rp_cli_in *in);
 int rp__cli_in_convert(rp_cli_in *in, const char *cmd, bool lenient);
 /* An unlinked temporary file in $TMPDIR (a conversion, a merge): its fd, or -1 after printing why (name: the input's). */
 int rp__cli_tmp_file(const char *cmd, const char *name);
-/* In msg (size bytes), the spool's /dev/fd/N path replaced by the input's name. */
-void rp__cli_in_rename(const rp_cli_in *in, char *msg, size_t size);
 
 /* Parse --client-key: "addr+principal" (also NULL: the default), "addr" or "conn"; -1 if bad. */
 int rp__cli_client_key(const char *s, rp_client_key *out);

@@ -10,7 +10,7 @@
 /*
  * paths[0..n) (anything convert reads) merged with their starts aligned, each
  * input's clients after the previous inputs' (converters/merge.h), into an
- * unlinked .rpz in $TMPDIR that *in names (/dev/fd/N; rp__cli_in_close frees
+ * unlinked .rpz in $TMPDIR that *in names (/dev/fd/N; rp_conv_input_close frees
  * it).  Prints the client mapping unless quiet.  0, or an exit status after
  * printing the error.
  */

@@ -35,7 +35,7 @@ int rp__cli_ropts_open_input(const rp_cli_ropts *r, const char *cmd, char *const
 	if (rc)
 		return rc;
 	if ((rc = rp__cli_in_convert(in, cmd, r->lenient)) != 0) /* an strace log, a CTF trace, the text form: converted first */
-		rp__cli_in_close(in);
+		rp_conv_input_close(in);
 	return rc;
 }
 
@@ -193,7 +193,7 @@ int rp__cli_drive(rp_replay *r, const char *cmd, bool quiet, bool *interrupted, 
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	char errbuf[RP_ERRBUF_SIZE];
 	int rc = rp_replay_start(r, errbuf);
-	rp__cli_in_rename(in, errbuf, sizeof(errbuf));
+	rp_conv_input_rename(in, errbuf, sizeof(errbuf));
 	if (rc < 0) {
 		rp__cli_err(cmd, "%s", errbuf);
 		rp_replay_stop(r);
@@ -228,7 +228,7 @@ int rp__cli_drive(rp_replay *r, const char *cmd, bool quiet, bool *interrupted, 
 		}
 	}
 	const int frc = rp_replay_finish(r, errbuf);
-	rp__cli_in_rename(in, errbuf, sizeof(errbuf));
+	rp_conv_input_rename(in, errbuf, sizeof(errbuf));
 	if (frc < 0 && rc == 0) {
 		rp__cli_err(cmd, "%s", errbuf);
 		rc = frc;

@@ -30,9 +30,10 @@ PUBLIC = {
     # --clients-from's merge, replay --mpi's run protocol and bench --mkfs's targets
     'replay': {'replay/replay.h', 'replay/backend.h', 'replay/merge.h', 'replay/mpi_run.h',
                'replay/bench_mkfs.h'},
-    # the registry of producers and consumers, and the converters cli/ drives by name:
-    # anonymize, the slice filter, merge, the loadfile preamble, strace and CTF options
-    'converters': {'converters/registry.h', 'converters/anonymize.h', 'converters/filter.h',
+    # the registry of producers and consumers, any input pumped into a sink through it, and the
+    # converters cli/ drives by name: anonymize, the slice filter, merge, the loadfile preamble,
+    # strace and CTF options
+    'converters': {'converters/registry.h', 'converters/pump.h', 'converters/anonymize.h', 'converters/filter.h',
                    'converters/merge.h', 'converters/preamble.h', 'converters/strace.h',
                    'converters/ctf.h'},
     # compare's table, bench's report, stat's JSON and --diff, provenance
@@ -102,7 +103,7 @@ def self_test():
         'replay/mpi_run.h': '',
         'replay/bench_mkfs.h': '',
         'replay/engine.h': '#include "formats/loadfile_cmds.h"\n',    # formats' named internal
-        'converters/registry.h': '', 'converters/anonymize.h': '', 'converters/filter.h': '',
+        'converters/registry.h': '', 'converters/pump.h': '', 'converters/anonymize.h': '', 'converters/filter.h': '',
         'converters/merge.h': '', 'converters/preamble.h': '', 'converters/strace.h': '',
         'converters/ctf.h': '',
         'converters/strace_int.h': '',
