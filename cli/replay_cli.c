@@ -262,24 +262,6 @@ void rp__cli_warn_samples(const char *cmd, const rp_replay_results *res)
 			(unsigned long long)(res->mismatches - shown), (unsigned long long)res->mismatches);
 }
 
-/* "uint, default 4, 1 to 64": an option's type, default and bounds, from its table entry. */
-static void opt_terms(const rp_backend_opt *bo, char *buf, size_t n)
-{
-	size_t len = (size_t)snprintf(buf, n, "%s", rp_bopt_type_name(bo->type));
-	char lo[32], hi[32];
-	if (len < n && bo->repeat)
-		len += (size_t)snprintf(buf + len, n - len, ", repeatable");
-	if (len < n && bo->def)
-		len += (size_t)snprintf(buf + len, n - len, ", default %s", bo->def);
-	if (len < n && (bo->min || bo->max)) {
-		rp_bopt_format(bo, bo->min, lo, sizeof(lo));
-		rp_bopt_format(bo, bo->max, hi, sizeof(hi));
-		len += (size_t)snprintf(buf + len, n - len, bo->max ? ", %s to %s" : ", at least %s", lo, hi);
-	}
-	for (size_t i = 0; len < n && bo->type == RP_BOPT_ENUM && bo->choices && bo->choices[i]; i++)
-		len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? "|" : ": ", bo->choices[i]);
-}
-
 void rp__cli_backends_help(FILE *f)
 {
 	fprintf(f, "backends (--backend NAME, --backend-opt name[=value],...):\n");
@@ -306,7 +288,7 @@ void rp__cli_backends_help(FILE *f)
 			char left[64], terms[160];
 			snprintf(left, sizeof(left), "%s%s%s", bo->name, bo->type == RP_BOPT_FLAG ? "" : "=",
 				 bo->type == RP_BOPT_FLAG ? "" : rp_bopt_arg(bo));
-			opt_terms(bo, terms, sizeof(terms));
+			rp_bopt_terms(bo, terms, sizeof(terms));
 			fprintf(f, "           %-24s [%s] %s\n", left, terms, bo->help);
 		}
 	}

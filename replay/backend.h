@@ -129,7 +129,11 @@ struct rp_breq {
 /*
  * The type of a backend option's value.  The engine parses every value
  * against its option's entry (type, bounds, choices) before the backend
- * sees it, so a backend reads numbers, never text.
+ * sees it, so a backend reads numbers, never text.  The entry's layout is
+ * this ABI's own; the engine reads it through the option descriptor the
+ * command line's tables are made of (formats/optdesc.h): one parser, one
+ * help renderer for both (a duration: ns, us, ms, s, m or h; a number:
+ * decimal or 0x hex).
  */
 typedef enum rp_bopt_type {
 	RP_BOPT_FLAG,     /* no value: given or not (u = 1 when given) */
@@ -337,5 +341,7 @@ const char *rp_bopt_type_name(rp_bopt_type t);
 /* The value's name in help and errors: opt->arg, else the type's ("N", "DURATION", "SIZE"). */
 const char *rp_bopt_arg(const rp_backend_opt *opt);
 void rp_bopt_format(const rp_backend_opt *opt, uint64_t u, char *buf, size_t n);
+/* What help says of opt beyond its text: "uint, default 4, 1 to 64" (the shared renderer, formats/optdesc.h). */
+void rp_bopt_terms(const rp_backend_opt *opt, char *buf, size_t n);
 
 #endif

@@ -66,7 +66,7 @@ check "--list-backends shows each option's type, default and bounds" \
 check "replay --help has the same backend table" "grep -q 'delay=DURATION  *\\[duration, default 0, 0 to 3600s\\]' '$tmp/4e.out'"
 "$reprise" replay "$data/small.load" --target "$tmp/t1" --backend fault --backend-opt delay=2h -q >"$tmp/4f.out" 2>&1
 check "an option out of its range names it and the range" \
-	"grep -q \"backend fault: option 'delay': '2h' is not a duration\" '$tmp/4f.out'"
+	"grep -q \"backend fault: option 'delay': 2h is out of range (0 to 3600s)\" '$tmp/4f.out'"
 "$reprise" replay "$data/small.load" --target "$tmp/t1" --backend fault --backend-opt delay=3601s -q >"$tmp/4g.out" 2>&1
 check "and one past the maximum" "grep -q \"option 'delay': 3601s is out of range (0 to 3600s)\" '$tmp/4g.out'"
 

@@ -352,13 +352,19 @@ static void test_typed_options(void **state)
 		{ "depth=0", RP_E_RANGE, "backend rec: option 'depth': 0 is out of range (1 to 64)" },
 		{ "depth=65", RP_E_RANGE, "option 'depth': 65 is out of range (1 to 64)" },
 		{ "depth=99999999999999999999999", RP_E_RANGE, "option 'depth'" },
-		{ "depth=-1", RP_E_INVAL, "option 'depth': '-1' is not a decimal number" },
-		{ "depth=0x10", RP_E_INVAL, "is not a decimal number" },
-		{ "depth= 4", RP_E_INVAL, "is not a decimal number" },
-		{ "depth=4k", RP_E_INVAL, "is not a decimal number" },
+		{ "depth=-1", RP_E_RANGE, "option 'depth': -1 is out of range (1 to 64)" },
+		{ "depth=0x41", RP_E_RANGE, "option 'depth': 0x41 is out of range (1 to 64)" },
+		{ "depth=0x", RP_E_INVAL, "option 'depth': '0x' is not a whole number (decimal, or hex with 0x)" },
+		{ "depth= 4", RP_E_INVAL, "is not a whole number" },
+		{ "depth=+4", RP_E_INVAL, "is not a whole number" },
+		{ "depth=4k", RP_E_INVAL, "is not a whole number" },
+		{ "depth=4.0", RP_E_INVAL, "is not a whole number" },
 		{ "depth", RP_E_INVAL, "option 'depth' needs a value (depth=N)" },
 		{ "wait=2s", RP_E_RANGE, "option 'wait': 2s is out of range (0 to 1s)" },
 		{ "wait=5parsecs", RP_E_INVAL, "option 'wait': '5parsecs' is not a duration" },
+		{ "wait=1m", RP_E_RANGE, "option 'wait': 1m is out of range (0 to 1s)" },
+		{ "wait=-1ms", RP_E_RANGE, "option 'wait': -1ms is out of range (0 to 1s)" },
+		{ "wait=inf", RP_E_INVAL, "is not a duration" },
 		{ "wait=nan", RP_E_INVAL, "is not a duration" },
 		{ "wait=.", RP_E_INVAL, "is not a duration" },
 		{ "chunk=511", RP_E_RANGE, "option 'chunk': 511 is out of range (512 to 1G)" },
@@ -366,7 +372,7 @@ static void test_typed_options(void **state)
 		{ "chunk=99999999999T", RP_E_RANGE, "out of range" },
 		{ "chunk=1X", RP_E_INVAL, "is not a size" },
 		{ "on=maybe", RP_E_INVAL, "option 'on': 'maybe' is not yes/no" },
-		{ "mode=slow", RP_E_INVAL, "option 'mode': 'slow' is not one of its choices" },
+		{ "mode=slow", RP_E_INVAL, "option 'mode': 'slow' is not one of fast, safe" },
 		{ "tag=", RP_E_INVAL, "option 'tag' needs a value" },
 		{ "flag=1", RP_E_INVAL, "option 'flag' takes no value" },
 		{ "nosuch", RP_E_INVAL, "has no option 'nosuch' (it has flag, on, depth, wait, chunk, tag, mode)" },
@@ -394,8 +400,12 @@ static void test_typed_options(void **state)
 	assert_string_equal(rp_bopt_type_name(RP_BOPT_DURATION), "duration");
 
 	/* The converted tables: fault's delay is a duration, bounded, reaching create already parsed. */
-	assert_int_equal(rp_backend_parse_opts(rp_backend_find("fault"), "delay=2h", &p, eb), RP_E_INVAL);
-	assert_non_null(strstr(eb, "backend fault: option 'delay': '2h' is not a duration"));
+	assert_int_equal(rp_backend_parse_opts(rp_backend_find("fault"), "delay=2d", &p, eb), RP_E_INVAL);
+	assert_non_null(strstr(eb, "backend fault: option 'delay': '2d' is not a duration"));
+	assert_int_equal(rp_backend_parse_opts(rp_backend_find("fault"), "delay=2h", &p, eb), RP_E_RANGE);
+	assert_non_null(strstr(eb, "option 'delay': 2h is out of range (0 to 3600s)"));
+	assert_int_equal(rp_backend_parse_opts(rp_backend_find("fault"), "delay=1h", &p, eb), 0); /* the bound itself */
+	rp_backend_parsed_free(&p);
 	assert_int_equal(rp_backend_parse_opts(rp_backend_find("fault"), "delay=3601s", &p, eb), RP_E_RANGE);
 	assert_non_null(strstr(eb, "option 'delay': 3601s is out of range (0 to 3600s)"));
 	assert_int_equal(rp_backend_parse_opts(rp_backend_find("null"), "async=1", &p, eb), RP_E_INVAL);
