@@ -78,24 +78,33 @@ static inline int hdel(rp_client *c, uint64_t key, uint64_t *val)
 	return c->sh ? rp__sh_del(c, key, val) : rp__handles_del(&c->handles, key, val);
 }
 
+/* The follow-ups a stage left (a delete at a last close), issued before anything else of the client's goes on. */
+static inline int followups(rp_client *c)
+{
+	return __builtin_expect(c->fu.n != 0, 0) ? rp__client_followups(c) : 0;
+}
+
 /* Release bh: now, or (a client holding references others share) when its last reference goes. */
 static inline void hrelease(rp_client *c, uint64_t bh)
 {
 	const rp_replay *const r = c->r;
-	if (!c->refd)
+	if (!c->refd) {
 		r->bops->release(r->bstate, c->bstate, bh);
-	else
-		rp__share_release(c, bh);
+		return;
+	}
+	rp__share_release(c, bh, &c->fu);
+	followups(c);
 }
 
 /* The references a request held while it ran (a shared table's handles, which another thread may close meanwhile). */
 static inline void unhold(rp_client *c, rp_breq *req)
 {
 	if (req->hold & RP__HOLD_BH)
-		rp__share_release(c, req->bh);
+		rp__share_release(c, req->bh, &c->fu);
 	if (req->hold & RP__HOLD_BH2)
-		rp__share_release(c, req->bh2);
+		rp__share_release(c, req->bh2, &c->fu);
 	req->hold &= ~(unsigned)(RP__HOLD_BH | RP__HOLD_BH2);
+	followups(c);
 }
 
 /* Ops that act on an open handle: with handle 0 and EBADF recorded, they had none (see backend.h). */
@@ -332,12 +341,18 @@ static inline __attribute__((always_inline)) void finish(rp_client *c, const rp_
 	if (__builtin_expect(req->hold != 0, 0)) {
 		const unsigned hold = req->hold;
 		unhold(c, req);
-		if (hold & RP__HOLD_LAST)
-			rp__share_last(c, req->bh); /* a delete-on-close another client's close left to this last one */
+		if (hold & RP__HOLD_LAST) {
+			rp__share_last(r, req->bh, &c->fu); /* a delete-on-close another client's close left to this last one */
+			followups(c);
+		}
 	}
-	/* The NT layer's view of the completion, and the backend's errno in the numbering traces hold. */
-	if (nt_wanted(c, op))
-		rp__nt_after(c, op, req);
+	/* The NT layer's view of the completion (a close takes the status of the delete it asks for), and the backend's errno in the numbering traces hold. */
+	if (nt_wanted(c, op)) {
+		rp__nt_after(c, op, req, &c->fu);
+		const int st = followups(c);
+		if (op->op == RP_OP_CLOSE && req->status == 0 && st)
+			req->status = st;
+	}
 	if (req->status > 0)
 		req->status = rp_errno_from_host(req->status);
 	c->acc[op->op].specials += req->special && issue >= r->warm_end;
@@ -398,11 +413,13 @@ static int32_t dup_handle(rp_client *c, const rp_op *op, uint64_t bh)
 		return ENOMEM;
 	c->refd = true;
 	if (hput(c, op->handle2, bh) < 0) {
-		rp__share_release(c, bh);
+		rp__share_release(c, bh, &c->fu);
+		followups(c);
 		return ENOMEM;
 	}
 	if (c->r->nt_layer && c->nt.handles.live)
-		rp__nt_dup(c, op->handle, op->handle2);
+		rp__nt_dup(c, op->handle, op->handle2, &c->fu);
+	followups(c);
 	return 0;
 }
 
@@ -415,10 +432,10 @@ static inline __attribute__((always_inline)) uint64_t exec(rp_client *c, const r
 	switch (v) {
 	case V_ENGINE: {
 		const uint64_t issue = rp__now(r);
-		const int32_t st = op->op == RP_OP_FORK   ? rp__share_fork(c, op)
+		const int32_t st = op->op == RP_OP_FORK   ? rp__share_fork(c, op, &c->fu)
 				   : op->op == RP_OP_WAIT ? rp__share_wait(c, op)
 							  : dup_handle(c, op, req->bh);
-		unhold(c, req);
+		unhold(c, req); /* and the follow-ups of the fork */
 		const uint64_t done = rp__now(r);
 		rp__cstats_record(c, op, index, sched, issue, done, true, op->status, st, 0, req->path, false);
 		if (done > c->last_done)
@@ -506,11 +523,13 @@ static void win_admit(rp_client *c, const rp_op *op, rp_wkey *k)
 void rp__client_release_all(rp_client *c)
 {
 	uint64_t key, bh;
-	rp__share_leave(c); /* a thread leaves its table to the others; the last one releases it */
+	rp__share_leave(c, &c->fu); /* a thread leaves its table to the others; the last one releases it */
+	followups(c);
 	while (rp__handles_pop(&c->handles, &key, &bh))
 		if (rp__bh_real(bh))
 			hrelease(c, bh);
-	rp__ntclient_reset(c);
+	rp__ntclient_reset(c, &c->fu);
+	followups(c);
 }
 
 static inline uint64_t scale(const rp_replay *r, uint64_t t)
@@ -699,6 +718,7 @@ void rp__client_free(rp_client *c)
 	free(c->paths);
 	free(c->series);
 	rp__ntclient_fini(c);
+	rp__followups_fini(&c->fu);
 	rp__share_gate_free(c);
 	free(c->bstate);
 	rp__handles_fini(&c->handles);

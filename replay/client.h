@@ -60,6 +60,7 @@ typedef struct rp_client {
 	bool refd;      /* holds a backend handle that others may reference too (dup, fork): closes count references */
 	rp_gate *gate;  /* made by a fork op of another client; NULL: starts at once */
 	rp_ntclient nt;    /* the NT layer's view of its handles (replay/ntsem.c) */
+	rp_followups fu;   /* what the NT layer and sharing left to issue (deletes at a last close): client_req.c */
 	rp_pathent *paths; /* by string id */
 	size_t n_paths;
 

@@ -1,13 +1,15 @@
 /*
  * A client's requests to the backend (replay/client_req.h): handed over and
  * waited for, the one error policy when the backend cannot go on, and the
- * delete a delete-on-close asks for at the last close.
+ * follow-ups the NT layer and sharing leave (the delete a delete-on-close
+ * asks for at the last close), issued like any request.
  */
 #include "replay/client_req.h"
 
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "formats/status.h"
@@ -48,7 +50,7 @@ const char *rp__fatal_reason(char *buf, size_t size, unsigned op, const char *of
 }
 
 /* The object a delete-on-close handle named, at the last close: unlink it, or rmdir if it is a directory. */
-int rp__nt_delete(rp_client *c, const char *where)
+static int nt_delete(rp_client *c, const char *where)
 {
 	rp_op del = { .op = RP_OP_UNLINK, .t_end = RP_TIME_UNKNOWN };
 	rp_breq r2 = { .op = &del, .path = where };
@@ -59,4 +61,15 @@ int rp__nt_delete(rp_client *c, const char *where)
 		rp__client_submit(c, &r2);
 	}
 	return r2.status == ENOENT ? 0 : r2.status;
+}
+
+int rp__client_followups(rp_client *c)
+{
+	int first = 0;
+	for (char *where; (where = rp__followup_next(&c->fu)) != NULL; free(where)) {
+		const int st = nt_delete(c, where);
+		if (!first)
+			first = st;
+	}
+	return first;
 }

@@ -1,6 +1,7 @@
 /*
- * A client's requests to the backend: below the client, its window, the NT
- * layer and sharing, which all issue through it; it calls only req.c.
+ * A client's requests to the backend: below the client and its window,
+ * which issue through it, and the follow-ups the NT layer and sharing leave
+ * it; it calls only req.c.
  */
 #ifndef REPRISE_REPLAY_CLIENT_REQ_H
 #define REPRISE_REPLAY_CLIENT_REQ_H
@@ -27,7 +28,12 @@ void rp__client_fatal(struct rp_client *c, int rc, rp_breq *req);
  * [STATUS]; an op out of range is "op".  Returns buf.
  */
 const char *rp__fatal_reason(char *buf, size_t size, unsigned op, const char *of, int rc, int32_t status);
-/* Delete what `where` names (a delete-on-close at its last close): unlink, or rmdir a directory; 0 or the errno. */
-int rp__nt_delete(struct rp_client *c, const char *where);
+/*
+ * Issue the client's follow-ups (c->fu, replay/followup.h) in order: each
+ * delete an unlink, or an rmdir of a directory, through rp__client_submit
+ * (not counted as ops, as none of the engine's own requests is).  0 (what
+ * was to go is gone: ENOENT too), or the first delete's errno that is not.
+ */
+int rp__client_followups(struct rp_client *c);
 
 #endif

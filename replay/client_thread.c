@@ -65,7 +65,9 @@ out:
 	if (c->stop != RP_STOP_END)
 		rp__order_release(r, c->stop == RP_STOP_TIME);
 	/* Children stop waiting; a hand-over never taken is released (through this client's state, while it has one). */
-	rp__share_exit(c, c->binit);
+	rp__share_exit(c, c->binit, &c->fu);
+	if (c->binit)
+		rp__client_followups(c);
 	rp__share_pass_done(c, UINT64_MAX); /* and waits on it end */
 	if (c->src)
 		c->src->close(c->src);

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "formats/hash.h"
-#include "replay/client_req.h"
 #include "replay/client.h"
 #include "replay/engine.h"
 
@@ -190,8 +189,13 @@ static uint64_t path_state(const rp_client *c, uint32_t path)
 }
 
 
-/* A handle went (closed or released; already out of the table): the path's last one acts on delete-on-close. */
-static int handle_gone(rp_client *c, uint64_t handle, rp_nthandle *h)
+/*
+ * A handle went (closed or released; already out of the table): the path's
+ * last one acts on delete-on-close, a delete left in fu to the lifecycle (or
+ * to the last close of another reference to its backend handle: share.c).
+ * 0, or ENOMEM when that could not be kept.
+ */
+static int handle_gone(rp_client *c, uint64_t handle, rp_nthandle *h, rp_followups *fu)
 {
 	uint64_t old;
 	lock_drop(&c->r->ntlocks, c, handle, UINT64_MAX, UINT64_MAX);
@@ -207,10 +211,12 @@ static int handle_gone(rp_client *c, uint64_t handle, rp_nthandle *h)
 		 * handle does (a dup, a forked client's copy): the delete waits for
 		 * the last close of them all (share.c).
 		 */
-		if (pending && h->where && rp__bh_real(h->bh) && rp__share_held(c->r, h->bh))
+		if (pending && h->where && rp__bh_real(h->bh) && rp__share_held(c->r, h->bh)) {
 			rc = rp__share_defer(c->r, h->bh, h->where) < 0 ? ENOMEM : 0;
-		else if (pending && h->where)
-			rc = rp__nt_delete(c, h->where);
+		} else if (pending && h->where) {
+			char *const where = strdup(h->where);
+			rc = !where || rp__followup_delete(fu, where) < 0 ? ENOMEM : 0;
+		}
 	} else if (rp__handles_put(&c->nt.paths, h->path, count << 1 | pending) < 0) {
 		rc = ENOMEM;
 	}
@@ -219,12 +225,12 @@ static int handle_gone(rp_client *c, uint64_t handle, rp_nthandle *h)
 	return rc;
 }
 
-static void track_open(rp_client *c, const rp_op *op, const rp_breq *req)
+static void track_open(rp_client *c, const rp_op *op, const rp_breq *req, rp_followups *fu)
 {
 	const bool nt = (op->oflags & RP_OF_NT) != 0, doc = (op->oflags & RP_OF_DELETE_ON_CLOSE) != 0;
 	uint64_t v;
 	if (rp__handles_del(&c->nt.handles, op->handle, &v)) /* the id reused: the engine released that handle */
-		handle_gone(c, op->handle, (rp_nthandle *)(uintptr_t)v);
+		handle_gone(c, op->handle, (rp_nthandle *)(uintptr_t)v, fu);
 	if (!nt && !doc)
 		return;
 	rp_nthandle *const h = malloc(sizeof(*h));
@@ -245,12 +251,12 @@ static void track_open(rp_client *c, const rp_op *op, const rp_breq *req)
 	}
 }
 
-void rp__nt_dup(rp_client *c, uint64_t handle, uint64_t handle2)
+void rp__nt_dup(rp_client *c, uint64_t handle, uint64_t handle2, rp_followups *fu)
 {
 	const rp_nthandle *const h = handle_of(c, handle);
 	uint64_t v;
 	if (rp__handles_del(&c->nt.handles, handle2, &v)) /* a dup over an open handle: that one went */
-		handle_gone(c, handle2, (rp_nthandle *)(uintptr_t)v);
+		handle_gone(c, handle2, (rp_nthandle *)(uintptr_t)v, fu);
 	if (!h || !handle2)
 		return;
 	rp_nthandle *const d = malloc(sizeof(*d));
@@ -346,11 +352,11 @@ static void renamed(rp_client *c, const rp_op *op, const rp_breq *req)
 		(void)rp__handles_put(&c->nt.paths, from, st_to);
 }
 
-void rp__nt_after(rp_client *c, const rp_op *op, rp_breq *req)
+void rp__nt_after(rp_client *c, const rp_op *op, rp_breq *req, rp_followups *fu)
 {
 	if (op->op == RP_OP_OPEN) {
 		if (op->handle && req->status == 0)
-			track_open(c, op, req);
+			track_open(c, op, req, fu);
 		return;
 	}
 	if (op->op == RP_OP_RENAME) {
@@ -365,7 +371,7 @@ void rp__nt_after(rp_client *c, const rp_op *op, rp_breq *req)
 	case RP_OP_CLOSE: {
 		uint64_t v;
 		rp__handles_del(&c->nt.handles, op->handle, &v);
-		const int rc = handle_gone(c, op->handle, h);
+		const int rc = handle_gone(c, op->handle, h, fu);
 		if (req->status == 0 && rc)
 			req->status = rc;
 		return;
@@ -405,11 +411,11 @@ void rp__nt_after(rp_client *c, const rp_op *op, rp_breq *req)
 	}
 }
 
-void rp__ntclient_reset(rp_client *c)
+void rp__ntclient_reset(rp_client *c, rp_followups *fu)
 {
 	uint64_t key, v;
 	while (rp__handles_pop(&c->nt.handles, &key, &v))
-		(void)handle_gone(c, key, (rp_nthandle *)(uintptr_t)v);
+		(void)handle_gone(c, key, (rp_nthandle *)(uintptr_t)v, fu);
 	while (rp__handles_pop(&c->nt.paths, &key, &v))
 		;
 }

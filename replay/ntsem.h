@@ -29,6 +29,7 @@
 
 #include "formats/op.h"
 #include "replay/backend.h"
+#include "replay/followup.h"
 #include "replay/handles.h"
 
 /* Locks held under mandatory semantics, shared by every client of a run. */
@@ -50,8 +51,8 @@ struct rp_client;
 void rp__ntlocks_init(rp_ntlocks *l);
 void rp__ntlocks_fini(rp_ntlocks *l);
 void rp__ntclient_init(rp_ntclient *n);
-/* Forget every handle (the end of a pass: the engine released them), deleting what was to go. */
-void rp__ntclient_reset(struct rp_client *c);
+/* Forget every handle (the end of a pass: the engine released them); what was to go is left in fu to delete. */
+void rp__ntclient_reset(struct rp_client *c, rp_followups *fu);
 void rp__ntclient_fini(struct rp_client *c);
 
 /*
@@ -63,10 +64,15 @@ void rp__ntclient_fini(struct rp_client *c);
 int rp__nt_before(struct rp_client *c, const rp_op *op, rp_breq *req);
 
 
-/* dup: handle2 is the same open as handle for NT purposes (its rights, its delete-on-close). */
-void rp__nt_dup(struct rp_client *c, uint64_t handle, uint64_t handle2);
+/* dup: handle2 is the same open as handle for NT purposes (its rights, its delete-on-close); fu as rp__nt_after. */
+void rp__nt_dup(struct rp_client *c, uint64_t handle, uint64_t handle2, rp_followups *fu);
 
-/* After the backend completed op: the status as an NT server gives it, and the bookkeeping. */
-void rp__nt_after(struct rp_client *c, const rp_op *op, rp_breq *req);
+/*
+ * After the backend completed op: the status as an NT server gives it, and
+ * the bookkeeping.  A last close that deletes (delete-on-close) leaves the
+ * delete in fu: the lifecycle issues it, and a close that succeeded takes
+ * that delete's status.
+ */
+void rp__nt_after(struct rp_client *c, const rp_op *op, rp_breq *req, rp_followups *fu);
 
 #endif

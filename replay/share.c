@@ -4,7 +4,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "replay/client_req.h"
 #include "replay/client.h"
 #include "replay/engine.h"
 
@@ -102,27 +101,23 @@ int rp__share_defer(rp_replay *r, uint64_t bh, const char *where)
 	return rc;
 }
 
-void rp__share_last(rp_client *c, uint64_t bh)
+void rp__share_last(rp_replay *r, uint64_t bh, rp_followups *fu)
 {
-	rp_replay *const r = c->r;
 	uint64_t v = 0;
 	pthread_mutex_lock(&r->share_mu);
 	const bool found = r->deferred.live && rp__handles_del(&r->deferred, key_of(bh), &v);
 	pthread_mutex_unlock(&r->share_mu);
-	if (!found)
-		return;
-	char *const where = (char *)(uintptr_t)v;
-	(void)rp__nt_delete(c, where);
-	free(where);
+	if (found) /* no memory: the delete is lost, as a defer that could not be kept */
+		(void)rp__followup_delete(fu, (char *)(uintptr_t)v);
 }
 
-void rp__share_release(rp_client *c, uint64_t bh)
+void rp__share_release(rp_client *c, uint64_t bh, rp_followups *fu)
 {
 	const rp_replay *const r = c->r;
 	if (!rp__bh_real(bh) || !rp__share_drop(c->r, bh))
 		return;
 	r->bops->release(r->bstate, c->bstate, bh);
-	rp__share_last(c, bh);
+	rp__share_last(c->r, bh, fu);
 }
 
 int rp__sh_get(rp_client *c, uint64_t key, uint64_t *val, bool hold)
@@ -236,17 +231,17 @@ void rp__share_gate_free(rp_client *c)
 }
 
 /* Release a hand-over (copies, or a place in a shared table) through client c's backend state. */
-static void release_handover(rp_client *c, rp_handles *copy, rp_shtab *sh)
+static void release_handover(rp_client *c, rp_handles *copy, rp_shtab *sh, rp_followups *fu)
 {
 	uint64_t k, bh;
 	while (rp__handles_pop(copy, &k, &bh))
-		rp__share_release(c, bh);
+		rp__share_release(c, bh, fu);
 	rp__handles_fini(copy);
 	if (!sh)
 		return;
 	rp_shtab *const mine = c->sh;
 	c->sh = sh;
-	rp__share_leave(c);
+	rp__share_leave(c, fu);
 	c->sh = mine;
 }
 
@@ -270,7 +265,7 @@ static int copy_table(rp_client *c, rp_handles *out)
 	return rc;
 }
 
-int32_t rp__share_fork(rp_client *c, const rp_op *op)
+int32_t rp__share_fork(rp_client *c, const rp_op *op, rp_followups *fu)
 {
 	rp_replay *const r = c->r;
 	if (op->status != 0 || !op->result || op->result > UINT32_MAX)
@@ -322,8 +317,8 @@ int32_t rp__share_fork(rp_client *c, const rp_op *op)
 	atomic_store_explicit(&child->waiting_for, 0, memory_order_relaxed);
 	pthread_cond_broadcast(&g->cv);
 	pthread_mutex_unlock(&g->mu);
-	release_handover(c, &old_copy, old_sh);
-	release_handover(c, &copy, sh); /* the child ended: nothing of this fork is used */
+	release_handover(c, &old_copy, old_sh, fu);
+	release_handover(c, &copy, sh, fu); /* the child ended: nothing of this fork is used */
 	return status;
 }
 
@@ -369,7 +364,7 @@ void rp__share_gate_wait(rp_client *c)
 	}
 }
 
-void rp__share_leave(rp_client *c)
+void rp__share_leave(rp_client *c, rp_followups *fu)
 {
 	rp_shtab *const sh = c->sh;
 	if (!sh)
@@ -383,12 +378,12 @@ void rp__share_leave(rp_client *c)
 		return; /* the other threads keep the table: a thread's end closes nothing of its process */
 	uint64_t k, bh;
 	while (rp__handles_pop(&sh->tab, &k, &bh))
-		rp__share_release(c, bh);
+		rp__share_release(c, bh, fu);
 	rp__handles_fini(&sh->tab);
 	free(sh);
 }
 
-void rp__share_exit(rp_client *c, bool can_release)
+void rp__share_exit(rp_client *c, bool can_release, rp_followups *fu)
 {
 	rp_replay *const r = c->r;
 	for (uint32_t i = 0; i < r->n_clients; i++) {
@@ -413,7 +408,7 @@ void rp__share_exit(rp_client *c, bool can_release)
 	pthread_mutex_unlock(&g->mu);
 	/* Without a backend state (its client_init failed: the run fails) the hand-over's references stay. */
 	if (can_release)
-		release_handover(c, &copy, sh);
+		release_handover(c, &copy, sh, fu);
 	else
 		rp__handles_fini(&copy);
 }

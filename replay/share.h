@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "formats/op.h"
+#include "replay/followup.h"
 #include "replay/handles.h"
 #include "replay/replay.h"
 
@@ -60,14 +61,14 @@ void rp__share_gate_free(rp_client *c);
 int rp__share_hold(rp_replay *r, uint64_t bh);
 /* Drop a reference: true when it was the last (the caller closes or releases bh). */
 bool rp__share_drop(rp_replay *r, uint64_t bh);
-/* Drop a reference and release bh if it was the last (and what waited for that). */
-void rp__share_release(rp_client *c, uint64_t bh);
+/* Drop a reference and release bh if it was the last (a delete that waited for that left in fu: rp__share_last). */
+void rp__share_release(rp_client *c, uint64_t bh, rp_followups *fu);
 /* Whether bh is still referenced (after the caller dropped its own). */
 bool rp__share_held(rp_replay *r, uint64_t bh);
 /* A delete-on-close of `where` to carry out at bh's last close (ntsem.c): 0 or RP_E_NOMEM. */
 int rp__share_defer(rp_replay *r, uint64_t bh, const char *where);
-/* bh's last reference went: a delete deferred to it now. */
-void rp__share_last(rp_client *c, uint64_t bh);
+/* bh's last reference went: a delete deferred to it is left in fu, for the lifecycle to issue. */
+void rp__share_last(rp_replay *r, uint64_t bh, rp_followups *fu);
 /* The table ops through the shared table (c->sh set); hold: take a reference on a real bh found. */
 int rp__sh_get(rp_client *c, uint64_t key, uint64_t *val, bool hold);
 int rp__sh_put(rp_client *c, uint64_t key, uint64_t val);
@@ -78,17 +79,17 @@ int rp__sh_del(rp_client *c, uint64_t key, uint64_t *val);
  * it), 0: others hold it (the close is the engine's), -1: no entry.
  */
 int rp__share_close(rp_client *c, uint64_t handle, uint64_t *bh);
-/* The parent's fork op: hand the child its table or copies, and let it start.  The status of the op. */
-int32_t rp__share_fork(rp_client *c, const rp_op *op);
+/* The parent's fork op: hand the child its table or copies, and let it start.  The status of the op; fu as release. */
+int32_t rp__share_fork(rp_client *c, const rp_op *op, rp_followups *fu);
 /* A wait op: block until the child client has finished this pass (or ended, or the run stops); 0. */
 int32_t rp__share_wait(rp_client *c, const rp_op *op);
 /* c finished `passes` passes (UINT64_MAX: it ended): wake the waits on it. */
 void rp__share_pass_done(rp_client *c, uint64_t passes);
 /* The child, before the first op of a pass: wait for the fork op and take what it handed over. */
 void rp__share_gate_wait(rp_client *c);
-/* The end of a pass: leave the shared table (the last user releases it). */
-void rp__share_leave(rp_client *c);
-/* The client's thread ends: its children stop waiting, a hand-over it never took is released. */
-void rp__share_exit(rp_client *c, bool can_release);
+/* The end of a pass: leave the shared table (the last user releases it; fu as release). */
+void rp__share_leave(rp_client *c, rp_followups *fu);
+/* The client's thread ends: its children stop waiting, a hand-over it never took is released (fu as release). */
+void rp__share_exit(rp_client *c, bool can_release, rp_followups *fu);
 
 #endif

@@ -276,6 +276,45 @@ static void test_req_busy_sync(void **state)
 	assert_int_equal(req.status, 0);
 }
 
+/*
+ * Sharing's last close returns the delete it was left (a follow-up for the
+ * lifecycle) rather than issuing it: no client and no backend here.  One
+ * delete per object, in the order asked, none for a handle nothing waits on.
+ */
+static void test_share_followups(void **state)
+{
+	(void)state;
+	rp_replay *const r = calloc(1, sizeof(*r));
+	assert_non_null(r);
+	rp__share_init(r);
+	rp_followups fu = { 0 };
+	assert_int_equal(rp__share_defer(r, 5, "a/x"), 0);
+	assert_int_equal(rp__share_defer(r, 5, "a/y"), 0); /* the same object: its first delete stands */
+	assert_int_equal(rp__share_defer(r, 0, "b"), 0);   /* handle 0 is a handle (the null backend's first) */
+	rp__share_last(r, 7, &fu);
+	assert_int_equal(fu.n, 0);
+	rp__share_last(r, 5, &fu);
+	rp__share_last(r, 0, &fu);
+	rp__share_last(r, 5, &fu); /* already handed over */
+	assert_int_equal(fu.n, 2);
+	char *p = rp__followup_next(&fu);
+	assert_string_equal(p, "a/x");
+	free(p);
+	p = rp__followup_next(&fu);
+	assert_string_equal(p, "b");
+	free(p);
+	assert_null(rp__followup_next(&fu));
+	/* What no one issued (a client without a backend state) goes with the list. */
+	char *const left = strdup("c");
+	assert_non_null(left);
+	assert_int_equal(rp__followup_delete(&fu, left), 0);
+	rp__followups_fini(&fu);
+	assert_int_equal(fu.n, 0);
+	assert_null(fu.del);
+	rp__share_fini(r);
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,6 +328,7 @@ int main(void)
 		cmocka_unit_test(test_req_busy_v7),
 		cmocka_unit_test(test_req_limit_v8_is_error),
 		cmocka_unit_test(test_req_busy_sync),
+		cmocka_unit_test(test_share_followups),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
