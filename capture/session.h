@@ -75,6 +75,15 @@ typedef struct rp_syscap_stats {
 int rp_capture_cmd(char **argv, const rp_syscap_opts *opts, FILE *out, const char *out_name, rp_syscap_stats *stats,
 		   char *errbuf);
 
+/*
+ * The interposer library name (RP_PRELOAD_NAME, or the LTTng twin's) as an
+ * absolute path into buf (PATH_MAX bytes at least): $REPRISE_PRELOAD_LIB if
+ * set (for the ring interposer), else beside the running binary in the build
+ * tree (cli/reprise -> capture/preload/, capture/lttng/), else in install_dir
+ * (where meson installs them).  0, or -1 when it is not there.
+ */
+int rp_capture_find_lib(const char *name, const char *install_dir, char *buf, size_t size);
+
 /* Print the summary ("events 812, ops 640, processes 1, ...") on f. */
 void rp_syscap_stats_print(const rp_syscap_stats *st, FILE *f);
 /* True when events were lost or programs ran untraced: the trace lacks ops the program made. */

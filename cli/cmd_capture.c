@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -152,48 +151,6 @@ static void on_signal(int sig)
 
 static rp_smb_keys *smb_keys; /* loaded by run_capture, destroyed by run */
 
-static bool is_file(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/*
- * The interposer library: $REPRISE_PRELOAD_LIB if set, else beside the binary
- * in the build tree (cli/reprise -> capture/preload/), else where meson
- * installs it.  Returns 0 with the absolute path in buf.
- */
-static int find_preload(const char *name, char *buf, size_t size)
-{
-	const char *const env = getenv("REPRISE_PRELOAD_LIB");
-	if (env && *env && strstr(name, "lttng") == NULL) {
-		if (!is_file(env) || !realpath(env, buf))
-			return -1;
-		return 0;
-	}
-	char exe[PATH_MAX];
-	const ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		char *const slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			char cand[PATH_MAX + 64];
-			snprintf(cand, sizeof(cand), "%s/../capture/preload/%s", exe, name);
-			if (is_file(cand) && realpath(cand, buf))
-				return 0;
-			snprintf(cand, sizeof(cand), "%s/../capture/lttng/%s", exe, name);
-			if (is_file(cand) && realpath(cand, buf))
-				return 0;
-		}
-	}
-	char cand[PATH_MAX];
-	snprintf(cand, sizeof(cand), "%s/%s", REPRISE_PRELOAD_DIR, name);
-	if (is_file(cand) && (size_t)snprintf(buf, size, "%s", cand) < size)
-		return 0;
-	return -1;
-}
-
 static volatile sig_atomic_t child_pid; /* the traced program's, while it runs (capture/session.h) */
 
 /* SIGTERM, SIGHUP: pass them on to the program and go on draining; SIGINT and SIGQUIT come from the
@@ -219,12 +176,12 @@ static int capture_cmd(char **argv, rp_syscap_opts *so)
 		rp__cli_err("capture", "--lttng: this reprise was built without lttng-ust (meson -Dlttng)");
 		return 1;
 	}
-	if (so->lttng && find_preload(RP_LTTNG_PRELOAD_NAME, lib, sizeof(lib)) != 0) {
+	if (so->lttng && rp_capture_find_lib(RP_LTTNG_PRELOAD_NAME, REPRISE_PRELOAD_DIR, lib, sizeof(lib)) != 0) {
 		rp__cli_err("capture", "--lttng: %s not found beside reprise or in %s", RP_LTTNG_PRELOAD_NAME,
 			    REPRISE_PRELOAD_DIR);
 		return 1;
 	}
-	if (!so->lttng && find_preload(RP_PRELOAD_NAME, lib, sizeof(lib)) != 0) {
+	if (!so->lttng && rp_capture_find_lib(RP_PRELOAD_NAME, REPRISE_PRELOAD_DIR, lib, sizeof(lib)) != 0) {
 		rp__cli_err("capture", "the interposer %s was not found (set REPRISE_PRELOAD_LIB to its path)",
 			    RP_PRELOAD_NAME);
 		return 1;

@@ -1,5 +1,6 @@
 /* The syscall-capture session (capture/session.h): a test program run traced into a .rpz, its ops read back. */
 #include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -131,6 +132,45 @@ static void test_no_program(void **state)
 	unlink(trace);
 }
 
+/* The interposer found: $REPRISE_PRELOAD_LIB, else (not beside this test binary) the install directory. */
+static void test_find_lib(void **state)
+{
+	(void)state;
+	char *const old = getenv("REPRISE_PRELOAD_LIB") ? strdup(getenv("REPRISE_PRELOAD_LIB")) : NULL;
+	char buf[PATH_MAX], dir[] = "/tmp/rp-findlib-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char lib[sizeof(dir) + 32];
+	snprintf(lib, sizeof(lib), "%s/" RP_PRELOAD_NAME, dir);
+
+	setenv("REPRISE_PRELOAD_LIB", preload, 1);
+	const int by_env = rp_capture_find_lib(RP_PRELOAD_NAME, dir, buf, sizeof(buf));
+	const bool env_path = by_env == 0 && strcmp(buf, preload) == 0;
+	setenv("REPRISE_PRELOAD_LIB", "/nonexistent/" RP_PRELOAD_NAME, 1);
+	const int env_missing = rp_capture_find_lib(RP_PRELOAD_NAME, dir, buf, sizeof(buf));
+	unsetenv("REPRISE_PRELOAD_LIB");
+	const int none = rp_capture_find_lib(RP_PRELOAD_NAME, dir, buf, sizeof(buf));
+	FILE *const f = fopen(lib, "w");
+	if (f)
+		fclose(f);
+	const int installed = rp_capture_find_lib(RP_PRELOAD_NAME, dir, buf, sizeof(buf));
+	const bool installed_path = installed == 0 && strcmp(buf, lib) == 0;
+	char small[16];
+	const int too_small = rp_capture_find_lib(RP_PRELOAD_NAME, dir, small, sizeof(small));
+	unlink(lib);
+	rmdir(dir);
+	if (old)
+		setenv("REPRISE_PRELOAD_LIB", old, 1);
+	free(old);
+	assert_non_null(f);
+	assert_int_equal(by_env, 0);
+	assert_true(env_path);
+	assert_int_equal(env_missing, -1);
+	assert_int_equal(none, -1);
+	assert_int_equal(installed, 0);
+	assert_true(installed_path);
+	assert_int_equal(too_small, -1);
+}
+
 int main(int argc, char **argv)
 {
 	if (getenv("RP_TEST_NO_PRELOAD")) {
@@ -153,6 +193,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_threads_ops),
 		cmocka_unit_test(test_exit_status),
 		cmocka_unit_test(test_no_program),
+		cmocka_unit_test(test_find_lib),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
