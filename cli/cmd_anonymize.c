@@ -27,29 +27,23 @@ static struct {
 } o;
 
 static const rp_opt options[] = {
-	{ "key", 'k', RP_OPT_STRING, &o.key, "KEYFILE", "the key: the file's bytes (16 to 4096 of them), e.g. from head -c 32 /dev/urandom" },
-	{ "new-key", 0, RP_OPT_STRING, &o.new_key, "KEYFILE", "make a new key of 32 random bytes in KEYFILE (mode 600; an existing file is refused) and use it" },
-	{ "keep-ext", 0, RP_OPT_FLAG, &o.keep_ext, NULL, "keep file extensions of 1-5 letters or digits (\"a.c\" -> \"x8k2...q.c\"); off by default" },
-	{ "map", 0, RP_OPT_STRING, &o.map, "FILE", "also write the mapping (kind, original, pseudonym; TSV) to FILE, for the key's owner: never into the trace" },
-	{ "output", 'o', RP_OPT_STRING, &o.output, "OUT", "the output (instead of the second argument)" },
+	{ .name = "key", .short_name = 'k', .kind = RP_OPT_STRING, .value = &o.key, .arg = "KEYFILE", .help = "the key: the file's bytes (16 to 4096 of them), e.g. from head -c 32 /dev/urandom" },
+	{ .name = "new-key", .kind = RP_OPT_STRING, .value = &o.new_key, .arg = "KEYFILE", .help = "make a new key of 32 random bytes in KEYFILE (mode 600; an existing file is refused) and use it" },
+	{ .name = "keep-ext", .kind = RP_OPT_FLAG, .value = &o.keep_ext, .help = "keep file extensions of 1-5 letters or digits (\"a.c\" -> \"x8k2...q.c\"); off by default" },
+	{ .name = "map", .kind = RP_OPT_STRING, .value = &o.map, .arg = "FILE", .help = "also write the mapping (kind, original, pseudonym; TSV) to FILE, for the key's owner: never into the trace" },
+	{ .name = "output", .short_name = 'o', .kind = RP_OPT_STRING, .value = &o.output, .arg = "OUT", .help = "the output (instead of the second argument)" },
 	RP_CLI_CONVERT_OPT_FORMAT(o.format, "rpz or loadfile"),
-	{ "to", 0, RP_OPT_STRING, &o.to, "FORMAT", "the old spelling of --format (as convert's)" },
+	{ .name = "to", .kind = RP_OPT_STRING, .value = &o.to, .arg = "FORMAT", .help = "the old spelling of --format (as convert's)" },
 	RP_CLI_CONVERT_OPT_LEVEL(o.level, ""),
 	RP_CLI_CONVERT_OPT_LENIENT(o.lenient),
 	RP_CLI_CONVERT_OPT_STRICT(o.strict, ""),
 	RP_CLI_CONVERT_OPT_QUIET(o.quiet, "summary"),
 	RP_CLI_CONVERT_OPT_VERBOSE(o.verbose, ""),
-	{ NULL, 0, 0, NULL, NULL, NULL },
-};
-
-static const rp_optrange ranges[] = {
-	RP_CLI_CONVERT_LEVEL_RANGE,
-	{ NULL, 0, 0 },
+	{ .name = NULL },
 };
 
 static const rp_cmd spec = {
 	.name = "anonymize",
-	.ranges = ranges,
 	.usage = "[options] --key KEYFILE IN OUT",
 	.summary = "replace a trace's names and ids by keyed pseudonyms, keeping its structure and timing",
 	.details = "IN is any input convert reads (.rpz, text form, loadfile, strace log, pcap/pcapng); OUT is an\n"

@@ -29,41 +29,34 @@ static struct {
 } o;
 
 static const rp_opt options[] = {
-	{ "target", 'D', RP_OPT_LIST, &o.targets, "DIR",
-	  "a target (repeat for each: --target A --target B); each run works in a new directory beneath it, removed after the run" },
-	{ "runs", 'n', RP_OPT_UINT, &o.runs, "N", "runs per target, interleaved A B A B ... (default 3; 1-100)" },
-	{ "discard-first", 0, RP_OPT_FLAG, &o.discard_first, NULL,
-	  "leave each target's first run out of the summary (it stays in the JSON, marked discarded)" },
-	{ "no-final-sync", 0, RP_OPT_FLAG, &o.no_final_sync, NULL,
-	  "end the measured time at the last op, with dirty data still in memory (dbench's number); by default a "
+	{ .name = "target", .short_name = 'D', .kind = RP_OPT_LIST, .value = &o.targets, .arg = "DIR",
+	  .help = "a target (repeat for each: --target A --target B); each run works in a new directory beneath it, removed after the run" },
+	{ .name = "runs", .short_name = 'n', .kind = RP_OPT_UINT, .value = &o.runs, .arg = "N", .help = "runs per target, interleaved A B A B ... (default 3; 1-100)", .min = 1, .max = RP_BENCH_RUNS_MAX },
+	{ .name = "discard-first", .kind = RP_OPT_FLAG, .value = &o.discard_first,
+	  .help = "leave each target's first run out of the summary (it stays in the JSON, marked discarded)" },
+	{ .name = "no-final-sync", .kind = RP_OPT_FLAG, .value = &o.no_final_sync,
+	  .help = "end the measured time at the last op, with dirty data still in memory (dbench's number); by default a "
 	  "run ends when syncfs has put its data on stable storage" },
-	{ "cold", 0, RP_OPT_FLAG, &o.cold, NULL,
-	  "after each prepare, sync and drop the page cache (root; said when it could not be done)" },
-	{ "mkfs", 0, RP_OPT_STRING, &o.mkfs, "LIST",
-	  "make these file systems as targets under --mkfs-dir (ext2,ext3,ext4,xfs,btrfs,tmpfs, also f2fs, jfs, "
+	{ .name = "cold", .kind = RP_OPT_FLAG, .value = &o.cold,
+	  .help = "after each prepare, sync and drop the page cache (root; said when it could not be done)" },
+	{ .name = "mkfs", .kind = RP_OPT_STRING, .value = &o.mkfs, .arg = "LIST",
+	  .help = "make these file systems as targets under --mkfs-dir (ext2,ext3,ext4,xfs,btrfs,tmpfs, also f2fs, jfs, "
 	  "reiserfs where present): loop-mounted images and a tmpfs, removed again at the end (root)" },
-	{ "mkfs-dir", 0, RP_OPT_STRING, &o.mkfs_dir, "DIR", "where --mkfs puts its images and mount points" },
-	{ "mkfs-size", 0, RP_OPT_STRING, &o.mkfs_size, "SIZE",
-	  "each --mkfs file system's size (sparse images; tmpfs's limit): 16M to 1T, k/M/G/T powers of 1024 (default 1G)" },
+	{ .name = "mkfs-dir", .kind = RP_OPT_STRING, .value = &o.mkfs_dir, .arg = "DIR", .help = "where --mkfs puts its images and mount points" },
+	{ .name = "mkfs-size", .kind = RP_OPT_STRING, .value = &o.mkfs_size, .arg = "SIZE",
+	  .help = "each --mkfs file system's size (sparse images; tmpfs's limit): 16M to 1T, k/M/G/T powers of 1024 (default 1G)" },
 	RP_CLI_REPLAY_OPTS_RUN(o.r),
 	RP_CLI_REPLAY_OPTS_MISMATCH(o.r),
-	{ "output", 'o', RP_OPT_STRING, &o.output, "FILE", "every run's results and the summary, as JSON, to FILE: the same as --json FILE" },
-	{ "json", 'j', RP_OPT_STRING, &o.json, "FILE",
-	  "write every run's full replay result and each target's summary as JSON to FILE (docs/bench-json.md; - = stdout: "
+	{ .name = "output", .short_name = 'o', .kind = RP_OPT_STRING, .value = &o.output, .arg = "FILE", .help = "every run's results and the summary, as JSON, to FILE: the same as --json FILE" },
+	{ .name = "json", .short_name = 'j', .kind = RP_OPT_STRING, .value = &o.json, .arg = "FILE",
+	  .help = "write every run's full replay result and each target's summary as JSON to FILE (docs/bench-json.md; - = stdout: "
 	  "the JSON alone, the table on stderr)" },
 	RP_CLI_REPLAY_OPTS_IO(o.r),
-	{ NULL, 0, 0, NULL, NULL, NULL },
-};
-
-static const rp_optrange ranges[] = {
-	RP_CLI_REPLAY_RANGES,
-	{ "runs", 1, RP_BENCH_RUNS_MAX },
-	{ NULL, 0, 0 },
+	{ .name = NULL },
 };
 
 static const rp_cmd spec = {
 	.name = "bench",
-	.ranges = ranges,
 	.usage = "[options] TRACE|LOADFILE (or --clients-from TRACE...) --target A --target B ... | --mkfs LIST --mkfs-dir DIR",
 	.summary = "replay one workload on several targets, runs interleaved, and compare them side by side",
 	.details =

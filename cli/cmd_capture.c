@@ -35,46 +35,37 @@ static struct {
 } sk;
 
 static const rp_opt options[] = {
-	{ "iface", 'i', RP_OPT_STRING, &o.iface, "IF", "interface to capture on (lo for servers on 127.0.0.1)" },
-	{ "filter", 'f', RP_OPT_STRING, &o.filter, "BPF",
-	  "capture filter (default: ports 2049, 111, 20048, 635, 445, 139); decoding goes by content, not port" },
-	{ "duration", 'd', RP_OPT_DURATION, &o.duration, "TIME", "stop after this long (10, 90s, 5m; 1 ms to 1e8 s); default: until SIGINT/SIGTERM" },
-	{ "output", 'o', RP_OPT_STRING, &o.out, "FILE", "the trace to write (.rpz)" },
-	{ "buffer", 0, RP_OPT_UINT, &o.buffer_mib, "MIB", "kernel capture buffer in MiB, 1-2047 (default 64)" },
-	{ "max-flows", 0, RP_OPT_UINT, &o.max_flows, "N", "connections tracked at once, 1-16777216 (default 65536)" },
-	{ "client-key", 0, RP_OPT_STRING, &o.client_key, "KEY", "a client is addr+principal (default), addr or conn" },
-	{ "only", 0, RP_OPT_STRING, &o.only, "DIR", "CMD: keep only ops on paths under DIR" },
-	{ "exclude", 0, RP_OPT_STRING, &o.exclude, "PREFIXES",
-	  "CMD: drop ops on paths under these comma-separated prefixes (default /proc,/sys,/dev)" },
-	{ "no-stdio", 0, RP_OPT_FLAG, &o.no_stdio, NULL, "CMD: do not record FILE* stdio calls (fopen, fread, fprintf...)" },
-	{ "process-clients", 0, RP_OPT_FLAG, &o.process_clients, NULL,
-	  "CMD: one client per process (default: one per thread)" },
-	{ "ring-kb", 0, RP_OPT_UINT, &o.ring_kb, "KIB",
-	  "CMD: each traced thread's event ring in KiB, 64-1048576 (default " RP__XSTR(RP_SYSCAP_RING_DEFAULT_KB) ")" },
-	{ "clock", 0, RP_OPT_STRING, &o.clock, "CLOCK",
-	  "CMD: the clock events are timed by: tsc (the CPU's counter, mapped to ns), monotonic (clock_gettime) "
+	{ .name = "iface", .short_name = 'i', .kind = RP_OPT_STRING, .value = &o.iface, .arg = "IF", .help = "interface to capture on (lo for servers on 127.0.0.1)" },
+	{ .name = "filter", .short_name = 'f', .kind = RP_OPT_STRING, .value = &o.filter, .arg = "BPF",
+	  .help = "capture filter (default: ports 2049, 111, 20048, 635, 445, 139); decoding goes by content, not port" },
+	{ .name = "duration", .short_name = 'd', .kind = RP_OPT_DURATION, .value = &o.duration, .arg = "TIME", .help = "stop after this long (10, 90s, 5m; 1 ms to 1e8 s); default: until SIGINT/SIGTERM", .min = 1e-3, .max = 1e8 },
+	{ .name = "output", .short_name = 'o', .kind = RP_OPT_STRING, .value = &o.out, .arg = "FILE", .help = "the trace to write (.rpz)" },
+	{ .name = "buffer", .kind = RP_OPT_UINT, .value = &o.buffer_mib, .arg = "MIB", .help = "kernel capture buffer in MiB, 1-2047 (default 64)", .min = 1, .max = 2047 /* libpcap takes the buffer size as an int of bytes: 2047 MiB fits */ },
+	{ .name = "max-flows", .kind = RP_OPT_UINT, .value = &o.max_flows, .arg = "N", .help = "connections tracked at once, 1-16777216 (default 65536)", .min = 1, .max = 1u << 24 /* each held flow costs its reassembly state; 16 M is far past any capture */ },
+	{ .name = "client-key", .kind = RP_OPT_STRING, .value = &o.client_key, .arg = "KEY", .help = "a client is addr+principal (default), addr or conn" },
+	{ .name = "only", .kind = RP_OPT_STRING, .value = &o.only, .arg = "DIR", .help = "CMD: keep only ops on paths under DIR" },
+	{ .name = "exclude", .kind = RP_OPT_STRING, .value = &o.exclude, .arg = "PREFIXES",
+	  .help = "CMD: drop ops on paths under these comma-separated prefixes (default /proc,/sys,/dev)" },
+	{ .name = "no-stdio", .kind = RP_OPT_FLAG, .value = &o.no_stdio, .help = "CMD: do not record FILE* stdio calls (fopen, fread, fprintf...)" },
+	{ .name = "process-clients", .kind = RP_OPT_FLAG, .value = &o.process_clients,
+	  .help = "CMD: one client per process (default: one per thread)" },
+	{ .name = "ring-kb", .kind = RP_OPT_UINT, .value = &o.ring_kb, .arg = "KIB",
+	  .help = "CMD: each traced thread's event ring in KiB, 64-1048576 (default " RP__XSTR(RP_SYSCAP_RING_DEFAULT_KB) ")", .min = 64, .max = 1u << 20 /* capture/preload/ring.h: RP_RING_MIN_SIZE .. RP_RING_MAX_SIZE (spool.c checks again) */ },
+	{ .name = "clock", .kind = RP_OPT_STRING, .value = &o.clock, .arg = "CLOCK",
+	  .help = "CMD: the clock events are timed by: tsc (the CPU's counter, mapped to ns), monotonic (clock_gettime) "
 	  "or auto (default: tsc where the kernel keeps time by it)" },
-	{ "lttng", 0, RP_OPT_FLAG, &o.lttng, NULL,
-	  "CMD: emit the events as LTTng-UST tracepoints (provider reprise) for your own LTTng session; no -o" },
-	{ "strict", 0, RP_OPT_FLAG, &o.strict, NULL,
-	  "fail when anything was truncated, invalid, unsupported, unmatched, encrypted or dropped (CMD: lost or "
+	{ .name = "lttng", .kind = RP_OPT_FLAG, .value = &o.lttng,
+	  .help = "CMD: emit the events as LTTng-UST tracepoints (provider reprise) for your own LTTng session; no -o" },
+	{ .name = "strict", .kind = RP_OPT_FLAG, .value = &o.strict,
+	  .help = "fail when anything was truncated, invalid, unsupported, unmatched, encrypted or dropped (CMD: lost or "
 	  "untraced)" },
-	{ "quiet", 'q', RP_OPT_FLAG, &o.quiet, NULL, "no summary on stderr" },
+	{ .name = "quiet", .short_name = 'q', .kind = RP_OPT_FLAG, .value = &o.quiet, .help = "no summary on stderr" },
 	RP_CLI_SMB_KEY_OPTS(&sk.list, &sk.file),
-	{ NULL, 0, 0, NULL, NULL, NULL },
-};
-
-static const rp_optrange ranges[] = {
-	{ "duration", 1e-3, 1e8 },
-	{ "buffer", 1, 2047 },          /* libpcap takes the buffer size as an int of bytes: 2047 MiB fits */
-	{ "max-flows", 1, 1u << 24 },   /* each held flow costs its reassembly state; 16 M is far past any capture */
-	{ "ring-kb", 64, 1u << 20 },    /* capture/preload/ring.h: RP_RING_MIN_SIZE .. RP_RING_MAX_SIZE (spool.c checks again) */
-	{ NULL, 0, 0 },
+	{ .name = NULL },
 };
 
 static const rp_cmd spec = {
 	.name = "capture",
-	.ranges = ranges,
 	.usage = "--iface IF [options] -o OUT.rpz | [options] [-o OUT.rpz] [--] CMD [ARGS...]",
 	.summary = "capture NFS and SMB traffic live, or a program's file syscalls, into a trace",
 	.details = "With CMD: runs CMD with reprise's interposer preloaded (LD_PRELOAD), which records the file\n"

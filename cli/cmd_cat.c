@@ -79,16 +79,14 @@ static struct {
 static const char *client_arg, *out_arg;
 
 static const rp_opt options[] = {
-	{ "client", 'c', RP_OPT_STRING, &client_arg, "N", "only the ops of client N" },
-	{ "output", 'o', RP_OPT_STRING, &out_arg, "FILE", "write to FILE (renamed into place when complete) instead of standard output" },
-	{ "meta", 'm', RP_OPT_FLAG, &o.meta, NULL, "start with the trace's metadata as # comment lines" },
+	{ .name = "client", .short_name = 'c', .kind = RP_OPT_STRING, .value = &client_arg, .arg = "N", .help = "only the ops of client N" },
+	{ .name = "output", .short_name = 'o', .kind = RP_OPT_STRING, .value = &out_arg, .arg = "FILE", .help = "write to FILE (renamed into place when complete) instead of standard output" },
+	{ .name = "meta", .short_name = 'm', .kind = RP_OPT_FLAG, .value = &o.meta, .help = "start with the trace's metadata as # comment lines" },
 	RP_CLI_WINDOW_OPTS(&o.from, &o.until),
-	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfile, text or strace input: skip bad lines, count and report them" },
-	{ "verbose", 'v', RP_OPT_FLAG, &o.verbose, NULL, "say how TRACE is read (which format; a stream spooled to TMPDIR)" },
-	{ NULL, 0, 0, NULL, NULL, NULL },
+	{ .name = "lenient", .kind = RP_OPT_FLAG, .value = &o.lenient, .help = "loadfile, text or strace input: skip bad lines, count and report them" },
+	{ .name = "verbose", .short_name = 'v', .kind = RP_OPT_FLAG, .value = &o.verbose, .help = "say how TRACE is read (which format; a stream spooled to TMPDIR)" },
+	{ .name = NULL },
 };
-
-static const rp_optrange ranges[] = { RP_CLI_WINDOW_RANGES, { NULL, 0, 0 } };
 
 static const rp_cmd spec = {
 	.name = "cat",
@@ -103,7 +101,6 @@ static const rp_cmd spec = {
 		   "loadfile, an strace log or a packet capture, decoded on the fly; - is standard input.  See\n"
 		   "docs/op-model.md.",
 	.opts = options,
-	.ranges = ranges,
 	.min_args = 1,
 	.max_args = 1,
 };

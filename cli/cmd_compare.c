@@ -14,16 +14,14 @@ static struct {
 } o;
 
 static const rp_opt options[] = {
-	{ "html", 0, RP_OPT_STRING, &o.html, "FILE",
-	  "also write a self-contained HTML report with SVG charts to FILE (no network fetches, no scripts; "
+	{ .name = "html", .kind = RP_OPT_STRING, .value = &o.html, .arg = "FILE",
+	  .help = "also write a self-contained HTML report with SVG charts to FILE (no network fetches, no scripts; "
 	  "- = stdout: the page alone, the table on stderr)" },
-	{ "output", 'o', RP_OPT_STRING, &o.output, "FILE", "write the table (or --json) to FILE instead of standard output" },
-	{ "json", 0, RP_OPT_FLAG, &o.json, NULL,
-	  "print the comparison as JSON (schema reprise-compare/1 in docs/compare.md) instead of the table" },
-	{ NULL, 0, 0, NULL, NULL, NULL },
+	{ .name = "output", .short_name = 'o', .kind = RP_OPT_STRING, .value = &o.output, .arg = "FILE", .help = "write the table (or --json) to FILE instead of standard output" },
+	{ .name = "json", .kind = RP_OPT_FLAG, .value = &o.json,
+	  .help = "print the comparison as JSON (schema reprise-compare/1 in docs/compare.md) instead of the table" },
+	{ .name = NULL },
 };
-
-static const rp_optrange ranges[] = { { NULL, 0, 0 } };
 
 static const rp_cmd spec = {
 	.name = "compare",
@@ -42,7 +40,6 @@ static const rp_cmd spec = {
 		   "the latency CDF of each op type, the op mix, and the spread over runs.  A malformed file is\n"
 		   "an error naming the file and the field (exit 1).",
 	.opts = options,
-	.ranges = ranges,
 	.min_args = 1,
 	.max_args = -1,
 };

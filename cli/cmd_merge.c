@@ -21,25 +21,19 @@ static struct {
 } o;
 
 static const rp_opt options[] = {
-	{ "output", 'o', RP_OPT_STRING, &o.output, "OUT", "the merged trace (required)" },
-	{ "align", 0, RP_OPT_STRING, &o.align, "MODE",
-	  "start (default: every input's t=0 at the merged t=0) or wallclock (by each trace's capture start; "
+	{ .name = "output", .short_name = 'o', .kind = RP_OPT_STRING, .value = &o.output, .arg = "OUT", .help = "the merged trace (required)" },
+	{ .name = "align", .kind = RP_OPT_STRING, .value = &o.align, .arg = "MODE",
+	  .help = "start (default: every input's t=0 at the merged t=0) or wallclock (by each trace's capture start; "
 	  "an error when one is unknown)" },
 	RP_CLI_CONVERT_OPT_FORMAT(o.format, "rpz or loadfile"),
 	RP_CLI_CONVERT_OPT_LEVEL(o.level, ""),
 	RP_CLI_CONVERT_OPT_LENIENT(o.lenient),
 	RP_CLI_CONVERT_OPT_QUIET(o.quiet, "summary"),
-	{ NULL, 0, 0, NULL, NULL, NULL },
-};
-
-static const rp_optrange ranges[] = {
-	RP_CLI_CONVERT_LEVEL_RANGE,
-	{ NULL, 0, 0 },
+	{ .name = NULL },
 };
 
 static const rp_cmd spec = {
 	.name = "merge",
-	.ranges = ranges,
 	.usage = "[options] IN... -o OUT",
 	.summary = "merge traces into one, in time order, each input's clients kept apart",
 	.details = "Each IN is anything convert reads (.rpz, text form, loadfile, strace log, pcap, CTF trace).\n"

@@ -24,40 +24,33 @@ static struct {
 } o;
 
 static const rp_opt options[] = {
-	{ "target", 'D', RP_OPT_STRING, &o.target, "DIR", "replay beneath this directory (or URL, for network backends)" },
+	{ .name = "target", .short_name = 'D', .kind = RP_OPT_STRING, .value = &o.target, .arg = "DIR", .help = "replay beneath this directory (or URL, for network backends)" },
 	RP_CLI_REPLAY_OPTS_RUN(o.r),
-	{ "drop-caches", 0, RP_OPT_FLAG, &o.drop_caches, NULL,
-	  "after prepare, sync and drop the page cache (root; a note says when it could not), so reads start cold" },
-	{ "final-sync", 0, RP_OPT_FLAG, &o.final_sync, NULL,
-	  "after the last op, syncfs the target's file system and count that time in the run (\"Flush at end\"), "
+	{ .name = "drop-caches", .kind = RP_OPT_FLAG, .value = &o.drop_caches,
+	  .help = "after prepare, sync and drop the page cache (root; a note says when it could not), so reads start cold" },
+	{ .name = "final-sync", .kind = RP_OPT_FLAG, .value = &o.final_sync,
+	  .help = "after the last op, syncfs the target's file system and count that time in the run (\"Flush at end\"), "
 	  "so the results hold data on stable storage (reprise bench does it by default)" },
-	{ "cleanup", 0, RP_OPT_FLAG, &o.cleanup, NULL,
-	  "posix: after the run, remove what the run and prepare made beneath TARGET (never what was there before)" },
+	{ .name = "cleanup", .kind = RP_OPT_FLAG, .value = &o.cleanup,
+	  .help = "posix: after the run, remove what the run and prepare made beneath TARGET (never what was there before)" },
 	RP_CLI_REPLAY_OPTS_MISMATCH(o.r),
-	{ "fail-on-mismatch", 0, RP_OPT_FLAG, &o.fail_on_mismatch, NULL,
-	  "run to the end, then exit 1 if any op's result differed from the recording" },
-	{ "output", 'o', RP_OPT_STRING, &o.output, "FILE", "the run's results, as JSON, to FILE: the same as --json FILE" },
-	{ "json", 'j', RP_OPT_STRING, &o.json, "FILE", "write every result as JSON to FILE, created before the run and renamed into place after it (- = stdout: the JSON alone, the table on stderr)" },
+	{ .name = "fail-on-mismatch", .kind = RP_OPT_FLAG, .value = &o.fail_on_mismatch,
+	  .help = "run to the end, then exit 1 if any op's result differed from the recording" },
+	{ .name = "output", .short_name = 'o', .kind = RP_OPT_STRING, .value = &o.output, .arg = "FILE", .help = "the run's results, as JSON, to FILE: the same as --json FILE" },
+	{ .name = "json", .short_name = 'j', .kind = RP_OPT_STRING, .value = &o.json, .arg = "FILE", .help = "write every result as JSON to FILE, created before the run and renamed into place after it (- = stdout: the JSON alone, the table on stderr)" },
 	RP_CLI_REPLAY_OPTS_IO(o.r),
-	{ "list-backends", 0, RP_OPT_FLAG, &o.list_backends, NULL, "list the built-in backends and their options" },
-	{ "mpi", 0, RP_OPT_FLAG, &o.mpi, NULL,
-	  "run under mpirun: the --clients copies (else the trace's own clients) are dealt across the ranks, "
+	{ .name = "list-backends", .kind = RP_OPT_FLAG, .value = &o.list_backends, .help = "list the built-in backends and their options" },
+	{ .name = "mpi", .kind = RP_OPT_FLAG, .value = &o.mpi,
+	  .help = "run under mpirun: the --clients copies (else the trace's own clients) are dealt across the ranks, "
 	  "which start together; rank 0 broadcasts the trace, prints the merged table and writes the JSON (docs/mpi.md)" },
-	{ "mpi-timeout", 0, RP_OPT_DURATION, &o.mpi_timeout, "DURATION",
-	  "--mpi: give up and end the job when a rank waits this long for the others in a phase or after its run "
-	  "(default 300 s)" },
-	{ NULL, 0, 0, NULL, NULL, NULL },
-};
-
-static const rp_optrange ranges[] = {
-	RP_CLI_REPLAY_RANGES,
-	{ "mpi-timeout", 1, 1e6 },
-	{ NULL, 0, 0 },
+	{ .name = "mpi-timeout", .kind = RP_OPT_DURATION, .value = &o.mpi_timeout, .arg = "DURATION",
+	  .help = "--mpi: give up and end the job when a rank waits this long for the others in a phase or after its run "
+	  "(default 300 s)", .min = 1, .max = 1e6 },
+	{ .name = NULL },
 };
 
 static const rp_cmd spec = {
 	.name = "replay",
-	.ranges = ranges,
 	.usage = "[options] TRACE|LOADFILE --target DIR  (or: --clients-from TRACE... --target DIR)",
 	.summary = "replay a trace or dbench loadfile against a directory (or another backend)",
 	.details =

@@ -62,27 +62,20 @@ static struct {
 } o;
 
 static const rp_opt options[] = {
-	{ "json", 0, RP_OPT_FLAG, &o.json, NULL, "print JSON (schema in docs/stat-json.md)" },
-	{ "output", 'o', RP_OPT_STRING, &o.output, "FILE", "write to FILE (renamed into place when complete) instead of standard output" },
-	{ "lenient", 0, RP_OPT_FLAG, &o.lenient, NULL, "loadfile, text or strace input: skip bad lines, count and report them" },
-	{ "verbose", 'v', RP_OPT_FLAG, &o.verbose, NULL, "say how TRACE is read (which format; a stream spooled to TMPDIR)" },
-	{ "timeline", 0, RP_OPT_DURATION, &o.timeline, "STEP",
-	  "add the ops, bytes and op mix of every STEP of the trace's time (1s, 100ms): its phases" },
+	{ .name = "json", .kind = RP_OPT_FLAG, .value = &o.json, .help = "print JSON (schema in docs/stat-json.md)" },
+	{ .name = "output", .short_name = 'o', .kind = RP_OPT_STRING, .value = &o.output, .arg = "FILE", .help = "write to FILE (renamed into place when complete) instead of standard output" },
+	{ .name = "lenient", .kind = RP_OPT_FLAG, .value = &o.lenient, .help = "loadfile, text or strace input: skip bad lines, count and report them" },
+	{ .name = "verbose", .short_name = 'v', .kind = RP_OPT_FLAG, .value = &o.verbose, .help = "say how TRACE is read (which format; a stream spooled to TMPDIR)" },
+	{ .name = "timeline", .kind = RP_OPT_DURATION, .value = &o.timeline, .arg = "STEP",
+	  .help = "add the ops, bytes and op mix of every STEP of the trace's time (1s, 100ms): its phases", .min = 1e-6, .max = 1e9 },
 	RP_CLI_WINDOW_OPTS(&o.from, &o.until),
-	{ "diff", 0, RP_OPT_FLAG, &o.diff, NULL, "compare two inputs, A and B: both summaries side by side, differences marked (*)" },
-	{ "ops", 0, RP_OPT_STRING, &o.ops, "LIST",
-	  "--diff: compare only these op kinds (read,write,unlink,rename,mkdir,rmdir): their rows, failures, latency, shares of their sum" },
-	{ "diff-threshold", 0, RP_OPT_DOUBLE, &o.threshold, "PCT",
-	  "--diff: an op kind's share differs when A's and B's are more than PCT points apart (0-100, default 1)" },
-	{ "check", 0, RP_OPT_FLAG, &o.check, NULL, "--diff: exit 1 when the op mix differs (after the report)" },
-	{ NULL, 0, 0, NULL, NULL, NULL },
-};
-
-static const rp_optrange ranges[] = {
-	{ "timeline", 1e-6, 1e9 },
-	{ "diff-threshold", 0, 100 },
-	RP_CLI_WINDOW_RANGES,
-	{ NULL, 0, 0 },
+	{ .name = "diff", .kind = RP_OPT_FLAG, .value = &o.diff, .help = "compare two inputs, A and B: both summaries side by side, differences marked (*)" },
+	{ .name = "ops", .kind = RP_OPT_STRING, .value = &o.ops, .arg = "LIST",
+	  .help = "--diff: compare only these op kinds (read,write,unlink,rename,mkdir,rmdir): their rows, failures, latency, shares of their sum" },
+	{ .name = "diff-threshold", .kind = RP_OPT_DOUBLE, .value = &o.threshold, .arg = "PCT",
+	  .help = "--diff: an op kind's share differs when A's and B's are more than PCT points apart (0-100, default 1)", .min = 0, .max = 100 },
+	{ .name = "check", .kind = RP_OPT_FLAG, .value = &o.check, .help = "--diff: exit 1 when the op mix differs (after the report)" },
+	{ .name = NULL },
 };
 
 static const rp_cmd spec = {
@@ -113,7 +106,6 @@ static const rp_cmd spec = {
 		   "differs.  A cut input (a pcap ending mid-packet, an unfinished\n"
 		   ".rpz) is an error: a part compared with a whole would mislead.  --from and --until apply to both.",
 	.opts = options,
-	.ranges = ranges,
 	.min_args = 1,
 	.max_args = 2,
 };

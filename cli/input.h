@@ -55,11 +55,10 @@ int rp__cli_client_key(const char *s, rp_client_key *out);
  * 0, or 2 after printing a usage error (--until not after --from).
  */
 int rp__cli_window(const char *cmd, double from_s, double to_s, rp_input_opts *io);
-/* The option table entries and ranges of --from and --until, shared by stat, cat and convert. */
+/* The option table entries of --from and --until (bounds inline), shared by stat, cat and convert. */
 #define RP_CLI_WINDOW_OPTS(from, until)                                                                              \
-	{ "from", 0, RP_OPT_DURATION, (from), "TIME", "only ops that start at or after TIME of the trace (10, 1.5s, 2m)" }, \
-	{ "until", 0, RP_OPT_DURATION, (until), "TIME", "only ops that start before TIME of the trace" }
-#define RP_CLI_WINDOW_RANGES { "from", 0, 1e9 }, { "until", 0, 1e9 }
+	{ .name = "from", .kind = RP_OPT_DURATION, .value = (from), .arg = "TIME", .help = "only ops that start at or after TIME of the trace (10, 1.5s, 2m)", .min = 0, .max = 1e9 }, \
+	{ .name = "until", .kind = RP_OPT_DURATION, .value = (until), .arg = "TIME", .help = "only ops that start before TIME of the trace", .min = 0, .max = 1e9 }
 
 /*
  * Pump the input at path into sink (meta, strings, ops, finish).  Prints the

@@ -2,6 +2,7 @@
 #include "cli/opts.h"
 
 #include "cli/output.h"
+#include "formats/error.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -9,26 +10,13 @@
 
 double rp_parse_duration(const char *s)
 {
-	char *end = NULL;
-	errno = 0;
-	const double v = strtod(s, &end);
-	if (errno || end == s || !(v >= 0)) /* NaN is no duration (inf is one out of every range) */
-		return -1;
-	if (*end == '\0' || strcmp(end, "s") == 0)
-		return v;
-	if (strcmp(end, "ms") == 0)
-		return v / 1e3;
-	if (strcmp(end, "us") == 0)
-		return v / 1e6;
-	if (strcmp(end, "m") == 0)
-		return v * 60;
-	if (strcmp(end, "h") == 0)
-		return v * 3600;
-	return -1;
+	static const rp_optdesc any = { .name = "duration", .kind = RP_OPT_DURATION };
+	rp_optval v;
+	return rp_optdesc_parse(&any, "duration", s, &v, NULL) == 0 ? v.d : -1;
 }
 
 /* The help option every command has: not in the tables, but abbreviated like the rest (getopt_long). */
-static const rp_opt help_opt = { "help", 'h', RP_OPT_FLAG, NULL, NULL, "show this help" };
+static const rp_opt help_opt = { .name = "help", .short_name = 'h', .kind = RP_OPT_FLAG, .help = "show this help" };
 
 /*
  * An exact name, else the one option the name is a prefix of (getopt_long's
@@ -81,32 +69,9 @@ static const rp_opt *find_short(const rp_cmd *cmd, char c)
 	return NULL;
 }
 
-static const rp_optrange *range_of(const rp_cmd *cmd, const rp_opt *o)
-{
-	for (const rp_optrange *g = cmd->ranges; g && g->name; g++)
-		if (strcmp(g->name, o->name) == 0)
-			return g;
-	return NULL;
-}
-
-/* A parsed number outside the option's range: the message names the option, the value and the range. */
-static int out_of_range(const rp_cmd *cmd, const rp_opt *o, const char *arg, double v)
-{
-	const rp_optrange *const g = range_of(cmd, o);
-	if (!g) { /* a table without a range for a number: refuse rather than take anything */
-		fprintf(stderr, "reprise %s: --%s: no range in the option table (a bug)\n", cmd->name, o->name);
-		return -1;
-	}
-	if (v >= g->min && v <= g->max)
-		return 0;
-	fprintf(stderr, "reprise %s: --%s: %s is out of range (%.15g to %.15g)\n", cmd->name, o->name, arg, g->min,
-		g->max);
-	return -1;
-}
-
+/* The value arg of o into its variable, parsed by the shared descriptor's parser (its kind, choices and bounds). */
 static int set_value(const rp_cmd *cmd, const rp_opt *o, const char *arg)
 {
-	char *end = NULL;
 	switch (o->kind) {
 	case RP_OPT_FLAG:
 		*(bool *)o->value = true;
@@ -123,42 +88,40 @@ static int set_value(const rp_cmd *cmd, const rp_opt *o, const char *arg)
 		l->v[l->n++] = arg;
 		return 0;
 	}
-	case RP_OPT_UINT: {
-		errno = 0;
-		const unsigned long long v = strtoull(arg, &end, 0);
-		if (arg[0] == '-' && end != arg && !*end) /* a negative number: say what is allowed */
-			return out_of_range(cmd, o, arg, -1.0);
-		if (errno || end == arg || *end || arg[0] == '-')
-			break;
-		if (out_of_range(cmd, o, arg, (double)v) < 0)
-			return -1;
-		*(uint64_t *)o->value = v;
-		return 0;
+	default:
+		break;
 	}
-	case RP_OPT_DOUBLE: {
-		errno = 0;
-		const double v = strtod(arg, &end);
-		if (errno || end == arg || *end || v != v) /* NaN compares with nothing: no range holds it */
-			break;
-		if (out_of_range(cmd, o, arg, v) < 0)
-			return -1;
-		*(double *)o->value = v;
-		return 0;
+	if ((o->kind == RP_OPT_UINT || o->kind == RP_OPT_SIZE || o->kind == RP_OPT_DOUBLE || o->kind == RP_OPT_DURATION) &&
+	    o->max == 0) { /* a table without bounds for a number: refuse rather than take anything */
+		fprintf(stderr, "reprise %s: --%s: no bounds in the option table (a bug)\n", cmd->name, o->name);
+		return -1;
 	}
-	case RP_OPT_DURATION: {
-		const double v = rp_parse_duration(arg);
-		if (v < 0 && arg[0] == '-' && rp_parse_duration(arg + 1) >= 0)
-			return out_of_range(cmd, o, arg, -1.0);
-		if (v < 0)
-			break;
-		if (out_of_range(cmd, o, arg, v) < 0)
-			return -1;
-		*(double *)o->value = v;
-		return 0;
+	char label[80], eb[RP_ERRBUF_SIZE];
+	snprintf(label, sizeof(label), "--%s", o->name);
+	rp_optval v;
+	if (rp_optdesc_parse(o, label, arg, &v, eb) < 0) {
+		rp__cli_err(cmd->name, "%s", eb);
+		return -1;
 	}
+	switch (o->kind) {
+	case RP_OPT_UINT:
+	case RP_OPT_SIZE:
+		*(uint64_t *)o->value = v.u;
+		break;
+	case RP_OPT_DOUBLE:
+	case RP_OPT_DURATION:
+		*(double *)o->value = v.d;
+		break;
+	case RP_OPT_BOOL:
+		*(bool *)o->value = v.u != 0;
+		break;
+	case RP_OPT_ENUM:
+		*(unsigned *)o->value = (unsigned)v.u;
+		break;
+	default:
+		break;
 	}
-	rp__cli_err(cmd->name, "--%s: bad value '%s'", o->name, arg);
-	return -1;
+	return 0;
 }
 
 int rp_opts_parse(const rp_cmd *cmd, int argc, char **argv, char **pos, int *npos)

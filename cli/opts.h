@@ -6,21 +6,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "formats/optdesc.h"
+
 /*
  * Positional arguments a command takes at most: merge's and --clients-from's
  * inputs (each read in turn, so no file descriptor limit applies).  The
  * commands keep them in an array on the stack, 32 KiB at this size.
  */
 #define RP_OPTS_MAX_POS 4096
-
-typedef enum rp_optkind {
-	RP_OPT_FLAG,   /* bool, no argument */
-	RP_OPT_STRING, /* const char * */
-	RP_OPT_UINT,   /* uint64_t, decimal or 0x hex */
-	RP_OPT_DOUBLE, /* double */
-	RP_OPT_DURATION, /* double seconds; accepts 10, 10s, 250ms, 2m, 1h */
-	RP_OPT_LIST,   /* rp_optlist: a string option given several times (bench --target A --target B) */
-} rp_optkind;
 
 /* At most this many values of one repeatable option: more is a usage error. */
 #define RP_OPTLIST_MAX 64
@@ -30,24 +23,14 @@ typedef struct rp_optlist {
 	size_t n;
 } rp_optlist;
 
-typedef struct rp_opt {
-	const char *name;  /* long name without "--" */
-	char short_name;   /* 0 if none */
-	rp_optkind kind;
-	void *value;       /* bool*, const char**, uint64_t*, double*, rp_optlist* */
-	const char *arg;   /* argument name for help ("N", "FILE"); NULL for flags */
-	const char *help;
-} rp_opt;
-
 /*
- * The values a numeric option accepts, both ends included: outside them is a
- * usage error naming the option.  Every numeric option of a command has one
- * (parsing one without is refused as a bug); write the range into its help too.
+ * One option: the shared descriptor (formats/optdesc.h), whose value points
+ * at the variable it sets (bool*, const char**, uint64_t*, double* seconds
+ * for a duration, unsigned* for an enum's index, rp_optlist*) and whose
+ * bounds (every numeric option has them, min and max inline: a max of 0 is
+ * refused as a bug) and choices are checked by its one parser: outside them is a usage error naming the option.
  */
-typedef struct rp_optrange {
-	const char *name; /* the option's long name */
-	double min, max;
-} rp_optrange;
+typedef rp_optdesc rp_opt;
 
 typedef struct rp_cmd {
 	const char *name;
@@ -57,7 +40,6 @@ typedef struct rp_cmd {
 	/* Text made from tables at run time (replay: the backends), after details in --help and the man page; may be NULL. */
 	void (*details_more)(FILE *f);
 	const rp_opt *opts;  /* terminated by an entry with name NULL */
-	const rp_optrange *ranges; /* of every numeric option in opts; terminated by an entry with name NULL */
 	int min_args, max_args; /* positional arguments; max -1 = any */
 	/* The first positional argument ends the options: it and everything after it are a command to run
 	 * (reprise capture tar xf t.tar), collected as one positional, pos[0], with *npos 1; the

@@ -20,64 +20,55 @@ typedef struct rp_cli_ropts {
 
 /* Table entries (cli/opts.h) for an rp_cli_ropts r, in the order --help lists them: how the workload runs ... */
 #define RP_CLI_REPLAY_OPTS_RUN(r) \
-	{ "clients", 'c', RP_OPT_UINT, &(r).clients, "N", \
-	  "run N copies of the workload, copy k in TARGET/clientk (default: the trace's own clients, in TARGET); " \
-	  "1-8192, and at most 8192 clients in all" }, \
-	{ "clients-from", 0, RP_OPT_FLAG, &(r).clients_from, NULL, \
-	  "the arguments are several traces (TRACE...), replayed side by side: each trace's clients after the " \
+	{ .name = "clients", .short_name = 'c', .kind = RP_OPT_UINT, .value = &(r).clients, .arg = "N", \
+	  .help = "run N copies of the workload, copy k in TARGET/clientk (default: the trace's own clients, in TARGET); " \
+	  "1-8192, and at most 8192 clients in all", .min = 1, .max = RP_REPLAY_CLIENTS_MAX }, \
+	{ .name = "clients-from", .kind = RP_OPT_FLAG, .value = &(r).clients_from, \
+	  .help = "the arguments are several traces (TRACE...), replayed side by side: each trace's clients after the " \
 	  "previous traces' (as reprise merge numbers them), each trace timed from its own start" }, \
-	{ "clone-offset", 0, RP_OPT_DURATION, &(r).clone_offset, "DURATION", "start copy k this much after copy k-1 (at most 1000000 s)" }, \
-	{ "time", 't', RP_OPT_DURATION, &(r).duration, "DURATION", \
-	  "measure for this long, looping the workload (default: one pass, no warm-up); 1 ms to 1e8 s" }, \
-	{ "warmup", 0, RP_OPT_DURATION, &(r).warmup, "DURATION", \
-	  "run this long before measuring (default: --time / 5, as dbench); at most 1e8 s" }, \
-	{ "timing", 0, RP_OPT_STRING, &(r).timing, "MODE", \
-	  "afap (as fast as possible, default), trace (at recorded times), think (recorded gaps)" }, \
-	{ "speed", 0, RP_OPT_DOUBLE, &(r).speed, "X", "trace/think timing: play recorded time X times faster (0.000001 to 1e9)" }, \
-	{ "max-inflight", 0, RP_OPT_UINT, &(r).max_inflight, "N", \
-	  "let up to N ops of one client be in flight at once where the trace has them overlap and they do not " \
-	  "depend on each other (default 1: one at a time; up to 1024)" }, \
-	{ "order", 0, RP_OPT_STRING, &(r).order, "MODE", \
-	  "client (default: each client keeps its own order, clients never wait for each other) or resource " \
+	{ .name = "clone-offset", .kind = RP_OPT_DURATION, .value = &(r).clone_offset, .arg = "DURATION", .help = "start copy k this much after copy k-1 (at most 1000000 s)", .min = 0, .max = 1e6 /* 11 days: copy k's start, k up to 8192, stays within 64-bit ns */ }, \
+	{ .name = "time", .short_name = 't', .kind = RP_OPT_DURATION, .value = &(r).duration, .arg = "DURATION", \
+	  .help = "measure for this long, looping the workload (default: one pass, no warm-up); 1 ms to 1e8 s", .min = 1e-3, .max = 1e8 /* a run shorter than the clock's granularity measures nothing; 3 years */ }, \
+	{ .name = "warmup", .kind = RP_OPT_DURATION, .value = &(r).warmup, .arg = "DURATION", \
+	  .help = "run this long before measuring (default: --time / 5, as dbench); at most 1e8 s", .min = 0, .max = 1e8 }, \
+	{ .name = "timing", .kind = RP_OPT_STRING, .value = &(r).timing, .arg = "MODE", \
+	  .help = "afap (as fast as possible, default), trace (at recorded times), think (recorded gaps)" }, \
+	{ .name = "speed", .kind = RP_OPT_DOUBLE, .value = &(r).speed, .arg = "X", .help = "trace/think timing: play recorded time X times faster (0.000001 to 1e9)", .min = 1e-6, .max = 1e9 }, \
+	{ .name = "max-inflight", .kind = RP_OPT_UINT, .value = &(r).max_inflight, .arg = "N", \
+	  .help = "let up to N ops of one client be in flight at once where the trace has them overlap and they do not " \
+	  "depend on each other (default 1: one at a time; up to 1024)", .min = 1, .max = RP_REPLAY_MAX_INFLIGHT }, \
+	{ .name = "order", .kind = RP_OPT_STRING, .value = &(r).order, .arg = "MODE", \
+	  .help = "client (default: each client keeps its own order, clients never wait for each other) or resource " \
 	  "(also keep the recorded order of ops on one path across clients: a client waits for the ops " \
 	  "recorded before its op on that path)" }, \
-	{ "backend", 'b', RP_OPT_STRING, &(r).backend, "NAME", \
-	  "posix, null, fault, nfs or smb, as built (--list-backends; default: the one that takes --target's URL scheme, posix for a directory)" }, \
-	{ "backend-opt", 'O', RP_OPT_STRING, &(r).backend_opt, "LIST", \
-	  "backend options, comma-separated name[=value], typed and range-checked (the backends below)" }, \
-	{ "user", 0, RP_OPT_STRING, &(r).user, "[DOMAIN\\]USER[%PASS]", \
-	  "smb: log in as USER (the password from PASS, else --authfile, else $REPRISE_SMB_PASSWORD; default: guest); " \
+	{ .name = "backend", .short_name = 'b', .kind = RP_OPT_STRING, .value = &(r).backend, .arg = "NAME", \
+	  .help = "posix, null, fault, nfs or smb, as built (--list-backends; default: the one that takes --target's URL scheme, posix for a directory)" }, \
+	{ .name = "backend-opt", .short_name = 'O', .kind = RP_OPT_STRING, .value = &(r).backend_opt, .arg = "LIST", \
+	  .help = "backend options, comma-separated name[=value], typed and range-checked (the backends below)" }, \
+	{ .name = "user", .kind = RP_OPT_STRING, .value = &(r).user, .arg = "[DOMAIN\\]USER[%PASS]", \
+	  .help = "smb: log in as USER (the password from PASS, else --authfile, else $REPRISE_SMB_PASSWORD; default: guest); " \
 	  "the password is never printed, nor kept in the JSON" }, \
-	{ "authfile", 0, RP_OPT_STRING, &(r).authfile, "FILE", \
-	  "smb: credentials from FILE, in smbclient's -A format (username = U, password = P, domain = D lines)" }, \
-	{ "sync", 's', RP_OPT_FLAG, &(r).sync, NULL, "posix: open files O_SYNC (dbench -s)" }, \
-	{ "fsync-writes", 'F', RP_OPT_FLAG, &(r).fsync_writes, NULL, "posix: fsync after every write (dbench -F)" }, \
-	{ "no-prepare", 0, RP_OPT_FLAG, &(r).no_prepare, NULL, \
-	  "do not create the files and directories the workload expects to exist" }, \
-	{ "prepare-fill", 0, RP_OPT_STRING, &(r).prepare_fill, "MODE", \
-	  "what prepared files hold: data (default: a non-zero pattern, every block written), zero (zeros, " \
+	{ .name = "authfile", .kind = RP_OPT_STRING, .value = &(r).authfile, .arg = "FILE", \
+	  .help = "smb: credentials from FILE, in smbclient's -A format (username = U, password = P, domain = D lines)" }, \
+	{ .name = "sync", .short_name = 's', .kind = RP_OPT_FLAG, .value = &(r).sync, .help = "posix: open files O_SYNC (dbench -s)" }, \
+	{ .name = "fsync-writes", .short_name = 'F', .kind = RP_OPT_FLAG, .value = &(r).fsync_writes, .help = "posix: fsync after every write (dbench -F)" }, \
+	{ .name = "no-prepare", .kind = RP_OPT_FLAG, .value = &(r).no_prepare, \
+	  .help = "do not create the files and directories the workload expects to exist" }, \
+	{ .name = "prepare-fill", .kind = RP_OPT_STRING, .value = &(r).prepare_fill, .arg = "MODE", \
+	  .help = "what prepared files hold: data (default: a non-zero pattern, every block written), zero (zeros, " \
 	  "written), sparse (only the size: one byte at the end, reads hit holes)" }, \
-	{ "prepare-overwrite", 0, RP_OPT_FLAG, &(r).prepare_overwrite, NULL, \
-	  "let prepare rewrite files that are already there, whole (by default it never rewrites a byte: it " \
+	{ .name = "prepare-overwrite", .kind = RP_OPT_FLAG, .value = &(r).prepare_overwrite, \
+	  .help = "let prepare rewrite files that are already there, whole (by default it never rewrites a byte: it " \
 	  "keeps a file long enough and writes only beyond the end of one too short, with a warning)" }
 /* ... what a mismatch does ... */
 #define RP_CLI_REPLAY_OPTS_MISMATCH(r) \
-	{ "on-mismatch", 0, RP_OPT_STRING, &(r).on_mismatch, "POLICY", \
-	  "warn (default): count and show examples; skip: count, and skip ops on handles whose open failed; " \
+	{ .name = "on-mismatch", .kind = RP_OPT_STRING, .value = &(r).on_mismatch, .arg = "POLICY", \
+	  .help = "warn (default): count and show examples; skip: count, and skip ops on handles whose open failed; " \
 	  "abort: stop at the first mismatch (exit 1)" }
 /* ... and the progress line and the input. */
 #define RP_CLI_REPLAY_OPTS_IO(r) \
-	{ "quiet", 'q', RP_OPT_FLAG, &(r).quiet, NULL, "no progress line on stderr" }, \
-	{ "lenient", 0, RP_OPT_FLAG, &(r).lenient, NULL, "loadfiles and strace logs: skip bad lines, count them" }
-
-/* The engine's own bounds (rp_replay_create checks them too), so the CLI says which option is wrong. */
-#define RP_CLI_REPLAY_RANGES \
-	{ "clients", 1, RP_REPLAY_CLIENTS_MAX }, \
-	{ "clone-offset", 0, 1e6 }, /* 11 days: copy k's start, k up to 8192, stays within 64-bit ns */ \
-	{ "time", 1e-3, 1e8 },      /* a run shorter than the clock's granularity measures nothing; 3 years */ \
-	{ "warmup", 0, 1e8 }, \
-	{ "speed", 1e-6, 1e9 }, \
-	{ "max-inflight", 1, RP_REPLAY_MAX_INFLIGHT }
+	{ .name = "quiet", .short_name = 'q', .kind = RP_OPT_FLAG, .value = &(r).quiet, .help = "no progress line on stderr" }, \
+	{ .name = "lenient", .kind = RP_OPT_FLAG, .value = &(r).lenient, .help = "loadfiles and strace logs: skip bad lines, count them" }
 
 void rp__cli_ropts_defaults(rp_cli_ropts *r);
 

@@ -7,10 +7,10 @@
 
 /* The option table entries of --smb-key (repeatable) and --smb-keys. */
 #define RP_CLI_SMB_KEY_OPTS(list, file)                                                                              \
-	{ "smb-key", 0, RP_OPT_LIST, (list), "SID:KEY[:S2C:C2S]",                                                   \
-	  "decrypt SMB3 with this session's keys (hex; SID as its 8 wire bytes; S2C, C2S in tshark's order; repeatable)" }, \
-	{ "smb-keys", 0, RP_OPT_STRING, (file), "FILE",                                                              \
-	  "SMB3 session keys, one SID:KEY[:S2C:C2S] a line ('#' comments; text, at most 2 MiB)" }
+	{ .name = "smb-key", .kind = RP_OPT_LIST, .value = (list), .arg = "SID:KEY[:S2C:C2S]",                                                   \
+	  .help = "decrypt SMB3 with this session's keys (hex; SID as its 8 wire bytes; S2C, C2S in tshark's order; repeatable)" }, \
+	{ .name = "smb-keys", .kind = RP_OPT_STRING, .value = (file), .arg = "FILE",                                                              \
+	  .help = "SMB3 session keys, one SID:KEY[:S2C:C2S] a line ('#' comments; text, at most 2 MiB)" }
 
 /*
  * The keys given (NULL in *out when none): 0, or 2 after printing a usage

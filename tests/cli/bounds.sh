@@ -41,7 +41,7 @@ usage "capture --buffer 4096" buffer 4096 capture --iface lo -o "$tmp/c.rpz"
 usage "capture --max-flows 0" max-flows 0 capture --iface lo -o "$tmp/c.rpz"
 usage "capture --duration 0" duration 0 capture --iface lo -o "$tmp/c.rpz"
 check_fails "replay --speed nan exits 2" 2 "$reprise" replay "$tmp/one.txt" --target "$tmp/target" --speed nan
-err_has "and names --speed" "--speed: bad value 'nan'"
+err_has "and names --speed" "--speed: 'nan' is not a number"
 [ ! -e "$tmp/one.rpz" ] && ok "a refused --level writes nothing" || not_ok "a refused --level writes nothing"
 check "the end of a range is accepted (--level 22)" "$reprise" convert --level 22 "$tmp/one.txt" "$tmp/one.rpz"
 check "replay --clients 2 -t 0.05 runs" "$reprise" replay "$tmp/one.txt" --target "$tmp/target" --backend null --clients 2 -t 0.05 -q
