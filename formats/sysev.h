@@ -18,7 +18,8 @@
  * tracepoint formats: append only, never renumber.  Unused arguments are 0.
  * A path argument p0/p1 is the bytes the caller passed (NUL excluded), cut at
  * RP_SYSEV_PATH_MAX with RP_SYSEV_CUT set.  ret is the call's result, or
- * -errno (Linux numbering) when it failed.
+ * -errno (Linux numbering) when it failed; below -4095, a failure whose
+ * errno the tracer did not name (an op with status OTHER).
  */
 #define RP_SYSEV_MAP(X)                                                                                       \
 	/* a0 dirfd (AT_FDCWD for open/creat), a1 O_* flags (Linux values), a2 mode; p0 path; ret fd */      \
@@ -102,11 +103,15 @@
 	/* an fd open at START: a0 fd, a1 O_* status flags, a2 FD_CLOEXEC, a3 position, a4 1 for a regular   \
 	 * file or directory; p0 its /proc/self/fd name.  With a5 1, outside any START: the name a tracer      \
 	 * shows for an fd a call uses (strace -y; a0 AT_FDCWD: the working directory), a4 1 for a path, 0 a  \
-	 * pipe or socket, p0 absent when none is shown: an fd never seen becomes a file so named, and a file \
-	 * fd keeps the path its open asked for until the shown name changes (symlinks resolved), then takes  \
-	 * it; a2 and a3 are not used */                                                                      \
+	 * pipe or socket (the fd becomes one, seen before or not), p0 absent when none is shown: an fd never  \
+	 * seen becomes a file so named, and a file fd keeps the path its open asked for until the shown name \
+	 * changes (symlinks resolved), then takes it; a2 and a3 are not used */                              \
 	X(FD, 41, "fd")                                                                                       \
-	/* a child process begins: a0 the parent's pid; emitted first in the child by fork/vfork */          \
+	/* a child process begins: a0 the parent's pid; emitted first in the child by fork/vfork.  a1 1: sent \
+	 * by a tracer that sees the clone call's result (strace), t_start, t_end, ret and flags the call's:  \
+	 * a0 the calling thread's tid, a2 1 when the child shares the caller's fd table (CLONE_FILES: pid is \
+	 * the caller's, tid the new thread's); ret < 0 or NOEND: no child, pid and tid the caller's.  A     \
+	 * child already seen (its events came first) takes the caller's fds it lacks */                     \
 	X(FORK, 42, "fork")                                                                                   \
 	/* exec is called: p0 the path asked, a0 dirfd (execveat); sent before the call with ret 0, and again \
 	 * with ret -errno if the call returns (it failed).  a1 1: sent once at the call's end by a tracer    \
@@ -166,6 +171,8 @@ typedef struct rp_sysmodel_opts {
 	bool process_clients;    /* a client per process (default: a client per thread, as the strace importer) */
 	uint32_t max_clients;    /* 0 = 65536 */
 	int64_t clock_offset_ns; /* Unix time minus the events' clock, for the trace's start time */
+	bool unix_clock;         /* the events' clock is Unix time (strace -ttt): the trace starts at the first
+				  * event, and a trace without events has no clock (not timed) */
 	uint32_t source;         /* rp_source for the trace's metadata (RP_SRC_SYSCALL, RP_SRC_CTF) */
 	const char *source_name; /* the command line or input, for the metadata */
 } rp_sysmodel_opts;

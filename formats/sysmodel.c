@@ -410,16 +410,18 @@ static int fd_seen(rp_sysmodel *m, rp__sm_proc *p, const rp_sysev *ev)
 	}
 	if (!rp__sm_fd_ok(ev->a[0]))
 		return m->st.bad++, 0;
-	if (!ev->a[4]) { /* a pipe or socket: its calls make no op */
-		rp__sm_fd *const e = rp__sm_fd_slot(m, p, ev->a[0], false);
-		if (e && e->state != RP__SM_FREE)
-			e->state = RP__SM_NONFILE;
-		return 0;
-	}
 	rp__sm_fd *const e = rp__sm_fd_slot(m, p, ev->a[0], true);
 	if (!e)
 		return 0;
+	if (!ev->a[4]) { /* a pipe or socket, seen before or not: its calls make no op */
+		if (e->state == RP__SM_FREE)
+			*e = (rp__sm_fd){ .state = RP__SM_NONFILE };
+		else
+			e->state = RP__SM_NONFILE;
+		return 0;
+	}
 	if (e->state == RP__SM_FREE || (e->state == RP__SM_NONFILE && name)) {
+		m->st.unknown_fd += !name; /* a file, but which one the trace never says */
 		rp__sm_new_fd(m, p, ev->a[0], name, false, 0);
 		p->fds[ev->a[0]].seen = name;
 	} else if (e->state == RP__SM_FILE && name && name != e->seen) {
@@ -428,6 +430,58 @@ static int fd_seen(rp_sysmodel *m, rp__sm_proc *p, const rp_sysev *ev)
 		e->seen = name;
 	}
 	return 0;
+}
+
+/*
+ * FORK with a1 1: a tracer that sees the clone call's result (strace).  The
+ * op is the call's, from its caller's client; the child is a process with a
+ * copy of the caller's fds, or (a2 1) a thread of the caller's process.  A
+ * child whose events came before (it ran before the call returned) keeps
+ * what it made and takes the caller's fds it lacks.
+ */
+static int fork_seen(rp_sysmodel *m, const rp_sysev *ev, uint64_t ts)
+{
+	const uint32_t ti = ev->a[0] > 0 && ev->a[0] <= UINT32_MAX ? rp__sm_map_get(&m->tidmap, (uint32_t)ev->a[0]) : 0;
+	if (!ti || m->procs[m->threads[ti - 1].proc].dead) {
+		m->st.bad++; /* a call from a thread never seen */
+		return 0;
+	}
+	const uint32_t cpi = m->threads[ti - 1].proc, caller = m->threads[ti - 1].client;
+	if (m->procs[cpi].in_snap)
+		snap_end(&m->procs[cpi]);
+	const bool share = ev->a[2] == 1;
+	if (ev->ret <= 0 || ev->ret > UINT32_MAX || (ev->flags & RP_SYSEV_NOEND)) { /* no child: the call's op alone */
+		rp__sm_cx c = { .m = m, .ev = ev, .pr = &m->procs[cpi] };
+		fill(&c, ts, caller);
+		c.op.op = RP_OP_FORK;
+		return emit(m, &c);
+	}
+	uint32_t pi = cpi;
+	int rc;
+	if (!share) {
+		if (!proc_live(m, ev->pid, &pi)) {
+			if ((rc = proc_new(m, ev->pid, &pi)) != 0)
+				return rc < 0 ? rc : 0;
+			rp__sm_copy_fds(m, &m->procs[pi], &m->procs[cpi]);
+		} else if (pi != cpi) {
+			rp__sm_proc *const ch = &m->procs[pi];
+			const rp__sm_proc *const from = &m->procs[cpi];
+			for (uint32_t fd = 0; fd < from->cap; fd++) {
+				rp__sm_fd *const e = from->fds[fd].state != RP__SM_FREE ? rp__sm_fd_slot(m, ch, fd, true) : NULL;
+				if (e && e->state == RP__SM_FREE)
+					*e = m->procs[cpi].fds[fd];
+			}
+			if (!ch->cwd)
+				ch->cwd = m->procs[cpi].cwd;
+		}
+	}
+	bool fresh;
+	const int64_t cl = thread_client(m, pi, ev->tid, &fresh);
+	if (cl <= 0)
+		return (int)cl;
+	if (share && (uint32_t)cl == caller)
+		return 0; /* process clients: the thread is its creator's client */
+	return fork_op(m, ev, ts, &m->procs[pi], caller, (uint32_t)cl, share);
 }
 
 /* ---- the API ---- */
@@ -456,8 +510,10 @@ static int send_meta(rp_sysmodel *m)
 	rp_trace_meta meta;
 	memset(&meta, 0, sizeof(meta));
 	meta.source = m->opts.source ? m->opts.source : RP_SRC_SYSCALL;
-	meta.flags = RP_META_TIMED;
-	if (m->opts.clock_offset_ns && m->started)
+	meta.flags = m->started || !m->opts.unix_clock ? RP_META_TIMED : 0;
+	if (m->opts.unix_clock && m->started)
+		meta.capture_start_ns = m->t0 <= INT64_MAX ? (int64_t)m->t0 : 0;
+	else if (m->opts.clock_offset_ns && m->started)
 		meta.capture_start_ns = (int64_t)m->t0 + m->opts.clock_offset_ns;
 	memcpy(meta.source_name, m->name, sizeof(meta.source_name));
 	const int rc = m->sink->meta(m->sink, &meta);
@@ -514,8 +570,11 @@ int rp_sysmodel_event(rp_sysmodel *m, const rp_sysev *ev)
 			p->dead = true;
 		}
 		return 0;
-	case RP_SYSEV_START:
-	case RP_SYSEV_FORK: return proc_event(m, ev, ts);
+	case RP_SYSEV_FORK:
+		if (ev->a[1] == 1)
+			return fork_seen(m, ev, ts);
+		return proc_event(m, ev, ts);
+	case RP_SYSEV_START: return proc_event(m, ev, ts);
 	default: break;
 	}
 	if (!(p = proc_live(m, ev->pid, &pi))) { /* a process whose START was not seen: an empty table */

@@ -522,7 +522,12 @@ static void tracer_fd_names(void **state)
 	EV(t, .nr = RP_SYSEV_WRITE, .pid = 1, .ret = 1, A(1, -1, 1));
 	EV(t, .nr = RP_SYSEV_FD, .pid = 1, A(8, 0, 0, 0, 0, 1), P("pipe:[7]"));
 	EV(t, .nr = RP_SYSEV_WRITE, .pid = 1, .ret = 1, A(8, -1, 1));
+	/* ... and it stays a pipe when a later call shows no name for it */
+	EV(t, .nr = RP_SYSEV_FD, .pid = 1, A(8, 0, 0, 0, 1, 1));
+	EV(t, .nr = RP_SYSEV_WRITE, .pid = 1, .ret = 1, A(8, -1, 1));
 	assert_int_equal(t->ms.n_ops, n);
+	assert_int_equal(stats(t)->nonfile, 3);
+	assert_int_equal(stats(t)->unknown_fd, 1); /* fd 6, unnamed */
 	/* the path the open asked for stays while the name is the first shown (symlinks resolved); a new one is followed */
 	EV(t, .nr = RP_SYSEV_OPEN, .pid = 1, .ret = 7, A(AT_CWD, O_RDWR), P("lnk"));
 	EV(t, .nr = RP_SYSEV_FD, .pid = 1, A(7, 0, 0, 0, 1, 1), P("/x/target"));
@@ -547,6 +552,69 @@ static void tracer_fd_names(void **state)
 	done(t);
 }
 
+/*
+ * FORK with a1 1 (strace: the clone call's result seen): the op is the
+ * call's, from the calling thread's client; a process child gets a copy of
+ * the table, a thread (a2 1) shares it; a failed clone is the op alone; a
+ * child whose events came first keeps what it made and takes what it lacks.
+ */
+static void fork_seen_by_tracer(void **state)
+{
+	(void)state;
+	char b[512];
+	T *const t = mk(NULL);
+	start(t, 10, "/w");
+	EV(t, .nr = RP_SYSEV_OPEN, .pid = 10, .ret = 3, A(AT_CWD, O_RDWR), P("f"));
+	EV(t, .nr = RP_SYSEV_FORK, .pid = 11, .ret = 11, A(10, 1, 0));
+	assert_string_equal(op_text(t, -1, b, sizeof(b)), "c1 fork ret=2 raw=posix -> OK");
+	EV(t, .nr = RP_SYSEV_WRITE, .pid = 11, .ret = 1, A(3, -1, 1));
+	assert_string_equal(op_text(t, -1, b, sizeof(b)), "c2 write path=\"/w/f\" fh=1 off=0 len=1 ret=1 raw=posix -> OK");
+	EV(t, .nr = RP_SYSEV_FORK, .pid = 10, .tid = 12, .ret = 12, A(10, 1, 1));
+	assert_string_equal(op_text(t, -1, b, sizeof(b)), "c1 fork ret=3 of=share raw=posix -> OK");
+	EV(t, .nr = RP_SYSEV_OPEN, .pid = 10, .tid = 12, .ret = 4, A(AT_CWD, O_RDONLY), P("g"));
+	EV(t, .nr = RP_SYSEV_READ, .pid = 10, .ret = 1, A(4, -1, 1));
+	assert_string_equal(op_text(t, -1, b, sizeof(b)), "c1 read path=\"/w/g\" fh=2 off=0 len=1 ret=1 raw=posix -> OK");
+	EV(t, .nr = RP_SYSEV_FORK, .pid = 13, .ret = 13, A(12, 1, 0)); /* the thread forks: the op is its own */
+	assert_string_equal(op_text(t, -1, b, sizeof(b)), "c3 fork ret=4 raw=posix -> OK");
+	EV(t, .nr = RP_SYSEV_FORK, .pid = 10, .ret = -11, A(10, 1, 0));
+	assert_string_equal(op_text(t, -1, b, sizeof(b)), "c1 fork raw=posix -> EAGAIN (EAGAIN)");
+	EV(t, .nr = RP_SYSEV_FORK, .pid = 10, .flags = RP_SYSEV_NOEND, A(10, 1, 0));
+	HAS(t, "c1 fork flags=noreply raw=posix -> UNKNOWN");
+	start(t, 14, "/v");
+	EV(t, .nr = RP_SYSEV_OPEN, .pid = 14, .ret = 3, A(AT_CWD, O_RDONLY), P("own"));
+	EV(t, .nr = RP_SYSEV_FORK, .pid = 14, .ret = 14, A(10, 1, 0));
+	assert_string_equal(op_text(t, -1, b, sizeof(b)), "c1 fork ret=5 raw=posix -> OK");
+	EV(t, .nr = RP_SYSEV_READ, .pid = 14, .ret = 1, A(3, -1, 1));
+	assert_string_equal(op_text(t, -1, b, sizeof(b)), "c5 read path=\"/v/own\" fh=3 off=0 len=1 ret=1 raw=posix -> OK");
+	EV(t, .nr = RP_SYSEV_READ, .pid = 14, .ret = 1, A(4, -1, 1));
+	assert_string_equal(op_text(t, -1, b, sizeof(b)), "c5 read path=\"/w/g\" fh=2 off=1 len=1 ret=1 raw=posix -> OK");
+	assert_int_equal(stats(t)->bad, 0);
+	EV(t, .nr = RP_SYSEV_FORK, .pid = 20, .ret = 20, A(99, 1, 0)); /* from a thread never seen */
+	assert_int_equal(stats(t)->bad, 1);
+	done(t);
+}
+
+/* A Unix clock (strace -ttt): the trace starts at the first event, a trace without one is not timed; an errno the tracer did not name. */
+static void unix_clock_unnamed_errno(void **state)
+{
+	(void)state;
+	char b[512];
+	const rp_sysmodel_opts o = { .unix_clock = true, .exclude = "" };
+	T *t = mk(&o);
+	EV(t, .nr = RP_SYSEV_START, .pid = 1, .t_start = 1700000000000000500ll, .t_end = 1700000000000000500ll);
+	EV(t, .nr = RP_SYSEV_UNLINK, .pid = 1, .ret = -4096, A(AT_CWD), P("/dev/x"));
+	assert_int_equal(rp_sysmodel_finish(t->m), 0);
+	assert_int_equal(t->ms.meta.capture_start_ns, 1700000000000000500ll);
+	assert_int_equal(t->ms.meta.flags, RP_META_TIMED);
+	assert_string_equal(op_text(t, -1, b, sizeof(b)), "c1 unlink path=\"/dev/x\" raw=posix -> OTHER");
+	done(t);
+	t = mk(&o);
+	assert_int_equal(rp_sysmodel_finish(t->m), 0);
+	assert_int_equal(t->ms.meta.flags, 0);
+	assert_int_equal(t->ms.meta.capture_start_ns, 0);
+	done(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -563,6 +631,8 @@ int main(void)
 		cmocka_unit_test(dup_close_write),
 		cmocka_unit_test(rename_moves_fds),
 		cmocka_unit_test(tracer_fd_names),
+		cmocka_unit_test(fork_seen_by_tracer),
+		cmocka_unit_test(unix_clock_unnamed_errno),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
