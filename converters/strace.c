@@ -4,13 +4,13 @@
 
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "converters/strace_int.h"
 #include "formats/status.h"
-#include "formats/strtab.h"
 
 /*
  * Calls wait in the ring behind an unfinished one until it resumes; a call
@@ -26,20 +26,6 @@ static const char *const bad_names[RP__ST_BAD__COUNT] = {
 	"too long", "not strace syntax", "bad arguments", "resumed without unfinished", "beyond 8192 processes",
 	"path too long", "no timestamp", "no duration",
 };
-static const char *const note_names[RP__ST_N__COUNT] = {
-	"signals", "exits", "killed", "restarted calls", "unfinished at the end (ops without a reply)",
-	"unknown errno names", "calls on pipes/sockets", "fds without a path", "fds beyond the table limit",
-	"unknown flag names", "tracked, no op (lseek, chdir, execve, F_SETFD)",
-};
-
-static void fdtab_unref(rp_strace *t, rp__st_fdtab *ft)
-{
-	if (!ft || --ft->refs)
-		return;
-	t->fd_slots -= ft->cap;
-	free(ft->v);
-	free(ft);
-}
 
 static int bad(rp_strace *t, rp__st_bad why, const char *detail, char *errbuf)
 {
@@ -51,56 +37,154 @@ static int bad(rp_strace *t, rp__st_bad why, const char *detail, char *errbuf)
 	return rp_fail(errbuf, RP_E_INVAL, "%s:%" PRIu64 ": %s", t->name, t->line, detail ? detail : bad_names[why]);
 }
 
-static int send_meta(rp_strace *t, char *errbuf)
+/* ---- the model's sink: ops counted (one client's kept) on their way out ---- */
+
+static rp_strace *of_out(rp_sink *s)
 {
-	if (t->meta_sent)
+	return (rp_strace *)(void *)((char *)s - offsetof(rp_strace, out));
+}
+
+static int out_rc(rp_strace *t, int rc)
+{
+	if (rc < 0)
+		snprintf(t->out.errbuf, sizeof(t->out.errbuf), "%s", t->sink->errbuf);
+	return rc;
+}
+
+static int out_meta(rp_sink *s, const rp_trace_meta *meta)
+{
+	rp_strace *const t = of_out(s);
+	return out_rc(t, t->sink->meta(t->sink, meta));
+}
+
+static int out_string(rp_sink *s, uint32_t id, const char *str, uint32_t len)
+{
+	rp_strace *const t = of_out(s);
+	return out_rc(t, t->sink->string(t->sink, id, str, len));
+}
+
+static int out_op(rp_sink *s, const rp_op *op)
+{
+	rp_strace *const t = of_out(s);
+	if (t->opts.filter_client && op->client != t->opts.client)
 		return 0;
-	t->meta_sent = true;
-	rp_trace_meta m;
-	memset(&m, 0, sizeof(m));
-	m.source = RP_SRC_STRACE;
-	m.flags = t->timed_seen ? RP_META_TIMED : 0;
-	m.capture_start_ns = t->t0 <= INT64_MAX ? (int64_t)t->t0 : 0;
-	const char *const base = strrchr(t->meta_name, '/');
-	snprintf(m.source_name, sizeof(m.source_name), "%s", base ? base + 1 : t->meta_name);
-	const int rc = t->sink->meta(t->sink, &m);
-	return rc < 0 ? rp_fail(errbuf, rc, "%s", t->sink->errbuf) : 0;
+	const int rc = out_rc(t, t->sink->op(t->sink, op));
+	t->ops += rc == 0;
+	return rc;
 }
 
-/* Ops leave in the order their calls started; a pending slot holds back everything after it. */
-static int drain(rp_strace *t, char *errbuf)
+static int out_finish(rp_sink *s)
 {
-	while (t->head < t->tail) {
-		rp__st_slot *const s = &t->ring[t->head & (t->cap - 1)];
-		if (s->state == SLOT_PENDING)
-			break;
-		t->head++;
-		if (s->state != SLOT_DONE)
-			continue;
-		if (t->opts.filter_client && s->op.client != t->opts.client)
-			continue;
-		const int rc = t->sink->op(t->sink, &s->op);
-		if (rc < 0)
-			return rp_fail(errbuf, rc, "%s:%" PRIu64 ": %s", t->name, t->line, t->sink->errbuf);
-		t->ops++;
-	}
-	return 0;
+	rp_strace *const t = of_out(s);
+	return out_rc(t, t->sink->finish(t->sink));
 }
 
-static int resolve_noreply(rp_strace *t, rp__st_proc *pr);
+/* ---- processes: strace's pids, the model's ---- */
+
+static uint32_t bucket(uint32_t pid)
+{
+	return (uint32_t)((pid * 2654435761u) >> 8) & (RP__ST_PROC_BUCKETS - 1);
+}
+
+/* The process of pid, made on first sight (*fresh: a new client); NULL past the client limit. */
+static rp__st_proc *proc_get(rp_strace *t, uint32_t pid, bool *fresh)
+{
+	*fresh = false;
+	uint32_t h = bucket(pid);
+	for (uint32_t i = 0; i < RP__ST_PROC_BUCKETS; i++, h = (h + 1) & (RP__ST_PROC_BUCKETS - 1)) {
+		rp__st_proc *const p = &t->procs[h];
+		if (p->used && p->pid != pid)
+			continue;
+		if (p->used && !p->dead)
+			return p;
+		/* new, or a pid reused after its process exited: a new client */
+		if (t->n_clients == RP__ST_CLIENTS_MAX)
+			return NULL;
+		t->n_clients++;
+		free(p->pend_name);
+		free(p->pend_body);
+		*p = (rp__st_proc){ .pid = pid, .mpid = pid, .members = 1, .used = true };
+		*fresh = true;
+		return p;
+	}
+	return NULL;
+}
+
+/* The process last known by pid, live or exited; NULL if none was seen (nothing is made). */
+static rp__st_proc *proc_find(rp_strace *t, uint32_t pid)
+{
+	uint32_t h = bucket(pid);
+	for (uint32_t i = 0; i < RP__ST_PROC_BUCKETS; i++, h = (h + 1) & (RP__ST_PROC_BUCKETS - 1)) {
+		rp__st_proc *const p = &t->procs[h];
+		if (!p->used)
+			return NULL;
+		if (p->pid == pid)
+			return p; /* a reused pid takes its old slot: one entry per pid */
+	}
+	return NULL;
+}
+
+/* ---- the ring: calls in the order they started, their events sent when every earlier one is done ---- */
 
 static rp__st_slot *slot_at(rp_strace *t, uint64_t id)
 {
 	return &t->ring[id & (t->cap - 1)];
 }
 
+/* The slot's events to the model, their paths pointed into the slot's buffer. */
+static int feed(rp_strace *t, rp__st_slot *s)
+{
+	const rp__st_batch *const b = &s->b;
+	for (unsigned i = 0; i < b->n; i++) {
+		const rp__st_ev *const w = &b->ev[i];
+		rp_sysev e = { .nr = w->nr, .flags = w->flags, .pid = w->pid, .tid = w->tid, .ret = w->ret,
+			       .t_start = b->t_start, .t_end = b->t_end };
+		memcpy(e.a, w->a, sizeof(e.a));
+		for (unsigned j = 0; j < 2; j++)
+			if (w->has & (1u << j)) {
+				e.p[j] = b->buf ? b->buf + w->off[j] : ""; /* an empty path before the slot had a buffer */
+				e.plen[j] = w->plen[j];
+			}
+		const int rc = rp_sysmodel_event(t->model, &e);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int model_fail(rp_strace *t, int rc, char *errbuf)
+{
+	const char *const why = t->out.errbuf[0] ? t->out.errbuf : rp_sysmodel_error(t->model);
+	return rp_fail(errbuf, rc, "%s:%" PRIu64 ": %s", t->name, t->line, why);
+}
+
+/* Slots leave in the order their calls started; a pending one holds back everything after it. */
+static int drain(rp_strace *t, char *errbuf)
+{
+	while (t->head < t->tail) {
+		rp__st_slot *const s = slot_at(t, t->head);
+		if (s->state == SLOT_PENDING)
+			break;
+		t->head++;
+		if (s->state != SLOT_DONE)
+			continue;
+		const int rc = feed(t, s);
+		if (rc < 0)
+			return model_fail(t, rc, errbuf);
+	}
+	return 0;
+}
+
+static int resolve_noreply(rp_strace *t, rp__st_proc *pr);
+
 /* A slot at the tail: the ring grows to RING_MAX, then its oldest unfinished call leaves without a reply. */
 static int reserve(rp_strace *t, uint64_t *id, char *errbuf)
 {
 	while (t->tail - t->head == t->cap) {
 		if (t->cap < RING_MAX) {
+			/* full: every slot is live, and each keeps its buffer in the new ring */
 			const uint64_t ncap = t->cap ? t->cap * 2 : 256;
-			rp__st_slot *const nr = malloc(ncap * sizeof(*nr));
+			rp__st_slot *const nr = calloc(ncap, sizeof(*nr));
 			if (!nr)
 				return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 			for (uint64_t i = t->head; i < t->tail; i++)
@@ -116,10 +200,9 @@ static int reserve(rp_strace *t, uint64_t *id, char *errbuf)
 			rp__st_proc *const p = &t->procs[i];
 			if (p->used && p->pending && p->slot == t->head) {
 				p->drop_resume = true; /* its resumption, if it comes, is not "without unfinished" */
-				const int rc = resolve_noreply(t, p);
-				if (rc < 0)
+				if (resolve_noreply(t, p) < 0)
 					return rp_fail(errbuf, t->fatal ? t->fatal : RP_E_INVAL, "%s:%" PRIu64 ": %s", t->name,
-						       t->line, t->fatal ? t->sink->errbuf : t->why);
+						       t->line, t->why);
 				found = true;
 			}
 		}
@@ -130,59 +213,118 @@ static int reserve(rp_strace *t, uint64_t *id, char *errbuf)
 			return rc;
 	}
 	*id = t->tail++;
-	rp__st_slot *const s = &t->ring[*id & (t->cap - 1)];
-	memset(s, 0, sizeof(*s));
+	rp__st_slot *const s = slot_at(t, *id);
+	s->b.n = 0;
+	s->b.len = 0;
 	s->state = SLOT_PENDING;
 	return 0;
 }
 
-static uint64_t rel_time(const rp_strace *t, uint64_t unix_ns)
+/* A slot of one process event (START, EXIT) at time ns, done at once. */
+static int proc_slot(rp_strace *t, const rp__st_proc *pr, unsigned nr, uint64_t ns, uint64_t *id, char *errbuf)
 {
-	return unix_ns > t->t0 ? unix_ns - t->t0 : 0; /* a clock step back across processes: at the start */
+	const int rc = reserve(t, id, errbuf);
+	if (rc < 0)
+		return rc;
+	rp__st_slot *const s = slot_at(t, *id);
+	s->b.ev[0] = (rp__st_ev){ .nr = (uint16_t)nr, .pid = pr->mpid, .tid = pr->pid };
+	s->b.t_start = s->b.t_end = ns;
+	s->b.ev[0].a[0] = nr == RP_SYSEV_EXIT ? -1 : 0; /* START: no parent the model knows; EXIT: status unknown */
+	s->b.n = 1;
+	s->state = SLOT_DONE;
+	return 0;
 }
 
-/* The op of a parsed call into slot id (or the slot cancelled): the fields every op shares, then the syscall's. */
+/* A pid ends: its model process does with its last thread (the fds go with it, as the kernel closes them). */
+static int proc_exit(rp_strace *t, rp__st_proc *pr, uint64_t ns, char *errbuf)
+{
+	rp__st_proc *const leader = pr->mpid == pr->pid ? pr : proc_find(t, pr->mpid);
+	pr->dead = true;
+	if (leader && leader->members && --leader->members)
+		return 0;
+	uint64_t id;
+	return proc_slot(t, pr, RP_SYSEV_EXIT, ns, &id, errbuf);
+}
+
+/*
+ * A fork's FORK event names its child: the process of that pid, or a new
+ * one.  The child may have run and exited before this line resumed the fork
+ * (its lines come first): an exited process of that pid that no fork has
+ * named and that began after this call did is the child; any other exited
+ * one is an earlier process whose pid was reused, and the child a new
+ * client.  A child whose own START waits in the ring behind this call is
+ * begun by the fork instead; a thread (CLONE_FILES) joins its creator's
+ * model process, and its events already in the ring with it.
+ */
+static int name_fork(rp_strace *t, rp__st_proc *pr, uint64_t id, rp__st_ev *e, uint64_t start)
+{
+	e->a[0] = pr->pid;
+	if ((e->flags & RP_SYSEV_NOEND) || e->ret <= 0 || e->ret > UINT32_MAX)
+		return 0; /* no child: the caller's op alone */
+	const bool share = e->a[2] == 1;
+	rp__st_proc *child = proc_find(t, (uint32_t)e->ret);
+	bool fresh;
+	if (!child || (child->dead && (child->forked || child->first_time < start))) {
+		if (!(child = proc_get(t, (uint32_t)e->ret, &fresh)))
+			return st_badf(t, "more than 8192 processes (reprise's client limit)");
+	} else if (child->has_start && child->start_slot > id && child->start_slot >= t->head) {
+		slot_at(t, child->start_slot)->state = SLOT_CANCELLED; /* the fork begins it */
+	}
+	child->has_start = false;
+	child->forked = true;
+	if (share && child->mpid != pr->mpid) {
+		for (uint64_t i = id + 1; i < t->tail; i++) {
+			rp__st_batch *const b = &slot_at(t, i)->b;
+			for (unsigned k = 0; k < b->n; k++) {
+				if (b->ev[k].tid != child->pid || b->ev[k].nr == RP_SYSEV_START)
+					continue;
+				if (b->ev[k].nr == RP_SYSEV_EXIT) { /* a thread's end is not its process's */
+					b->n = k; /* an EXIT is alone in its slot */
+					break;
+				}
+				b->ev[k].pid = pr->mpid;
+			}
+		}
+		rp__st_proc *const leader = pr->mpid == pr->pid ? pr : proc_find(t, pr->mpid);
+		if (leader && !child->dead)
+			leader->members++;
+		child->members = 0;
+		child->mpid = pr->mpid;
+	}
+	e->pid = child->mpid;
+	e->tid = child->pid;
+	return 0;
+}
+
+/* The events of a parsed call into slot id (or the slot cancelled): the syscall's, then the fields they share. */
 static int complete(rp_strace *t, rp__st_proc *pr, rp__st_str name, const rp__st_call *c, uint64_t start_unix,
 		    uint64_t id)
 {
 	rp__st_slot *const s = slot_at(t, id);
-	rp_op op;
-	memset(&op, 0, sizeof(op));
-	op.t_start = rel_time(t, start_unix);
-	op.t_end = RP_TIME_UNKNOWN;
-	if (c->has_dur && c->res != RP__ST_RES_UNKNOWN) /* saturated below the "unknown" value */
-		op.t_end = c->dur_ns < RP_TIME_UNKNOWN - 1 - op.t_start ? op.t_start + c->dur_ns : RP_TIME_UNKNOWN - 1;
-	op.client = pr->client;
-	op.proto = RP_PROTO_POSIX;
-	switch (c->res) {
-	case RP__ST_RES_OK:
-		op.status = RP_STATUS_OK;
-		break;
-	case RP__ST_RES_ERR: {
-		const int e = rp__st_errno(c->err);
-		op.status = e ? rp_errno_from_host(e) : RP_STATUS_OTHER;
-		op.status_kind = e ? RP_SK_ERRNO : RP_SK_NONE;
-		op.proto_status = e ? (uint32_t)e : 0;
-		if (!e)
-			t->note[RP__ST_N_ERRNO]++;
-		break;
+	if (c->res == RP__ST_RES_ERR && !rp__st_errno(c->err))
+		t->note[RP__ST_N_ERRNO]++;
+	const int rc = rp__st_syscall(t, name, c, &s->b);
+	if (rc <= 0) {
+		s->state = SLOT_CANCELLED;
+		return rc < 0 ? -1 : 0;
 	}
-	default:
-		op.status = RP_STATUS_UNKNOWN;
-		op.t_end = RP_TIME_UNKNOWN;
-		op.flags |= RP_OPF_NO_REPLY;
-		break;
+	uint64_t end = start_unix;
+	if (c->has_dur && c->res != RP__ST_RES_UNKNOWN && c->res != RP__ST_RES_NONE)
+		end = c->dur_ns < UINT64_MAX - start_unix ? start_unix + c->dur_ns : UINT64_MAX;
+	rp__st_ev *fork = NULL;
+	s->b.t_start = start_unix;
+	s->b.t_end = end;
+	for (unsigned i = 0; i < s->b.n; i++) {
+		rp__st_ev *const e = &s->b.ev[i];
+		e->pid = pr->mpid;
+		e->tid = pr->pid;
+		if (e->nr == RP_SYSEV_FORK)
+			fork = e;
 	}
-	const int rc = rp__st_syscall(t, pr, name, c, &op);
-	if (rc < 0) {
+	if (fork && name_fork(t, pr, id, fork, start_unix) < 0) {
 		s->state = SLOT_CANCELLED;
 		return -1;
 	}
-	if (rc == 0) {
-		s->state = SLOT_CANCELLED;
-		return 0;
-	}
-	s->op = op;
 	s->state = SLOT_DONE;
 	return 0;
 }
@@ -272,8 +414,8 @@ static int finish_call(rp_strace *t, rp__st_proc *pr, rp__st_str name, const cha
 	t->why = NULL;
 	if (complete(t, pr, name, &c, start, id) < 0) {
 		if (t->fatal)
-			return rp_fail(errbuf, t->fatal, "%s:%" PRIu64 ": %s", t->name, t->line, t->sink->errbuf);
-		return bad(t, t->why && strstr(t->why, "64 KiB") ? RP__ST_BAD_PATH : RP__ST_BAD_ARGS, t->why, errbuf);
+			return rp_fail(errbuf, t->fatal, "%s:%" PRIu64 ": %s", t->name, t->line, t->why);
+		return bad(t, t->why && strstr(t->why, "PATH_MAX") ? RP__ST_BAD_PATH : RP__ST_BAD_ARGS, t->why, errbuf);
 	}
 	return 0;
 }
@@ -295,19 +437,20 @@ static int process(rp_strace *t, const char *line, size_t len, char *errbuf)
 				       t->line);
 		return bad(t, RP__ST_BAD_NOTIME, NULL, errbuf);
 	}
-	if (!t->timed_seen) {
-		t->timed_seen = true;
-		t->t0 = l.time_ns;
-	}
-	int rc = send_meta(t, errbuf);
-	if (rc < 0)
-		return rc;
+	t->timed_seen = true;
 	t->lines_used++;
-	rp__st_proc *const pr = rp__st_proc_get(t, l.has_pid ? l.pid : t->opts.pid);
+	bool fresh;
+	rp__st_proc *const pr = proc_get(t, l.has_pid ? l.pid : t->opts.pid, &fresh);
 	if (!pr)
 		return bad(t, RP__ST_BAD_PIDS, "more than 8192 processes (reprise's client limit)", errbuf);
+	int rc;
 	if (!pr->first_time)
 		pr->first_time = l.time_ns;
+	if (fresh) { /* a process of its own, unless a fork resumed later names it (name_fork) */
+		if ((rc = proc_slot(t, pr, RP_SYSEV_START, l.time_ns, &pr->start_slot, errbuf)) < 0)
+			return rc;
+		pr->has_start = true;
+	}
 	switch (l.kind) {
 	case RP__ST_SIGNAL:
 		t->note[RP__ST_N_SIGNAL]++;
@@ -316,14 +459,13 @@ static int process(rp_strace *t, const char *line, size_t len, char *errbuf)
 	case RP__ST_KILLED:
 		t->note[l.kind == RP__ST_EXITED ? RP__ST_N_EXIT : RP__ST_N_KILLED]++;
 		if (pr->pending && (rc = resolve_noreply(t, pr)) < 0)
-			return rp_fail(errbuf, t->fatal, "%s:%" PRIu64 ": %s", t->name, t->line, t->sink->errbuf);
-		fdtab_unref(t, pr->ft);
-		pr->ft = NULL;
-		pr->dead = true;
+			return rp_fail(errbuf, t->fatal, "%s:%" PRIu64 ": %s", t->name, t->line, t->why);
+		if ((rc = proc_exit(t, pr, l.time_ns, errbuf)) < 0)
+			return rc;
 		return drain(t, errbuf);
 	case RP__ST_UNFINISHED: {
 		if (pr->pending && (rc = resolve_noreply(t, pr)) < 0)
-			return rp_fail(errbuf, t->fatal, "%s:%" PRIu64 ": %s", t->name, t->line, t->sink->errbuf);
+			return rp_fail(errbuf, t->fatal, "%s:%" PRIu64 ": %s", t->name, t->line, t->why);
 		pr->drop_resume = false;
 		if (!rp__st_known(l.name))
 			return 0; /* counted when it resumes */
@@ -434,18 +576,26 @@ int rp_strace_create(rp_strace **out, rp_sink *sink, const char *name, const rp_
 	rp_strace *const t = calloc(1, sizeof(*t));
 	if (!t)
 		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
-	t->strings = rp_strtab_create();
 	t->procs = calloc(RP__ST_PROC_BUCKETS, sizeof(*t->procs));
 	t->sbuf = malloc(RP_STR_MAX);
-	t->jbuf = malloc(2u * RP_STR_MAX + 2u);
-	if (!t->strings || !t->procs || !t->sbuf || !t->jbuf) {
+	if (!t->procs || !t->sbuf) {
 		rp_strace_destroy(t);
 		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 	}
 	t->sink = sink;
-	t->name = t->meta_name = name;
+	t->out = (rp_sink){ .meta = out_meta, .string = out_string, .op = out_op, .finish = out_finish };
+	t->name = name;
 	if (opts)
 		t->opts = *opts;
+	/* every path kept (strace's /dev/null and /proc are the run's), times as strace -ttt gives them */
+	const char *const base = strrchr(name, '/');
+	const rp_sysmodel_opts mo = { .exclude = "", .unix_clock = true, .source = RP_SRC_STRACE,
+				      .source_name = base ? base + 1 : name };
+	const int rc = rp_sysmodel_create(&t->model, &t->out, &mo, errbuf);
+	if (rc < 0) {
+		rp_strace_destroy(t);
+		return rc;
+	}
 	*out = t;
 	return 0;
 }
@@ -456,15 +606,15 @@ void rp_strace_destroy(rp_strace *t)
 		return;
 	if (t->procs)
 		for (uint32_t i = 0; i < RP__ST_PROC_BUCKETS; i++) {
-			fdtab_unref(t, t->procs[i].ft);
 			free(t->procs[i].pend_name);
 			free(t->procs[i].pend_body);
 		}
 	free(t->procs);
-	rp_strtab_destroy(t->strings);
+	for (uint64_t i = 0; i < t->cap; i++)
+		free(t->ring[i].b.buf);
 	free(t->ring);
+	rp_sysmodel_destroy(t->model);
 	free(t->sbuf);
-	free(t->jbuf);
 	free(t->cbuf);
 	free(t);
 }
@@ -479,7 +629,7 @@ int rp_strace_finish(rp_strace *t, char *errbuf)
 			rp__st_proc *const p = &t->procs[i];
 			if (p->used && p->pending && p->slot == id) {
 				if (resolve_noreply(t, p) < 0)
-					return rp_fail(errbuf, t->fatal, "%s: %s", t->name, t->sink->errbuf);
+					return rp_fail(errbuf, t->fatal, "%s: %s", t->name, t->why);
 				break;
 			}
 		}
@@ -488,12 +638,10 @@ int rp_strace_finish(rp_strace *t, char *errbuf)
 	if (rc == 0 && !t->timed_seen && t->lines_used == 0 && t->line > 0 && t->skipped == t->line)
 		rc = rp_fail(errbuf, RP_E_INVAL, "%s: no line of the log was usable (record with strace -f -ttt -T -y)",
 			     t->name);
-	if (rc == 0)
-		rc = send_meta(t, errbuf);
 	if (rc < 0)
 		return rc;
-	const int frc = t->sink->finish(t->sink);
-	return frc < 0 ? rp_fail(errbuf, frc, "%s", t->sink->errbuf) : 0;
+	const int frc = rp_sysmodel_finish(t->model);
+	return frc < 0 ? rp_fail(errbuf, frc, "%s", t->out.errbuf[0] ? t->out.errbuf : rp_sysmodel_error(t->model)) : 0;
 }
 
 uint64_t rp_strace_skipped(const rp_strace *t)
@@ -548,9 +696,29 @@ void rp_strace_summary(const rp_strace *t, char *buf, size_t size)
 			}
 		addf(buf, size, &at, ")");
 	}
-	for (unsigned i = 0; i < RP__ST_N__COUNT; i++)
-		if (t->note[i])
-			addf(buf, size, &at, "; %s %" PRIu64, note_names[i], t->note[i]);
+	/* the notes in their order of old, the model's counts among them */
+	const rp_sysmodel_stats *const ms = rp_sysmodel_get_stats(t->model);
+	const struct {
+		const char *name;
+		uint64_t n;
+	} notes[] = {
+		{ "signals", t->note[RP__ST_N_SIGNAL] },
+		{ "exits", t->note[RP__ST_N_EXIT] },
+		{ "killed", t->note[RP__ST_N_KILLED] },
+		{ "restarted calls", t->note[RP__ST_N_RESTART] },
+		{ "unfinished at the end (ops without a reply)", t->note[RP__ST_N_NOREPLY] },
+		{ "unknown errno names", t->note[RP__ST_N_ERRNO] },
+		{ "calls on pipes/sockets", t->note[RP__ST_N_NONFILE] + ms->nonfile },
+		{ "fds without a path", ms->unknown_fd },
+		{ "fds beyond the table limit", ms->limits },
+		{ "unknown flag names", t->note[RP__ST_N_FLAGS] },
+		{ "tracked, no op (lseek, chdir, execve, F_SETFD)", t->note[RP__ST_N_STATE] },
+		{ "calls the model found bad (no op)", ms->bad },
+		{ "calls out of time order (at the latest time)", ms->late },
+	};
+	for (size_t i = 0; i < sizeof(notes) / sizeof(notes[0]); i++)
+		if (notes[i].n)
+			addf(buf, size, &at, "; %s %" PRIu64, notes[i].name, notes[i].n);
 	if (at >= size && size > 4)
 		memcpy(buf + size - 4, "...", 4);
 }

@@ -91,41 +91,52 @@ bool rp__st_flags(rp__st_str s, const rp__st_flag *table, size_t n, uint64_t *v,
 /* A Linux errno name (ENOENT) as its number; 0 when unknown. */
 int rp__st_errno(rp__st_str name);
 
-/* ---- the converter's state: strace.c reads lines into it, strace_sys.c (the syscall table) changes it through
- * strace_fd.c (processes, fd tables, paths, strings); the calls go one way: strace.c -> strace_sys.c -> strace_fd.c ---- */
+/* ---- the converter's state: strace.c reads lines, pairs unfinished calls with their resumption, keeps the
+ * processes (strace's pids -> the model's) and a ring of calls in the order they started; strace_sys.c (the
+ * syscall table) turns one parsed call into events (formats/sysev.h), which leave the ring in that order for
+ * formats/sysmodel, the one model of fds, paths and processes.  The calls go one way: strace.c ->
+ * strace_sys.c -> strace_line.c ---- */
 
 #include <string.h>
 
 #include "converters/strace.h"
-#include "formats/strtab.h"
+#include "formats/sysev.h"
 
-/* One open fd of a process. */
-typedef struct rp__st_fdent {
-	uint64_t handle; /* 0: the slot is free */
-	uint64_t pos;    /* the file position, as far as the log shows it (reads, writes, lseek) */
-	uint32_t path;   /* string id, 0 when the log never named it */
-	uint32_t seen;   /* the last -y name seen for it: a new one means the file moved */
-	bool file;       /* false: a pipe, socket or other non-file (its ops are counted, not made) */
-	bool cloexec;
-} rp__st_fdent;
+/* The events of one call at most: the names -y shows for the dirfd and the result, the call (openat, copy, rename). */
+#define RP__ST_EVS 3
 
-/* An fd table with the working directory: shared by threads (CLONE_FILES), copied by fork. */
-typedef struct rp__st_fdtab {
-	unsigned refs;
-	uint32_t cap;
-	rp__st_fdent *v;
-	uint32_t cwd; /* string id, 0 while unknown */
-} rp__st_fdtab;
+/* One event as it waits in the ring (an rp_sysev without the times its call's batch holds once). */
+typedef struct rp__st_ev {
+	int64_t a[RP_SYSEV_ARGS];
+	int64_t ret;
+	uint32_t pid, tid;
+	uint32_t off[2], plen[2]; /* path i: plen[i] bytes at the batch's buf + off[i], when bit i of has is set */
+	uint16_t nr, flags;
+	uint8_t has;
+} rp__st_ev;
 
+/* One call's events and their paths' bytes. */
+typedef struct rp__st_batch {
+	rp__st_ev ev[RP__ST_EVS];
+	uint64_t t_start, t_end; /* Unix ns */
+	unsigned n;
+	char *buf;
+	uint32_t len, cap;
+} rp__st_batch;
+
+/* One strace pid (a process, or a thread: strace shows tids). */
 typedef struct rp__st_proc {
-	uint32_t pid, client;
+	uint32_t pid;
+	uint32_t mpid;       /* the model's process: its own pid, or its creator's when it shares the fd table */
+	uint32_t members;    /* as a model process: the live pids it holds (itself and its threads) */
 	bool used, dead;
-	bool forked;         /* a fork op names it as its child */
+	bool forked;         /* a fork names it as its child */
+	bool has_start;      /* a START of its own waits at start_slot (until a fork names it) */
+	uint64_t start_slot;
 	uint64_t first_time; /* Unix ns of its first line */
-	rp__st_fdtab *ft;
 	bool pending;        /* an <unfinished ...> call waits for its resumption */
 	bool drop_resume;    /* its resumption makes no op: the call left early (ring full) or is on a pipe/socket */
-	uint64_t slot;       /* its place in the emission ring */
+	uint64_t slot;       /* its place in the ring */
 	uint64_t pend_time;  /* its entry time (Unix ns) */
 	uint64_t pend_line;
 	char *pend_name, *pend_body;
@@ -139,13 +150,13 @@ typedef enum rp__st_bad {
 	RP__ST_BAD_ARGS,     /* a file syscall whose arguments or result do not parse */
 	RP__ST_BAD_RESUMED,  /* a resumption without its unfinished call */
 	RP__ST_BAD_PIDS,     /* a process beyond the client limit */
-	RP__ST_BAD_PATH,     /* a path longer than 64 KiB once joined to its directory */
+	RP__ST_BAD_PATH,     /* a path longer than RP_SYSEV_PATH_MAX (the kernel's PATH_MAX) */
 	RP__ST_BAD_NOTIME,   /* no timestamp (-ttt) */
 	RP__ST_BAD_NODUR,    /* no duration (-T) */
 	RP__ST_BAD__COUNT
 } rp__st_bad;
 
-/* What is counted and is no error. */
+/* What is counted and is no error (the model counts the rest: pipes, fds without a path, limits). */
 typedef enum rp__st_note {
 	RP__ST_N_SIGNAL,      /* --- SIG --- lines */
 	RP__ST_N_EXIT,        /* +++ exited +++ */
@@ -153,11 +164,9 @@ typedef enum rp__st_note {
 	RP__ST_N_RESTART,     /* calls interrupted to be restarted (ERESTART*): the restarted call is the op */
 	RP__ST_N_NOREPLY,     /* unfinished calls never resumed: ops with an unknown result */
 	RP__ST_N_ERRNO,       /* errno names not in the table: status OTHER */
-	RP__ST_N_NONFILE,     /* calls on pipes, sockets and other non-files */
-	RP__ST_N_UNNAMED_FD,  /* calls on an fd never opened in the log and without a -y path */
-	RP__ST_N_FD_LIMIT,    /* fds beyond the table's limit: not tracked */
+	RP__ST_N_NONFILE,     /* reads and writes of pipes and sockets left unfinished (the model counts the others) */
 	RP__ST_N_FLAGS,       /* flag names not known (ignored) */
-	RP__ST_N_STATE,       /* calls that change only what the converter tracks (lseek, chdir, execve, fcntl F_SETFD) */
+	RP__ST_N_STATE,       /* calls that change only what the model tracks (lseek, chdir, execve, fcntl F_SETFD) */
 	RP__ST_N__COUNT
 } rp__st_note;
 
@@ -174,27 +183,24 @@ typedef struct rp__st_name_count {
 } rp__st_name_count;
 
 typedef struct rp__st_slot {
-	rp_op op;
+	rp__st_batch b;
 	uint8_t state; /* SLOT_PENDING, SLOT_DONE, SLOT_CANCELLED (strace.c) */
 } rp__st_slot;
 
 struct rp_strace {
 	rp_sink *sink;
-	rp_strtab *strings;
-	const char *name;      /* of the input the current line is from, for messages */
-	const char *meta_name; /* of the trace (the -ff prefix when files are merged) */
+	rp_sink out;          /* the model's sink: counts the ops (and keeps one client's) on their way to sink */
+	rp_sysmodel *model;
+	const char *name;     /* of the input the current line is from, for messages */
 	rp_strace_opts opts;
 	uint64_t line;        /* of the current input (t->name) */
 	uint64_t lines_total; /* of every input */
 	uint64_t lines_used;
-	bool meta_sent, timed_seen, dur_seen;
-	uint64_t t0; /* Unix ns of the first timestamp: t = 0 */
+	bool timed_seen, dur_seen;
 	/* pid -> process, open addressing (2 x the client limit, so at most half full) */
 	rp__st_proc *procs;
 	uint32_t n_clients;
-	uint64_t next_handle;
-	uint64_t fd_slots; /* fd slots allocated over every table, against a budget */
-	/* emission in call order: calls take a slot when they start, ops leave when every earlier slot is done */
+	/* calls take a slot when they start; their events leave for the model when every earlier slot is done */
 	rp__st_slot *ring;
 	uint64_t head, tail, cap;
 	uint64_t ops, skipped;
@@ -202,12 +208,11 @@ struct rp_strace {
 	rp__st_name_count names[RP__ST_NAMES_MAX];
 	uint32_t n_names;
 	uint64_t names_other, notfile;
-	char *sbuf, *jbuf, *cbuf; /* a decoded string; a joined path; an unfinished call and its resumption */
-	const char *why;          /* the detail of the last bad line */
-	int fatal;                /* a sink error while a line was read (its detail in sink->errbuf), 0 if none */
+	char *sbuf, *cbuf;    /* a decoded string; an unfinished call and its resumption */
+	const char *why;      /* the detail of the last bad line */
+	int fatal;            /* an error that is no bad line (out of memory), 0 if none */
 };
 
-/* fd tables and paths (strace_fd.c), for the syscall table (strace_sys.c). */
 static const rp__st_str rp__st_none = { "", 0 };
 static inline rp__st_str st_arg(const rp__st_call *c, unsigned i)
 {
@@ -226,36 +231,17 @@ static inline int st_badf(rp_strace *t, const char *why)
 	t->why = why;
 	return -1;
 }
-/* The fd's slot in ft, grown if asked (within the fd limit and the budget); NULL beyond. */
-rp__st_fdent *rp__st_fd_slot(rp_strace *t, rp__st_fdtab *ft, int64_t fd, bool grow);
-/* An annotation's path interned: 1 with *id, 0 when it names no file (pipe:, socket:), -1 bad. */
-int rp__st_annot_id(rp_strace *t, rp__st_str a, uint32_t *id);
-/* A new fd in the table with a new handle (returned; the fd is not tracked beyond the limits). */
-uint64_t rp__st_new_fd(rp_strace *t, rp__st_proc *pr, int64_t fd, uint32_t path, bool file, bool cloexec, uint64_t pos);
-/* The fd of argument i: 1 with its entry, 0 for no op (a non-file, an fd out of reach: counted), -1 bad. */
-int rp__st_use_fd(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, unsigned i, rp__st_fdent **ent);
-/* The op's handle and path from the fd of argument i (as rp__st_use_fd). */
-int rp__st_op_fd(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, unsigned i, rp_op *op, rp__st_fdent **ent);
-/* The path of argument pi joined to dirfd argument di (-1: the cwd): 1 with *id, 0 no string, -1 bad. */
-int rp__st_use_path(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, int di, unsigned pi, uint32_t *id);
-/* As rp__st_use_path, a missing string being bad. */
-int rp__st_need_path(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, int di, unsigned pi, uint32_t *id);
-/* The fd number of argument i (-1 when it is none). */
-int64_t rp__st_fd_num(const rp__st_call *c, unsigned i);
 
-/* One syscall's op from its parsed call: 1 with *op filled, 0 for no op (counted), -1 bad (t->why). */
-int rp__st_syscall(rp_strace *t, rp__st_proc *pr, rp__st_str name, const rp__st_call *c, rp_op *op);
+/*
+ * One syscall's events from its parsed call into b (emptied first; pid, tid
+ * and times are the caller's to set): 1 with events, 0 for none (counted),
+ * -1 bad (t->why; t->fatal when out of memory).  A fork's FORK event has the
+ * child's pid in ret and a2 1 for a thread: the caller names the processes.
+ */
+int rp__st_syscall(rp_strace *t, rp__st_str name, const rp__st_call *c, rp__st_batch *b);
 /* Whether name is in the syscall table (calls to others are "not a file operation"). */
 bool rp__st_known(rp__st_str name);
 /* Whether name is a read or write (of any form): on a pipe or socket it changes nothing tracked. */
 bool rp__st_io_call(rp__st_str name);
-/* ---- processes and strings (strace_fd.c, beside the fd tables: the syscall table and strace.c both use them) ---- */
-
-/* The process of pid, made on first sight (a new client); NULL past the client limit. */
-rp__st_proc *rp__st_proc_get(rp_strace *t, uint32_t pid);
-/* The process last known by pid, live or exited; NULL if none was seen (nothing is made). */
-rp__st_proc *rp__st_proc_find(rp_strace *t, uint32_t pid);
-/* Intern a string on the sink: its id, or a negative rp error (t->why set). */
-int64_t rp__st_intern(rp_strace *t, const char *s, uint32_t len);
 
 #endif

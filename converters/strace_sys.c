@@ -1,4 +1,4 @@
-/* strace's syscalls -> ops: the table (docs/strace.md), fd tables, paths against their directories. */
+/* strace's syscalls -> typed events (formats/sysev.h): the table (docs/strace.md); fds, paths and ops are formats/sysmodel's. */
 #include "converters/strace_int.h"
 
 #include <fcntl.h>
@@ -6,7 +6,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "formats/semantics.h"
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+/* AT_FDCWD as strace prints it and the events carry it */
+#define AT_CWD (-100)
+/* A failure strace names with an errno this table does not know: below the kernel's -4095..-1 (sysev.h). */
+#define ERR_UNNAMED (-4096)
 
 /* Flags of argument s over table; unknown names counted. */
 static bool flags_of(rp_strace *t, rp__st_str s, const rp__st_flag *table, size_t n, uint64_t *v)
@@ -17,8 +21,6 @@ static bool flags_of(rp_strace *t, rp__st_str s, const rp__st_flag *table, size_
 	t->note[RP__ST_N_FLAGS] += unknown;
 	return true;
 }
-
-#define N(a) (sizeof(a) / sizeof((a)[0]))
 
 static const rp__st_flag oflags[] = {
 	{ "O_RDONLY", O_RDONLY },     { "O_WRONLY", O_WRONLY },   { "O_RDWR", O_RDWR },
@@ -43,7 +45,7 @@ static bool num(const rp__st_call *c, unsigned i, int64_t *v)
 }
 
 /* "[N]" or "[N => M]" (an offset pointer strace shows before and after): N; false for NULL. */
-static bool ptr_off(rp__st_str s, uint64_t *v)
+static bool ptr_off(rp__st_str s, int64_t *v)
 {
 	if (s.len < 3 || s.p[0] != '[')
 		return false;
@@ -53,12 +55,12 @@ static bool ptr_off(rp__st_str s, uint64_t *v)
 	int64_t x;
 	if (!rp__st_int((rp__st_str){ s.p + 1, e - 1 }, &x) || x < 0)
 		return false;
-	*v = (uint64_t)x;
+	*v = x;
 	return true;
 }
 
 /* The sum of every "key=N" in s (readv's iov_len). */
-static uint64_t sum_field(rp__st_str s, const char *key)
+static int64_t sum_field(rp__st_str s, const char *key)
 {
 	uint64_t sum = 0;
 	const size_t kl = strlen(key);
@@ -70,24 +72,185 @@ static uint64_t sum_field(rp__st_str s, const char *key)
 		while (e < end && *e >= '0' && *e <= '9')
 			e++;
 		int64_t v;
-		if (rp__st_int((rp__st_str){ p, (uint32_t)(e - p) }, &v) && v > 0)
+		if (rp__st_int((rp__st_str){ p, (uint32_t)(e - p) }, &v) && v > 0 && sum <= INT64_MAX - (uint64_t)v)
 			sum += (uint64_t)v;
 		p = e;
 	}
-	return sum;
+	return (int64_t)sum;
+}
+
+/* ---- the batch: one call's events ---- */
+
+/* A new event at b's end, its arguments 0 (a call makes at most RP__ST_EVS: the table below). */
+static rp__st_ev *ev_add(rp__st_batch *b, unsigned nr)
+{
+	if (b->n == RP__ST_EVS)
+		return NULL;
+	rp__st_ev *const e = &b->ev[b->n];
+	*e = (rp__st_ev){ .nr = (uint16_t)nr };
+	b->n++;
+	return e;
+}
+
+/*
+ * s[0..len) as path i of b's last event (kept in b's buffer until the batch
+ * is sent), cut at a NUL as the kernel reads a C string.
+ */
+static int ev_path(rp_strace *t, rp__st_batch *b, unsigned i, const char *s, uint32_t len)
+{
+	const char *const nul = memchr(s, '\0', len);
+	if (nul)
+		len = (uint32_t)(nul - s);
+	if (len > RP_SYSEV_PATH_MAX)
+		return st_badf(t, "a path longer than PATH_MAX (4096 bytes)");
+	if (b->len + len > b->cap) {
+		uint32_t ncap = b->cap ? b->cap : 64;
+		while (ncap < b->len + len)
+			ncap *= 2;
+		char *const nb = realloc(b->buf, ncap);
+		if (!nb) {
+			t->fatal = RP_E_NOMEM;
+			return st_badf(t, "out of memory");
+		}
+		b->buf = nb;
+		b->cap = ncap;
+	}
+	rp__st_ev *const e = &b->ev[b->n - 1];
+	if (len)
+		memcpy(b->buf + b->len, s, len);
+	e->off[i] = b->len;
+	e->plen[i] = len;
+	e->has |= (uint8_t)(1u << i);
+	b->len += len;
+	return 0;
+}
+
+/*
+ * The fd of argument i as the model needs to know it first: an FD event
+ * (a5 1) with the name -y shows, a pipe or socket as such, an fd without a
+ * name as a file never seen (dir: a dirfd, named only when -y names it).
+ * 1 a file (or unknown), 0 a pipe or socket, -1 bad; *fd the number.
+ */
+static int fd_arg(rp_strace *t, rp__st_batch *b, const rp__st_call *c, unsigned i, bool dir, int64_t *fd)
+{
+	bool has;
+	rp__st_str an;
+	if (!rp__st_fd(st_arg(c, i), fd, &has, &an))
+		return st_badf(t, dir ? "bad directory fd argument" : "bad fd argument");
+	if ((*fd < 0 && *fd != AT_CWD) || (!has && (dir || *fd < 0)))
+		return 1;
+	rp__st_ev *const e = ev_add(b, RP_SYSEV_FD);
+	if (!e)
+		return st_badf(t, "too many fds in one call");
+	e->a[0] = *fd;
+	e->a[4] = 1;
+	e->a[5] = 1;
+	if (!has)
+		return 1;
+	uint32_t len;
+	bool is_path;
+	if (!rp__st_annot_path(an, t->sbuf, RP_STR_MAX, &len, &is_path))
+		return st_badf(t, "bad <path> annotation");
+	if (!is_path) {
+		e->a[4] = 0;
+		return 0;
+	}
+	return ev_path(t, b, 0, t->sbuf, len) < 0 ? -1 : 1;
+}
+
+/* The string argument i as path j of b's last event: 1, 0 when it is no string (NULL, an address), -1 bad. */
+static int str_arg(rp_strace *t, rp__st_batch *b, const rp__st_call *c, unsigned i, unsigned j)
+{
+	const rp__st_str a = st_arg(c, i);
+	uint32_t len;
+	bool cut;
+	if (!a.len || a.p[0] != '"')
+		return 0;
+	if (!rp__st_string(a, t->sbuf, RP_STR_MAX, &len, &cut))
+		return st_badf(t, "bad string argument");
+	return ev_path(t, b, j, t->sbuf, len) < 0 ? -1 : 1;
+}
+
+/* As str_arg, a missing string being bad. */
+static int need_str(rp_strace *t, rp__st_batch *b, const rp__st_call *c, unsigned i, unsigned j)
+{
+	const int r = str_arg(t, b, c, i, j);
+	return r == 0 ? st_badf(t, "expected a path string") : r;
+}
+
+/* The dirfd of argument di (-1: the working directory) named first, as *fd. */
+static int dir_arg(rp_strace *t, rp__st_batch *b, const rp__st_call *c, int di, int64_t *fd)
+{
+	*fd = AT_CWD;
+	return di < 0 ? 1 : fd_arg(t, b, c, (unsigned)di, true, fd) < 0 ? -1 : 1;
+}
+
+/* The call's own event at b's end. */
+static rp__st_ev *call_ev(rp_strace *t, rp__st_batch *b, unsigned nr)
+{
+	rp__st_ev *const e = ev_add(b, nr);
+	if (!e)
+		st_badf(t, "too many events in one call");
+	return e;
+}
+
+/*
+ * By path pi against dirfd di, or by the fd di itself when the path is
+ * empty or NULL (AT_EMPTY_PATH), or by the fd fi when there is no path
+ * argument: the call event with a0 the dirfd (or fd) and p0 the path.
+ */
+static rp__st_ev *bypath(rp_strace *t, rp__st_batch *b, const rp__st_call *c, unsigned nr, int di, int pi, int fi)
+{
+	int64_t fd = AT_CWD;
+	bool empty = pi < 0;
+	if (pi >= 0) {
+		const rp__st_str a = st_arg(c, (unsigned)pi);
+		empty = (st_eq(a, "\"\"") || st_eq(a, "NULL")) && di >= 0 && !st_eq(st_arg(c, (unsigned)di), "AT_FDCWD");
+		fi = empty ? di : -1;
+	}
+	if (empty) {
+		if (fi < 0) {
+			st_badf(t, "no path or fd");
+			return NULL;
+		}
+		if (fd_arg(t, b, c, (unsigned)fi, false, &fd) < 0)
+			return NULL;
+		rp__st_ev *const e = call_ev(t, b, nr);
+		if (e)
+			e->a[0] = fd;
+		return e;
+	}
+	if (dir_arg(t, b, c, di, &fd) < 0)
+		return NULL;
+	rp__st_ev *const e = call_ev(t, b, nr);
+	if (!e)
+		return NULL;
+	e->a[0] = fd;
+	return need_str(t, b, c, (unsigned)pi, 0) < 0 ? NULL : e;
+}
+
+/* A call on the fd of argument i: its FD event, then the call's with a0 the fd; NULL when bad. */
+static rp__st_ev *byfd(rp_strace *t, rp__st_batch *b, const rp__st_call *c, unsigned nr, unsigned i)
+{
+	int64_t fd;
+	if (fd_arg(t, b, c, i, false, &fd) < 0)
+		return NULL;
+	rp__st_ev *const e = call_ev(t, b, nr);
+	if (e)
+		e->a[0] = fd;
+	return e;
 }
 
 /* ---- the syscalls ---- */
 
 enum io_kind { IO_PLAIN, IO_VEC, IO_P, IO_PVEC };
 
-static int sys_open(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op, int di, unsigned pi, int fi,
-		    int mi)
+static int sys_open(rp_strace *t, rp__st_batch *b, const rp__st_call *c, int di, unsigned pi, int fi, int mi)
 {
 	uint64_t fl = O_CREAT | O_WRONLY | O_TRUNC; /* creat() */
 	int64_t mode = 0;
 	bool have_mode = mi >= 0 && num(c, (unsigned)mi, &mode);
-	if (fi >= 0 && st_eq(st_arg(c, (unsigned)fi), "") )
+	if (fi >= 0 && st_eq(st_arg(c, (unsigned)fi), ""))
 		return st_badf(t, "no open flags");
 	if (fi >= 0 && st_arg(c, (unsigned)fi).len && st_arg(c, (unsigned)fi).p[0] == '{') {
 		/* openat2's struct open_how: {flags=..., mode=..., resolve=...} */
@@ -104,207 +267,203 @@ static int sys_open(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *
 	} else if (fi >= 0 && !flags_of(t, st_arg(c, (unsigned)fi), oflags, N(oflags), &fl)) {
 		return st_badf(t, "bad open flags");
 	}
-	if (rp__st_need_path(t, pr, c, di, pi, &op->path) < 0)
+	if (fl > UINT32_MAX)
+		return st_badf(t, "bad open flags");
+	int64_t dirfd;
+	if (dir_arg(t, b, c, di, &dirfd) < 0)
 		return -1;
-	op->op = RP_OP_OPEN;
-	rp_sem_posix_open(op, (int)fl);
-	if (have_mode && (fl & (O_CREAT | O_TMPFILE)))
-		op->mode = (uint32_t)mode & 07777u;
-	if (!st_ok(c) || c->ret < 0)
-		return 1;
-	/* a path opened is a file op whatever it turned out to be (a device, a FIFO) */
-	op->handle = rp__st_new_fd(t, pr, c->ret, op->path, true, (fl & O_CLOEXEC) != 0, 0);
-	uint32_t resolved;
-	rp__st_fdent *const e = rp__st_fd_slot(t, pr->ft, c->ret, false);
-	if (e && c->has_ret_annot && rp__st_annot_id(t, c->ret_annot, &resolved) == 1)
-		e->seen = resolved; /* = 3</usr/lib/...>: the name later -y annotations give while it is not renamed */
-	if ((fl & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL))
-		op->result = RP_ACT_CREATED;
-	else if (!(fl & O_CREAT))
-		op->result = fl & O_TRUNC ? RP_ACT_TRUNCATED : RP_ACT_OPENED;
-	if ((fl & O_DIRECTORY) && !(fl & O_TMPFILE & ~O_DIRECTORY))
-		op->flags |= RP_OPF_DIRECTORY;
+	rp__st_ev *const e = call_ev(t, b, RP_SYSEV_OPEN);
+	if (!e || need_str(t, b, c, pi, 0) < 0)
+		return -1;
+	e->a[0] = dirfd;
+	e->a[1] = (int64_t)fl;
+	e->a[2] = have_mode ? mode : 0;
+	/* = 3</usr/lib/...>: the name -y gives the new fd while it is not renamed (the open's path stays its own) */
+	uint32_t len;
+	bool is_path;
+	if (st_ok(c) && c->ret >= 0 && c->has_ret_annot && rp__st_annot_path(c->ret_annot, t->sbuf, RP_STR_MAX, &len, &is_path) &&
+	    is_path) {
+		rp__st_ev *const r = ev_add(b, RP_SYSEV_FD);
+		if (!r)
+			return st_badf(t, "too many events in one call");
+		r->a[0] = c->ret;
+		r->a[4] = 1;
+		r->a[5] = 1;
+		if (ev_path(t, b, 0, t->sbuf, len) < 0)
+			return -1;
+	}
 	return 1;
 }
 
-static int sys_io(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op, rp_opcode code, enum io_kind k)
+static int sys_io(rp_strace *t, rp__st_batch *b, const rp__st_call *c, bool write, enum io_kind k)
 {
-	rp__st_fdent *e = NULL;
-	const int r = rp__st_op_fd(t, pr, c, 0, op, &e);
-	if (r <= 0)
-		return r;
-	op->op = (uint16_t)code;
-	int64_t v = -1;
+	int64_t len = 0, off = -1, v;
 	if (k == IO_VEC || k == IO_PVEC)
-		op->length = sum_field(st_arg(c, 1), "iov_len=");
+		len = sum_field(st_arg(c, 1), "iov_len=");
 	else if (num(c, 2, &v) && v >= 0)
-		op->length = (uint64_t)v;
+		len = v;
 	else if (c->res != RP__ST_RES_NONE)
 		return st_badf(t, "bad count"); /* an unfinished call never resumed may end before its count */
-	bool positional = false;
 	if (k == IO_P || k == IO_PVEC) {
-		if (!num(c, 3, &v) && c->res != RP__ST_RES_NONE)
+		if (num(c, 3, &v))
+			off = v >= 0 ? v : -1; /* preadv2's -1: the file position */
+		else if (c->res != RP__ST_RES_NONE)
 			return st_badf(t, "bad offset");
-		positional = c->nargs > 3 && v >= 0; /* preadv2's -1: the file position */
-		op->offset = positional ? (uint64_t)v : e->pos;
-	} else {
-		op->offset = e->pos;
 	}
-	if (st_ok(c) && c->ret >= 0) {
-		op->result = (uint64_t)c->ret;
-		if (k == IO_VEC || k == IO_PVEC)
-			op->length = op->length ? op->length : op->result;
-		if (!positional)
-			e->pos += (uint64_t)c->ret;
-	}
+	rp__st_ev *const e = byfd(t, b, c, write ? RP_SYSEV_WRITE : RP_SYSEV_READ, 0);
+	if (!e)
+		return -1;
+	e->a[1] = off;
+	e->a[2] = len;
+	e->a[3] = k == IO_VEC || k == IO_PVEC;
 	return 1;
 }
 
-/* stat-like calls: by path (di/pi), or by the fd (fi) when the path is empty (AT_EMPTY_PATH) or absent. */
-static int sys_bypath(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op, rp_opcode code, int di,
-		      int pi, int fi)
+static int sys_stat(rp_strace *t, rp__st_batch *b, const rp__st_call *c, int di, int pi, int fi, unsigned bufi)
 {
-	op->op = (uint16_t)code;
-	if (pi >= 0) {
-		const rp__st_str a = st_arg(c, (unsigned)pi);
-		const bool empty = st_eq(a, "\"\"") || st_eq(a, "NULL");
-		if (!(empty && di >= 0 && !st_eq(st_arg(c, (unsigned)di), "AT_FDCWD")))
-			return rp__st_need_path(t, pr, c, di, (unsigned)pi, &op->path);
-		fi = di;
-	}
-	return fi >= 0 ? rp__st_op_fd(t, pr, c, (unsigned)fi, op, NULL) : st_badf(t, "no path or fd");
+	rp__st_ev *const e = bypath(t, b, c, RP_SYSEV_STAT, di, pi, fi);
+	if (!e)
+		return -1;
+	e->a[3] = st_ok(c) && rp__st_has_word(st_arg(c, bufi), "S_IFDIR");
+	return 1;
 }
 
-static int sys_stat(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op, int di, int pi, int fi,
-		    unsigned bufi)
-{
-	const int r = sys_bypath(t, pr, c, op, RP_OP_STAT, di, pi, fi);
-	if (r == 1 && st_ok(c) && rp__st_has_word(st_arg(c, bufi), "S_IFDIR"))
-		op->flags |= RP_OPF_DIRECTORY;
-	return r;
-}
-
-static int sys_access(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op, int di, unsigned pi)
+static int sys_access(rp_strace *t, rp__st_batch *b, const rp__st_call *c, int di, unsigned pi)
 {
 	static const rp__st_flag am[] = { { "F_OK", 0 }, { "R_OK", 4 }, { "W_OK", 2 }, { "X_OK", 1 } };
 	uint64_t m;
 	if (!flags_of(t, st_arg(c, pi + 1), am, N(am), &m))
 		return st_badf(t, "bad access mode");
-	const int r = sys_bypath(t, pr, c, op, RP_OP_ACCESS, di, (int)pi, -1);
-	if (r != 1)
-		return r;
-	op->want = RP_WANT_KNOWN | (m & 4 ? RP_WANT_READ : 0) | (m & 2 ? RP_WANT_WRITE : 0) | (m & 1 ? RP_WANT_EXEC : 0);
-	op->result = st_ok(c) ? op->want : 0;
-	return 1;
-}
-
-static int sys_two_paths(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op, rp_opcode code, int d1,
-			 unsigned p1, int d2, unsigned p2)
-{
-	op->op = (uint16_t)code;
-	if (rp__st_need_path(t, pr, c, d1, p1, &op->path) < 0 || rp__st_need_path(t, pr, c, d2, p2, &op->path2) < 0)
+	rp__st_ev *const e = bypath(t, b, c, RP_SYSEV_ACCESS, di, (int)pi, -1);
+	if (!e)
 		return -1;
+	e->a[1] = (int64_t)(m & 7);
 	return 1;
 }
 
-static int sys_rename(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op, bool at, int fi)
+/* Two paths against their dirfds (rename, link): d1/p1 -> a0/p0, d2/p2 -> a1/p1. */
+static rp__st_ev *two_paths(rp_strace *t, rp__st_batch *b, const rp__st_call *c, unsigned nr, int d1, unsigned p1,
+			   int d2, unsigned p2)
+{
+	int64_t f1, f2;
+	if (dir_arg(t, b, c, d1, &f1) < 0 || dir_arg(t, b, c, d2, &f2) < 0)
+		return NULL;
+	rp__st_ev *const e = call_ev(t, b, nr);
+	if (!e || need_str(t, b, c, p1, 0) < 0 || need_str(t, b, c, p2, 1) < 0)
+		return NULL;
+	e->a[0] = f1;
+	e->a[1] = f2;
+	return e;
+}
+
+static int sys_rename(rp_strace *t, rp__st_batch *b, const rp__st_call *c, bool at, int fi)
 {
 	static const rp__st_flag rf[] = { { "RENAME_NOREPLACE", 1 }, { "RENAME_EXCHANGE", 2 }, { "RENAME_WHITEOUT", 4 } };
-	const int r = at ? sys_two_paths(t, pr, c, op, RP_OP_RENAME, 0, 1, 2, 3)
-			 : sys_two_paths(t, pr, c, op, RP_OP_RENAME, -1, 0, -1, 1);
+	rp__st_ev *const e = at ? two_paths(t, b, c, RP_SYSEV_RENAME, 0, 1, 2, 3) : two_paths(t, b, c, RP_SYSEV_RENAME, -1, 0, -1, 1);
+	if (!e)
+		return -1;
 	uint64_t f = 0;
-	if (r == 1 && fi >= 0 && !flags_of(t, st_arg(c, (unsigned)fi), rf, N(rf), &f))
+	if (fi >= 0 && !flags_of(t, st_arg(c, (unsigned)fi), rf, N(rf), &f))
 		return st_badf(t, "bad rename flags");
-	op->oflags = (f & 1 ? RP_RN_NOREPLACE : 0) | (f & 2 ? RP_RN_EXCHANGE : 0) | (f & 4 ? RP_RN_WHITEOUT : 0);
-	return r;
+	e->a[2] = (int64_t)(f & 7);
+	return 1;
 }
 
-static int sys_symlink(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op, int di, unsigned pi)
+static int sys_symlink(rp_strace *t, rp__st_batch *b, const rp__st_call *c, int di, unsigned pi)
 {
+	int64_t dirfd;
+	if (dir_arg(t, b, c, di, &dirfd) < 0)
+		return -1;
+	rp__st_ev *const e = call_ev(t, b, RP_SYSEV_SYMLINK);
+	if (!e)
+		return -1;
+	e->a[0] = dirfd;
 	uint32_t len;
 	bool cut;
 	if (!rp__st_string(st_arg(c, 0), t->sbuf, RP_STR_MAX, &len, &cut))
 		return st_badf(t, "bad symlink target");
-	const int64_t target = rp__st_intern(t, t->sbuf, len); /* its contents: never resolved */
-	if (target < 0)
+	if (ev_path(t, b, 0, t->sbuf, len) < 0) /* its contents: never resolved */
 		return -1;
-	op->op = RP_OP_SYMLINK;
-	op->path2 = (uint32_t)target;
-	return rp__st_need_path(t, pr, c, di, pi, &op->path);
+	return need_str(t, b, c, pi, 1) < 0 ? -1 : 1;
 }
 
-static int sys_readlink(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op, int di, unsigned pi)
+static int sys_readlink(rp_strace *t, rp__st_batch *b, const rp__st_call *c, int di, unsigned pi)
 {
-	op->op = RP_OP_READLINK;
-	if (rp__st_need_path(t, pr, c, di, pi, &op->path) < 0)
+	rp__st_ev *const e = bypath(t, b, c, RP_SYSEV_READLINK, di, (int)pi, -1);
+	if (!e)
 		return -1;
+	int64_t size = 0;
+	e->a[1] = num(c, pi + 2, &size) ? size : 0;
 	uint32_t len;
 	bool cut;
-	if (st_ok(c) && c->ret >= 0 && rp__st_string(st_arg(c, pi + 1), t->sbuf, RP_STR_MAX, &len, &cut)) {
-		const int64_t id = rp__st_intern(t, t->sbuf, len);
-		if (id < 0)
-			return -1;
-		op->path2 = (uint32_t)id;
-		op->result = (uint64_t)c->ret;
-	}
+	if (st_ok(c) && c->ret >= 0 && rp__st_string(st_arg(c, pi + 1), t->sbuf, RP_STR_MAX, &len, &cut) &&
+	    ev_path(t, b, 1, t->sbuf, len) < 0)
+		return -1;
 	return 1;
 }
 
-static int sys_mode(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op, int di, int pi, int fi,
-		    unsigned mi, rp_opcode code)
+static int sys_mode(rp_strace *t, rp__st_batch *b, const rp__st_call *c, unsigned nr, int di, int pi, int fi, unsigned mi)
 {
 	uint64_t m;
 	if (!flags_of(t, st_arg(c, mi), modes, N(modes), &m))
 		return st_badf(t, "bad mode");
-	const int r = sys_bypath(t, pr, c, op, code, di, pi, fi);
-	op->mode = (uint32_t)m & (code == RP_OP_MKNOD ? 0177777u : 07777u);
-	op->attrs = code == RP_OP_SETATTR ? RP_SA_MODE : 0;
-	return r;
+	if (nr == RP_SYSEV_CHMOD) { /* a0 the fd (-1: by path), a1 the dirfd */
+		rp__st_ev *const e = bypath(t, b, c, nr, di, pi, fi);
+		if (!e)
+			return -1;
+		const bool by_path = (e->has & 1) != 0;
+		e->a[1] = by_path ? e->a[0] : AT_CWD;
+		e->a[0] = by_path ? -1 : e->a[0];
+		e->a[2] = (int64_t)(m & 07777u);
+		return 1;
+	}
+	rp__st_ev *const e = bypath(t, b, c, nr, di, pi, fi);
+	if (!e)
+		return -1;
+	e->a[1] = (int64_t)(m & 0177777u);
+	return 1;
 }
 
-static int sys_chown(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op, int di, int pi, int fi,
-		     unsigned ui)
+static int sys_chown(rp_strace *t, rp__st_batch *b, const rp__st_call *c, int di, int pi, int fi, unsigned ui)
 {
 	int64_t u, g;
 	if (!num(c, ui, &u) || !num(c, ui + 1, &g) || u < -1 || g < -1 || u > UINT32_MAX || g > UINT32_MAX)
 		return st_badf(t, "bad owner or group");
-	const int r = sys_bypath(t, pr, c, op, RP_OP_SETATTR, di, pi, fi);
-	if (u >= 0 && u != UINT32_MAX) {
-		op->attrs |= RP_SA_UID;
-		op->uid = (uint32_t)u;
-	}
-	if (g >= 0 && g != UINT32_MAX) {
-		op->attrs |= RP_SA_GID;
-		op->gid = (uint32_t)g;
-	}
-	return r;
+	rp__st_ev *const e = bypath(t, b, c, RP_SYSEV_CHOWN, di, pi, fi);
+	if (!e)
+		return -1;
+	const bool by_path = (e->has & 1) != 0;
+	e->a[1] = by_path ? e->a[0] : AT_CWD;
+	e->a[0] = by_path ? -1 : e->a[0];
+	e->a[2] = u;
+	e->a[3] = g;
+	return 1;
 }
 
-/* One timespec of utimensat's pair: its attrs bit(s) and value. */
-static bool utime_one(rp__st_str s, uint32_t set, uint32_t now, uint32_t *attrs, uint64_t *ns)
+/* One timespec of utimensat's pair as the event's nanoseconds (-1 now, -2 omit); false when bad. */
+static bool utime_one(rp__st_str s, int64_t *ns)
 {
 	if (rp__st_has_word(s, "UTIME_NOW")) {
-		*attrs |= now;
+		*ns = -1;
 		return true;
 	}
-	if (rp__st_has_word(s, "UTIME_OMIT"))
+	if (rp__st_has_word(s, "UTIME_OMIT")) {
+		*ns = -2;
 		return true;
+	}
 	int64_t sec, nsec;
 	if (!rp__st_field(s, "tv_sec=", &sec) || !rp__st_field(s, "tv_nsec=", &nsec) || sec < 0 || nsec < 0 ||
-	    nsec >= 1000000000 || sec > 18000000000)
+	    nsec >= 1000000000 || sec > INT64_MAX / 1000000000 - 1)
 		return false;
-	*attrs |= set;
-	*ns = (uint64_t)sec * 1000000000u + (uint64_t)nsec;
+	*ns = sec * 1000000000 + nsec;
 	return true;
 }
 
-static int sys_utimensat(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op)
+static int sys_utimensat(rp_strace *t, rp__st_batch *b, const rp__st_call *c)
 {
 	const rp__st_str ts = st_arg(c, 2);
-	uint32_t attrs = 0;
-	if (st_eq(ts, "NULL")) {
-		attrs = RP_SA_ATIME_NOW | RP_SA_MTIME_NOW;
-	} else {
+	int64_t at = -1, mt = -1;
+	if (!st_eq(ts, "NULL")) {
 		/* [A, B]: split at the comma outside the braces */
 		if (ts.len < 2 || ts.p[0] != '[' || ts.p[ts.len - 1] != ']')
 			return st_badf(t, "bad times");
@@ -318,154 +477,129 @@ static int sys_utimensat(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp
 		}
 		const rp__st_str a = { ts.p + 1, cut ? cut - 1 : 0 };
 		const rp__st_str m = { ts.p + cut + 1, cut ? ts.len - cut - 2 : 0 };
-		if (!cut || !utime_one(a, RP_SA_ATIME, RP_SA_ATIME_NOW, &attrs, &op->atime) ||
-		    !utime_one(m, RP_SA_MTIME, RP_SA_MTIME_NOW, &attrs, &op->mtime))
+		if (!cut || !utime_one(a, &at) || !utime_one(m, &mt))
 			return st_badf(t, "bad times");
 	}
-	int r;
+	rp__st_ev *e;
 	if (st_eq(st_arg(c, 1), "NULL")) { /* futimens */
-		op->op = RP_OP_SETATTR;
-		r = rp__st_op_fd(t, pr, c, 0, op, NULL);
+		if (!(e = byfd(t, b, c, RP_SYSEV_UTIMENS, 0)))
+			return -1;
+		e->a[1] = AT_CWD;
 	} else {
-		r = sys_bypath(t, pr, c, op, RP_OP_SETATTR, 0, 1, -1);
+		if (!(e = bypath(t, b, c, RP_SYSEV_UTIMENS, 0, 1, -1)))
+			return -1;
+		const bool by_path = (e->has & 1) != 0;
+		e->a[1] = by_path ? e->a[0] : AT_CWD;
+		e->a[0] = by_path ? -1 : e->a[0];
 	}
-	op->attrs = attrs;
-	return r;
+	e->a[2] = at;
+	e->a[3] = mt;
+	return 1;
 }
 
-static int sys_lock(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op, rp__st_fdent *e, rp__st_str cmd)
+static int sys_lock(rp_strace *t, rp__st_batch *b, const rp__st_call *c, rp__st_str cmd)
 {
 	const rp__st_str fl = st_arg(c, 2);
-	const bool test = st_eq(cmd, "F_GETLK") || st_eq(cmd, "F_GETLK64") || st_eq(cmd, "F_OFD_GETLK");
-	const bool wait = st_eq(cmd, "F_SETLKW") || st_eq(cmd, "F_SETLKW64") || st_eq(cmd, "F_OFD_SETLKW");
 	int64_t start = 0, len = 0;
 	if (!rp__st_field(fl, "l_start=", &start) || !rp__st_field(fl, "l_len=", &len))
 		return st_badf(t, "bad struct flock");
-	if (rp__st_has_word(fl, "SEEK_CUR") && (e->pos > INT64_MAX || __builtin_add_overflow(start, (int64_t)e->pos, &start)))
-		return st_badf(t, "bad lock range"); /* SEEK_END stays as given: the size is not known */
-	if (len < 0) { /* a range before l_start */
-		if (len == INT64_MIN || __builtin_add_overflow(start, len, &start))
-			return st_badf(t, "bad lock range");
-		len = -len;
-	}
-	if (start < 0)
-		return st_badf(t, "bad lock range");
-	(void)pr;
-	op->op = rp__st_has_word(fl, "F_UNLCK") && !test ? RP_OP_UNLOCK : RP_OP_LOCK;
-	op->offset = (uint64_t)start;
-	op->length = (uint64_t)len;
-	op->flags |= (rp__st_has_word(fl, "F_WRLCK") ? RP_OPF_EXCLUSIVE : 0) | (test ? RP_OPF_TEST : 0) |
-		     (wait ? RP_OPF_WAIT : 0);
+	static const struct {
+		const char *name;
+		int64_t cmd;
+	} cmds[] = { { "F_GETLK", 5 }, { "F_SETLK", 6 }, { "F_SETLKW", 7 }, { "F_GETLK64", 12 }, { "F_SETLK64", 13 },
+		     { "F_SETLKW64", 14 }, { "F_OFD_GETLK", 36 }, { "F_OFD_SETLK", 37 }, { "F_OFD_SETLKW", 38 } };
+	int64_t nr = 6; /* another ...LK... command: a plain set */
+	for (size_t i = 0; i < N(cmds); i++)
+		if (st_eq(cmd, cmds[i].name))
+			nr = cmds[i].cmd;
+	rp__st_ev *const e = byfd(t, b, c, RP_SYSEV_LOCK, 0);
+	if (!e)
+		return -1;
+	e->a[1] = nr;
+	e->a[2] = rp__st_has_word(fl, "F_UNLCK") ? 2 : rp__st_has_word(fl, "F_WRLCK") ? 1 : 0;
+	e->a[3] = rp__st_has_word(fl, "SEEK_CUR") ? 1 : rp__st_has_word(fl, "SEEK_END") ? 2 : 0;
+	e->a[4] = start;
+	e->a[5] = len;
 	return 1;
 }
 
-/* dup, dup2, dup3, F_DUPFD: the new fd names the same file under a new handle. */
-static int dup_to(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op, rp__st_fdent *e, bool cloexec)
+/* dup, dup2, dup3, F_DUPFD (min: the lowest fd it may take): the new fd names the same file under a new handle. */
+static int dup_ev(rp_strace *t, rp__st_batch *b, const rp__st_call *c, int64_t want, bool min, bool cloexec)
 {
-	op->op = RP_OP_DUP;
-	if (!st_ok(c) || c->ret < 0)
-		return 1;
-	const rp__st_fdent old = *e; /* the table may move when it grows */
-	op->handle2 = rp__st_new_fd(t, pr, c->ret, old.path, true, cloexec, old.pos);
+	rp__st_ev *const e = byfd(t, b, c, RP_SYSEV_DUP, 0);
+	if (!e)
+		return -1;
+	e->a[1] = want;
+	e->a[2] = cloexec ? O_CLOEXEC : 0;
+	e->a[3] = min;
 	return 1;
 }
 
-static void dup_nonfile(rp_strace *t, rp__st_proc *pr, const rp__st_call *c);
-
-static int sys_fcntl(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op)
+static int sys_fcntl(rp_strace *t, rp__st_batch *b, const rp__st_call *c)
 {
 	const rp__st_str cmd = st_arg(c, 1);
-	rp__st_fdent *e = NULL;
-	const bool dup = st_eq(cmd, "F_DUPFD") || st_eq(cmd, "F_DUPFD_CLOEXEC");
-	const bool lock = memmem(cmd.p, cmd.len, "LK", 2) != NULL;
-	if (!dup && !lock) {
-		if (st_eq(cmd, "F_SETFD") && st_ok(c)) {
-			rp__st_fdent *const s = rp__st_fd_slot(t, pr->ft, rp__st_fd_num(c, 0), false);
-			if (s)
-				s->cloexec = rp__st_has_word(st_arg(c, 2), "FD_CLOEXEC");
-		}
-		t->note[RP__ST_N_STATE]++;
+	int64_t v = 0;
+	if (st_eq(cmd, "F_DUPFD") || st_eq(cmd, "F_DUPFD_CLOEXEC"))
+		return dup_ev(t, b, c, num(c, 2, &v) ? v : 0, true, st_eq(cmd, "F_DUPFD_CLOEXEC"));
+	if (memmem(cmd.p, cmd.len, "LK", 2) != NULL)
+		return sys_lock(t, b, c, cmd);
+	t->note[RP__ST_N_STATE]++;
+	int64_t fd;
+	bool has;
+	rp__st_str an;
+	if (!st_eq(cmd, "F_SETFD") || !rp__st_fd(st_arg(c, 0), &fd, &has, &an) || fd < 0)
 		return 0;
-	}
-	const int r = rp__st_op_fd(t, pr, c, 0, op, &e);
-	if (r == 0 && dup)
-		dup_nonfile(t, pr, c);
-	if (r <= 0)
-		return r;
-	return dup ? dup_to(t, pr, c, op, e, st_eq(cmd, "F_DUPFD_CLOEXEC")) : sys_lock(t, pr, c, op, e, cmd);
+	rp__st_ev *const e = call_ev(t, b, RP_SYSEV_CLOEXEC); /* the fd as the model knows it: no name to learn */
+	if (!e)
+		return -1;
+	e->a[0] = fd;
+	e->a[1] = rp__st_has_word(st_arg(c, 2), "FD_CLOEXEC");
+	return 1;
 }
 
-/* A dup of a pipe or socket: the new fd is no file either (a dup2 over a file's fd replaces it). */
-static void dup_nonfile(rp_strace *t, rp__st_proc *pr, const rp__st_call *c)
+static int sys_flock(rp_strace *t, rp__st_batch *b, const rp__st_call *c)
 {
-	rp__st_fdent *const s = st_ok(c) && c->ret >= 0 ? rp__st_fd_slot(t, pr->ft, c->ret, true) : NULL;
-	if (s)
-		*s = (rp__st_fdent){ .handle = ++t->next_handle, .file = false };
-}
-
-static int sys_dup(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op, bool three)
-{
-	rp__st_fdent *e = NULL;
-	const int r = rp__st_op_fd(t, pr, c, 0, op, &e);
-	if (r == 0)
-		dup_nonfile(t, pr, c);
-	if (r <= 0)
-		return r;
-	return dup_to(t, pr, c, op, e, three && rp__st_has_word(st_arg(c, 2), "O_CLOEXEC"));
-}
-
-static int sys_flock(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op)
-{
-	const int r = rp__st_op_fd(t, pr, c, 0, op, NULL);
-	if (r <= 0)
-		return r;
 	const rp__st_str how = st_arg(c, 1);
-	op->op = rp__st_has_word(how, "LOCK_UN") ? RP_OP_UNLOCK : RP_OP_LOCK;
-	op->flags |= (rp__st_has_word(how, "LOCK_EX") ? RP_OPF_EXCLUSIVE : 0) |
-		     (rp__st_has_word(how, "LOCK_NB") || op->op == RP_OP_UNLOCK ? 0 : RP_OPF_WAIT);
-	return 1; /* the whole file: offset 0, length 0 (to the end) */
+	rp__st_ev *const e = byfd(t, b, c, RP_SYSEV_FLOCK, 0);
+	if (!e)
+		return -1;
+	e->a[1] = (rp__st_has_word(how, "LOCK_SH") ? 1 : 0) | (rp__st_has_word(how, "LOCK_EX") ? 2 : 0) |
+		  (rp__st_has_word(how, "LOCK_NB") ? 4 : 0) | (rp__st_has_word(how, "LOCK_UN") ? 8 : 0);
+	return 1;
 }
 
 /* copy_file_range(in, off_in, out, off_out, len, flags) and sendfile(out, in, offset, count). */
-static int sys_copy(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op, bool sendfile)
+static int sys_copy(rp_strace *t, rp__st_batch *b, const rp__st_call *c, bool sendfile)
 {
-	rp_op out;
-	memset(&out, 0, sizeof(out));
-	rp__st_fdent *ei = NULL, *eo = NULL;
-	const unsigned in_i = sendfile ? 1 : 0, out_i = sendfile ? 0 : 2;
-	int r = rp__st_op_fd(t, pr, c, in_i, op, &ei);
-	if (r <= 0)
-		return r;
-	if ((r = rp__st_op_fd(t, pr, c, out_i, &out, &eo)) <= 0)
-		return r;
-	ei = rp__st_fd_slot(t, pr->ft, rp__st_fd_num(c, in_i), false); /* the table may have moved when the out fd grew it */
-	if (!ei)
-		return 0;
-	op->op = RP_OP_COPY;
-	op->handle = ei->handle;
-	op->handle2 = out.handle;
-	op->path2 = out.path;
 	int64_t len;
 	if (!num(c, sendfile ? 3 : 4, &len) || len < 0)
 		return st_badf(t, "bad length");
-	op->length = (uint64_t)len;
-	const bool in_ptr = ptr_off(st_arg(c, sendfile ? 2 : 1), &op->offset);
-	const bool out_ptr = !sendfile && ptr_off(st_arg(c, 3), &op->offset2);
-	if (!in_ptr)
-		op->offset = ei->pos;
-	if (!out_ptr)
-		op->offset2 = eo->pos;
-	if (st_ok(c) && c->ret >= 0) {
-		op->result = (uint64_t)c->ret;
-		if (!in_ptr)
-			ei->pos += op->result;
-		if (!out_ptr)
-			eo->pos += op->result;
-	}
+	const unsigned in_i = sendfile ? 1 : 0, out_i = sendfile ? 0 : 2;
+	int64_t in, out = -1;
+	const int r = fd_arg(t, b, c, in_i, false, &in);
+	/* a pipe or socket in: no op, and the out fd is not looked at (as a call on it makes none) */
+	if (r < 0 || (r > 0 && fd_arg(t, b, c, out_i, false, &out) < 0))
+		return -1;
+	if (r == 0 && !rp__st_fd(st_arg(c, out_i), &out, &(bool){ false }, &(rp__st_str){ 0 }))
+		return st_badf(t, "bad fd argument");
+	rp__st_ev *const e = call_ev(t, b, RP_SYSEV_COPY);
+	if (!e)
+		return -1;
+	int64_t off_in = -1, off_out = -1;
+	if (!ptr_off(st_arg(c, sendfile ? 2 : 1), &off_in))
+		off_in = -1;
+	if (sendfile || !ptr_off(st_arg(c, 3), &off_out))
+		off_out = -1;
+	e->a[0] = in;
+	e->a[1] = off_in;
+	e->a[2] = out;
+	e->a[3] = off_out;
+	e->a[4] = len;
+	e->a[5] = sendfile ? 2 : 1;
 	return 1;
 }
 
-static int sys_fallocate(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op)
+static int sys_fallocate(rp_strace *t, rp__st_batch *b, const rp__st_call *c)
 {
 	static const rp__st_flag ff[] = { { "FALLOC_FL_KEEP_SIZE", 1 }, { "FALLOC_FL_PUNCH_HOLE", 2 },
 					  { "FALLOC_FL_ZERO_RANGE", 16 } };
@@ -473,77 +607,80 @@ static int sys_fallocate(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp
 	int64_t off, len;
 	if (!flags_of(t, st_arg(c, 1), ff, N(ff), &m) || !num(c, 2, &off) || !num(c, 3, &len) || off < 0 || len < 0)
 		return st_badf(t, "bad fallocate arguments");
-	const int r = rp__st_op_fd(t, pr, c, 0, op, NULL);
-	op->op = RP_OP_FALLOCATE;
-	op->oflags = (m & 1 ? RP_FA_KEEP_SIZE : 0) | (m & 2 ? RP_FA_PUNCH_HOLE : 0) | (m & 16 ? RP_FA_ZERO_RANGE : 0);
-	op->offset = (uint64_t)off;
-	op->length = (uint64_t)len;
-	return r;
+	rp__st_ev *const e = byfd(t, b, c, RP_SYSEV_FALLOCATE, 0);
+	if (!e)
+		return -1;
+	e->a[1] = (int64_t)(m & 0x13);
+	e->a[2] = off;
+	e->a[3] = len;
+	return 1;
 }
 
-static int sys_truncate(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op, bool byfd)
+static int sys_truncate(rp_strace *t, rp__st_batch *b, const rp__st_call *c, bool byfd_)
 {
 	int64_t len;
 	if (!num(c, 1, &len) || len < 0)
 		return st_badf(t, "bad length");
-	const int r = byfd ? rp__st_op_fd(t, pr, c, 0, op, NULL) : rp__st_need_path(t, pr, c, -1, 0, &op->path);
-	op->op = RP_OP_SETATTR;
-	op->attrs = RP_SA_SIZE;
-	op->length = (uint64_t)len;
-	return r;
+	rp__st_ev *const e = byfd_ ? byfd(t, b, c, RP_SYSEV_TRUNCATE, 0) : bypath(t, b, c, RP_SYSEV_TRUNCATE, -1, 0, -1);
+	if (!e)
+		return -1;
+	if (!byfd_) {
+		e->a[0] = -1;
+		e->a[3] = AT_CWD;
+	}
+	e->a[1] = len;
+	return 1;
 }
 
-static int sys_xattr(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op, rp_opcode code, bool byfd)
+/* xattr calls: a1 0 get, 1 set, 2 list, 3 remove (sysev.h). */
+static int sys_xattr(rp_strace *t, rp__st_batch *b, const rp__st_call *c, int kind, bool by_fd)
 {
-	const int r = byfd ? rp__st_op_fd(t, pr, c, 0, op, NULL) : rp__st_need_path(t, pr, c, -1, 0, &op->path);
-	if (r <= 0)
-		return r;
-	op->op = (uint16_t)code;
-	if (code != RP_OP_LISTXATTR) {
+	rp__st_ev *const e = by_fd ? byfd(t, b, c, RP_SYSEV_XATTR, 0) : bypath(t, b, c, RP_SYSEV_XATTR, -1, 0, -1);
+	if (!e)
+		return -1;
+	if (!by_fd)
+		e->a[0] = -1;
+	e->a[1] = kind;
+	if (kind != 2) {
 		uint32_t len;
 		bool cut;
 		if (!rp__st_string(st_arg(c, 1), t->sbuf, RP_STR_MAX, &len, &cut))
 			return st_badf(t, "bad attribute name");
-		const int64_t id = rp__st_intern(t, t->sbuf, len);
-		if (id < 0)
+		if (ev_path(t, b, 1, t->sbuf, len) < 0)
 			return -1;
-		op->path2 = (uint32_t)id;
 	}
 	int64_t size;
-	const unsigned si = code == RP_OP_LISTXATTR ? 2 : 3;
-	if (code != RP_OP_REMOVEXATTR && num(c, si, &size) && size >= 0)
-		op->length = (uint64_t)size;
-	if (st_ok(c) && c->ret >= 0 && (code == RP_OP_GETXATTR || code == RP_OP_LISTXATTR))
-		op->result = (uint64_t)c->ret;
+	e->a[3] = kind != 3 && num(c, kind == 2 ? 2 : 3, &size) && size >= 0 ? size : -1;
 	return 1;
 }
 
-static int sys_getdents(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op)
+static int sys_getdents(rp_strace *t, rp__st_batch *b, const rp__st_call *c)
 {
-	const int r = rp__st_op_fd(t, pr, c, 0, op, NULL);
-	if (r <= 0)
-		return r;
-	op->op = RP_OP_READDIR;
+	rp__st_ev *const e = byfd(t, b, c, RP_SYSEV_GETDENTS, 0);
+	if (!e)
+		return -1;
 	int64_t count;
-	if (num(c, 2, &count) && count >= 0)
-		op->length = (uint64_t)count;
+	e->a[1] = num(c, 2, &count) && count >= 0 ? count : 0;
 	const rp__st_str d = st_arg(c, 1);
 	const char *const cm = memmem(d.p, d.len, "/* ", 3);
 	int64_t n;
 	if (cm) {
-		const char *e = cm + 3;
-		while (e < d.p + d.len && *e >= '0' && *e <= '9')
-			e++;
-		if (rp__st_int((rp__st_str){ cm + 3, (uint32_t)(e - cm - 3) }, &n) && n >= 0)
-			op->result = (uint64_t)n; /* strace: N entries, in a comment */
+		const char *x = cm + 3;
+		while (x < d.p + d.len && *x >= '0' && *x <= '9')
+			x++;
+		if (rp__st_int((rp__st_str){ cm + 3, (uint32_t)(x - cm - 3) }, &n) && n >= 0) {
+			e->a[2] = n; /* strace: N entries, in a comment */
+			e->a[3] = 1;
+		}
 	} else if (st_ok(c) && c->ret > 0) {
 		for (const char *p = d.p; (p = memmem(p, (size_t)(d.p + d.len - p), "d_ino=", 6)) != NULL; p += 6)
-			op->result++;
+			e->a[2]++;
+		e->a[3] = 1;
 	}
 	return 1;
 }
 
-static int sys_mmap(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op)
+static int sys_mmap(rp_strace *t, rp__st_batch *b, const rp__st_call *c)
 {
 	int64_t fd, len, off;
 	bool has;
@@ -551,139 +688,86 @@ static int sys_mmap(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *
 	if (!rp__st_fd(st_arg(c, 4), &fd, &has, &an) || !num(c, 1, &len) || !num(c, 5, &off))
 		return st_badf(t, "bad mmap arguments");
 	if (fd < 0 || rp__st_has_word(st_arg(c, 3), "MAP_ANONYMOUS"))
-		return 0; /* memory, not a file (counted by the caller) */
-	const int r = rp__st_op_fd(t, pr, c, 4, op, NULL);
-	op->op = RP_OP_MMAP;
-	op->offset = off >= 0 ? (uint64_t)off : 0;
-	op->length = len >= 0 ? (uint64_t)len : 0;
-	return r;
-}
-
-static int sys_fork(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op)
-{
-	op->op = RP_OP_FORK;
-	if (!st_ok(c) || c->ret <= 0 || c->ret > UINT32_MAX)
-		return 1;
-	/* The child may have run and exited before this line resumed the fork (its lines come first): an
-	 * exited process of that pid that no fork has named and that began after this call did is the child;
-	 * any other exited one is an earlier process whose pid was reused, and the child a new client. */
-	rp__st_proc *child = rp__st_proc_find(t, (uint32_t)c->ret);
-	if (!child || (child->dead && (child->forked || child->first_time < t->t0 + op->t_start)))
-		child = rp__st_proc_get(t, (uint32_t)c->ret);
-	if (!child)
-		return st_badf(t, "more than 8192 processes (reprise's client limit)");
-	child->forked = true;
-	bool share = false;
-	for (unsigned i = 0; i < c->nargs; i++)
-		share = share || rp__st_has_word(c->args[i], "CLONE_FILES");
-	if (share)
-		op->oflags |= RP_FK_SHARE; /* a thread: replay gives it its creator's table, not copies */
-	rp__st_fdtab *const from = pr->ft;
-	if (from && child->ft && child->ft != from) { /* an exited child (no table) used all it had */
-		/* the child's own lines may have come first: what it made stays, the rest is the parent's */
-		for (uint32_t fd = 0; fd < from->cap; fd++) {
-			if (!from->v[fd].handle)
-				continue;
-			rp__st_fdent *const s = rp__st_fd_slot(t, child->ft, fd, true);
-			if (s && !s->handle)
-				*s = pr->ft->v[fd];
-		}
-		if (!child->ft->cwd)
-			child->ft->cwd = from->cwd;
-		if (share) {
-			rp__st_fdtab *const old = child->ft;
-			for (uint32_t fd = 0; fd < old->cap; fd++) {
-				rp__st_fdent *const s = old->v[fd].handle ? rp__st_fd_slot(t, from, fd, true) : NULL;
-				if (s && !s->handle)
-					*s = old->v[fd];
-			}
-			if (--old->refs == 0) {
-				t->fd_slots -= old->cap;
-				free(old->v);
-				free(old);
-			}
-			child->ft = from;
-			from->refs++;
-		}
-	}
-	op->result = child->client;
+		return 0; /* memory, not a file */
+	rp__st_ev *const e = byfd(t, b, c, RP_SYSEV_MMAP, 4);
+	if (!e)
+		return -1;
+	e->a[1] = off;
+	e->a[2] = len;
+	e->a[4] = rp__st_has_word(st_arg(c, 3), "MAP_SHARED") ? 1 : 2;
 	return 1;
 }
 
-/* wait4 (= the pid reaped) and waitid (its siginfo's si_pid): a wait op on the child's client. */
-static int sys_wait(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op, bool waitid)
+/* fork, vfork, clone, clone3: the child's pid in ret, a2 1 when it shares the fd table (strace.c names them). */
+static int sys_fork(rp_strace *t, rp__st_batch *b, const rp__st_call *c)
 {
-	(void)pr;
+	rp__st_ev *const e = call_ev(t, b, RP_SYSEV_FORK);
+	if (!e)
+		return -1;
+	e->a[1] = 1;
+	for (unsigned i = 0; i < c->nargs; i++)
+		e->a[2] = e->a[2] || rp__st_has_word(c->args[i], "CLONE_FILES");
+	return 1;
+}
+
+/* wait4 (= the pid reaped) and waitid (its siginfo's si_pid): a wait on the child's client. */
+static int sys_wait(rp_strace *t, rp__st_batch *b, const rp__st_call *c, bool waitid)
+{
 	int64_t pid = st_ok(c) ? c->ret : 0;
 	if (waitid && (!st_ok(c) || c->ret != 0 || !rp__st_field(st_arg(c, 2), "si_pid", &pid)))
 		pid = 0;
 	if (pid <= 0 || pid > UINT32_MAX)
 		return 0; /* nothing reaped (WNOHANG, an error): no op */
-	/* The child has usually exited by now ("+++ exited" came before this line): the process of that pid
-	 * as it was, never a new one. */
-	rp__st_proc *const child = rp__st_proc_find(t, (uint32_t)pid);
-	if (!child)
-		return 0; /* a child the log never showed: nothing to wait for */
-	op->op = RP_OP_WAIT;
-	op->result = child->client;
+	rp__st_ev *const e = call_ev(t, b, RP_SYSEV_WAIT);
+	if (!e)
+		return -1;
+	e->a[0] = pid;
 	return 1;
 }
 
-/* execve and chdir/fchdir change only what is tracked: the cloexec fds go, the working directory moves. */
-static int sys_state(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, int kind)
+static int sys_execve(rp_strace *t, rp__st_batch *b, const rp__st_call *c)
 {
 	t->note[RP__ST_N_STATE]++;
-	if (!st_ok(c) || !pr->ft)
-		return 0;
-	if (kind == 0) {
-		for (uint32_t fd = 0; fd < pr->ft->cap; fd++)
-			if (pr->ft->v[fd].cloexec)
-				pr->ft->v[fd] = (rp__st_fdent){ 0 };
-		return 0;
-	}
-	uint32_t id = 0;
-	if (kind == 1) {
-		if (rp__st_use_path(t, pr, c, -1, 0, &id) < 0)
-			return -1;
-	} else {
-		rp__st_fdent *e = NULL;
-		const int r = rp__st_use_fd(t, pr, c, 0, &e);
-		if (r < 0)
-			return -1;
-		id = r ? e->path : 0;
-	}
-	if (id)
-		pr->ft->cwd = id;
-	return 0;
+	rp__st_ev *const e = call_ev(t, b, RP_SYSEV_EXEC); /* seen done: the close-on-exec fds go */
+	if (!e)
+		return -1;
+	e->a[0] = AT_CWD;
+	e->a[1] = 1;
+	return 1;
 }
 
-static int sys_lseek(rp_strace *t, rp__st_proc *pr, const rp__st_call *c)
+static int sys_chdir(rp_strace *t, rp__st_batch *b, const rp__st_call *c, bool by_fd)
 {
 	t->note[RP__ST_N_STATE]++;
-	int64_t fd;
+	if (!st_ok(c))
+		return 0;
+	if (by_fd) {
+		rp__st_ev *const e = byfd(t, b, c, RP_SYSEV_CHDIR, 0);
+		return e ? 1 : -1;
+	}
+	rp__st_ev *const e = call_ev(t, b, RP_SYSEV_CHDIR);
+	if (!e)
+		return -1;
+	e->a[0] = -1;
+	const int r = str_arg(t, b, c, 0, 0);
+	return r < 0 ? -1 : r == 0 ? 0 : 1;
+}
+
+static int sys_lseek(rp_strace *t, rp__st_batch *b, const rp__st_call *c)
+{
+	t->note[RP__ST_N_STATE]++;
+	int64_t fd, off = 0;
 	bool has;
 	rp__st_str an;
-	if (!st_ok(c) || c->ret < 0 || !rp__st_fd(st_arg(c, 0), &fd, &has, &an))
+	if (!st_ok(c) || c->ret < 0 || !rp__st_fd(st_arg(c, 0), &fd, &has, &an) || fd < 0)
 		return 0;
-	rp__st_fdent *const e = rp__st_fd_slot(t, pr->ft, fd, false);
-	if (e && e->handle)
-		e->pos = (uint64_t)c->ret;
-	return 0;
-}
-
-static int sys_close(rp_strace *t, rp__st_proc *pr, const rp__st_call *c, rp_op *op)
-{
-	rp__st_fdent *e = NULL;
-	const int r = rp__st_op_fd(t, pr, c, 0, op, &e);
-	op->op = RP_OP_CLOSE;
-	if (r == 1 && (st_ok(c) || rp__st_errno(c->err) != 9)) /* closed even on EINTR/EIO; EBADF: it was not open */
-		*e = (rp__st_fdent){ 0 };
-	if (r == 0) { /* a pipe or socket: forget it so the fd's next use starts afresh */
-		rp__st_fdent *const s = rp__st_fd_slot(t, pr->ft, rp__st_fd_num(c, 0), false);
-		if (s)
-			*s = (rp__st_fdent){ 0 };
-	}
-	return r;
+	/* the fd as the model knows it: a seek names no file for it */
+	rp__st_ev *const e = call_ev(t, b, RP_SYSEV_LSEEK);
+	if (!e)
+		return -1;
+	e->a[0] = fd;
+	e->a[1] = num(c, 1, &off) ? off : 0;
+	return 1;
 }
 
 typedef enum sysid {
@@ -752,91 +836,130 @@ bool rp__st_known(rp__st_str name)
 	return lookup(name) >= 0;
 }
 
-int rp__st_syscall(rp_strace *t, rp__st_proc *pr, rp__st_str name, const rp__st_call *c, rp_op *op)
+/* The call's events, without the result (rp__st_syscall adds it). */
+static int events(rp_strace *t, sysid id, const rp__st_call *c, rp__st_batch *b)
 {
-	const int id = lookup(name);
-	if (!pr->ft)
-		return 0; /* an exited process: nothing to act on */
-	switch ((sysid)id) {
-	case S_OPEN: return sys_open(t, pr, c, op, -1, 0, 1, 2);
-	case S_OPENAT: return sys_open(t, pr, c, op, 0, 1, 2, 3);
-	case S_OPENAT2: return sys_open(t, pr, c, op, 0, 1, 2, -1);
-	case S_CREAT: return sys_open(t, pr, c, op, -1, 0, -1, 1);
-	case S_CLOSE: return sys_close(t, pr, c, op);
-	case S_READ: return sys_io(t, pr, c, op, RP_OP_READ, IO_PLAIN);
-	case S_WRITE: return sys_io(t, pr, c, op, RP_OP_WRITE, IO_PLAIN);
-	case S_PREAD: return sys_io(t, pr, c, op, RP_OP_READ, IO_P);
-	case S_PWRITE: return sys_io(t, pr, c, op, RP_OP_WRITE, IO_P);
-	case S_READV: return sys_io(t, pr, c, op, RP_OP_READ, IO_VEC);
-	case S_WRITEV: return sys_io(t, pr, c, op, RP_OP_WRITE, IO_VEC);
-	case S_PREADV: return sys_io(t, pr, c, op, RP_OP_READ, IO_PVEC);
-	case S_PWRITEV: return sys_io(t, pr, c, op, RP_OP_WRITE, IO_PVEC);
-	case S_LSEEK: return sys_lseek(t, pr, c);
+	rp__st_ev *e;
+	switch (id) {
+	case S_OPEN: return sys_open(t, b, c, -1, 0, 1, 2);
+	case S_OPENAT: return sys_open(t, b, c, 0, 1, 2, 3);
+	case S_OPENAT2: return sys_open(t, b, c, 0, 1, 2, -1);
+	case S_CREAT: return sys_open(t, b, c, -1, 0, -1, 1);
+	case S_CLOSE: return byfd(t, b, c, RP_SYSEV_CLOSE, 0) ? 1 : -1;
+	case S_READ: return sys_io(t, b, c, false, IO_PLAIN);
+	case S_WRITE: return sys_io(t, b, c, true, IO_PLAIN);
+	case S_PREAD: return sys_io(t, b, c, false, IO_P);
+	case S_PWRITE: return sys_io(t, b, c, true, IO_P);
+	case S_READV: return sys_io(t, b, c, false, IO_VEC);
+	case S_WRITEV: return sys_io(t, b, c, true, IO_VEC);
+	case S_PREADV: return sys_io(t, b, c, false, IO_PVEC);
+	case S_PWRITEV: return sys_io(t, b, c, true, IO_PVEC);
+	case S_LSEEK: return sys_lseek(t, b, c);
 	case S_FSYNC:
 	case S_FDATASYNC:
-		op->op = RP_OP_FLUSH;
-		op->flags |= id == S_FDATASYNC ? RP_OPF_DATASYNC : 0;
-		return rp__st_op_fd(t, pr, c, 0, op, NULL);
-	case S_FTRUNCATE: return sys_truncate(t, pr, c, op, true);
-	case S_TRUNCATE: return sys_truncate(t, pr, c, op, false);
-	case S_FALLOCATE: return sys_fallocate(t, pr, c, op);
+		if (!(e = byfd(t, b, c, RP_SYSEV_FSYNC, 0)))
+			return -1;
+		e->a[1] = id == S_FDATASYNC;
+		return 1;
+	case S_FTRUNCATE: return sys_truncate(t, b, c, true);
+	case S_TRUNCATE: return sys_truncate(t, b, c, false);
+	case S_FALLOCATE: return sys_fallocate(t, b, c);
 	case S_STAT:
-	case S_LSTAT: return sys_stat(t, pr, c, op, -1, 0, -1, 1);
-	case S_FSTAT: return sys_stat(t, pr, c, op, -1, -1, 0, 1);
-	case S_NEWFSTATAT: return sys_stat(t, pr, c, op, 0, 1, -1, 2);
-	case S_STATX: return sys_stat(t, pr, c, op, 0, 1, -1, 4);
-	case S_ACCESS: return sys_access(t, pr, c, op, -1, 0);
-	case S_FACCESSAT: return sys_access(t, pr, c, op, 0, 1);
-	case S_UNLINK: return sys_bypath(t, pr, c, op, RP_OP_UNLINK, -1, 0, -1);
+	case S_LSTAT: return sys_stat(t, b, c, -1, 0, -1, 1);
+	case S_FSTAT: return sys_stat(t, b, c, -1, -1, 0, 1);
+	case S_NEWFSTATAT: return sys_stat(t, b, c, 0, 1, -1, 2);
+	case S_STATX: return sys_stat(t, b, c, 0, 1, -1, 4);
+	case S_ACCESS: return sys_access(t, b, c, -1, 0);
+	case S_FACCESSAT: return sys_access(t, b, c, 0, 1);
+	case S_UNLINK:
+	case S_RMDIR:
 	case S_UNLINKAT:
-		return sys_bypath(t, pr, c, op, rp__st_has_word(st_arg(c, 2), "AT_REMOVEDIR") ? RP_OP_RMDIR : RP_OP_UNLINK,
-				  0, 1, -1);
-	case S_RMDIR: return sys_bypath(t, pr, c, op, RP_OP_RMDIR, -1, 0, -1);
-	case S_MKDIR: return sys_mode(t, pr, c, op, -1, 0, -1, 1, RP_OP_MKDIR);
-	case S_MKDIRAT: return sys_mode(t, pr, c, op, 0, 1, -1, 2, RP_OP_MKDIR);
-	case S_RENAME: return sys_rename(t, pr, c, op, false, -1);
-	case S_RENAMEAT: return sys_rename(t, pr, c, op, true, -1);
-	case S_RENAMEAT2: return sys_rename(t, pr, c, op, true, 4);
-	case S_LINK: return sys_two_paths(t, pr, c, op, RP_OP_LINK, -1, 0, -1, 1);
-	case S_LINKAT: return sys_two_paths(t, pr, c, op, RP_OP_LINK, 0, 1, 2, 3);
-	case S_SYMLINK: return sys_symlink(t, pr, c, op, -1, 1);
-	case S_SYMLINKAT: return sys_symlink(t, pr, c, op, 1, 2);
-	case S_READLINK: return sys_readlink(t, pr, c, op, -1, 0);
-	case S_READLINKAT: return sys_readlink(t, pr, c, op, 0, 1);
-	case S_CHMOD: return sys_mode(t, pr, c, op, -1, 0, -1, 1, RP_OP_SETATTR);
-	case S_FCHMOD: return sys_mode(t, pr, c, op, -1, -1, 0, 1, RP_OP_SETATTR);
-	case S_FCHMODAT: return sys_mode(t, pr, c, op, 0, 1, -1, 2, RP_OP_SETATTR);
-	case S_CHOWN: return sys_chown(t, pr, c, op, -1, 0, -1, 1);
-	case S_FCHOWN: return sys_chown(t, pr, c, op, -1, -1, 0, 1);
-	case S_FCHOWNAT: return sys_chown(t, pr, c, op, 0, 1, -1, 2);
-	case S_UTIMENSAT: return sys_utimensat(t, pr, c, op);
-	case S_GETDENTS: return sys_getdents(t, pr, c, op);
-	case S_FCNTL: return sys_fcntl(t, pr, c, op);
-	case S_FLOCK: return sys_flock(t, pr, c, op);
-	case S_DUP:
-	case S_DUP2: return sys_dup(t, pr, c, op, false);
-	case S_DUP3: return sys_dup(t, pr, c, op, true);
-	case S_COPY_FILE_RANGE: return sys_copy(t, pr, c, op, false);
-	case S_SENDFILE: return sys_copy(t, pr, c, op, true);
-	case S_STATFS: return sys_bypath(t, pr, c, op, RP_OP_STATFS, -1, 0, -1);
-	case S_FSTATFS: return sys_bypath(t, pr, c, op, RP_OP_STATFS, -1, -1, 0);
-	case S_MKNOD: return sys_mode(t, pr, c, op, -1, 0, -1, 1, RP_OP_MKNOD);
-	case S_MKNODAT: return sys_mode(t, pr, c, op, 0, 1, -1, 2, RP_OP_MKNOD);
-	case S_SETXATTR: return sys_xattr(t, pr, c, op, RP_OP_SETXATTR, false);
-	case S_FSETXATTR: return sys_xattr(t, pr, c, op, RP_OP_SETXATTR, true);
-	case S_GETXATTR: return sys_xattr(t, pr, c, op, RP_OP_GETXATTR, false);
-	case S_FGETXATTR: return sys_xattr(t, pr, c, op, RP_OP_GETXATTR, true);
-	case S_LISTXATTR: return sys_xattr(t, pr, c, op, RP_OP_LISTXATTR, false);
-	case S_FLISTXATTR: return sys_xattr(t, pr, c, op, RP_OP_LISTXATTR, true);
-	case S_REMOVEXATTR: return sys_xattr(t, pr, c, op, RP_OP_REMOVEXATTR, false);
-	case S_FREMOVEXATTR: return sys_xattr(t, pr, c, op, RP_OP_REMOVEXATTR, true);
-	case S_FORK: return sys_fork(t, pr, c, op);
-	case S_WAIT4: return sys_wait(t, pr, c, op, false);
-	case S_WAITID: return sys_wait(t, pr, c, op, true);
-	case S_EXECVE: return sys_state(t, pr, c, 0);
-	case S_CHDIR: return sys_state(t, pr, c, 1);
-	case S_FCHDIR: return sys_state(t, pr, c, 2);
-	case S_MMAP: return sys_mmap(t, pr, c, op);
+		if (!(e = id == S_UNLINKAT ? bypath(t, b, c, RP_SYSEV_UNLINK, 0, 1, -1) : bypath(t, b, c, RP_SYSEV_UNLINK, -1, 0, -1)))
+			return -1;
+		e->a[1] = id == S_RMDIR || (id == S_UNLINKAT && rp__st_has_word(st_arg(c, 2), "AT_REMOVEDIR")) ? 0x200 : 0;
+		return 1;
+	case S_MKDIR: return sys_mode(t, b, c, RP_SYSEV_MKDIR, -1, 0, -1, 1);
+	case S_MKDIRAT: return sys_mode(t, b, c, RP_SYSEV_MKDIR, 0, 1, -1, 2);
+	case S_RENAME: return sys_rename(t, b, c, false, -1);
+	case S_RENAMEAT: return sys_rename(t, b, c, true, -1);
+	case S_RENAMEAT2: return sys_rename(t, b, c, true, 4);
+	case S_LINK: return two_paths(t, b, c, RP_SYSEV_LINK, -1, 0, -1, 1) ? 1 : -1;
+	case S_LINKAT: return two_paths(t, b, c, RP_SYSEV_LINK, 0, 1, 2, 3) ? 1 : -1;
+	case S_SYMLINK: return sys_symlink(t, b, c, -1, 1);
+	case S_SYMLINKAT: return sys_symlink(t, b, c, 1, 2);
+	case S_READLINK: return sys_readlink(t, b, c, -1, 0);
+	case S_READLINKAT: return sys_readlink(t, b, c, 0, 1);
+	case S_CHMOD: return sys_mode(t, b, c, RP_SYSEV_CHMOD, -1, 0, -1, 1);
+	case S_FCHMOD: return sys_mode(t, b, c, RP_SYSEV_CHMOD, -1, -1, 0, 1);
+	case S_FCHMODAT: return sys_mode(t, b, c, RP_SYSEV_CHMOD, 0, 1, -1, 2);
+	case S_CHOWN: return sys_chown(t, b, c, -1, 0, -1, 1);
+	case S_FCHOWN: return sys_chown(t, b, c, -1, -1, 0, 1);
+	case S_FCHOWNAT: return sys_chown(t, b, c, 0, 1, -1, 2);
+	case S_UTIMENSAT: return sys_utimensat(t, b, c);
+	case S_GETDENTS: return sys_getdents(t, b, c);
+	case S_FCNTL: return sys_fcntl(t, b, c);
+	case S_FLOCK: return sys_flock(t, b, c);
+	case S_DUP: return dup_ev(t, b, c, -1, false, false);
+	case S_DUP2:
+	case S_DUP3: {
+		int64_t want;
+		if (!rp__st_fd(st_arg(c, 1), &want, &(bool){ false }, &(rp__st_str){ 0 }) || want < 0)
+			return st_badf(t, "bad fd argument");
+		return dup_ev(t, b, c, want, false, id == S_DUP3 && rp__st_has_word(st_arg(c, 2), "O_CLOEXEC"));
+	}
+	case S_COPY_FILE_RANGE: return sys_copy(t, b, c, false);
+	case S_SENDFILE: return sys_copy(t, b, c, true);
+	case S_STATFS:
+		if (!(e = bypath(t, b, c, RP_SYSEV_STATFS, -1, 0, -1)))
+			return -1;
+		e->a[0] = -1;
+		return 1;
+	case S_FSTATFS: return byfd(t, b, c, RP_SYSEV_STATFS, 0) ? 1 : -1;
+	case S_MKNOD: return sys_mode(t, b, c, RP_SYSEV_MKNOD, -1, 0, -1, 1);
+	case S_MKNODAT: return sys_mode(t, b, c, RP_SYSEV_MKNOD, 0, 1, -1, 2);
+	case S_SETXATTR: return sys_xattr(t, b, c, 1, false);
+	case S_FSETXATTR: return sys_xattr(t, b, c, 1, true);
+	case S_GETXATTR: return sys_xattr(t, b, c, 0, false);
+	case S_FGETXATTR: return sys_xattr(t, b, c, 0, true);
+	case S_LISTXATTR: return sys_xattr(t, b, c, 2, false);
+	case S_FLISTXATTR: return sys_xattr(t, b, c, 2, true);
+	case S_REMOVEXATTR: return sys_xattr(t, b, c, 3, false);
+	case S_FREMOVEXATTR: return sys_xattr(t, b, c, 3, true);
+	case S_FORK: return sys_fork(t, b, c);
+	case S_WAIT4: return sys_wait(t, b, c, false);
+	case S_WAITID: return sys_wait(t, b, c, true);
+	case S_EXECVE: return sys_execve(t, b, c);
+	case S_CHDIR: return sys_chdir(t, b, c, false);
+	case S_FCHDIR: return sys_chdir(t, b, c, true);
+	case S_MMAP: return sys_mmap(t, b, c);
 	}
 	return 0;
+}
+
+int rp__st_syscall(rp_strace *t, rp__st_str name, const rp__st_call *c, rp__st_batch *b)
+{
+	b->n = 0;
+	b->len = 0;
+	const int id = lookup(name);
+	const int r = id < 0 ? 0 : events(t, (sysid)id, c, b);
+	if (r <= 0)
+		return r;
+	/* the result on the call's event (the FD events before and after it only name fds) */
+	int64_t ret = 0;
+	uint16_t flags = 0;
+	switch (c->res) {
+	case RP__ST_RES_OK: ret = c->ret; break;
+	case RP__ST_RES_ERR: {
+		const int e = rp__st_errno(c->err);
+		ret = e ? -(int64_t)e : ERR_UNNAMED;
+		break;
+	}
+	default: flags = RP_SYSEV_NOEND; break;
+	}
+	for (unsigned i = 0; i < b->n; i++)
+		if (b->ev[i].nr != RP_SYSEV_FD) {
+			b->ev[i].ret = ret;
+			b->ev[i].flags = flags;
+		}
+	return 1;
 }

@@ -72,11 +72,40 @@ static void fork_wait_after_exit(void **state)
 	done(g);
 }
 
+/*
+ * A thread whose lines come before its clone resumed (and that exited by
+ * then) ran on its creator's fd table all along: what it opened is the
+ * creator's, what the creator had it used, and its end is not the table's.
+ */
+static void thread_before_its_clone(void **state)
+{
+	(void)state;
+	got *const g = parse(
+		"1 1.0 openat(AT_FDCWD</w>, \"a\", O_RDONLY) = 3</w/a> <0.1>\n"
+		"1 1.1 clone3({flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD, exit_signal=0}, 88 <unfinished ...>\n"
+		"2 1.2 openat(AT_FDCWD</w>, \"b\", O_RDONLY) = 4</w/b> <0.1>\n"
+		"2 1.3 read(3, \"\", 1) = 0 <0.1>\n"
+		"2 1.4 +++ exited with 0 +++\n"
+		"1 1.5 <... clone3 resumed>) = 2 <0.4>\n"
+		"1 1.6 read(4, \"\", 1) = 0 <0.1>\n"
+		"1 1.7 read(3, \"\", 1) = 0 <0.1>\n");
+	assert_int_equal(g->rc, 0);
+	char b[512];
+	assert_string_equal(line_of(g, 1, b, sizeof(b)), "0.100000000 0.500000000 c1 fork ret=2 of=share raw=posix -> OK");
+	HAS(g, "c2 open path=\"/w/b\" fh=2");
+	HAS(g, "c2 read path=\"/w/a\" fh=1 off=0 len=1 raw");
+	HAS(g, "c1 read path=\"/w/b\" fh=2 off=0 len=1 raw");
+	HAS(g, "c1 read path=\"/w/a\" fh=1 off=0 len=1 raw");
+	assert_null(strstr(g->summary, "fds without a path"));
+	done(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fork_exec),
 		cmocka_unit_test(fork_wait_after_exit),
+		cmocka_unit_test(thread_before_its_clone),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

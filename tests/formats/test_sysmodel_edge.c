@@ -1,4 +1,4 @@
-/* formats/sysmodel*.c at its edges: filters, joined paths, hostile events, limits, sink errors, and the strace importer's ops for the same run. */
+/* formats/sysmodel*.c at its edges: filters, joined paths, hostile events, limits, sink errors, and one run fed as strace text and as events. */
 #include "tests/formats/sysmodel_harness.h"
 
 static void filters(void **state)
@@ -227,7 +227,12 @@ static void sink_errors(void **state)
 	done(t);
 }
 
-/* ---- the same run through the strace importer ---- */
+/*
+ * ---- the same run as strace text and as events ----
+ * The strace importer turns lines into events for this model: the run's
+ * calls written as a log and as the events the interposer would send make
+ * the same ops, so the two producers agree on every syscall family.
+ */
 
 /* The strace log of the run (lines, as a literal this long is beyond what C requires compilers to take). */
 static const char *const strace_log[] = {
@@ -356,7 +361,7 @@ static bool same_str(const rp_memsink *a, uint32_t ia, const rp_memsink *b, uint
 	return sa && sb && la == lb && memcmp(sa, sb, la) == 0;
 }
 
-static void same_ops_as_strace(void **state)
+static void strace_text_and_events_agree(void **state)
 {
 	(void)state;
 	rp_memsink st;
@@ -414,7 +419,7 @@ int main(void)
 		cmocka_unit_test(hostile_events),
 		cmocka_unit_test(limits),
 		cmocka_unit_test(sink_errors),
-		cmocka_unit_test(same_ops_as_strace),
+		cmocka_unit_test(strace_text_and_events_agree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
