@@ -9,51 +9,7 @@
 #include "cli/output.h"
 #include "results/stat_json.h"
 #include "results/stat_diff.h"
-#include "formats/plan.h"
-#include "formats/summary.h"
-#include "formats/timeline.h"
-
-typedef struct stat_sink {
-	rp_sink base;
-	rp_summary *sum;
-	rp_plan_sink *plan; /* what replay's prepare would create (formats/plan.h), fed the same ops */
-	rp_timeline *timeline; /* --timeline; NULL without */
-	rp_trace_meta meta;
-} stat_sink;
-
-static int st_meta(rp_sink *s, const rp_trace_meta *m)
-{
-	((stat_sink *)s)->meta = *m;
-	return 0;
-}
-
-static int st_string(rp_sink *s, uint32_t id, const char *str, uint32_t len)
-{
-	/* the summary counts distinct ids and needs no bytes; the plan follows paths */
-	rp_sink *const p = rp_plan_sink_base(((stat_sink *)s)->plan);
-	const int rc = p->string(p, id, str, len);
-	return rc < 0 ? rp_fail(s->errbuf, rc, "%s", p->errbuf) : 0;
-}
-
-static int st_op(rp_sink *s, const rp_op *op)
-{
-	stat_sink *const ss = (stat_sink *)s;
-	int rc = rp_summary_add(ss->sum, op);
-	if (rc < 0)
-		return rp_fail(s->errbuf, rc, "summary: %s", rp_strerror(rc));
-	if (ss->timeline && (rc = rp_timeline_add(ss->timeline, op)) < 0)
-		return rc == RP_E_LIMIT ? rp_fail(s->errbuf, rc, "--timeline: an op at %.3f s is past %d steps: use a longer step",
-						  (double)op->t_start / 1e9, RP_TIMELINE_MAX)
-					: rp_fail(s->errbuf, rc, "timeline: %s", rp_strerror(rc));
-	rp_sink *const p = rp_plan_sink_base(((stat_sink *)s)->plan);
-	rc = p->op(p, op);
-	return rc < 0 ? rp_fail(s->errbuf, rc, "%s", p->errbuf) : 0;
-}
-
-static int st_finish(rp_sink *s)
-{
-	return 0;
-}
+#include "results/stat_sink.h"
 
 static struct {
 	bool json, lenient, verbose, diff, check;
@@ -112,29 +68,18 @@ static const rp_cmd spec = {
 
 /* One input summarised: the summary, the plan, the metadata (--diff has two). */
 typedef struct stat_input {
-	stat_sink s;
-	rp_plan plan;
+	rp_stat_sink s;
 } stat_input;
 
 static void input_free(stat_input *in)
 {
-	rp_plan_free(&in->plan);
-	rp_plan_sink_destroy(in->s.plan);
-	rp_summary_destroy(in->s.sum);
-	rp_timeline_destroy(in->s.timeline);
+	rp_stat_sink_fini(&in->s);
 }
 
 /* Read arg into in (which input_free releases whatever happened): 0, or an exit status after printing why. */
 static int read_input(const char *arg, stat_input *in, const rp_input_opts *base)
 {
-	memset(in, 0, sizeof(*in));
-	in->s = (stat_sink){
-		.base = { .meta = st_meta, .string = st_string, .op = st_op, .finish = st_finish },
-		.sum = rp_summary_create(),
-		.timeline = o.timeline > 0 ? rp_timeline_create((uint64_t)(o.timeline * 1e9 + 0.5)) : NULL,
-	};
-	const rp_plan_opts po = { .items = true };
-	if (!in->s.sum || (o.timeline > 0 && !in->s.timeline) || rp_plan_sink_create(&in->s.plan, &po) < 0) {
+	if (rp_stat_sink_init(&in->s, o.timeline > 0 ? (uint64_t)(o.timeline * 1e9 + 0.5) : 0) < 0) {
 		fprintf(stderr, "reprise stat: out of memory\n");
 		return 1;
 	}
@@ -157,7 +102,7 @@ static int read_input(const char *arg, stat_input *in, const rp_input_opts *base
 		rp_summary_set_decode(in->s.sum, &d);
 	}
 	char eb[RP_ERRBUF_SIZE];
-	if (rc == 0 && rp_plan_sink_finish(in->s.plan, &in->plan, eb) < 0) {
+	if (rc == 0 && rp_stat_sink_plan(&in->s, eb) < 0) {
 		rp__cli_err("stat", "%s", eb);
 		rc = 1;
 	}
@@ -235,8 +180,8 @@ static int run(int argc, char **argv)
 	bool differ = false;
 	char eb[128];
 	if (rc == 0 && o.diff) {
-		const rp_stat_side a = { pos[0], in[0].s.sum, &in[0].s.meta, &in[0].plan };
-		const rp_stat_side b = { pos[1], in[1].s.sum, &in[1].s.meta, &in[1].plan };
+		const rp_stat_side a = { pos[0], in[0].s.sum, &in[0].s.meta, &in[0].s.plan };
+		const rp_stat_side b = { pos[1], in[1].s.sum, &in[1].s.meta, &in[1].s.plan };
 		rp_stat_mix m;
 		rp__res_stat_mix(&a, &b, &dopts, &m);
 		differ = m.n_differ > 0;
@@ -245,14 +190,14 @@ static int run(int argc, char **argv)
 		else
 			rp__res_stat_diff_print(&a, &b, &dopts, out);
 	} else if (rc == 0) {
-		stat_sink *const s = &in[0].s;
+		rp_stat_sink *const s = &in[0].s;
 		if (o.json) {
-			rc = stat_json_said(rp__res_stat_json(s->sum, &s->meta, &in[0].plan, s->timeline, out, eb, sizeof(eb)), eb);
+			rc = stat_json_said(rp__res_stat_json(s->sum, &s->meta, &s->plan, s->timeline, out, eb, sizeof(eb)), eb);
 		} else {
 			rp_summary_print(s->sum, &s->meta, out);
 			fprintf(out, "\nprepare     %" PRIu64 " directories, %" PRIu64 " files, %" PRIu64
 			       " bytes: what `reprise replay` creates before the run (what the trace uses but never creates)\n",
-			       in[0].plan.dirs, in[0].plan.files, in[0].plan.bytes);
+			       s->plan.dirs, s->plan.files, s->plan.bytes);
 			if (s->timeline)
 				rp_timeline_print(s->timeline, out);
 		}
