@@ -269,7 +269,7 @@ static json_t *options_json(const rp_replay_opts *ro, const char *backend_opts, 
 	json_object_set_new(j, "max_inflight", json_integer((json_int_t)o.r.max_inflight));
 	json_object_set_new(j, "no_prepare", json_boolean(o.r.no_prepare));
 	json_object_set_new(j, "prepare_fill", json_string(rp_prepare_fill_name(ro->prepare_fill)));
-	json_object_set_new(j, "on_mismatch", jname(o.r.on_mismatch));
+	json_object_set_new(j, "on_mismatch", jname(rp__cli_policies[o.r.on_mismatch]));
 	json_object_set_new(j, "mkfs", jname(o.mkfs));
 	json_object_set_new(j, "mkfs_dir", jname(o.mkfs_dir));
 	json_object_set_new(j, "mkfs_size", o.mkfs ? json_integer((json_int_t)mkfs_size) : json_null());

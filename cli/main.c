@@ -198,7 +198,8 @@ static void man_page(FILE *f)
 
 /*
  * `reprise --completion bash`: commands, then each command's options from
- * its table (long and short names; files for the rest).  meson install puts
+ * its table (long and short names; an enum option's choices after it; files
+ * for the rest).  meson install puts
  * it where bash-completion looks (share/bash-completion/completions/reprise).
  */
 static void completion_bash(FILE *f)
@@ -220,7 +221,24 @@ static void completion_bash(FILE *f)
 		}
 		fputs("' ;;\n", f);
 	}
-	fputs("\t\t--completion) words=bash ;;\n\t\t*) words= ;;\n\t\tesac\n\tfi\n"
+	fputs("\t\t--completion) words=bash ;;\n\t\t*) words= ;;\n\t\tesac\n\tfi\n", f);
+	/* After an enum option, its choices (from the table's inline choices). */
+	fputs("\tif [ \"$COMP_CWORD\" -gt 2 ]; then\n\t\tcase \"$cmd ${COMP_WORDS[COMP_CWORD-1]}\" in\n", f);
+	for (size_t i = 0; i < N_COMMANDS; i++) {
+		const rp_cmd *const c = commands[i]->spec;
+		for (const rp_opt *o = c->opts; o && o->name; o++) {
+			if (o->kind != RP_OPT_ENUM || !o->choices)
+				continue;
+			fprintf(f, "\t\t'%s --%s'", c->name, o->name);
+			if (o->short_name)
+				fprintf(f, "|'%s -%c'", c->name, o->short_name);
+			fputs(") COMPREPLY=($(compgen -W '", f);
+			for (const char *const *ch = o->choices; *ch; ch++)
+				fprintf(f, "%s%s", ch == o->choices ? "" : " ", *ch);
+			fputs("' -- \"$cur\")); return ;;\n", f);
+		}
+	}
+	fputs("\t\tesac\n\tfi\n"
 	      "\tif [ \"$COMP_CWORD\" -eq 1 ] || [[ $cur == -* ]] || [ \"$cmd\" = --completion ]; then\n"
 	      "\t\tCOMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n"
 	      "\telse\n\t\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n\tfi\n}\n"

@@ -10,16 +10,21 @@
 #include "cli/merge_cli.h"
 #include "cli/output.h"
 
+const char *const rp__cli_timings[] = { "afap", "trace", "think", NULL };
+const char *const rp__cli_orders[] = { "client", "resource", NULL };
+const char *const rp__cli_fills[] = { "data", "zero", "sparse", NULL };
+const char *const rp__cli_policies[] = { "warn", "skip", "abort", NULL };
+_Static_assert(RP_TIMING_AFAP == 0 && RP_TIMING_TRACE == 1 && RP_TIMING_THINK == 2, "rp__cli_timings' order");
+_Static_assert(RP_ORDER_CLIENT == 0 && RP_ORDER_RESOURCE == 1, "rp__cli_orders' order");
+_Static_assert(RP_FILL_DATA == 0 && RP_FILL_ZERO == 1 && RP_FILL_SPARSE == 2, "rp__cli_fills' order");
+_Static_assert(RP_MISMATCH_WARN == 0 && RP_MISMATCH_SKIP == 1 && RP_MISMATCH_ABORT == 2, "rp__cli_policies' order");
+
 void rp__cli_ropts_defaults(rp_cli_ropts *r)
 {
-	memset(r, 0, sizeof(*r));
+	memset(r, 0, sizeof(*r)); /* timing afap, order client, prepare-fill data, on-mismatch warn: each the first choice */
 	r->warmup = -1;
 	r->speed = 1;
 	r->max_inflight = 1;
-	r->timing = "afap";
-	r->on_mismatch = "warn";
-	r->prepare_fill = "data";
-	r->order = "client";
 }
 
 bool rp__cli_ropts_args_ok(const rp_cli_ropts *r, int npos)
@@ -37,15 +42,6 @@ int rp__cli_ropts_open_input(const rp_cli_ropts *r, const char *cmd, char *const
 	if ((rc = rp__cli_in_convert(in, cmd, r->lenient)) != 0) /* an strace log, a CTF trace, the text form: converted first */
 		rp_conv_input_close(in);
 	return rc;
-}
-
-static int parse_enum(const char *cmd, const char *what, const char *s, const char *const *names, int n)
-{
-	for (int i = 0; i < n; i++)
-		if (strcmp(s, names[i]) == 0)
-			return i;
-	rp__cli_err(cmd, "--%s: unknown value '%s'", what, s);
-	return -1;
 }
 
 /* The most items the backend gets: the -O list's (at most one per two bytes of it) and --sync, --fsync-writes,
@@ -129,17 +125,7 @@ void rp__cli_bopts_free(rp_cli_bopts *b)
 
 int rp__cli_ropts_apply(const rp_cli_ropts *r, const char *cmd, rp_replay_opts *ro, rp_cli_bopts *bopts)
 {
-	static const char *const timings[] = { "afap", "trace", "think" };
-	static const char *const policies[] = { "warn", "skip", "abort" };
-	static const char *const fills[] = { "data", "zero", "sparse" }; /* rp_prepare_fill order */
 	memset(bopts, 0, sizeof(*bopts));
-	const int timing = parse_enum(cmd, "timing", r->timing, timings, 3);
-	const int policy = parse_enum(cmd, "on-mismatch", r->on_mismatch, policies, 3);
-	const int fill = parse_enum(cmd, "prepare-fill", r->prepare_fill, fills, 3);
-	static const char *const orders[] = { "client", "resource" }; /* rp_order_mode order */
-	const int order = parse_enum(cmd, "order", r->order, orders, 2);
-	if (timing < 0 || policy < 0 || fill < 0 || order < 0)
-		return 2;
 	if ((r->user || r->authfile) && (!r->backend || strcmp(r->backend, "smb") != 0) && ro->target &&
 	    strncasecmp(ro->target, "smb://", 6) != 0) {
 		rp__cli_err(cmd, "--user and --authfile are the smb backend's (--target smb://host/share)");
@@ -158,14 +144,14 @@ int rp__cli_ropts_apply(const rp_cli_ropts *r, const char *cmd, rp_replay_opts *
 	ro->clone_offset_s = r->clone_offset;
 	ro->duration_s = r->duration;
 	ro->warmup_s = r->warmup;
-	ro->timing = (rp_timing)timing;
+	ro->timing = (rp_timing)r->timing;
 	ro->speed = r->speed;
 	ro->max_inflight = (uint32_t)r->max_inflight;
 	ro->no_prepare = r->no_prepare;
-	ro->prepare_fill = (rp_prepare_fill)fill;
+	ro->prepare_fill = (rp_prepare_fill)r->prepare_fill;
 	ro->prepare_overwrite = r->prepare_overwrite;
-	ro->on_mismatch = (rp_on_mismatch)policy;
-	ro->order = (rp_order_mode)order;
+	ro->on_mismatch = (rp_on_mismatch)r->on_mismatch;
+	ro->order = (rp_order_mode)r->order;
 	return 0;
 }
 

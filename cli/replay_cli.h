@@ -12,7 +12,8 @@
 
 /* The options that shape a run, as parsed (rp__cli_ropts_defaults first). */
 typedef struct rp_cli_ropts {
-	const char *backend, *backend_opt, *timing, *on_mismatch, *prepare_fill, *order, *user, *authfile;
+	const char *backend, *backend_opt, *user, *authfile;
+	unsigned timing, on_mismatch, prepare_fill, order; /* indices into rp__cli_timings ... (rp_timing ... order) */
 	uint64_t clients, max_inflight;
 	double clone_offset, duration, warmup, speed;
 	bool no_prepare, prepare_overwrite, sync, fsync_writes, quiet, lenient, clients_from;
@@ -31,13 +32,13 @@ typedef struct rp_cli_ropts {
 	  .help = "measure for this long, looping the workload (default: one pass, no warm-up); 1 ms to 1e8 s", .min = 1e-3, .max = 1e8 /* a run shorter than the clock's granularity measures nothing; 3 years */ }, \
 	{ .name = "warmup", .kind = RP_OPT_DURATION, .value = &(r).warmup, .arg = "DURATION", \
 	  .help = "run this long before measuring (default: --time / 5, as dbench); at most 1e8 s", .min = 0, .max = 1e8 }, \
-	{ .name = "timing", .kind = RP_OPT_STRING, .value = &(r).timing, .arg = "MODE", \
+	{ .name = "timing", .kind = RP_OPT_ENUM, .value = &(r).timing, .choices = rp__cli_timings, .arg = "MODE", \
 	  .help = "afap (as fast as possible, default), trace (at recorded times), think (recorded gaps)" }, \
 	{ .name = "speed", .kind = RP_OPT_DOUBLE, .value = &(r).speed, .arg = "X", .help = "trace/think timing: play recorded time X times faster (0.000001 to 1e9)", .min = 1e-6, .max = 1e9 }, \
 	{ .name = "max-inflight", .kind = RP_OPT_UINT, .value = &(r).max_inflight, .arg = "N", \
 	  .help = "let up to N ops of one client be in flight at once where the trace has them overlap and they do not " \
 	  "depend on each other (default 1: one at a time; up to 1024)", .min = 1, .max = RP_REPLAY_MAX_INFLIGHT }, \
-	{ .name = "order", .kind = RP_OPT_STRING, .value = &(r).order, .arg = "MODE", \
+	{ .name = "order", .kind = RP_OPT_ENUM, .value = &(r).order, .choices = rp__cli_orders, .arg = "MODE", \
 	  .help = "client (default: each client keeps its own order, clients never wait for each other) or resource " \
 	  "(also keep the recorded order of ops on one path across clients: a client waits for the ops " \
 	  "recorded before its op on that path)" }, \
@@ -54,7 +55,7 @@ typedef struct rp_cli_ropts {
 	{ .name = "fsync-writes", .short_name = 'F', .kind = RP_OPT_FLAG, .value = &(r).fsync_writes, .help = "posix: fsync after every write (dbench -F)" }, \
 	{ .name = "no-prepare", .kind = RP_OPT_FLAG, .value = &(r).no_prepare, \
 	  .help = "do not create the files and directories the workload expects to exist" }, \
-	{ .name = "prepare-fill", .kind = RP_OPT_STRING, .value = &(r).prepare_fill, .arg = "MODE", \
+	{ .name = "prepare-fill", .kind = RP_OPT_ENUM, .value = &(r).prepare_fill, .choices = rp__cli_fills, .arg = "MODE", \
 	  .help = "what prepared files hold: data (default: a non-zero pattern, every block written), zero (zeros, " \
 	  "written), sparse (only the size: one byte at the end, reads hit holes)" }, \
 	{ .name = "prepare-overwrite", .kind = RP_OPT_FLAG, .value = &(r).prepare_overwrite, \
@@ -62,13 +63,17 @@ typedef struct rp_cli_ropts {
 	  "keeps a file long enough and writes only beyond the end of one too short, with a warning)" }
 /* ... what a mismatch does ... */
 #define RP_CLI_REPLAY_OPTS_MISMATCH(r) \
-	{ .name = "on-mismatch", .kind = RP_OPT_STRING, .value = &(r).on_mismatch, .arg = "POLICY", \
+	{ .name = "on-mismatch", .kind = RP_OPT_ENUM, .value = &(r).on_mismatch, .choices = rp__cli_policies, .arg = "POLICY", \
 	  .help = "warn (default): count and show examples; skip: count, and skip ops on handles whose open failed; " \
 	  "abort: stop at the first mismatch (exit 1)" }
 /* ... and the progress line and the input. */
 #define RP_CLI_REPLAY_OPTS_IO(r) \
 	{ .name = "quiet", .short_name = 'q', .kind = RP_OPT_FLAG, .value = &(r).quiet, .help = "no progress line on stderr" }, \
 	{ .name = "lenient", .kind = RP_OPT_FLAG, .value = &(r).lenient, .help = "loadfiles and strace logs: skip bad lines, count them" }
+
+/* The choices of --timing, --order, --prepare-fill and --on-mismatch, NULL-terminated, in the order of
+ * rp_timing, rp_order_mode, rp_prepare_fill and rp_on_mismatch (replay/replay.h). */
+extern const char *const rp__cli_timings[], *const rp__cli_orders[], *const rp__cli_fills[], *const rp__cli_policies[];
 
 void rp__cli_ropts_defaults(rp_cli_ropts *r);
 

@@ -138,7 +138,12 @@ err_has "warns that it does nothing" "warning: --strict applies to packet captur
 check "reprise --completion bash" "$reprise" --completion bash
 if command -v bash >/dev/null && bash -c '. "$1" && COMP_WORDS=(reprise convert --pre) COMP_CWORD=2 && _reprise && [ "${COMPREPLY[*]}" = --prepare ]' sh "$tmp/out"; then
 	ok "and completes convert --pre to --prepare"; else not_ok "and completes convert --pre to --prepare"; fi
+if command -v bash >/dev/null && bash -c '. "$1" && COMP_WORDS=(reprise replay t.rpz --timing t) COMP_CWORD=4 && _reprise && [ "${COMPREPLY[*]}" = "trace think" ]' sh "$tmp/out"; then
+	ok "and completes an enum option's choices (replay --timing t: trace think)"; else not_ok "and completes an enum option's choices (replay --timing t: trace think)"; fi
 check_fails "--completion for another shell is a usage error" 2 "$reprise" --completion tcsh
+# 7. an enum option's error lists its choices (the table's inline choices), exit 2
+check_fails "replay --on-mismatch with a bad value exits 2" 2 "$reprise" replay "$rpz" --target "$tmp/target" --on-mismatch never
+err_has "and lists the choices" "--on-mismatch: 'never' is not one of warn, skip, abort"
 
 echo "1..$n"
 [ "$fails" -eq 0 ]
