@@ -709,7 +709,7 @@ void rp_strace_summary(const rp_strace *t, char *buf, size_t size)
 		{ "unfinished at the end (ops without a reply)", t->note[RP__ST_N_NOREPLY] },
 		{ "unknown errno names", t->note[RP__ST_N_ERRNO] },
 		{ "calls on pipes/sockets", t->note[RP__ST_N_NONFILE] + ms->nonfile },
-		{ "fds without a path", ms->unknown_fd },
+		{ "fds without a path", ms->unknown_fd + t->note[RP__ST_N_NOFD] },
 		{ "fds beyond the table limit", ms->limits },
 		{ "unknown flag names", t->note[RP__ST_N_FLAGS] },
 		{ "tracked, no op (lseek, chdir, execve, F_SETFD)", t->note[RP__ST_N_STATE] },

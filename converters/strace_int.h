@@ -120,6 +120,7 @@ typedef struct rp__st_batch {
 	rp__st_ev ev[RP__ST_EVS];
 	uint64_t t_start, t_end; /* Unix ns */
 	unsigned n;
+	bool none; /* a call on a negative fd (close(-1)): EBADF, no op, the events not sent */
 	char *buf;
 	uint32_t len, cap;
 } rp__st_batch;
@@ -167,6 +168,7 @@ typedef enum rp__st_note {
 	RP__ST_N_NONFILE,     /* reads and writes of pipes and sockets left unfinished (the model counts the others) */
 	RP__ST_N_FLAGS,       /* flag names not known (ignored) */
 	RP__ST_N_STATE,       /* calls that change only what the model tracks (lseek, chdir, execve, fcntl F_SETFD) */
+	RP__ST_N_NOFD,        /* calls on a negative fd (close(-1)): no op, counted with the fds without a path */
 	RP__ST_N__COUNT
 } rp__st_note;
 

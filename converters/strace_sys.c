@@ -137,6 +137,8 @@ static int fd_arg(rp_strace *t, rp__st_batch *b, const rp__st_call *c, unsigned 
 	rp__st_str an;
 	if (!rp__st_fd(st_arg(c, i), fd, &has, &an))
 		return st_badf(t, dir ? "bad directory fd argument" : "bad fd argument");
+	if (!dir && *fd < 0)
+		b->none = true; /* no fd at all: the call fails with EBADF and names nothing */
 	if ((*fd < 0 && *fd != AT_CWD) || (!has && (dir || *fd < 0)))
 		return 1;
 	rp__st_ev *const e = ev_add(b, RP_SYSEV_FD);
@@ -940,10 +942,15 @@ int rp__st_syscall(rp_strace *t, rp__st_str name, const rp__st_call *c, rp__st_b
 {
 	b->n = 0;
 	b->len = 0;
+	b->none = false;
 	const int id = lookup(name);
 	const int r = id < 0 ? 0 : events(t, (sysid)id, c, b);
 	if (r <= 0)
 		return r;
+	if (b->none) {
+		t->note[RP__ST_N_NOFD]++;
+		return 0;
+	}
 	/* the result on the call's event (the FD events before and after it only name fds) */
 	int64_t ret = 0;
 	uint16_t flags = 0;

@@ -626,7 +626,8 @@ static void fd_path_follows_renames(void **state)
  * What the syscall model (formats/sysmodel) decides since the importer feeds
  * it: an fd -y showed as a pipe stays one when a later call shows no name; a
  * dup2 onto itself changes nothing; a lock range that is invalid only once
- * resolved against the fd's position is a bad call counted, not a bad line.
+ * resolved against the fd's position is a bad call counted, not a bad line;
+ * a call on a negative fd names no fd at all.
  */
 static void model_decides(void **state)
 {
@@ -636,9 +637,11 @@ static void model_decides(void **state)
 			     "1 1.2 openat(AT_FDCWD</w>, \"f\", O_RDWR) = 3</w/f> <0.1>\n"
 			     "1 1.3 dup2(3</w/f>, 3) = 3</w/f> <0.1>\n"
 			     "1 1.4 fcntl(3</w/f>, F_SETLK, {l_type=F_WRLCK, l_whence=SEEK_CUR, l_start=-5, l_len=1}) = 0 <0.1>\n"
-			     "1 1.5 read(3</w/f>, \"\", 1) = 0 <0.1>\n");
+			     "1 1.5 read(3</w/f>, \"\", 1) = 0 <0.1>\n"
+			     "1 1.6 close(-1) = -1 EBADF (Bad file descriptor) <0.1>\n");
 	assert_int_equal(g->rc, 0);
 	assert_int_equal(g->m.n_ops, 2);
+	assert_non_null(strstr(g->summary, "fds without a path 1")); /* close(-1): no fd, no op, no bad call */
 	HAS(g, "c1 open path=\"/w/f\" fh=1");
 	HAS(g, "c1 read path=\"/w/f\" fh=1 off=0 len=1 raw");
 	assert_non_null(strstr(g->summary, "calls on pipes/sockets 2"));
