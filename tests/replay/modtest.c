@@ -4,16 +4,40 @@
  * is instead an asynchronous module of interface version N ("modtestN") whose
  * submit says it is busy every other call and when two requests wait: before
  * version 8 with RP_E_LIMIT, from 8 on with RP_BREQ_BUSY (the engine must
- * read both as "poll and submit again").
+ * read both as "poll and submit again"), with an option table of a size
+ * and an enum (rp_backend_opt's layout, read through formats/optdesc.h),
+ * whose parsed values its create checks.
  */
 #include <stddef.h>
+#include <stdio.h>
 
 #include "replay/backend.h"
 
+#ifdef MODTEST_VERSION
+enum { M_OPT_CHUNK, M_OPT_MODE, M_OPT__COUNT };
+static const char *const modes[] = { "fast", "safe", NULL };
+static const rp_backend_opt modtest_opts[] = {
+	[M_OPT_CHUNK] = { .name = "chunk", .type = RP_BOPT_SIZE, .def = "64k", .min = 512, .max = UINT64_C(1) << 30,
+			  .help = "a size, for the option tests" },
+	[M_OPT_MODE] = { .name = "mode", .type = RP_BOPT_ENUM, .choices = modes, .def = "safe", .help = "an enum, for the option tests" },
+	[M_OPT__COUNT] = { .name = NULL },
+};
+#endif
+
 static int create(void **backend, const rp_backend_args *args, char *errbuf)
 {
+#ifdef MODTEST_VERSION
+	/* The values arrive parsed: a size in bytes, an enum as its index (within the table's bounds and choices). */
+	const uint64_t chunk = args->vals[M_OPT_CHUNK].u, mode = args->vals[M_OPT_MODE].u;
+	if (args->n_vals != M_OPT__COUNT || chunk < 512 || chunk > UINT64_C(1) << 30 || mode > 1)
+	{
+		snprintf(errbuf, RP_ERRBUF_SIZE, "modtest: options not parsed as the table says"); /* no host symbol */
+		return RP_E_INVAL;
+	}
+#else
 	(void)args;
 	(void)errbuf;
+#endif
 	*backend = NULL;
 	return 0;
 }
@@ -105,6 +129,7 @@ const rp_backend_ops MODTEST_SYM(MODTEST_VERSION) = {
 	.summary = "an asynchronous module that is often busy",
 	.caps = RP_BCAP_ASYNC,
 	.client_size = sizeof(modtest_client),
+	.opts = modtest_opts,
 	.create = create,
 	.destroy = destroy,
 	.client_init = client_init,

@@ -691,6 +691,19 @@ static void test_module_busy(void **state)
 		assert_int_equal(ops->version, v);
 		if (rp_backend_check(ops, eb) != 0)
 			fail_msg("%s", eb);
+		/* Its option table (rp_backend_opt as the module was built) read through the shared descriptor. */
+		rp_backend_parsed p;
+		assert_int_equal(rp_backend_parse_opts(ops, "chunk=16M,mode=fast", &p, eb), 0);
+		assert_int_equal(p.vals[0].u, 16u << 20);
+		assert_int_equal(p.vals[1].u, 0);
+		rp_backend_parsed_free(&p);
+		assert_int_equal(rp_backend_parse_opts(ops, "chunk=2G", &p, eb), RP_E_RANGE);
+		assert_non_null(strstr(eb, "option 'chunk': 2G is out of range (512 to 1G)"));
+		assert_int_equal(rp_backend_parse_opts(ops, "mode=slow", &p, eb), RP_E_INVAL);
+		assert_non_null(strstr(eb, "option 'mode': 'slow' is not one of fast, safe"));
+		char terms[128];
+		rp_bopt_terms(&ops->opts[0], terms, sizeof(terms));
+		assert_string_equal(terms, "size, default 64k, 512 to 1G");
 		for (uint32_t inflight = 1; inflight <= 4; inflight += 3)
 			for (int prepare = 0; prepare <= 1; prepare++) {
 				wl t;
