@@ -1,4 +1,4 @@
-/* The replay engine alone: ops/s of the null backend over a trace held in memory (no reader cost). */
+/* The replay engine alone: ops/s of the null backend over a trace held in memory (no reader cost), one at a time or in a window. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -8,8 +8,8 @@
 
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s TRACE SECONDS\n", argv[0]);
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: %s TRACE SECONDS [MAX_INFLIGHT]\n", argv[0]);
 		return 2;
 	}
 	char eb[RP_ERRBUF_SIZE];
@@ -28,6 +28,7 @@ int main(int argc, char **argv)
 	o.backend = "null";
 	o.duration_s = atof(argv[2]);
 	o.warmup_s = 0.5;
+	o.max_inflight = argc == 4 ? (uint32_t)atoi(argv[3]) : 1; /* > 1: through the in-flight window */
 	o.no_prepare = true;
 	o.on_mismatch = RP_MISMATCH_SKIP;
 	if (rp_workload_open_mem(&w, ms.ops, ms.n_ops, &ms.meta, rp_memsink_string, &ms, eb) < 0 ||

@@ -328,11 +328,6 @@ static inline bool nt_pre(rp_client *c, const rp_op *op, rp_breq *req)
 	return true;
 }
 
-bool rp__client_nt_pre(rp_client *c, const rp_op *op, rp_breq *req)
-{
-	return nt_pre(c, op, req);
-}
-
 /* After the backend returned: the handle table, then the statistics. */
 static inline __attribute__((always_inline)) void finish(rp_client *c, const rp_op *op, rp_breq *req, uint64_t index,
 							 uint64_t sched, uint64_t issue, uint64_t done, bool windowed)
@@ -369,7 +364,7 @@ static inline __attribute__((always_inline)) void finish(rp_client *c, const rp_
 			if (hput(c, op->handle, req->bh) < 0)
 				r->bops->release(r->bstate, c->bstate, req->bh);
 			else if (windowed && op->path)
-				rp__handles_put(&c->win->hpath, op->handle, op->path); /* no memory: fewer names, still ordered by handle */
+				rp__handles_put(&c->hpath, op->handle, op->path); /* no memory: fewer names, still ordered by handle */
 		} else if (op->handle && !live) {
 			/*
 			 * A failed open is remembered, so the ops on its handle count as
@@ -382,7 +377,7 @@ static inline __attribute__((always_inline)) void finish(rp_client *c, const rp_
 		uint64_t old;
 		hdel(c, op->handle, &old);
 		if (windowed)
-			rp__handles_del(&c->win->hpath, op->handle, &old);
+			rp__handles_del(&c->hpath, op->handle, &old);
 	}
 	rp__cstats_record(c, op, index, sched, issue, done, true, expected(c, op, index, req->status), req->status, req->result,
 	       req->path, windowed);
@@ -390,10 +385,13 @@ static inline __attribute__((always_inline)) void finish(rp_client *c, const rp_
 		c->last_done = done;
 }
 
-void rp__client_finish(rp_client *c, const rp_op *op, rp_breq *req, uint64_t index, uint64_t sched, uint64_t issue,
-		       uint64_t done)
+/* An op's end in the window: finish, then resource order moves on (what one at a time does inline). */
+static __attribute__((noinline)) void win_finish(rp_client *c, const rp_op *op, rp_breq *req, uint64_t index,
+						 uint64_t sched, uint64_t issue, uint64_t done, const rp_ordreq *ord)
 {
 	finish(c, op, req, index, sched, issue, done, true);
+	if (ord->n)
+		rp__order_done(c->r, ord);
 }
 
 /*
@@ -502,7 +500,7 @@ static void win_key(rp_client *c, const rp_op *op, rp_wkey *k)
 	uint64_t id;
 	if (op->path)
 		n1 = path_get(c, op->path)->s;
-	else if (op->handle && rp__handles_get(&c->win->hpath, op->handle, &id))
+	else if (op->handle && rp__handles_get(&c->hpath, op->handle, &id))
 		n1 = path_get(c, (uint32_t)id)->s;
 	if (op->path2)
 		n2 = path_get(c, op->path2)->s;
@@ -518,6 +516,72 @@ static void win_admit(rp_client *c, const rp_op *op, rp_wkey *k)
 			return;
 		rp__win_block(c);
 	}
+}
+
+/* A request in the window: the slot of one op, with what its completion needs. */
+typedef struct win_slot {
+	rp_slot s;  /* first: the window's part */
+	rp_op op;   /* the trace op (the source's batch moves on) */
+	rp_op alt;  /* the op the engine issues instead (loop_open), when s.req.op points here */
+	uint64_t index, sched;
+	rp_ordreq ord; /* --order=resource: moved on at the completion */
+} win_slot;
+
+const size_t rp__client_slot_size = sizeof(win_slot);
+
+/* A slot's completion (the window reaped it): the op's end. */
+static void slot_done(void *ctx, rp_slot *s)
+{
+	win_slot *const w = (win_slot *)s;
+	win_finish(ctx, &w->op, &s->req, w->index, w->sched, s->issue, s->done, &w->ord);
+}
+
+/*
+ * Issue a resolved op in the window: the NT layer may answer it; else to an
+ * idle worker or the asynchronous backend in a slot (when the next op
+ * overlaps it in the recording), or here and now.  The time to go on from.
+ */
+static uint64_t win_issue(rp_client *c, const rp_op *op, rp_breq *req, const rp_wkey *k, uint64_t index, uint64_t sched,
+			  bool next_overlaps, const rp_ordreq *ord)
+{
+	const rp_replay *const r = c->r;
+	const uint32_t depth = c->win->n + 1;
+	c->depth_ops++;
+	c->depth_sum += depth;
+	if (depth > c->depth_max)
+		c->depth_max = depth;
+	/* The NT layer may answer it itself (an access refused, a lock conflict, a delete-on-close set-info). */
+	if (nt_pre(c, op, req)) {
+		const uint64_t now = rp__now(r);
+		win_finish(c, op, req, index, sched, now, now, ord);
+		return now;
+	}
+	rp_slot *const s = rp__win_take(c, op->op, next_overlaps);
+	if (!s) {
+		/* As one at a time does: the request on this thread, then its end. */
+		const uint64_t issue = rp__now(r);
+		rp__client_submit(c, req);
+		const uint64_t done = rp__now(r);
+		rp__win_ran(c, op->op, done - issue);
+		win_finish(c, op, req, index, sched, issue, done, ord);
+		return done;
+	}
+	win_slot *const w = (win_slot *)s;
+	w->op = *op;
+	s->req = *req;
+	if (req->op != op) {
+		w->alt = *req->op;
+		s->req.op = &w->alt;
+	} else {
+		s->req.op = &w->op;
+	}
+	s->key = *k;
+	s->complete = slot_done;
+	s->ctx = c;
+	w->ord = *ord;
+	w->index = index;
+	w->sched = sched;
+	return rp__win_post(c, s);
 }
 
 void rp__client_release_all(rp_client *c)
@@ -663,7 +727,7 @@ static inline __attribute__((always_inline)) void run_impl(rp_client *c, const b
 				return;
 			}
 			if (windowed && v == V_ISSUE && !whole)
-				prev_done = rp__win_issue(c, op, &req, &key, index, sched, k < n && ops[k].t_start < rec_end, &oq);
+				prev_done = win_issue(c, op, &req, &key, index, sched, k < n && ops[k].t_start < rec_end, &oq);
 			else
 				prev_done = exec(c, op, &req, v, refuse, index, sched, t);
 			if (oq.n && !(windowed && v == V_ISSUE && !whole))
@@ -722,16 +786,6 @@ void rp__client_free(rp_client *c)
 	rp__share_gate_free(c);
 	free(c->bstate);
 	rp__handles_fini(&c->handles);
+	rp__handles_fini(&c->hpath);
 	free(c);
 }
-
-/* An op's end in the window: the client's finish, then resource order moves on (what one at a time does inline). */
-static void win_finish(rp_client *c, const rp_op *op, rp_breq *req, uint64_t index, uint64_t sched, uint64_t issue,
-		       uint64_t done, const rp_ordreq *ord)
-{
-	rp__client_finish(c, op, req, index, sched, issue, done);
-	if (ord->n)
-		rp__order_done(c->r, ord);
-}
-
-const rp_win_hooks rp__client_win_hooks = { .pre = rp__client_nt_pre, .finish = win_finish };

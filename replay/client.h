@@ -92,6 +92,7 @@ typedef struct rp_client {
 	pthread_t thread;
 	bool started;
 	rp_window *win; /* --max-inflight > 1; NULL: one op at a time, as before */
+	rp_handles hpath; /* window: trace handle -> path id of its (successful) open, for the keys of handle ops */
 	/* In-flight depth at each backend issue (window only; with one at a time it is 1). */
 	uint64_t depth_ops, depth_sum;
 	uint32_t depth_max;
@@ -118,17 +119,8 @@ void rp__client_free(rp_client *c);
 void rp__client_run(rp_client *c);
 /* Every handle the client holds released (after a pass, and when it stops). */
 void rp__client_release_all(rp_client *c);
-/*
- * The NT layer before op reaches the backend (client thread): true when the
- * layer completed it itself (req->status set: an access refused, a
- * delete-on-close set-info), false to hand it to the backend.
- */
-bool rp__client_nt_pre(rp_client *c, const rp_op *op, rp_breq *req);
-/* After an op completed: the handle table, the statistics (what exec does once the backend returned). */
-void rp__client_finish(rp_client *c, const rp_op *op, rp_breq *req, uint64_t index, uint64_t sched, uint64_t issue,
-		       uint64_t done);
-/* The window's calls into the client: rp__client_nt_pre, and rp__client_finish then resource order's done. */
-extern const rp_win_hooks rp__client_win_hooks;
+/* The size of the client's window slots (rp__win_create): an rp_slot and what the op's end needs. */
+extern const size_t rp__client_slot_size;
 
 /* client_thread.c: the client's thread (pthread_create's start routine). */
 void *rp__client_main(void *arg);

@@ -2,7 +2,10 @@
  * The in-flight window (--max-inflight N > 1): a client issues an op while
  * earlier ones of its own are still running, when the recording shows they
  * overlapped and the op does not depend on them (rp__win_depends, the one
- * dependency rule; docs/replay.md).  Synchronous backends run the ops on up to
+ * dependency rule; docs/replay.md).  The window schedules request slots (a
+ * request, its dependency key, a completion and its context) and knows
+ * nothing else of the client's ops: the NT layer, the handle table and
+ * resource order are the completion's.  Synchronous backends run the ops on up to
  * N - 1 worker threads per client, each with backend client state of its own
  * unless the backend says one state may be shared (RP_BCAP_MT_CLIENT); the
  * client thread runs the Nth itself.  Asynchronous backends keep the requests
@@ -17,6 +20,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -26,6 +30,11 @@
 #include "replay/client.h"
 #include "replay/engine.h"
 #include "replay/req.h"
+
+static inline rp_slot *slot_at(const rp_window *win, uint32_t i)
+{
+	return (rp_slot *)(win->slots + (size_t)i * win->slot_size);
+}
 
 /* ---- The dependency rule ----------------------------------------------------------------- */
 
@@ -207,7 +216,7 @@ static void worker_free(rp_worker *w, const rp_replay *r, bool shared)
 	free(w);
 }
 
-int rp__win_create(rp_client *c, uint32_t max, const rp_win_hooks *hooks, char *errbuf)
+int rp__win_create(rp_client *c, uint32_t max, size_t slot_size, char *errbuf)
 {
 	const rp_replay *const r = c->r;
 	rp_window *const win = aligned_alloc(64, (sizeof(*win) + 63) & ~(size_t)63);
@@ -216,14 +225,14 @@ int rp__win_create(rp_client *c, uint32_t max, const rp_win_hooks *hooks, char *
 	memset(win, 0, sizeof(*win));
 	c->win = win;
 	win->c = c;
-	win->hooks = hooks;
 	win->max = max;
 	win->async = c->async;
 	win->handoff_est = 50000; /* 50 us until measured (a futex wake of a sleeping thread, here 20-300 us) */
-	rp__handles_init(&win->hpath);
 	atomic_init(&win->completions, 0);
 	atomic_init(&win->waiting, 0);
-	win->slots = calloc(max, sizeof(*win->slots));
+	/* Every slot as aligned as the first (calloc's): a multiple of the strictest alignment. */
+	win->slot_size = (slot_size + _Alignof(max_align_t) - 1) & ~(_Alignof(max_align_t) - 1);
+	win->slots = calloc(max, win->slot_size);
 	if (!win->slots)
 		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 	if (win->async)
@@ -276,7 +285,6 @@ void rp__win_destroy(rp_client *c)
 		worker_free(win->workers[i], c->r, shared);
 	free(win->workers);
 	free(win->slots);
-	rp__handles_fini(&win->hpath);
 	free(win);
 	c->win = NULL;
 }
@@ -293,18 +301,19 @@ void rp__win_reap(rp_client *c)
 {
 	rp_window *const win = c->win;
 	for (uint32_t i = 0; win->n && i < win->max; i++) {
-		rp_slot *const s = &win->slots[i];
+		rp_slot *const s = slot_at(win, i);
 		if (!s->busy || !atomic_load_explicit(&s->finished, memory_order_acquire))
 			continue;
 		if (s->worker) {
 			s->worker->busy = false;
 			ewma(&win->handoff_est, s->issue > s->posted ? s->issue - s->posted : 0);
 		}
-		if (s->op.op < RP_OP__COUNT)
-			ewma(&win->lat_est[s->op.op], s->done - s->issue);
+		const unsigned kind = s->req.op->op;
+		if (kind < RP_OP__COUNT)
+			ewma(&win->lat_est[kind], s->done - s->issue);
 		s->busy = false;
 		win->n--;
-		win->hooks->finish(c, &s->op, &s->req, s->index, s->sched, s->issue, s->done, &s->ord);
+		s->complete(s->ctx, s);
 	}
 }
 
@@ -314,9 +323,11 @@ bool rp__win_ready(rp_client *c, const rp_wkey *k)
 	rp__win_reap(c);
 	if (win->n >= win->max)
 		return false;
-	for (uint32_t i = 0; win->n && i < win->max; i++)
-		if (win->slots[i].busy && rp__win_depends(&win->slots[i].key, k))
+	for (uint32_t i = 0; win->n && i < win->max; i++) {
+		const rp_slot *const s = slot_at(win, i);
+		if (s->busy && rp__win_depends(&s->key, k))
 			return false;
+	}
 	return true;
 }
 
@@ -331,8 +342,10 @@ void rp__win_block(rp_client *c)
 	const uint32_t seq = atomic_load(&win->completions);
 	atomic_store(&win->waiting, 1);
 	bool any = false;
-	for (uint32_t i = 0; !any && i < win->max; i++)
-		any = win->slots[i].busy && atomic_load_explicit(&win->slots[i].finished, memory_order_acquire);
+	for (uint32_t i = 0; !any && i < win->max; i++) {
+		rp_slot *const s = slot_at(win, i);
+		any = s->busy && atomic_load_explicit(&s->finished, memory_order_acquire);
+	}
 	/* A bounded sleep: the completion count changing (or a wake) ends it at once. */
 	if (!any && win->n)
 		futex_wait(&win->completions, seq, 10000000L);
@@ -355,64 +368,45 @@ uint64_t rp__win_wait_until(rp_client *c, uint64_t deadline)
 static void async_cb(rp_breq *req)
 {
 	rp_slot *const s = req->data;
-	s->done = rp__now(s->c->r);
+	s->done = rp__now(s->win->c->r);
 	atomic_store_explicit(&s->finished, true, memory_order_relaxed);
 }
 
-uint64_t rp__win_issue(rp_client *c, const rp_op *op, rp_breq *req, const rp_wkey *k, uint64_t index,
-		       uint64_t sched, bool next_overlaps, const rp_ordreq *ord)
+rp_slot *rp__win_take(rp_client *c, unsigned op, bool next_overlaps)
+{
+	rp_window *const win = c->win;
+	rp_worker *w = NULL;
+	if (!win->async) {
+		/* To a worker only what would overlap the next op and takes longer than handing it over. */
+		if (next_overlaps && win->lat_est[op] > win->handoff_est)
+			for (uint32_t i = 0; !w && i < win->n_workers; i++)
+				if (!win->workers[i]->busy)
+					w = win->workers[i];
+		if (!w)
+			return NULL; /* nothing would overlap it, or every worker is busy: here and now */
+	}
+	uint32_t i = 0;
+	while (slot_at(win, i)->busy)
+		i++; /* n < max: there is a free one */
+	rp_slot *const s = slot_at(win, i);
+	s->worker = w;
+	return s;
+}
+
+void rp__win_ran(rp_client *c, unsigned op, uint64_t ns)
+{
+	ewma(&c->win->lat_est[op], ns);
+}
+
+uint64_t rp__win_post(rp_client *c, rp_slot *s)
 {
 	rp_replay *const r = c->r;
 	rp_window *const win = c->win;
-	const uint32_t depth = win->n + 1;
-	c->depth_ops++;
-	c->depth_sum += depth;
-	if (depth > c->depth_max)
-		c->depth_max = depth;
-
-	/* The NT layer may answer it itself (an access refused, a lock conflict, a delete-on-close set-info). */
-	if (win->hooks->pre(c, op, req)) {
-		const uint64_t now = rp__now(r);
-		win->hooks->finish(c, op, req, index, sched, now, now, ord);
-		return now;
-	}
-	rp_worker *w = NULL;
-	/* To a worker only what would overlap the next op and takes longer than handing it over. */
-	if (!win->async && next_overlaps && win->lat_est[op->op] > win->handoff_est)
-		for (uint32_t i = 0; !w && i < win->n_workers; i++)
-			if (!win->workers[i]->busy)
-				w = win->workers[i];
-	if (!win->async && !w) {
-		/* Nothing would overlap it, or every worker is busy: here and now, as with one at a time. */
-		req->cb = NULL;
-		const uint64_t issue = rp__now(r);
-		const int rc = rp__req_issue(r->bops, r->bstate, c->bstate, false, req);
-		if (rc < 0)
-			rp__client_fatal(c, rc, req);
-		const uint64_t done = rp__now(r);
-		ewma(&win->lat_est[op->op], done - issue);
-		win->hooks->finish(c, op, req, index, sched, issue, done, ord);
-		return done;
-	}
-	rp_slot *s = win->slots;
-	while (s->busy)
-		s++; /* n < max: there is a free one */
-	s->op = *op;
-	s->req = *req;
-	if (req->op != op) {
-		s->alt = *req->op;
-		s->req.op = &s->alt;
-	} else {
-		s->req.op = &s->op;
-	}
-	s->key = *k;
-	s->ord = *ord;
-	s->index = index;
-	s->sched = sched;
-	s->worker = w;
+	s->win = win;
 	atomic_store_explicit(&s->finished, false, memory_order_relaxed);
 	s->busy = true;
 	win->n++;
+	rp_worker *const w = s->worker;
 	if (w) {
 		w->busy = true;
 		w->job = s;
@@ -423,7 +417,6 @@ uint64_t rp__win_issue(rp_client *c, const rp_op *op, rp_breq *req, const rp_wke
 	}
 	s->req.cb = async_cb;
 	s->req.data = s;
-	s->c = c;
 	s->issue = rp__now(r);
 	/* A busy backend takes it once some completed (req.c polls and retries). */
 	const int rc = rp__req_issue(r->bops, r->bstate, c->bstate, true, &s->req);

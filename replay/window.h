@@ -1,19 +1,18 @@
 /*
- * The in-flight window (--max-inflight, window.c): up to that many ops of
- * one client in flight at once, the dependency rule that orders them, and
- * the hooks through which it calls its client back.
+ * The in-flight window (--max-inflight, window.c): a scheduler of up to that
+ * many request slots of one client in flight at once, each with its
+ * dependency key and a completion to call back, and the dependency rule.
  */
 #ifndef REPRISE_REPLAY_WINDOW_H
 #define REPRISE_REPLAY_WINDOW_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "formats/op.h"
 #include "replay/backend.h"
-#include "replay/handles.h"
-#include "replay/order.h"
 
 typedef struct rp_window rp_window;
 typedef struct rp_worker rp_worker;
@@ -44,43 +43,41 @@ void rp__win_key(rp_wkey *k, const rp_op *op, const char *name, const char *name
 bool rp__win_depends(const rp_wkey *earlier, const rp_wkey *later);
 
 
-/* One op in flight: copies of what it needs, since the source's batch moves on. */
-typedef struct rp_slot {
-	rp_op op;  /* the trace op */
-	rp_op alt; /* the op the engine issues instead (loop_open), when req.op points here */
-	rp_breq req;
-	rp_wkey key;
-	uint64_t index, sched, issue, done;
-	uint64_t posted; /* when the client handed it to a worker */
-	rp_ordreq ord;   /* --order=resource: moved on when it is reaped */
+/*
+ * A slot's completion, called once on the client thread when the window
+ * reaps the slot (its request completed); ctx is the submitter's.
+ */
+typedef struct rp_slot rp_slot;
+typedef void (*rp_slot_done)(void *ctx, rp_slot *s);
+
+/*
+ * One request in flight.  The submitter fills req, key, complete and ctx;
+ * the rest of the slot (up to rp__win_create's slot_size) is the
+ * submitter's own, for what it needs at the completion (a slot lives in the
+ * window's array: its address holds until it is reaped).
+ */
+struct rp_slot {
+	rp_breq req;           /* req.op and its strings stay valid until the completion */
+	rp_wkey key;           /* what later requests may depend on (rp__win_depends) */
+	rp_slot_done complete;
+	void *ctx;
+	uint64_t issue, done;  /* the window's: when the backend got it, and when it completed */
+	uint64_t posted;       /* when it was handed to a worker */
 	_Atomic bool finished; /* set by the worker (release) or the async callback */
 	bool busy;
 	rp_worker *worker; /* NULL: an asynchronous backend has it */
-	rp_client *c;
-} rp_slot;
-
-/*
- * What the window calls back in its client (client.c's rp__client_win_hooks),
- * so that it calls nothing above it: the NT layer before an op (true: the
- * layer answered it, req->status set) and an op's end (handle table,
- * statistics, resource order), each op exactly once.
- */
-typedef struct rp_win_hooks {
-	bool (*pre)(rp_client *c, const rp_op *op, rp_breq *req);
-	void (*finish)(rp_client *c, const rp_op *op, rp_breq *req, uint64_t index, uint64_t sched, uint64_t issue,
-		       uint64_t done, const rp_ordreq *ord);
-} rp_win_hooks;
+	rp_window *win;
+};
 
 struct rp_window {
 	rp_client *c;
-	const rp_win_hooks *hooks;
 	uint32_t max;      /* --max-inflight */
 	uint32_t n;        /* slots busy */
-	rp_slot *slots;    /* max of them */
+	unsigned char *slots; /* max of them, slot_size apart */
+	size_t slot_size;
 	rp_worker **workers; /* synchronous backends: max - 1 threads */
 	uint32_t n_workers;
 	bool async;        /* submit + poll instead of workers */
-	rp_handles hpath;  /* trace handle -> path id of its (successful) open, for the names of handle ops */
 	/*
 	 * Moving averages (ns): how long each kind of op takes on this backend,
 	 * and how long a hand-off to a worker takes to start it.  An op faster
@@ -92,7 +89,8 @@ struct rp_window {
 	_Atomic int waiting;
 };
 
-int rp__win_create(rp_client *c, uint32_t max, const rp_win_hooks *hooks, char *errbuf); /* client thread, after client_init */
+/* Client thread, after client_init: slots of slot_size bytes (at least an rp_slot, the submitter's part after it). */
+int rp__win_create(rp_client *c, uint32_t max, size_t slot_size, char *errbuf);
 void rp__win_destroy(rp_client *c);                          /* drains first; NULL window is a no-op */
 /* Reap what completed; true when k may be issued now (room in the window, nothing in flight it depends on). */
 bool rp__win_ready(rp_client *c, const rp_wkey *k);
@@ -107,13 +105,18 @@ bool rp__win_progress(rp_client *c, _Atomic uint32_t *word, uint32_t v);
 /* Wait until deadline; an asynchronous backend's completions run meanwhile. */
 uint64_t rp__win_wait_until(rp_client *c, uint64_t deadline);
 /*
- * Issue a resolved op: to an idle worker (or the asynchronous backend) when
- * the next op overlaps it in the recording, else here and now.  Returns the
- * time to go on from.
+ * Where the next request, of op kind `op`, goes (rp__win_ready said there
+ * is room): a free slot to fill and hand over with rp__win_post, when an
+ * asynchronous backend takes it or an idle worker does (the next request
+ * overlaps it in the recording and it takes longer than a hand-off); NULL to
+ * issue it here and now, then tell the window how long it took (rp__win_ran).
  */
-uint64_t rp__win_issue(rp_client *c, const rp_op *op, rp_breq *req, const rp_wkey *k, uint64_t index,
-		       uint64_t sched, bool next_overlaps, const rp_ordreq *ord);
-/* Record what completed (and move its resources' counts on: --order=resource). */
+rp_slot *rp__win_take(rp_client *c, unsigned op, bool next_overlaps);
+/* Hand over the slot rp__win_take gave, filled; the time to go on from. */
+uint64_t rp__win_post(rp_client *c, rp_slot *s);
+/* A request of op kind `op` ran on the client thread in ns: how long such requests take. */
+void rp__win_ran(rp_client *c, unsigned op, uint64_t ns);
+/* Run the completions of what completed (and free their slots). */
 void rp__win_reap(rp_client *c);
 void rp__win_drain(rp_client *c); /* until nothing is in flight */
 
