@@ -22,7 +22,8 @@
 
 static struct {
 	const char *iface, *filter, *out, *client_key;
-	const char *only, *exclude, *clock;
+	const char *only, *exclude;
+	unsigned clock; /* an index into clocks */
 	double duration;
 	uint64_t buffer_mib, max_flows, ring_kb;
 	bool strict, quiet, no_stdio, lttng, process_clients;
@@ -33,6 +34,10 @@ static struct {
 	rp_optlist list;
 	const char *file;
 } sk;
+
+/* --clock's choices, and what each is (the first, auto, the default) */
+static const char *const clocks[] = { "auto", "tsc", "monotonic", NULL };
+static const int clock_ids[] = { RP_SYSCAP_CLOCK_AUTO, RP_SYSCAP_CLOCK_TSC, RP_SYSCAP_CLOCK_MONOTONIC };
 
 static const rp_opt options[] = {
 	{ .name = "iface", .short_name = 'i', .kind = RP_OPT_STRING, .value = &o.iface, .arg = "IF", .help = "interface to capture on (lo for servers on 127.0.0.1)" },
@@ -51,7 +56,7 @@ static const rp_opt options[] = {
 	  .help = "CMD: one client per process (default: one per thread)" },
 	{ .name = "ring-kb", .kind = RP_OPT_UINT, .value = &o.ring_kb, .arg = "KIB",
 	  .help = "CMD: each traced thread's event ring in KiB, 64-1048576 (default " RP__XSTR(RP_SYSCAP_RING_DEFAULT_KB) ")", .min = 64, .max = 1u << 20 /* capture/preload/ring.h: RP_RING_MIN_SIZE .. RP_RING_MAX_SIZE (spool.c checks again) */ },
-	{ .name = "clock", .kind = RP_OPT_STRING, .value = &o.clock, .arg = "CLOCK",
+	{ .name = "clock", .kind = RP_OPT_ENUM, .value = &o.clock, .choices = clocks, .arg = "CLOCK",
 	  .help = "CMD: the clock events are timed by: tsc (the CPU's counter, mapped to ns), monotonic (clock_gettime) "
 	  "or auto (default: tsc where the kernel keeps time by it)" },
 	{ .name = "lttng", .kind = RP_OPT_FLAG, .value = &o.lttng,
@@ -261,15 +266,7 @@ static int run_capture(int argc, char **argv)
 		int ci = 1;
 		while (ci < argc && argv[ci] != pos[0])
 			ci++;
-		int clock = RP_SYSCAP_CLOCK_AUTO;
-		if (o.clock && strcmp(o.clock, "tsc") == 0)
-			clock = RP_SYSCAP_CLOCK_TSC;
-		else if (o.clock && strcmp(o.clock, "monotonic") == 0)
-			clock = RP_SYSCAP_CLOCK_MONOTONIC;
-		else if (o.clock && strcmp(o.clock, "auto") != 0) {
-			rp__cli_err("capture", "--clock: %s: not auto, tsc or monotonic", o.clock);
-			return 2;
-		}
+		const int clock = clock_ids[o.clock];
 		rp_syscap_opts so = {
 			.clock = clock,
 			.only = o.only,

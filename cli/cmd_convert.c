@@ -18,7 +18,8 @@
 
 static struct {
 	bool lenient, strict, quiet, verbose, timestamps, prepare;
-	const char *format, *to, *dialect, *client_key, *output, *clients, *ops, *path_prefix;
+	const char *format, *to, *client_key, *output, *clients, *ops, *path_prefix;
+	unsigned dialect; /* an index into dialects */
 	uint64_t level;
 	double from, until, time_scale;
 } o;
@@ -29,10 +30,14 @@ static struct {
 	const char *file;
 } sk;
 
+/* --dialect's choices and what each is (the first, auto, the default) */
+static const char *const dialects[] = { "auto", "smb", "nfs", NULL };
+static const rp_loadfile_dialect dialect_ids[] = { RP_LOADFILE_AUTO, RP_LOADFILE_SMB, RP_LOADFILE_NFS };
+
 static const rp_opt options[] = {
 	{ .name = "output", .short_name = 'o', .kind = RP_OPT_STRING, .value = &o.output, .arg = "OUT", .help = "the output (instead of the second argument)" },
 	RP_CLI_CONVERT_OPT_FORMAT(o.format, "rpz, loadfile, fio or fio-job"),
-	{ .name = "dialect", .kind = RP_OPT_STRING, .value = &o.dialect, .arg = "D", .help = "loadfile dialect: smb, nfs or auto (default auto: NFS traffic -> nfs)" },
+	{ .name = "dialect", .kind = RP_OPT_ENUM, .value = &o.dialect, .choices = dialects, .arg = "D", .help = "loadfile dialect: smb, nfs or auto (default auto: NFS traffic -> nfs)" },
 	{ .name = "timestamps", .kind = RP_OPT_FLAG, .value = &o.timestamps, .help = "loadfile: write the timestamped form (a leading time in seconds)" },
 	{ .name = "prepare", .kind = RP_OPT_FLAG, .value = &o.prepare, .help = "loadfile output: first create what the trace uses but never creates (replay's prepare plan), so dbench can run it" },
 	RP_CLI_CONVERT_OPT_LEVEL(o.level, "; 19 is ~7 % smaller and 5x slower to write"),
@@ -433,15 +438,7 @@ static int convert(const char *in, const char *outp, int npos, char **pos, const
 		rp__cli_err("convert", "--client-key must be addr+principal, addr or conn");
 		return 2;
 	}
-	rp_loadfile_dialect dialect = RP_LOADFILE_AUTO;
-	if (o.dialect && strcmp(o.dialect, "smb") == 0)
-		dialect = RP_LOADFILE_SMB;
-	else if (o.dialect && strcmp(o.dialect, "nfs") == 0)
-		dialect = RP_LOADFILE_NFS;
-	else if (o.dialect && strcmp(o.dialect, "auto") != 0) {
-		rp__cli_err("convert", "--dialect must be smb, nfs or auto");
-		return 2;
-	}
+	const rp_loadfile_dialect dialect = dialect_ids[o.dialect];
 
 	const rp_conv_consumer *const kind = rp_conv_consumer_for(format, outp);
 	if (!kind && format) {

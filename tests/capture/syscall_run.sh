@@ -259,7 +259,7 @@ else
 fi
 "$reprise" capture --clock sundial -o "$tmp/x.rpz" -- true 2>"$tmp/err"
 eq "--clock sundial is refused (exit 2)" "$?" 2
-has "it says which clocks there are" err "not auto, tsc or monotonic"
+has "it says which clocks there are" err "not one of auto, tsc, monotonic"
 
 # --- the same run under strace, converted: the same file operations
 script="cd $w && mkdir -p cmp && echo hello > cmp/f && cat cmp/f > cmp/g && mv cmp/g cmp/h && ln -s h cmp/l && chmod 600 cmp/f && rm cmp/l cmp/h cmp/f && rmdir cmp"
