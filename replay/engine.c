@@ -7,6 +7,7 @@
 
 #include "replay/client.h"
 #include "replay/engine.h"
+#include "replay/stats.h"
 
 void rp_replay_opts_init(rp_replay_opts *o)
 {

@@ -1,7 +1,8 @@
 /*
  * Inside libreprise-replay: the run-wide context (rp_replay), the clock,
- * prepare and the statistics; each module has its own header (client.h,
- * window.h, share.h, ntsem.h, order.h, req.h, client_req.h).
+ * prepare and the final sync; each module has its own header (client.h,
+ * window.h, share.h, ntsem.h, order.h, req.h, client_req.h, followup.h,
+ * stats.h).
  */
 #ifndef REPRISE_REPLAY_ENGINE_H
 #define REPRISE_REPLAY_ENGINE_H
@@ -104,24 +105,11 @@ int rp__scan(rp_replay *r, char *errbuf);
 int rp__prepare_run(rp_replay *r, char *errbuf);
 /* sync, then drop the page cache: 1, or the errno that prevented it (EPERM: not root). */
 int rp__drop_caches(void);
-/* /proc/meminfo's Dirty + Writeback in bytes (system-wide), -1 when unreadable (replay/flush.c). */
+void rp__prepare_free(rp_replay *r);
+
+/* flush.c: /proc/meminfo's Dirty + Writeback in bytes (system-wide), -1 when unreadable. */
 int64_t rp__dirty_bytes(void);
 /* After the clients stopped: the dirty bytes left, then the final sync when asked (res.final_sync). */
 void rp__final_sync(rp_replay *r);
-void rp__prepare_free(rp_replay *r);
-
-/* stats.c */
-int rp__stats_merge(rp_replay *r);
-/* Free the histograms the results keep (rp_replay_destroy). */
-void rp__stats_free(rp_replay_results *res);
-/* An op's latency fields and distribution from its histogram, and a distribution alone (replay/merge.c). */
-void rp__stats_opstats_fill(rp_replay_opstats *o, const rp_hist *h);
-void rp__stats_lat_fill(rp_replay_lat *l, const rp_hist *h);
-/* Op kind op's counts (res->op[op] merged from clients or shares) into the run's totals (sleeps: no ops, no bytes). */
-void rp__stats_add_opstats(rp_replay_results *res, unsigned op, const rp_replay_opstats *o);
-/* res->depth (the run's in-flight depths) from its clients' (res->client_depth): the largest, and the means of those that issued. */
-void rp__stats_depth_total(rp_replay_results *res);
-/* Kinds of mismatch into res's: the same kind adds its count, the first example stays, past RP_REPLAY_SAMPLES counted in others. */
-void rp__stats_add_samples(rp_replay_results *res, const rp_replay_sample *samples, size_t n, uint64_t others);
 
 #endif

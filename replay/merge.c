@@ -7,6 +7,7 @@
 #include "formats/cursor.h"
 #include "replay/client.h"
 #include "replay/engine.h"
+#include "replay/stats.h"
 
 static const uint8_t magic[4] = { 'R', 'P', 'R', 'W' };
 

@@ -6,6 +6,7 @@
 
 #include "replay/client.h"
 #include "replay/engine.h"
+#include "replay/stats.h"
 
 static double us(uint64_t ns)
 {
