@@ -83,19 +83,27 @@ static char *items_text(const rp_cli_bopts *b)
 }
 
 /*
- * The backend's items: the -O list's (split here, once), then --sync and
+ * The backend's items: the -O lists' (split here, once), then --sync and
  * --fsync-writes, which are posix's, and --user and --authfile, which are
  * smb's user and authfile, taken whole (a ',' in a password or a file name
  * is one; the smb backend reads user's [DOMAIN\]USER[%PASS]).  0, 2 after a usage error, 1 out of memory.
  */
 static int backend_items(const rp_cli_ropts *r, const char *cmd, rp_cli_bopts *b)
 {
-	b->items = calloc(items_cap(r->backend_opt), sizeof(*b->items));
-	b->list = strdup(r->backend_opt ? r->backend_opt : "");
-	if (!b->items || !b->list)
+	size_t len = 0;
+	for (size_t i = 0; i < r->backend_opts.n; i++)
+		len += strlen(r->backend_opts.v[i]) + 1;
+	b->list = malloc(len + 1);
+	if (!b->list)
 		goto nomem;
+	b->list[0] = '\0';
+	for (size_t i = 0, at = 0; i < r->backend_opts.n; i++) /* the lists as one: "a=1" "b" -> "a=1,b" */
+		at += (size_t)snprintf(b->list + at, len + 1 - at, "%s%s", i ? "," : "", r->backend_opts.v[i]);
 	b->list_len = strlen(b->list);
-	const long n = rp_backend_split_opts(b->list, b->items, items_cap(r->backend_opt) - 6);
+	b->items = calloc(items_cap(b->list), sizeof(*b->items));
+	if (!b->items)
+		goto nomem;
+	const long n = rp_backend_split_opts(b->list, b->items, items_cap(b->list) - 6);
 	b->n = n < 0 ? 0 : (size_t)n; /* the cap holds every item a list of that length can have */
 	if (r->sync)
 		add(b, "sync", NULL);

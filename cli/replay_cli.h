@@ -12,7 +12,8 @@
 
 /* The options that shape a run, as parsed (rp__cli_ropts_defaults first). */
 typedef struct rp_cli_ropts {
-	const char *backend, *backend_opt, *user, *authfile;
+	const char *backend, *user, *authfile;
+	rp_optlist backend_opts; /* every -O list, in the order given */
 	unsigned timing, on_mismatch, prepare_fill, order; /* indices into rp__cli_timings ... (rp_timing ... order) */
 	uint64_t clients, max_inflight;
 	double clone_offset, duration, warmup, speed;
@@ -44,8 +45,9 @@ typedef struct rp_cli_ropts {
 	  "recorded before its op on that path)" }, \
 	{ .name = "backend", .short_name = 'b', .kind = RP_OPT_STRING, .value = &(r).backend, .arg = "NAME", \
 	  .help = "posix, null, fault, nfs or smb, as built (--list-backends; default: the one that takes --target's URL scheme, posix for a directory)" }, \
-	{ .name = "backend-opt", .short_name = 'O', .kind = RP_OPT_STRING, .value = &(r).backend_opt, .arg = "LIST", \
-	  .help = "backend options, comma-separated name[=value], typed and range-checked (the backends below)" }, \
+	{ .name = "backend-opt", .short_name = 'O', .kind = RP_OPT_LIST, .value = &(r).backend_opts, .arg = "LIST", \
+	  .help = "backend options, comma-separated name[=value], typed and range-checked (the backends below); repeatable, " \
+	  "each list's items after the previous one's" }, \
 	{ .name = "user", .kind = RP_OPT_STRING, .value = &(r).user, .arg = "[DOMAIN\\]USER[%PASS]", \
 	  .help = "smb: log in as USER (the password from PASS, else --authfile, else $REPRISE_SMB_PASSWORD; default: guest); " \
 	  "the password is never printed, nor kept in the JSON" }, \

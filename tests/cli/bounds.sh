@@ -87,6 +87,12 @@ printf '\357\273\277READ3 "/f" 0 4096 0x00000000\n' >"$tmp/bom.txt"
 check "cat reads a loadfile with a BOM" "$reprise" cat "$tmp/bom.txt"
 if grep -q 'read path="/f"' "$tmp/out"; then ok "as the NFS dialect"; else not_ok "as the NFS dialect"; fi
 
+# -O is repeatable: every list's items reach the backend, in order (it was the last -O only)
+check_fails "replay -O nosuch -O sync: the first list counts too (exit 1)" 1 \
+	"$reprise" replay "$tmp/one.txt" --target "$tmp/target" -O nosuch -O sync -q
+err_has "and its item is named" "backend posix: has no option 'nosuch'"
+check "replay -O async -O async runs (a flag given twice)" "$reprise" replay "$tmp/one.txt" --backend null --target "$tmp/target" -O async -O async -q
+
 # --user and --authfile reach the smb backend as option items taken whole (no comma list in
 # between): a ',' in a password or a file name is no usage error, and the backend gets the whole name
 if "$reprise" replay --list-backends | grep -q '^  smb '; then
