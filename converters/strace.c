@@ -135,16 +135,36 @@ static rp__st_slot *slot_at(rp_strace *t, uint64_t id)
 static int feed(rp_strace *t, rp__st_slot *s)
 {
 	const rp__st_batch *const b = &s->b;
-	for (unsigned i = 0; i < b->n; i++) {
-		const rp__st_ev *const w = &b->ev[i];
-		rp_sysev e = { .nr = w->nr, .flags = w->flags, .pid = w->pid, .tid = w->tid, .ret = w->ret,
-			       .t_start = b->t_start, .t_end = b->t_end };
-		memcpy(e.a, w->a, sizeof(e.a));
-		for (unsigned j = 0; j < 2; j++)
-			if (w->has & (1u << j)) {
-				e.p[j] = b->buf ? b->buf + w->off[j] : ""; /* an empty path before the slot had a buffer */
-				e.plen[j] = w->plen[j];
+	for (unsigned i = 0; i <= b->n_names; i++) {
+		rp_sysev e = { .t_start = b->t_start, .t_end = b->t_end };
+		if (i == b->before) { /* the call's event, between the names of its arguments and of its result */
+			if (!b->has_ev)
+				continue;
+			const rp__st_ev *const w = &b->ev;
+			e.nr = w->nr;
+			e.flags = w->flags;
+			e.pid = w->pid;
+			e.tid = w->tid;
+			e.ret = w->ret;
+			memcpy(e.a, w->a, sizeof(e.a));
+			for (unsigned j = 0; j < 2; j++)
+				if (w->has & (1u << j)) {
+					e.p[j] = b->buf ? b->buf + w->off[j] : ""; /* an empty path before the slot had a buffer */
+					e.plen[j] = w->plen[j];
+				}
+		} else {
+			const rp__st_fdname *const n = &b->names[i < b->before ? i : i - 1];
+			e.nr = RP_SYSEV_FD;
+			e.pid = b->pid;
+			e.tid = b->tid;
+			e.a[0] = n->fd;
+			e.a[4] = n->kind != RP__ST_FD_NONFILE;
+			e.a[5] = 1;
+			if (n->kind == RP__ST_FD_PATH) {
+				e.p[0] = b->buf ? b->buf + n->off : "";
+				e.plen[0] = n->len;
 			}
+		}
 		const int rc = rp_sysmodel_event(t->model, &e);
 		if (rc < 0)
 			return rc;
@@ -214,7 +234,8 @@ static int reserve(rp_strace *t, uint64_t *id, char *errbuf)
 	}
 	*id = t->tail++;
 	rp__st_slot *const s = slot_at(t, *id);
-	s->b.n = 0;
+	s->b.n_names = s->b.before = 0;
+	s->b.has_ev = false;
 	s->b.len = 0;
 	s->state = SLOT_PENDING;
 	return 0;
@@ -227,10 +248,12 @@ static int proc_slot(rp_strace *t, const rp__st_proc *pr, unsigned nr, uint64_t 
 	if (rc < 0)
 		return rc;
 	rp__st_slot *const s = slot_at(t, *id);
-	s->b.ev[0] = (rp__st_ev){ .nr = (uint16_t)nr, .pid = pr->mpid, .tid = pr->pid };
+	s->b.ev = (rp__st_ev){ .nr = (uint16_t)nr, .pid = pr->mpid, .tid = pr->pid };
+	s->b.ev.a[0] = nr == RP_SYSEV_EXIT ? -1 : 0; /* START: no parent the model knows; EXIT: status unknown */
+	s->b.has_ev = true;
+	s->b.pid = pr->mpid;
+	s->b.tid = pr->pid;
 	s->b.t_start = s->b.t_end = ns;
-	s->b.ev[0].a[0] = nr == RP_SYSEV_EXIT ? -1 : 0; /* START: no parent the model knows; EXIT: status unknown */
-	s->b.n = 1;
 	s->state = SLOT_DONE;
 	return 0;
 }
@@ -273,17 +296,19 @@ static int name_fork(rp_strace *t, rp__st_proc *pr, uint64_t id, rp__st_ev *e, u
 	child->has_start = false;
 	child->forked = true;
 	if (share && child->mpid != pr->mpid) {
+		const uint32_t old = child->mpid;
 		for (uint64_t i = id + 1; i < t->tail; i++) {
 			rp__st_batch *const b = &slot_at(t, i)->b;
-			for (unsigned k = 0; k < b->n; k++) {
-				if (b->ev[k].tid != child->pid || b->ev[k].nr == RP_SYSEV_START)
-					continue;
-				if (b->ev[k].nr == RP_SYSEV_EXIT) { /* a thread's end is not its process's */
-					b->n = k; /* an EXIT is alone in its slot */
-					break;
-				}
-				b->ev[k].pid = pr->mpid;
+			if (b->tid != child->pid)
+				continue;
+			if (b->has_ev && b->ev.nr == RP_SYSEV_EXIT) {
+				b->has_ev = false; /* a thread's end is not its process's */
+				continue;
 			}
+			b->pid = pr->mpid;
+			/* its call's event, or a thread it made in the meantime: of its new process too */
+			if (b->has_ev && b->ev.pid == old && b->ev.nr != RP_SYSEV_START)
+				b->ev.pid = pr->mpid;
 		}
 		rp__st_proc *const leader = pr->mpid == pr->pid ? pr : proc_find(t, pr->mpid);
 		if (leader && !child->dead)
@@ -311,17 +336,11 @@ static int complete(rp_strace *t, rp__st_proc *pr, rp__st_str name, const rp__st
 	uint64_t end = start_unix;
 	if (c->has_dur && c->res != RP__ST_RES_UNKNOWN && c->res != RP__ST_RES_NONE)
 		end = c->dur_ns < UINT64_MAX - start_unix ? start_unix + c->dur_ns : UINT64_MAX;
-	rp__st_ev *fork = NULL;
 	s->b.t_start = start_unix;
 	s->b.t_end = end;
-	for (unsigned i = 0; i < s->b.n; i++) {
-		rp__st_ev *const e = &s->b.ev[i];
-		e->pid = pr->mpid;
-		e->tid = pr->pid;
-		if (e->nr == RP_SYSEV_FORK)
-			fork = e;
-	}
-	if (fork && name_fork(t, pr, id, fork, start_unix) < 0) {
+	s->b.pid = s->b.ev.pid = pr->mpid;
+	s->b.tid = s->b.ev.tid = pr->pid;
+	if (s->b.ev.nr == RP_SYSEV_FORK && name_fork(t, pr, id, &s->b.ev, start_unix) < 0) {
 		s->state = SLOT_CANCELLED;
 		return -1;
 	}

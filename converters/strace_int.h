@@ -102,9 +102,6 @@ int rp__st_errno(rp__st_str name);
 #include "converters/strace.h"
 #include "formats/sysev.h"
 
-/* The events of one call at most: the names -y shows for the dirfd and the result, the call (openat, copy, rename). */
-#define RP__ST_EVS 3
-
 /* One event as it waits in the ring (an rp_sysev without the times its call's batch holds once). */
 typedef struct rp__st_ev {
 	int64_t a[RP_SYSEV_ARGS];
@@ -115,14 +112,28 @@ typedef struct rp__st_ev {
 	uint8_t has;
 } rp__st_ev;
 
-/* One call's events and their paths' bytes. */
+/* The name -y shows for an fd a call uses: an FD event (a5 1, sysev.h) for the model. */
+typedef struct rp__st_fdname {
+	int32_t fd;      /* AT_FDCWD (-100): the working directory */
+	uint8_t kind;    /* RP__ST_FD_* */
+	uint32_t off, len; /* a path's bytes in the batch's buf */
+} rp__st_fdname;
+enum { RP__ST_FD_UNNAMED, RP__ST_FD_PATH, RP__ST_FD_NONFILE };
+
+/* The names of one call at most: two fds or dirfds before it, its result's after it (openat, rename, copy). */
+#define RP__ST_NAMES 3
+
+/* One call's (or process's) event, the fd names around it and their paths' bytes. */
 typedef struct rp__st_batch {
-	rp__st_ev ev[RP__ST_EVS];
-	uint64_t t_start, t_end; /* Unix ns */
-	unsigned n;
-	bool none; /* a call on a negative fd (close(-1)): EBADF, no op, the events not sent */
+	rp__st_ev ev;
+	rp__st_fdname names[RP__ST_NAMES]; /* names[0..before) are sent before ev, the rest after it */
+	uint64_t t_start, t_end;           /* Unix ns */
+	uint32_t pid, tid;                 /* the names' (the caller's; a FORK's ev is the child's) */
 	char *buf;
 	uint32_t len, cap;
+	uint8_t n_names, before;
+	bool has_ev;
+	bool none; /* a call on a negative fd (close(-1)): EBADF, no op, nothing sent */
 } rp__st_batch;
 
 /* One strace pid (a process, or a thread: strace shows tids). */

@@ -81,22 +81,8 @@ static int64_t sum_field(rp__st_str s, const char *key)
 
 /* ---- the batch: one call's events ---- */
 
-/* A new event at b's end, its arguments 0 (a call makes at most RP__ST_EVS: the table below). */
-static rp__st_ev *ev_add(rp__st_batch *b, unsigned nr)
-{
-	if (b->n == RP__ST_EVS)
-		return NULL;
-	rp__st_ev *const e = &b->ev[b->n];
-	*e = (rp__st_ev){ .nr = (uint16_t)nr };
-	b->n++;
-	return e;
-}
-
-/*
- * s[0..len) as path i of b's last event (kept in b's buffer until the batch
- * is sent), cut at a NUL as the kernel reads a C string.
- */
-static int ev_path(rp_strace *t, rp__st_batch *b, unsigned i, const char *s, uint32_t len)
+/* s[0..len) into b's buffer at *off, cut at a NUL as the kernel reads a C string: its length, or -1. */
+static int64_t buf_put(rp_strace *t, rp__st_batch *b, const char *s, uint32_t len, uint32_t *off)
 {
 	const char *const nul = memchr(s, '\0', len);
 	if (nul)
@@ -115,38 +101,55 @@ static int ev_path(rp_strace *t, rp__st_batch *b, unsigned i, const char *s, uin
 		b->buf = nb;
 		b->cap = ncap;
 	}
-	rp__st_ev *const e = &b->ev[b->n - 1];
 	if (len)
 		memcpy(b->buf + b->len, s, len);
-	e->off[i] = b->len;
-	e->plen[i] = len;
-	e->has |= (uint8_t)(1u << i);
+	*off = b->len;
 	b->len += len;
+	return len;
+}
+
+/* s[0..len) as path i of b's call event. */
+static int ev_path(rp_strace *t, rp__st_batch *b, unsigned i, const char *s, uint32_t len)
+{
+	const int64_t n = buf_put(t, b, s, len, &b->ev.off[i]);
+	if (n < 0)
+		return -1;
+	b->ev.plen[i] = (uint32_t)n;
+	b->ev.has |= (uint8_t)(1u << i);
 	return 0;
 }
 
+/* The name of fd for the model, before the call's event (or after it: its result's); NULL when bad. */
+static rp__st_fdname *name_add(rp_strace *t, rp__st_batch *b, int64_t fd)
+{
+	if (b->n_names == RP__ST_NAMES) {
+		st_badf(t, "too many fds in one call");
+		return NULL;
+	}
+	rp__st_fdname *const n = &b->names[b->n_names++];
+	*n = (rp__st_fdname){ .fd = (int32_t)fd, .kind = RP__ST_FD_UNNAMED };
+	return n;
+}
+
 /*
- * The fd of argument i as the model needs to know it first: an FD event
- * (a5 1) with the name -y shows, a pipe or socket as such, an fd without a
- * name as a file never seen (dir: a dirfd, named only when -y names it).
- * 1 a file (or unknown), 0 a pipe or socket, -1 bad; *fd the number.
+ * The fd of argument i as the model needs to know it first: its name as
+ * -y shows it, a pipe or socket as such, an fd without a name as a file
+ * never seen (dir: a dirfd, named only when -y names it).  1 a file (or
+ * unknown), 0 a pipe or socket, -1 bad; *fd the number.
  */
 static int fd_arg(rp_strace *t, rp__st_batch *b, const rp__st_call *c, unsigned i, bool dir, int64_t *fd)
 {
 	bool has;
 	rp__st_str an;
-	if (!rp__st_fd(st_arg(c, i), fd, &has, &an))
+	if (!rp__st_fd(st_arg(c, i), fd, &has, &an) || *fd < INT32_MIN || *fd > INT32_MAX)
 		return st_badf(t, dir ? "bad directory fd argument" : "bad fd argument");
 	if (!dir && *fd < 0)
 		b->none = true; /* no fd at all: the call fails with EBADF and names nothing */
 	if ((*fd < 0 && *fd != AT_CWD) || (!has && (dir || *fd < 0)))
 		return 1;
-	rp__st_ev *const e = ev_add(b, RP_SYSEV_FD);
-	if (!e)
-		return st_badf(t, "too many fds in one call");
-	e->a[0] = *fd;
-	e->a[4] = 1;
-	e->a[5] = 1;
+	rp__st_fdname *const n = name_add(t, b, *fd);
+	if (!n)
+		return -1;
 	if (!has)
 		return 1;
 	uint32_t len;
@@ -154,10 +157,15 @@ static int fd_arg(rp_strace *t, rp__st_batch *b, const rp__st_call *c, unsigned 
 	if (!rp__st_annot_path(an, t->sbuf, RP_STR_MAX, &len, &is_path))
 		return st_badf(t, "bad <path> annotation");
 	if (!is_path) {
-		e->a[4] = 0;
+		n->kind = RP__ST_FD_NONFILE;
 		return 0;
 	}
-	return ev_path(t, b, 0, t->sbuf, len) < 0 ? -1 : 1;
+	const int64_t got = buf_put(t, b, t->sbuf, len, &n->off);
+	if (got < 0)
+		return -1;
+	n->len = (uint32_t)got;
+	n->kind = RP__ST_FD_PATH;
+	return 1;
 }
 
 /* The string argument i as path j of b's last event: 1, 0 when it is no string (NULL, an address), -1 bad. */
@@ -187,13 +195,17 @@ static int dir_arg(rp_strace *t, rp__st_batch *b, const rp__st_call *c, int di, 
 	return di < 0 ? 1 : fd_arg(t, b, c, (unsigned)di, true, fd) < 0 ? -1 : 1;
 }
 
-/* The call's own event at b's end. */
+/* The call's own event, after the fd names so far (the result's name comes after it). */
 static rp__st_ev *call_ev(rp_strace *t, rp__st_batch *b, unsigned nr)
 {
-	rp__st_ev *const e = ev_add(b, nr);
-	if (!e)
-		st_badf(t, "too many events in one call");
-	return e;
+	if (b->has_ev) {
+		st_badf(t, "two events in one call");
+		return NULL;
+	}
+	b->ev = (rp__st_ev){ .nr = (uint16_t)nr };
+	b->has_ev = true;
+	b->before = b->n_names;
+	return &b->ev;
 }
 
 /*
@@ -285,14 +297,14 @@ static int sys_open(rp_strace *t, rp__st_batch *b, const rp__st_call *c, int di,
 	bool is_path;
 	if (st_ok(c) && c->ret >= 0 && c->has_ret_annot && rp__st_annot_path(c->ret_annot, t->sbuf, RP_STR_MAX, &len, &is_path) &&
 	    is_path) {
-		rp__st_ev *const r = ev_add(b, RP_SYSEV_FD);
-		if (!r)
-			return st_badf(t, "too many events in one call");
-		r->a[0] = c->ret;
-		r->a[4] = 1;
-		r->a[5] = 1;
-		if (ev_path(t, b, 0, t->sbuf, len) < 0)
+		rp__st_fdname *const n = c->ret <= INT32_MAX ? name_add(t, b, c->ret) : NULL;
+		if (!n)
 			return -1;
+		const int64_t got = buf_put(t, b, t->sbuf, len, &n->off);
+		if (got < 0)
+			return -1;
+		n->len = (uint32_t)got;
+		n->kind = RP__ST_FD_PATH;
 	}
 	return 1;
 }
@@ -940,9 +952,9 @@ static int events(rp_strace *t, sysid id, const rp__st_call *c, rp__st_batch *b)
 
 int rp__st_syscall(rp_strace *t, rp__st_str name, const rp__st_call *c, rp__st_batch *b)
 {
-	b->n = 0;
+	b->n_names = b->before = 0;
+	b->has_ev = b->none = false;
 	b->len = 0;
-	b->none = false;
 	const int id = lookup(name);
 	const int r = id < 0 ? 0 : events(t, (sysid)id, c, b);
 	if (r <= 0)
@@ -951,7 +963,9 @@ int rp__st_syscall(rp_strace *t, rp__st_str name, const rp__st_call *c, rp__st_b
 		t->note[RP__ST_N_NOFD]++;
 		return 0;
 	}
-	/* the result on the call's event (the FD events before and after it only name fds) */
+	if (!b->has_ev)
+		return st_badf(t, "no event for the call");
+	/* the result on the call's event (the fd names around it only name fds) */
 	int64_t ret = 0;
 	uint16_t flags = 0;
 	switch (c->res) {
@@ -963,10 +977,7 @@ int rp__st_syscall(rp_strace *t, rp__st_str name, const rp__st_call *c, rp__st_b
 	}
 	default: flags = RP_SYSEV_NOEND; break;
 	}
-	for (unsigned i = 0; i < b->n; i++)
-		if (b->ev[i].nr != RP_SYSEV_FD) {
-			b->ev[i].ret = ret;
-			b->ev[i].flags = flags;
-		}
+	b->ev.ret = ret;
+	b->ev.flags = flags;
 	return 1;
 }
