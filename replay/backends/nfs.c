@@ -169,14 +169,13 @@ static int nfs_client_init(void *backend, void *client, const char *dir, char *e
 	rc = rp__nfs_mount(nb, nfs, url->server, c->mount, errbuf);
 	if (rc < 0)
 		goto fail;
-	if (nb->version == 3) {
-		if (!(c->group = join_group(nb, c->mount))) {
-			rc = rp_fail(errbuf, RP_E_NOMEM, "out of memory");
-			goto fail;
-		}
-		rp__nfs_names_init(&c->names, 0);
-		c->seen = atomic_load(&c->group->changes);
+	/* The checked names (nfs_ops.c), NFSv3 and NFSv4 alike. */
+	if (!(c->group = join_group(nb, c->mount))) {
+		rc = rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+		goto fail;
 	}
+	rp__nfs_names_init(&c->names, 0);
+	c->seen = atomic_load(&c->group->changes);
 	nfs_destroy_url(url);
 	c->nfs = nfs;
 	/* NFSv4 in libnfs 4.0 reports no sizes (0) and cannot encode a WRITE past 3944 bytes: pieces of our own. */

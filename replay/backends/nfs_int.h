@@ -1,6 +1,6 @@
 /*
  * The nfs backend's internal state (libnfs 4.0, asynchronous API), shared by its files, each calling
- * only those below it: nfs.c (the vtable, the event loop) -> nfs_ops.c (opens, I/O, the NFSv3 check)
+ * only those below it: nfs.c (the vtable, the event loop) -> nfs_ops.c (opens, I/O, the symlink check)
  * -> nfs_meta.c (attributes, the namespace, listings) -> nfs_conn.c (contexts, mounts) -> nfs_req.c
  * (a request's bookkeeping) -> nfs_names.c, nfs_util.c (no libnfs).
  */
@@ -52,9 +52,9 @@ enum {
 unsigned rp__nfs_setattr_steps(uint32_t attrs);
 
 /*
- * nfs_names.c: the checked names of a client (NFSv3; nfs_ops.c's check of
- * every component's type, from the server's LOOKUP replies, before a path
- * is acted through).  An entry is a name in a directory entry (or the
+ * nfs_names.c: the checked names of a client (nfs_ops.c's check of every
+ * component's type, from the server's LOOKUP or GETATTR replies, before a
+ * path is acted through).  An entry is a name in a directory entry (or the
  * root): a directory with its file handle, or something else that is no
  * symlink.  Forgetting a path forgets what is beneath it too; any forget
  * moves the epoch, so a LOOKUP sent before it adds nothing.  Bounded: past
@@ -159,11 +159,11 @@ typedef struct nfs_client {
 	char lost_msg[RP_ERRBUF_SIZE];
 	char *wbuf;      /* the write pattern (0x5a), RP_NFS_IO_MAX bytes */
 	char *zbuf;      /* zeros, for prepare --prepare-fill=zero */
-	/* NFSv3: the names checked (nfs_ops.c, check_*); the group's changes as last seen (its own included). */
+	/* The names checked (nfs_ops.c, check_*); the group's changes as last seen (its own included). */
 	rp_nfs_names names;
 	nfs_group *group;
 	uint64_t seen;
-	uint64_t lookups; /* LOOKUPs the check sent */
+	uint64_t lookups; /* LOOKUPs (NFSv4: lstats) the check sent */
 } nfs_client;
 
 /* nfs.c: the event loop. */
@@ -206,7 +206,7 @@ enum step {
 	S_V4CHECK,  /* NFSv4: what an open names, before the OPEN (open_checked) */
 	S_V4INO,    /* NFSv4: the fileid of a file the OPEN created */
 	S_V4TRUNC,  /* NFSv4: an open that empties a file already open here */
-	S_CHECK,    /* NFSv3: a LOOKUP of one component of the path the op acts through (check_*) */
+	S_CHECK,    /* a LOOKUP (NFSv3) or lstat (NFSv4) of one component of the path the op acts through (check_*) */
 	S_LINKLEN,  /* NFSv4: a readlink's length, the link's size (libnfs's text has no NUL) */
 };
 
@@ -232,7 +232,7 @@ struct nreq {
 	unsigned sa;    /* setattr: steps left (RP_NFS_SA_*) */
 	struct nfs_stat_64 st;
 	char *path, *path2; /* "/"-rooted */
-	/* The check (NFSv3): the path, the next component's offset in it, the directory it is in (entry, handle). */
+	/* The check: the path, the next component's offset in it, the directory it is in (entry, handle). */
 	const char *chk;
 	size_t chk_at;
 	uint8_t chk_last;   /* what a symlink as the last component is (enum in nfs_ops.c) */

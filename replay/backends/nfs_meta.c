@@ -288,6 +288,38 @@ static int deltree(nfs_client *c, const char *path, int depth)
 	return err;
 }
 
+/*
+ * NFSv4: the directories deltree's path goes through, each an lstat of the
+ * path up to it (synchronously, as the walk): 0 when none is a symlink (or
+ * one is not there or no directory: deltree's lstat answers), EXDEV and an escape for one
+ * that is; libnfs would follow it, and overread its text (nfs_ops.c's check).
+ */
+static int deltree_beneath(nreq *q)
+{
+	nfs_client *const c = q->c;
+	const char *const path = q->path;
+	for (size_t at = 0;;) {
+		while (path[at] == '/')
+			at++;
+		const size_t len = strcspn(path + at, "/");
+		if (len == 0 || path[at + len] == '\0')
+			return 0; /* the last component: deltree's lstat, not followed */
+		char *const upto = strndup(path, at + len);
+		if (!upto)
+			return ENOMEM;
+		struct nfs_stat_64 st;
+		const int rc = nfs_lstat64(c->nfs, upto, &st);
+		free(upto);
+		if (rc == 0 && S_ISLNK(st.nfs_mode)) {
+			q->req->escape = true;
+			return EXDEV;
+		}
+		if (rc < 0 || !S_ISDIR(st.nfs_mode))
+			return 0; /* no link on the way: deltree's own lstat gets what is there */
+		at += len;
+	}
+}
+
 /* Namespace ops and attribute queries: one call each (a rename without replacing asks first). */
 bool rp__nfs_path_op(nreq *q)
 {
@@ -366,9 +398,15 @@ bool rp__nfs_path_op(nreq *q)
 		q->step = S_READDIR;
 		rp__nfs_queued(q, nfs_opendir_async(nfs, q->f ? q->f->path : q->path, rp__nfs_reply_cb, q));
 		return true;
-	case RP_OP_DELTREE:
-		rp__nfs_finish(q, strcmp(q->path, "/") == 0 ? EINVAL : deltree(c, q->path, 0));
+	case RP_OP_DELTREE: {
+		if (strcmp(q->path, "/") == 0) {
+			rp__nfs_finish(q, EINVAL);
+			return true;
+		}
+		const int err = c->nb->version == 4 ? deltree_beneath(q) : 0;
+		rp__nfs_finish(q, err ? err : deltree(c, q->path, 0));
 		return true;
+	}
 	default:
 		rp__nfs_finish(q, EINVAL);
 		return true;

@@ -436,20 +436,28 @@ static void step_reply(nreq *q, int err, void *data)
 }
 
 /*
- * NFSv3: the check of a path before an op acts through it.  ganesha's
+ * The check of a path before an op acts through it.  ganesha's NFSv3
  * CREATE UNCHECKED opens the name it is given on its own file system and
  * follows a symlink there (measured: a planted link to a file outside the
  * export is written, truncated, chmodded), and libnfs follows a symlink in
- * the middle of a path beneath the root.  So every component is looked up
- * first (raw LOOKUP3 from the mount's root handle, the type from the
- * reply's own attributes): a symlink in the middle is EXDEV (an escape, as
- * posix's beneath-resolution says), one as the last component ELOOP for
- * an op that would act through it or EEXIST for an exclusive create, and
- * fine for an op on the link itself (stat, readlink, unlink, rename, ...).
- * Names found to be directories or other files are kept (c->names), so a
- * path's directories cost one LOOKUP each for the run, until a namespace
- * op of this client (forgotten there) or of another of its directory (the
- * group's count: everything forgotten) may have changed them.
+ * the middle of a path beneath the root; on NFSv4 libnfs 4.0 also follows
+ * one at the end (stat, open, setattr) and, doing so, takes the READLINK
+ * text's length with strlen though it has no NUL: a text that ends the
+ * reply (a multiple of 4 bytes, no XDR padding) is read past the receive
+ * buffer (AddressSanitizer, heap-buffer-overflow in rpc_process_pdu).  So
+ * every component is looked up first, NFSv3: a raw LOOKUP3 from the mount's
+ * root handle, the type from the reply's own attributes; NFSv4: an lstat of
+ * the path up to it (libnfs's LOOKUPs of components already found to be
+ * directories, then a GETATTR of it, not followed).  A symlink in the
+ * middle is EXDEV (an escape, as posix's beneath-resolution says), one as
+ * the last component ELOOP for an op that would act through it or EEXIST
+ * for an exclusive create, and fine for an op on the link itself (stat,
+ * readlink, unlink, rename, ...).  libnfs never gets a path it would
+ * resolve through a link.  Names found to be directories or other files
+ * are kept (c->names), so a path's directories cost one LOOKUP each for
+ * the run, until a namespace op of this client (forgotten there) or of
+ * another of its directory (the group's count: everything forgotten) may
+ * have changed them.
  */
 enum { CHK_NONE, CHK_LINK, CHK_LOOP, CHK_EXCL };
 
@@ -469,18 +477,21 @@ static void names_sync(nfs_client *c)
 static void check_begin(nreq *q, const char *path, int last)
 {
 	nfs_client *const c = q->c;
-	const struct nfs_fh3 *const root = nfs_get_rootfh(c->nfs);
-	if (!root || !root->data.data_val || root->data.data_len > RP_NFS_FH_MAX) {
-		rp__nfs_finish(q, EIO);
-		return;
-	}
 	q->chk = path;
 	q->chk_at = 0;
 	q->chk_last = (uint8_t)last;
 	q->chk_dir = RP_NFS_NAMES_ROOT;
 	q->chk_epoch = c->names.epoch;
-	q->chk_fhlen = root->data.data_len;
-	memcpy(q->chk_fh, root->data.data_val, root->data.data_len);
+	q->chk_fhlen = 0;
+	if (c->nb->version == 3) {
+		const struct nfs_fh3 *const root = nfs_get_rootfh(c->nfs);
+		if (!root || !root->data.data_val || root->data.data_len > RP_NFS_FH_MAX) {
+			rp__nfs_finish(q, EIO);
+			return;
+		}
+		q->chk_fhlen = root->data.data_len;
+		memcpy(q->chk_fh, root->data.data_val, root->data.data_len);
+	}
 	check_next(q);
 }
 
@@ -494,7 +505,23 @@ static void check_passed(nreq *q)
 		return;
 	}
 	q->chk = NULL;
+	q->reply = step_reply; /* NFSv4's check had its own */
 	dispatch(q);
+}
+
+/* The component at q->chk_at is a symlink: what the op gets, or on (an op on the link itself). */
+static void check_link(nreq *q, bool last)
+{
+	if (!last) {
+		q->req->escape = true; /* our refusal, not the server's EXDEV (a rename across file systems) */
+		rp__nfs_finish(q, EXDEV);
+	} else if (q->chk_last == CHK_LOOP) {
+		rp__nfs_finish(q, ELOOP);
+	} else if (q->chk_last == CHK_EXCL) {
+		rp__nfs_finish(q, EEXIST);
+	} else {
+		check_passed(q);
+	}
 }
 
 static void check_cb(struct rpc_context *rpc, int status, void *data, void *priv)
@@ -524,16 +551,7 @@ static void check_cb(struct rpc_context *rpc, int status, void *data, void *priv
 	}
 	const ftype3 type = ok->obj_attributes.post_op_attr_u.attributes.type;
 	if (type == NF3LNK) {
-		if (!last) {
-			q->req->escape = true; /* our refusal, not the server's EXDEV (a rename across file systems) */
-			rp__nfs_finish(q, EXDEV);
-		} else if (q->chk_last == CHK_LOOP) {
-			rp__nfs_finish(q, ELOOP);
-		} else if (q->chk_last == CHK_EXCL) {
-			rp__nfs_finish(q, EEXIST);
-		} else {
-			check_passed(q);
-		}
+		check_link(q, last);
 		return;
 	}
 	if (type != NF3DIR) {
@@ -551,6 +569,49 @@ static void check_cb(struct rpc_context *rpc, int status, void *data, void *priv
 	memcpy(q->chk_fh, ok->object.data.data_val, q->chk_fhlen);
 	q->chk_at += len;
 	check_next(q);
+}
+
+/* NFSv4: the lstat of the path up to the component at q->chk_at (its directories known to be directories). */
+static void check4_reply(nreq *q, int err, void *data)
+{
+	nfs_client *const c = q->c;
+	const char *const name = q->chk + q->chk_at;
+	const size_t len = strcspn(name, "/");
+	const bool last = name[len] == '\0';
+	if (err < 0 || !data) {
+		check_passed(q); /* not there, no access, ...: the op gets the server's own answer */
+		return;
+	}
+	const unsigned type = ((const struct nfs_stat_64 *)data)->nfs_mode & S_IFMT;
+	if (type == S_IFLNK) {
+		check_link(q, last);
+		return;
+	}
+	if (type != S_IFDIR) {
+		rp__nfs_names_add(&c->names, q->chk_epoch, q->chk_dir, name, len, RP_NFS_NAME_OTHER, NULL, 0);
+		check_passed(q); /* a file in the middle: libnfs answers ENOTDIR */
+		return;
+	}
+	q->chk_dir = rp__nfs_names_add(&c->names, q->chk_epoch, q->chk_dir, name, len, RP_NFS_NAME_DIR, NULL, 0);
+	q->chk_at += len;
+	check_next(q);
+}
+
+/* NFSv4: send the lstat of q->chk up to the component of len bytes at q->chk_at. */
+static void check4_send(nreq *q, size_t len)
+{
+	nfs_client *const c = q->c;
+	char *const upto = strndup(q->chk, q->chk_at + len);
+	if (!upto) {
+		rp__nfs_finish(q, ENOMEM);
+		return;
+	}
+	q->step = S_CHECK;
+	q->reply = check4_reply;
+	c->lookups++;
+	/* libnfs copies the path before it returns. */
+	rp__nfs_queued(q, nfs_lstat64_async(c->nfs, upto, rp__nfs_reply_cb, q));
+	free(upto);
 }
 
 /* From the component at q->chk_at on: what the names know, then a LOOKUP of the first they do not. */
@@ -577,6 +638,10 @@ static void check_next(nreq *q)
 			return;
 		}
 		const uint32_t e = rp__nfs_names_find(&c->names, q->chk_dir, name, len);
+		if (e == RP_NFS_NAMES_NONE && c->nb->version == 4) {
+			check4_send(q, len);
+			return;
+		}
 		if (e == RP_NFS_NAMES_NONE) {
 			char comp[NAME_MAX + 1];
 			memcpy(comp, name, len);
@@ -605,12 +670,13 @@ static void check_next(nreq *q)
 	}
 }
 
-/* NFSv3: how the op's path (and path2) are checked, CHK_NONE for not at all. */
+/* How the op's path (and path2) are checked, CHK_NONE for not at all. */
 static int check_of(const nreq *q, const rp_op *op, int *last2)
 {
 	*last2 = CHK_NONE;
-	if (q->c->nb->version != 3 || !q->path)
+	if (!q->path)
 		return CHK_NONE;
+	const bool v4 = q->c->nb->version == 4;
 	switch (op->op) {
 	case RP_OP_OPEN: {
 		return rp_disp_oflags(op->disp) & O_EXCL ? CHK_EXCL : CHK_LOOP;
@@ -633,14 +699,17 @@ static int check_of(const nreq *q, const rp_op *op, int *last2)
 		/*
 		 * Its walk is libnfs's synchronous calls, which must not run inside
 		 * a callback (check_cb's); it enters no symlink (a link is removed),
-		 * and libnfs refuses one in the path that leads out of the root.
+		 * and libnfs refuses one in the path that leads out of the root
+		 * (NFSv4: nfs_meta.c checks the path's directories itself).
 		 */
 		return CHK_NONE;
+	case RP_OP_READDIR:
+	case RP_OP_STATFS:
+		/* NFSv4: libnfs would follow a link at the end (and overread its text): refused. */
+		return q->f ? CHK_NONE : v4 ? CHK_LOOP : CHK_LINK;
 	case RP_OP_STAT:
 	case RP_OP_LOOKUP:
 	case RP_OP_ACCESS:
-	case RP_OP_READDIR:
-	case RP_OP_STATFS:
 		return q->f ? CHK_NONE : CHK_LINK;
 	default:
 		return CHK_LINK; /* unlink, rmdir, readlink, symlink: the link itself, what is before it checked */
