@@ -271,7 +271,7 @@ nfile *rp__nfs_file_new(const char *path, struct nfsfh *fh, bool dir);
  * (NULL when none: a directory, or an NFSv4 open other handles still share).
  */
 struct nfsfh *rp__nfs_file_drop(nfs_client *c, nfile *f);
-/* Send the close of fh, its answer not waited for (a handle no op owns any more). */
+/* Send the close of fh, its answer not waited for (a handle no op owns any more); a lost connection's is freed. */
 void rp__nfs_close_unwaited(nfs_client *c, struct nfsfh *fh);
 /* Close a backend handle without a trace op (its answer not waited for; a lost connection just frees it). */
 void rp__nfs_release(nfs_client *c, uint64_t bh);

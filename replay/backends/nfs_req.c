@@ -39,6 +39,13 @@ static void live_del(nfs_client *c, nreq *q)
 	q->prev = q->next = NULL;
 }
 
+/*
+ * libnfs 4.0 exports, without declaring it in a public header, the free of
+ * a handle with no RPC (what its NFSv3 close does for a clean handle): for
+ * handles of a connection that is gone, which no close could reach.
+ */
+void nfs_free_nfsfh(struct nfsfh *nfsfh);
+
 static void nreq_free(nreq *q)
 {
 	free(q->path);
@@ -138,7 +145,23 @@ struct nfsfh *rp__nfs_file_drop(nfs_client *c, nfile *f)
 
 void rp__nfs_close_unwaited(nfs_client *c, struct nfsfh *fh)
 {
-	nfs_close_async(c->nfs, fh, ignore_cb, NULL);
+	/* A lost connection's handles are freed here (LeakSanitizer: every handle open when ganesha went). */
+	if (c->lost || !c->nfs)
+		nfs_free_nfsfh(fh);
+	else
+		nfs_close_async(c->nfs, fh, ignore_cb, NULL);
+}
+
+/* An orphan goes: the handle it held for its own (a by-path op's, or an NFSv4 open not yet delivered) with it. */
+static void orphan_free(nfs_client *c, nreq *q)
+{
+	if (q->f && (q->tmp || q->step == S_V4INO || q->step == S_V4TRUNC)) {
+		struct nfsfh *const fh = rp__nfs_file_drop(c, q->f);
+		if (fh)
+			rp__nfs_close_unwaited(c, fh);
+	}
+	q->f = NULL;
+	nreq_free(q);
 }
 
 void rp__nfs_finish(nreq *q, int status)
@@ -152,7 +175,7 @@ void rp__nfs_finish(nreq *q, int status)
 	if (q->tmp && q->f) {
 		/* A by-path op that failed before its close: the close is sent, its answer not waited for. */
 		struct nfsfh *const fh = rp__nfs_file_drop(c, q->f);
-		if (fh && !c->lost && c->nfs)
+		if (fh)
 			rp__nfs_close_unwaited(c, fh);
 	}
 	nreq_free(q);
@@ -172,7 +195,7 @@ bool rp__nfs_reply_ends(nreq *q, int err)
 	if (!q->req) {
 		/* Orphaned: the engine has its answer already; libnfs let go of the request now. */
 		live_del(c, q);
-		nreq_free(q);
+		orphan_free(c, q);
 		return true;
 	}
 	if (err == -ETIMEDOUT || err == -EINTR) {
@@ -195,6 +218,9 @@ void rp__nfs_reply_cb(int err, struct nfs_context *nfs, void *data, void *priv)
 {
 	(void)nfs;
 	nreq *const q = priv;
+	/* An orphan's open that succeeded: its handle is nobody's. */
+	if (!q->req && err == 0 && data && (q->step == S_OPEN || q->step == S_TMPOPEN || q->step == S_MKNOD_FILE))
+		rp__nfs_close_unwaited(q->c, data);
 	if (!rp__nfs_reply_ends(q, err))
 		q->reply(q, err, data);
 }
@@ -232,7 +258,7 @@ void rp__nfs_free_orphans(nfs_client *c)
 	while (c->live) {
 		nreq *const q = c->live;
 		live_del(c, q);
-		nreq_free(q);
+		orphan_free(c, q);
 	}
 }
 
@@ -243,6 +269,6 @@ void rp__nfs_release(nfs_client *c, uint64_t bh)
 		return;
 	/* The close is sent and its answer not waited for: nothing waits on a handle the trace left open. */
 	struct nfsfh *const fh = rp__nfs_file_drop(c, f);
-	if (fh && !c->lost && c->nfs)
+	if (fh)
 		rp__nfs_close_unwaited(c, fh);
 }
