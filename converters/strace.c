@@ -322,13 +322,13 @@ static int name_fork(rp_strace *t, rp__st_proc *pr, uint64_t id, rp__st_ev *e, u
 }
 
 /* The events of a parsed call into slot id (or the slot cancelled): the syscall's, then the fields they share. */
-static int complete(rp_strace *t, rp__st_proc *pr, rp__st_str name, const rp__st_call *c, uint64_t start_unix,
+static int complete(rp_strace *t, rp__st_proc *pr, const rp__st_sys *sys, const rp__st_call *c, uint64_t start_unix,
 		    uint64_t id)
 {
 	rp__st_slot *const s = slot_at(t, id);
 	if (c->res == RP__ST_RES_ERR && !rp__st_errno(c->err))
 		t->note[RP__ST_N_ERRNO]++;
-	const int rc = rp__st_syscall(t, name, c, &s->b);
+	const int rc = rp__st_syscall(t, sys, c, &s->b);
 	if (rc <= 0) {
 		s->state = SLOT_CANCELLED;
 		return rc < 0 ? -1 : 0;
@@ -361,14 +361,13 @@ static int resolve_noreply(rp_strace *t, rp__st_proc *pr)
 {
 	rp__st_call c;
 	const char *why = NULL;
-	const rp__st_str name = { pr->pend_name, pr->pend_name_len };
 	int rc = 0;
 	t->note[RP__ST_N_NOREPLY]++;
 	if (rp__st_call_parse(pr->pend_body, pr->pend_body_len, true, &c, &why) < 0) {
 		slot_at(t, pr->slot)->state = SLOT_CANCELLED;
 	} else {
 		c.res = RP__ST_RES_NONE;
-		rc = complete(t, pr, name, &c, pr->pend_time, pr->slot);
+		rc = complete(t, pr, pr->pend_sys, &c, pr->pend_time, pr->slot);
 		if (rc < 0 && !t->fatal)
 			rc = 0; /* its arguments were cut: nothing to make of it, and it was counted */
 	}
@@ -407,7 +406,7 @@ static char *dup_bytes(const char *p, uint32_t len)
 }
 
 /* A complete call, or a resumed one joined to its start: its op in slot id (reserved by the caller). */
-static int finish_call(rp_strace *t, rp__st_proc *pr, rp__st_str name, const char *body, size_t blen,
+static int finish_call(rp_strace *t, rp__st_proc *pr, const rp__st_sys *sys, const char *body, size_t blen,
 		       uint64_t start, uint64_t id, char *errbuf)
 {
 	rp__st_call c;
@@ -431,7 +430,7 @@ static int finish_call(rp_strace *t, rp__st_proc *pr, rp__st_str name, const cha
 		return 0;
 	}
 	t->why = NULL;
-	if (complete(t, pr, name, &c, start, id) < 0) {
+	if (complete(t, pr, sys, &c, start, id) < 0) {
 		if (t->fatal)
 			return rp_fail(errbuf, t->fatal, "%s:%" PRIu64 ": %s", t->name, t->line, t->why);
 		return bad(t, t->why && strstr(t->why, "PATH_MAX") ? RP__ST_BAD_PATH : RP__ST_BAD_ARGS, t->why, errbuf);
@@ -486,7 +485,8 @@ static int process(rp_strace *t, const char *line, size_t len, char *errbuf)
 		if (pr->pending && (rc = resolve_noreply(t, pr)) < 0)
 			return rp_fail(errbuf, t->fatal, "%s:%" PRIu64 ": %s", t->name, t->line, t->why);
 		pr->drop_resume = false;
-		if (!rp__st_known(l.name))
+		const rp__st_sys *const sys = rp__st_sys_find(l.name);
+		if (!sys)
 			return 0; /* counted when it resumes */
 		/* A call on a pipe or socket (-y says so at entry) makes no op: it takes no place in the order,
 		 * so a read that blocks for long holds nothing back. */
@@ -497,7 +497,7 @@ static int process(rp_strace *t, const char *line, size_t len, char *errbuf)
 		rp__st_str an;
 		if (rp__st_call_parse(l.body.p, l.body.len, true, &pc, &pwhy) == 0 && pc.nargs &&
 		    rp__st_fd(pc.args[0], &fd, &has, &an) && has && fd >= 0 && an.len && an.p[0] != '/' &&
-		    rp__st_io_call(l.name)) {
+		    rp__st_sys_io(sys)) {
 			pr->drop_resume = true;
 			t->note[RP__ST_N_NONFILE]++;
 			return 0;
@@ -514,6 +514,7 @@ static int process(rp_strace *t, const char *line, size_t len, char *errbuf)
 		}
 		pr->pend_name_len = l.name.len;
 		pr->pend_body_len = l.body.len;
+		pr->pend_sys = sys;
 		pr->pending = true;
 		pr->slot = id;
 		pr->pend_time = l.time_ns;
@@ -526,7 +527,7 @@ static int process(rp_strace *t, const char *line, size_t len, char *errbuf)
 			return 0; /* counted when it started */
 		}
 		if (!pr->pending) {
-			if (!rp__st_known(l.name)) {
+			if (!rp__st_sys_find(l.name)) {
 				count_notfile(t, l.name);
 				return 0;
 			}
@@ -548,24 +549,22 @@ static int process(rp_strace *t, const char *line, size_t len, char *errbuf)
 		memcpy(t->cbuf, pr->pend_body, pr->pend_body_len);
 		memcpy(t->cbuf + pr->pend_body_len, l.body.p, l.body.len);
 		const uint64_t id = pr->slot, start = pr->pend_time;
-		/* the name stays valid: it is copied before the pending call is cleared */
-		char name[65];
-		const uint32_t nl = pr->pend_name_len < 64 ? pr->pend_name_len : 64;
-		memcpy(name, pr->pend_name, nl);
+		const rp__st_sys *const sys = pr->pend_sys;
 		clear_pending(pr);
-		rc = finish_call(t, pr, (rp__st_str){ name, nl }, t->cbuf, blen, start, id, errbuf);
+		rc = finish_call(t, pr, sys, t->cbuf, blen, start, id, errbuf);
 		return rc < 0 ? rc : drain(t, errbuf);
 	}
 	case RP__ST_CALL: {
 		pr->drop_resume = false;
-		if (!rp__st_known(l.name)) {
+		const rp__st_sys *const sys = rp__st_sys_find(l.name);
+		if (!sys) {
 			count_notfile(t, l.name);
 			return 0;
 		}
 		uint64_t id;
 		if ((rc = reserve(t, &id, errbuf)) < 0)
 			return rc;
-		rc = finish_call(t, pr, l.name, l.body.p, l.body.len, l.time_ns, id, errbuf);
+		rc = finish_call(t, pr, sys, l.body.p, l.body.len, l.time_ns, id, errbuf);
 		return rc < 0 ? rc : drain(t, errbuf);
 	}
 	default:

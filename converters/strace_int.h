@@ -152,6 +152,7 @@ typedef struct rp__st_proc {
 	uint64_t pend_time;  /* its entry time (Unix ns) */
 	uint64_t pend_line;
 	char *pend_name, *pend_body;
+	const struct rp__st_sys *pend_sys; /* the pending call's entry in the syscall table */
 	uint32_t pend_name_len, pend_body_len;
 } rp__st_proc;
 
@@ -245,16 +246,21 @@ static inline int st_badf(rp_strace *t, const char *why)
 	return -1;
 }
 
+/* A syscall of the table (strace_sys.c): its family, event kind and arguments' places. */
+typedef struct rp__st_sys rp__st_sys;
+/* The table's entry for name, NULL for a call that is not a file operation; one search a line. */
+const rp__st_sys *rp__st_sys_find(rp__st_str name);
+/* Whether s is a read or write (of any form): on a pipe or socket it changes nothing tracked. */
+bool rp__st_sys_io(const rp__st_sys *s);
+/* The name of the table's entry i, NULL past its end (for the test of its order). */
+const char *rp__st_sys_name(size_t i);
+
 /*
  * One syscall's events from its parsed call into b (emptied first; pid, tid
  * and times are the caller's to set): 1 with events, 0 for none (counted),
  * -1 bad (t->why; t->fatal when out of memory).  A fork's FORK event has the
  * child's pid in ret and a2 1 for a thread: the caller names the processes.
  */
-int rp__st_syscall(rp_strace *t, rp__st_str name, const rp__st_call *c, rp__st_batch *b);
-/* Whether name is in the syscall table (calls to others are "not a file operation"). */
-bool rp__st_known(rp__st_str name);
-/* Whether name is a read or write (of any form): on a pipe or socket it changes nothing tracked. */
-bool rp__st_io_call(rp__st_str name);
+int rp__st_syscall(rp_strace *t, const rp__st_sys *s, const rp__st_call *c, rp__st_batch *b);
 
 #endif

@@ -370,14 +370,15 @@ static rp__st_ev *two_paths(rp_strace *t, rp__st_batch *b, const rp__st_call *c,
 	return e;
 }
 
-static int sys_rename(rp_strace *t, rp__st_batch *b, const rp__st_call *c, bool at, int fi)
+/* rename, renameat, renameat2 (x4 its flags), link, linkat: two paths against their dirfds. */
+static int sys_two(rp_strace *t, rp__st_batch *b, const rp__st_call *c, unsigned nr, const int8_t *x)
 {
 	static const rp__st_flag rf[] = { { "RENAME_NOREPLACE", 1 }, { "RENAME_EXCHANGE", 2 }, { "RENAME_WHITEOUT", 4 } };
-	rp__st_ev *const e = at ? two_paths(t, b, c, RP_SYSEV_RENAME, 0, 1, 2, 3) : two_paths(t, b, c, RP_SYSEV_RENAME, -1, 0, -1, 1);
+	rp__st_ev *const e = two_paths(t, b, c, nr, x[0], (unsigned)x[1], x[2], (unsigned)x[3]);
 	if (!e)
 		return -1;
 	uint64_t f = 0;
-	if (fi >= 0 && !flags_of(t, st_arg(c, (unsigned)fi), rf, N(rf), &f))
+	if (x[4] >= 0 && !flags_of(t, st_arg(c, (unsigned)x[4]), rf, N(rf), &f))
 		return st_badf(t, "bad rename flags");
 	e->a[2] = (int64_t)(f & 7);
 	return 1;
@@ -784,179 +785,176 @@ static int sys_lseek(rp_strace *t, rp__st_batch *b, const rp__st_call *c)
 	return 1;
 }
 
-typedef enum sysid {
-	S_OPEN, S_OPENAT, S_OPENAT2, S_CREAT, S_CLOSE, S_READ, S_WRITE, S_PREAD, S_PWRITE, S_READV, S_WRITEV,
-	S_PREADV, S_PWRITEV, S_LSEEK, S_FSYNC, S_FDATASYNC, S_FTRUNCATE, S_TRUNCATE, S_FALLOCATE, S_STAT, S_LSTAT,
-	S_FSTAT, S_NEWFSTATAT, S_STATX, S_ACCESS, S_FACCESSAT, S_UNLINK, S_UNLINKAT, S_RMDIR, S_MKDIR, S_MKDIRAT,
-	S_RENAME, S_RENAMEAT, S_RENAMEAT2, S_LINK, S_LINKAT, S_SYMLINK, S_SYMLINKAT, S_READLINK, S_READLINKAT,
-	S_CHMOD, S_FCHMOD, S_FCHMODAT, S_CHOWN, S_FCHOWN, S_FCHOWNAT, S_UTIMENSAT, S_GETDENTS, S_FCNTL, S_FLOCK,
-	S_DUP, S_DUP2, S_DUP3, S_COPY_FILE_RANGE, S_SENDFILE, S_STATFS, S_FSTATFS, S_MKNOD, S_MKNODAT, S_SETXATTR,
-	S_FSETXATTR, S_GETXATTR, S_FGETXATTR, S_LISTXATTR, S_FLISTXATTR, S_REMOVEXATTR, S_FREMOVEXATTR, S_FORK,
-	S_EXECVE, S_CHDIR, S_FCHDIR, S_MMAP, S_WAIT4, S_WAITID,
-} sysid;
+/* ---- the table: a call's family (its handler), event kind and where its arguments are ---- */
 
-static const struct {
+/* Calls of one family differ only in their event kind (nr) and the positions x[] of their arguments (-1: none). */
+typedef enum fam {
+	F_OPEN,      /* x: dirfd, path, flags (or open_how), mode */
+	F_BYFD,      /* nr on the fd of argument 0, a1 x0 (fdatasync's 1) */
+	F_IO,        /* x0 1 for a write, x1 its io_kind */
+	F_TRUNCATE,  /* x0 1 by fd */
+	F_STAT,      /* x: dirfd, path, fd, the struct stat */
+	F_ACCESS,    /* x: dirfd, path (the mode after it) */
+	F_UNLINK,    /* x: dirfd, path, the AT_REMOVEDIR flags (-1: none), 1 for rmdir */
+	F_MODE,      /* nr; x: dirfd, path, fd, mode */
+	F_TWO,       /* nr; x: dirfd, path, new dirfd, new path, rename flags */
+	F_SYMLINK,   /* x: dirfd, path (the target is argument 0) */
+	F_READLINK,  /* x: dirfd, path (the buffer and size after it) */
+	F_CHOWN,     /* x: dirfd, path, fd, owner (the group after it) */
+	F_DUP,       /* x: the new fd (-1: dup), the flags (dup3) */
+	F_COPY,      /* x0 1 for sendfile */
+	F_XATTR,     /* x0 0 get, 1 set, 2 list, 3 remove; x1 1 by fd */
+	F_WAIT,      /* x0 1 for waitid */
+	F_CHDIR,     /* x0 1 by fd */
+	F_LSEEK, F_FALLOCATE, F_STATFS, F_UTIMENS, F_GETDENTS, F_FCNTL, F_FLOCK, F_FORK, F_EXEC, F_MMAP,
+} fam;
+
+struct rp__st_sys {
 	const char *name;
-	sysid id;
-} table[] = {
-	{ "open", S_OPEN }, { "openat", S_OPENAT }, { "openat2", S_OPENAT2 }, { "creat", S_CREAT },
-	{ "close", S_CLOSE }, { "read", S_READ }, { "write", S_WRITE }, { "pread64", S_PREAD },
-	{ "pwrite64", S_PWRITE }, { "readv", S_READV }, { "writev", S_WRITEV }, { "preadv", S_PREADV },
-	{ "pwritev", S_PWRITEV }, { "preadv2", S_PREADV }, { "pwritev2", S_PWRITEV }, { "lseek", S_LSEEK },
-	{ "fsync", S_FSYNC }, { "fdatasync", S_FDATASYNC }, { "ftruncate", S_FTRUNCATE }, { "truncate", S_TRUNCATE },
-	{ "fallocate", S_FALLOCATE }, { "stat", S_STAT }, { "lstat", S_LSTAT }, { "fstat", S_FSTAT },
-	{ "newfstatat", S_NEWFSTATAT }, { "fstatat64", S_NEWFSTATAT }, { "statx", S_STATX }, { "access", S_ACCESS },
-	{ "faccessat", S_FACCESSAT }, { "faccessat2", S_FACCESSAT }, { "unlink", S_UNLINK },
-	{ "unlinkat", S_UNLINKAT }, { "rmdir", S_RMDIR }, { "mkdir", S_MKDIR }, { "mkdirat", S_MKDIRAT },
-	{ "rename", S_RENAME }, { "renameat", S_RENAMEAT }, { "renameat2", S_RENAMEAT2 }, { "link", S_LINK },
-	{ "linkat", S_LINKAT }, { "symlink", S_SYMLINK }, { "symlinkat", S_SYMLINKAT }, { "readlink", S_READLINK },
-	{ "readlinkat", S_READLINKAT }, { "chmod", S_CHMOD }, { "fchmod", S_FCHMOD }, { "fchmodat", S_FCHMODAT },
-	{ "fchmodat2", S_FCHMODAT }, { "chown", S_CHOWN }, { "lchown", S_CHOWN }, { "fchown", S_FCHOWN },
-	{ "fchownat", S_FCHOWNAT }, { "utimensat", S_UTIMENSAT }, { "getdents64", S_GETDENTS },
-	{ "getdents", S_GETDENTS }, { "fcntl", S_FCNTL }, { "fcntl64", S_FCNTL }, { "flock", S_FLOCK },
-	{ "dup", S_DUP }, { "dup2", S_DUP2 }, { "dup3", S_DUP3 }, { "copy_file_range", S_COPY_FILE_RANGE },
-	{ "sendfile", S_SENDFILE }, { "sendfile64", S_SENDFILE }, { "statfs", S_STATFS }, { "fstatfs", S_FSTATFS },
-	{ "mknod", S_MKNOD }, { "mknodat", S_MKNODAT }, { "setxattr", S_SETXATTR }, { "lsetxattr", S_SETXATTR },
-	{ "fsetxattr", S_FSETXATTR }, { "getxattr", S_GETXATTR }, { "lgetxattr", S_GETXATTR },
-	{ "fgetxattr", S_FGETXATTR }, { "listxattr", S_LISTXATTR }, { "llistxattr", S_LISTXATTR },
-	{ "flistxattr", S_FLISTXATTR }, { "removexattr", S_REMOVEXATTR }, { "lremovexattr", S_REMOVEXATTR },
-	{ "fremovexattr", S_FREMOVEXATTR }, { "fork", S_FORK }, { "vfork", S_FORK }, { "clone", S_FORK },
-	{ "clone3", S_FORK }, { "execve", S_EXECVE }, { "execveat", S_EXECVE }, { "chdir", S_CHDIR },
-	{ "fchdir", S_FCHDIR }, { "mmap", S_MMAP }, { "mmap2", S_MMAP }, { "wait4", S_WAIT4 },
-	{ "waitid", S_WAITID },
+	uint8_t len, fam, nr;
+	int8_t x[5];
 };
 
-static int lookup(rp__st_str name)
+#define S(n, f, nr, ...) { n, sizeof(n) - 1, f, nr, { __VA_ARGS__ } }
+/* Sorted by length, then bytes: one binary search a line (tests/converters checks the order). */
+static const rp__st_sys table[] = {
+	S("dup", F_DUP, 0, -1, -1), S("dup2", F_DUP, 0, 1, -1),
+	S("dup3", F_DUP, 0, 1, 2), S("fork", F_FORK, 0, 0),
+	S("link", F_TWO, RP_SYSEV_LINK, -1, 0, -1, 1, -1), S("mmap", F_MMAP, 0, 0),
+	S("open", F_OPEN, 0, -1, 0, 1, 2), S("read", F_IO, 0, 0, IO_PLAIN),
+	S("stat", F_STAT, 0, -1, 0, -1, 1), S("chdir", F_CHDIR, 0, 0),
+	S("chmod", F_MODE, RP_SYSEV_CHMOD, -1, 0, -1, 1), S("chown", F_CHOWN, 0, -1, 0, -1, 1),
+	S("clone", F_FORK, 0, 0), S("close", F_BYFD, RP_SYSEV_CLOSE, 0),
+	S("creat", F_OPEN, 0, -1, 0, -1, 1), S("fcntl", F_FCNTL, 0, 0),
+	S("flock", F_FLOCK, 0, 0), S("fstat", F_STAT, 0, -1, -1, 0, 1),
+	S("fsync", F_BYFD, RP_SYSEV_FSYNC, 0), S("lseek", F_LSEEK, 0, 0),
+	S("lstat", F_STAT, 0, -1, 0, -1, 1), S("mkdir", F_MODE, RP_SYSEV_MKDIR, -1, 0, -1, 1),
+	S("mknod", F_MODE, RP_SYSEV_MKNOD, -1, 0, -1, 1), S("mmap2", F_MMAP, 0, 0),
+	S("readv", F_IO, 0, 0, IO_VEC), S("rmdir", F_UNLINK, 0, -1, 0, -1, 1),
+	S("statx", F_STAT, 0, 0, 1, -1, 4), S("vfork", F_FORK, 0, 0),
+	S("wait4", F_WAIT, 0, 0), S("write", F_IO, 0, 1, IO_PLAIN),
+	S("access", F_ACCESS, 0, -1, 0), S("clone3", F_FORK, 0, 0),
+	S("execve", F_EXEC, 0, 0), S("fchdir", F_CHDIR, 0, 1),
+	S("fchmod", F_MODE, RP_SYSEV_CHMOD, -1, -1, 0, 1), S("fchown", F_CHOWN, 0, -1, -1, 0, 1),
+	S("lchown", F_CHOWN, 0, -1, 0, -1, 1), S("linkat", F_TWO, RP_SYSEV_LINK, 0, 1, 2, 3, -1),
+	S("openat", F_OPEN, 0, 0, 1, 2, 3), S("preadv", F_IO, 0, 0, IO_PVEC),
+	S("rename", F_TWO, RP_SYSEV_RENAME, -1, 0, -1, 1, -1), S("statfs", F_STATFS, 0, 0),
+	S("unlink", F_UNLINK, 0, -1, 0, -1, 0), S("waitid", F_WAIT, 0, 1),
+	S("writev", F_IO, 0, 1, IO_VEC), S("fcntl64", F_FCNTL, 0, 0),
+	S("fstatfs", F_BYFD, RP_SYSEV_STATFS, 0), S("mkdirat", F_MODE, RP_SYSEV_MKDIR, 0, 1, -1, 2),
+	S("mknodat", F_MODE, RP_SYSEV_MKNOD, 0, 1, -1, 2), S("openat2", F_OPEN, 0, 0, 1, 2, -1),
+	S("pread64", F_IO, 0, 0, IO_P), S("preadv2", F_IO, 0, 0, IO_PVEC),
+	S("pwritev", F_IO, 0, 1, IO_PVEC), S("symlink", F_SYMLINK, 0, -1, 1),
+	S("execveat", F_EXEC, 0, 0), S("fchmodat", F_MODE, RP_SYSEV_CHMOD, 0, 1, -1, 2),
+	S("fchownat", F_CHOWN, 0, 0, 1, -1, 2), S("getdents", F_GETDENTS, 0, 0),
+	S("getxattr", F_XATTR, 0, 0, 0), S("pwrite64", F_IO, 0, 1, IO_P),
+	S("pwritev2", F_IO, 0, 1, IO_PVEC), S("readlink", F_READLINK, 0, -1, 0),
+	S("renameat", F_TWO, RP_SYSEV_RENAME, 0, 1, 2, 3, -1), S("sendfile", F_COPY, 0, 1),
+	S("setxattr", F_XATTR, 0, 1, 0), S("truncate", F_TRUNCATE, 0, 0),
+	S("unlinkat", F_UNLINK, 0, 0, 1, 2, 0), S("faccessat", F_ACCESS, 0, 0, 1),
+	S("fallocate", F_FALLOCATE, 0, 0), S("fchmodat2", F_MODE, RP_SYSEV_CHMOD, 0, 1, -1, 2),
+	S("fdatasync", F_BYFD, RP_SYSEV_FSYNC, 1), S("fgetxattr", F_XATTR, 0, 0, 1),
+	S("fsetxattr", F_XATTR, 0, 1, 1), S("fstatat64", F_STAT, 0, 0, 1, -1, 2),
+	S("ftruncate", F_TRUNCATE, 0, 1), S("lgetxattr", F_XATTR, 0, 0, 0),
+	S("listxattr", F_XATTR, 0, 2, 0), S("lsetxattr", F_XATTR, 0, 1, 0),
+	S("renameat2", F_TWO, RP_SYSEV_RENAME, 0, 1, 2, 3, 4), S("symlinkat", F_SYMLINK, 0, 1, 2),
+	S("utimensat", F_UTIMENS, 0, 0), S("faccessat2", F_ACCESS, 0, 0, 1),
+	S("flistxattr", F_XATTR, 0, 2, 1), S("getdents64", F_GETDENTS, 0, 0),
+	S("llistxattr", F_XATTR, 0, 2, 0), S("newfstatat", F_STAT, 0, 0, 1, -1, 2),
+	S("readlinkat", F_READLINK, 0, 0, 1), S("sendfile64", F_COPY, 0, 1),
+	S("removexattr", F_XATTR, 0, 3, 0), S("fremovexattr", F_XATTR, 0, 3, 1),
+	S("lremovexattr", F_XATTR, 0, 3, 0), S("copy_file_range", F_COPY, 0, 0),
+};
+#undef S
+#define NAME_MAX_LEN 15 /* copy_file_range */
+
+static int sys_cmp(const void *key, const void *elem)
 {
-	for (size_t i = 0; i < N(table); i++)
-		if (st_eq(name, table[i].name))
-			return (int)table[i].id;
-	return -1;
+	const rp__st_str *const n = key;
+	const rp__st_sys *const s = elem;
+	return n->len != s->len ? (int)n->len - (int)s->len : memcmp(n->p, s->name, n->len);
 }
 
-bool rp__st_io_call(rp__st_str name)
+const rp__st_sys *rp__st_sys_find(rp__st_str name)
 {
-	switch (lookup(name)) {
-	case S_READ: case S_WRITE: case S_PREAD: case S_PWRITE: case S_READV: case S_WRITEV: case S_PREADV:
-	case S_PWRITEV:
-		return true;
-	default:
-		return false;
-	}
+	if (!name.len || name.len > NAME_MAX_LEN)
+		return NULL;
+	return bsearch(&name, table, N(table), sizeof(table[0]), sys_cmp);
 }
 
-bool rp__st_known(rp__st_str name)
+bool rp__st_sys_io(const rp__st_sys *s)
 {
-	return lookup(name) >= 0;
+	return s->fam == F_IO;
+}
+
+const char *rp__st_sys_name(size_t i)
+{
+	return i < N(table) ? table[i].name : NULL;
+}
+
+static int sys_dup(rp_strace *t, rp__st_batch *b, const rp__st_call *c, int wi, int fi)
+{
+	int64_t want = -1;
+	if (wi >= 0 && (!rp__st_fd(st_arg(c, (unsigned)wi), &want, &(bool){ false }, &(rp__st_str){ 0 }) || want < 0))
+		return st_badf(t, "bad fd argument");
+	return dup_ev(t, b, c, want, false, fi >= 0 && rp__st_has_word(st_arg(c, (unsigned)fi), "O_CLOEXEC"));
 }
 
 /* The call's events, without the result (rp__st_syscall adds it). */
-static int events(rp_strace *t, sysid id, const rp__st_call *c, rp__st_batch *b)
+static int events(rp_strace *t, const rp__st_sys *s, const rp__st_call *c, rp__st_batch *b)
 {
+	const int8_t *const x = s->x;
 	rp__st_ev *e;
-	switch (id) {
-	case S_OPEN: return sys_open(t, b, c, -1, 0, 1, 2);
-	case S_OPENAT: return sys_open(t, b, c, 0, 1, 2, 3);
-	case S_OPENAT2: return sys_open(t, b, c, 0, 1, 2, -1);
-	case S_CREAT: return sys_open(t, b, c, -1, 0, -1, 1);
-	case S_CLOSE: return byfd(t, b, c, RP_SYSEV_CLOSE, 0) ? 1 : -1;
-	case S_READ: return sys_io(t, b, c, false, IO_PLAIN);
-	case S_WRITE: return sys_io(t, b, c, true, IO_PLAIN);
-	case S_PREAD: return sys_io(t, b, c, false, IO_P);
-	case S_PWRITE: return sys_io(t, b, c, true, IO_P);
-	case S_READV: return sys_io(t, b, c, false, IO_VEC);
-	case S_WRITEV: return sys_io(t, b, c, true, IO_VEC);
-	case S_PREADV: return sys_io(t, b, c, false, IO_PVEC);
-	case S_PWRITEV: return sys_io(t, b, c, true, IO_PVEC);
-	case S_LSEEK: return sys_lseek(t, b, c);
-	case S_FSYNC:
-	case S_FDATASYNC:
-		if (!(e = byfd(t, b, c, RP_SYSEV_FSYNC, 0)))
+	switch ((fam)s->fam) {
+	case F_OPEN: return sys_open(t, b, c, x[0], (unsigned)x[1], x[2], x[3]);
+	case F_BYFD:
+		if (!(e = byfd(t, b, c, s->nr, 0)))
 			return -1;
-		e->a[1] = id == S_FDATASYNC;
+		e->a[1] = x[0];
 		return 1;
-	case S_FTRUNCATE: return sys_truncate(t, b, c, true);
-	case S_TRUNCATE: return sys_truncate(t, b, c, false);
-	case S_FALLOCATE: return sys_fallocate(t, b, c);
-	case S_STAT:
-	case S_LSTAT: return sys_stat(t, b, c, -1, 0, -1, 1);
-	case S_FSTAT: return sys_stat(t, b, c, -1, -1, 0, 1);
-	case S_NEWFSTATAT: return sys_stat(t, b, c, 0, 1, -1, 2);
-	case S_STATX: return sys_stat(t, b, c, 0, 1, -1, 4);
-	case S_ACCESS: return sys_access(t, b, c, -1, 0);
-	case S_FACCESSAT: return sys_access(t, b, c, 0, 1);
-	case S_UNLINK:
-	case S_RMDIR:
-	case S_UNLINKAT:
-		if (!(e = id == S_UNLINKAT ? bypath(t, b, c, RP_SYSEV_UNLINK, 0, 1, -1) : bypath(t, b, c, RP_SYSEV_UNLINK, -1, 0, -1)))
+	case F_IO: return sys_io(t, b, c, x[0], (enum io_kind)x[1]);
+	case F_TRUNCATE: return sys_truncate(t, b, c, x[0]);
+	case F_STAT: return sys_stat(t, b, c, x[0], x[1], x[2], (unsigned)x[3]);
+	case F_ACCESS: return sys_access(t, b, c, x[0], (unsigned)x[1]);
+	case F_UNLINK:
+		if (!(e = bypath(t, b, c, RP_SYSEV_UNLINK, x[0], x[1], -1)))
 			return -1;
-		e->a[1] = id == S_RMDIR || (id == S_UNLINKAT && rp__st_has_word(st_arg(c, 2), "AT_REMOVEDIR")) ? 0x200 : 0;
+		e->a[1] = x[3] || (x[2] >= 0 && rp__st_has_word(st_arg(c, (unsigned)x[2]), "AT_REMOVEDIR")) ? 0x200 : 0;
 		return 1;
-	case S_MKDIR: return sys_mode(t, b, c, RP_SYSEV_MKDIR, -1, 0, -1, 1);
-	case S_MKDIRAT: return sys_mode(t, b, c, RP_SYSEV_MKDIR, 0, 1, -1, 2);
-	case S_RENAME: return sys_rename(t, b, c, false, -1);
-	case S_RENAMEAT: return sys_rename(t, b, c, true, -1);
-	case S_RENAMEAT2: return sys_rename(t, b, c, true, 4);
-	case S_LINK: return two_paths(t, b, c, RP_SYSEV_LINK, -1, 0, -1, 1) ? 1 : -1;
-	case S_LINKAT: return two_paths(t, b, c, RP_SYSEV_LINK, 0, 1, 2, 3) ? 1 : -1;
-	case S_SYMLINK: return sys_symlink(t, b, c, -1, 1);
-	case S_SYMLINKAT: return sys_symlink(t, b, c, 1, 2);
-	case S_READLINK: return sys_readlink(t, b, c, -1, 0);
-	case S_READLINKAT: return sys_readlink(t, b, c, 0, 1);
-	case S_CHMOD: return sys_mode(t, b, c, RP_SYSEV_CHMOD, -1, 0, -1, 1);
-	case S_FCHMOD: return sys_mode(t, b, c, RP_SYSEV_CHMOD, -1, -1, 0, 1);
-	case S_FCHMODAT: return sys_mode(t, b, c, RP_SYSEV_CHMOD, 0, 1, -1, 2);
-	case S_CHOWN: return sys_chown(t, b, c, -1, 0, -1, 1);
-	case S_FCHOWN: return sys_chown(t, b, c, -1, -1, 0, 1);
-	case S_FCHOWNAT: return sys_chown(t, b, c, 0, 1, -1, 2);
-	case S_UTIMENSAT: return sys_utimensat(t, b, c);
-	case S_GETDENTS: return sys_getdents(t, b, c);
-	case S_FCNTL: return sys_fcntl(t, b, c);
-	case S_FLOCK: return sys_flock(t, b, c);
-	case S_DUP: return dup_ev(t, b, c, -1, false, false);
-	case S_DUP2:
-	case S_DUP3: {
-		int64_t want;
-		if (!rp__st_fd(st_arg(c, 1), &want, &(bool){ false }, &(rp__st_str){ 0 }) || want < 0)
-			return st_badf(t, "bad fd argument");
-		return dup_ev(t, b, c, want, false, id == S_DUP3 && rp__st_has_word(st_arg(c, 2), "O_CLOEXEC"));
-	}
-	case S_COPY_FILE_RANGE: return sys_copy(t, b, c, false);
-	case S_SENDFILE: return sys_copy(t, b, c, true);
-	case S_STATFS:
+	case F_MODE: return sys_mode(t, b, c, s->nr, x[0], x[1], x[2], (unsigned)x[3]);
+	case F_TWO: return sys_two(t, b, c, s->nr, x);
+	case F_SYMLINK: return sys_symlink(t, b, c, x[0], (unsigned)x[1]);
+	case F_READLINK: return sys_readlink(t, b, c, x[0], (unsigned)x[1]);
+	case F_CHOWN: return sys_chown(t, b, c, x[0], x[1], x[2], (unsigned)x[3]);
+	case F_DUP: return sys_dup(t, b, c, x[0], x[1]);
+	case F_COPY: return sys_copy(t, b, c, x[0]);
+	case F_XATTR: return sys_xattr(t, b, c, x[0], x[1]);
+	case F_WAIT: return sys_wait(t, b, c, x[0]);
+	case F_CHDIR: return sys_chdir(t, b, c, x[0]);
+	case F_LSEEK: return sys_lseek(t, b, c);
+	case F_FALLOCATE: return sys_fallocate(t, b, c);
+	case F_STATFS:
 		if (!(e = bypath(t, b, c, RP_SYSEV_STATFS, -1, 0, -1)))
 			return -1;
 		e->a[0] = -1;
 		return 1;
-	case S_FSTATFS: return byfd(t, b, c, RP_SYSEV_STATFS, 0) ? 1 : -1;
-	case S_MKNOD: return sys_mode(t, b, c, RP_SYSEV_MKNOD, -1, 0, -1, 1);
-	case S_MKNODAT: return sys_mode(t, b, c, RP_SYSEV_MKNOD, 0, 1, -1, 2);
-	case S_SETXATTR: return sys_xattr(t, b, c, 1, false);
-	case S_FSETXATTR: return sys_xattr(t, b, c, 1, true);
-	case S_GETXATTR: return sys_xattr(t, b, c, 0, false);
-	case S_FGETXATTR: return sys_xattr(t, b, c, 0, true);
-	case S_LISTXATTR: return sys_xattr(t, b, c, 2, false);
-	case S_FLISTXATTR: return sys_xattr(t, b, c, 2, true);
-	case S_REMOVEXATTR: return sys_xattr(t, b, c, 3, false);
-	case S_FREMOVEXATTR: return sys_xattr(t, b, c, 3, true);
-	case S_FORK: return sys_fork(t, b, c);
-	case S_WAIT4: return sys_wait(t, b, c, false);
-	case S_WAITID: return sys_wait(t, b, c, true);
-	case S_EXECVE: return sys_execve(t, b, c);
-	case S_CHDIR: return sys_chdir(t, b, c, false);
-	case S_FCHDIR: return sys_chdir(t, b, c, true);
-	case S_MMAP: return sys_mmap(t, b, c);
+	case F_UTIMENS: return sys_utimensat(t, b, c);
+	case F_GETDENTS: return sys_getdents(t, b, c);
+	case F_FCNTL: return sys_fcntl(t, b, c);
+	case F_FLOCK: return sys_flock(t, b, c);
+	case F_FORK: return sys_fork(t, b, c);
+	case F_EXEC: return sys_execve(t, b, c);
+	case F_MMAP: return sys_mmap(t, b, c);
 	}
 	return 0;
 }
 
-int rp__st_syscall(rp_strace *t, rp__st_str name, const rp__st_call *c, rp__st_batch *b)
+int rp__st_syscall(rp_strace *t, const rp__st_sys *s, const rp__st_call *c, rp__st_batch *b)
 {
 	b->n_names = b->before = 0;
 	b->has_ev = b->none = false;
 	b->len = 0;
-	const int id = lookup(name);
-	const int r = id < 0 ? 0 : events(t, (sysid)id, c, b);
+	const int r = events(t, s, c, b);
 	if (r <= 0)
 		return r;
 	if (b->none) {

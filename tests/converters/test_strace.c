@@ -12,6 +12,7 @@
 
 #include "converters/registry.h"
 #include "converters/strace.h"
+#include "converters/strace_int.h"
 #include "strace_harness.h"
 
 #ifndef SRCDIR
@@ -769,6 +770,31 @@ static void ff_files(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* The syscall table is searched by halves: sorted by length, then bytes, every name found, others not. */
+static void syscall_table(void **state)
+{
+	(void)state;
+	size_t n = 0;
+	const char *prev = NULL;
+	for (const char *name; (name = rp__st_sys_name(n)) != NULL; n++) {
+		const size_t len = strlen(name);
+		if (prev)
+			assert_true(strlen(prev) < len || (strlen(prev) == len && memcmp(prev, name, len) < 0));
+		assert_non_null(rp__st_sys_find((rp__st_str){ name, (uint32_t)len }));
+		prev = name;
+	}
+	assert_int_equal(n, 92);
+	static const char *const others[] = { "", "ope", "openat3", "mprotect", "copy_file_rangex", "READ" };
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		assert_null(rp__st_sys_find((rp__st_str){ others[i], (uint32_t)strlen(others[i]) }));
+	/* a slice, not a C string: "readv" cut to "read" */
+	const rp__st_sys *const rd = rp__st_sys_find((rp__st_str){ "readv", 4 });
+	assert_non_null(rd);
+	assert_true(rp__st_sys_io(rd));
+	assert_true(rp__st_sys_io(rp__st_sys_find((rp__st_str){ "pwritev2", 8 })));
+	assert_false(rp__st_sys_io(rp__st_sys_find((rp__st_str){ "close", 5 })));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -796,6 +822,7 @@ int main(void)
 		cmocka_unit_test(model_decides),
 		cmocka_unit_test(ff_merge),
 		cmocka_unit_test(ff_files),
+		cmocka_unit_test(syscall_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
