@@ -33,6 +33,7 @@ typedef struct rp_syscap_opts {
 	const char *only;    /* keep only ops on paths under this directory (absolute), or NULL */
 	const char *exclude; /* drop ops under these comma-separated prefixes; NULL: /proc,/sys,/dev */
 	uint32_t ring_kb;    /* each traced thread's ring; 0: the default */
+	const char *spool_dir; /* where the spool directory is made and orphans are swept; NULL: the default */
 	int clock;           /* enum rp_syscap_clock */
 	bool no_stdio, process_clients;
 	/*

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "capture/capture.h"
@@ -22,7 +23,7 @@
 
 static struct {
 	const char *iface, *filter, *out, *client_key;
-	const char *only, *exclude;
+	const char *only, *exclude, *spool_dir;
 	unsigned clock; /* an index into clocks */
 	double duration;
 	uint64_t buffer_mib, max_flows, ring_kb;
@@ -56,6 +57,9 @@ static const rp_opt options[] = {
 	  .help = "CMD: one client per process (default: one per thread)" },
 	{ .name = "ring-kb", .kind = RP_OPT_UINT, .value = &o.ring_kb, .arg = "KIB",
 	  .help = "CMD: each traced thread's event ring in KiB, 64-1048576 (default " RP__XSTR(RP_SYSCAP_RING_DEFAULT_KB) ")", .min = 64, .max = 1u << 20 /* capture/preload/ring.h: RP_RING_MIN_SIZE .. RP_RING_MAX_SIZE (spool.c checks again) */ },
+	{ .name = "spool-dir", .kind = RP_OPT_STRING, .value = &o.spool_dir, .arg = "DIR",
+	  .help = "CMD: make the rings' spool directory under DIR, and remove orphaned spools there (default /dev/shm, "
+	  "else $TMPDIR, else /tmp)" },
 	{ .name = "clock", .kind = RP_OPT_ENUM, .value = &o.clock, .choices = clocks, .arg = "CLOCK",
 	  .help = "CMD: the clock events are timed by: tsc (the CPU's counter, mapped to ns), monotonic (clock_gettime) "
 	  "or auto (default: tsc where the kernel keeps time by it)" },
@@ -263,6 +267,24 @@ static int run_capture(int argc, char **argv)
 			snprintf(onlybuf, sizeof(onlybuf), "%s/%s", cwd, o.only);
 			o.only = onlybuf;
 		}
+		char spoolbuf[PATH_MAX];
+		if (o.spool_dir) {
+			if (o.lttng) {
+				rp__cli_err("capture", "--lttng has no spool (LTTng's session buffers the events): no --spool-dir");
+				return 2;
+			}
+			struct stat sst;
+			const char *why = NULL;
+			if (!realpath(o.spool_dir, spoolbuf) || stat(spoolbuf, &sst) != 0)
+				why = strerror(errno);
+			else if (!S_ISDIR(sst.st_mode))
+				why = "not a directory";
+			if (why) {
+				rp__cli_err("capture", "--spool-dir %s: %s", o.spool_dir, why);
+				return 1;
+			}
+			o.spool_dir = spoolbuf;
+		}
 		int ci = 1;
 		while (ci < argc && argv[ci] != pos[0])
 			ci++;
@@ -272,6 +294,7 @@ static int run_capture(int argc, char **argv)
 			.only = o.only,
 			.exclude = o.exclude,
 			.ring_kb = (uint32_t)o.ring_kb,
+			.spool_dir = o.spool_dir,
 			.no_stdio = o.no_stdio,
 			.lttng = o.lttng,
 			.process_clients = o.process_clients,
@@ -280,6 +303,14 @@ static int run_capture(int argc, char **argv)
 	}
 	if (!o.iface || !o.out) {
 		rp__cli_err("capture", "--iface and -o are required (or a command to run: reprise capture -- CMD)");
+		return 2;
+	}
+	/* The CMD: options mean nothing to a packet capture: named, not ignored. */
+	const char *const cmd_only = o.only ? "--only" : o.exclude ? "--exclude" : o.no_stdio ? "--no-stdio"
+		: o.process_clients ? "--process-clients" : o.ring_kb ? "--ring-kb" : o.clock ? "--clock"
+		: o.lttng ? "--lttng" : o.spool_dir ? "--spool-dir" : NULL;
+	if (cmd_only) {
+		rp__cli_err("capture", "%s is for a command's syscalls (reprise capture -- CMD), not --iface", cmd_only);
 		return 2;
 	}
 	rp_capture_opts copts = { .max_flows = (uint32_t)o.max_flows };

@@ -244,20 +244,54 @@ static const char *default_tmpdir(void)
 	return d && d[0] ? d : "/tmp";
 }
 
-/* Remove what spool directory fd holds, then the directory (name, in parent): 0, or -1. */
-static int spool_remove(int parent, const char *name, int fd)
+/* What a spool directory is renamed to before it is emptied: no traced program can make a ring in it then. */
+#define GONE_SUFFIX ".gone"
+/* Rounds of emptying a retired spool: a ring made just before the rename is found by the second. */
+#define REMOVE_ROUNDS 4
+/* How long a sweep waits for the control page's lock, in 1 ms steps: a traced thread asking whether its
+ * writer is gone holds a shared lock for a few microseconds (ring_emit.c, writer_gone). */
+#define SWEEP_LOCK_TRIES 50
+
+/* Unlink what directory fd holds; fd stays open.  Whether anything was there. */
+static bool empty_dir(int fd)
 {
-	DIR *const d = fdopendir(fd);
+	const int dup_fd = dup(fd);
+	DIR *const d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
 	if (!d) {
-		close(fd);
-		return -1;
+		if (dup_fd >= 0)
+			close(dup_fd);
+		return false;
 	}
+	bool any = false;
 	const struct dirent *de;
 	while ((de = readdir(d)) != NULL)
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
 			unlinkat(dirfd(d), de->d_name, 0);
+			any = true;
+		}
 	closedir(d);
-	return unlinkat(parent, name, AT_REMOVEDIR);
+	return any;
+}
+
+/*
+ * Remove spool directory fd, named name in parent (both may be AT_FDCWD and a
+ * path).  It is renamed to name.gone first: a traced program makes its rings
+ * by the spool's path (ring_emit.c), so none can appear in it after that, and
+ * the ones made before are found and unlinked.  0, or -1 (someone else
+ * retired it first, or it could not be removed).  fd stays open.
+ */
+static int spool_retire(int parent, const char *name, int fd)
+{
+	char gone[PATH_MAX];
+	if ((size_t)snprintf(gone, sizeof gone, "%s" GONE_SUFFIX, name) >= sizeof gone ||
+	    renameat(parent, name, parent, gone) != 0)
+		return -1;
+	for (int i = 0; i < REMOVE_ROUNDS; i++) {
+		empty_dir(fd);
+		if (unlinkat(parent, gone, AT_REMOVEDIR) == 0 || errno != ENOTEMPTY)
+			return 0;
+	}
+	return -1;
 }
 
 /*
@@ -275,13 +309,28 @@ static bool spool_orphaned(int dfd, int *lock_fd)
 	struct stat st;
 	const bool page = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && pread(fd, &c, sizeof c, 0) == (ssize_t)sizeof c &&
 	                  c.magic == RP_SPOOL_CTL_MAGIC;
-	if (!page || flock(fd, LOCK_EX | LOCK_NB) != 0 ||
-	    (c.writer_pid > 0 && !(kill(c.writer_pid, 0) == -1 && errno == ESRCH))) {
+	if (!page || (c.writer_pid > 0 && !(kill(c.writer_pid, 0) == -1 && errno == ESRCH))) {
 		close(fd);
 		return false;
 	}
+	/* The writer is gone, or named none: a lock held now is its (it took one) or a traced thread's brief one. */
+	for (int i = 0; flock(fd, LOCK_EX | LOCK_NB) != 0; i++) {
+		if (errno != EWOULDBLOCK || i + 1 >= SWEEP_LOCK_TRIES || c.writer_pid <= 0) {
+			close(fd);
+			return false;
+		}
+		const struct timespec step = {0, 1000 * 1000};
+		nanosleep(&step, NULL);
+	}
 	*lock_fd = fd;
 	return true;
+}
+
+/* Whether name ends in GONE_SUFFIX (a spool a sweep or a writer began to remove and did not finish). */
+static bool is_retired(const char *name)
+{
+	const size_t n = strlen(name), k = sizeof GONE_SUFFIX - 1;
+	return n > k && strcmp(name + n - k, GONE_SUFFIX) == 0;
 }
 
 int rp_spool_sweep(const char *tmpdir, char *errbuf)
@@ -303,12 +352,18 @@ int rp_spool_sweep(const char *tmpdir, char *errbuf)
 		struct stat st;
 		int lock_fd = -1;
 		/* Only the user's own: a spool directory is private (0700) to the user who made it. */
-		if (fstat(dfd, &st) != 0 || st.st_uid != me || !spool_orphaned(dfd, &lock_fd)) {
+		if (fstat(dfd, &st) != 0 || st.st_uid != me) {
 			close(dfd);
 			continue;
 		}
-		removed += spool_remove(dirfd(d), de->d_name, dfd) == 0;
-		close(lock_fd);
+		if (is_retired(de->d_name)) { /* no writer and no traced thread uses a retired name */
+			empty_dir(dfd);
+			unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR);
+		} else if (spool_orphaned(dfd, &lock_fd)) {
+			removed += spool_retire(dirfd(d), de->d_name, dfd) == 0;
+			close(lock_fd);
+		}
+		close(dfd);
 	}
 	closedir(d);
 	return removed;
@@ -835,16 +890,16 @@ void rp_spool_destroy(rp_spool *s)
 		ring_release(s, &s->rings[i]);
 		free(s->rings[i].held);
 	}
-	/* What is left (rings never opened, a thread's ".new") goes too. */
-	DIR *const d = opendir(s->dir);
-	if (d) {
-		const struct dirent *de;
-		while ((de = readdir(d)) != NULL)
-			if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-				unlinkat(dirfd(d), de->d_name, 0);
-		closedir(d);
+	/* What is left (rings never opened, a thread's ".new") goes too, retired first: a program that outlives
+	 * the capture makes no ring in it while it is emptied. */
+	const int dfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd >= 0) {
+		if (spool_retire(AT_FDCWD, s->dir, dfd) != 0) {
+			empty_dir(dfd); /* not renamed (a name too long for the suffix): emptied where it is */
+			rmdir(s->dir);
+		}
+		close(dfd);
 	}
-	rmdir(s->dir);
 	munmap(s->ctl, RP_SPOOL_CTL_SIZE);
 	if (s->lock_fd >= 0)
 		close(s->lock_fd); /* last: the directory is gone, no sweep can find it unlocked */

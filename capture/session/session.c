@@ -481,12 +481,12 @@ int rp_capture_cmd(char **argv, const rp_syscap_opts *co, FILE *out, const char 
 	cmdline(cl, sizeof(cl), argv);
 
 	/* A capture killed with -9 leaves its spool behind: the next one removes it, and says so. */
-	const int swept = rp_spool_sweep(NULL, errbuf);
+	const int swept = rp_spool_sweep(co->spool_dir, errbuf);
 	errbuf[0] = '\0';
 	if (swept > 0)
 		notice(co, "removed %d orphaned spool director%s (left by a capture that was killed)", swept,
 		       swept == 1 ? "y" : "ies");
-	if (rp_spool_create(&sp, NULL, co->ring_kb, (rp_spool_clock)co->clock, errbuf) < 0)
+	if (rp_spool_create(&sp, co->spool_dir, co->ring_kb, (rp_spool_clock)co->clock, errbuf) < 0)
 		goto out;
 	const rp_rpz_wopts wo = {
 		.level = CAPTURE_ZSTD_LEVEL, .frame_ops = CAPTURE_FRAME_OPS, .table_log = CAPTURE_TABLE_LOG

@@ -18,6 +18,14 @@ if [ $? = 1 ]; then ok "no such interface: exit 1"; else not_ok "no such interfa
 has "it says why" "rp-no-such0"
 lacks "and prints no summary" "^frames "
 
+# a command's options given to a packet capture are a usage error naming the option, before anything runs
+"$reprise" capture --iface lo --only /tmp -d 0.2 -o "$tmp/o.rpz" 2>"$tmp/err"
+if [ $? = 2 ]; then ok "--only with --iface: exit 2"; else not_ok "--only with --iface: exit 2"; fi
+has "it names the option" "--only is for a command's syscalls"
+"$reprise" capture --iface lo --spool-dir /tmp -d 0.2 -o "$tmp/o.rpz" 2>"$tmp/err"
+if [ $? = 2 ]; then ok "--spool-dir with --iface: exit 2"; else not_ok "--spool-dir with --iface: exit 2"; fi
+if [ ! -e "$tmp/o.rpz" ]; then ok "... and writes nothing"; else not_ok "... and writes nothing"; fi
+
 live=yes
 if ! "$reprise" capture --iface lo -d 0.01 -q -o "$tmp/p.rpz" 2>"$tmp/err" && grep -q 'built without libpcap' "$tmp/err"; then
 	live=

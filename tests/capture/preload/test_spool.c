@@ -1,11 +1,15 @@
 /* The spool reader on hand-made rings: good records, the merge watermark, and hostile files (capture/preload/spool.c). */
+#include <dirent.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include <cmocka.h>
@@ -423,6 +427,115 @@ static void test_writer_gone(void **state)
 	assert_int_equal(rp_spool_create(&c->s, "/tmp", 0, RP_SPOOL_CLOCK_MONOTONIC, eb), 0);
 }
 
+/* A spool directory under parent as a killed capture leaves it: a control page naming pid, unlocked, and rings. */
+static void make_orphan(const char *parent, const char *name, pid_t pid, int rings)
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s/%s", parent, name);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof path, "%s/%s/" RP_SPOOL_CTL_FILE, parent, name);
+	const int fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	const rp_spool_ctl ctl = { .magic = RP_SPOOL_CTL_MAGIC, .writer_pid = pid };
+	assert_int_equal(pwrite(fd, &ctl, sizeof ctl, 0), sizeof ctl);
+	assert_int_equal(ftruncate(fd, RP_SPOOL_CTL_SIZE), 0);
+	close(fd);
+	for (int i = 0; i < rings; i++) {
+		snprintf(path, sizeof path, "%s/%s/1.%d.7", parent, name, i);
+		const int r = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+		assert_true(r >= 0);
+		close(r);
+	}
+}
+
+static bool in_dir(const char *parent, const char *name)
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s/%s", parent, name);
+	struct stat st;
+	return lstat(path, &st) == 0;
+}
+
+/* A traced thread asking whether its writer is gone: a shared lock on the control page for a moment. */
+typedef struct brief_lock {
+	int fd;
+	pthread_barrier_t held;
+} brief_lock;
+
+static void *hold_shared(void *p)
+{
+	brief_lock *const b = p;
+	assert_int_equal(flock(b->fd, LOCK_SH), 0);
+	pthread_barrier_wait(&b->held);
+	const struct timespec t = {0, 5 * 1000 * 1000};
+	nanosleep(&t, NULL);
+	flock(b->fd, LOCK_UN);
+	return NULL;
+}
+
+/*
+ * The sweep removes an orphan (writer dead, page unlocked) even while a traced
+ * thread holds its brief shared lock, and a half-removed ".gone" one; it keeps
+ * a live spool, one whose writer pid runs, and what is not a spool.
+ */
+static void test_sweep(void **state)
+{
+	(void)state;
+	char parent[] = "/tmp/rp-sweep-XXXXXX";
+	assert_non_null(mkdtemp(parent));
+	const pid_t dead = fork();
+	if (dead == 0)
+		_exit(0);
+	assert_true(dead > 0);
+	assert_int_equal(waitpid(dead, NULL, 0), dead);
+
+	make_orphan(parent, "reprise-spool-orphan", dead, 3);
+	make_orphan(parent, "reprise-spool-locked", dead, 1);
+	make_orphan(parent, "reprise-spool-oldgon.gone", dead, 2);
+	make_orphan(parent, "reprise-spool-alive", getpid(), 1);
+	make_orphan(parent, "not-a-spool", dead, 1);
+	rp_spool *live = NULL;
+	char eb[256];
+	assert_int_equal(rp_spool_create(&live, parent, 0, RP_SPOOL_CLOCK_MONOTONIC, eb), 0);
+	char live_name[256];
+	snprintf(live_name, sizeof live_name, "%s", strrchr(rp_spool_dir(live), '/') + 1);
+
+	char path[4200];
+	snprintf(path, sizeof path, "%s/reprise-spool-locked/" RP_SPOOL_CTL_FILE, parent);
+	brief_lock b = { .fd = open(path, O_RDONLY) };
+	assert_true(b.fd >= 0);
+	pthread_barrier_init(&b.held, NULL, 2);
+	pthread_t t;
+	assert_int_equal(pthread_create(&t, NULL, hold_shared, &b), 0);
+	pthread_barrier_wait(&b.held);
+
+	assert_int_equal(rp_spool_sweep(parent, eb), 2);
+	pthread_join(t, NULL);
+	pthread_barrier_destroy(&b.held);
+	close(b.fd);
+	assert_false(in_dir(parent, "reprise-spool-orphan"));
+	assert_false(in_dir(parent, "reprise-spool-orphan.gone"));
+	assert_false(in_dir(parent, "reprise-spool-locked"));
+	assert_false(in_dir(parent, "reprise-spool-oldgon.gone"));
+	assert_true(in_dir(parent, "reprise-spool-alive"));
+	assert_true(in_dir(parent, "not-a-spool"));
+	assert_true(in_dir(parent, live_name));
+
+	/* The writer's own end leaves nothing, no ".gone" either. */
+	char live_gone[300];
+	snprintf(live_gone, sizeof live_gone, "%s.gone", live_name);
+	rp_spool_destroy(live);
+	assert_false(in_dir(parent, live_name));
+	assert_false(in_dir(parent, live_gone));
+	assert_int_equal(rp_spool_sweep(parent, eb), 0);
+	assert_true(in_dir(parent, "reprise-spool-alive"));
+
+	char cmd[200];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", parent);
+	assert_int_equal(system(cmd), 0);
+	assert_true(rp_spool_sweep(parent, eb) < 0); /* a parent that cannot be read is an error */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -444,6 +557,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_path_past_record, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_sizes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_writer_gone, setup, teardown),
+		cmocka_unit_test(test_sweep),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
