@@ -246,6 +246,35 @@ static inline int st_badf(rp_strace *t, const char *why)
 	return -1;
 }
 
+/* AT_FDCWD as strace prints it and the events carry it */
+#define RP__ST_AT_CWD (-100)
+
+/*
+ * Building one call's batch from its arguments (strace_ev.c), for the
+ * syscall table's handlers.  Each returns -1 (or NULL) on a bad line, with
+ * t->why set.
+ */
+/* s[0..len) into b's buffer at *off, cut at a NUL as the kernel reads a C string: its length. */
+int64_t rp__st_buf_put(rp_strace *t, rp__st_batch *b, const char *s, uint32_t len, uint32_t *off);
+/* s[0..len) as path i of b's call event (cut at a NUL, as the kernel reads it). */
+int rp__st_ev_path(rp_strace *t, rp__st_batch *b, unsigned i, const char *s, uint32_t len);
+/* A name slot for fd, before the call's event (or after it: its result's). */
+rp__st_fdname *rp__st_name_add(rp_strace *t, rp__st_batch *b, int64_t fd);
+/* The fd of argument i, named for the model as -y shows it: 1 a file (or unknown), 0 a pipe or socket. */
+int rp__st_fd_arg(rp_strace *t, rp__st_batch *b, const rp__st_call *c, unsigned i, bool dir, int64_t *fd);
+/* The string argument i as path j of the call's event: 1, 0 when it is no string (NULL, an address). */
+int rp__st_str_arg(rp_strace *t, rp__st_batch *b, const rp__st_call *c, unsigned i, unsigned j);
+/* As rp__st_str_arg, a missing string being bad. */
+int rp__st_need_str(rp_strace *t, rp__st_batch *b, const rp__st_call *c, unsigned i, unsigned j);
+/* The dirfd of argument di (-1: the working directory) named first, as *fd. */
+int rp__st_dir_arg(rp_strace *t, rp__st_batch *b, const rp__st_call *c, int di, int64_t *fd);
+/* The call's own event, after the fd names so far. */
+rp__st_ev *rp__st_call_ev(rp_strace *t, rp__st_batch *b, unsigned nr);
+/* By path pi against dirfd di (or by fd: AT_EMPTY_PATH, or fi when there is no path): a0 the dirfd, p0 the path. */
+rp__st_ev *rp__st_bypath(rp_strace *t, rp__st_batch *b, const rp__st_call *c, unsigned nr, int di, int pi, int fi);
+/* A call on the fd of argument i: a0 the fd. */
+rp__st_ev *rp__st_byfd(rp_strace *t, rp__st_batch *b, const rp__st_call *c, unsigned nr, unsigned i);
+
 /* A syscall of the table (strace_sys.c): its family, event kind and arguments' places. */
 typedef struct rp__st_sys rp__st_sys;
 /* The table's entry for name, NULL for a call that is not a file operation; one search a line. */

@@ -7,8 +7,7 @@
 #include <sys/stat.h>
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
-/* AT_FDCWD as strace prints it and the events carry it */
-#define AT_CWD (-100)
+#define AT_CWD RP__ST_AT_CWD
 /* A failure strace names with an errno this table does not know: below the kernel's -4095..-1 (sysev.h). */
 #define ERR_UNNAMED (-4096)
 
@@ -79,182 +78,6 @@ static int64_t sum_field(rp__st_str s, const char *key)
 	return (int64_t)sum;
 }
 
-/* ---- the batch: one call's events ---- */
-
-/* s[0..len) into b's buffer at *off, cut at a NUL as the kernel reads a C string: its length, or -1. */
-static int64_t buf_put(rp_strace *t, rp__st_batch *b, const char *s, uint32_t len, uint32_t *off)
-{
-	const char *const nul = memchr(s, '\0', len);
-	if (nul)
-		len = (uint32_t)(nul - s);
-	if (len > RP_SYSEV_PATH_MAX)
-		return st_badf(t, "a path longer than PATH_MAX (4096 bytes)");
-	if (b->len + len > b->cap) {
-		uint32_t ncap = b->cap ? b->cap : 64;
-		while (ncap < b->len + len)
-			ncap *= 2;
-		char *const nb = realloc(b->buf, ncap);
-		if (!nb) {
-			t->fatal = RP_E_NOMEM;
-			return st_badf(t, "out of memory");
-		}
-		b->buf = nb;
-		b->cap = ncap;
-	}
-	if (len)
-		memcpy(b->buf + b->len, s, len);
-	*off = b->len;
-	b->len += len;
-	return len;
-}
-
-/* s[0..len) as path i of b's call event. */
-static int ev_path(rp_strace *t, rp__st_batch *b, unsigned i, const char *s, uint32_t len)
-{
-	const int64_t n = buf_put(t, b, s, len, &b->ev.off[i]);
-	if (n < 0)
-		return -1;
-	b->ev.plen[i] = (uint32_t)n;
-	b->ev.has |= (uint8_t)(1u << i);
-	return 0;
-}
-
-/* The name of fd for the model, before the call's event (or after it: its result's); NULL when bad. */
-static rp__st_fdname *name_add(rp_strace *t, rp__st_batch *b, int64_t fd)
-{
-	if (b->n_names == RP__ST_NAMES) {
-		st_badf(t, "too many fds in one call");
-		return NULL;
-	}
-	rp__st_fdname *const n = &b->names[b->n_names++];
-	*n = (rp__st_fdname){ .fd = (int32_t)fd, .kind = RP__ST_FD_UNNAMED };
-	return n;
-}
-
-/*
- * The fd of argument i as the model needs to know it first: its name as
- * -y shows it, a pipe or socket as such, an fd without a name as a file
- * never seen (dir: a dirfd, named only when -y names it).  1 a file (or
- * unknown), 0 a pipe or socket, -1 bad; *fd the number.
- */
-static int fd_arg(rp_strace *t, rp__st_batch *b, const rp__st_call *c, unsigned i, bool dir, int64_t *fd)
-{
-	bool has;
-	rp__st_str an;
-	if (!rp__st_fd(st_arg(c, i), fd, &has, &an) || *fd < INT32_MIN || *fd > INT32_MAX)
-		return st_badf(t, dir ? "bad directory fd argument" : "bad fd argument");
-	if (!dir && *fd < 0)
-		b->none = true; /* no fd at all: the call fails with EBADF and names nothing */
-	if ((*fd < 0 && *fd != AT_CWD) || (!has && (dir || *fd < 0)))
-		return 1;
-	rp__st_fdname *const n = name_add(t, b, *fd);
-	if (!n)
-		return -1;
-	if (!has)
-		return 1;
-	uint32_t len;
-	bool is_path;
-	if (!rp__st_annot_path(an, t->sbuf, RP_STR_MAX, &len, &is_path))
-		return st_badf(t, "bad <path> annotation");
-	if (!is_path) {
-		n->kind = RP__ST_FD_NONFILE;
-		return 0;
-	}
-	const int64_t got = buf_put(t, b, t->sbuf, len, &n->off);
-	if (got < 0)
-		return -1;
-	n->len = (uint32_t)got;
-	n->kind = RP__ST_FD_PATH;
-	return 1;
-}
-
-/* The string argument i as path j of b's last event: 1, 0 when it is no string (NULL, an address), -1 bad. */
-static int str_arg(rp_strace *t, rp__st_batch *b, const rp__st_call *c, unsigned i, unsigned j)
-{
-	const rp__st_str a = st_arg(c, i);
-	uint32_t len;
-	bool cut;
-	if (!a.len || a.p[0] != '"')
-		return 0;
-	if (!rp__st_string(a, t->sbuf, RP_STR_MAX, &len, &cut))
-		return st_badf(t, "bad string argument");
-	return ev_path(t, b, j, t->sbuf, len) < 0 ? -1 : 1;
-}
-
-/* As str_arg, a missing string being bad. */
-static int need_str(rp_strace *t, rp__st_batch *b, const rp__st_call *c, unsigned i, unsigned j)
-{
-	const int r = str_arg(t, b, c, i, j);
-	return r == 0 ? st_badf(t, "expected a path string") : r;
-}
-
-/* The dirfd of argument di (-1: the working directory) named first, as *fd. */
-static int dir_arg(rp_strace *t, rp__st_batch *b, const rp__st_call *c, int di, int64_t *fd)
-{
-	*fd = AT_CWD;
-	return di < 0 ? 1 : fd_arg(t, b, c, (unsigned)di, true, fd) < 0 ? -1 : 1;
-}
-
-/* The call's own event, after the fd names so far (the result's name comes after it). */
-static rp__st_ev *call_ev(rp_strace *t, rp__st_batch *b, unsigned nr)
-{
-	if (b->has_ev) {
-		st_badf(t, "two events in one call");
-		return NULL;
-	}
-	b->ev = (rp__st_ev){ .nr = (uint16_t)nr };
-	b->has_ev = true;
-	b->before = b->n_names;
-	return &b->ev;
-}
-
-/*
- * By path pi against dirfd di, or by the fd di itself when the path is
- * empty or NULL (AT_EMPTY_PATH), or by the fd fi when there is no path
- * argument: the call event with a0 the dirfd (or fd) and p0 the path.
- */
-static rp__st_ev *bypath(rp_strace *t, rp__st_batch *b, const rp__st_call *c, unsigned nr, int di, int pi, int fi)
-{
-	int64_t fd = AT_CWD;
-	bool empty = pi < 0;
-	if (pi >= 0) {
-		const rp__st_str a = st_arg(c, (unsigned)pi);
-		empty = (st_eq(a, "\"\"") || st_eq(a, "NULL")) && di >= 0 && !st_eq(st_arg(c, (unsigned)di), "AT_FDCWD");
-		fi = empty ? di : -1;
-	}
-	if (empty) {
-		if (fi < 0) {
-			st_badf(t, "no path or fd");
-			return NULL;
-		}
-		if (fd_arg(t, b, c, (unsigned)fi, false, &fd) < 0)
-			return NULL;
-		rp__st_ev *const e = call_ev(t, b, nr);
-		if (e)
-			e->a[0] = fd;
-		return e;
-	}
-	if (dir_arg(t, b, c, di, &fd) < 0)
-		return NULL;
-	rp__st_ev *const e = call_ev(t, b, nr);
-	if (!e)
-		return NULL;
-	e->a[0] = fd;
-	return need_str(t, b, c, (unsigned)pi, 0) < 0 ? NULL : e;
-}
-
-/* A call on the fd of argument i: its FD event, then the call's with a0 the fd; NULL when bad. */
-static rp__st_ev *byfd(rp_strace *t, rp__st_batch *b, const rp__st_call *c, unsigned nr, unsigned i)
-{
-	int64_t fd;
-	if (fd_arg(t, b, c, i, false, &fd) < 0)
-		return NULL;
-	rp__st_ev *const e = call_ev(t, b, nr);
-	if (e)
-		e->a[0] = fd;
-	return e;
-}
-
 /* ---- the syscalls ---- */
 
 enum io_kind { IO_PLAIN, IO_VEC, IO_P, IO_PVEC };
@@ -284,10 +107,10 @@ static int sys_open(rp_strace *t, rp__st_batch *b, const rp__st_call *c, int di,
 	if (fl > UINT32_MAX)
 		return st_badf(t, "bad open flags");
 	int64_t dirfd;
-	if (dir_arg(t, b, c, di, &dirfd) < 0)
+	if (rp__st_dir_arg(t, b, c, di, &dirfd) < 0)
 		return -1;
-	rp__st_ev *const e = call_ev(t, b, RP_SYSEV_OPEN);
-	if (!e || need_str(t, b, c, pi, 0) < 0)
+	rp__st_ev *const e = rp__st_call_ev(t, b, RP_SYSEV_OPEN);
+	if (!e || rp__st_need_str(t, b, c, pi, 0) < 0)
 		return -1;
 	e->a[0] = dirfd;
 	e->a[1] = (int64_t)fl;
@@ -297,10 +120,10 @@ static int sys_open(rp_strace *t, rp__st_batch *b, const rp__st_call *c, int di,
 	bool is_path;
 	if (st_ok(c) && c->ret >= 0 && c->has_ret_annot && rp__st_annot_path(c->ret_annot, t->sbuf, RP_STR_MAX, &len, &is_path) &&
 	    is_path) {
-		rp__st_fdname *const n = c->ret <= INT32_MAX ? name_add(t, b, c->ret) : NULL;
+		rp__st_fdname *const n = c->ret <= INT32_MAX ? rp__st_name_add(t, b, c->ret) : NULL;
 		if (!n)
 			return -1;
-		const int64_t got = buf_put(t, b, t->sbuf, len, &n->off);
+		const int64_t got = rp__st_buf_put(t, b, t->sbuf, len, &n->off);
 		if (got < 0)
 			return -1;
 		n->len = (uint32_t)got;
@@ -324,7 +147,7 @@ static int sys_io(rp_strace *t, rp__st_batch *b, const rp__st_call *c, bool writ
 		else if (c->res != RP__ST_RES_NONE)
 			return st_badf(t, "bad offset");
 	}
-	rp__st_ev *const e = byfd(t, b, c, write ? RP_SYSEV_WRITE : RP_SYSEV_READ, 0);
+	rp__st_ev *const e = rp__st_byfd(t, b, c, write ? RP_SYSEV_WRITE : RP_SYSEV_READ, 0);
 	if (!e)
 		return -1;
 	e->a[1] = off;
@@ -335,7 +158,7 @@ static int sys_io(rp_strace *t, rp__st_batch *b, const rp__st_call *c, bool writ
 
 static int sys_stat(rp_strace *t, rp__st_batch *b, const rp__st_call *c, int di, int pi, int fi, unsigned bufi)
 {
-	rp__st_ev *const e = bypath(t, b, c, RP_SYSEV_STAT, di, pi, fi);
+	rp__st_ev *const e = rp__st_bypath(t, b, c, RP_SYSEV_STAT, di, pi, fi);
 	if (!e)
 		return -1;
 	e->a[3] = st_ok(c) && rp__st_has_word(st_arg(c, bufi), "S_IFDIR");
@@ -348,7 +171,7 @@ static int sys_access(rp_strace *t, rp__st_batch *b, const rp__st_call *c, int d
 	uint64_t m;
 	if (!flags_of(t, st_arg(c, pi + 1), am, N(am), &m))
 		return st_badf(t, "bad access mode");
-	rp__st_ev *const e = bypath(t, b, c, RP_SYSEV_ACCESS, di, (int)pi, -1);
+	rp__st_ev *const e = rp__st_bypath(t, b, c, RP_SYSEV_ACCESS, di, (int)pi, -1);
 	if (!e)
 		return -1;
 	e->a[1] = (int64_t)(m & 7);
@@ -360,10 +183,10 @@ static rp__st_ev *two_paths(rp_strace *t, rp__st_batch *b, const rp__st_call *c,
 			   int d2, unsigned p2)
 {
 	int64_t f1, f2;
-	if (dir_arg(t, b, c, d1, &f1) < 0 || dir_arg(t, b, c, d2, &f2) < 0)
+	if (rp__st_dir_arg(t, b, c, d1, &f1) < 0 || rp__st_dir_arg(t, b, c, d2, &f2) < 0)
 		return NULL;
-	rp__st_ev *const e = call_ev(t, b, nr);
-	if (!e || need_str(t, b, c, p1, 0) < 0 || need_str(t, b, c, p2, 1) < 0)
+	rp__st_ev *const e = rp__st_call_ev(t, b, nr);
+	if (!e || rp__st_need_str(t, b, c, p1, 0) < 0 || rp__st_need_str(t, b, c, p2, 1) < 0)
 		return NULL;
 	e->a[0] = f1;
 	e->a[1] = f2;
@@ -387,9 +210,9 @@ static int sys_two(rp_strace *t, rp__st_batch *b, const rp__st_call *c, unsigned
 static int sys_symlink(rp_strace *t, rp__st_batch *b, const rp__st_call *c, int di, unsigned pi)
 {
 	int64_t dirfd;
-	if (dir_arg(t, b, c, di, &dirfd) < 0)
+	if (rp__st_dir_arg(t, b, c, di, &dirfd) < 0)
 		return -1;
-	rp__st_ev *const e = call_ev(t, b, RP_SYSEV_SYMLINK);
+	rp__st_ev *const e = rp__st_call_ev(t, b, RP_SYSEV_SYMLINK);
 	if (!e)
 		return -1;
 	e->a[0] = dirfd;
@@ -397,14 +220,14 @@ static int sys_symlink(rp_strace *t, rp__st_batch *b, const rp__st_call *c, int 
 	bool cut;
 	if (!rp__st_string(st_arg(c, 0), t->sbuf, RP_STR_MAX, &len, &cut))
 		return st_badf(t, "bad symlink target");
-	if (ev_path(t, b, 0, t->sbuf, len) < 0) /* its contents: never resolved */
+	if (rp__st_ev_path(t, b, 0, t->sbuf, len) < 0) /* its contents: never resolved */
 		return -1;
-	return need_str(t, b, c, pi, 1) < 0 ? -1 : 1;
+	return rp__st_need_str(t, b, c, pi, 1) < 0 ? -1 : 1;
 }
 
 static int sys_readlink(rp_strace *t, rp__st_batch *b, const rp__st_call *c, int di, unsigned pi)
 {
-	rp__st_ev *const e = bypath(t, b, c, RP_SYSEV_READLINK, di, (int)pi, -1);
+	rp__st_ev *const e = rp__st_bypath(t, b, c, RP_SYSEV_READLINK, di, (int)pi, -1);
 	if (!e)
 		return -1;
 	int64_t size = 0;
@@ -412,7 +235,7 @@ static int sys_readlink(rp_strace *t, rp__st_batch *b, const rp__st_call *c, int
 	uint32_t len;
 	bool cut;
 	if (st_ok(c) && c->ret >= 0 && rp__st_string(st_arg(c, pi + 1), t->sbuf, RP_STR_MAX, &len, &cut) &&
-	    ev_path(t, b, 1, t->sbuf, len) < 0)
+	    rp__st_ev_path(t, b, 1, t->sbuf, len) < 0)
 		return -1;
 	return 1;
 }
@@ -423,7 +246,7 @@ static int sys_mode(rp_strace *t, rp__st_batch *b, const rp__st_call *c, unsigne
 	if (!flags_of(t, st_arg(c, mi), modes, N(modes), &m))
 		return st_badf(t, "bad mode");
 	if (nr == RP_SYSEV_CHMOD) { /* a0 the fd (-1: by path), a1 the dirfd */
-		rp__st_ev *const e = bypath(t, b, c, nr, di, pi, fi);
+		rp__st_ev *const e = rp__st_bypath(t, b, c, nr, di, pi, fi);
 		if (!e)
 			return -1;
 		const bool by_path = (e->has & 1) != 0;
@@ -432,7 +255,7 @@ static int sys_mode(rp_strace *t, rp__st_batch *b, const rp__st_call *c, unsigne
 		e->a[2] = (int64_t)(m & 07777u);
 		return 1;
 	}
-	rp__st_ev *const e = bypath(t, b, c, nr, di, pi, fi);
+	rp__st_ev *const e = rp__st_bypath(t, b, c, nr, di, pi, fi);
 	if (!e)
 		return -1;
 	e->a[1] = (int64_t)(m & 0177777u);
@@ -444,7 +267,7 @@ static int sys_chown(rp_strace *t, rp__st_batch *b, const rp__st_call *c, int di
 	int64_t u, g;
 	if (!num(c, ui, &u) || !num(c, ui + 1, &g) || u < -1 || g < -1 || u > UINT32_MAX || g > UINT32_MAX)
 		return st_badf(t, "bad owner or group");
-	rp__st_ev *const e = bypath(t, b, c, RP_SYSEV_CHOWN, di, pi, fi);
+	rp__st_ev *const e = rp__st_bypath(t, b, c, RP_SYSEV_CHOWN, di, pi, fi);
 	if (!e)
 		return -1;
 	const bool by_path = (e->has & 1) != 0;
@@ -497,11 +320,11 @@ static int sys_utimensat(rp_strace *t, rp__st_batch *b, const rp__st_call *c)
 	}
 	rp__st_ev *e;
 	if (st_eq(st_arg(c, 1), "NULL")) { /* futimens */
-		if (!(e = byfd(t, b, c, RP_SYSEV_UTIMENS, 0)))
+		if (!(e = rp__st_byfd(t, b, c, RP_SYSEV_UTIMENS, 0)))
 			return -1;
 		e->a[1] = AT_CWD;
 	} else {
-		if (!(e = bypath(t, b, c, RP_SYSEV_UTIMENS, 0, 1, -1)))
+		if (!(e = rp__st_bypath(t, b, c, RP_SYSEV_UTIMENS, 0, 1, -1)))
 			return -1;
 		const bool by_path = (e->has & 1) != 0;
 		e->a[1] = by_path ? e->a[0] : AT_CWD;
@@ -527,7 +350,7 @@ static int sys_lock(rp_strace *t, rp__st_batch *b, const rp__st_call *c, rp__st_
 	for (size_t i = 0; i < N(cmds); i++)
 		if (st_eq(cmd, cmds[i].name))
 			nr = cmds[i].cmd;
-	rp__st_ev *const e = byfd(t, b, c, RP_SYSEV_LOCK, 0);
+	rp__st_ev *const e = rp__st_byfd(t, b, c, RP_SYSEV_LOCK, 0);
 	if (!e)
 		return -1;
 	e->a[1] = nr;
@@ -541,7 +364,7 @@ static int sys_lock(rp_strace *t, rp__st_batch *b, const rp__st_call *c, rp__st_
 /* dup, dup2, dup3, F_DUPFD (min: the lowest fd it may take): the new fd names the same file under a new handle. */
 static int dup_ev(rp_strace *t, rp__st_batch *b, const rp__st_call *c, int64_t want, bool min, bool cloexec)
 {
-	rp__st_ev *const e = byfd(t, b, c, RP_SYSEV_DUP, 0);
+	rp__st_ev *const e = rp__st_byfd(t, b, c, RP_SYSEV_DUP, 0);
 	if (!e)
 		return -1;
 	e->a[1] = want;
@@ -564,7 +387,7 @@ static int sys_fcntl(rp_strace *t, rp__st_batch *b, const rp__st_call *c)
 	rp__st_str an;
 	if (!st_eq(cmd, "F_SETFD") || !rp__st_fd(st_arg(c, 0), &fd, &has, &an) || fd < 0)
 		return 0;
-	rp__st_ev *const e = call_ev(t, b, RP_SYSEV_CLOEXEC); /* the fd as the model knows it: no name to learn */
+	rp__st_ev *const e = rp__st_call_ev(t, b, RP_SYSEV_CLOEXEC); /* the fd as the model knows it: no name to learn */
 	if (!e)
 		return -1;
 	e->a[0] = fd;
@@ -575,7 +398,7 @@ static int sys_fcntl(rp_strace *t, rp__st_batch *b, const rp__st_call *c)
 static int sys_flock(rp_strace *t, rp__st_batch *b, const rp__st_call *c)
 {
 	const rp__st_str how = st_arg(c, 1);
-	rp__st_ev *const e = byfd(t, b, c, RP_SYSEV_FLOCK, 0);
+	rp__st_ev *const e = rp__st_byfd(t, b, c, RP_SYSEV_FLOCK, 0);
 	if (!e)
 		return -1;
 	e->a[1] = (rp__st_has_word(how, "LOCK_SH") ? 1 : 0) | (rp__st_has_word(how, "LOCK_EX") ? 2 : 0) |
@@ -591,13 +414,13 @@ static int sys_copy(rp_strace *t, rp__st_batch *b, const rp__st_call *c, bool se
 		return st_badf(t, "bad length");
 	const unsigned in_i = sendfile ? 1 : 0, out_i = sendfile ? 0 : 2;
 	int64_t in, out = -1;
-	const int r = fd_arg(t, b, c, in_i, false, &in);
+	const int r = rp__st_fd_arg(t, b, c, in_i, false, &in);
 	/* a pipe or socket in: no op, and the out fd is not looked at (as a call on it makes none) */
-	if (r < 0 || (r > 0 && fd_arg(t, b, c, out_i, false, &out) < 0))
+	if (r < 0 || (r > 0 && rp__st_fd_arg(t, b, c, out_i, false, &out) < 0))
 		return -1;
 	if (r == 0 && !rp__st_fd(st_arg(c, out_i), &out, &(bool){ false }, &(rp__st_str){ 0 }))
 		return st_badf(t, "bad fd argument");
-	rp__st_ev *const e = call_ev(t, b, RP_SYSEV_COPY);
+	rp__st_ev *const e = rp__st_call_ev(t, b, RP_SYSEV_COPY);
 	if (!e)
 		return -1;
 	int64_t off_in = -1, off_out = -1;
@@ -622,7 +445,7 @@ static int sys_fallocate(rp_strace *t, rp__st_batch *b, const rp__st_call *c)
 	int64_t off, len;
 	if (!flags_of(t, st_arg(c, 1), ff, N(ff), &m) || !num(c, 2, &off) || !num(c, 3, &len) || off < 0 || len < 0)
 		return st_badf(t, "bad fallocate arguments");
-	rp__st_ev *const e = byfd(t, b, c, RP_SYSEV_FALLOCATE, 0);
+	rp__st_ev *const e = rp__st_byfd(t, b, c, RP_SYSEV_FALLOCATE, 0);
 	if (!e)
 		return -1;
 	e->a[1] = (int64_t)(m & 0x13);
@@ -636,7 +459,7 @@ static int sys_truncate(rp_strace *t, rp__st_batch *b, const rp__st_call *c, boo
 	int64_t len;
 	if (!num(c, 1, &len) || len < 0)
 		return st_badf(t, "bad length");
-	rp__st_ev *const e = byfd_ ? byfd(t, b, c, RP_SYSEV_TRUNCATE, 0) : bypath(t, b, c, RP_SYSEV_TRUNCATE, -1, 0, -1);
+	rp__st_ev *const e = byfd_ ? rp__st_byfd(t, b, c, RP_SYSEV_TRUNCATE, 0) : rp__st_bypath(t, b, c, RP_SYSEV_TRUNCATE, -1, 0, -1);
 	if (!e)
 		return -1;
 	if (!byfd_) {
@@ -650,7 +473,7 @@ static int sys_truncate(rp_strace *t, rp__st_batch *b, const rp__st_call *c, boo
 /* xattr calls: a1 0 get, 1 set, 2 list, 3 remove (sysev.h). */
 static int sys_xattr(rp_strace *t, rp__st_batch *b, const rp__st_call *c, int kind, bool by_fd)
 {
-	rp__st_ev *const e = by_fd ? byfd(t, b, c, RP_SYSEV_XATTR, 0) : bypath(t, b, c, RP_SYSEV_XATTR, -1, 0, -1);
+	rp__st_ev *const e = by_fd ? rp__st_byfd(t, b, c, RP_SYSEV_XATTR, 0) : rp__st_bypath(t, b, c, RP_SYSEV_XATTR, -1, 0, -1);
 	if (!e)
 		return -1;
 	if (!by_fd)
@@ -661,7 +484,7 @@ static int sys_xattr(rp_strace *t, rp__st_batch *b, const rp__st_call *c, int ki
 		bool cut;
 		if (!rp__st_string(st_arg(c, 1), t->sbuf, RP_STR_MAX, &len, &cut))
 			return st_badf(t, "bad attribute name");
-		if (ev_path(t, b, 1, t->sbuf, len) < 0)
+		if (rp__st_ev_path(t, b, 1, t->sbuf, len) < 0)
 			return -1;
 	}
 	int64_t size;
@@ -671,7 +494,7 @@ static int sys_xattr(rp_strace *t, rp__st_batch *b, const rp__st_call *c, int ki
 
 static int sys_getdents(rp_strace *t, rp__st_batch *b, const rp__st_call *c)
 {
-	rp__st_ev *const e = byfd(t, b, c, RP_SYSEV_GETDENTS, 0);
+	rp__st_ev *const e = rp__st_byfd(t, b, c, RP_SYSEV_GETDENTS, 0);
 	if (!e)
 		return -1;
 	int64_t count;
@@ -704,7 +527,7 @@ static int sys_mmap(rp_strace *t, rp__st_batch *b, const rp__st_call *c)
 		return st_badf(t, "bad mmap arguments");
 	if (fd < 0 || rp__st_has_word(st_arg(c, 3), "MAP_ANONYMOUS"))
 		return 0; /* memory, not a file */
-	rp__st_ev *const e = byfd(t, b, c, RP_SYSEV_MMAP, 4);
+	rp__st_ev *const e = rp__st_byfd(t, b, c, RP_SYSEV_MMAP, 4);
 	if (!e)
 		return -1;
 	e->a[1] = off;
@@ -716,7 +539,7 @@ static int sys_mmap(rp_strace *t, rp__st_batch *b, const rp__st_call *c)
 /* fork, vfork, clone, clone3: the child's pid in ret, a2 1 when it shares the fd table (strace.c names them). */
 static int sys_fork(rp_strace *t, rp__st_batch *b, const rp__st_call *c)
 {
-	rp__st_ev *const e = call_ev(t, b, RP_SYSEV_FORK);
+	rp__st_ev *const e = rp__st_call_ev(t, b, RP_SYSEV_FORK);
 	if (!e)
 		return -1;
 	e->a[1] = 1;
@@ -733,7 +556,7 @@ static int sys_wait(rp_strace *t, rp__st_batch *b, const rp__st_call *c, bool wa
 		pid = 0;
 	if (pid <= 0 || pid > UINT32_MAX)
 		return 0; /* nothing reaped (WNOHANG, an error): no op */
-	rp__st_ev *const e = call_ev(t, b, RP_SYSEV_WAIT);
+	rp__st_ev *const e = rp__st_call_ev(t, b, RP_SYSEV_WAIT);
 	if (!e)
 		return -1;
 	e->a[0] = pid;
@@ -743,7 +566,7 @@ static int sys_wait(rp_strace *t, rp__st_batch *b, const rp__st_call *c, bool wa
 static int sys_execve(rp_strace *t, rp__st_batch *b, const rp__st_call *c)
 {
 	t->note[RP__ST_N_STATE]++;
-	rp__st_ev *const e = call_ev(t, b, RP_SYSEV_EXEC); /* seen done: the close-on-exec fds go */
+	rp__st_ev *const e = rp__st_call_ev(t, b, RP_SYSEV_EXEC); /* seen done: the close-on-exec fds go */
 	if (!e)
 		return -1;
 	e->a[0] = AT_CWD;
@@ -757,14 +580,14 @@ static int sys_chdir(rp_strace *t, rp__st_batch *b, const rp__st_call *c, bool b
 	if (!st_ok(c))
 		return 0;
 	if (by_fd) {
-		rp__st_ev *const e = byfd(t, b, c, RP_SYSEV_CHDIR, 0);
+		rp__st_ev *const e = rp__st_byfd(t, b, c, RP_SYSEV_CHDIR, 0);
 		return e ? 1 : -1;
 	}
-	rp__st_ev *const e = call_ev(t, b, RP_SYSEV_CHDIR);
+	rp__st_ev *const e = rp__st_call_ev(t, b, RP_SYSEV_CHDIR);
 	if (!e)
 		return -1;
 	e->a[0] = -1;
-	const int r = str_arg(t, b, c, 0, 0);
+	const int r = rp__st_str_arg(t, b, c, 0, 0);
 	return r < 0 ? -1 : r == 0 ? 0 : 1;
 }
 
@@ -777,7 +600,7 @@ static int sys_lseek(rp_strace *t, rp__st_batch *b, const rp__st_call *c)
 	if (!st_ok(c) || c->ret < 0 || !rp__st_fd(st_arg(c, 0), &fd, &has, &an) || fd < 0)
 		return 0;
 	/* the fd as the model knows it: a seek names no file for it */
-	rp__st_ev *const e = call_ev(t, b, RP_SYSEV_LSEEK);
+	rp__st_ev *const e = rp__st_call_ev(t, b, RP_SYSEV_LSEEK);
 	if (!e)
 		return -1;
 	e->a[0] = fd;
@@ -908,7 +731,7 @@ static int events(rp_strace *t, const rp__st_sys *s, const rp__st_call *c, rp__s
 	switch ((fam)s->fam) {
 	case F_OPEN: return sys_open(t, b, c, x[0], (unsigned)x[1], x[2], x[3]);
 	case F_BYFD:
-		if (!(e = byfd(t, b, c, s->nr, 0)))
+		if (!(e = rp__st_byfd(t, b, c, s->nr, 0)))
 			return -1;
 		e->a[1] = x[0];
 		return 1;
@@ -917,7 +740,7 @@ static int events(rp_strace *t, const rp__st_sys *s, const rp__st_call *c, rp__s
 	case F_STAT: return sys_stat(t, b, c, x[0], x[1], x[2], (unsigned)x[3]);
 	case F_ACCESS: return sys_access(t, b, c, x[0], (unsigned)x[1]);
 	case F_UNLINK:
-		if (!(e = bypath(t, b, c, RP_SYSEV_UNLINK, x[0], x[1], -1)))
+		if (!(e = rp__st_bypath(t, b, c, RP_SYSEV_UNLINK, x[0], x[1], -1)))
 			return -1;
 		e->a[1] = x[3] || (x[2] >= 0 && rp__st_has_word(st_arg(c, (unsigned)x[2]), "AT_REMOVEDIR")) ? 0x200 : 0;
 		return 1;
@@ -934,7 +757,7 @@ static int events(rp_strace *t, const rp__st_sys *s, const rp__st_call *c, rp__s
 	case F_LSEEK: return sys_lseek(t, b, c);
 	case F_FALLOCATE: return sys_fallocate(t, b, c);
 	case F_STATFS:
-		if (!(e = bypath(t, b, c, RP_SYSEV_STATFS, -1, 0, -1)))
+		if (!(e = rp__st_bypath(t, b, c, RP_SYSEV_STATFS, -1, 0, -1)))
 			return -1;
 		e->a[0] = -1;
 		return 1;
