@@ -382,9 +382,14 @@ bool rp__st_int(rp__st_str s, int64_t *v)
 bool rp__st_fd(rp__st_str s, int64_t *fd, bool *has_annot, rp__st_str *annot)
 {
 	const char *p = s.p;
-	const char *const end = s.p + s.len;
+	const char *end = s.p + s.len;
 	const char *n = p;
 	*has_annot = false;
+	/* strace 6 marks the fd of a file since removed as 6</d/f>(deleted): the name is still the one it had */
+	static const char deleted[] = "(deleted)";
+	if (s.len > sizeof(deleted) && end[-1] == ')' && memcmp(end - (sizeof(deleted) - 1), deleted, sizeof(deleted) - 1) == 0 &&
+	    end[-(int)sizeof(deleted)] == '>')
+		end -= sizeof(deleted) - 1;
 	if (starts(p, end, "AT_FDCWD")) {
 		*fd = -100;
 		p += 8;

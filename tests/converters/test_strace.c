@@ -623,6 +623,20 @@ static void fd_path_follows_renames(void **state)
 	done(g);
 }
 
+/* strace 6 marks the fd of a file removed while open "(deleted)" after its name: the call is the file's. */
+static void fd_of_deleted_file(void **state)
+{
+	(void)state;
+	got *const g = parse(
+		"1 1.0 openat(AT_FDCWD</w>, \"d\", O_RDONLY|O_DIRECTORY) = 3</w/d> <0.1>\n"
+		"1 1.1 unlinkat(AT_FDCWD</w>, \"d\", AT_REMOVEDIR) = 0 <0.1>\n"
+		"1 1.2 close(3</w/d>(deleted)) = 0 <0.1>\n"
+		"1 1.3 close(4</w/x>deleted)) = 0 <0.1>\n");
+	assert_int_equal(g->rc, RP_E_INVAL); /* the last line is no fd strace writes */
+	HAS(g, "c1 close path=\"/w/d\" fh=1 raw=posix -> OK");
+	done(g);
+}
+
 /*
  * What the syscall model (formats/sysmodel) decides since the importer feeds
  * it: an fd -y showed as a pipe stays one when a later call shows no name; a
@@ -819,6 +833,7 @@ int main(void)
 		cmocka_unit_test(producer_file),
 		cmocka_unit_test(blocking_pipe_read),
 		cmocka_unit_test(fd_path_follows_renames),
+		cmocka_unit_test(fd_of_deleted_file),
 		cmocka_unit_test(model_decides),
 		cmocka_unit_test(ff_merge),
 		cmocka_unit_test(ff_files),
