@@ -12,7 +12,7 @@
 #include "results/stat_sink.h"
 
 static struct {
-	bool json, lenient, verbose, diff, check;
+	bool json, lenient, verbose, diff, check, check_core;
 	const char *output, *ops;
 	double from, until, timeline, threshold;
 } o;
@@ -31,6 +31,9 @@ static const rp_opt options[] = {
 	{ .name = "diff-threshold", .kind = RP_OPT_DOUBLE, .value = &o.threshold, .arg = "PCT",
 	  .help = "--diff: an op kind's share differs when A's and B's are more than PCT points apart (0-100, default 1)", .min = 0, .max = 100 },
 	{ .name = "check", .kind = RP_OPT_FLAG, .value = &o.check, .help = "--diff: exit 1 when the op mix differs (after the report)" },
+	{ .name = "check-core", .kind = RP_OPT_FLAG, .value = &o.check_core,
+	  .help = "--diff: exit 1 when the core ops or each file's order of them differ (after the report): the closed "
+	  "loop's verdict, which holds across protocols" },
 	{ .name = NULL },
 };
 
@@ -59,7 +62,17 @@ static const rp_cmd spec = {
 		   "kind but sleep, or with --ops of the kinds listed, so a replay's capture, which holds the\n"
 		   "lookups and opens its client library adds, can be compared on the ops that matter (totals,\n"
 		   "inter-arrival and sizes are the whole inputs').  With --check the exit status is 1 when the mix\n"
-		   "differs.  A cut input (a pcap ending mid-packet, an unfinished\n"
+		   "differs.\n"
+		   "\n"
+		   "The closed loop (B as a replay of A: a capture of the replay) follows the table: B's requests per\n"
+		   "recorded one, per op kind; the core ops that succeeded, whatever the protocol called them\n"
+		   "(creates, mkdirs with SMB's directory creates, deletes with delete-on-close, renames, truncates,\n"
+		   "bytes read and written), each marked when B is more than --diff-threshold percent from A; each\n"
+		   "file's core ops in order (a run of reads or of writes one step), compared file by file after\n"
+		   "aligning the paths (up to 6 leading components stripped from one side: a replay's target); the\n"
+		   "mean in flight (the ops' summed durations over the span), the span and the Kolmogorov-Smirnov\n"
+		   "distance of the gaps between op starts.  Its verdict, \"core ops: same\" or \"core ops: differ\",\n"
+		   "holds across protocols; --check-core makes it the exit status (docs/stat-json.md).  A cut input (a pcap ending mid-packet, an unfinished\n"
 		   ".rpz) is an error: a part compared with a whole would mislead.  --from and --until apply to both.",
 	.opts = options,
 	.min_args = 1,
@@ -79,7 +92,8 @@ static void input_free(stat_input *in)
 /* Read arg into in (which input_free releases whatever happened): 0, or an exit status after printing why. */
 static int read_input(const char *arg, stat_input *in, const rp_input_opts *base)
 {
-	if (rp_stat_sink_init(&in->s, o.timeline > 0 ? (uint64_t)(o.timeline * 1e9 + 0.5) : 0) < 0) {
+	if (rp_stat_sink_init(&in->s, o.timeline > 0 ? (uint64_t)(o.timeline * 1e9 + 0.5) : 0) < 0 ||
+	    (o.diff && rp_stat_sink_fidelity(&in->s) < 0)) {
 		fprintf(stderr, "reprise stat: out of memory\n");
 		return 1;
 	}
@@ -112,7 +126,8 @@ static int read_input(const char *arg, stat_input *in, const rp_input_opts *base
 /* --diff's options make sense with --diff only, and --timeline only without: 0, or 2 after saying why. */
 static int check_usage(int npos, rp_stat_diff_opts *d)
 {
-	const char *const alone = !o.diff ? (o.ops ? "--ops" : o.check ? "--check" : o.threshold >= 0 ? "--diff-threshold" : NULL)
+	const char *const alone = !o.diff ? (o.ops ? "--ops" : o.check ? "--check" : o.check_core ? "--check-core"
+					     : o.threshold >= 0 ? "--diff-threshold" : NULL)
 					  : NULL;
 	if (alone) {
 		rp__cli_err("stat", "%s compares two inputs: it needs --diff A B", alone);
@@ -180,14 +195,20 @@ static int run(int argc, char **argv)
 	bool differ = false;
 	char eb[128];
 	if (rc == 0 && o.diff) {
-		const rp_stat_side a = { pos[0], in[0].s.sum, &in[0].s.meta, &in[0].s.plan };
-		const rp_stat_side b = { pos[1], in[1].s.sum, &in[1].s.meta, &in[1].s.plan };
+		const rp_stat_side a = { pos[0], in[0].s.sum, &in[0].s.meta, &in[0].s.plan, in[0].s.fid };
+		const rp_stat_side b = { pos[1], in[1].s.sum, &in[1].s.meta, &in[1].s.plan, in[1].s.fid };
 		rp_stat_mix m;
 		rp__res_stat_mix(&a, &b, &dopts, &m);
-		differ = m.n_differ > 0;
-		if (o.json)
+		differ = o.check && m.n_differ > 0;
+		rp_stat_loop l;
+		if (rp__res_stat_loop(&a, &b, &dopts, &l) < 0) {
+			rp__cli_err("stat", "out of memory");
+			rc = 1;
+		}
+		differ |= o.check_core && l.n_differ > 0;
+		if (rc == 0 && o.json)
 			rc = stat_json_said(rp__res_stat_diff_json(&a, &b, &dopts, out, eb, sizeof(eb)), eb);
-		else
+		else if (rc == 0)
 			rp__res_stat_diff_print(&a, &b, &dopts, out);
 	} else if (rc == 0) {
 		rp_stat_sink *const s = &in[0].s;
@@ -207,7 +228,7 @@ static int run(int argc, char **argv)
 	for (int i = 0; i < n; i++)
 		input_free(&in[i]);
 	/* --check: the report is written whole first, then the verdict is the exit status */
-	return rc == 0 && o.check && differ ? 1 : rc;
+	return rc == 0 && differ ? 1 : rc;
 }
 
 const rp_command rp__cmd_stat = { &spec, run };

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/error.h"
 #include "results/stat_json.h"
 
 /* The text table pairs this many clients (in id order); --json lists every client of each side. */
@@ -54,6 +55,47 @@ void rp__res_stat_mix(const rp_stat_side *a, const rp_stat_side *b, const rp_sta
 		m->differs[i] = fabs(m->share_b[i] - m->share_a[i]) > o->threshold;
 		m->n_differ += m->differs[i];
 	}
+}
+
+static const char *const core_labels[] = {
+#define RP__STAT_CORE_LABEL(f, label) label,
+	RP_STAT_CORE_MAP(RP__STAT_CORE_LABEL)
+#undef RP__STAT_CORE_LABEL
+};
+
+const char *rp__res_stat_core_label(unsigned i)
+{
+	return i < RP_STAT_CORE__COUNT ? core_labels[i] : NULL;
+}
+
+static void core_values(const rp_fid_core *c, uint64_t *v)
+{
+#define RP__STAT_CORE_VALUE(f, label) v[RP_STAT_CORE_##f] = c->f;
+	RP_STAT_CORE_MAP(RP__STAT_CORE_VALUE)
+#undef RP__STAT_CORE_VALUE
+}
+
+int rp__res_stat_loop(const rp_stat_side *a, const rp_stat_side *b, const rp_stat_diff_opts *o, rp_stat_loop *l)
+{
+	memset(l, 0, sizeof(*l));
+	if (!a->fid || !b->fid)
+		return RP_OK;
+	l->have = true;
+	rp_fid_get(a->fid, &l->a);
+	rp_fid_get(b->fid, &l->b);
+	const int rc = rp_fid_compare(a->fid, b->fid, &l->cmp);
+	if (rc < 0)
+		return rc;
+	core_values(&l->a.core, l->core_a);
+	core_values(&l->b.core, l->core_b);
+	for (unsigned i = 0; i < RP_STAT_CORE__COUNT; i++) {
+		const double x = (double)l->core_a[i], y = (double)l->core_b[i];
+		l->core_differs[i] = fabs(y - x) > o->threshold / 100.0 * x;
+		l->n_differ += l->core_differs[i];
+	}
+	l->order_differs = l->cmp.compared && l->cmp.order_agree_pct < 100.0 - o->threshold;
+	l->n_differ += l->order_differs;
+	return RP_OK;
 }
 
 /* ---- text ---- */
@@ -284,6 +326,75 @@ static void print_gaps(const rp_stat_side *a, const rp_stat_side *b, FILE *f)
 	free(cb);
 }
 
+/* The ratio b/a to 2 decimals, "-" without an a. */
+static const char *ratio(char *buf, size_t cap, double a, double b)
+{
+	if (a > 0)
+		snprintf(buf, cap, "%.2f", b / a);
+	else
+		snprintf(buf, cap, "-");
+	return buf;
+}
+
+static void print_loop(const rp_stat_side *a, const rp_stat_side *b, const rp_stat_loop *l, FILE *f)
+{
+	rp_summary_view va, vb;
+	rp_summary_get(a->sum, &va);
+	rp_summary_get(b->sum, &vb);
+	char r[24];
+	fprintf(f, "\nclosed loop (B as a replay of A):\n");
+	fprintf(f, "  requests    B/A %s overall;", ratio(r, sizeof(r), (double)va.ops, (double)vb.ops));
+	unsigned shown = 0;
+	for (unsigned i = 0; i < RP_OP__COUNT; i++) {
+		if (i == RP_OP_SLEEP || (!va.count[i] && !vb.count[i]))
+			continue;
+		fprintf(f, "%s %s %s", shown++ ? "," : "", rp_op_name(i), ratio(r, sizeof(r), (double)va.count[i],
+										  (double)vb.count[i]));
+	}
+	fprintf(f, "\n  %-12s %16s %16s %8s   (succeeded, whatever the protocol called them)\n", "core ops", "A", "B",
+		"B/A");
+	for (unsigned i = 0; i < RP_STAT_CORE__COUNT; i++)
+		fprintf(f, "%c %-12s %16" PRIu64 " %16" PRIu64 " %8s\n", l->core_differs[i] ? '*' : ' ', core_labels[i],
+			l->core_a[i], l->core_b[i], ratio(r, sizeof(r), (double)l->core_a[i], (double)l->core_b[i]));
+	if (l->cmp.compared)
+		fprintf(f, "%c files       %" PRIu64 " in A, %" PRIu64 " in B, %" PRIu64 " in both, %" PRIu64
+			   " with the same core ops in the same order: %.2f%% of the files of either"
+			   " (paths aligned by stripping %u leading components from A, %u from B)\n",
+			l->order_differs ? '*' : ' ', l->cmp.files_a, l->cmp.files_b, l->cmp.files_matched, l->cmp.files_same,
+			l->cmp.order_agree_pct, l->cmp.strip_a, l->cmp.strip_b);
+	else
+		fprintf(f, "  files       not compared: a side names more than %u paths or %u files\n", RP_FID_NAMES_MAX,
+			RP_FID_FILES_MAX);
+	fprintf(f, "  in flight   mean A %.2f, B %.2f (B/A %s): ops' summed durations over the span\n",
+		l->a.in_flight_mean, l->b.in_flight_mean, ratio(r, sizeof(r), l->a.in_flight_mean, l->b.in_flight_mean));
+	fprintf(f, "  span        A %.3f s, B %.3f s (B/A %s)\n", l->a.span_s, l->b.span_s,
+		ratio(r, sizeof(r), l->a.span_s, l->b.span_s));
+	fprintf(f, "  arrivals    Kolmogorov-Smirnov distance of the gaps between op starts: %.3f (0 same, 1 apart)\n",
+		l->cmp.ks);
+}
+
+static void print_loop_verdict(const rp_stat_diff_opts *o, const rp_stat_loop *l, FILE *f)
+{
+	if (!l->n_differ) {
+		fprintf(f, "core ops: same (each within %.2f%% of A's", o->threshold);
+		if (l->cmp.compared)
+			fprintf(f, "; each file's in the same order in %.2f%% of %" PRIu64 " files", l->cmp.order_agree_pct,
+				l->cmp.files_a + l->cmp.files_b - l->cmp.files_matched);
+		fprintf(f, ")\n");
+		return;
+	}
+	fprintf(f, "core ops: differ by more than %.2f%% in", o->threshold);
+	const char *sep = " ";
+	for (unsigned i = 0; i < RP_STAT_CORE__COUNT; i++)
+		if (l->core_differs[i]) {
+			fprintf(f, "%s%s (%" PRIu64 " -> %" PRIu64 ")", sep, core_labels[i], l->core_a[i], l->core_b[i]);
+			sep = ", ";
+		}
+	if (l->order_differs)
+		fprintf(f, "%sfile order (%.2f%% of the files the same)", sep, l->cmp.order_agree_pct);
+	fputc('\n', f);
+}
+
 static void print_verdict(const rp_stat_diff_opts *o, const rp_stat_mix *m, FILE *f)
 {
 	fputc('\n', f);
@@ -327,7 +438,13 @@ void rp__res_stat_diff_print(const rp_stat_side *a, const rp_stat_side *b, const
 	rp_summary_get(b->sum, &vb);
 	print_sizes("read", va.read_sizes, vb.read_sizes, f);
 	print_sizes("write", va.write_sizes, vb.write_sizes, f);
+	rp_stat_loop l;
+	const bool loop = rp__res_stat_loop(a, b, o, &l) == RP_OK && l.have;
+	if (loop)
+		print_loop(a, b, &l, f);
 	print_verdict(o, &m, f);
+	if (loop)
+		print_loop_verdict(o, &l, f);
 }
 
 /* ---- JSON ---- */
@@ -387,6 +504,68 @@ static json_t *sizes_json(bool *oom, const uint64_t *ha, const uint64_t *hb)
 			*oom = true;
 	}
 	return arr;
+}
+
+/* b / a, null without an a */
+static json_t *jratio(double a, double b)
+{
+	return a > 0 ? json_real(b / a) : json_null();
+}
+
+/* The closed loop (rp_stat_loop): null when a side has no measures. */
+static json_t *loop_json(bool *oom, const rp_stat_side *a, const rp_stat_side *b, const rp_stat_diff_opts *o)
+{
+	rp_stat_loop l;
+	if (rp__res_stat_loop(a, b, o, &l) < 0) {
+		*oom = true;
+		return json_null();
+	}
+	if (!l.have)
+		return json_null();
+	rp_summary_view va, vb;
+	rp_summary_get(a->sum, &va);
+	rp_summary_get(b->sum, &vb);
+	json_t *const j = json_object(), *req = json_object(), *core = json_object(), *differ = json_array();
+	put(oom, req, "all", jratio((double)va.ops, (double)vb.ops));
+	for (unsigned i = 0; i < RP_OP__COUNT; i++)
+		if (i != RP_OP_SLEEP && (va.count[i] || vb.count[i]))
+			put(oom, req, rp_op_name(i), jratio((double)va.count[i], (double)vb.count[i]));
+	put(oom, j, "request_ratio", req);
+	for (unsigned i = 0; i < RP_STAT_CORE__COUNT; i++) {
+		json_t *const e = pair_u64(oom, l.core_a[i], l.core_b[i]);
+		put(oom, e, "ratio", jratio((double)l.core_a[i], (double)l.core_b[i]));
+		put(oom, e, "differs", json_boolean(l.core_differs[i]));
+		char key[32];
+		snprintf(key, sizeof(key), "%s", core_labels[i]);
+		for (char *c = key; *c; c++)
+			if (*c == ' ')
+				*c = '_';
+		put(oom, core, key, e);
+		if (l.core_differs[i] && (!differ || json_array_append_new(differ, json_string(key)) < 0))
+			*oom = true;
+	}
+	put(oom, j, "core", core);
+	json_t *files = json_null();
+	if (l.cmp.compared) {
+		files = json_object();
+		put(oom, files, "a", jint(l.cmp.files_a));
+		put(oom, files, "b", jint(l.cmp.files_b));
+		put(oom, files, "both", jint(l.cmp.files_matched));
+		put(oom, files, "same_order", jint(l.cmp.files_same));
+		put(oom, files, "agree_pct", json_real(l.cmp.order_agree_pct));
+		put(oom, files, "strip_a", jint(l.cmp.strip_a));
+		put(oom, files, "strip_b", jint(l.cmp.strip_b));
+		if (l.order_differs && (!differ || json_array_append_new(differ, json_string("file_order")) < 0))
+			*oom = true;
+	}
+	put(oom, j, "files", files);
+	put(oom, j, "in_flight_mean", pair_real(oom, l.a.in_flight_mean, l.b.in_flight_mean));
+	put(oom, j, "span_s", pair_real(oom, l.a.span_s, l.b.span_s));
+	put(oom, j, "span_ratio", jratio(l.a.span_s, l.b.span_s));
+	put(oom, j, "interarrival_ks", json_real(l.cmp.ks));
+	put(oom, j, "core_same", json_boolean(l.n_differ == 0));
+	put(oom, j, "core_differs", differ);
+	return j;
 }
 
 static json_t *diff_json(bool *oom, const rp_stat_side *a, const rp_stat_side *b, const rp_stat_diff_opts *o)
@@ -456,6 +635,7 @@ static json_t *diff_json(bool *oom, const rp_stat_side *a, const rp_stat_side *b
 	put(oom, d, "inter_arrival_ms", g);
 	put(oom, d, "read_sizes", sizes_json(oom, va.read_sizes, vb.read_sizes));
 	put(oom, d, "write_sizes", sizes_json(oom, va.write_sizes, vb.write_sizes));
+	put(oom, d, "closed_loop", loop_json(oom, a, b, o));
 	return d;
 }
 

@@ -14,7 +14,10 @@ static int st_meta(rp_sink *s, const rp_trace_meta *m)
 static int st_string(rp_sink *s, uint32_t id, const char *str, uint32_t len)
 {
 	/* the summary counts distinct ids and needs no bytes; the plan follows paths */
-	rp_sink *const p = rp_plan_sink_base(((rp_stat_sink *)s)->plan_sink);
+	rp_stat_sink *const ss = (rp_stat_sink *)s;
+	if (ss->fid && rp_fid_string(ss->fid, id, str, len) < 0)
+		return rp_fail(s->errbuf, RP_E_NOMEM, "closed loop: out of memory");
+	rp_sink *const p = rp_plan_sink_base(ss->plan_sink);
 	const int rc = p->string(p, id, str, len);
 	return rc < 0 ? rp_fail(s->errbuf, rc, "%s", p->errbuf) : 0;
 }
@@ -29,6 +32,8 @@ static int st_op(rp_sink *s, const rp_op *op)
 		return rc == RP_E_LIMIT ? rp_fail(s->errbuf, rc, "--timeline: an op at %.3f s is past %d steps: use a longer step",
 						  (double)op->t_start / 1e9, RP_TIMELINE_MAX)
 					: rp_fail(s->errbuf, rc, "timeline: %s", rp_strerror(rc));
+	if (ss->fid && rp_fid_op(ss->fid, op) < 0)
+		return rp_fail(s->errbuf, RP_E_NOMEM, "closed loop: out of memory");
 	rp_sink *const p = rp_plan_sink_base(ss->plan_sink);
 	rc = p->op(p, op);
 	return rc < 0 ? rp_fail(s->errbuf, rc, "%s", p->errbuf) : 0;
@@ -52,6 +57,13 @@ int rp_stat_sink_init(rp_stat_sink *s, uint64_t timeline_step_ns)
 	return RP_OK;
 }
 
+int rp_stat_sink_fidelity(rp_stat_sink *s)
+{
+	if (!s->fid)
+		s->fid = rp_fid_create();
+	return s->fid ? RP_OK : RP_E_NOMEM;
+}
+
 int rp_stat_sink_plan(rp_stat_sink *s, char *errbuf)
 {
 	return rp_plan_sink_finish(s->plan_sink, &s->plan, errbuf);
@@ -63,5 +75,6 @@ void rp_stat_sink_fini(rp_stat_sink *s)
 	rp_plan_sink_destroy(s->plan_sink);
 	rp_summary_destroy(s->sum);
 	rp_timeline_destroy(s->timeline);
+	rp_fid_destroy(s->fid);
 	memset(s, 0, sizeof(*s));
 }

@@ -332,6 +332,22 @@ def checks(tmp):
     tap(objs and all(set(o) == pairs for o in objs), 'its differences have the documented keys', pairs)
     tap(dd['diff']['op_counts'] and all(set(o) == oc_keys for o in dd['diff']['op_counts'].values()),
         'its op_counts entries have the documented keys', oc_keys)
+    cl_line = next(l for l in block.splitlines() if l.strip().startswith('"closed_loop"'))
+    cl = cl_line.split(':', 1)[1].strip().rstrip(',')
+    depth, cl_keys = 0, set()
+    for m in re.finditer(r'[{}]|"([a-z_]+)":', cl):
+        if m.group(0) == '{':
+            depth += 1
+        elif m.group(0) == '}':
+            depth -= 1
+        elif depth == 1:
+            cl_keys.add(m.group(1))
+    loop = dd['diff']['closed_loop']
+    tap(isinstance(loop, dict) and set(loop) == cl_keys, 'its closed_loop has the documented keys',
+        sorted(set(loop or {}) ^ cl_keys))
+    core = (loop or {}).get('core', {})
+    tap(core and all(set(c) == pairs | {'ratio', 'differs'} for c in core.values()),
+        'its core entries are pairs with a ratio and a verdict', sorted(core))
 
 
 sys.exit(main())

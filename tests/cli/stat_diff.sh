@@ -14,7 +14,7 @@ has() { # description file fixed-string
 }
 check() { if [ "$2" = "$3" ]; then ok "$1"; else echo "# got '$2', want '$3'"; not_ok "$1"; fi; }
 marked() { grep -c '^\*' "$1"; } # rows marked as differing
-echo "1..36"
+echo "1..43"
 
 smb3=$src/tests/data/pcap/reprise__smb3-smbclient.pcap
 locks=$src/tests/data/pcap/reprise__smb2-locks-smbtorture.pcap
@@ -96,13 +96,13 @@ open(sys.argv[2], "wb").write(d)' "$tmp/smb3.rpz" "$tmp/bad.rpz"
 check "a corrupt second input: exit 1, nothing on stdout, the error named" \
 	"$? $(wc -c <"$tmp/out") $(grep -c 'bad.rpz: .*checksum' "$tmp/err")" "1 0 1"
 rcs=""
-for args in "--check $tmp/smb3.rpz" "--ops read $tmp/smb3.rpz" "--diff $tmp/smb3.rpz" "--diff --ops read,nope $tmp/smb3.rpz $tmp/smb3.rpz" \
+for args in "--check $tmp/smb3.rpz" "--check-core $tmp/smb3.rpz" "--ops read $tmp/smb3.rpz" "--diff $tmp/smb3.rpz" "--diff --ops read,nope $tmp/smb3.rpz $tmp/smb3.rpz" \
 	"--diff --timeline 1 $tmp/smb3.rpz $tmp/smb3.rpz" "--diff - -" "--diff --diff-threshold 101 $tmp/smb3.rpz $tmp/smb3.rpz"; do
 	# shellcheck disable=SC2086 # the words are the arguments
 	"$reprise" stat $args </dev/null >/dev/null 2>&1
 	rcs="$rcs$?"
 done
-check "usage errors exit 2: --check or --ops alone, one input, a bad op name, --timeline, - twice, a bad threshold" "$rcs" "2222222"
+check "usage errors exit 2: --check, --check-core or --ops alone, one input, a bad op name, --timeline, - twice, a bad threshold" "$rcs" "22222222"
 
 # 7. -o: written when complete (also when --check fails), left as it was when the run fails
 echo old >"$tmp/keep.txt"
@@ -111,7 +111,8 @@ check "-o with a failing input: exit 1, the old file kept, no temporary left" \
 	"$? $(cat "$tmp/keep.txt") $(find "$tmp" -name 'keep.txt.part-*' | wc -l)" "1 old 0"
 "$reprise" stat --diff --check -o "$tmp/keep.txt" "$smb3" "$locks" 2>/dev/null
 check "-o with --check's mix differing: exit 1 and the report written whole" \
-	"$? $(tail -n 1 "$tmp/keep.txt" | cut -c1-15)" "1 op mix: differs"
+	"$? $(tail -n 2 "$tmp/keep.txt" | head -n 1 | cut -c1-15) $(tail -n 1 "$tmp/keep.txt" | cut -c1-16)" \
+	"1 op mix: differs core ops: differ"
 
 # 8. --json: both summaries and the diff, the verdict as --check sees it
 "$reprise" stat --diff --json --ops unlink,rmdir,lock "$smb3" "$locks" >"$tmp/d.json" 2>"$tmp/err"
@@ -135,3 +136,27 @@ p50 = g[(len(g) + 1) // 2 - 1]
 a = json.load(open(sys.argv[2]))["inter_arrival_ms"]["all"]
 print(a["count"] == len(g), abs(a["mean"] - sum(g) / len(g)) < 1e-6, abs(a["max"] - g[-1]) < 1e-6,
       abs(a["p50"] - p50) <= p50 / 16)' "$tmp/smb3.cat" "$tmp/s.json")" "True True True True"
+
+# 10. The closed loop: an SMB capture replayed on posix and traced (strace) is another protocol's words
+#     for the same work: the op mix differs, the core ops and each file's order of them do not
+"$reprise" stat --diff --check-core "$smb3" "$locks" >"$tmp/cl.txt" 2>"$tmp/err"
+check "two different captures: --check-core exits 1" "$?" "1"
+has "and the core verdict names what differs" "$tmp/cl.txt" "core ops: differ by more than 1.00% in"
+if command -v strace >/dev/null 2>&1 && strace -o /dev/null true 2>/dev/null; then
+	mkdir "$tmp/lt"
+	strace -f -ttt -T -y -o "$tmp/loop.strace" "$reprise" replay "$tmp/smb3.rpz" --target "$tmp/lt" -q >/dev/null 2>&1
+	"$reprise" convert -q --path-prefix "$tmp/lt" "$tmp/loop.strace" "$tmp/loop.rpz" 2>"$tmp/err"
+	"$reprise" stat --diff --check-core "$tmp/smb3.rpz" "$tmp/loop.rpz" >"$tmp/loop.txt" 2>"$tmp/err"
+	check "the SMB capture against its posix replay's strace: --check-core exits 0" "$?" "0"
+	has "the core ops are the same" "$tmp/loop.txt" "core ops: same (each within 1.00% of A's; each file's in the same order in 100.00% of 5 files)"
+	has "while the op mix differs" "$tmp/loop.txt" "op mix: differs"
+	has "the replay's target is stripped to align the paths" "$tmp/loop.txt" "stripping 0 leading components from A, $(echo "$tmp/lt" | tr -s / '\n' | grep -c .) from B"
+	"$reprise" stat --diff --json "$tmp/smb3.rpz" "$tmp/loop.rpz" >"$tmp/loop.json" 2>"$tmp/err"
+	check "--json: the closed loop's verdict and counts" "$(python3 -c 'import json, sys
+c = json.load(open(sys.argv[1]))["diff"]["closed_loop"]
+print(c["core_same"], c["core_differs"], c["files"]["same_order"], c["core"]["deletes"]["a"], c["core"]["deletes"]["b"],
+      c["core"]["bytes_written"]["ratio"])' "$tmp/loop.json")" "True [] 5 4 4 1.0"
+else
+	for t in "the posix replay's strace: --check-core exits 0" "the core ops are the same" "while the op mix differs" \
+		"the target is stripped" "--json: the closed loop"; do skip "$t" "no working strace here"; done
+fi
