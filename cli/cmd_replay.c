@@ -11,16 +11,19 @@
 #include "cli/provenance.h"
 #include "cli/replay_cli.h"
 #include "formats/rpz.h"
+#include "replay/mpi_run.h"
 #include "replay/replay.h"
-#ifdef RP_HAVE_MPI
 #include "cli/cmd_replay_mpi.h"
-#endif
+
+#define RP__STR(x) #x
+#define RP__XSTR(x) RP__STR(x)
 
 static struct {
 	rp_cli_ropts r; /* what bench takes too */
 	const char *target, *json, *output;
 	bool list_backends, fail_on_mismatch, drop_caches, cleanup, final_sync, mpi;
 	double mpi_timeout;
+	uint64_t processes; /* 0: not given (smb:// with --clients N: one process a copy) */
 } o;
 
 static const rp_opt options[] = {
@@ -43,6 +46,11 @@ static const rp_opt options[] = {
 	{ .name = "mpi", .kind = RP_OPT_FLAG, .value = &o.mpi,
 	  .help = "run under mpirun: the --clients copies (else the trace's own clients) are dealt across the ranks, "
 	  "which start together; rank 0 broadcasts the trace, prints the merged table and writes the JSON (docs/mpi.md)" },
+	{ .name = "processes", .short_name = 'P', .kind = RP_OPT_UINT, .value = &o.processes, .arg = "N",
+	  .help = "run the clients in N processes of this host (1-" RP__XSTR(RP_PROCS_MAX) "; 1: threads of this one), dealt and "
+	  "merged as --mpi deals and merges ranks; default: for smb:// with --clients N, one process per copy up to "
+	  RP__XSTR(RP_PROCS_AUTO) " (libsmbclient runs one request of a process at a time), else 1",
+	  .min = 1, .max = RP_PROCS_MAX },
 	{ .name = "mpi-timeout", .kind = RP_OPT_DURATION, .value = &o.mpi_timeout, .arg = "DURATION",
 	  .help = "--mpi: give up and end the job when a rank waits this long for the others in a phase or after its run "
 	  "(default 300 s)", .min = 1, .max = 1e6 },
@@ -63,7 +71,9 @@ static const rp_cmd spec = {
 		"A trace with several clients replays them as they are, all in TARGET. --clients N runs N\n"
 		"copies of the workload, copy k in its own directory TARGET/clientk (paths inside are not\n"
 		"rewritten), so 'reprise replay client.txt --target /mnt/x --clients 4 -t 60' is dbench's\n"
-		"'dbench -c client.txt -D /mnt/x -t 60 4'.\n\n"
+		"'dbench -c client.txt -D /mnt/x -t 60 4'.  --processes N runs the clients in N processes of this\n"
+		"host, merged as --mpi merges ranks (smb:// with --clients N: one process per copy by default, as\n"
+		"libsmbclient runs one request of a process at a time).\n\n"
 		"Before the run, prepare creates the files and directories the workload uses as existing but\n"
 		"never creates itself (a path that is the parent of another, or that an op lists or flags as one,\n"
 		"is a directory); a file gets the size its reads need beyond what the workload itself writes or\n"
@@ -142,23 +152,35 @@ static void warn_cut(const rp_cli_in *in)
 
 static int replay_main(int argc, char **argv, rp_cli_prov *prov);
 
-/* --mpi: the run is cmd_replay_mpi.c's, when this build has it. */
-static int run_mpi(rp_replay_opts *ro, const char *trace, rp_cli_prov *prov)
+/* --mpi (when this build has it) and --processes N: the run is cmd_replay_mpi.c's. */
+static int run_mpi(rp_replay_opts *ro, const char *trace, rp_cli_prov *prov, unsigned processes)
 {
-#ifdef RP_HAVE_MPI
+#ifndef RP_HAVE_MPI
+	if (!processes) {
+		rp__cli_err("replay", "--mpi: this reprise was built without MPI (meson setup -Dmpi=enabled, with libopenmpi-dev)");
+		return 2;
+	}
+#endif
 	if (o.cleanup) {
-		rp__cli_err("replay", "--cleanup does not go with --mpi: the ranks' copies may be on other hosts");
+		rp__cli_err("replay", processes ? "--cleanup does not go with --processes (each process prepares its own share)"
+						: "--cleanup does not go with --mpi: the ranks' copies may be on other hosts");
 		return 2;
 	}
 	const rp_cli_mpi_args a = { .trace = trace, .ro = ro, .r = &o.r, .json = o.json,
 				    .fail_on_mismatch = o.fail_on_mismatch, .timeout_s = o.mpi_timeout,
-				    .argc = prov->p.argc, .argv = prov->p.argv, .prov = prov };
+				    .processes = processes, .argc = prov->p.argc, .argv = prov->p.argv, .prov = prov };
 	return rp__cli_replay_mpi(&a);
-#else
-	(void)ro, (void)trace, (void)prov;
-	rp__cli_err("replay", "--mpi: this reprise was built without MPI (meson setup -Dmpi=enabled, with libopenmpi-dev)");
-	return 2;
-#endif
+}
+
+/* How many processes the run takes: --processes, else one per copy for smb:// (its library serialises a process). */
+static unsigned processes_of(const rp_replay_opts *ro)
+{
+	if (o.processes)
+		return o.processes > 1 ? (unsigned)o.processes : 0;
+	const bool smb = o.r.backend ? strcmp(o.r.backend, "smb") == 0 : strncmp(o.target, "smb://", 6) == 0;
+	if (!smb || o.mpi || o.r.clients_from || ro->clones < 2)
+		return 0;
+	return ro->clones < RP_PROCS_AUTO ? ro->clones : RP_PROCS_AUTO;
 }
 
 static int run(int argc, char **argv)
@@ -226,13 +248,20 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 		}
 	}
 
-	if (o.mpi && o.r.clients_from) {
-		rp__cli_err("replay", "--clients-from does not go with --mpi: merge the traces first (reprise merge) and replay that");
+	const unsigned processes = processes_of(&ro);
+	if ((o.mpi || processes) && o.r.clients_from) {
+		rp__cli_err("replay", "--clients-from does not go with %s: merge the traces first (reprise merge) and replay that",
+			    o.mpi ? "--mpi" : "--processes");
 		rp__cli_bopts_free(&bopts);
 		return 2;
 	}
-	if (o.mpi) {
-		const int mst = run_mpi(&ro, pos[0], prov);
+	if (o.mpi && o.processes > 1) {
+		rp__cli_err("replay", "--processes does not go with --mpi: mpirun -np N starts the processes");
+		rp__cli_bopts_free(&bopts);
+		return 2;
+	}
+	if (o.mpi || processes) {
+		const int mst = run_mpi(&ro, pos[0], prov, o.mpi ? 0 : processes);
 		rp__cli_bopts_free(&bopts);
 		return mst;
 	}

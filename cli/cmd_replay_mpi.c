@@ -125,14 +125,15 @@ int rp__cli_replay_mpi(const rp_cli_mpi_args *a)
 	mpi_cli m = { .a = a, .in = &in };
 	snprintf(m.cmd, sizeof(m.cmd), "replay");
 	const rp_mpi_run_opts mo = { .timeout_s = a->timeout_s, .say = on_say, .fix_msg = on_fix_msg, .ctx = &m };
-	if (rp_mpi_run_create(&m.run, &mo, errbuf) < 0) {
-		rp__cli_err("replay", "--mpi: %s", errbuf);
+	if ((a->processes ? rp_mpi_run_create_local(&m.run, a->processes, &mo, errbuf)
+			  : rp_mpi_run_create(&m.run, &mo, errbuf)) < 0) {
+		rp__cli_err("replay", "%s: %s", a->processes ? "--processes" : "--mpi", errbuf);
 		return 1;
 	}
 	m.rank = rp_mpi_run_rank(m.run);
 	m.size = rp_mpi_run_size(m.run);
 	if (m.rank)
-		snprintf(m.cmd, sizeof(m.cmd), "replay (rank %d)", m.rank);
+		snprintf(m.cmd, sizeof(m.cmd), "replay (%s %d)", a->processes ? "process" : "rank", m.rank);
 	rp_workload *full = NULL, *w = NULL;
 	rp_replay *r = NULL;
 	rp_outfile json = { .f = NULL };

@@ -1,4 +1,4 @@
-/* reprise replay --mpi: one run's copies dealt across the ranks of an MPI job (docs/mpi.md). */
+/* reprise replay --mpi and --processes: one run's clients dealt across the ranks of an MPI job or the processes of this host (docs/mpi.md). */
 #ifndef REPRISE_CLI_CMD_REPLAY_MPI_H
 #define REPRISE_CLI_CMD_REPLAY_MPI_H
 
@@ -16,6 +16,7 @@ typedef struct rp_cli_mpi_args {
 	const char *json;       /* NULL, a file or - */
 	bool fail_on_mismatch;
 	double timeout_s;       /* --mpi-timeout */
+	unsigned processes;     /* --processes: this many processes of this host (0: the ranks of an MPI job) */
 	int argc;
 	char *const *argv;      /* as run: every rank must have the same */
 	rp_cli_prov *prov;

@@ -15,6 +15,7 @@
 #include "formats/error.h"
 #include "replay/backend.h"
 #include "replay/mpi_comm.h"
+#include "replay/procs.h"
 #include "replay/subset.h"
 
 /* The common start is this far ahead of rank 0's clock when it is sent, at least (and 20 round trips). */
@@ -91,7 +92,7 @@ static const rp_mpi_comm *load(char *errbuf)
  */
 static _Noreturn void give_up(const rp_mpi_run *m, const char *errbuf)
 {
-	say(m, "%s: aborting the MPI job", errbuf);
+	say(m, "%s: aborting the job", errbuf);
 	fflush(stdout);
 	m->comm->abort(1);
 	exit(1);
@@ -104,6 +105,11 @@ int rp_mpi_run_create(rp_mpi_run **out, const rp_mpi_run_opts *o, char *errbuf)
 	if (!comm)
 		return RP_E_UNSUPPORTED;
 	return rp__mpi_run_create_with(out, comm, o, errbuf);
+}
+
+int rp_mpi_run_create_local(rp_mpi_run **out, unsigned nprocs, const rp_mpi_run_opts *o, char *errbuf)
+{
+	return rp__mpi_run_create_with(out, rp_procs_comm(nprocs), o, errbuf);
 }
 
 int rp__mpi_run_create_with(rp_mpi_run **out, const rp_mpi_comm *comm, const rp_mpi_run_opts *o, char *errbuf)

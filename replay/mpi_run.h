@@ -42,6 +42,16 @@ typedef struct rp_mpi_run rp_mpi_run;
 
 /* Load the transport module and join the job: 0, or an rp error with errbuf (nothing to end). */
 int rp_mpi_run_create(rp_mpi_run **out, const rp_mpi_run_opts *o, char *errbuf);
+/* replay --processes: at most this many (each holds its own backend connection and trace reader). */
+#define RP_PROCS_MAX 256
+/* replay's default for smb:// with --clients N: one process per copy, up to this many. */
+#define RP_PROCS_AUTO 64
+
+/*
+ * The same over nprocs processes of this host (2..RP_PROCS_MAX, replay/procs.h):
+ * this call forks the others, each returning from it as its own rank.
+ */
+int rp_mpi_run_create_local(rp_mpi_run **out, unsigned nprocs, const rp_mpi_run_opts *o, char *errbuf);
 /* The same over a transport given (internal: the unit tests run ranks as threads over an in-process one). */
 struct rp_mpi_comm;
 int rp__mpi_run_create_with(rp_mpi_run **out, const struct rp_mpi_comm *comm, const rp_mpi_run_opts *o,
