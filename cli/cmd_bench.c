@@ -46,6 +46,7 @@ static const rp_opt options[] = {
 	{ .name = "mkfs-size", .kind = RP_OPT_STRING, .value = &o.mkfs_size, .arg = "SIZE",
 	  .help = "each --mkfs file system's size (sparse images; tmpfs's limit): 16M to 1T, k/M/G/T powers of 1024 (default 1G)" },
 	RP_CLI_REPLAY_OPTS_RUN(o.r),
+	RP_CLI_REPLAY_OPTS_TIMING(o.r),
 	RP_CLI_REPLAY_OPTS_MISMATCH(o.r),
 	{ .name = "output", .short_name = 'o', .kind = RP_OPT_STRING, .value = &o.output, .arg = "FILE", .help = "every run's results and the summary, as JSON, to FILE: the same as --json FILE" },
 	{ .name = "json", .short_name = 'j', .kind = RP_OPT_STRING, .value = &o.json, .arg = "FILE",
@@ -193,6 +194,7 @@ static int one_run(bench_ctx *c, rp_bench_target *t)
 	}
 	rp_replay_opts ro = c->ro;
 	ro.target = dir;
+	ro.target_entries = made ? 0 : -1; /* a directory of its own, empty; a target of the backend's: not known */
 	if (rp_replay_create(&r, &ro, c->w, errbuf) < 0) {
 		rp_conv_input_rename(&c->in, errbuf, sizeof(errbuf));
 		say(run->error, sizeof(run->error), "%s", errbuf);
@@ -231,6 +233,7 @@ static int one_run(bench_ctx *c, rp_bench_target *t)
 		(unsigned long long)res->failures_expected, (unsigned long long)res->mismatches,
 		o.cold && res->prepare.caches != 1 ? "; caches NOT dropped" : "",
 		o.cold && res->prepare.caches == EPERM ? " (--cold needs root)" : "", run->discarded ? " (discarded)" : "");
+	rp__cli_warn_timing("bench", res, true);
 	rp_replay_destroy(r); /* its descriptors closed before anything is removed */
 	r = NULL;
 fail:

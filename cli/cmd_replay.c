@@ -21,7 +21,7 @@
 static struct {
 	rp_cli_ropts r; /* what bench takes too */
 	const char *target, *json, *output;
-	bool list_backends, fail_on_mismatch, drop_caches, cleanup, final_sync, mpi;
+	bool list_backends, fail_on_mismatch, strict_timing, drop_caches, cleanup, final_sync, mpi;
 	double mpi_timeout;
 	uint64_t processes; /* 0: not given (smb:// with --clients N: one process a copy) */
 } o;
@@ -29,6 +29,7 @@ static struct {
 static const rp_opt options[] = {
 	{ .name = "target", .short_name = 'D', .kind = RP_OPT_STRING, .value = &o.target, .arg = "DIR", .help = "replay beneath this directory (or URL, for network backends)" },
 	RP_CLI_REPLAY_OPTS_RUN(o.r),
+	RP_CLI_REPLAY_OPTS_TIMING(o.r),
 	{ .name = "drop-caches", .kind = RP_OPT_FLAG, .value = &o.drop_caches,
 	  .help = "after prepare, sync and drop the page cache (root; a note says when it could not), so reads start cold" },
 	{ .name = "final-sync", .kind = RP_OPT_FLAG, .value = &o.final_sync,
@@ -39,6 +40,9 @@ static const rp_opt options[] = {
 	RP_CLI_REPLAY_OPTS_MISMATCH(o.r),
 	{ .name = "fail-on-mismatch", .kind = RP_OPT_FLAG, .value = &o.fail_on_mismatch,
 	  .help = "run to the end, then exit 1 if any op's result differed from the recording" },
+	{ .name = "strict-timing", .kind = RP_OPT_FLAG, .value = &o.strict_timing,
+	  .help = "trace/think timing: run to the end, then exit 1 if the run fell behind its schedule (--behind-span, "
+	  "--behind-lag)" },
 	{ .name = "output", .short_name = 'o', .kind = RP_OPT_STRING, .value = &o.output, .arg = "FILE", .help = "the run's results, as JSON, to FILE: the same as --json FILE" },
 	{ .name = "json", .short_name = 'j', .kind = RP_OPT_STRING, .value = &o.json, .arg = "FILE", .help = "write every result as JSON to FILE, created before the run and renamed into place after it (- = stdout: the JSON alone, the table on stderr)" },
 	RP_CLI_REPLAY_OPTS_IO(o.r),
@@ -71,9 +75,8 @@ static const rp_cmd spec = {
 		"A trace with several clients replays them as they are, all in TARGET. --clients N runs N\n"
 		"copies of the workload, copy k in its own directory TARGET/clientk (paths inside are not\n"
 		"rewritten), so 'reprise replay client.txt --target /mnt/x --clients 4 -t 60' is dbench's\n"
-		"'dbench -c client.txt -D /mnt/x -t 60 4'.  --processes N runs the clients in N processes of this\n"
-		"host, merged as --mpi merges ranks (smb:// with --clients N: one process per copy by default, as\n"
-		"libsmbclient runs one request of a process at a time).\n\n"
+		"'dbench -c client.txt -D /mnt/x -t 60 4'.  --processes N: the clients in N processes, merged\n"
+		"as --mpi merges ranks (smb:// with --clients N: a process per copy).\n\n"
 		"Before the run, prepare creates the files and directories the workload uses as existing but\n"
 		"never creates itself (a path that is the parent of another, or that an op lists or flags as one,\n"
 		"is a directory); a file gets the size its reads need beyond what the workload itself writes or\n"
@@ -102,8 +105,14 @@ static const rp_cmd spec = {
 		"error it did not have, another error, or a success where it failed): those, grouped by op,\n"
 		"expected and actual result, are what to look at. Replay into an empty directory: a warning says\n"
 		"when TARGET is not, and --cleanup removes afterwards what the run made.\n\n"
-		"Exit status: 0 done, 1 the run failed, was aborted on a mismatch, or had one under\n"
-		"--fail-on-mismatch, 2 bad usage, 130 interrupted.",
+		"In trace and think timing the results say how long the ops took against the span they had in\n"
+		"the recording (scaled by --speed), with the issue lag; when the run fell behind (its span over\n"
+		"--behind-span times the recorded one, or a lag p99 over --behind-lag) a warning says so at the end,\n"
+		"as the JSON's schedule.behind does. More than 1 % of the ops mismatched makes the results not\n"
+		"representative of the trace: a loud line after the table says so, with the likely cause (the\n"
+		"order across clients, prepare, a target that was not empty).\n\n"
+		"Exit status: 0 done, 1 the run failed, was aborted on a mismatch, had one under\n"
+		"--fail-on-mismatch or fell behind under --strict-timing, 2 bad usage, 130 interrupted.",
 	.details_more = rp__cli_backends_help,
 	.opts = options,
 	.min_args = 0,
@@ -167,8 +176,9 @@ static int run_mpi(rp_replay_opts *ro, const char *trace, rp_cli_prov *prov, uns
 		return 2;
 	}
 	const rp_cli_mpi_args a = { .trace = trace, .ro = ro, .r = &o.r, .json = o.json,
-				    .fail_on_mismatch = o.fail_on_mismatch, .timeout_s = o.mpi_timeout,
-				    .processes = processes, .argc = prov->p.argc, .argv = prov->p.argv, .prov = prov };
+				    .fail_on_mismatch = o.fail_on_mismatch, .strict_timing = o.strict_timing,
+				    .timeout_s = o.mpi_timeout, .processes = processes,
+				    .argc = prov->p.argc, .argv = prov->p.argv, .prov = prov };
 	return rp__cli_replay_mpi(&a);
 }
 
@@ -260,6 +270,9 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 		rp__cli_bopts_free(&bopts);
 		return 2;
 	}
+	/* What is in the target before the run, for the warning below and the guess at why a run mismatched. */
+	const long before = dir_target ? count_entries(o.target) : -1;
+	ro.target_entries = before;
 	if (o.mpi || processes) {
 		const int mst = run_mpi(&ro, pos[0], prov, o.mpi ? 0 : processes);
 		rp__cli_bopts_free(&bopts);
@@ -303,7 +316,6 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 		rp__cli_err("replay", "--cleanup: %s", errbuf);
 		goto out;
 	}
-	const long before = snap ? (long)rp_tree_snap_entries(snap) : dir_target ? count_entries(o.target) : 0;
 	if (before > 0)
 		rp__cli_err("replay",
 			    "warning: %s is not empty (%ld entr%s before the run): what is there can change what the "
@@ -333,6 +345,10 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 	if (status == 0 && o.fail_on_mismatch && res->mismatches) {
 		rp__cli_err("replay", "%llu mismatch%s (--fail-on-mismatch)", (unsigned long long)res->mismatches,
 			    res->mismatches == 1 ? "" : "es");
+		status = 1;
+	}
+	if (rp__cli_warn_timing("replay", res, false) && o.strict_timing && status == 0) {
+		rp__cli_err("replay", "behind the recorded timing (--strict-timing)");
 		status = 1;
 	}
 	if (o.json) {

@@ -60,6 +60,10 @@ static int report(const mpi_cli *m, int run_status, bool interrupted, rp_outfile
 			    res->mismatches == 1 ? "" : "es");
 		status = 1;
 	}
+	if (rp__cli_warn_timing("replay", res, false) && a->strict_timing && status == 0) {
+		rp__cli_err("replay", "behind the recorded timing (--strict-timing)");
+		status = 1;
+	}
 	if (a->json) {
 		const int jrc = rp_mpi_run_write_json(m->run, mg, merge_s, &a->prov->p, json->f, errbuf);
 		if (jrc == RP_E_IO)

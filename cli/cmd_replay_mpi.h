@@ -15,6 +15,7 @@ typedef struct rp_cli_mpi_args {
 	const rp_cli_ropts *r;  /* lenient, quiet */
 	const char *json;       /* NULL, a file or - */
 	bool fail_on_mismatch;
+	bool strict_timing;     /* exit 1 when the merged run fell behind its schedule */
 	double timeout_s;       /* --mpi-timeout */
 	unsigned processes;     /* --processes: this many processes of this host (0: the ranks of an MPI job) */
 	int argc;

@@ -25,6 +25,8 @@ void rp__cli_ropts_defaults(rp_cli_ropts *r)
 	r->warmup = -1;
 	r->speed = 1;
 	r->max_inflight = 1;
+	r->behind_span = 1.05;
+	r->behind_lag = 0.010;
 }
 
 bool rp__cli_ropts_args_ok(const rp_cli_ropts *r, int npos)
@@ -160,7 +162,20 @@ int rp__cli_ropts_apply(const rp_cli_ropts *r, const char *cmd, rp_replay_opts *
 	ro->prepare_overwrite = r->prepare_overwrite;
 	ro->on_mismatch = (rp_on_mismatch)r->on_mismatch;
 	ro->order = (rp_order_mode)r->order;
+	ro->behind_span = r->behind_span;
+	ro->behind_lag_s = r->behind_lag;
 	return 0;
+}
+
+/* "  lag max    3.0 us", "  lag max  4.52 s": the largest issue lag of the last second, in a unit that reads well. */
+static void lag_text(double us, char *buf, size_t n)
+{
+	if (us < 1e3)
+		snprintf(buf, n, "  lag max %6.1f us", us);
+	else if (us < 1e6)
+		snprintf(buf, n, "  lag max %6.1f ms", us / 1e3);
+	else
+		snprintf(buf, n, "  lag max %6.2f s ", us / 1e6);
 }
 
 static void progress(rp_replay *r, double *last_t, uint64_t *last_ops, uint64_t *last_bytes)
@@ -170,9 +185,12 @@ static void progress(rp_replay *r, double *last_t, uint64_t *last_ops, uint64_t 
 	const double dt = p.elapsed_s - *last_t;
 	if (dt <= 0)
 		return;
-	fprintf(stderr, "%4u clients  %8.2f MB/s  %9.0f ops/s  lag max %8.1f us  %6.1f s%s\n", p.running,
-		(double)(p.bytes - *last_bytes) / 1e6 / dt, (double)(p.ops - *last_ops) / dt, p.lag_max_us,
-		p.elapsed_s, p.warmup ? "  (warm-up)" : "");
+	char lag[40] = ""; /* afap has no schedule, so no lag */
+	if (p.timing != RP_TIMING_AFAP)
+		lag_text(p.lag_max_us, lag, sizeof(lag));
+	fprintf(stderr, "%4u clients  %8.2f MB/s  %9.0f ops/s%s  %6.1f s%s\n", p.running,
+		(double)(p.bytes - *last_bytes) / 1e6 / dt, (double)(p.ops - *last_ops) / dt, lag, p.elapsed_s,
+		p.warmup ? "  (warm-up)" : "");
 	*last_t = p.elapsed_s;
 	*last_ops = p.ops;
 	*last_bytes = p.bytes;
@@ -228,6 +246,32 @@ int rp__cli_drive(rp_replay *r, const char *cmd, bool quiet, bool *interrupted, 
 		rc = frc;
 	}
 	return rc;
+}
+
+bool rp__cli_warn_timing(const char *cmd, const rp_replay_results *res, bool unrepresentative)
+{
+	const rp_replay_schedule *const s = &res->schedule;
+	if (unrepresentative && !res->representative) {
+		char why[512];
+		rp_replay_cause_text(res, why, sizeof(why));
+		rp__cli_err(cmd, "NOT REPRESENTATIVE: %.1f %% of the ops mismatched (%llu of %llu); likely cause: %s",
+			    res->mismatch_share * 100, (unsigned long long)res->mismatches, (unsigned long long)res->ops, why);
+	}
+	if (!s->behind)
+		return false;
+	char span[96] = "", lag[96] = "";
+	if (s->ratio >= 0)
+		snprintf(span, sizeof(span), "the ops took %.3f s for %.3f s recorded (x%.2f, over x%.2f: --behind-span)",
+			 s->span_s, s->rec_span_s, s->ratio, s->max_ratio);
+	if (res->lag_p99_us > s->max_lag_us)
+		snprintf(lag, sizeof(lag), "issue lag p99 %.3f ms, over %.3f ms (--behind-lag)", res->lag_p99_us / 1e3,
+			 s->max_lag_us / 1e3);
+	if (!(s->ratio >= 0 && s->ratio > s->max_ratio))
+		span[0] = '\0';
+	rp__cli_err(cmd, "warning: the replay fell behind the recorded timing: %s%s%s; the target did not get the "
+		    "recorded load (a slower target, or too few ops in flight: --max-inflight)",
+		    span, span[0] && lag[0] ? "; " : "", lag);
+	return true;
 }
 
 void rp__cli_warn_samples(const char *cmd, const rp_replay_results *res)

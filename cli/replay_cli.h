@@ -17,6 +17,7 @@ typedef struct rp_cli_ropts {
 	unsigned timing, on_mismatch, prepare_fill, order; /* indices into rp__cli_timings ... (rp_timing ... order) */
 	uint64_t clients, max_inflight;
 	double clone_offset, duration, warmup, speed;
+	double behind_span, behind_lag; /* --behind-span, --behind-lag (seconds) */
 	bool no_prepare, prepare_overwrite, sync, fsync_writes, quiet, lenient, clients_from;
 } rp_cli_ropts;
 
@@ -63,6 +64,15 @@ typedef struct rp_cli_ropts {
 	{ .name = "prepare-overwrite", .kind = RP_OPT_FLAG, .value = &(r).prepare_overwrite, \
 	  .help = "let prepare rewrite files that are already there, whole (by default it never rewrites a byte: it " \
 	  "keeps a file long enough and writes only beyond the end of one too short, with a warning)" }
+/* ... when trace and think timing fell behind their schedule ... */
+#define RP_CLI_REPLAY_OPTS_TIMING(r) \
+	{ .name = "behind-span", .kind = RP_OPT_DOUBLE, .value = &(r).behind_span, .arg = "X", \
+	  .help = "trace/think timing: warn at the end that the run fell behind its schedule when its ops took more than X " \
+	  "times the span they had in the recording, first start to last end, scaled by --speed (default 1.05; 1 to 1e6)", \
+	  .min = 1, .max = 1e6 }, \
+	{ .name = "behind-lag", .kind = RP_OPT_DURATION, .value = &(r).behind_lag, .arg = "DURATION", \
+	  .help = "trace/think timing: warn the same when the issue lag's p99 is over DURATION (default 10ms; up to 1e6 s)", \
+	  .min = 0, .max = 1e6 }
 /* ... what a mismatch does ... */
 #define RP_CLI_REPLAY_OPTS_MISMATCH(r) \
 	{ .name = "on-mismatch", .kind = RP_OPT_ENUM, .value = &(r).on_mismatch, .choices = rp__cli_policies, .arg = "POLICY", \
@@ -118,6 +128,14 @@ void rp__cli_bopts_free(rp_cli_bopts *bopts);
  * leaves results that measured nothing (no start time), which are no result.
  */
 int rp__cli_drive(rp_replay *r, const char *cmd, bool quiet, bool *interrupted, bool *started, const rp_cli_in *in);
+
+/*
+ * At the end of a run, on stderr: a warning when trace or think timing fell
+ * behind its schedule (rp_replay_schedule.behind), and with unrepresentative
+ * the line the table ends with when the run mismatched too much (bench,
+ * which prints no table per run).  Whether it fell behind.
+ */
+bool rp__cli_warn_timing(const char *cmd, const rp_replay_results *res, bool unrepresentative);
 
 /* One line per kind of mismatch (op, expected, got), with its count and first example, on stderr. */
 void rp__cli_warn_samples(const char *cmd, const rp_replay_results *res);

@@ -643,11 +643,14 @@ static inline __attribute__((always_inline)) void run_impl(rp_client *c, const b
 		return;
 	}
 	uint64_t base = start;
+	/* think timing: where the schedule of this pass starts (the recorded spans of the passes before, scaled) */
+	uint64_t think_base = start;
 	for (;;) {
 		/* A client a fork op made starts once its parent has replayed that op (and has its handles). */
 		if (c->gate)
 			rp__share_gate_wait(c);
 		uint64_t span = 0, first_start = 0, index = 0, prev_done = rp__now(r), prev_rec_end = 0;
+		uint64_t think_slept = 0; /* think timing: the explicit sleeps of this pass so far, scaled */
 		const rp_op *ops = NULL;
 		int n = 0, k = 0;
 		for (;;) {
@@ -689,6 +692,8 @@ static inline __attribute__((always_inline)) void run_impl(rp_client *c, const b
 				/* An explicit pause; in trace timing the timestamps already hold it. */
 				if (timing != RP_TIMING_TRACE)
 					prev_done = rp__wait_until(r, &c->late_est, (sched ? sched : prev_done) + scale(r, op->length));
+				if (timing == RP_TIMING_THINK)
+					think_slept += scale(r, op->length);
 				prev_rec_end = rec_end;
 				c->acc[RP_OP_SLEEP].count += prev_done >= r->warm_end;
 				continue;
@@ -726,6 +731,13 @@ static inline __attribute__((always_inline)) void run_impl(rp_client *c, const b
 				c->stop = RP_STOP_TIME;
 				return;
 			}
+			if (timing != RP_TIMING_AFAP && t >= r->warm_end) {
+				/* Its schedule: trace timing's absolute one; think's the recorded span laid from the pass's start. */
+				const bool tr = timing == RP_TIMING_TRACE;
+				const uint64_t at = tr ? base : think_base + think_slept, from = tr ? 0 : first_start;
+				rp__cstats_sched(c, t, at + scale(r, op->t_start > from ? op->t_start - from : 0),
+						 at + scale(r, rec_end > from ? rec_end - from : 0));
+			}
 			if (windowed && v == V_ISSUE && !whole)
 				prev_done = win_issue(c, op, &req, &key, index, sched, k < n && ops[k].t_start < rec_end, &oq);
 			else
@@ -757,6 +769,7 @@ static inline __attribute__((always_inline)) void run_impl(rp_client *c, const b
 		const uint64_t gap = index > 1 && span > first_start ? (span - first_start) / (index - 1) : 0;
 		const uint64_t step = scale(r, span + gap);
 		base += step > 1000 ? step : 1000;
+		think_base += scale(r, span > first_start ? span - first_start : 0) + think_slept;
 	}
 }
 

@@ -68,6 +68,11 @@ typedef struct rp_client {
 	rp_hist *lag;
 	uint64_t warmup_ops, passes;
 	uint64_t last_done; /* completion time of its last op */
+	/*
+	 * trace and think timing, over its measured ops: the first one's issue,
+	 * and their schedule's earliest start and latest end (UINT64_MAX, 0: none yet).
+	 */
+	uint64_t sp_first, sp_sched_first, sp_sched_last;
 	uint64_t errnos[RP_REPLAY_ERRNO_MAX];
 	rp_csecond *series;
 	size_t n_series;

@@ -40,6 +40,17 @@ static inline __attribute__((always_inline)) rp_csecond *rp__cstats_second(rp_cl
 	return t < c->sec_end && c->sec ? c->sec : rp__cstats_second_slow(c, t);
 }
 
+/* trace and think timing: a measured op let go at t, scheduled from sched_s to sched_e (rp_replay_schedule). */
+static inline void rp__cstats_sched(rp_client *c, uint64_t t, uint64_t sched_s, uint64_t sched_e)
+{
+	if (t < c->sp_first)
+		c->sp_first = t;
+	if (sched_s < c->sp_sched_first)
+		c->sp_sched_first = sched_s;
+	if (sched_e > c->sp_sched_last)
+		c->sp_sched_last = sched_e;
+}
+
 static inline bool rp__cstats_matches(int32_t expected, int32_t actual)
 {
 	if (expected == actual || expected == RP_STATUS_UNKNOWN)

@@ -16,6 +16,9 @@ void rp_replay_opts_init(rp_replay_opts *o)
 	o->speed = 1.0;
 	o->spin_us = 50;
 	o->max_inflight = 1;
+	o->behind_span = 1.05;
+	o->behind_lag_s = 0.010;
+	o->target_entries = -1;
 }
 
 /* The schemes ops declares, for an error: "file://, a directory path". */
@@ -68,6 +71,8 @@ static int check_opts(const rp_replay_opts *o, char *errbuf)
 	if ((unsigned)o->timing > RP_TIMING_THINK || (unsigned)o->on_mismatch > RP_MISMATCH_ABORT ||
 	    (unsigned)o->prepare_fill > RP_FILL_SPARSE || (unsigned)o->order > RP_ORDER_RESOURCE)
 		return rp_fail(errbuf, RP_E_INVAL, "bad timing or mismatch policy");
+	if (!(o->behind_span >= 1) || o->behind_span > 1e6 || !(o->behind_lag_s >= 0) || o->behind_lag_s > 1e6)
+		return rp_fail(errbuf, RP_E_RANGE, "behind-span must be 1..1e6, behind-lag 0..1e6 s");
 	if (o->max_inflight > RP_REPLAY_MAX_INFLIGHT) /* 0 is taken as 1 */
 		return rp_fail(errbuf, RP_E_RANGE, "max-inflight must be 1..%d", RP_REPLAY_MAX_INFLIGHT);
 	if (o->clones > RP_REPLAY_CLIENTS_MAX)
@@ -191,6 +196,7 @@ static int make_clients(rp_replay *r, char *errbuf)
 			c->r = r;
 			c->index = i;
 			c->stop = RP_STOP__COUNT; /* none yet */
+			c->sp_first = c->sp_sched_first = UINT64_MAX; /* no measured op yet */
 			c->trace_client = r->trace_clients[t];
 			c->clone = k;
 			if (r->opts.clones)
@@ -292,6 +298,7 @@ void rp_replay_stop(rp_replay *r)
 void rp_replay_progress_get(rp_replay *r, rp_replay_progress *p)
 {
 	memset(p, 0, sizeof(*p));
+	p->timing = r->opts.timing;
 	if (!r->started)
 		return;
 	const uint64_t now = r->clock.now(r->clock.ctx);

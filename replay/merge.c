@@ -8,6 +8,7 @@
 #include "replay/client.h"
 #include "replay/engine.h"
 #include "replay/stats.h"
+#include "replay/verdict.h"
 
 static const uint8_t magic[4] = { 'R', 'P', 'R', 'W' };
 
@@ -216,6 +217,14 @@ int rp_replay_results_pack(const rp_replay_results *res, uint8_t **out, size_t *
 	u64(&b, res->order_bytes);
 	u64(&b, res->order_waits);
 	f64(&b, res->order_wait_us);
+	/* version 3: the schedule's times (each share's from the agreed start), the verdict's facts */
+	const rp_replay_schedule *const sc = &res->schedule;
+	u8(&b, sc->known);
+	const double st[] = { sc->first_s, sc->last_s, sc->sched_first_s, sc->sched_last_s, sc->max_ratio, sc->max_lag_us };
+	for (size_t i = 0; i < sizeof(st) / sizeof(st[0]); i++)
+		f64(&b, st[i]);
+	u32(&b, res->trace_clients);
+	u64(&b, (uint64_t)res->target_entries);
 	if (b.oom) {
 		free(b.p);
 		return RP_E_NOMEM;
@@ -486,17 +495,26 @@ static int unpack(part *p, rp_cur *c, char *errbuf)
 	res->order_bytes = rp_cur_le64(c);
 	res->order_waits = rp_cur_le64(c);
 	res->order_wait_us = rf64(c);
+	rp_replay_schedule *const sc = &res->schedule;
+	sc->known = rp_cur_u8(c) != 0;
+	double *const st[] = { &sc->first_s, &sc->last_s, &sc->sched_first_s, &sc->sched_last_s, &sc->max_ratio, &sc->max_lag_us };
+	for (size_t i = 0; i < sizeof(st) / sizeof(st[0]); i++)
+		*st[i] = rf64(c);
+	res->trace_clients = rp_cur_le32(c);
+	res->target_entries = (int64_t)rp_cur_le64(c);
 	if (c->err)
 		return rp_fail(errbuf, RP_E_CORRUPT, "packed results cut short or inconsistent");
 	if (rp_cur_left(c))
 		return rp_fail(errbuf, RP_E_CORRUPT, "%zu bytes after the packed results", rp_cur_left(c));
 	if (n_clients != res->clients)
 		return rp_fail(errbuf, RP_E_CORRUPT, "packed results of %u clients list %u", res->clients, n_clients);
-	/* Rates follow from what is packed, as stats.c makes them. */
+	/* Rates and the verdict follow from what is packed, as stats.c makes them. */
 	if (res->elapsed_s > 0) {
 		res->ops_per_sec = (double)res->ops / res->elapsed_s;
 		res->mb_per_sec = (double)res->bytes / 1e6 / res->elapsed_s;
 	}
+	res->lag_p99_us = res->lag_hist ? (double)rp__hist_quantile(res->lag_hist, 0.99) / 1e3 : 0;
+	rp__verdict(res);
 	return 0;
 }
 
@@ -577,6 +595,25 @@ static int merged_hist(const rp_hist **out, rp_hist *h)
 	return 0;
 }
 
+/* The whole job's span: the earliest first issue to the latest completion, as each share's from the agreed start. */
+static void merge_schedule(rp_replay_schedule *s, const rp_replay_schedule *q)
+{
+	if (!q->known)
+		return;
+	if (!s->known) {
+		s->first_s = q->first_s;
+		s->last_s = q->last_s;
+		s->sched_first_s = q->sched_first_s;
+		s->sched_last_s = q->sched_last_s;
+		s->known = true;
+		return;
+	}
+	s->first_s = q->first_s < s->first_s ? q->first_s : s->first_s;
+	s->last_s = q->last_s > s->last_s ? q->last_s : s->last_s;
+	s->sched_first_s = q->sched_first_s < s->sched_first_s ? q->sched_first_s : s->sched_first_s;
+	s->sched_last_s = q->sched_last_s > s->sched_last_s ? q->sched_last_s : s->sched_last_s;
+}
+
 /* Counts that add up, and the largest of what does not. */
 static void merge_scalars(rp_replay_results *res, const rp_replay_results *p, bool first)
 {
@@ -589,6 +626,10 @@ static void merge_scalars(rp_replay_results *res, const rp_replay_results *p, bo
 		res->prepare.fill = p->prepare.fill;
 		res->prepare.caches = p->prepare.caches;
 		res->final_sync = p->final_sync; /* the dirty counts are one host's: the first share's (docs/mpi.md) */
+		res->trace_clients = p->trace_clients;
+		res->target_entries = p->target_entries;
+		res->schedule.max_ratio = p->schedule.max_ratio;
+		res->schedule.max_lag_us = p->schedule.max_lag_us;
 	} else {
 		res->final_sync.ran = res->final_sync.ran && p->final_sync.ran;
 		if (!res->final_sync.err)
@@ -622,6 +663,10 @@ static void merge_scalars(rp_replay_results *res, const rp_replay_results *p, bo
 	res->order_waits += p->order_waits;
 	res->order_wait_us += p->order_wait_us;
 	rp__stats_add_samples(res, p->samples, p->n_samples, p->sample_others);
+	/* A target of any share that held something: the largest count (-1, not known, only if none knows). */
+	if (p->target_entries > res->target_entries)
+		res->target_entries = p->target_entries;
+	merge_schedule(&res->schedule, &p->schedule);
 }
 
 static void merge_ops(rp_replay_results *res, const rp_replay_results *p, rp_hist *hs)
@@ -763,6 +808,7 @@ int rp_replay_merge_run(rp_replay_merge *m, char *errbuf)
 		rc = merge_clients(m);
 	if (rc < 0)
 		return rp_fail(errbuf, rc, "out of memory");
+	rp__verdict(res); /* the span of all the shares, the lag p99 of the merged histogram */
 	m->merged = true;
 	return 0;
 }

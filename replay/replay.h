@@ -148,6 +148,18 @@ typedef struct rp_replay_opts {
 	rp_order_mode order;      /* RP_ORDER_CLIENT (default) or RP_ORDER_RESOURCE (docs/replay.md, "Order across clients") */
 	uint64_t order_mem_max;   /* 0: RP_REPLAY_ORDER_MEM_MAX; a limit for the order tables (tests set a small one) */
 	const rp_replay_clock *clock; /* NULL: CLOCK_MONOTONIC */
+	/*
+	 * trace and think timing: the run fell behind its schedule when its span
+	 * is over behind_span times the recorded one, or its issue lag p99 over
+	 * behind_lag_s (defaults 1.05 and 10 ms; docs/replay.md, "Timing honesty").
+	 */
+	double behind_span;
+	double behind_lag_s;
+	/*
+	 * Entries in the target before the run, as the caller counted them (-1:
+	 * not known); a guess at why a run mismatched looks at it.
+	 */
+	int64_t target_entries;
 	rp_replay_thread_fn on_thread;
 	void *on_thread_ctx;
 } rp_replay_opts;
@@ -273,6 +285,35 @@ typedef struct rp_replay_flush {
 	int64_t dirty_end;   /* when every client had stopped, before the sync */
 } rp_replay_flush;
 
+/*
+ * How trace or think timing kept its schedule, over the measured ops (times
+ * in s after the run's start; docs/replay.md, "Timing honesty").  The
+ * schedule of an op is its recorded start and end, scaled by --speed, from
+ * its client's start (and its pass's, and its copy's offset): in think timing
+ * the recorded gaps and durations one after the other, plus explicit sleeps.
+ */
+typedef struct rp_replay_schedule {
+	bool known;                          /* trace or think timing, and some op measured: the fields below hold */
+	double first_s, last_s;              /* replayed: the first measured op's issue, the last completion */
+	double sched_first_s, sched_last_s;  /* scheduled: those ops' earliest start and latest end */
+	double span_s, rec_span_s;           /* last_s - first_s; sched_last_s - sched_first_s (the recorded span, scaled) */
+	double ratio;                        /* span_s / rec_span_s; -1 when rec_span_s is 0 (every op recorded at one time) */
+	double max_ratio, max_lag_us;        /* the thresholds the run had (rp_replay_opts.behind_span, behind_lag_s) */
+	bool behind;                         /* known, and ratio over max_ratio or the lag p99 over max_lag_us */
+} rp_replay_schedule;
+
+/* Mismatches over this share of the measured ops make a run not representative of the trace. */
+#define RP_REPLAY_MISMATCH_SHARE_MAX 0.01
+
+/* The likeliest reason a run mismatched that much, from what it knows (rp_replay_results.likely_cause). */
+typedef enum rp_cause {
+	RP_CAUSE_NONE = 0, /* representative: nothing to explain */
+	RP_CAUSE_UNKNOWN,  /* not representative, and nothing the run knows points anywhere */
+	RP_CAUSE_ORDER,    /* several trace clients replayed in per-client order: --order=resource */
+	RP_CAUSE_PREPARE,  /* files the trace expects were missing (ENOENT): prepare skipped, failed or short */
+	RP_CAUSE_TARGET,   /* the target held things before the run (creations found them: EEXIST) */
+} rp_cause;
+
 /* errno values counted individually; larger ones are counted under 0 ("other"). */
 #define RP_REPLAY_ERRNO_MAX 160
 
@@ -327,6 +368,12 @@ typedef struct rp_replay_results {
 	uint64_t order_bytes;          /* resource: the tables' memory during the run */
 	uint64_t order_waits;          /* resource: ops that waited, all clients */
 	double order_wait_us;          /* resource: their waits, in all */
+	rp_replay_schedule schedule;   /* trace and think timing: the span and whether the run fell behind */
+	uint32_t trace_clients;        /* the trace's own clients (clients counts their copies) */
+	int64_t target_entries;        /* rp_replay_opts.target_entries (-1: not known) */
+	double mismatch_share;         /* mismatches / ops (0 without ops) */
+	bool representative;           /* mismatch_share at most RP_REPLAY_MISMATCH_SHARE_MAX */
+	rp_cause likely_cause;         /* RP_CAUSE_NONE when representative */
 } rp_replay_results;
 
 /* ---- Running ---------------------------------------------------------------------------- */
@@ -352,8 +399,9 @@ typedef struct rp_replay_progress {
 	double elapsed_s;     /* since the start */
 	uint32_t running;     /* clients still running */
 	uint64_t ops, bytes;  /* totals so far, warm-up included */
-	double lag_max_us;    /* largest issue lag since the previous call */
+	double lag_max_us;    /* largest issue lag since the previous call (trace and think timing) */
 	bool warmup;
+	rp_timing timing;     /* the run's (afap: no schedule, no lag) */
 } rp_replay_progress;
 /* A snapshot from relaxed per-client counters (call from one thread, about once a second). */
 void rp_replay_progress_get(rp_replay *r, rp_replay_progress *p);
@@ -434,5 +482,12 @@ const char *rp_prepare_fill_name(rp_prepare_fill f); /* "data", "zero", "sparse"
 const char *rp_order_name(rp_order_mode m);         /* "client", "resource" */
 /* "EIO" etc., or NULL. */
 const char *rp_replay_errno_name(int err);
+/* "order", "prepare", "target", "unknown"; NULL for RP_CAUSE_NONE (replay/verdict.c). */
+const char *rp_cause_name(rp_cause c);
+/*
+ * What to do about res's likely cause, in words, into buf ("try
+ * --order=resource: ..."); "" when it is representative.
+ */
+void rp_replay_cause_text(const rp_replay_results *res, char *buf, size_t n);
 
 #endif

@@ -130,6 +130,52 @@ static void write_outcome(const rp_replay_results *res, FILE *f)
 	fputc('\n', f);
 }
 
+/* "3.0 us", "4.5 ms", "10.40 s": a time in µs in the unit that reads best. */
+static const char *human_us(double us, char *buf, size_t n)
+{
+	if (us < 1e3)
+		snprintf(buf, n, "%.1f us", us);
+	else if (us < 1e6)
+		snprintf(buf, n, "%.1f ms", us / 1e3);
+	else
+		snprintf(buf, n, "%.2f s", us / 1e6);
+	return buf;
+}
+
+/* trace and think timing: the span the ops took against the recorded one, and whether the run fell behind. */
+static void write_schedule(const rp_replay_results *res, FILE *f)
+{
+	const rp_replay_schedule *const s = &res->schedule;
+	char b1[32], b2[32];
+	fprintf(f, "Span: the ops took %.3f s", s->span_s);
+	if (s->ratio >= 0)
+		fprintf(f, " for %.3f s recorded%s: x%.2f", s->rec_span_s, res->speed != 1 ? " (scaled by --speed)" : "",
+			s->ratio);
+	else
+		fputs(" (the trace has them all at one instant: no recorded span)", f);
+	if (s->behind) {
+		fputs("; BEHIND the recorded timing (", f);
+		if (s->ratio >= 0 && s->ratio > s->max_ratio)
+			fprintf(f, "span over x%.2f%s", s->max_ratio, res->lag_p99_us > s->max_lag_us ? ", " : "");
+		if (res->lag_p99_us > s->max_lag_us)
+			fprintf(f, "lag p99 %s over %s", human_us(res->lag_p99_us, b1, sizeof(b1)),
+				human_us(s->max_lag_us, b2, sizeof(b2)));
+		fputc(')', f);
+	}
+	fputc('\n', f);
+}
+
+/* The loud line: more mismatches than RP_REPLAY_MISMATCH_SHARE_MAX of the ops, and the likely cause. */
+static void write_unrepresentative(const rp_replay_results *res, FILE *f)
+{
+	char why[512];
+	rp_replay_cause_text(res, why, sizeof(why));
+	fprintf(f, "\n*** NOT REPRESENTATIVE: %.1f %% of the ops mismatched (%llu of %llu, over %.0f %%): these results "
+		   "are not the trace's workload\n*** likely cause: %s\n",
+		res->mismatch_share * 100, (unsigned long long)res->mismatches, (unsigned long long)res->ops,
+		RP_REPLAY_MISMATCH_SHARE_MAX * 100, why);
+}
+
 void rp_replay_write_table(const rp_replay_results *res, FILE *f)
 {
 	/* The Unsupported column only when the backend could not express some op: dbench's table otherwise. */
@@ -175,9 +221,13 @@ void rp_replay_write_table(const rp_replay_results *res, FILE *f)
 		else
 			fputc('\n', f);
 	}
-	if (res->lag_count)
-		fprintf(f, "Issue lag: p50 %.1f us  p99 %.1f us  max %.1f us\n", res->lag_p50_us, res->lag_p99_us,
-			res->lag_max_us);
+	if (res->lag_count) {
+		char b1[32], b2[32], b3[32];
+		fprintf(f, "Issue lag: p50 %s  p99 %s  max %s\n", human_us(res->lag_p50_us, b1, sizeof(b1)),
+			human_us(res->lag_p99_us, b2, sizeof(b2)), human_us(res->lag_max_us, b3, sizeof(b3)));
+	}
+	if (res->schedule.known)
+		write_schedule(res, f);
 	if (res->max_inflight > 1 || res->depth.rec_max > 1) {
 		fprintf(f, "In flight per client (max %u): max %u, mean %.2f; recorded max %u, mean %.2f\n",
 			res->max_inflight, res->depth.max, res->depth.mean, res->depth.rec_max, res->depth.rec_mean);
@@ -203,6 +253,8 @@ void rp_replay_write_table(const rp_replay_results *res, FILE *f)
 	if (res->specials)
 		fprintf(f, "Special files refused (FIFO, device, socket: ENXIO, counted as failed): %llu\n",
 			(unsigned long long)res->specials);
+	if (!res->representative)
+		write_unrepresentative(res, f);
 }
 
 /*
@@ -421,6 +473,22 @@ static json_t *build(jb *b, const rp_replay_results *res, const rp_replay_proven
 	jput(b, lag, "max", jnum(res->lag_max_us));
 	jput(b, lag, "count", ju64(res->lag_count));
 	jput(b, d, "lag_us", lag);
+	/* afap has no schedule: null, the thresholds only */
+	const rp_replay_schedule *const sc = &res->schedule;
+	json_t *const sched = json_object();
+	jput(b, sched, "span_s", sc->known ? jnum(sc->span_s) : json_null());
+	jput(b, sched, "recorded_span_s", sc->known ? jnum(sc->rec_span_s) : json_null());
+	jput(b, sched, "span_ratio", sc->known && sc->ratio >= 0 ? jnum(sc->ratio) : json_null());
+	jput(b, sched, "behind", sc->known ? json_boolean(sc->behind) : json_null());
+	jput(b, sched, "behind_span", jnum(sc->max_ratio));
+	jput(b, sched, "behind_lag_us", jnum(sc->max_lag_us));
+	jput(b, d, "schedule", sched);
+	char why[512];
+	rp_replay_cause_text(res, why, sizeof(why));
+	jput(b, d, "mismatch_share", jnum(res->mismatch_share));
+	jput(b, d, "representative", json_boolean(res->representative));
+	jput(b, d, "likely_cause", rp_cause_name(res->likely_cause) ? json_string(rp_cause_name(res->likely_cause)) : json_null());
+	jput(b, d, "likely_cause_text", why[0] ? json_string(why) : json_null());
 	jput(b, d, "latency_us", jlat(b, &res->lat));
 	jput(b, d, "histogram_layout", jlayout(b));
 	jput(b, d, "histogram", jhist(b, res->hist));

@@ -7,6 +7,7 @@
 #include "replay/client.h"
 #include "replay/engine.h"
 #include "replay/stats.h"
+#include "replay/verdict.h"
 
 static double us(uint64_t ns)
 {
@@ -206,6 +207,37 @@ void rp__stats_add_samples(rp_replay_results *res, const rp_replay_sample *sampl
 	}
 }
 
+/* s after the run's start. */
+static double since_t0(const rp_replay *r, uint64_t t)
+{
+	return t > r->t0 ? (double)(t - r->t0) / 1e9 : 0;
+}
+
+/* trace and think timing: the run's first issue and last completion, and their schedule's, from the clients'. */
+static void schedule(rp_replay *r)
+{
+	rp_replay_schedule *const s = &r->res.schedule;
+	s->max_ratio = r->opts.behind_span;
+	s->max_lag_us = r->opts.behind_lag_s * 1e6;
+	uint64_t first = UINT64_MAX, last = 0, sfirst = UINT64_MAX, slast = 0;
+	for (uint32_t i = 0; i < r->n_clients; i++) {
+		const rp_client *const c = r->clients[i];
+		if (c->sp_first == UINT64_MAX)
+			continue; /* nothing measured */
+		first = c->sp_first < first ? c->sp_first : first;
+		last = c->last_done > last ? c->last_done : last;
+		sfirst = c->sp_sched_first < sfirst ? c->sp_sched_first : sfirst;
+		slast = c->sp_sched_last > slast ? c->sp_sched_last : slast;
+	}
+	s->known = r->opts.timing != RP_TIMING_AFAP && first != UINT64_MAX;
+	if (!s->known)
+		return;
+	s->first_s = since_t0(r, first);
+	s->last_s = since_t0(r, last > first ? last : first);
+	s->sched_first_s = since_t0(r, sfirst);
+	s->sched_last_s = since_t0(r, slast > sfirst ? slast : sfirst);
+}
+
 int rp__stats_merge(rp_replay *r)
 {
 	rp_replay_results *const res = &r->res;
@@ -376,6 +408,10 @@ int rp__stats_merge(rp_replay *r)
 		s->lat_max_us = us(lat_max);
 		s->warmup = r->t0 + (k + 1) * 1000000000ull <= r->warm_end;
 	}
+	schedule(r);
+	res->trace_clients = r->n_trace_clients;
+	res->target_entries = r->opts.target_entries;
+	rp__verdict(res);
 	return 0;
 }
 

@@ -204,6 +204,80 @@ static void test_merge_stop(void **state)
 	free(h);
 }
 
+/*
+ * The schedule merges as one run's: the earliest first issue to the latest
+ * completion of every share (from the common start), the lag p99 of the merged
+ * histogram, the verdict made again; and the mismatch share over all the ops.
+ */
+static void test_merge_schedule(void **state)
+{
+	(void)state;
+	rp_hist *const h = calloc(5, sizeof(*h));
+	rp_replay_results ra, rb;
+	fake(&ra, &h[0], 1, 1000, 3);
+	fake(&rb, &h[1], 2, 1000, 7);
+	rp_hist *const la = &h[2], *const lb = &h[3], *const all = &h[4];
+	rp__hist_init(la);
+	rp__hist_init(lb);
+	rp__hist_init(all);
+	/* Share a on time (lags of 1..99 us), share b late (lags up to 50 ms): b's tail is the job's p99. */
+	for (uint64_t v = 1; v < 100; v++)
+		rp__hist_add(la, v * 1000);
+	for (uint64_t v = 1; v <= 10; v++)
+		rp__hist_add(lb, v * 5000000);
+	rp__hist_merge(all, la);
+	rp__hist_merge(all, lb);
+	ra.lag_hist = la;
+	rb.lag_hist = lb;
+	ra.lag_count = la->count;
+	rb.lag_count = lb->count;
+	ra.timing = rb.timing = RP_TIMING_TRACE;
+	ra.trace_clients = rb.trace_clients = 1;
+	ra.target_entries = 0;
+	rb.target_entries = -1;
+	const rp_replay_schedule sa = { .known = true, .first_s = 0.010, .last_s = 1.0, .sched_first_s = 0.010,
+					.sched_last_s = 1.0, .max_ratio = 1.05, .max_lag_us = 10000 };
+	rp_replay_schedule sb = sa;
+	sb.first_s = 0.2;
+	sb.last_s = 1.6;
+	sb.sched_first_s = 0.1;
+	sb.sched_last_s = 1.2;
+	ra.schedule = sa;
+	rb.schedule = sb;
+	ra.mismatches = ra.ops / 100; /* 1 % each, 1 % in all: representative */
+	const rp_replay_results *const in[] = { &ra, &rb };
+	rp_replay_merge *m = NULL;
+	char eb[RP_ERRBUF_SIZE];
+	assert_int_equal(rp_replay_merge_create(&m, 2), 0);
+	for (size_t i = 0; i < 2; i++) {
+		size_t n;
+		uint8_t *const p = pack(in[i], &n);
+		assert_int_equal(rp_replay_merge_add(m, i, p, n, eb), 0);
+		free(p);
+	}
+	/* Each share as packed, judged on its own: a is on time, b behind by its lag. */
+	assert_false(rp_replay_merge_part(m, 0)->schedule.behind);
+	assert_true(rp_replay_merge_part(m, 1)->schedule.behind);
+	assert_true(rp_replay_merge_part(m, 1)->schedule.first_s == 0.2);
+	assert_int_equal(rp_replay_merge_run(m, eb), 0);
+	const rp_replay_results *const g = rp_replay_merge_results(m);
+	assert_true(g->schedule.known);
+	assert_true(g->schedule.first_s == 0.010 && g->schedule.last_s == 1.6);
+	assert_true(g->schedule.sched_first_s == 0.010 && g->schedule.sched_last_s == 1.2);
+	assert_true(g->schedule.span_s == 1.6 - 0.010);
+	assert_true(g->schedule.rec_span_s == 1.2 - 0.010);
+	assert_true(g->schedule.ratio == (1.6 - 0.010) / (1.2 - 0.010));
+	assert_true(g->lag_p99_us == (double)rp__hist_quantile(all, 0.99) / 1e3);
+	assert_true(g->lag_p99_us > 10000);
+	assert_true(g->schedule.behind);
+	assert_true(g->schedule.max_ratio == 1.05 && g->schedule.max_lag_us == 10000);
+	assert_int_equal(g->trace_clients, 1);
+	assert_int_equal(g->target_entries, 0);
+	assert_true(g->representative);
+	rp_replay_merge_destroy(m);
+	free(h);
+}
+
 /* Every cut of a packed share, a flipped byte and another version: an error, never a crash or a share. */
 static void test_unpack_hostile(void **state)
 {
@@ -319,6 +393,7 @@ int main(void)
 		cmocka_unit_test(test_merge_shares),
 		cmocka_unit_test(test_merge_hist_exact),
 		cmocka_unit_test(test_merge_stop),
+		cmocka_unit_test(test_merge_schedule),
 		cmocka_unit_test(test_unpack_hostile),
 		cmocka_unit_test(test_subset),
 	};

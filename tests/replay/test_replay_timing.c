@@ -1,4 +1,4 @@
-/* Timing tests with an injected clock: the schedule, its absolute deadlines, and the issue-lag bookkeeping. */
+/* Timing tests with an injected clock: the schedule, its absolute deadlines, the issue-lag bookkeeping, the span kept or not. */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -282,6 +282,213 @@ static void test_afap_no_lag(void **state)
 	wl_fini(&t);
 }
 
+/* On time: the ops took the recorded 9 ms and the last one's 3 us of lag; nothing fell behind. */
+static void test_span_on_time(void **state)
+{
+	(void)state;
+	reset();
+	wl t;
+	build(&t, 10, 1000000, 0);
+	rp_replay_opts o;
+	rp_replay_opts_init(&o);
+	o.timing = RP_TIMING_TRACE;
+	rp_replay *r;
+	const rp_replay_schedule *const s = &go(&t, &o, &r)->schedule;
+	assert_true(s->known);
+	assert_near(s->first_s, 0, 1e-12);
+	assert_near(s->last_s, 0.009003, 1e-12);
+	assert_near(s->sched_first_s, 0, 1e-12);
+	assert_near(s->rec_span_s, 0.009, 1e-12);
+	assert_near(s->span_s, 0.009003, 1e-12);
+	assert_near(s->ratio, 9.003 / 9, 1e-9);
+	assert_near(s->max_ratio, 1.05, 0);
+	assert_near(s->max_lag_us, 10000, 1e-9);
+	assert_false(s->behind);
+	rp_replay_destroy(r);
+	wl_fini(&t);
+}
+
+/*
+ * Ops 1 ms apart that take 5 ms each: op i goes at 5i ms, the last ends at
+ * 50 ms for 9 recorded (x5.56), its lag 36 ms: behind on both counts, and on
+ * either alone when the other threshold is out of reach.
+ */
+static void test_span_behind(void **state)
+{
+	(void)state;
+	const struct {
+		double span, lag_s;
+		bool behind;
+	} cases[] = { { 1.05, 0.010, true }, { 10, 0.010, true }, { 5, 1, true }, { 6, 0.037, false } };
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		reset();
+		wl t;
+		build(&t, 10, 1000000, 0);
+		for (int i = 0; i < 10; i++)
+			service[i] = 5000000;
+		rp_replay_opts o;
+		rp_replay_opts_init(&o);
+		o.timing = RP_TIMING_TRACE;
+		o.behind_span = cases[k].span;
+		o.behind_lag_s = cases[k].lag_s;
+		rp_replay *r;
+		const rp_replay_results *const res = go(&t, &o, &r);
+		const rp_replay_schedule *const s = &res->schedule;
+		assert_near(s->span_s, 0.050, 1e-12);
+		assert_near(s->rec_span_s, 0.009, 1e-12);
+		assert_near(s->ratio, 50.0 / 9, 1e-9);
+		assert_near(res->lag_p99_us, 36000, 36000 * 0.004);
+		assert_near(res->lag_max_us, 36000, 1e-6);
+		assert_int_equal(s->behind, cases[k].behind);
+		rp_replay_destroy(r);
+		wl_fini(&t);
+	}
+}
+
+/* --speed 2: the recorded span counts half. */
+static void test_span_speed(void **state)
+{
+	(void)state;
+	reset();
+	wl t;
+	build(&t, 10, 1000000, 0);
+	rp_replay_opts o;
+	rp_replay_opts_init(&o);
+	o.timing = RP_TIMING_TRACE;
+	o.speed = 2;
+	rp_replay *r;
+	const rp_replay_schedule *const s = &go(&t, &o, &r)->schedule;
+	assert_near(s->rec_span_s, 0.0045, 1e-12);
+	assert_near(s->span_s, 0.004503, 1e-12);
+	assert_false(s->behind);
+	rp_replay_destroy(r);
+	wl_fini(&t);
+}
+
+/*
+ * think: the recorded span is 9.2 ms (10 ops of 200 us, 1 ms apart).  Ops that
+ * take 2 ms keep their 800 us gaps and end at 27.227 ms: x2.96, behind by the
+ * span while the lag stays 3 us; ops that take 200 us keep the span.
+ */
+static void test_span_think(void **state)
+{
+	(void)state;
+	const uint64_t took[] = { 2000000, 200000 };
+	const double span[] = { 9 * 0.002803 + 0.002, 9 * 0.001003 + 0.0002 };
+	for (size_t k = 0; k < 2; k++) {
+		reset();
+		wl t;
+		build(&t, 10, 1000000, 200000);
+		for (int i = 0; i < 10; i++)
+			service[i] = took[k];
+		rp_replay_opts o;
+		rp_replay_opts_init(&o);
+		o.timing = RP_TIMING_THINK;
+		rp_replay *r;
+		const rp_replay_results *const res = go(&t, &o, &r);
+		const rp_replay_schedule *const s = &res->schedule;
+		assert_near(s->rec_span_s, 0.0092, 1e-12);
+		assert_near(s->span_s, span[k], 1e-12);
+		assert_near(res->lag_max_us, 3.0, 0.001);
+		assert_int_equal(s->behind, k == 0);
+		rp_replay_destroy(r);
+		wl_fini(&t);
+	}
+}
+
+/*
+ * Looping with a warm-up: only the measured ops, from the warm-up's end (the
+ * first at 10.003 ms) to the time limit (the last at 59 ms), on both sides.
+ */
+static void test_span_loop_warmup(void **state)
+{
+	(void)state;
+	reset();
+	wl t;
+	build(&t, 10, 1000000, 0);
+	rp_replay_opts o;
+	rp_replay_opts_init(&o);
+	o.timing = RP_TIMING_TRACE;
+	o.duration_s = 0.05;
+	o.warmup_s = 0.01;
+	rp_replay *r;
+	const rp_replay_schedule *const s = &go(&t, &o, &r)->schedule;
+	assert_near(s->first_s, 0.010003, 1e-12);
+	assert_near(s->sched_first_s, 0.010, 1e-12);
+	assert_near(s->last_s, 0.059003, 1e-12);
+	assert_near(s->sched_last_s, 0.059, 1e-12);
+	assert_near(s->ratio, 1.0, 1e-9);
+	assert_false(s->behind);
+	rp_replay_destroy(r);
+	wl_fini(&t);
+}
+
+/* Copies 100 ms apart: the offsets are in the schedule, so the run's span is the three copies'. */
+static void test_span_clones(void **state)
+{
+	(void)state;
+	reset();
+	wl t;
+	build(&t, 5, 1000000, 0);
+	rp_replay_opts o;
+	rp_replay_opts_init(&o);
+	o.timing = RP_TIMING_TRACE;
+	o.clones = 3;
+	o.clone_offset_s = 0.1;
+	rp_replay *r;
+	const rp_replay_schedule *const s = &go(&t, &o, &r)->schedule;
+	assert_near(s->rec_span_s, 0.204, 1e-12);
+	assert_near(s->span_s, 0.204003, 1e-12);
+	assert_false(s->behind);
+	rp_replay_destroy(r);
+	wl_fini(&t);
+}
+
+/* Every op recorded at one instant: no span to compare (ratio -1); the lag alone says behind. */
+static void test_span_one_instant(void **state)
+{
+	(void)state;
+	const uint64_t took[] = { 1000000, 5000000 };
+	for (size_t k = 0; k < 2; k++) {
+		reset();
+		wl t;
+		build(&t, 5, 0, 0);
+		for (int i = 0; i < 5; i++)
+			service[i] = took[k];
+		rp_replay_opts o;
+		rp_replay_opts_init(&o);
+		o.timing = RP_TIMING_TRACE;
+		rp_replay *r;
+		const rp_replay_results *const res = go(&t, &o, &r);
+		assert_true(res->schedule.known);
+		assert_near(res->schedule.ratio, -1, 0);
+		assert_near(res->schedule.span_s, 5e-9 * (double)took[k], 1e-12);
+		assert_int_equal(res->schedule.behind, k == 1); /* lag p99 4 ms, then 20 ms */
+		rp_replay_destroy(r);
+		wl_fini(&t);
+	}
+}
+
+/* afap has no schedule: nothing known, never behind. */
+static void test_span_afap(void **state)
+{
+	(void)state;
+	reset();
+	wl t;
+	build(&t, 10, 1000000, 0);
+	for (int i = 0; i < 10; i++)
+		service[i] = 5000000;
+	rp_replay_opts o;
+	rp_replay_opts_init(&o);
+	rp_replay *r;
+	const rp_replay_results *const res = go(&t, &o, &r);
+	assert_false(res->schedule.known);
+	assert_false(res->schedule.behind);
+	assert_near(res->schedule.ratio, -1, 0);
+	rp_replay_destroy(r);
+	wl_fini(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -292,6 +499,14 @@ int main(void)
 		cmocka_unit_test(test_trace_loop_window),
 		cmocka_unit_test(test_clone_offset),
 		cmocka_unit_test(test_afap_no_lag),
+		cmocka_unit_test(test_span_on_time),
+		cmocka_unit_test(test_span_behind),
+		cmocka_unit_test(test_span_speed),
+		cmocka_unit_test(test_span_think),
+		cmocka_unit_test(test_span_loop_warmup),
+		cmocka_unit_test(test_span_clones),
+		cmocka_unit_test(test_span_one_instant),
+		cmocka_unit_test(test_span_afap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
