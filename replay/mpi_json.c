@@ -69,6 +69,11 @@ int rp_mpi_run_write_json(const rp_mpi_run *m, const rp_replay_merge *mg, double
 		oom |= json_object_set_new(j, "bytes", json_integer((json_int_t)p->bytes)) < 0;
 		oom |= json_object_set_new(j, "ops_per_sec", json_real(p->ops_per_sec)) < 0;
 		oom |= json_object_set_new(j, "warmup_ops", json_integer((json_int_t)p->warmup_ops)) < 0;
+		/* Its own schedule kept or not (a straggling host shows here): null in afap timing. */
+		const rp_replay_schedule *const sc = &p->schedule;
+		oom |= json_object_set_new(j, "span_ratio", sc->known && sc->ratio >= 0 ? json_real(sc->ratio) : json_null()) < 0;
+		oom |= json_object_set_new(j, "lag_p99_us", sc->known ? json_real(p->lag_p99_us) : json_null()) < 0;
+		oom |= json_object_set_new(j, "behind", sc->known ? json_boolean(sc->behind) : json_null()) < 0;
 		oom |= json_object_set_new(j, "clock_offset_us", json_real((double)rk[r].offset_ns / 1e3)) < 0;
 		oom |= json_object_set_new(j, "clock_rtt_us", json_real((double)rk[r].rtt_ns / 1e3)) < 0;
 		oom |= json_object_set_new(j, "result_bytes", json_integer((json_int_t)rk[r].result_bytes)) < 0;
