@@ -21,7 +21,7 @@
 static struct {
 	rp_cli_ropts r; /* what bench takes too */
 	const char *target, *json, *output;
-	bool list_backends, fail_on_mismatch, strict_timing, drop_caches, cleanup, final_sync, mpi;
+	bool list_backends, fail_on_mismatch, strict_timing, drop_caches, cleanup, final_sync, mpi, prepare_only;
 	double mpi_timeout;
 	uint64_t processes; /* 0: not given (smb:// with --clients N: one process a copy) */
 } o;
@@ -30,6 +30,9 @@ static const rp_opt options[] = {
 	{ .name = "target", .short_name = 'D', .kind = RP_OPT_STRING, .value = &o.target, .arg = "DIR", .help = "replay beneath this directory (or URL, for network backends)" },
 	RP_CLI_REPLAY_OPTS_RUN(o.r),
 	RP_CLI_REPLAY_OPTS_TIMING(o.r),
+	{ .name = "prepare-only", .kind = RP_OPT_FLAG, .value = &o.prepare_only,
+	  .help = "run prepare alone, print its line and stop: then start a capture of the target's traffic and replay "
+	  "with --no-prepare, so the capture holds the workload's requests only (the closed loop: stat --diff)" },
 	{ .name = "drop-caches", .kind = RP_OPT_FLAG, .value = &o.drop_caches,
 	  .help = "after prepare, sync and drop the page cache (root; a note says when it could not), so reads start cold" },
 	{ .name = "final-sync", .kind = RP_OPT_FLAG, .value = &o.final_sync,
@@ -258,7 +261,17 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 		}
 	}
 
-	const unsigned processes = processes_of(&ro);
+	if (o.prepare_only) {
+		const char *const no = o.r.no_prepare ? "--no-prepare" : o.mpi ? "--mpi" : o.processes > 1 ? "--processes"
+				      : o.json ? "--json" : o.cleanup ? "--cleanup" : o.fail_on_mismatch ? "--fail-on-mismatch"
+				      : NULL;
+		if (no) {
+			rp__cli_err("replay", "--prepare-only runs prepare alone: %s does not go with it", no);
+			rp__cli_bopts_free(&bopts);
+			return 2;
+		}
+	}
+	const unsigned processes = o.prepare_only ? 0 : processes_of(&ro);
 	if ((o.mpi || processes) && o.r.clients_from) {
 		rp__cli_err("replay", "--clients-from does not go with %s: merge the traces first (reprise merge) and replay that",
 			    o.mpi ? "--mpi" : "--processes");
@@ -316,12 +329,23 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 		rp__cli_err("replay", "--cleanup: %s", errbuf);
 		goto out;
 	}
-	if (before > 0)
+	if (before > 0 && !ro.no_prepare) /* --no-prepare: the tree is the one the user made ready (--prepare-only) */
 		rp__cli_err("replay",
 			    "warning: %s is not empty (%ld entr%s before the run): what is there can change what the "
 			    "trace's ops find, and mismatches with it; replay into an empty directory%s",
 			    o.target, before, before == 1 ? "y" : "ies",
 			    o.cleanup ? " (--cleanup leaves what was there)" : "");
+	if (o.prepare_only) {
+		if (rp_replay_prepare(r, errbuf) < 0) {
+			rp_conv_input_rename(&in, errbuf, sizeof(errbuf));
+			rp__cli_err("replay", "%s", errbuf);
+			goto clean;
+		}
+		const rp_replay_results *const pres = rp_replay_get_results(r);
+		rp_replay_write_prepare(pres, stdout);
+		status = pres->prepare.failures ? 1 : 0;
+		goto clean;
+	}
 	if (o.json) /* hashes the trace: after the scan has read it, before the CPU time is counted */
 		rp__cli_prov_collect(prov, in.name, in.path, o.target);
 	bool interrupted = false;

@@ -440,6 +440,8 @@ void rp_tree_snap_free(rp_tree_snap *s); /* NULL is a no-op */
 
 /* The final table (text), as the CLI prints it. */
 void rp_replay_write_table(const rp_replay_results *res, FILE *f);
+/* Its "Prepare: ..." line alone (replay --prepare-only). */
+void rp_replay_write_prepare(const rp_replay_results *res, FILE *f);
 /*
  * Where and how a run happened, for the JSON: what the library cannot know
  * (the command line, the trace file, the build) or does not measure (host,

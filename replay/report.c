@@ -86,7 +86,7 @@ static const char *human_bytes(uint64_t b, char *buf, size_t n)
 	return buf;
 }
 
-static void write_prepare(const rp_replay_results *res, FILE *f)
+void rp_replay_write_prepare(const rp_replay_results *res, FILE *f)
 {
 	char b1[32], b2[32];
 	fprintf(f, "Prepare: %llu director%s, %llu file%s", (unsigned long long)res->prepare.dirs,
@@ -200,7 +200,7 @@ void rp_replay_write_table(const rp_replay_results *res, FILE *f)
 	fprintf(f, " (latencies in ms; Failed: the op returned an error, which the trace may have recorded too;\n"
 		   "  Mismatch: its result differs from the one recorded, an error or a success)\n\n");
 	if (res->prepare.ran)
-		write_prepare(res, f);
+		rp_replay_write_prepare(res, f);
 	fprintf(f, "Throughput %.2f MB/sec  %.0f ops/sec  %u clients  %.2f s measured", res->mb_per_sec,
 		res->ops_per_sec, res->clients, res->elapsed_s);
 	if (res->warmup_s > 0)

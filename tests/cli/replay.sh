@@ -80,6 +80,18 @@ has "the Prepare line says what was written, how, and how long it took" out '^Pr
 check "the same again, into what the first run left" "$reprise" replay "$tmp/prep.txt" --target "$tmp/t" -q
 has "a target that is not empty is warned about" err "warning: $tmp/t is not empty \\(2 entries before the run\\)"
 
+# 4b. --prepare-only: prepare alone (its line, the tree), then --no-prepare runs the workload on it without a warning
+fresh
+check "--prepare-only runs prepare alone" "$reprise" replay "$tmp/prep.txt" --target "$tmp/t" --prepare-only
+has "and prints its line" out '^Prepare: 2 directories, 2 files, 4.1 MB written \(data\) in [0-9.]+ s$'
+lacks "and no run: no throughput" out 'Throughput'
+if [ -f "$tmp/t/data/in.bin" ] && [ ! -e "$tmp/t/made" ]; then ok "the tree prepare makes, none of the run's"; else not_ok "the tree prepare makes, none of the run's"; fi
+check "then the run with --no-prepare" "$reprise" replay "$tmp/prep.txt" --target "$tmp/t" --no-prepare -q
+lacks "which does not warn of the tree it was told is ready" err 'not empty'
+has "and has no mismatch" out 'mismatched 0'
+run "$reprise" replay "$tmp/prep.txt" --target "$tmp/t" --prepare-only --no-prepare
+if [ $? = 2 ] && grep -q -- '--no-prepare does not go with it' "$tmp/err"; then ok "--prepare-only with --no-prepare: a usage error"; else not_ok "--prepare-only with --no-prepare: a usage error"; fi
+
 # 5. Prepared files hold data (the test's own temp dir: st_blocks counts what is allocated).
 blocks_ok() { # file: allocated >= size
 	set -- $(stat -c '%s %b %B' "$1"); [ $(($2 * $3)) -ge "$1" ]; }
