@@ -21,9 +21,15 @@ enum { T_CREATE = 'C', T_MKDIR = 'K', T_DELETE = 'D', T_FROM = 'N', T_TO = 'M', 
 /* What the trace has shown of a file so far: nothing, that it is there, that it is gone. */
 enum { S_UNKNOWN = 0, S_EXISTS = 1, S_GONE = 2 };
 
-/* A path's hashes with 0..NH-1 leading components stripped (h[i] only for i < ncomp). */
+/* The names kept for samples: at most this many bytes of them in all (past it, files go unnamed). */
+#define NAMES_ARENA_MAX (64u << 20)
+#define NO_NAME UINT32_MAX
+
+/* A path's hashes with 0..NH-1 leading components stripped (h[i] only for i < ncomp), and where its name is kept. */
 typedef struct pathkey {
 	uint64_t h[NH];
+	uint32_t name_off; /* in the arena, or NO_NAME */
+	uint16_t name_len;
 	uint8_t ncomp;
 } pathkey;
 
@@ -32,11 +38,18 @@ typedef struct file {
 	uint64_t seq; /* FNV-1a over the tokens */
 	uint32_t ntok;
 	uint8_t last, state;
+	char trail[RP_FID_TRAIL]; /* the first steps */
+	uint32_t moved_to;  /* renamed away: the file it became (NO_FILE: never), for handles opened before */
+	uint64_t moved_at;  /* the op count at that rename */
 } file;
+#define NO_FILE UINT32_MAX
+/* Renames a handle's file is followed through, at most (a hostile chain ends there). */
+#define MOVES_MAX 64
 
 /* Open addressing from a 128-bit key to a 32-bit value; removed entries stay as tombstones until a rehash. */
 typedef struct slot {
 	uint64_t k1, k2;
+	uint64_t aux; /* handles: the op count at the open (renames after it move the handle's file) */
 	uint32_t v;
 	uint8_t used; /* 0 empty, 1 live, 2 removed */
 } slot;
@@ -57,12 +70,15 @@ struct rp_fid {
 	file *fl;
 	size_t nfiles, files_cap;
 	map handles; /* (handle, client) -> index in fl, H_* bits in the top byte */
+	char *arena; /* the names, for samples */
+	size_t arena_len, arena_cap;
 	bool capped;
 	rp_fid_core core;
 	uint64_t t_min, t_max;
 	double busy_ns;
 	bool any, started;
 	uint64_t last_start;
+	uint64_t nops; /* ops seen: the clock of opens and renames */
 	uint64_t gap[GAP_BUCKETS], ngaps;
 };
 
@@ -152,6 +168,7 @@ void rp_fid_destroy(rp_fid *f)
 	free(f->handles.e);
 	free(f->keys);
 	free(f->fl);
+	free(f->arena);
 	free(f);
 }
 
@@ -202,12 +219,35 @@ static void path_key(const char *s, uint32_t len, pathkey *k)
 	k->ncomp = (uint8_t)n;
 }
 
+/* The first RP_FID_NAME_MAX bytes of a name into the arena: its offset, or NO_NAME past the arena's limit. */
+static uint32_t keep_name(rp_fid *f, const char *s, uint32_t len, uint16_t *kept)
+{
+	*kept = (uint16_t)(len < RP_FID_NAME_MAX ? len : RP_FID_NAME_MAX);
+	if (f->arena_len + *kept > NAMES_ARENA_MAX)
+		return NO_NAME;
+	if (f->arena_len + *kept > f->arena_cap) {
+		size_t ncap = f->arena_cap ? f->arena_cap * 2 : 64 * 1024;
+		while (ncap < f->arena_len + *kept)
+			ncap *= 2;
+		char *const a = realloc(f->arena, ncap);
+		if (!a)
+			return NO_NAME; /* unnamed samples, not a failed comparison */
+		f->arena = a;
+		f->arena_cap = ncap;
+	}
+	memcpy(f->arena + f->arena_len, s, *kept);
+	const uint32_t off = (uint32_t)f->arena_len;
+	f->arena_len += *kept;
+	return off;
+}
+
 int rp_fid_string(rp_fid *f, uint32_t id, const char *s, uint32_t len)
 {
 	if (f->capped)
 		return RP_OK;
 	pathkey k;
 	path_key(s, len, &k);
+	k.name_off = k.ncomp ? keep_name(f, s, len, &k.name_len) : NO_NAME;
 	const slot *const old = map_find(&f->names, id, 0);
 	if (old) { /* an id named again (a new string table): the new bytes */
 		f->keys[old->v] = k;
@@ -247,6 +287,7 @@ static file *file_of(rp_fid *f, uint32_t id, int *rc)
 	}
 	f->fl[i].k = *k;
 	f->fl[i].seq = RP_FNV64_OFFSET;
+	f->fl[i].moved_to = NO_FILE;
 	return &f->fl[i];
 }
 
@@ -255,6 +296,8 @@ static void token(file *fl, uint8_t t)
 	if (!fl || ((t == T_READ || t == T_WRITE) && fl->last == t))
 		return;
 	fl->seq = rp_fnv1a64(fl->seq, &t, 1);
+	if (fl->ntok < RP_FID_TRAIL)
+		fl->trail[fl->ntok] = (char)t;
 	fl->ntok++;
 	fl->last = t;
 	if (t == T_CREATE || t == T_MKDIR || t == T_TO || t == T_SYMLINK || t == T_LINK)
@@ -270,13 +313,22 @@ static uint32_t file_index(const rp_fid *f, const file *fl)
 	return (uint32_t)(fl - f->fl);
 }
 
-/* The file behind an op's handle, or its path's. */
+/* A handle's file now: the one it was opened on, through the renames of it since (a rename moves open files). */
+static file *handle_file(const rp_fid *f, const slot *h)
+{
+	file *fl = &f->fl[h->v & 0xffffffu];
+	for (int i = 0; i < MOVES_MAX && fl->moved_to != NO_FILE && fl->moved_at > h->aux; i++)
+		fl = &f->fl[fl->moved_to];
+	return fl;
+}
+
+/* The file an op is on: its path when it has one (the producer's current name), else its handle's. */
 static file *op_file(rp_fid *f, const rp_op *op, int *rc)
 {
-	if (op->handle && !f->capped) {
+	if (!op->path && op->handle && !f->capped) {
 		const slot *const h = map_find(&f->handles, op->handle, op->client);
 		if (h)
-			return &f->fl[h->v & 0xffffffu];
+			return handle_file(f, h);
 	}
 	return file_of(f, op->path, rc);
 }
@@ -319,7 +371,11 @@ static int track_open(rp_fid *f, const rp_op *op)
 		return RP_OK;
 	}
 	const uint32_t bits = (op->oflags & RP_OF_DELETE_ON_CLOSE ? H_DELETE : 0) | (dir ? H_DIR : 0);
-	return map_put(&f->handles, op->handle, op->client, file_index(f, fl) | bits << 24);
+	const int rc2 = map_put(&f->handles, op->handle, op->client, file_index(f, fl) | bits << 24);
+	slot *const h = rc2 == RP_OK ? map_find(&f->handles, op->handle, op->client) : NULL;
+	if (h)
+		h->aux = f->nops;
+	return rc2;
 }
 
 static int track_close(rp_fid *f, const rp_op *op)
@@ -329,7 +385,7 @@ static int track_close(rp_fid *f, const rp_op *op)
 		return RP_OK;
 	if (h->v >> 24 & H_DELETE) {
 		f->core.deletes++;
-		token(&f->fl[h->v & 0xffffffu], T_DELETE);
+		token(handle_file(f, h), T_DELETE);
 	}
 	map_del(&f->handles, h);
 	return RP_OK;
@@ -360,6 +416,7 @@ int rp_fid_op(rp_fid *f, const rp_op *op)
 {
 	if (op->op == RP_OP_SLEEP)
 		return RP_OK;
+	f->nops++;
 	f->any = true;
 	if (op->t_start < f->t_min)
 		f->t_min = op->t_start;
@@ -388,12 +445,18 @@ int rp_fid_op(rp_fid *f, const rp_op *op)
 		f->core.deletes++;
 		token(file_of(f, op->path, &rc), T_DELETE);
 		break;
-	case RP_OP_RENAME:
+	case RP_OP_RENAME: {
 		f->core.renames++;
-		token(file_of(f, op->path, &rc), T_FROM);
-		if (rc == RP_OK)
-			token(file_of(f, op->path2, &rc), T_TO);
+		file *const from = file_of(f, op->path, &rc);
+		file *const to = rc == RP_OK ? file_of(f, op->path2, &rc) : NULL;
+		token(from, T_FROM);
+		token(to, T_TO);
+		if (from && to && from != to) { /* handles open on it follow it to its new name */
+			from->moved_to = file_index(f, to);
+			from->moved_at = f->nops;
+		}
 		break;
+	}
 	case RP_OP_LINK:
 		token(file_of(f, op->path2, &rc), T_LINK);
 		break;
@@ -491,6 +554,31 @@ static double ks_distance(const rp_fid *a, const rp_fid *b)
 	return d;
 }
 
+static void trail_of(const file *fl, char *out, bool *more)
+{
+	const uint32_t n = fl ? (fl->ntok < RP_FID_TRAIL ? fl->ntok : RP_FID_TRAIL) : 0;
+	memcpy(out, fl ? fl->trail : "", n);
+	out[n] = '\0';
+	*more = fl && fl->ntok > RP_FID_TRAIL;
+}
+
+/* A file that differs, into c's samples while there is room: named by fa's side when A has it (na: its fid). */
+static void sample(rp_fid_cmp *c, const rp_fid *na, const file *fa, const rp_fid *nb, const file *fb)
+{
+	if (c->n_samples == RP_FID_SAMPLES)
+		return;
+	rp_fid_sample *const s = &c->samples[c->n_samples++];
+	const rp_fid *const owner = fa ? na : nb;
+	const file *const named = fa ? fa : fb;
+	s->path[0] = '\0';
+	if (named->k.name_off != NO_NAME) {
+		memcpy(s->path, owner->arena + named->k.name_off, named->k.name_len);
+		s->path[named->k.name_len] = '\0';
+	}
+	trail_of(fa, s->a, &s->a_more);
+	trail_of(fb, s->b, &s->b_more);
+}
+
 int rp_fid_compare(const rp_fid *a, const rp_fid *b, rp_fid_cmp *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -527,18 +615,33 @@ int rp_fid_compare(const rp_fid *a, const rp_fid *b, rp_fid_cmp *c)
 		free(m.e);
 		return RP_E_NOMEM;
 	}
-	for (size_t i = 0; i < b->nfiles; i++) {
+	map mb = { 0 };
+	if (index_at(b, best_b, &mb) < 0) {
+		free(m.e);
+		free(mb.e);
+		return RP_E_NOMEM;
+	}
+	/* A's files in order: in B with the same steps, in B otherwise, or not in B (the last two sampled). */
+	for (size_t i = 0; i < a->nfiles; i++) {
+		const file *const fa = &a->fl[i];
+		if (!fa->ntok || fa->k.ncomp <= best_a)
+			continue;
+		const slot *const s = map_find(&mb, fa->k.h[best_a], 0);
+		const file *const fb = s ? &b->fl[s->v] : NULL;
+		if (fb)
+			c->files_matched++;
+		if (fb && fa->seq == fb->seq && fa->ntok == fb->ntok)
+			c->files_same++;
+		else
+			sample(c, a, fa, b, fb);
+	}
+	for (size_t i = 0; i < b->nfiles && c->n_samples < RP_FID_SAMPLES; i++) {
 		const file *const fb = &b->fl[i];
-		if (!fb->ntok || fb->k.ncomp <= best_b)
-			continue;
-		const slot *const s = map_find(&m, fb->k.h[best_b], 0);
-		if (!s)
-			continue;
-		const file *const fa = &a->fl[s->v];
-		c->files_matched++;
-		c->files_same += fa->seq == fb->seq && fa->ntok == fb->ntok;
+		if (fb->ntok && fb->k.ncomp > best_b && !map_find(&m, fb->k.h[best_b], 0))
+			sample(c, b, NULL, b, fb);
 	}
 	free(m.e);
+	free(mb.e);
 	const uint64_t either = c->files_a + c->files_b - c->files_matched;
 	c->order_agree_pct = either ? 100.0 * (double)c->files_same / (double)either : 100;
 	return RP_OK;

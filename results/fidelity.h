@@ -50,6 +50,20 @@ typedef struct rp_fid_view {
 } rp_fid_view;
 void rp_fid_get(const rp_fid *f, rp_fid_view *v);
 
+/* Files whose core ops differ, named (the first found): their path and each side's steps. */
+#define RP_FID_SAMPLES 8
+/* A path named in a sample: at most this many bytes of it (the rest cut). */
+#define RP_FID_NAME_MAX 200
+/* Steps kept per file for a sample: the first ones. */
+#define RP_FID_TRAIL 15
+typedef struct rp_fid_sample {
+	char path[RP_FID_NAME_MAX + 1]; /* A's name when A has the file, else B's ("" when it was not kept) */
+	/* Each side's first steps, one letter a step (C create, K mkdir, D delete, N renamed away, M renamed
+	 * to, R reads, W writes, Z truncate, L link, S symlink); "" where that side has no such file. */
+	char a[RP_FID_TRAIL + 1], b[RP_FID_TRAIL + 1];
+	bool a_more, b_more; /* a side has more steps than shown */
+} rp_fid_sample;
+
 /* A and B compared (B as a replay of A). */
 typedef struct rp_fid_cmp {
 	unsigned strip_a, strip_b;   /* leading components stripped from each side's paths to align them */
@@ -59,6 +73,8 @@ typedef struct rp_fid_cmp {
 	bool compared;               /* false: a side was capped (files_* then 0) */
 	double order_agree_pct;      /* files_same over the files of either side, percent (100 when none) */
 	double ks;                   /* Kolmogorov-Smirnov distance of the inter-arrival gaps, 0..1 (log buckets) */
+	rp_fid_sample samples[RP_FID_SAMPLES]; /* files that differ: first A's that B lacks or has otherwise, then B's alone */
+	unsigned n_samples;
 } rp_fid_cmp;
 /* Compare (no side is changed).  RP_OK, or RP_E_NOMEM. */
 int rp_fid_compare(const rp_fid *a, const rp_fid *b, rp_fid_cmp *c);

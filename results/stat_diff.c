@@ -365,6 +365,16 @@ static void print_loop(const rp_stat_side *a, const rp_stat_side *b, const rp_st
 	else
 		fprintf(f, "  files       not compared: a side names more than %u paths or %u files\n", RP_FID_NAMES_MAX,
 			RP_FID_FILES_MAX);
+	for (unsigned i = 0; i < l->cmp.n_samples; i++) {
+		const rp_fid_sample *const s = &l->cmp.samples[i];
+		char name[4 * RP_FID_NAME_MAX + 1];
+		rp_text_escape_utf8(name, sizeof(name), s->path, strlen(s->path));
+		fprintf(f, "%s %-40s A %s%s  B %s%s\n", i ? "             " : "  differ     ", s->path[0] ? name : "(unnamed)",
+			s->a[0] ? s->a : "-", s->a_more ? "..." : "", s->b[0] ? s->b : "-", s->b_more ? "..." : "");
+	}
+	if (l->cmp.n_samples)
+		fprintf(f, "              (steps: C create, K mkdir, D delete, N renamed away, M renamed to, R reads, W writes,"
+			   " Z truncate, L link, S symlink; - none)\n");
 	fprintf(f, "  in flight   mean A %.2f, B %.2f (B/A %s): ops' summed durations over the span\n",
 		l->a.in_flight_mean, l->b.in_flight_mean, ratio(r, sizeof(r), l->a.in_flight_mean, l->b.in_flight_mean));
 	fprintf(f, "  span        A %.3f s, B %.3f s (B/A %s)\n", l->a.span_s, l->b.span_s,
@@ -555,6 +565,20 @@ static json_t *loop_json(bool *oom, const rp_stat_side *a, const rp_stat_side *b
 		put(oom, files, "agree_pct", json_real(l.cmp.order_agree_pct));
 		put(oom, files, "strip_a", jint(l.cmp.strip_a));
 		put(oom, files, "strip_b", jint(l.cmp.strip_b));
+		json_t *const samples = json_array();
+		for (unsigned i = 0; i < l.cmp.n_samples && samples; i++) {
+			const rp_fid_sample *const sm = &l.cmp.samples[i];
+			char name[4 * RP_FID_NAME_MAX + 1];
+			rp_text_escape_utf8(name, sizeof(name), sm->path, strlen(sm->path));
+			json_t *const e = json_object();
+			put(oom, e, "path", sm->path[0] ? json_string(name) : json_null());
+			put(oom, e, "a", json_string(sm->a));
+			put(oom, e, "b", json_string(sm->b));
+			put(oom, e, "more", json_boolean(sm->a_more || sm->b_more));
+			if (!e || json_array_append_new(samples, e) < 0)
+				*oom = true;
+		}
+		put(oom, files, "differ", samples);
 		if (l.order_differs && (!differ || json_array_append_new(differ, json_string("file_order")) < 0))
 			*oom = true;
 	}

@@ -156,6 +156,46 @@ static void reordered_file_differs(void **state)
 	rp_fid_destroy(b.f);
 }
 
+/*
+ * A handle opened before a rename reads the file under its new name (a
+ * rename moves open files; NFS names the fh by its new name, SMB's handle
+ * carries no name): both agree.  One opened after a create at the old name
+ * is that new file's.  A file that differs is named in the samples.
+ */
+static void rename_moves_open_handles(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "/tmp.1", "/doc", "/other" };
+	trace a, b;
+	begin(&a, names, 3);
+	begin(&b, names, 3);
+	/* A: SMB-like, I/O by handle alone */
+	op(&a, (rp_op){ .op = RP_OP_OPEN, .path = 1, .handle = 1, .disp = RP_DISP_CREATE });
+	op(&a, (rp_op){ .op = RP_OP_RENAME, .path = 1, .path2 = 2 });
+	op(&a, (rp_op){ .op = RP_OP_WRITE, .handle = 1, .length = 5, .result = 5 });
+	op(&a, (rp_op){ .op = RP_OP_OPEN, .path = 1, .handle = 2, .disp = RP_DISP_CREATE });
+	op(&a, (rp_op){ .op = RP_OP_WRITE, .handle = 2, .length = 1, .result = 1 });
+	op(&a, (rp_op){ .op = RP_OP_CLOSE, .handle = 1 });
+	op(&a, (rp_op){ .op = RP_OP_CLOSE, .handle = 2 });
+	op(&a, (rp_op){ .op = RP_OP_MKDIR, .path = 3 });
+	/* B: NFS-like, I/O by handle and the current name */
+	op(&b, (rp_op){ .op = RP_OP_OPEN, .path = 1, .handle = 7, .disp = RP_DISP_CREATE });
+	op(&b, (rp_op){ .op = RP_OP_RENAME, .path = 1, .path2 = 2 });
+	op(&b, (rp_op){ .op = RP_OP_WRITE, .path = 2, .handle = 7, .length = 5, .result = 5 });
+	op(&b, (rp_op){ .op = RP_OP_OPEN, .path = 1, .handle = 8, .disp = RP_DISP_CREATE });
+	op(&b, (rp_op){ .op = RP_OP_WRITE, .path = 1, .handle = 8, .length = 1, .result = 1 });
+	rp_fid_cmp c;
+	assert_int_equal(rp_fid_compare(a.f, b.f, &c), RP_OK);
+	assert_int_equal(c.files_a, 3);
+	assert_int_equal(c.files_same, 2);
+	assert_int_equal(c.n_samples, 1); /* /other: only A made it */
+	assert_string_equal(c.samples[0].path, "/other");
+	assert_string_equal(c.samples[0].a, "K");
+	assert_string_equal(c.samples[0].b, "");
+	rp_fid_destroy(a.f);
+	rp_fid_destroy(b.f);
+}
+
 /* A file only one side has counts against the agreement. */
 static void missing_file_counts(void **state)
 {
@@ -240,6 +280,7 @@ int main(void)
 		cmocka_unit_test(same_trace_agrees),     cmocka_unit_test(cross_protocol_agrees),
 		cmocka_unit_test(reordered_file_differs), cmocka_unit_test(missing_file_counts),
 		cmocka_unit_test(load_measures),         cmocka_unit_test(hostile_names),
+		cmocka_unit_test(rename_moves_open_handles),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
