@@ -211,7 +211,7 @@ int rp__cli_drive(rp_replay *r, const char *cmd, bool quiet, bool *interrupted, 
 		rp_replay_stop(r);
 	}
 	if (started)
-		*started = rc == 0;
+		*started = rp_replay_began(r);
 	/* Files that were there before: prepare left their bytes as they were (extended ones grew past their end). */
 	const rp_replay_results *const res = rp_replay_get_results(r);
 	if (res->prepare.kept || res->prepare.extended)

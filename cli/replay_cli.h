@@ -123,9 +123,10 @@ void rp__cli_bopts_free(rp_cli_bopts *bopts);
  * Start r and wait for it with a progress line each second (unless quiet),
  * SIGINT and SIGTERM blocked in every thread and collected here: either
  * stops the run cleanly and sets *interrupted.  Then finish it.  0, or the
- * error (printed).  *started (if not NULL) says whether the run started at
- * all: a backend that could not connect or a prepare that could not begin
- * leaves results that measured nothing (no start time), which are no result.
+ * error (printed).  *started (if not NULL) says whether the run began
+ * (rp_replay_began): a prepare that failed (the backend could not connect)
+ * began, and its results say stop "error" with the failure; a run that
+ * could not start its clients has no result.
  */
 int rp__cli_drive(rp_replay *r, const char *cmd, bool quiet, bool *interrupted, bool *started, const rp_cli_in *in);
 

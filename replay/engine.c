@@ -227,13 +227,32 @@ int rp_replay_prepare(rp_replay *r, char *errbuf)
 	return rp__prepare_run(r, errbuf);
 }
 
+/*
+ * Prepare failed (its connection was refused, the server went away): the run
+ * began at begin and ends now, with stop "error" and that failure as its
+ * error, as a backend that cannot go on during the run ends it; no client
+ * runs.  rp_replay_finish reports it like any other run.
+ */
+static int start_failed(rp_replay *r, uint64_t begin, int rc, const char *errbuf)
+{
+	r->t0 = r->warm_end = begin;
+	r->end = 0;
+	r->start_rc = rc;
+	snprintf(r->res.error, sizeof(r->res.error), "%s", errbuf);
+	atomic_store(&r->stop_at, r->clock.now(r->clock.ctx));
+	atomic_store(&r->stop, true);
+	r->started = true;
+	return rc;
+}
+
 int rp_replay_start(rp_replay *r, char *errbuf)
 {
 	if (r->started)
 		return rp_fail(errbuf, RP_E_STATE, "already started");
+	const uint64_t begin = r->clock.now(r->clock.ctx);
 	int rc = rp_replay_prepare(r, errbuf);
 	if (rc < 0)
-		return rc;
+		return start_failed(r, begin, rc, errbuf);
 	rc = make_clients(r, errbuf);
 	if (rc < 0)
 		return rc;
@@ -329,7 +348,7 @@ int rp_replay_finish(rp_replay *r, char *errbuf)
 	for (uint32_t i = 0; i < r->n_clients; i++)
 		if (r->clients[i]->started)
 			pthread_join(r->clients[i]->thread, NULL);
-	if (r->started)
+	if (r->started && !r->start_rc)
 		rp__final_sync(r); /* before the merge: the sync's time is part of the measured period */
 	const int rc = rp__stats_merge(r);
 	if (rc < 0)
@@ -348,6 +367,11 @@ int rp_replay_run(rp_replay *r, char *errbuf)
 			;
 	const int frc = r->started ? rp_replay_finish(r, rc < 0 ? NULL : errbuf) : 0;
 	return rc < 0 ? rc : frc;
+}
+
+bool rp_replay_began(const rp_replay *r)
+{
+	return r->started;
 }
 
 const rp_replay_results *rp_replay_get_results(const rp_replay *r)

@@ -72,6 +72,7 @@ struct rp_replay {
 	rp_handles refs, deferred;
 	rp_order *order; /* --order=resource (order.c); NULL: per-client order only */
 	bool prepared, started, finished;
+	int start_rc; /* rp_replay_start failed after the run began (prepare): its error; the run stopped with "error" */
 
 	atomic_bool stop;   /* SIGINT, abort on mismatch */
 	atomic_int aborted; /* set by a mismatch under RP_MISMATCH_ABORT */

@@ -308,8 +308,12 @@ int rp__prepare_run(rp_replay *r, char *errbuf)
 		if (r->opts.clones)
 			snprintf(dir, sizeof(dir), "client%u", r->opts.clone_base + k + 1);
 		rc = r->bops->client_init(r->bstate, cs, dir, errbuf);
-		if (rc < 0)
+		if (rc < 0) {
+			char why[RP_ERRBUF_SIZE];
+			snprintf(why, sizeof(why), "%s", errbuf);
+			rc = rp_fail(errbuf, rc, "prepare: %s", why);
 			break;
+		}
 		rc = prepare_dir(r, cs, errbuf);
 		if (r->bops->client_fini)
 			r->bops->client_fini(r->bstate, cs);

@@ -411,6 +411,12 @@ int rp_replay_finish(rp_replay *r, char *errbuf);
 /* prepare + start + wait + finish. */
 int rp_replay_run(rp_replay *r, char *errbuf);
 const rp_replay_results *rp_replay_get_results(const rp_replay *r);
+/*
+ * Whether the run began, so its results say what happened: true once
+ * rp_replay_start ran prepare, also when prepare then failed (stop "error",
+ * the failure in results.error); false when it was never started.
+ */
+bool rp_replay_began(const rp_replay *r);
 
 /* ---- Cleanup (--cleanup) ---------------------------------------------------------------- */
 

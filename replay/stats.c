@@ -144,6 +144,8 @@ static rp_stop stop_reason(const rp_replay *r)
 	}
 	if (any)
 		return s;
+	if (r->start_rc < 0)
+		return RP_STOP_ERROR;
 	return atomic_load(&r->aborted) ? RP_STOP_MISMATCH : atomic_load(&r->stop) ? RP_STOP_INTERRUPTED : RP_STOP_END;
 }
 
@@ -326,7 +328,7 @@ int rp__stats_merge(rp_replay *r)
 		last = r->end;
 	/* Interrupted: it ran until the stop, even if no op completed since (a wait for a recorded time). */
 	const uint64_t stop_at = atomic_load(&r->stop_at);
-	if (res->stop == RP_STOP_INTERRUPTED && stop_at > last)
+	if ((res->stop == RP_STOP_INTERRUPTED || r->start_rc < 0) && stop_at > last)
 		last = stop_at;
 	/* Stopped in the warm-up: the warm-up it had, and nothing measured. */
 	if (r->warm_end > r->t0 && last < r->warm_end)

@@ -374,6 +374,9 @@ static int load_replay(rp_bt_set *s, const ctx *c, const json_t *doc)
 	r->source = strdup(c->where);
 	if (!r->source)
 		return bad(c, "", "out of memory");
+	/* A run that ended in an error (its backend could not go on, or prepare could not connect) is a failed run, as in bench. */
+	const json_t *const stop = json_object_get(doc, "stop");
+	r->failed = json_is_string(stop) && strcmp(json_string_value(stop), "error") == 0;
 	return run_from_json(c, r, doc);
 }
 

@@ -51,7 +51,7 @@ clean_share() { rm -rf "${share:?}"/* "$share"/.[!.]* 2>/dev/null; }
 # A listing of a tree: type, size and name of every entry (what prepare and the run made).
 tree() { (cd "$1" && find . -mindepth 1 \( -type f -printf 'f %s %p\n' \) -o \( -type d -printf 'd - %p\n' \) | sort); }
 
-echo "1..64"
+echo "1..66"
 
 # 1-5. client.txt's first 6000 lines, 2 clients over SMB3: as posix, failures as recorded, 0 mismatches,
 # and the tree the run leaves in the share is the one the same run leaves in a directory.
@@ -172,6 +172,17 @@ check_fails "unknown share: exit 1" 1 "$reprise" replay "$tmp/w.rpz" --target "s
 has "unknown share: said" err "smb://127.0.0.1:$port/nosuch: No such file or directory"
 check_fails "refused port: exit 1" 1 "$reprise" replay "$tmp/w.rpz" --target "smb://127.0.0.1:$((port + 1))/share" "${user[@]}" -q
 grep -q "Connection refused" "$tmp/err" || echo "# error: $(cat "$tmp/err")"
+# The same refusal in prepare (the trace reads a file prepare makes): a run that stopped with an error,
+# the refusal its error and elapsed_s its own (it was stop "interrupted", the machine's uptime, error null).
+printf 'NTCreateX "\\d\\f" 0x0 0x1 1 NT_STATUS_OK\nReadX 1 0 10 10 NT_STATUS_OK\nClose 1 NT_STATUS_OK\n' >"$tmp/prep1.txt"
+check_fails "refused port in prepare: exit 1" 1 "$reprise" replay "$tmp/prep1.txt" --target "smb://127.0.0.1:$((port + 1))/share" \
+	"${user[@]}" -q -j "$tmp/refused.json"
+j=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["stop"], d["error"].startswith("prepare: " + sys.argv[2] + ": Connection refused"), 0 <= d["elapsed_s"] < 60, d["total_ops"])' \
+	"$tmp/refused.json" "smb://127.0.0.1:$((port + 1))/share" 2>&1)
+if [ "$j" = "error True True 0" ] && grep -q "^Throughput .*stopped: error" "$tmp/out"; then ok "refused port in prepare: stop error, the refusal its error, its own elapsed_s"
+else echo "# $j"; not_ok "refused port in prepare: stop error, the refusal its error, its own elapsed_s"; fi
 
 # 31-32. smbd killed mid-run: the run stops with an error naming the target, reports what it did, exits 1.
 port2=$((port + 1))
