@@ -44,6 +44,8 @@ static int nfs_create_backend(void **out, const rp_backend_args *args, char *err
 	}
 	pthread_mutex_init(&nb->lock, NULL);
 	nb->version = info.version;
+	nb->nfsport = info.nfsport;
+	nb->mountport = info.mountport;
 	nb->timeout_ms = (int)(args->vals[N_OPT_TIMEOUT].u / 1000000u);
 	nb->setid = args->vals[N_OPT_SETID].u != 0;
 	*out = nb;

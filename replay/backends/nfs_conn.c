@@ -6,9 +6,13 @@
 #define RP_NFS_LIBNFS 1
 #include "replay/backends/nfs_int.h"
 
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -55,13 +59,66 @@ int rp__nfs_context(nfs_backend *nb, struct nfs_context **out, struct nfs_url **
 	return 0;
 }
 
-/* Mount server:export[/dir]: 0, or an error naming the URL and what libnfs said. */
+/* A TCP connection to host:port, given up after timeout_ms: 0 when it was made, else the errno. */
+static int probe(const char *host, unsigned port, int timeout_ms)
+{
+	char service[8];
+	snprintf(service, sizeof(service), "%u", port);
+	const struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+	struct addrinfo *ai = NULL;
+	if (getaddrinfo(host, service, &hints, &ai) != 0 || !ai)
+		return EHOSTUNREACH;
+	int err = 0;
+	const int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+	if (fd < 0) {
+		err = errno;
+	} else if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0) {
+		err = errno;
+		if (err == EINPROGRESS) {
+			struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+			const int n = poll(&pfd, 1, timeout_ms);
+			socklen_t len = sizeof(err);
+			if (n <= 0)
+				err = ETIMEDOUT;
+			else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+				err = errno;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	freeaddrinfo(ai);
+	return err;
+}
+
+/*
+ * Mount server:export[/dir]: 0, or an error naming the URL, the mount and
+ * what failed in the user's terms (rp__nfs_mount_why): libnfs says
+ * "nfs_service failed" for any connection it could not make, so the ports it
+ * needed are tried again here to say which one refused.
+ */
 int rp__nfs_mount(const nfs_backend *nb, struct nfs_context *nfs, const char *server, const char *path, char *errbuf)
 {
 	const int rc = nfs_mount(nfs, server, path);
-	if (rc < 0)
-		return rp_fail(errbuf, RP_E_IO, "%s: mount %s:%s failed: %s", nb->url, server, path, nfs_get_error(nfs));
-	return 0;
+	if (rc >= 0)
+		return 0;
+	rp_nfs_mount_fail f = { .host = server, .path = path, .lib = nfs_get_error(nfs), .version = nb->version,
+				.nfsport = nb->nfsport, .mountport = nb->mountport, .pmap_err = -1, .mnt_err = -1,
+				.nfs_err = -1 };
+	char code[48];
+	rp__nfs_error_code(f.lib, code, sizeof(code));
+	if (!code[0]) {
+		/* A few seconds at most each: the server is not answering, a long wait tells nothing more. */
+		const int wait_ms = nb->timeout_ms < 3000 ? nb->timeout_ms : 3000;
+		if (nb->version == 3 && (!nb->nfsport || !nb->mountport))
+			f.pmap_err = probe(server, 111, wait_ms);
+		if (nb->version == 3 && nb->mountport && f.pmap_err <= 0)
+			f.mnt_err = probe(server, nb->mountport, wait_ms);
+		if (f.pmap_err <= 0 && f.mnt_err <= 0 && (nb->version == 4 || nb->nfsport))
+			f.nfs_err = probe(server, nb->nfsport ? nb->nfsport : 2049, wait_ms);
+	}
+	char why[RP_ERRBUF_SIZE];
+	rp__nfs_mount_why(&f, why, sizeof(why));
+	return rp_fail(errbuf, RP_E_IO, "%s: mount %s:%s failed: %s", nb->url, server, path, why);
 }
 
 struct nfs_context *rp__nfs_side(nfs_client *c)

@@ -28,7 +28,27 @@
 /* What the URL's query says that the backend needs itself (libnfs parses the rest). */
 typedef struct rp_nfs_url_info {
 	int version; /* 3 (default) or 4 */
+	unsigned nfsport, mountport; /* the URL's nfsport= and mountport=; 0 when not given */
 } rp_nfs_url_info;
+
+/*
+ * A mount that failed, for a message in the user's terms: what libnfs said
+ * and, when that names no protocol error (its "nfs_service failed" for a
+ * refused connection), what a TCP connection to each port found.
+ */
+typedef struct rp_nfs_mount_fail {
+	const char *host, *path; /* the server as the URL names it, the path mounted */
+	const char *lib;         /* libnfs's error text */
+	int version;             /* 3 or 4 */
+	unsigned nfsport, mountport; /* the URL's; 0 when not given (the portmapper's, or 2049 for NFSv4) */
+	/* A connection to the portmapper (111), the MOUNT port, the NFS port: 0 made, an errno, -1 not tried. */
+	int pmap_err, mnt_err, nfs_err;
+} rp_nfs_mount_fail;
+
+/* The protocol error libnfs's text names (MNT3ERR_..., NFS3ERR_..., NFS4ERR_...) into buf ("" if none). */
+void rp__nfs_error_code(const char *lib, char *buf, size_t cap);
+/* What failed and what to do, for "URL: mount HOST:PATH failed: <this>". */
+void rp__nfs_mount_why(const rp_nfs_mount_fail *f, char *buf, size_t cap);
 
 /*
  * Check a target URL's form (nfs://host/export[/dir][?key=value&...]) and
@@ -117,6 +137,7 @@ typedef struct nfs_backend {
 	char *url;             /* the target, as given */
 	int version;           /* 3 or 4 */
 	int timeout_ms;        /* RPC timeout (backend option timeout) */
+	unsigned nfsport, mountport; /* the URL's (0: not given), for the errors of a mount */
 	bool setid;            /* backend option setid: apply the trace's setuid/setgid bits */
 	_Atomic unsigned contexts; /* contexts made so far: each its own NFSv4 client name */
 	pthread_mutex_t lock;  /* groups */

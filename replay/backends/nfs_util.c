@@ -2,6 +2,7 @@
 #include "replay/backends/nfs_int.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -30,6 +31,7 @@ static bool all_digits(const char *s, size_t n)
 int rp__nfs_url_check(const char *url, rp_nfs_url_info *info, char *errbuf)
 {
 	info->version = 3;
+	info->nfsport = info->mountport = 0;
 	const size_t len = strlen(url);
 	if (len > RP_NFS_URL_MAX)
 		return rp_fail(errbuf, RP_E_INVAL, "nfs target: longer than %u bytes", RP_NFS_URL_MAX);
@@ -71,6 +73,14 @@ int rp__nfs_url_check(const char *url, rp_nfs_url_info *info, char *errbuf)
 				return rp_fail(errbuf, RP_E_INVAL, "%s: version=%.*s: libnfs speaks NFS version 3 or 4", url,
 					       (int)(vlen < 16 ? vlen : 16), val);
 			info->version = val[0] - '0';
+		} else if (k == 1 || k == 2) {
+			unsigned long port = 0;
+			for (size_t i = 0; i < vlen; i++)
+				port = port * 10 + (unsigned long)(val[i] - '0');
+			if (port == 0 || port > 65535)
+				return rp_fail(errbuf, RP_E_INVAL, "%s: %s=%.*s: a port is 1..65535", url, url_keys[k].key,
+					       (int)(vlen < 16 ? vlen : 16), val);
+			*(k == 1 ? &info->nfsport : &info->mountport) = (unsigned)port;
 		}
 		p += item + (amp != NULL);
 	}
@@ -93,4 +103,66 @@ unsigned rp__nfs_setattr_steps(uint32_t a)
 	s |= a & (RP_SA_UID | RP_SA_GID) ? RP_NFS_SA_OWNER : 0;
 	s |= a & (RP_SA_ATIME | RP_SA_MTIME | RP_SA_ATIME_NOW | RP_SA_MTIME_NOW) ? RP_NFS_SA_TIMES : 0;
 	return s;
+}
+
+void rp__nfs_error_code(const char *lib, char *buf, size_t cap)
+{
+	static const char *const prefixes[] = { "MNT3ERR_", "NFS3ERR_", "NFS4ERR_" };
+	buf[0] = '\0';
+	for (size_t i = 0; lib && i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		const char *const at = strstr(lib, prefixes[i]);
+		if (!at)
+			continue;
+		const size_t n = strspn(at, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+		snprintf(buf, cap, "%.*s", (int)(n < 40 ? n : 40), at);
+		return;
+	}
+}
+
+/* A connection that failed, in words: "nothing listens" for a refusal, else the errno's text. */
+static void port_why(char *buf, size_t cap, const char *host, unsigned port, int err, const char *what)
+{
+	if (err == ECONNREFUSED)
+		snprintf(buf, cap, "nothing listens at %s:%u: %s", host, port, what);
+	else
+		snprintf(buf, cap, "cannot reach %s:%u: %s (%s)", host, port, strerror(err), what);
+}
+
+void rp__nfs_mount_why(const rp_nfs_mount_fail *f, char *buf, size_t cap)
+{
+	char code[48];
+	rp__nfs_error_code(f->lib, code, sizeof(code));
+	if (strcmp(code, "MNT3ERR_NOENT") == 0) {
+		snprintf(buf, cap, "%s has no export %s (%s): check the URL's path (showmount -e %s lists the exports)",
+			 f->host, f->path, code, f->host);
+	} else if (strcmp(code, "MNT3ERR_ACCES") == 0) {
+		/* ganesha answers an export it does not have so too */
+		snprintf(buf, cap, "%s refused to mount %s (%s): no such export, or it is not exported to this client "
+			 "(showmount -e %s lists the exports)", f->host, f->path, code, f->host);
+	} else if (strcmp(code, "NFS4ERR_NOENT") == 0) {
+		snprintf(buf, cap, "%s has no %s in its NFSv4 pseudo file system (%s): the URL's path must be an "
+			 "export's pseudo path", f->host, f->path, code);
+	} else if (strcmp(code, "MNT3ERR_PERM") == 0 || strcmp(code, "NFS3ERR_PERM") == 0 ||
+		   strcmp(code, "NFS3ERR_ACCES") == 0 || strcmp(code, "NFS4ERR_PERM") == 0 ||
+		   strcmp(code, "NFS4ERR_ACCESS") == 0 || strcmp(code, "NFS4ERR_WRONGSEC") == 0) {
+		snprintf(buf, cap, "%s refused this client %s (%s): permission denied; check the export's client list, "
+			 "squash and security flavour (AUTH_SYS), or give uid= and gid= in the URL", f->host, f->path, code);
+	} else if (code[0]) {
+		snprintf(buf, cap, "%s answered %s (%s)", f->host, code, f->lib);
+	} else if (f->pmap_err > 0) {
+		if (f->pmap_err == ECONNREFUSED)
+			snprintf(buf, cap, "no portmapper at %s:111: give nfsport= and mountport= in the URL, or start rpcbind",
+				 f->host);
+		else
+			port_why(buf, cap, f->host, 111, f->pmap_err, "the portmapper: give nfsport= and mountport= in the URL");
+	} else if (f->mnt_err > 0) {
+		port_why(buf, cap, f->host, f->mountport, f->mnt_err, "no MOUNT service on that port (the URL's mountport=)");
+	} else if (f->nfs_err > 0) {
+		const unsigned port = f->nfsport ? f->nfsport : 2049;
+		port_why(buf, cap, f->host, port, f->nfs_err,
+			 f->nfsport ? "no NFS server on that port (the URL's nfsport=)"
+				    : "no NFS server on the usual port: start one, or give its port as nfsport= in the URL");
+	} else {
+		snprintf(buf, cap, "%s", f->lib && f->lib[0] ? f->lib : "libnfs gave no reason");
+	}
 }

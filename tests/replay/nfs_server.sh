@@ -377,9 +377,30 @@ print(d["stop"], d["error"].startswith("prepare: " + sys.argv[2] + ": "), 0 <= d
 		ok "NFSv$v: a refused port in prepare: stop error, the refusal its error, its own elapsed_s"
 	else echo "# $j"; not_ok "NFSv$v: a refused port in prepare: stop error, the refusal its error, its own elapsed_s"; fi
 done
-check_err "an unknown export over NFSv3: exit 1, named" "mount 127\.0\.0\.1:/nope failed: .*MNT3ERR" \
+# Each failure in the user's terms, which port refused and what to give, never libnfs's "nfs_service failed".
+check_err "a refused MOUNT port: said which, and that it is the URL's mountport=" \
+	"mount 127\.0\.0\.1:/export failed: nothing listens at 127\.0\.0\.1:$free: no MOUNT service on that port \(the URL's mountport=\)$" \
+	"$reprise" replay "$tmp/one.txt" --target "nfs://127.0.0.1/export?version=3&nfsport=$nport&mountport=$free" -q
+check_err "NFSv3: a refused NFS port: said which, and that it is the URL's nfsport=" \
+	"mount 127\.0\.0\.1:/export failed: nothing listens at 127\.0\.0\.1:$free: no NFS server on that port \(the URL's nfsport=\)$" \
+	"$reprise" replay "$tmp/one.txt" --target "nfs://127.0.0.1/export?version=3&nfsport=$free&mountport=$mport" -q
+check_err "NFSv4: a refused NFS port: said which" \
+	"mount 127\.0\.0\.1:/export failed: nothing listens at 127\.0\.0\.1:$free: no NFS server on that port" \
+	"$reprise" replay "$tmp/one.txt" --target "nfs://127.0.0.1/export?version=4&nfsport=$free" -q
+lacks "no error is libnfs's \"nfs_service failed\"" err 'nfs_service failed'
+# No portmapper: a network namespace of its own, where nothing listens on 111 (the host's rpcbind is outside it).
+if unshare -n true 2>/dev/null; then
+	check_err "no portmapper: say so, and give nfsport= and mountport= or start rpcbind" \
+		"mount 127\.0\.0\.1:/export failed: no portmapper at 127\.0\.0\.1:111: give nfsport= and mountport= in the URL, or start rpcbind$" \
+		unshare -n sh -c 'ip link set lo up 2>/dev/null; exec "$@"' sh "$reprise" replay "$tmp/one.txt" --target "nfs://127.0.0.1/export?version=3" -q
+else
+	ok "no portmapper # skip cannot make a network namespace (unshare -n)"
+fi
+check_err "an unknown export over NFSv3: exit 1, named (ganesha answers MNT3ERR_ACCES)" \
+	"mount 127\.0\.0\.1:/nope failed: 127\.0\.0\.1 refused to mount /nope \(MNT3ERR_ACCES\): no such export, or it is not exported to this client" \
 	"$reprise" replay "$tmp/one.txt" --target "nfs://127.0.0.1/nope?version=3&nfsport=$nport&mountport=$mport" -q
-check_err "an unknown export over NFSv4: exit 1, named" "mount 127\.0\.0\.1:/nope failed: .*NFS4ERR_NOENT" \
+check_err "an unknown export over NFSv4: exit 1, named" \
+	"mount 127\.0\.0\.1:/nope failed: 127\.0\.0\.1 has no /nope in its NFSv4 pseudo file system \(NFS4ERR_NOENT\)" \
 	"$reprise" replay "$tmp/one.txt" --target "nfs://127.0.0.1/nope?version=4&nfsport=$nport" -q
 check_err "version=2 is refused" "libnfs speaks NFS version 3 or 4" \
 	"$reprise" replay "$tmp/one.txt" --target "nfs://127.0.0.1/export?version=2" -q

@@ -52,6 +52,16 @@ static void test_url(void **state)
 	url_bad("nfs://h/e?version=3&&x", "unknown option ''");
 	/* A server that goes away must end the run: reconnecting for ever is not the user's to choose. */
 	url_bad("nfs://h/e?autoreconnect=-1", "autoreconnect is the backend's own");
+	url_bad("nfs://h/e?nfsport=0", "a port is 1..65535");
+	url_bad("nfs://h/e?mountport=65536", "a port is 1..65535");
+	rp_nfs_url_info info = { 0 };
+	char eb[RP_ERRBUF_SIZE] = "";
+	assert_int_equal(rp__nfs_url_check("nfs://h/e?version=3&nfsport=2049&mountport=20048", &info, eb), 0);
+	assert_int_equal(info.nfsport, 2049);
+	assert_int_equal(info.mountport, 20048);
+	assert_int_equal(rp__nfs_url_check("nfs://h/e?version=4", &info, eb), 0);
+	assert_int_equal(info.nfsport, 0);
+	assert_int_equal(info.mountport, 0);
 	/* The length bound, named. */
 	const size_t n = RP_NFS_URL_MAX + 16;
 	char *const long_url = malloc(n + 1);
@@ -61,6 +71,59 @@ static void test_url(void **state)
 	long_url[n] = '\0';
 	url_bad(long_url, "longer than");
 	free(long_url);
+}
+
+static void why_has(const rp_nfs_mount_fail *f, const char *want)
+{
+	char buf[RP_ERRBUF_SIZE];
+	rp__nfs_mount_why(f, buf, sizeof(buf));
+	if (!strstr(buf, want))
+		fail_msg("'%s' does not say '%s'", buf, want);
+	if (strstr(buf, "nfs_service failed"))
+		fail_msg("'%s' is libnfs's words", buf);
+}
+
+/* A failed mount in the user's terms: which port refused and what to give, the export, a refusal. */
+static void test_mount_why(void **state)
+{
+	(void)state;
+	const rp_nfs_mount_fail base = { .host = "h", .path = "/export", .lib = "nfs_service failed", .version = 3,
+					 .pmap_err = -1, .mnt_err = -1, .nfs_err = -1 };
+	rp_nfs_mount_fail f = base;
+	f.pmap_err = ECONNREFUSED;
+	why_has(&f, "no portmapper at h:111: give nfsport= and mountport= in the URL, or start rpcbind");
+	f = base;
+	f.mountport = 20048;
+	f.nfsport = 2049;
+	f.mnt_err = ECONNREFUSED;
+	why_has(&f, "nothing listens at h:20048: no MOUNT service on that port (the URL's mountport=)");
+	f.mnt_err = 0;
+	f.nfs_err = ECONNREFUSED;
+	why_has(&f, "nothing listens at h:2049: no NFS server on that port (the URL's nfsport=)");
+	f.nfs_err = ETIMEDOUT;
+	why_has(&f, "cannot reach h:2049: ");
+	f = base;
+	f.version = 4;
+	f.nfs_err = ECONNREFUSED;
+	why_has(&f, "h:2049: no NFS server on the usual port: start one, or give its port as nfsport= in the URL");
+	f = base;
+	f.lib = "mount_cb: RPC error: Mount failed with error MNT3ERR_NOENT(2) No such file or directory(2)";
+	why_has(&f, "h has no export /export (MNT3ERR_NOENT)");
+	f.lib = "mount_cb: RPC error: Mount failed with error MNT3ERR_ACCES(13) Permission denied(13)";
+	why_has(&f, "h refused to mount /export (MNT3ERR_ACCES): no such export, or it is not exported to this client");
+	f.lib = "mount_cb: NFS4: (path /export) failed with NFS4ERR_NOENT(-2)";
+	why_has(&f, "h has no /export in its NFSv4 pseudo file system (NFS4ERR_NOENT)");
+	f.lib = "mount_cb: NFS4: (path /export) failed with NFS4ERR_ACCESS(-13)";
+	why_has(&f, "h refused this client /export (NFS4ERR_ACCESS): permission denied");
+	f.lib = "mount_cb: NFS4: (path /export) failed with NFS4ERR_PERM(-1)";
+	why_has(&f, "(NFS4ERR_PERM): permission denied");
+	f.lib = "mount_cb: NFS4: (path /export) failed with NFS4ERR_SERVERFAULT(-5)";
+	why_has(&f, "h answered NFS4ERR_SERVERFAULT");
+	char code[48];
+	rp__nfs_error_code("x MNT3ERR_NOTDIR(20) y", code, sizeof(code));
+	assert_string_equal(code, "MNT3ERR_NOTDIR");
+	rp__nfs_error_code("nfs_service failed", code, sizeof(code));
+	assert_string_equal(code, "");
 }
 
 static void test_status(void **state)
@@ -194,6 +257,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_url),
 		cmocka_unit_test(test_status),
+		cmocka_unit_test(test_mount_why),
 		cmocka_unit_test(test_setattr_steps),
 		cmocka_unit_test(test_names),
 	};
