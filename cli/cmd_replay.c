@@ -1,6 +1,7 @@
 /* reprise replay TRACE --target DIR: run a trace or dbench loadfile against a backend (docs/replay.md). */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -329,11 +330,19 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 		rp__cli_err("replay", "--cleanup: %s", errbuf);
 		goto out;
 	}
-	if (before > 0 && !ro.no_prepare) /* --no-prepare: the tree is the one the user made ready (--prepare-only) */
+	long shown = before;
+	if (!dir_target) {
+		/* A network target lists its root through the backend; one that cannot be reached fails in prepare, said there. */
+		uint64_t n = 0;
+		char lerr[RP_ERRBUF_SIZE];
+		if (rp_replay_target_entries(r, &n, lerr) == 0)
+			shown = n > LONG_MAX ? LONG_MAX : (long)n;
+	}
+	if (shown > 0 && !ro.no_prepare) /* --no-prepare: the tree is the one the user made ready (--prepare-only) */
 		rp__cli_err("replay",
 			    "warning: %s is not empty (%ld entr%s before the run): what is there can change what the "
 			    "trace's ops find, and mismatches with it; replay into an empty directory%s",
-			    o.target, before, before == 1 ? "y" : "ies",
+			    o.target, shown, shown == 1 ? "y" : "ies",
 			    o.cleanup ? " (--cleanup leaves what was there)" : "");
 	if (o.prepare_only) {
 		if (rp_replay_prepare(r, errbuf) < 0) {

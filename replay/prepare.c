@@ -333,3 +333,37 @@ void rp__prepare_free(rp_replay *r)
 	r->n_trace_clients = 0;
 	rp_plan_free(&r->plan);
 }
+
+int rp_replay_target_entries(rp_replay *r, uint64_t *n, char *errbuf)
+{
+	*n = 0;
+	if (!(r->op_mask >> RP_OP_READDIR & 1u))
+		return rp_fail(errbuf, RP_E_UNSUPPORTED, "%s: the %s backend cannot list a directory", r->target, r->bops->name);
+	void *const cs = calloc(1, r->bops->client_size ? r->bops->client_size : 1);
+	if (!cs)
+		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+	int rc = r->bops->client_init(r->bstate, cs, "", errbuf);
+	if (rc < 0) {
+		free(cs);
+		return rc;
+	}
+	prep p = { .r = r, .cs = cs };
+	rp_op op;
+	memset(&op, 0, sizeof(op));
+	op.op = RP_OP_READDIR;
+	rp_breq req;
+	memset(&req, 0, sizeof(req));
+	req.op = &op;
+	req.path = "/";
+	const int st = prep_submit(&p, &req);
+	if (r->bops->client_fini)
+		r->bops->client_fini(r->bstate, cs);
+	free(cs);
+	if (p.rc)
+		return rp_fail(errbuf, p.rc, "%s: listing it failed: the %s backend cannot go on", r->target, r->bops->name);
+	if (st)
+		return rp_fail(errbuf, RP_E_IO, "%s: listing it failed: %s", r->target,
+			       rp_replay_errno_name(st) ? rp_replay_errno_name(st) : "an error");
+	*n = req.result;
+	return 0;
+}

@@ -388,6 +388,13 @@ void rp_replay_destroy(rp_replay *r); /* NULL is a no-op */
 
 /* The prepare phase (skipped with no_prepare); rp_replay_start runs it if not called. */
 int rp_replay_prepare(rp_replay *r, char *errbuf);
+/*
+ * How many entries the target's root holds now, listed through the backend
+ * (one READDIR by a client state of the target itself), for the warning on
+ * a target that is not empty; call it before prepare.  0, or an rp error
+ * (RP_E_UNSUPPORTED: the backend cannot list; a connection that failed).
+ */
+int rp_replay_target_entries(rp_replay *r, uint64_t *n, char *errbuf);
 /* Start one thread per client; returns at once. */
 int rp_replay_start(rp_replay *r, char *errbuf);
 /* Wait up to timeout_ms for every client to finish: 1 done, 0 still running. */

@@ -162,13 +162,13 @@ static void auth_fn(SMBCCTX *ctx, const char *srv, const char *shr, char *wg, in
  * with: NT_STATUS_ACCESS_DENIED).  The one way to require it is its
  * configuration ("client signing"), loaded from a file: a memfd, so
  * nothing is left on disk.  Process-wide, as that configuration is; under
- * smbc_mu, after smbc_new_context loaded the system's.  0 or an errno.
+ * smbc_mu, after smbc_new_context loaded the system's, for every context
+ * (loaded once, the second context of a run had the system's again and
+ * took the guest session the first was refused).  0 or an errno.
  */
 static int require_signing(SMBCCTX *ctx)
 {
-	static bool done;
-	if (done)
-		return 0;
+	/* Every context: smbc_new_context loads the system's configuration again, which says "client signing = default". */
 	static const char conf[] = "[global]\n\tclient signing = required\n";
 	const int fd = memfd_create("reprise-smb.conf", MFD_CLOEXEC);
 	if (fd < 0)
@@ -179,7 +179,6 @@ static int require_signing(SMBCCTX *ctx)
 	if (rc == 0 && smbc_setConfiguration(ctx, path) != 0)
 		rc = errno ? errno : EINVAL;
 	close(fd);
-	done = rc == 0;
 	return rc;
 }
 

@@ -165,6 +165,18 @@ for v in 3 4; do
 done
 empty_export
 
+# 4c. A target that is not empty: the warning posix gives, from a READDIR of the target's root before prepare;
+# none for an empty one.  Fresh directories (ganesha caches what it has listed before).
+for v in 3 4; do
+	mkdir -p "$export_dir/full$v/there" "$export_dir/empty$v"
+	echo x >"$export_dir/full$v/f"
+	run "$reprise" replay "$tmp/keep.txt" --target "$(url $v full$v)" -q
+	has "NFSv$v: a target with 2 entries: the warning says so" err "warning: nfs://127\.0\.0\.1/export/full$v\?.* is not empty \(2 entries before the run\)"
+	run "$reprise" replay "$tmp/keep.txt" --target "$(url $v empty$v)" -q
+	lacks "NFSv$v: an empty target: no such warning" err "is not empty"
+done
+empty_export
+
 # 5. Hostile: the trace makes symlinks out of its directory ("../../..", "/", "..": the engine refuses
 # those) and works through them; planted ones lead out of the client's directory (".." to the export,
 # "../../..", "/") and out of the export (absolute and relative), and the trace opens, writes, truncates,

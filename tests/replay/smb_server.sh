@@ -51,7 +51,7 @@ clean_share() { rm -rf "${share:?}"/* "$share"/.[!.]* 2>/dev/null; }
 # A listing of a tree: type, size and name of every entry (what prepare and the run made).
 tree() { (cd "$1" && find . -mindepth 1 \( -type f -printf 'f %s %p\n' \) -o \( -type d -printf 'd - %p\n' \) | sort); }
 
-echo "1..66"
+echo "1..68"
 
 # 1-5. client.txt's first 6000 lines, 2 clients over SMB3: as posix, failures as recorded, 0 mismatches,
 # and the tree the run leaves in the share is the one the same run leaves in a directory.
@@ -183,6 +183,17 @@ print(d["stop"], d["error"].startswith("prepare: " + sys.argv[2] + ": Connection
 	"$tmp/refused.json" "smb://127.0.0.1:$((port + 1))/share" 2>&1)
 if [ "$j" = "error True True 0" ] && grep -q "^Throughput .*stopped: error" "$tmp/out"; then ok "refused port in prepare: stop error, the refusal its error, its own elapsed_s"
 else echo "# $j"; not_ok "refused port in prepare: stop error, the refusal its error, its own elapsed_s"; fi
+
+# A target that is not empty: the warning posix gives, from a READDIR of the target's root before prepare;
+# none for an empty one.
+clean_share
+mkdir -p "$share/full/there" "$share/empty"
+echo x >"$share/full/f"
+run "$reprise" replay "$tmp/prep1.txt" --target "$url/full" "${user[@]}" -q
+has "a target with 2 entries: the warning says so" err "warning: $url/full is not empty \(2 entries before the run\)"
+run "$reprise" replay "$tmp/prep1.txt" --target "$url/empty" "${user[@]}" -q
+lacks "an empty target: no such warning" err "is not empty"
+clean_share
 
 # 31-32. smbd killed mid-run: the run stops with an error naming the target, reports what it did, exits 1.
 port2=$((port + 1))
