@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <sys/mman.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "formats/posixsem.h"
@@ -124,6 +125,7 @@ static int smb_create(void **out, const rp_backend_args *args, char *errbuf)
 		return rc;
 	}
 	sb->timeout_ms = (int)(args->vals[S_OPT_TIMEOUT].u / 1000000u);
+	pthread_mutex_init(&sb->peers_mu, NULL);
 	*out = sb;
 	return 0;
 }
@@ -133,8 +135,63 @@ static void smb_destroy(void *backend)
 	smb_backend *const sb = backend;
 	if (!sb)
 		return;
+	if (sb->watching) {
+		atomic_store(&sb->quit, true);
+		pthread_join(sb->watchdog, NULL);
+	}
+	pthread_mutex_destroy(&sb->peers_mu);
 	explicit_bzero(&sb->creds, sizeof(sb->creds));
 	free(sb);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The watchdog, a tenth of the timeout apart (10..100 ms): a call under
+ * smbc_mu running for the timeout while a request to the server waits
+ * unanswered that long marks the server gone (ETIMEDOUT) and cuts every
+ * connection to it.  libsmbclient's own timeout ends only the one request:
+ * it then sends an ECHO to check the server and connects again, each
+ * waiting out the timeout in turn (measured: 2, 4 or 6 s for timeout=2s);
+ * once the server is gone, a connection made within the call is cut too.
+ */
+static void *watch(void *arg)
+{
+	smb_backend *const sb = arg;
+	const unsigned ms = (unsigned)sb->timeout_ms;
+	const unsigned tick_ms = ms / 10 < 10 ? 10 : ms / 10 > 100 ? 100 : ms / 10;
+	const struct timespec tick = { 0, (long)tick_ms * 1000000L };
+	while (!atomic_load(&sb->quit)) {
+		nanosleep(&tick, NULL);
+		const uint64_t t = atomic_load(&sb->call_ns);
+		if (!t)
+			continue;
+		pthread_mutex_lock(&sb->peers_mu);
+		if (atomic_load(&sb->gone)) {
+			rp__smb_peers_cut(&sb->peers);
+		} else if (mono_ns() - t >= (uint64_t)ms * 1000000u && rp__smb_peers_stalled(&sb->peers, ms) > 0) {
+			atomic_store(&sb->gone, ETIMEDOUT);
+			rp__smb_peers_cut(&sb->peers);
+		}
+		pthread_mutex_unlock(&sb->peers_mu);
+	}
+	return NULL;
+}
+
+/* A call to libsmbclient under smbc_mu begins and ends (the watchdog's clock). */
+static void call_begin(smb_backend *sb)
+{
+	atomic_store(&sb->call_ns, mono_ns());
+}
+
+static void call_end(smb_backend *sb)
+{
+	atomic_store(&sb->call_ns, 0);
 }
 
 static void auth_fn(SMBCCTX *ctx, const char *srv, const char *shr, char *wg, int wglen, char *un, int unlen, char *pw,
@@ -189,8 +246,11 @@ static void conn_put(smb_conn *cn)
 	if (cn->ctx) {
 		pthread_mutex_lock(&smbc_mu);
 		/* A server that stopped answering gets no CLOSE, TREE_DISCONNECT or LOGOFF to time out on. */
-		if (cn->lost)
+		if (cn->lost) {
+			pthread_mutex_lock(&cn->sb->peers_mu);
 			rp__smb_peers_cut(&cn->sb->peers);
+			pthread_mutex_unlock(&cn->sb->peers_mu);
+		}
 		smbc_free_context(cn->ctx, 1);
 		pthread_mutex_unlock(&smbc_mu);
 	}
@@ -216,6 +276,8 @@ static int smb_client_init(void *backend, void *client, const char *dir, char *e
 	}
 	cn->base_len = (size_t)n;
 	pthread_mutex_lock(&smbc_mu);
+	if (!sb->watching && sb->timeout_ms > 0)
+		sb->watching = pthread_create(&sb->watchdog, NULL, watch, sb) == 0;
 	SMBCCTX *const ctx = smbc_new_context();
 	if (ctx) {
 		smbc_setOptionUserData(ctx, cn);
@@ -249,8 +311,11 @@ static int smb_client_init(void *backend, void *client, const char *dir, char *e
 	 */
 	struct stat st;
 	errno = 0;
-	if (smbc_getFunctionStat(ctx)(ctx, sb->t.base, &st) < 0) {
-		const int err = errno ? errno : EIO;
+	call_begin(sb);
+	const int src = smbc_getFunctionStat(ctx)(ctx, sb->t.base, &st);
+	call_end(sb);
+	if (src < 0) {
+		const int err = atomic_load(&sb->gone) ? atomic_load(&sb->gone) : errno ? errno : EIO;
 		pthread_mutex_unlock(&smbc_mu);
 		conn_put(cn);
 		const char *const hint = (err == EACCES || err == EPERM) && sb->creds.has_user
@@ -262,7 +327,9 @@ static int smb_client_init(void *backend, void *client, const char *dir, char *e
 					 : "";
 		return rp_fail(errbuf, RP_E_IO, "%s: %s%s", sb->t.base, strerror(err), hint);
 	}
+	pthread_mutex_lock(&sb->peers_mu);
 	rp__smb_peers_learn(&sb->peers, sb->t.port);
+	pthread_mutex_unlock(&sb->peers_mu);
 	if (dir[0] && smbc_getFunctionMkdir(ctx)(ctx, cn->base, 0777) < 0 && errno != EEXIST) {
 		const int err = errno;
 		pthread_mutex_unlock(&smbc_mu);
@@ -627,7 +694,14 @@ static int smb_submit(void *backend, void *client, rp_breq *req)
 		rc = RP_E_IO;
 	} else {
 		errno = 0;
-		req->status = rp__smb_status(smb_do(cn, req));
+		call_begin(cn->sb);
+		const int err = smb_do(cn, req);
+		call_end(cn->sb);
+		/* Cut by the watchdog: the op failed for the server's silence, whatever the cut made libsmbclient say. */
+		const int gone = atomic_load(&cn->sb->gone);
+		if (gone && !cn->lost)
+			cn->lost = gone;
+		req->status = rp__smb_status(err && gone == ETIMEDOUT ? gone : err);
 		rc = cn->lost ? RP_E_IO : 0;
 	}
 	pthread_mutex_unlock(&smbc_mu);
@@ -644,7 +718,9 @@ static void smb_release(void *backend, void *client, uint64_t bh)
 	smb_file *const f = (smb_file *)(uintptr_t)bh;
 	smb_conn *const cn = f->conn;
 	pthread_mutex_lock(&smbc_mu);
+	call_begin(cn->sb);
 	file_close(cn, f);
+	call_end(cn->sb);
 	pthread_mutex_unlock(&smbc_mu);
 	conn_put(cn);
 }

@@ -1,5 +1,6 @@
 /* The smb backend's per-connection helpers below its op code (smb.c, smb_names.c, smb_beneath.c): URLs beneath the connection's base, a failed call's status and the lost server. */
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "replay/backends/smb_int.h"
@@ -20,10 +21,12 @@ int rp__smb_url(const smb_conn *cn, char *buf, const char *path)
  */
 static void server_gone(smb_backend *sb, int err)
 {
-	if (sb->gone)
+	int none = 0;
+	if (!atomic_compare_exchange_strong(&sb->gone, &none, err))
 		return;
-	sb->gone = err;
+	pthread_mutex_lock(&sb->peers_mu);
 	rp__smb_peers_cut(&sb->peers);
+	pthread_mutex_unlock(&sb->peers_mu);
 }
 
 /* A failed call's errno as the op's status; a connection that went marks the connection lost. */

@@ -2,6 +2,7 @@
 #ifndef REPRISE_REPLAY_SMB_INT_H
 #define REPRISE_REPLAY_SMB_INT_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -16,9 +17,24 @@ typedef struct smb_backend {
 	rp_smb_target t;
 	rp_smb_creds creds; /* what the options, the auth file and the environment gave */
 	int timeout_ms;
-	/* Under smbc_mu: the server's addresses, and the errno that said it stopped answering (0: it answers). */
+	/*
+	 * The server's addresses (learned under smbc_mu and peers_mu, read by
+	 * the watchdog under peers_mu), and the errno that said it stopped
+	 * answering (0: it answers).
+	 */
 	rp_smb_peers peers;
-	int gone;
+	pthread_mutex_t peers_mu;
+	_Atomic int gone;
+	/*
+	 * The watchdog (smb.c): when the call holding smbc_mu began (monotonic
+	 * ns, 0: none), so a request unanswered for timeout_ms cuts every
+	 * connection to the server within about one timeout, whatever
+	 * libsmbclient does next (an ECHO, a reconnect: each its own wait).
+	 */
+	_Atomic uint64_t call_ns;
+	_Atomic bool quit;
+	bool watching;
+	pthread_t watchdog;
 } smb_backend;
 
 typedef struct smb_file smb_file;

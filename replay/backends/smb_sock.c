@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,4 +116,34 @@ int rp__smb_peers_cut(const rp_smb_peers *p)
 	if (p->n > 0)
 		each_tcp(cut_one, &c);
 	return c.n;
+}
+
+struct stall {
+	const rp_smb_peers *p;
+	unsigned ms;
+	int n;
+};
+
+static void stall_one(void *arg, int fd, const struct sockaddr_storage *peer, socklen_t len)
+{
+	struct stall *const st = arg;
+	for (int i = 0; i < st->p->n; i++)
+		if (same_peer(&st->p->addr[i], st->p->len[i], peer, len)) {
+			struct tcp_info ti;
+			socklen_t tl = sizeof(ti);
+			memset(&ti, 0, sizeof(ti));
+			/* Times since the last data each way, in ms: sent more recently than received is a request waiting. */
+			if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &tl) == 0 && ti.tcpi_last_data_recv >= st->ms &&
+			    ti.tcpi_last_data_sent < ti.tcpi_last_data_recv)
+				st->n++;
+			return;
+		}
+}
+
+int rp__smb_peers_stalled(const rp_smb_peers *p, unsigned ms)
+{
+	struct stall st = { p, ms, 0 };
+	if (p->n > 0)
+		each_tcp(stall_one, &st);
+	return st.n;
 }

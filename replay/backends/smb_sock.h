@@ -38,4 +38,13 @@ int rp__smb_peers_learn(rp_smb_peers *p, unsigned port);
  */
 int rp__smb_peers_cut(const rp_smb_peers *p);
 
+/*
+ * How many TCP sockets of this process connected to one of the peers hold a
+ * request unanswered for ms or more: data sent after the last data received,
+ * and nothing received for ms (TCP_INFO's tcpi_last_data_sent and
+ * tcpi_last_data_recv).  A socket that only idles is not counted, nor one
+ * whose last request was answered.
+ */
+int rp__smb_peers_stalled(const rp_smb_peers *p, unsigned ms);
+
 #endif

@@ -51,7 +51,7 @@ clean_share() { rm -rf "${share:?}"/* "$share"/.[!.]* 2>/dev/null; }
 # A listing of a tree: type, size and name of every entry (what prepare and the run made).
 tree() { (cd "$1" && find . -mindepth 1 \( -type f -printf 'f %s %p\n' \) -o \( -type d -printf 'd - %p\n' \) | sort); }
 
-echo "1..68"
+echo "1..69"
 
 # 1-5. client.txt's first 6000 lines, 2 clients over SMB3: as posix, failures as recorded, 0 mismatches,
 # and the tree the run leaves in the share is the one the same run leaves in a directory.
@@ -329,18 +329,43 @@ if [ -r "$client" ]; then
 	for _ in $(seq 1 200); do [ -d "$tmp/srv2/share/client7/clients" ] && break; sleep 0.1; done
 	sleep 0.5
 	pkill -STOP -f "$tmp/srv2/smb.conf"
+	stopped=$(date +%s%N)
+	wait "$bg"
+	rc=$?
+	took=$((($(date +%s%N) - stopped) / 1000000))
+	bg=
+	pkill -CONT -f "$tmp/srv2/smb.conf"
+	# The stop comes within about one timeout (the watchdog cuts every connection once a request waited
+	# it out): the bound, 4 timeouts, is far above the ~2.2 s it takes and far below a wait per request.
+	if [ "$rc" = 1 ] && [ "$took" -lt 8000 ]; then ok "smbd stopped mid-run, 8 clients: exit 1 within 4 timeouts"
+	else echo "# exit $rc (124: still running after 30 s), $took ms after the stop"; not_ok "smbd stopped mid-run, 8 clients: exit 1 within 4 timeouts"; fi
+	has "smbd stopped mid-run: the error names the target and the time-out" err \
+		"smb://127.0.0.1:$port2/share: the smb backend cannot go on \(.*timed out"
+	# One wait, not three: an op after an idle gap longer than the timeout makes libsmbclient check the
+	# server with an ECHO and, that unanswered, connect again, each waiting out the timeout (the op took
+	# 6.0 s with timeout=2s).  The op that met the stopped server took one timeout: its latency, under two.
+	printf '0.0 - c0 stat path="/a" -> ENOENT\n3.0 - c0 stat path="/b" -> ENOENT\n3.1 - c0 stat path="/c" -> ENOENT\n' >"$tmp/gap.ops"
+	"$reprise" convert "$tmp/gap.ops" "$tmp/gap.rpz" >/dev/null 2>&1
+	timeout -k 5 30 "$reprise" replay "$tmp/gap.rpz" --timing think --target "smb://127.0.0.1:$port2/share" "${user[@]}" \
+		-O timeout=2s -q --no-prepare -j "$tmp/gap.json" >"$tmp/out" 2>"$tmp/err" &
+	bg=$!
+	sleep 1.5 # in the gap: the first stat done, the second 1.5 s away
+	pkill -STOP -f "$tmp/srv2/smb.conf"
 	wait "$bg"
 	rc=$?
 	bg=
 	pkill -CONT -f "$tmp/srv2/smb.conf"
+	lat=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(int(d["ops"]["stat"]["latency_us"]["max"] / 1000))' "$tmp/gap.json" 2>&1)
+	if [ "$rc" = 1 ] && [ -n "$lat" ] && [ "$lat" -ge 1900 ] 2>/dev/null && [ "$lat" -lt 4000 ]; then
+		ok "smbd stopped in an idle gap: the op that met it waited one timeout, not three ($lat ms)"
+	else echo "# exit $rc, latency $lat ms"; not_ok "smbd stopped in an idle gap: the op that met it waited one timeout, not three"; fi
 	"$fixtures/smbd.sh" stop "$tmp/srv2" >/dev/null 2>&1
-	if [ "$rc" = 1 ]; then ok "smbd stopped mid-run, 8 clients: exit 1 within 15 timeouts"
-	else echo "# exit $rc (124: still running after 30 s)"; not_ok "smbd stopped mid-run, 8 clients: exit 1 within 15 timeouts"; fi
-	has "smbd stopped mid-run: the error names the target and the time-out" err \
-		"smb://127.0.0.1:$port2/share: the smb backend cannot go on \(.*timed out"
 else
 	ok "smbd stopped mid-run # skip no $client"
 	ok "smbd stopped mid-run # skip no $client"
+	ok "smbd stopped in an idle gap # skip no $client"
 fi
 
 # 55-58. Samba's default `follow symlinks = yes` (wide links = no): the server follows a symlink

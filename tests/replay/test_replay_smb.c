@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -311,6 +312,37 @@ static void test_peers_cut(void **state)
 		close(fds[i]);
 }
 
+/*
+ * A request unanswered for the given time is counted, on the server's sockets
+ * only: not before it was sent, not once answered, not an idle connection.
+ */
+static void test_peers_stalled(void **state)
+{
+	(void)state;
+	int l1, c1, a1;
+	const unsigned port = listen_connect(&l1, &c1, &a1);
+	rp_smb_peers peers = { .n = 0 };
+	assert_int_equal(rp__smb_peers_learn(&peers, port), 1);
+	const struct timespec wait = { 0, 150000000L }; /* well past the 50 ms asked, in jiffies of any HZ */
+	nanosleep(&wait, NULL);
+	assert_int_equal(rp__smb_peers_stalled(&peers, 50), 0); /* idle: nothing asked */
+	assert_int_equal(send(c1, "q", 1, 0), 1);
+	nanosleep(&wait, NULL);
+	assert_int_equal(rp__smb_peers_stalled(&peers, 50), 1); /* asked, no answer for 150 ms */
+	assert_int_equal(rp__smb_peers_stalled(&peers, 60000), 0); /* not for a minute */
+	char b;
+	assert_int_equal(recv(a1, &b, 1, 0), 1);
+	assert_int_equal(send(a1, "a", 1, 0), 1);
+	assert_int_equal(recv(c1, &b, 1, 0), 1);
+	nanosleep(&wait, NULL);
+	assert_int_equal(rp__smb_peers_stalled(&peers, 50), 0); /* answered, then idle */
+	rp_smb_peers none = { .n = 0 };
+	assert_int_equal(rp__smb_peers_stalled(&none, 0), 0);
+	const int fds[] = { l1, c1, a1 };
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		close(fds[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -323,6 +355,7 @@ int main(void)
 		cmocka_unit_test(test_user_grammar),
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_peers_cut),
+		cmocka_unit_test(test_peers_stalled),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
