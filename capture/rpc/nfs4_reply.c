@@ -13,7 +13,43 @@ typedef struct replier {
 	nfs4_compound *c;
 	uint64_t t_end;
 	uint64_t cur_handle; /* the handle of the stateid the last OPEN/LOCK made (the 4.1 current stateid) */
+	bool mount;          /* the compound is a client's mount (mount_shape) */
 } replier;
+
+/*
+ * A client's mount of an export: [SEQUENCE] PUTROOTFH, one LOOKUP or more
+ * down the pseudo path, GETFH (GETATTRs anywhere after PUTROOTFH), as Linux
+ * and libnfs mount.  Its GETFH gives the client's root: paths are made
+ * relative to it, as NFSv3's are to the MOUNT reply's handle, so a capture of
+ * a client that mounted /export replays in the target, not in TARGET/export.
+ * Its LOOKUPs are the mount's plumbing, not the workload's: no ops.
+ */
+static bool mount_shape(const nfs4_compound *c)
+{
+	uint32_t i = 0;
+	if (i < c->n && c->ops[i].opnum == OP4_SEQUENCE)
+		i++;
+	if (i == c->n || c->ops[i].opnum != OP4_PUTROOTFH)
+		return false;
+	bool lookup = false, fh = false;
+	for (i++; i < c->n; i++) {
+		switch (c->ops[i].opnum) {
+		case OP4_LOOKUP:
+			if (fh)
+				return false; /* a LOOKUP below the handle it got: a walk, not a mount */
+			lookup = true;
+			break;
+		case OP4_GETFH:
+			fh = lookup;
+			break;
+		case OP4_GETATTR:
+			break;
+		default:
+			return false;
+		}
+	}
+	return fh;
+}
 
 /* GETFH: the real handle of the object its compound named by a path. */
 static void learn_fh(replier *r, nfs4_pop *p, const uint8_t *fh, size_t len)
@@ -24,7 +60,9 @@ static void learn_fh(replier *r, nfs4_pop *p, const uint8_t *fh, size_t len)
 	nfs4_obj *const o = &c->objs[p->cur];
 	switch (o->kind) {
 	case OBJ_CHILD:
-		if (rp__nfs4_obj_key(r->m, c, o->parent)) {
+		if (r->mount) {
+			rp__fhmap_set(r->m, fh, len, "/", 1); /* the client's root */
+		} else if (rp__nfs4_obj_key(r->m, c, o->parent)) {
 			const nfs4_obj *const d = &c->objs[o->parent];
 			rp__fhmap_child(r->m, nfs4_key_of(c, d), d->key_len, nfs4_name_of(c, o->name_off), o->name_len, fh, len);
 		}
@@ -89,6 +127,12 @@ static void apply(replier *r, nfs4_pop *p, const nfs4_res *res, bool body)
 {
 	nfs4_compound *const c = r->c;
 	rp_op *op = rp__cap_slot(r->cx, p->slot);
+	if (op && r->mount && p->opnum == OP4_LOOKUP) {
+		rp__cap_cancel(r->cx, p->slot);
+		p->slot = RP_SLOT_NONE;
+		rp__cap_count(r->cx, RP_OUT_IGNORED, NULL);
+		op = NULL;
+	}
 	if (op) {
 		rp__cap_set_status(r->cx, op, RP_SK_NFS4, res->status);
 		op->t_end = r->t_end;
@@ -230,7 +274,7 @@ void rp__nfs4_reply(rp_capctx *cx, rp_conn *conn, const rp_rpc_call *call, const
 		return;
 	}
 	replier r = { .cx = cx, .m = rp__fhmap(cx), .st = rp__nfs4_state(cx), .c = c,
-		      .t_end = rp__cap_time(cx, rep->ts_ns) };
+		      .t_end = rp__cap_time(cx, rep->ts_ns), .mount = mount_shape(c) };
 	(void)rp_cur_be32(res); /* the COMPOUND status is the last op's */
 	size_t tag_len;
 	(void)rp_cur_xdr_var(res, NFS4_TAG_MAX, &tag_len);

@@ -117,23 +117,34 @@ static uint64_t unsupported(const rig *r, const char *name)
 
 /* ---- the exchanges of a small NFSv4.1 session ---- */
 
-static __attribute__((unused)) void lookup_export(rig *r)
+/*
+ * root_op PUTROOTFH (24): a client's mount of /export, whose handle is its root
+ * ("/"), the LOOKUP no op; PUTPUBFH (23): a lookup of /export from the root,
+ * an op, paths beneath it /export/...
+ */
+static __attribute__((unused)) void lookup_export_from(rig *r, uint32_t root_op)
 {
 	xb c = { 0 }, p = { 0 };
 	xb_call(&c, 1, 5);
 	xb_sequence_arg(&c);
-	xb_u32(&c, 24); /* PUTROOTFH */
+	xb_u32(&c, root_op);
 	xb_u32(&c, 15); /* LOOKUP */
 	xb_str(&c, "export");
 	xb_u32(&c, 10); /* GETFH */
 	xb_getattr_arg(&c);
 	xb_reply(&p, 0, 5);
 	xb_sequence_res(&p);
-	xb_res(&p, 24, 0);
+	xb_res(&p, root_op, 0);
 	xb_res(&p, 15, 0);
 	xb_getfh_res(&p, "FH-EXPORT");
 	xb_getattr_res(&p, 2, 4096);
 	exchange(r, &c, &p);
+}
+
+/* The export looked up from the (public) root: FH-EXPORT is /export. */
+static __attribute__((unused)) void lookup_export(rig *r)
+{
+	lookup_export_from(r, 23);
 }
 
 /* OPEN "name" in dir_fh, creating it; the reply gives stateid fill `sid` and handle fh. */

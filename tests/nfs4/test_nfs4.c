@@ -59,6 +59,48 @@ static void open_write_close(void **state)
 	rig_free(r);
 }
 
+/*
+ * A client's mount (PUTROOTFH, LOOKUP export, GETFH) makes its handle the
+ * client's root: no op for the mount's LOOKUP (counted ignored), and a file in
+ * it is /file, not /export/file, so a replay to nfs://HOST/export works in the
+ * export itself (it worked one directory deeper, in /export/export).
+ */
+static void mount_is_the_root(void **state)
+{
+	(void)state;
+	rig *const r = rig_new();
+	lookup_export_from(r, 24);
+	xb c = { 0 }, p = { 0 };
+	build_open(&c, &p, "FH-EXPORT", "file", 0xa1, "FH-FILE");
+	exchange(r, &c, &p);
+	xb c2 = { 0 }, p2 = { 0 };
+	build_write(&c2, &p2, "FH-FILE", 0xa1, 0, 2, 5);
+	exchange(r, &c2, &p2);
+	rig_finish(r);
+	assert_int_equal(r->sink.n_ops, 2); /* open, write: the mount is no op */
+	assert_int_equal(r->stats.ignored, 1);
+	assert_int_equal(op_at(r, 0)->op, RP_OP_OPEN);
+	assert_string_equal(path_of(r, op_at(r, 0)->path), "/file");
+	assert_string_equal(path_of(r, op_at(r, 1)->path), "/file");
+	rig_free(r);
+}
+
+/* A LOOKUP from the root that is no mount (a public root, here) keeps today's paths, the export's name in them. */
+static void lookup_from_public_root_keeps_path(void **state)
+{
+	(void)state;
+	rig *const r = rig_new();
+	lookup_export(r);
+	xb c = { 0 }, p = { 0 };
+	build_open(&c, &p, "FH-EXPORT", "file", 0xa1, "FH-FILE");
+	exchange(r, &c, &p);
+	rig_finish(r);
+	assert_int_equal(r->sink.n_ops, 2);
+	assert_string_equal(path_of(r, op_at(r, 0)->path), "/export");
+	assert_string_equal(path_of(r, op_at(r, 1)->path), "/export/file");
+	rig_free(r);
+}
+
 static void standalone_getattr_is_stat(void **state)
 {
 	(void)state;
@@ -476,6 +518,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(open_write_close),
+		cmocka_unit_test(mount_is_the_root),
+		cmocka_unit_test(lookup_from_public_root_keeps_path),
 		cmocka_unit_test(standalone_getattr_is_stat),
 		cmocka_unit_test(create_dir_then_remove_is_rmdir),
 		cmocka_unit_test(rename_moves_handle),

@@ -96,6 +96,19 @@ for p in suricata-verify__nfs3-01__input nfstrace__eth-ipv4-tcp-nfsv41 nfstrace_
 	done
 done
 
+# 2b. An NFSv4 capture of libnfs clients that mounted /export (PUTROOTFH, LOOKUP export, GETFH): its paths
+# are relative to that mount, so its file is made in the target itself, not in TARGET/export (one deeper).
+if "$reprise" convert "$pcaps/reprise__nfs4-locks.pcap" "$tmp/locks.rpz" >/dev/null 2>&1; then
+	for v in 3 4; do
+		mkdir "$export_dir/depth$v"
+		run "$reprise" replay "$tmp/locks.rpz" --target "$(url $v depth$v)" -q
+		same "NFSv4 capture over NFSv$v: its file in the target, not one directory deeper" \
+			"$(cd "$export_dir/depth$v" && find . -mindepth 1 | sort | tr '\n' ' ')" "./locks.dat "
+	done
+else
+	for v in 3 4; do ok "NFSv4 capture over NFSv$v # skip cannot convert"; done
+fi
+
 # 3. The in-flight window on a capture whose client overlapped its calls (8 deep): kept, and correct.
 p=nfstrace__eth-ipv4-tcp-nfsv41
 for v in 3 4; do
