@@ -40,7 +40,8 @@ static const rp_opt options[] = {
 	  .help = "after the last op, syncfs the target's file system and count that time in the run (\"Flush at end\"), "
 	  "so the results hold data on stable storage (reprise bench does it by default)" },
 	{ .name = "cleanup", .kind = RP_OPT_FLAG, .value = &o.cleanup,
-	  .help = "posix: after the run, remove what the run and prepare made beneath TARGET (never what was there before)" },
+	  .help = "after the run, remove what the run and prepare made beneath TARGET (never what was there before): "
+		  "a directory, nfs:// and smb://, through the backend's own calls" },
 	RP_CLI_REPLAY_OPTS_MISMATCH(o.r),
 	{ .name = "fail-on-mismatch", .kind = RP_OPT_FLAG, .value = &o.fail_on_mismatch,
 	  .help = "run to the end, then exit 1 if any op's result differed from the recording" },
@@ -163,6 +164,18 @@ static void warn_cut(const rp_cli_in *in)
 	rp_reader_close(r);
 }
 
+/* The "Cleanup:" line, and the error of a cleanup that could not remove everything. */
+static void say_cleanup(FILE *f, const rp_tree_clean *cl, int rc, const char *errbuf, const char *unsure_why)
+{
+	fprintf(f, "Cleanup: %llu entr%s the run made removed, %llu of before left", (unsigned long long)cl->removed,
+		cl->removed == 1 ? "y" : "ies", (unsigned long long)cl->kept);
+	if (cl->unsure)
+		fprintf(f, ", %llu left unsure (%s)", (unsigned long long)cl->unsure, unsure_why);
+	fputc('\n', f);
+	if (rc < 0)
+		rp__cli_err("replay", "--cleanup: %s", errbuf);
+}
+
 static int replay_main(int argc, char **argv, rp_cli_prov *prov);
 
 /* --mpi (when this build has it) and --processes N: the run is cmd_replay_mpi.c's. */
@@ -194,6 +207,11 @@ static unsigned processes_of(const rp_replay_opts *ro)
 	const bool smb = o.r.backend ? strcmp(o.r.backend, "smb") == 0 : strncmp(o.target, "smb://", 6) == 0;
 	if (!smb || o.mpi || o.r.clients_from || ro->clones < 2)
 		return 0;
+	if (o.cleanup) {
+		rp__cli_err("replay", "note: --cleanup keeps the %u copies in this process (it does not go with --processes), "
+			    "where libsmbclient runs one request at a time", ro->clones);
+		return 0;
+	}
 	return ro->clones < RP_PROCS_AUTO ? ro->clones : RP_PROCS_AUTO;
 }
 
@@ -240,9 +258,6 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 	const rp_on_mismatch policy = ro.on_mismatch;
 	/* The posix backend works in a directory; the others (null, fault, network) leave nothing in one. */
 	const bool dir_target = !strstr(o.target, "://") && (!o.r.backend || strcmp(o.r.backend, "posix") == 0);
-	if (o.cleanup && !dir_target)
-		rp__cli_err("replay", "warning: --cleanup does nothing with the %s backend: it makes nothing in a directory",
-			    o.r.backend ? o.r.backend : "network");
 	if (o.output) {
 		/* -o/--output is every command's output: replay's is its results */
 		if (o.json && strcmp(o.json, o.output) != 0) {
@@ -319,6 +334,7 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 	}
 	rp_replay *r = NULL;
 	rp_tree_snap *snap = NULL;
+	rp_replay_snap *nsnap = NULL;
 	int status = 1;
 	if (rp_replay_create(&r, &ro, w, errbuf) < 0) {
 		rp_conv_input_rename(&in, errbuf, sizeof(errbuf));
@@ -330,8 +346,21 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 		rp__cli_err("replay", "--cleanup: %s", errbuf);
 		goto out;
 	}
+	/* A target the backend walks (nfs://, smb://): the same, through the backend's own calls. */
+	if (!dir_target && o.cleanup) {
+		const int src = rp_replay_snap_take(r, &nsnap, errbuf);
+		if (src == RP_E_UNSUPPORTED) {
+			rp__cli_err("replay", "warning: --cleanup does nothing here: %s", errbuf);
+		} else if (src < 0) {
+			rp__cli_err("replay", "--cleanup: %s", errbuf);
+			goto out;
+		}
+	}
 	long shown = before;
-	if (!dir_target) {
+	if (nsnap) {
+		const uint64_t n = rp_replay_snap_entries(nsnap);
+		shown = n > LONG_MAX ? LONG_MAX : (long)n;
+	} else if (!dir_target) {
 		/* A network target lists its root through the backend; one that cannot be reached fails in prepare, said there. */
 		uint64_t n = 0;
 		char lerr[RP_ERRBUF_SIZE];
@@ -406,24 +435,24 @@ clean:
 			rp_tree_snap_keep(snap, o.json); /* the report may be beneath the target: it is not the run's */
 		rp_tree_clean cl;
 		const int crc = rp_tree_snap_clean(snap, o.target, &cl, errbuf);
-		FILE *const cf = json.std ? stderr : stdout;
-		fprintf(cf, "Cleanup: %llu entr%s the run made removed, %llu of before left", (unsigned long long)cl.removed,
-			cl.removed == 1 ? "y" : "ies", (unsigned long long)cl.kept);
-		if (cl.unsure)
-			fprintf(cf, ", %llu left unsure (the snapshot could not see them and they have no birth time)",
-				(unsigned long long)cl.unsure);
-		fputc('\n', cf);
-		if (crc < 0) {
-			rp__cli_err("replay", "--cleanup: %s", errbuf);
-			if (status == 0)
-				status = 1;
-		}
+		say_cleanup(json.std ? stderr : stdout, &cl, crc, errbuf, "the snapshot could not see them and they have no birth time");
+		if (crc < 0 && status == 0)
+			status = 1;
+	}
+	if (nsnap && started) {
+		/* Through the backend: before it is destroyed; the run's client states are closed already. */
+		rp_tree_clean cl;
+		const int crc = rp_replay_snap_clean(r, nsnap, &cl, errbuf);
+		say_cleanup(json.std ? stderr : stdout, &cl, crc, errbuf, "the server gave them no identity");
+		if (crc < 0 && status == 0)
+			status = 1;
 	}
 out:
 	if (o.json)
 		rp_outfile_abort(&json); /* no-op after a commit; a run that never started leaves no JSON */
 	rp_replay_destroy(r);
 	rp_tree_snap_free(snap);
+	rp_replay_snap_free(nsnap);
 	rp_workload_destroy(w);
 	rp_conv_input_close(&in);
 	rp__cli_bopts_free(&bopts);

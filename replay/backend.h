@@ -27,9 +27,10 @@
  * 7: rp_breq.escape: the backend refused a path that would leave the target (counted as an escape).
  * 8: submit's busy return, RP_BREQ_BUSY (before it, a full queue returned RP_E_LIMIT: the
  *    engine reads an older backend's RP_E_LIMIT from submit as busy).
+ * 9: rp_backend_ops.walk and .remove (optional): --cleanup on a target that is no directory.
  * The engine drives every version from RP_BACKEND_VERSION_MIN on.
  */
-#define RP_BACKEND_VERSION 8
+#define RP_BACKEND_VERSION 9
 #define RP_BACKEND_VERSION_MIN 1
 
 /*
@@ -186,6 +187,16 @@ typedef struct rp_backend_args {
 	uint32_t n_clients;
 } rp_backend_args;
 
+/* One entry beneath the target, as a backend's walk finds it (rp_backend_ops.walk). */
+typedef struct rp_backend_entry {
+	const char *path; /* relative to the target, '/'-separated: "client1/f" */
+	uint64_t id;      /* the server's identity of the object (NFS fileid, SMB file index); 0: none known */
+	bool dir;         /* a directory, walked into (a symlink never is) */
+} rp_backend_entry;
+
+/* A walk deeper than this stops there (what is below is left alone). */
+#define RP_BACKEND_WALK_DEPTH 128
+
 /* Every op (a backend's op_mask of 0 also means every op). */
 #define RP_BACKEND_ALL_OPS ((UINT64_C(1) << RP_OP__COUNT) - 1)
 _Static_assert(RP_OP__COUNT < 64, "op_mask is a uint64_t over rp_opcode");
@@ -250,6 +261,19 @@ typedef struct rp_backend_ops {
 	 * of replaying the rest of its trace into failures.
 	 */
 	int (*client_error)(void *backend, void *client, char *errbuf);
+	/*
+	 * (version 9; NULL: cannot) --cleanup on a target that is no directory
+	 * (replay/cleanup_net.c), both on a client state of the target itself
+	 * (client_init with dir ""), through the backend's own confined calls.
+	 * walk calls fn for every entry beneath the target, the entries of a
+	 * directory before the directory, never through a symlink, at most
+	 * RP_BACKEND_WALK_DEPTH deep; fn's non-zero return stops it with that
+	 * return.  0 or an rp error.  remove removes the entry at path (a file,
+	 * a symlink, or a directory, which must be empty): 0 or an errno.
+	 */
+	int (*walk)(void *backend, void *client, int (*fn)(void *arg, const rp_backend_entry *e), void *arg,
+		    char *errbuf);
+	int (*remove)(void *backend, void *client, const char *path, bool dir);
 } rp_backend_ops;
 
 /*

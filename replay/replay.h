@@ -449,6 +449,22 @@ int rp_tree_snap_keep(rp_tree_snap *s, const char *path);
 int rp_tree_snap_clean(const rp_tree_snap *s, const char *dir, rp_tree_clean *st, char *errbuf);
 void rp_tree_snap_free(rp_tree_snap *s); /* NULL is a no-op */
 
+/*
+ * The same for a target the backend walks (nfs://, smb://; rp_backend_ops.walk,
+ * replay/cleanup_net.c), through the backend's own calls: before prepare, the
+ * identity (NFS fileid, SMB file index) of every entry beneath the target;
+ * after rp_replay_finish, every entry whose identity was not among them is
+ * removed, a directory's entries before it.  What was there before stays,
+ * also when the run renamed it, and so does a directory the run made that
+ * holds some; an entry the server gives no identity is left, counted unsure.
+ * RP_E_UNSUPPORTED when the backend cannot walk.
+ */
+typedef struct rp_replay_snap rp_replay_snap;
+int rp_replay_snap_take(rp_replay *r, rp_replay_snap **out, char *errbuf);
+uint64_t rp_replay_snap_entries(const rp_replay_snap *s); /* entries directly in the target */
+int rp_replay_snap_clean(rp_replay *r, const rp_replay_snap *s, rp_tree_clean *st, char *errbuf);
+void rp_replay_snap_free(rp_replay_snap *s); /* NULL is a no-op */
+
 /* ---- Reports ---------------------------------------------------------------------------- */
 
 /* The final table (text), as the CLI prints it. */

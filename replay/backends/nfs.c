@@ -314,6 +314,19 @@ static int nfs_client_error(void *backend, void *client, char *errbuf)
 	return c->lost ? rp_fail(errbuf, RP_E_IO, "%s", c->lost_msg) : 0;
 }
 
+static int nfs_walk(void *backend, void *client, int (*fn)(void *arg, const rp_backend_entry *e), void *arg,
+		    char *errbuf)
+{
+	(void)backend;
+	return rp__nfs_walk(client, fn, arg, errbuf);
+}
+
+static int nfs_remove(void *backend, void *client, const char *path, bool dir)
+{
+	(void)backend;
+	return rp__nfs_remove(client, path, dir);
+}
+
 /* The ops libnfs 4.0 can express (docs/replay.md, "NFS backend"): no locks, xattrs, fallocate, copy or mmap. */
 #define NFS_OPS                                                                                                    \
 	(RP_BACKEND_ALL_OPS &                                                                                      \
@@ -344,4 +357,6 @@ const rp_backend_ops rp__backend_nfs = {
 	.poll = nfs_poll,
 	.release = nfs_release,
 	.client_error = nfs_client_error,
+	.walk = nfs_walk,
+	.remove = nfs_remove,
 };

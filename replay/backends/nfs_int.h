@@ -191,6 +191,10 @@ typedef struct nfs_client {
 /* Wait for and run libnfs completions, up to timeout_ns; returns the engine requests completed (0 on timeout). */
 int rp__nfs_wait(nfs_client *c, uint64_t timeout_ns);
 
+/* nfs_clean.c: --cleanup (rp_backend_ops.walk, .remove) on the client's directory, by synchronous calls. */
+int rp__nfs_walk(nfs_client *c, int (*fn)(void *arg, const rp_backend_entry *e), void *arg, char *errbuf);
+int rp__nfs_remove(nfs_client *c, const char *path, bool dir); /* 0 or an errno */
+
 /* nfs_conn.c: connections. */
 /*
  * A context for the backend's URL with its settings (no reconnecting, the

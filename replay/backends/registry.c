@@ -517,6 +517,9 @@ int rp_backend_check(const rp_backend_ops *ops, char *errbuf)
 	if (ops->client_size == 0 && (ops->client_fini || (ops->caps & RP_BCAP_ASYNC)))
 		return rp_fail(errbuf, RP_E_INVAL, "backend %s: client_size 0 (no client state) with %s, which needs it", name,
 			       ops->client_fini ? "a client_fini hook" : "RP_BCAP_ASYNC (completions queue per client)");
+	if (ops->version >= 9 && !ops->walk != !ops->remove)
+		return rp_fail(errbuf, RP_E_INVAL, "backend %s: a %s hook without %s: --cleanup needs both", name,
+			       ops->walk ? "walk" : "remove", ops->walk ? "remove" : "walk");
 	if (ops->op_mask & ~RP_BACKEND_ALL_OPS)
 		return rp_fail(errbuf, RP_E_INVAL, "backend %s: op_mask 0x%" PRIx64 " names ops this engine does not know",
 			       name, ops->op_mask);

@@ -733,6 +733,30 @@ static void smb_client_fini(void *backend, void *client)
 	c->conn = NULL;
 }
 
+static int smb_walk(void *backend, void *client, int (*fn)(void *arg, const rp_backend_entry *e), void *arg,
+		    char *errbuf)
+{
+	smb_client *const c = client;
+	pthread_mutex_lock(&smbc_mu);
+	call_begin(backend);
+	const int rc = c->conn->lost ? rp_fail(errbuf, RP_E_IO, "%s: the connection is lost", c->conn->base)
+				     : rp__smb_walk(c->conn, fn, arg, errbuf);
+	call_end(backend);
+	pthread_mutex_unlock(&smbc_mu);
+	return rc;
+}
+
+static int smb_remove(void *backend, void *client, const char *path, bool dir)
+{
+	smb_client *const c = client;
+	pthread_mutex_lock(&smbc_mu);
+	call_begin(backend);
+	const int err = c->conn->lost ? c->conn->lost : rp__smb_unlink_path(c->conn, path, dir);
+	call_end(backend);
+	pthread_mutex_unlock(&smbc_mu);
+	return err;
+}
+
 const rp_backend_ops rp__backend_smb = {
 	.version = RP_BACKEND_VERSION,
 	.name = "smb",
@@ -770,4 +794,6 @@ const rp_backend_ops rp__backend_smb = {
 	.submit = smb_submit,
 	.poll = NULL,
 	.release = smb_release,
+	.walk = smb_walk,
+	.remove = smb_remove,
 };

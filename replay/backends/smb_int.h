@@ -104,6 +104,10 @@ void rp__smb_beneath_free(smb_conn *cn);
 /* The FileIds of the "." and ".." entries of a listing of the directory at url: 0, EXDEV without them, or an errno. */
 int rp__smb_dir_ids(smb_conn *cn, const char *url, uint64_t *self, uint64_t *parent);
 
+/* smb_clean.c, under smbc_mu: --cleanup's walk beneath the base and one entry's removal (0 or an errno). */
+int rp__smb_walk(smb_conn *cn, int (*fn)(void *arg, const rp_backend_entry *e), void *arg, char *errbuf);
+int rp__smb_unlink_path(smb_conn *cn, const char *path, bool dir);
+
 /* smb_names.c.  f: the op's handle, NULL for one by path. */
 int rp__smb_setattr(smb_conn *cn, rp_breq *req, smb_file *f);
 int rp__smb_readdir(smb_conn *cn, rp_breq *req, smb_file *f);

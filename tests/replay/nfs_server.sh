@@ -190,6 +190,39 @@ for v in 3 4; do
 done
 empty_export
 
+# 4d. --cleanup through the backend: what the run made goes (files, directories, a symlink), what was there
+# stays: a file, a directory and its file, a symlink out of the export (not followed: what it names is
+# untouched), a file the run renamed into a directory it made (which stays for it).  Fresh directories.
+cat >"$tmp/clean.ops" <<'OPS'
+0.000000001 - c0 mkdir path="/newdir" -> OK
+0.000000002 - c0 open path="/newdir/f" fh=1 disp=create -> OK
+0.000000003 - c0 write fh=1 off=0 len=10 ret=10 -> OK
+0.000000004 - c0 close fh=1 -> OK
+0.000000005 - c0 rename path="/old2" path2="/newdir/moved" -> OK
+0.000000006 - c0 mkdir path="/gone" -> OK
+0.000000007 - c0 open path="/gone/x" fh=2 disp=create -> OK
+0.000000008 - c0 close fh=2 -> OK
+0.000000009 - c0 symlink path="/lnk" path2="keep" -> OK
+0.000000010 - c0 open path="/keep/new" fh=3 disp=create -> OK
+0.000000011 - c0 close fh=3 -> OK
+OPS
+"$reprise" convert "$tmp/clean.ops" "$tmp/clean.rpz" >/dev/null 2>&1
+mkdir -p "$tmp/outside3/sub"
+echo keep >"$tmp/outside3/sub/precious"
+for v in 3 4; do
+	d=$export_dir/clean$v
+	mkdir -p "$d/keep"
+	echo x >"$d/keep/old"
+	echo y >"$d/old2"
+	ln -s "$tmp/outside3" "$d/out"
+	run "$reprise" replay "$tmp/clean.rpz" --target "$(url $v clean$v)" --cleanup -q
+	has "NFSv$v --cleanup: 5 made removed, 5 of before left" out '^Cleanup: 5 entries the run made removed, 5 of before left$'
+	same "NFSv$v --cleanup: the tree of before, the renamed file in the directory made for it" \
+		"$(cd "$d" && find . -mindepth 1 | sort | tr '\n' ' ')" "./keep ./keep/old ./newdir ./newdir/moved ./out "
+	same "NFSv$v --cleanup: the symlink out was not followed" "$(cd "$tmp/outside3" && find . | sort | tr '\n' ' ')" ". ./sub ./sub/precious "
+done
+empty_export
+
 # 5. Hostile: the trace makes symlinks out of its directory ("../../..", "/", "..": the engine refuses
 # those) and works through them; planted ones lead out of the client's directory (".." to the export,
 # "../../..", "/") and out of the export (absolute and relative), and the trace opens, writes, truncates,

@@ -51,7 +51,7 @@ clean_share() { rm -rf "${share:?}"/* "$share"/.[!.]* 2>/dev/null; }
 # A listing of a tree: type, size and name of every entry (what prepare and the run made).
 tree() { (cd "$1" && find . -mindepth 1 \( -type f -printf 'f %s %p\n' \) -o \( -type d -printf 'd - %p\n' \) | sort); }
 
-echo "1..69"
+echo "1..71"
 
 # 1-5. client.txt's first 6000 lines, 2 clients over SMB3: as posix, failures as recorded, 0 mismatches,
 # and the tree the run leaves in the share is the one the same run leaves in a directory.
@@ -193,6 +193,24 @@ run "$reprise" replay "$tmp/prep1.txt" --target "$url/full" "${user[@]}" -q
 has "a target with 2 entries: the warning says so" err "warning: $url/full is not empty \(2 entries before the run\)"
 run "$reprise" replay "$tmp/prep1.txt" --target "$url/empty" "${user[@]}" -q
 lacks "an empty target: no such warning" err "is not empty"
+clean_share
+
+# --cleanup through the backend: what the run made goes (files, directories), what was there stays (a file,
+# a directory and its file, a file the run renamed into a directory it made, which stays for it).
+printf '%s\n' '0.000000001 - c0 mkdir path="/newdir" -> OK' '0.000000002 - c0 open path="/newdir/f" fh=1 disp=create -> OK' \
+	'0.000000003 - c0 write fh=1 off=0 len=10 ret=10 -> OK' '0.000000004 - c0 close fh=1 -> OK' \
+	'0.000000005 - c0 rename path="/old2" path2="/newdir/moved" -> OK' '0.000000006 - c0 mkdir path="/gone" -> OK' \
+	'0.000000007 - c0 open path="/gone/x" fh=2 disp=create -> OK' '0.000000008 - c0 close fh=2 -> OK' \
+	'0.000000009 - c0 open path="/keep/new" fh=3 disp=create -> OK' '0.000000010 - c0 close fh=3 -> OK' >"$tmp/clean.ops"
+"$reprise" convert "$tmp/clean.ops" "$tmp/clean.rpz" >/dev/null 2>&1
+mkdir -p "$share/cl/keep"
+echo x >"$share/cl/keep/old"
+echo y >"$share/cl/old2"
+run "$reprise" replay "$tmp/clean.rpz" --target "$url/cl" "${user[@]}" --cleanup -q
+has "--cleanup: 4 made removed, 4 of before left" out '^Cleanup: 4 entries the run made removed, 4 of before left$'
+if [ "$(cd "$share/cl" && find . -mindepth 1 | sort | tr '\n' ' ')" = "./keep ./keep/old ./newdir ./newdir/moved " ]; then
+	ok "--cleanup: the tree of before, the renamed file in the directory made for it"
+else (cd "$share/cl" && find . | sed 's/^/# /'); not_ok "--cleanup: the tree of before, the renamed file in the directory made for it"; fi
 clean_share
 
 # 31-32. smbd killed mid-run: the run stops with an error naming the target, reports what it did, exits 1.

@@ -90,6 +90,13 @@ static const rp_backend_opt bounded_string[] = {
 static const rp_backend_opt bad_type[] = { { .name = "t", .type = RP_BOPT__COUNT, .help = "h" }, { .name = NULL } };
 static const rp_backend_opt eq_name[] = { { .name = "a=b", .type = RP_BOPT_FLAG, .help = "h" }, { .name = NULL } };
 
+/* A walk that finds nothing (a walk hook without its remove is refused). */
+static int rec_walk(void *backend, void *client, int (*fn)(void *arg, const rp_backend_entry *e), void *arg, char *errbuf)
+{
+	(void)backend, (void)client, (void)fn, (void)arg, (void)errbuf;
+	return 0;
+}
+
 static void test_check_broken_vtables(void **state)
 {
 	(void)state;
@@ -126,6 +133,7 @@ static void test_check_broken_vtables(void **state)
 		{ good, RP_E_INVAL, "option 's' is a string, which has no bounds" },
 		{ good, RP_E_INVAL, "option 't' has unknown type" },
 		{ good, RP_E_INVAL, "option name 'a=b'" },
+		{ good, RP_E_INVAL, "a walk hook without remove: --cleanup needs both" },
 	};
 	size_t k = 0;
 	cases[k++].ops.version = 0;
@@ -154,6 +162,7 @@ static void test_check_broken_vtables(void **state)
 	cases[k++].ops.opts = bounded_string;
 	cases[k++].ops.opts = bad_type;
 	cases[k++].ops.opts = eq_name;
+	cases[k++].ops.walk = rec_walk;
 	assert_int_equal(k, sizeof(cases) / sizeof(cases[0]));
 	for (size_t i = 0; i < k; i++) {
 		eb[0] = '\0';
