@@ -40,7 +40,7 @@ int main(int argc, char **argv)
 	size_t k = 0;
 	for (unsigned c = 1; c <= clients; c++) {
 		rp_op *op = &ops[k++];
-		op->op = RP_OP_OPEN, op->client = c, op->handle = 1, op->path = 1, op->disposition = 1; /* NT FILE_OPEN */
+		op->op = RP_OP_OPEN, op->client = c, op->handle = 1, op->path = 1, op->disp = RP_DISP_OPEN;
 		op->t_start = 0, op->t_end = 100 * US;
 		for (unsigned b = 0; b < bursts; b++)
 			for (unsigned i = 0; i < depth; i++) {
