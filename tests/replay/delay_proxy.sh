@@ -64,11 +64,24 @@ proxy_start() {
 proxy_stop() { kill -TERM "$ppid"; wait "$ppid"; prc=$?; ppid=; }
 # capture_start PORT FILE / capture_stop: tcpdump on lo of the proxy's upstream side (DESIGN §8's options).
 capture_start() {
+	tcpfile=$2
 	tcpdump -i lo -s 0 -B 65536 --immediate-mode -U -w "$2" "tcp port $1" 2>"$tmp/tcpdump.err" &
 	tpid=$!
 	for _ in $(seq 1 50); do grep -q listening "$tmp/tcpdump.err" && break; sleep 0.1; done
 }
-capture_stop() { sleep 0.3; kill -INT "$tpid"; wait "$tpid"; tpid=; }
+# tcpdump writes each packet as it reads it (-U): stopped once its file has not grown for three looks 0.3 s
+# apart (at most 15 s), so a tcpdump that a busy machine left behind has written the run's last packets.
+capture_stop() {
+	last=-1 same=0
+	for _ in $(seq 1 50); do
+		size=$(stat -c %s "$tcpfile" 2>/dev/null || echo 0)
+		if [ "$size" = "$last" ]; then same=$((same + 1)); else same=0; fi
+		[ $same -ge 3 ] && break
+		last=$size
+		sleep 0.3
+	done
+	kill -INT "$tpid"; wait "$tpid"; tpid=
+}
 lost_frames() { ! grep -q '^0 packets dropped by kernel' "$tmp/tcpdump.err"; }
 
 "$gen" "$tmp/t.rpz" 1 40 16 >/dev/null || { echo "1..0 # SKIP cannot write the trace"; exit 1; }
