@@ -42,6 +42,7 @@ int rp_plan_build(rp_plan *p, rp_op_source *src, const rp_plan_opts *opts, char 
 	memset(p, 0, sizeof(*p));
 	scan s;
 	memset(&s, 0, sizeof(s));
+	s.shares = opts->shares;
 	int rc = scan_pass(src, &s, opts->items || opts->loops, p, errbuf);
 	if (rc < 0)
 		goto fail;
@@ -133,6 +134,7 @@ int rp_plan_sink_create(rp_plan_sink **out, const rp_plan_opts *opts)
 	}
 	w->base = (rp_sink){ .meta = ps_meta, .string = ps_string, .op = ps_op, .finish = ps_finish };
 	w->items = opts->items;
+	w->s.shares = opts->shares;
 	*out = w;
 	return 0;
 }

@@ -27,6 +27,7 @@ typedef struct rp_plan_item {
 typedef struct rp_plan_opts {
 	bool items; /* follow paths and plan what must exist (false: clients and timing only) */
 	bool loops; /* a second pass from the state the first leaves: the loop conflicts */
+	bool shares; /* find what the trace's clients share (rp_plan.share): replay's --order auto */
 } rp_plan_opts;
 
 /*
@@ -38,6 +39,19 @@ typedef struct rp_plan_depth {
 	uint64_t ops, sum; /* mean = sum / ops */
 	uint32_t max;
 } rp_plan_depth;
+
+/*
+ * What ties the trace's clients together (rp_plan_opts.shares; first pass):
+ * replay's --order auto keeps the recorded order across clients when any of
+ * these is not 0.  A path is an op's path, normalised (formats/path.h), and
+ * rename's and link's second one, as replay's resource order names them.
+ */
+typedef struct rp_plan_share {
+	uint64_t paths;   /* paths named by ops of two or more clients */
+	uint64_t handles; /* ops on a handle their client never opened and another client did */
+	uint64_t forks;   /* clients made by a fork op of another client of the trace */
+	uint64_t waits;   /* clients a wait op of another client waits for */
+} rp_plan_share;
 
 typedef struct rp_plan {
 	rp_plan_item *items; /* sorted by path (strcmp): a parent before everything beneath it */
@@ -54,6 +68,7 @@ typedef struct rp_plan {
 	size_t n_clients;
 	uint64_t ops;        /* ops scanned (one pass) */
 	bool timed;          /* some op has a start time */
+	rp_plan_share share; /* rp_plan_opts.shares: what the clients share (zero: nothing, or not asked) */
 	/*
 	 * Loop conflicts, ascending: client << 32 | the op's index among its
 	 * client's ops (from 1, as the client numbers them in each pass), for

@@ -55,6 +55,13 @@ typedef struct scan {
 	kmap counts;            /* (client, 0) -> its ops so far in this pass */
 	kmap dix;               /* (client, 0) -> index in d + 1 */
 	kmap forks;             /* (child client, 0) -> parent client + 1, from the first fork op making it */
+	/* rp_plan_opts.shares (first pass): */
+	bool shares;
+	kmap users;             /* (0, path hash) -> its first client + 1, or USERS_SHARED */
+	kmap hown;              /* (client, handle) -> 1: the client opened it (or dup made it) */
+	kmap hfirst;            /* (0, handle) -> the first client that opened it + 1 */
+	kmap waited;            /* (child client, 0) -> the first client + 1 whose wait op names it */
+	uint64_t shared_paths, shared_handles;
 	/* the last op's client, its ops so far and sweep: consecutive ops mostly share a client */
 	bool last_ok;
 	uint32_t last_client;

@@ -525,6 +525,10 @@ void rp__plan_scan_free(scan *s)
 	rp__plan_kfree(&s->counts);
 	rp__plan_kfree(&s->dix);
 	rp__plan_kfree(&s->forks);
+	rp__plan_kfree(&s->users);
+	rp__plan_kfree(&s->hown);
+	rp__plan_kfree(&s->hfirst);
+	rp__plan_kfree(&s->waited);
 	for (size_t i = 0; i < s->dn; i++)
 		free(s->d[i].ends);
 	free(s->d);
@@ -618,6 +622,51 @@ static int depth_op(scan *s, const rp_op *op)
 	return sweep_add(&s->d[i - 1], op->t_start, op->t_end);
 }
 
+/*
+ * What the clients share (rp_plan_opts.shares): a path's users, a handle one
+ * client opened and another used, a wait op naming another client.  Paths are
+ * kept by hash: a collision only says two clients share when they may not,
+ * which costs replay the resource order's scan, never an order it lacks.
+ */
+#define USERS_SHARED (UINT64_C(1) << 40) /* above every client id + 1 */
+
+static int share_path(scan *s, uint32_t client, const char *path)
+{
+	const uint64_t h = hash_str(path, strlen(path)), v = kget(&s->users, 0, h);
+	if (v == USERS_SHARED || v == (uint64_t)client + 1)
+		return 0;
+	s->shared_paths += v != 0;
+	return kput(&s->users, 0, h, v ? USERS_SHARED : (uint64_t)client + 1);
+}
+
+static int share_op(scan *s, const rp_op *op, const char *p1, const char *p2)
+{
+	const uint64_t me = (uint64_t)op->client + 1;
+	if (op->op == RP_OP_WAIT) {
+		const bool other = op->result && op->result <= UINT32_MAX && op->result != op->client;
+		return other && !kget(&s->waited, (uint32_t)op->result, 0) ? kput(&s->waited, (uint32_t)op->result, 0, me)
+									   : 0;
+	}
+	if (p1 && share_path(s, op->client, p1) < 0)
+		return -1;
+	if (p2 && (op->op == RP_OP_RENAME || op->op == RP_OP_LINK) && share_path(s, op->client, p2) < 0)
+		return -1;
+	if (!op->handle)
+		return 0;
+	if (op->op == RP_OP_OPEN) {
+		if (op->status != 0)
+			return 0;
+		if (kput(&s->hown, op->client, op->handle, 1) < 0)
+			return -1;
+		return kget(&s->hfirst, 0, op->handle) ? 0 : kput(&s->hfirst, 0, op->handle, me);
+	}
+	if (!kget(&s->hown, op->client, op->handle)) {
+		const uint64_t first = kget(&s->hfirst, 0, op->handle);
+		s->shared_handles += first && first != me; /* inherited (a fork), or passed some other way */
+	}
+	return op->op == RP_OP_DUP && op->handle2 ? kput(&s->hown, op->client, op->handle2, 1) : 0;
+}
+
 /* One op of a pass: its client's op count, the depth sweep and (track) the paths.  0 or RP_E_NOMEM. */
 int rp__plan_one_op(scan *s, const rp_op *op, rp_string_fn str, void *ctx, bool track, rp_plan *p)
 {
@@ -641,7 +690,8 @@ int rp__plan_one_op(scan *s, const rp_op *op, rp_string_fn str, void *ctx, bool 
 	    op->result != op->client && !kget(&s->forks, (uint32_t)op->result, 0) &&
 	    kput(&s->forks, (uint32_t)op->result, 0, (uint64_t)op->client + 1) < 0)
 		return RP_E_NOMEM;
-	if (!track)
+	const bool share = s->shares && !s->loop;
+	if (!track && !share)
 		return 0;
 	char p1[PATH_MAX], p2[PATH_MAX];
 	const char *a = NULL, *b = NULL;
@@ -651,6 +701,10 @@ int rp__plan_one_op(scan *s, const rp_op *op, rp_string_fn str, void *ctx, bool 
 		a = p1;
 	if (op->path2 && (raw = str(ctx, op->path2, &len)) && rp_path_norm(raw, len, p2, sizeof(p2)) >= 0)
 		b = p2;
+	if (share && share_op(s, op, a, b) < 0)
+		return RP_E_NOMEM;
+	if (!track)
+		return 0;
 	return scan_op(s, op, index, a, b) < 0 ? RP_E_NOMEM : 0;
 }
 
@@ -660,6 +714,12 @@ int rp__plan_pass_end(scan *s)
 	const bool flush = s->last_ok;
 	s->last_ok = false;
 	return flush && kput(&s->counts, s->last_client, 0, s->last_count) < 0 ? RP_E_NOMEM : 0;
+}
+
+static bool is_client(const rp_plan *p, uint64_t client)
+{
+	const uint32_t c = (uint32_t)client;
+	return client <= UINT32_MAX && bsearch(&c, p->clients, p->n_clients, sizeof(c), cmp_u32) != NULL;
 }
 
 /* After the first pass: the clients, ascending, and each one's recorded depth. */
@@ -678,6 +738,16 @@ int rp__plan_first_done(scan *s, rp_plan *p)
 		if (k)
 			p->depth[i] = s->d[k - 1].d;
 		p->parent[i] = kget(&s->forks, p->clients[i], 0);
+	}
+	if (!s->shares)
+		return 0;
+	p->share.paths = s->shared_paths;
+	p->share.handles = s->shared_handles;
+	/* A fork or wait op ties two clients when it names one of the trace's (not a process that did nothing). */
+	for (size_t i = 0; i < p->n_clients; i++) {
+		const uint64_t parent = p->parent[i], waiter = kget(&s->waited, p->clients[i], 0);
+		p->share.forks += parent && is_client(p, parent - 1);
+		p->share.waits += waiter && is_client(p, waiter - 1);
 	}
 	return 0;
 }

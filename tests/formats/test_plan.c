@@ -50,6 +50,14 @@ static void plan(tr *t, rp_plan *p, bool items, bool loops)
 	assert_int_equal(rp_plan_ops(p, t->ms.ops, t->ms.n_ops, rp_memsink_string, &t->ms, &po, eb), 0);
 }
 
+/* The plan of t's ops with shares asked (and items too when items). */
+static void plan_shares(tr *t, rp_plan *p, bool items)
+{
+	char eb[RP_ERRBUF_SIZE] = "";
+	const rp_plan_opts po = { .items = items, .shares = true };
+	assert_int_equal(rp_plan_ops(p, t->ms.ops, t->ms.n_ops, rp_memsink_string, &t->ms, &po, eb), 0);
+}
+
 static void tr_fini(tr *t)
 {
 	rp_memsink_fini(&t->ms);
@@ -226,6 +234,77 @@ static void empty_trace_empty_plan(void **state)
 	tr_fini(&t);
 }
 
+/* rp_plan_opts.shares: two clients naming one path (however spelled) share it; disjoint ones share nothing. */
+static void shares_paths(void **state)
+{
+	(void)state;
+	for (int shared = 0; shared < 2; shared++) {
+		for (int items = 0; items < 2; items++) {
+			tr t;
+			tr_init(&t);
+			add(&t, 1, RP_OP_MKDIR, "/d1", 0, 0, 0);
+			rp_op *op = add(&t, 1, RP_OP_OPEN, "/d1/f", 5, 0, 0);
+			op->disp = RP_DISP_CREATE;
+			add(&t, 1, RP_OP_WRITE, NULL, 5, 0, 10);
+			add(&t, 1, RP_OP_CLOSE, NULL, 5, 0, 0);
+			add(&t, 2, RP_OP_MKDIR, "/d2", 0, 0, 0);
+			add(&t, 2, RP_OP_STAT, shared ? "d1//./f" : "/d2/f", 0, 0, 0);
+			add(&t, 2, RP_OP_STAT, shared ? "d1/../d1/f" : "/d2/g", 0, 0, 0); /* once more: still one shared path */
+			rp_plan p;
+			plan_shares(&t, &p, items);
+			assert_int_equal(p.n_clients, 2);
+			assert_int_equal(p.share.paths, (uint64_t)shared);
+			assert_int_equal(p.share.handles, 0);
+			assert_int_equal(p.share.forks, 0);
+			assert_int_equal(p.share.waits, 0);
+			rp_plan_free(&p);
+			/* Not asked: nothing said. */
+			plan(&t, &p, true, false);
+			assert_int_equal(p.share.paths, 0);
+			rp_plan_free(&p);
+			tr_fini(&t);
+		}
+	}
+}
+
+/* Rename's second path counts; a handle of another client's open, a fork and a wait op tie clients too. */
+static void shares_handles_forks_waits(void **state)
+{
+	(void)state;
+	tr t;
+	tr_init(&t);
+	rp_op *op = add(&t, 1, RP_OP_OPEN, "/a", 9, 0, 0);
+	op->disp = RP_DISP_OPEN_IF;
+	op = add(&t, 1, RP_OP_FORK, NULL, 0, 0, 0);
+	op->result = 2; /* client 2 is its child: it inherits handle 9 */
+	op = add(&t, 1, RP_OP_FORK, NULL, 0, 0, 0);
+	op->result = 77; /* a child with no ops of its own: no client of the trace */
+	add(&t, 2, RP_OP_READ, NULL, 9, 0, 1);
+	op = add(&t, 2, RP_OP_OPEN, "/own", 3, 0, 0);
+	op->disp = RP_DISP_OPEN_IF;
+	add(&t, 2, RP_OP_READ, NULL, 3, 0, 1); /* its own */
+	op = add(&t, 2, RP_OP_DUP, NULL, 3, 0, 0);
+	op->handle2 = 4;
+	add(&t, 2, RP_OP_READ, NULL, 4, 0, 1); /* its own dup */
+	op = add(&t, 3, RP_OP_RENAME, "/x", 0, 0, 0);
+	const int64_t id = rp_sink_intern(&t.ms.base, t.tab, "/own", 4);
+	assert_true(id > 0);
+	t.ms.ops[t.ms.n_ops - 1].path2 = (uint32_t)id; /* client 3 renames x over client 2's /own */
+	op = add(&t, 1, RP_OP_WAIT, NULL, 0, 0, 0);
+	op->result = 2;
+	op = add(&t, 3, RP_OP_WAIT, NULL, 0, 0, 0);
+	op->result = 3; /* itself: nothing */
+	rp_plan p;
+	plan_shares(&t, &p, false);
+	assert_int_equal(p.n_clients, 3);
+	assert_int_equal(p.share.paths, 1);
+	assert_int_equal(p.share.handles, 1);
+	assert_int_equal(p.share.forks, 1);
+	assert_int_equal(p.share.waits, 1);
+	rp_plan_free(&p);
+	tr_fini(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +313,8 @@ int main(void)
 		cmocka_unit_test(loop_conflicts),
 		cmocka_unit_test(over_a_reader),
 		cmocka_unit_test(empty_trace_empty_plan),
+		cmocka_unit_test(shares_paths),
+		cmocka_unit_test(shares_handles_forks_waits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
