@@ -269,7 +269,8 @@ static json_t *options_json(const rp_replay_opts *ro, const char *backend_opts, 
 	json_object_set_new(j, "warmup_s", o.r.warmup < 0 ? json_null() : json_real(o.r.warmup));
 	json_object_set_new(j, "timing", json_string(rp_timing_name(ro->timing)));
 	json_object_set_new(j, "speed", json_real(o.r.speed));
-	json_object_set_new(j, "max_inflight", json_integer((json_int_t)o.r.max_inflight));
+	json_object_set_new(j, "max_inflight", o.r.max_inflight == RP_REPLAY_INFLIGHT_AUTO ? json_string("auto")
+											  : json_integer((json_int_t)o.r.max_inflight));
 	json_object_set_new(j, "no_prepare", json_boolean(o.r.no_prepare));
 	json_object_set_new(j, "prepare_fill", json_string(rp_prepare_fill_name(ro->prepare_fill)));
 	json_object_set_new(j, "on_mismatch", jname(rp__cli_policies[o.r.on_mismatch]));

@@ -71,9 +71,9 @@ static const rp_cmd spec = {
 	.usage = "[options] TRACE|LOADFILE --target DIR  (or: --clients-from TRACE... --target DIR)",
 	.summary = "replay a trace or dbench loadfile against a directory (or another backend)",
 	.details =
-		"Each client runs in its own thread and keeps its own program order; clients never wait for each\n"
-		"other, unless --order=resource: then an op also waits for the ops recorded before it on its path\n"
-		"(and rename's and link's second path) in other clients, so a lagging client cannot reorder them.\n"
+		"Each client runs in its own thread and keeps its own program order; --order resource also keeps\n"
+		"the recorded order of ops on one path across clients, and auto (the default) picks it when the\n"
+		"clients share a changed path, a handle, a fork or a wait.\n"
 		"--clients-from A B... replays several traces side by side, all in TARGET: trace k's clients come\n"
 		"after those of traces 1..k-1 (reprise merge's numbering, printed first) and every trace's time\n"
 		"starts at the run's start (at most 4,096 traces).\n"
@@ -97,7 +97,8 @@ static const rp_cmd spec = {
 		"depend on them (an open before the ops on its handle, those before the close, ops that change a\n"
 		"name in order with the ops on it or beneath it, writes in order with I/O on the same bytes, locks\n"
 		"in order with I/O on their handle). Synchronous backends use N-1 worker threads per client. The\n"
-		"results show the in-flight depth reached next to the depth the trace recorded.\n\n"
+		"default, auto, is each client's recorded depth, capped; the results show it beside the depth\n"
+		"reached and the depth recorded.\n\n"
 		"The posix backend resolves every path beneath TARGET (openat2 RESOLVE_BENEATH): no '..',\n"
 		"absolute path or symlink in a trace can reach outside it. Without --backend, the target's URL\n"
 		"scheme picks the backend that declares it (a directory path or file:///dir: posix); nfs:// and\n"

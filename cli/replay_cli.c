@@ -11,20 +11,21 @@
 #include "cli/output.h"
 
 const char *const rp__cli_timings[] = { "afap", "trace", "think", NULL };
-const char *const rp__cli_orders[] = { "client", "resource", NULL };
+const char *const rp__cli_orders[] = { "client", "resource", "auto", NULL };
 const char *const rp__cli_fills[] = { "data", "zero", "sparse", NULL };
 const char *const rp__cli_policies[] = { "warn", "skip", "abort", NULL };
 _Static_assert(RP_TIMING_AFAP == 0 && RP_TIMING_TRACE == 1 && RP_TIMING_THINK == 2, "rp__cli_timings' order");
-_Static_assert(RP_ORDER_CLIENT == 0 && RP_ORDER_RESOURCE == 1, "rp__cli_orders' order");
+_Static_assert(RP_ORDER_CLIENT == 0 && RP_ORDER_RESOURCE == 1 && RP_ORDER_AUTO == 2, "rp__cli_orders' order");
 _Static_assert(RP_FILL_DATA == 0 && RP_FILL_ZERO == 1 && RP_FILL_SPARSE == 2, "rp__cli_fills' order");
 _Static_assert(RP_MISMATCH_WARN == 0 && RP_MISMATCH_SKIP == 1 && RP_MISMATCH_ABORT == 2, "rp__cli_policies' order");
 
 void rp__cli_ropts_defaults(rp_cli_ropts *r)
 {
-	memset(r, 0, sizeof(*r)); /* timing afap, order client, prepare-fill data, on-mismatch warn: each the first choice */
+	memset(r, 0, sizeof(*r)); /* timing afap, prepare-fill data, on-mismatch warn: each the first choice */
 	r->warmup = -1;
 	r->speed = 1;
-	r->max_inflight = 1;
+	r->max_inflight = RP_REPLAY_INFLIGHT_AUTO;
+	r->order = RP_ORDER_AUTO;
 	r->behind_span = 1.05;
 	r->behind_lag = 0.010;
 }
@@ -212,8 +213,12 @@ int rp__cli_drive(rp_replay *r, const char *cmd, bool quiet, bool *interrupted, 
 	}
 	if (started)
 		*started = rp_replay_began(r);
-	/* Files that were there before: prepare left their bytes as they were (extended ones grew past their end). */
 	const rp_replay_results *const res = rp_replay_get_results(r);
+	/* --order auto wanted resource order and could not have it: the run goes on in client order. */
+	if (res->order_fallback)
+		rp__cli_err(cmd, "warning: --order auto: %s; replaying in client order, where a client that falls behind "
+			    "may reorder the ops its trace shares with others", res->order_why);
+	/* Files that were there before: prepare left their bytes as they were (extended ones grew past their end). */
 	if (res->prepare.kept || res->prepare.extended)
 		rp__cli_err(cmd, "warning: prepare found %llu file%s already there: %llu kept as %s, %llu too short and "
 			    "extended beyond %s end (--prepare-overwrite rewrites them)",

@@ -15,7 +15,7 @@ typedef struct rp_cli_ropts {
 	const char *backend, *user, *authfile;
 	rp_optlist backend_opts; /* every -O list, in the order given */
 	unsigned timing, on_mismatch, prepare_fill, order; /* indices into rp__cli_timings ... (rp_timing ... order) */
-	uint64_t clients, max_inflight;
+	uint64_t clients, max_inflight; /* max_inflight 0: auto (RP_REPLAY_INFLIGHT_AUTO) */
 	double clone_offset, duration, warmup, speed;
 	double behind_span, behind_lag; /* --behind-span, --behind-lag (seconds) */
 	bool no_prepare, prepare_overwrite, sync, fsync_writes, quiet, lenient, clients_from;
@@ -37,13 +37,16 @@ typedef struct rp_cli_ropts {
 	{ .name = "timing", .kind = RP_OPT_ENUM, .value = &(r).timing, .choices = rp__cli_timings, .arg = "MODE", \
 	  .help = "afap (as fast as possible, default), trace (at recorded times), think (recorded gaps)" }, \
 	{ .name = "speed", .kind = RP_OPT_DOUBLE, .value = &(r).speed, .arg = "X", .help = "trace/think timing: play recorded time X times faster (0.000001 to 1e9)", .min = 1e-6, .max = 1e9 }, \
-	{ .name = "max-inflight", .kind = RP_OPT_UINT, .value = &(r).max_inflight, .arg = "N", \
+	{ .name = "max-inflight", .kind = RP_OPT_UINT, .value = &(r).max_inflight, .arg = "N|auto", .word = "auto", \
 	  .help = "let up to N ops of one client be in flight at once where the trace has them overlap and they do not " \
-	  "depend on each other (default 1: one at a time; up to 1024)", .min = 1, .max = RP_REPLAY_MAX_INFLIGHT }, \
+	  "depend on each other (1: one at a time; up to 1024); auto (default): each client up to the depth the trace " \
+	  "recorded for it, at most 1024 on an asynchronous backend (nfs), 64 on a synchronous one (posix, smb), and " \
+	  "4096 worker threads in all", .min = 1, .max = RP_REPLAY_MAX_INFLIGHT }, \
 	{ .name = "order", .kind = RP_OPT_ENUM, .value = &(r).order, .choices = rp__cli_orders, .arg = "MODE", \
-	  .help = "client (default: each client keeps its own order, clients never wait for each other) or resource " \
+	  .help = "client (each client keeps its own order, clients never wait for each other), resource " \
 	  "(also keep the recorded order of ops on one path across clients: a client waits for the ops " \
-	  "recorded before its op on that path)" }, \
+	  "recorded before its op on that path) or auto (default: resource when the trace's clients share a path, " \
+	  "a handle or a fork or wait op, else client; client when resource's tables would not fit, with a warning)" }, \
 	{ .name = "backend", .short_name = 'b', .kind = RP_OPT_STRING, .value = &(r).backend, .arg = "NAME", \
 	  .help = "posix, null, fault, nfs or smb, as built (--list-backends; default: the one that takes --target's URL scheme, posix for a directory)" }, \
 	{ .name = "backend-opt", .short_name = 'O', .kind = RP_OPT_LIST, .value = &(r).backend_opts, .arg = "LIST", \

@@ -205,7 +205,8 @@ static int not_of_kind(const rp_optdesc *o, const char *label, const char *text,
 		[RP_OPT_DURATION] = "a duration: 250ms, 1.5s, 2m, 1h (bare: seconds)",
 		[RP_OPT_SIZE] = "a size: 4096, 64k, 16M, 1G",
 	};
-	return rp_fail(errbuf, RP_E_INVAL, "%s: '%s' is not %s", label, text, forms[o->kind]);
+	return rp_fail(errbuf, RP_E_INVAL, "%s: '%s' is not %s%s%s", label, text, forms[o->kind],
+		       o->kind == RP_OPT_UINT && o->word ? " or " : "", o->kind == RP_OPT_UINT && o->word ? o->word : "");
 }
 
 static int out_of_range(const rp_optdesc *o, const char *label, const char *text, char *errbuf)
@@ -272,6 +273,9 @@ int rp_optdesc_parse(const rp_optdesc *o, const char *label, const char *text, r
 			return rp_fail(errbuf, RP_E_INVAL, "%s: '%s' is not one of %s", label, text ? text : "", list);
 		}
 	case RP_OPT_UINT:
+		if (o->word && text && strcmp(text, o->word) == 0)
+			return 0; /* the word's value: 0 */
+		break;
 	case RP_OPT_SIZE:
 	case RP_OPT_DOUBLE:
 	case RP_OPT_DURATION:
@@ -326,7 +330,8 @@ int rp_optdesc_parse(const rp_optdesc *o, const char *label, const char *text, r
 
 void rp_optdesc_terms(const rp_optdesc *o, char *buf, size_t n)
 {
-	size_t len = (size_t)snprintf(buf, n, "%s", rp_optkind_name(o->kind));
+	size_t len = (size_t)snprintf(buf, n, "%s%s%s", rp_optkind_name(o->kind), o->kind == RP_OPT_UINT && o->word ? " or " : "",
+				      o->kind == RP_OPT_UINT && o->word ? o->word : "");
 	char lo[48], hi[48];
 	if (len < n && o->repeat)
 		len += (size_t)snprintf(buf + len, n - len, ", repeatable");

@@ -40,9 +40,10 @@ typedef struct rp_optdesc {
 	const char *const *choices; /* ENUM: the values, NULL-terminated */
 	const char *def;   /* the default as text, parsed like a given value (help shows it); NULL: none */
 	bool repeat;       /* may be given more than once, each kept (help says so) */
+	const char *word;  /* UINT: a word taken besides a number, as the value 0 ("auto"); NULL: none */
 } rp_optdesc;
 
-/* A parsed value: UINT, SIZE: u (and d); DOUBLE: d; DURATION: d seconds, u ns (rounded); FLAG, BOOL: u 0 or 1; ENUM: u the index. */
+/* A parsed value: UINT, SIZE: u (and d; UINT's word: 0); DOUBLE: d; DURATION: d seconds, u ns (rounded); FLAG, BOOL: u 0 or 1; ENUM: u the index. */
 typedef struct rp_optval {
 	uint64_t u;
 	double d;
@@ -64,7 +65,7 @@ void rp_optdesc_format(const rp_optdesc *o, double x, char *buf, size_t n);
 const char *rp_optkind_name(rp_optkind k);
 const char *rp_optdesc_arg(const rp_optdesc *o);
 
-/* What help says of o beyond its text: "uint, default 4, 1 to 64", "enum, default safe: fast|safe", "string, repeatable". */
+/* What help says of o beyond its text: "uint, default 4, 1 to 64", "uint or auto, 1 to 1024", "enum, default safe: fast|safe", "string, repeatable". */
 void rp_optdesc_terms(const rp_optdesc *o, char *buf, size_t n);
 
 #endif

@@ -101,6 +101,7 @@ typedef struct rp_client {
 	/* In-flight depth at each backend issue (window only; with one at a time it is 1). */
 	uint64_t depth_ops, depth_sum;
 	uint32_t depth_max;
+	uint32_t bound;         /* its ops in flight at most (--max-inflight, auto: its recorded depth, capped) */
 
 	/* Read by the progress snapshot; written with relaxed stores, on its own cache line. */
 	_Alignas(64) _Atomic uint64_t prog_ops;

@@ -41,8 +41,8 @@ void *rp__client_main(void *arg)
 	}
 	c->binit = true;
 	c->async = rp__req_async(r->bops);
-	if (r->opts.max_inflight > 1) {
-		rc = rp__win_create(c, r->opts.max_inflight, rp__client_slot_size, c->errbuf);
+	if (c->bound > 1) {
+		rc = rp__win_create(c, c->bound, rp__client_slot_size, c->errbuf);
 		if (rc < 0) {
 			c->rc = rc;
 			c->stop = RP_STOP_ERROR;

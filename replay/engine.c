@@ -7,6 +7,7 @@
 
 #include "replay/client.h"
 #include "replay/engine.h"
+#include "replay/req.h"
 #include "replay/stats.h"
 
 void rp_replay_opts_init(rp_replay_opts *o)
@@ -69,11 +70,11 @@ static int check_opts(const rp_replay_opts *o, char *errbuf)
 	if (o->duration_s < 0 || o->duration_s > 1e8 || o->clone_offset_s < 0 || o->clone_offset_s > 1e6)
 		return rp_fail(errbuf, RP_E_RANGE, "durations must be >= 0");
 	if ((unsigned)o->timing > RP_TIMING_THINK || (unsigned)o->on_mismatch > RP_MISMATCH_ABORT ||
-	    (unsigned)o->prepare_fill > RP_FILL_SPARSE || (unsigned)o->order > RP_ORDER_RESOURCE)
+	    (unsigned)o->prepare_fill > RP_FILL_SPARSE || (unsigned)o->order > RP_ORDER_AUTO)
 		return rp_fail(errbuf, RP_E_INVAL, "bad timing or mismatch policy");
 	if (!(o->behind_span >= 1) || o->behind_span > 1e6 || !(o->behind_lag_s >= 0) || o->behind_lag_s > 1e6)
 		return rp_fail(errbuf, RP_E_RANGE, "behind-span must be 1..1e6, behind-lag 0..1e6 s");
-	if (o->max_inflight > RP_REPLAY_MAX_INFLIGHT) /* 0 is taken as 1 */
+	if (o->max_inflight > RP_REPLAY_MAX_INFLIGHT) /* 0 is RP_REPLAY_INFLIGHT_AUTO */
 		return rp_fail(errbuf, RP_E_RANGE, "max-inflight must be 1..%d", RP_REPLAY_MAX_INFLIGHT);
 	if (o->clones > RP_REPLAY_CLIENTS_MAX)
 		return rp_fail(errbuf, RP_E_LIMIT, "%u copies: at most %u clients in one run", o->clones,
@@ -94,6 +95,80 @@ static int count_clients(const rp_replay *r, uint32_t *n, char *errbuf)
 			       r->n_trace_clients, r->n_trace_clients == 1 ? "" : "s", copies, copies == 1 ? "y" : "ies",
 			       RP_REPLAY_CLIENTS_MAX);
 	return 0;
+}
+
+/* "the trace's clients share 41 paths; 12 clients forked by another; ...": what ties the clients together. */
+static void share_text(const rp_plan_share *sh, char *buf, size_t cap)
+{
+	const struct {
+		uint64_t n;
+		const char *pre, *one, *many;
+	} parts[] = {
+		{ sh->paths, "the trace's clients share ", "path", "paths" },
+		{ sh->handles, "", "op uses a handle another client opened", "ops use a handle another client opened" },
+		{ sh->forks, "", "client forked by another", "clients forked by another" },
+		{ sh->waits, "", "client waited for by another", "clients waited for by another" },
+	};
+	size_t len = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]) && len < cap; i++)
+		if (parts[i].n)
+			len += (size_t)snprintf(buf + len, cap - len, "%s%s%llu %s", len ? "; " : "", parts[i].pre,
+						(unsigned long long)parts[i].n, parts[i].n == 1 ? parts[i].one : parts[i].many);
+	if (!len)
+		snprintf(buf, cap, "the trace's clients share no path, handle or process");
+}
+
+/*
+ * --order auto, decided once from the plan's scan (rp_plan.share): resource
+ * when the clients share anything, else client.  Resource's own scan failing
+ * on the trace (tables past order_mem_max, contradicting fork and wait ops)
+ * falls back to client order, said in the results; other errors are errors.
+ */
+static int order_auto(rp_replay *r, char *errbuf)
+{
+	const rp_plan_share *const sh = &r->plan.share;
+	rp_replay_results *const res = &r->res;
+	res->order_auto = true;
+	if (r->n_trace_clients > 1)
+		share_text(sh, res->order_why, sizeof(res->order_why));
+	else
+		snprintf(res->order_why, sizeof(res->order_why), "the trace has one client (copies share nothing)");
+	r->opts.order = RP_ORDER_CLIENT;
+	if (!sh->paths && !sh->handles && !sh->forks && !sh->waits)
+		return 0;
+	char eb[RP_ERRBUF_SIZE];
+	r->opts.order = RP_ORDER_RESOURCE;
+	const int rc = rp__order_scan(r, eb);
+	if (rc == 0)
+		return 0;
+	if (rc != RP_E_LIMIT && rc != RP_E_INVAL)
+		return rp_fail(errbuf, rc, "%s", eb);
+	r->opts.order = RP_ORDER_CLIENT;
+	res->order_fallback = true;
+	const size_t len = strlen(res->order_why);
+	snprintf(res->order_why + len, sizeof(res->order_why) - len, ", but resource order cannot be kept (%s)", eb);
+	return 0;
+}
+
+/*
+ * Each client's bound on its ops in flight: the option's, or (auto) the
+ * depth its trace recorded, at least 1 and at most the cap (RP_REPLAY_INFLIGHT_AUTO).
+ */
+static uint32_t inflight_cap(const rp_replay *r)
+{
+	if (rp__req_async(r->bops))
+		return RP_REPLAY_MAX_INFLIGHT;
+	const uint32_t share = r->n_clients ? RP_REPLAY_AUTO_WORKERS_MAX / r->n_clients : RP_REPLAY_AUTO_SYNC_MAX;
+	return share > RP_REPLAY_AUTO_SYNC_MAX ? RP_REPLAY_AUTO_SYNC_MAX : share ? share : 1;
+}
+
+static uint32_t inflight_bound(const rp_replay *r, uint32_t trace_slot, uint32_t cap)
+{
+	if (r->opts.max_inflight != RP_REPLAY_INFLIGHT_AUTO)
+		return r->opts.max_inflight;
+	const uint32_t rec = r->rec_depth ? r->rec_depth[trace_slot].max : 1;
+	return rec < 1 ? 1 : rec > cap ? cap : rec;
 }
 
 int rp_replay_create(rp_replay **out, const rp_replay_opts *opts, rp_workload *w, char *errbuf)
@@ -152,7 +227,11 @@ int rp_replay_create(rp_replay **out, const rp_replay_opts *opts, rp_workload *w
 	rc = rp__scan(r, errbuf);
 	if (rc < 0)
 		goto fail;
-	if (r->opts.order == RP_ORDER_RESOURCE && (rc = rp__order_scan(r, errbuf)) < 0)
+	if (r->opts.order == RP_ORDER_AUTO)
+		rc = order_auto(r, errbuf);
+	else if (r->opts.order == RP_ORDER_RESOURCE)
+		rc = rp__order_scan(r, errbuf);
+	if (rc < 0)
 		goto fail;
 	uint32_t n_clients;
 	rc = count_clients(r, &n_clients, errbuf);
@@ -185,6 +264,11 @@ static int make_clients(rp_replay *r, char *errbuf)
 	r->clients = calloc(r->n_clients ? r->n_clients : 1, sizeof(*r->clients));
 	if (!r->clients)
 		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
+	const uint32_t cap = inflight_cap(r);
+	if (r->opts.max_inflight == RP_REPLAY_INFLIGHT_AUTO) {
+		r->res.inflight_auto = true;
+		r->res.inflight_cap = cap;
+	}
 	for (uint32_t k = 0, i = 0; k < copies; k++) {
 		for (uint32_t t = 0; t < r->n_trace_clients; t++, i++) {
 			const size_t sz = (sizeof(rp_client) + 63) & ~(size_t)63;
@@ -199,6 +283,7 @@ static int make_clients(rp_replay *r, char *errbuf)
 			c->sp_first = c->sp_sched_first = UINT64_MAX; /* no measured op yet */
 			c->trace_client = r->trace_clients[t];
 			c->clone = k;
+			c->bound = inflight_bound(r, t, cap);
 			if (r->opts.clones)
 				snprintf(c->dir, sizeof(c->dir), "client%u", r->opts.clone_base + k + 1);
 			rp__handles_init(&c->handles);

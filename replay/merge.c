@@ -113,6 +113,7 @@ static void depth(wbuf *b, const rp_replay_depth *d)
 	u32(b, d->rec_max);
 	f64(b, d->mean);
 	f64(b, d->rec_mean);
+	u32(b, d->bound);
 }
 
 int rp_replay_results_pack(const rp_replay_results *res, uint8_t **out, size_t *n)
@@ -195,6 +196,8 @@ int rp_replay_results_pack(const rp_replay_results *res, uint8_t **out, size_t *
 	u64(&b, (uint64_t)res->final_sync.dirty_end);
 	str(&b, res->error);
 	u32(&b, res->max_inflight);
+	u8(&b, res->inflight_auto);
+	u32(&b, res->inflight_cap);
 	depth(&b, &res->depth);
 	hist(&b, res->hist);
 	hist(&b, res->lag_hist);
@@ -344,6 +347,7 @@ static void rdepth(rp_cur *c, rp_replay_depth *d)
 	d->rec_max = rp_cur_le32(c);
 	d->mean = rf64(c);
 	d->rec_mean = rf64(c);
+	d->bound = rp_cur_le32(c);
 }
 
 static void part_free(part *p)
@@ -464,6 +468,8 @@ static int unpack(part *p, rp_cur *c, char *errbuf)
 	res->final_sync.dirty_end = (int64_t)rp_cur_le64(c);
 	rstr(c, res->error, sizeof(res->error));
 	res->max_inflight = rp_cur_le32(c);
+	res->inflight_auto = rp_cur_u8(c) != 0;
+	res->inflight_cap = rp_cur_le32(c);
 	rdepth(c, &res->depth);
 	if ((rc = rhist(c, &res->hist)) < 0 || (rc = rhist(c, &res->lag_hist)) < 0)
 		return rp_fail(errbuf, rc, "out of memory");
@@ -622,6 +628,8 @@ static void merge_scalars(rp_replay_results *res, const rp_replay_results *p, bo
 		res->timing = p->timing;
 		res->speed = p->speed;
 		res->max_inflight = p->max_inflight;
+		res->inflight_auto = p->inflight_auto;
+		res->inflight_cap = p->inflight_cap;
 		res->order = p->order;
 		res->prepare.fill = p->prepare.fill;
 		res->prepare.caches = p->prepare.caches;
@@ -631,6 +639,8 @@ static void merge_scalars(rp_replay_results *res, const rp_replay_results *p, bo
 		res->schedule.max_ratio = p->schedule.max_ratio;
 		res->schedule.max_lag_us = p->schedule.max_lag_us;
 	} else {
+		if (p->max_inflight > res->max_inflight) /* auto: each share's clients have their own bounds */
+			res->max_inflight = p->max_inflight;
 		res->final_sync.ran = res->final_sync.ran && p->final_sync.ran;
 		if (!res->final_sync.err)
 			res->final_sync.err = p->final_sync.err;

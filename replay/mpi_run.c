@@ -365,6 +365,9 @@ int rp_mpi_run_setup(rp_mpi_run *m, const char *path, const rp_replay_opts *give
 		     rp_workload **w, rp_replay **rr)
 {
 	rp_replay_opts ro = *given;
+	/* --order auto is client across ranks: resource order would only hold within one (docs/mpi.md). */
+	if (ro.order == RP_ORDER_AUTO)
+		ro.order = RP_ORDER_CLIENT;
 	m->clones = given->clones;
 	/* Copies [base, base + copies) of --clients: shares differ by at most one. */
 	ro.clone_base = (uint32_t)((uint64_t)given->clones * (uint32_t)m->rank / (uint32_t)m->size);

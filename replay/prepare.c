@@ -19,7 +19,9 @@ int rp__scan(rp_replay *r, char *errbuf)
 	int rc = r->w->open(r->w, true, 0, &src, errbuf);
 	if (rc < 0)
 		return rc;
-	const rp_plan_opts po = { .items = !r->opts.no_prepare, .loops = r->opts.duration_s > 0 };
+	const rp_plan_opts po = { .items = !r->opts.no_prepare,
+				  .loops = r->opts.duration_s > 0,
+				  .shares = r->opts.order == RP_ORDER_AUTO };
 	rc = rp_plan_build(&r->plan, src, &po, errbuf);
 	src->close(src);
 	if (rc < 0)

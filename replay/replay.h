@@ -60,6 +60,13 @@ typedef enum rp_prepare_fill {
 typedef enum rp_order_mode {
 	RP_ORDER_CLIENT = 0,   /* each client's own program order; clients never wait for each other */
 	RP_ORDER_RESOURCE = 1, /* and ops on one path (per copy) keep their recorded order across clients */
+	/*
+	 * resource when the trace's clients share a path, a handle or a fork or
+	 * wait op (formats/plan.h rp_plan_share), client otherwise; client too,
+	 * with the reason in the results, when resource's tables would not fit
+	 * order_mem_max or its fork and wait ops contradict each other.
+	 */
+	RP_ORDER_AUTO = 2,
 } rp_order_mode;
 
 /*
@@ -140,12 +147,14 @@ typedef struct rp_replay_opts {
 	rp_on_mismatch on_mismatch;
 	double spin_us;           /* sleep until this long before a deadline, then spin (default 50) */
 	/*
-	 * Ops of one client in flight at once (1, the default: one at a time).
-	 * Above 1, an op goes while earlier ones still run when the trace shows
-	 * them overlapping and it does not depend on them (docs/replay.md).
+	 * Ops of one client in flight at once (1, rp_replay_opts_init's default:
+	 * one at a time; RP_REPLAY_INFLIGHT_AUTO: each client's recorded depth,
+	 * capped).  Above 1, an op goes while earlier ones still run when the
+	 * trace shows them overlapping and it does not depend on them (docs/replay.md).
 	 */
 	uint32_t max_inflight;
-	rp_order_mode order;      /* RP_ORDER_CLIENT (default) or RP_ORDER_RESOURCE (docs/replay.md, "Order across clients") */
+	/* RP_ORDER_CLIENT (rp_replay_opts_init's default), RESOURCE or AUTO (docs/replay.md, "Order across clients") */
+	rp_order_mode order;
 	uint64_t order_mem_max;   /* 0: RP_REPLAY_ORDER_MEM_MAX; a limit for the order tables (tests set a small one) */
 	const rp_replay_clock *clock; /* NULL: CLOCK_MONOTONIC */
 	/*
@@ -261,6 +270,20 @@ typedef struct rp_replay_sample {
 #define RP_REPLAY_MAX_INFLIGHT 1024
 
 /*
+ * max_inflight auto (--max-inflight auto): each client's bound is the depth
+ * its trace recorded (rp_plan_depth.max), at least 1 and at most a cap.  An
+ * asynchronous backend keeps the requests itself: the cap is the window's,
+ * RP_REPLAY_MAX_INFLIGHT.  A synchronous one gets a worker thread per slot
+ * but the first, each with backend client state of its own (posix: up to 33
+ * directory fds and an I/O buffer): at most RP_REPLAY_AUTO_SYNC_MAX a client,
+ * and RP_REPLAY_AUTO_WORKERS_MAX worker threads in the run (with more than
+ * 64 clients, 4096 / clients each), well under Linux's default pid_max.
+ */
+#define RP_REPLAY_INFLIGHT_AUTO 0
+#define RP_REPLAY_AUTO_SYNC_MAX 64
+#define RP_REPLAY_AUTO_WORKERS_MAX 4096
+
+/*
  * In-flight depth, as reached by the replay and as recorded in the trace:
  * at each op's issue (recorded: its t_start), how many of its client's ops
  * were in flight, itself included; max and mean over the ops.
@@ -268,6 +291,7 @@ typedef struct rp_replay_sample {
 typedef struct rp_replay_depth {
 	uint32_t max, rec_max;
 	double mean, rec_mean;
+	uint32_t bound; /* the client's --max-inflight (auto: its own); overall: the largest */
 } rp_replay_depth;
 
 /*
@@ -355,7 +379,9 @@ typedef struct rp_replay_results {
 	} prepare;
 	rp_replay_flush final_sync; /* the sync at the end, when asked, and the dirty bytes (always) */
 	char error[RP_ERRBUF_SIZE]; /* a client that failed (reader error): what and where */
-	uint32_t max_inflight;   /* the bound the run had */
+	uint32_t max_inflight;   /* the bound the run had (auto: the largest of its clients') */
+	bool inflight_auto;      /* max_inflight auto: each client's bound its recorded depth, capped */
+	uint32_t inflight_cap;   /* auto: the cap (RP_REPLAY_MAX_INFLIGHT, or a synchronous backend's); else 0 */
 	rp_replay_depth depth;   /* all clients: the largest max, the mean of the means */
 	rp_replay_depth *client_depth; /* one per client */
 	size_t n_client_depth;
@@ -363,7 +389,10 @@ typedef struct rp_replay_results {
 	const struct rp_hist *hist;    /* the same as a histogram (NULL: none) */
 	const struct rp_hist *lag_hist; /* the issue lag (trace, think timing) as a histogram (NULL: none), for merging runs */
 	rp_replay_client *client;      /* one per client, n_client_depth of them */
-	rp_order_mode order;           /* --order */
+	rp_order_mode order;           /* --order, as it ran: client or resource (auto says which) */
+	bool order_auto;               /* --order auto chose it */
+	bool order_fallback;           /* auto: resource was called for, but its scan failed (order_why says why) */
+	char order_why[RP_ERRBUF_SIZE]; /* auto: why ("clients share 3 paths; 1 forked by another"), else "" */
 	uint32_t order_resources;      /* resource: paths ordered (per copy) */
 	uint64_t order_bytes;          /* resource: the tables' memory during the run */
 	uint64_t order_waits;          /* resource: ops that waited, all clients */
@@ -510,7 +539,7 @@ const char *rp_timing_name(rp_timing t);
 /* Why a final sync that was asked for did not run, in words ("interrupted", "no local directory"); NULL when it ran or was not asked. */
 const char *rp_replay_flush_why(const rp_replay_flush *f);
 const char *rp_prepare_fill_name(rp_prepare_fill f); /* "data", "zero", "sparse" */
-const char *rp_order_name(rp_order_mode m);         /* "client", "resource" */
+const char *rp_order_name(rp_order_mode m);         /* "client", "resource", "auto" */
 /* "EIO" etc., or NULL. */
 const char *rp_replay_errno_name(int err);
 /* "order", "prepare", "target", "unknown"; NULL for RP_CAUSE_NONE (replay/verdict.c). */

@@ -59,7 +59,7 @@ static const char *status_text(int32_t st, char *buf, size_t n)
 
 const char *rp_order_name(rp_order_mode m)
 {
-	return m == RP_ORDER_RESOURCE ? "resource" : "client";
+	return m == RP_ORDER_RESOURCE ? "resource" : m == RP_ORDER_AUTO ? "auto" : "client";
 }
 
 const char *rp_prepare_fill_name(rp_prepare_fill f)
@@ -114,6 +114,27 @@ void rp_replay_write_prepare(const rp_replay_results *res, FILE *f)
 }
 
 /* "Failed N (all as recorded)": a failure the trace recorded too is the workload, not a problem. */
+/*
+ * The order line: resource's tables and waits, and what --order auto chose
+ * and why; nothing for client order given, or chosen for a trace of one
+ * client (a loadfile's copies: nothing to order across).
+ */
+static void write_order(const rp_replay_results *res, FILE *f)
+{
+	size_t trace_clients = 0;
+	for (size_t i = 0; res->client && i < res->n_client_depth; i++)
+		trace_clients += res->client[i].clone == 0;
+	const char *const mode = rp_order_name(res->order), *const how = res->order_auto ? ", auto" : "";
+	if (res->order == RP_ORDER_RESOURCE)
+		fprintf(f, "Order across clients (%s%s): %u paths, %.1f MiB of tables; %llu ops waited %.1f ms in all\n", mode,
+			how, res->order_resources, (double)res->order_bytes / 1048576.0, (unsigned long long)res->order_waits,
+			res->order_wait_us / 1e3);
+	else if (res->order_auto && (trace_clients > 1 || res->order_fallback))
+		fprintf(f, "Order across clients (%s%s): %s\n", mode, how, res->order_why);
+	if (res->order == RP_ORDER_RESOURCE && res->order_auto)
+		fprintf(f, "  auto: %s\n", res->order_why);
+}
+
 static void write_outcome(const rp_replay_results *res, FILE *f)
 {
 	const uint64_t fl = res->failures, ex = res->failures_expected;
@@ -229,19 +250,25 @@ void rp_replay_write_table(const rp_replay_results *res, FILE *f)
 	if (res->schedule.known)
 		write_schedule(res, f);
 	if (res->max_inflight > 1 || res->depth.rec_max > 1) {
-		fprintf(f, "In flight per client (max %u): max %u, mean %.2f; recorded max %u, mean %.2f\n",
-			res->max_inflight, res->depth.max, res->depth.mean, res->depth.rec_max, res->depth.rec_mean);
+		char bound[96];
+		if (res->inflight_auto)
+			snprintf(bound, sizeof(bound), "max %u, auto: each client's recorded depth, at most %u", res->max_inflight,
+				 res->inflight_cap);
+		else
+			snprintf(bound, sizeof(bound), "max %u", res->max_inflight);
+		fprintf(f, "In flight per client (%s): max %u, mean %.2f; recorded max %u, mean %.2f\n", bound,
+			res->depth.max, res->depth.mean, res->depth.rec_max, res->depth.rec_mean);
 		/* Client by client when there are a few; all of them are in the JSON. */
 		for (size_t i = 0; res->n_client_depth > 1 && res->n_client_depth <= 16 && i < res->n_client_depth; i++) {
 			const rp_replay_depth *const d = &res->client_depth[i];
-			fprintf(f, "  client %zu: max %u, mean %.2f; recorded max %u, mean %.2f\n", i, d->max, d->mean,
-				d->rec_max, d->rec_mean);
+			if (res->inflight_auto)
+				snprintf(bound, sizeof(bound), "bound %u, ", d->bound);
+			fprintf(f, "  client %zu: %smax %u, mean %.2f; recorded max %u, mean %.2f\n", i,
+				res->inflight_auto ? bound : "", d->max, d->mean, d->rec_max, d->rec_mean);
 		}
 	}
+	write_order(res, f);
 	if (res->order == RP_ORDER_RESOURCE) {
-		fprintf(f, "Order across clients (resource): %u paths, %.1f MiB of tables; %llu ops waited %.1f ms in all\n",
-			res->order_resources, (double)res->order_bytes / 1048576.0, (unsigned long long)res->order_waits,
-			res->order_wait_us / 1e3);
 		for (size_t i = 0; res->client && res->n_client_depth > 1 && res->n_client_depth <= 16 && i < res->n_client_depth; i++)
 			fprintf(f, "  client %zu: %llu ops waited %.1f ms\n", i,
 				(unsigned long long)res->client[i].order_waits, res->client[i].order_wait_us / 1e3);
@@ -438,6 +465,7 @@ static json_t *jdepth(jb *b, const rp_replay_depth *d, json_t *j)
 	jput(b, j, "mean", jnum(d->mean));
 	jput(b, j, "recorded_max", json_integer(d->rec_max));
 	jput(b, j, "recorded_mean", jnum(d->rec_mean));
+	jput(b, j, "bound", json_integer(d->bound));
 	return j;
 }
 
@@ -451,6 +479,9 @@ static json_t *build(jb *b, const rp_replay_results *res, const rp_replay_proven
 	jput(b, d, "timing", json_string(rp_timing_name(res->timing)));
 	jput(b, d, "speed", jnum(res->speed));
 	jput(b, d, "order", json_string(rp_order_name(res->order)));
+	jput(b, d, "order_auto", json_boolean(res->order_auto));
+	jput(b, d, "order_why", res->order_auto ? jname(res->order_why) : json_null());
+	jput(b, d, "order_fallback", json_boolean(res->order_fallback));
 	jput(b, d, "order_resources", ju64(res->order_resources));
 	jput(b, d, "order_bytes", ju64(res->order_bytes));
 	jput(b, d, "order_waits", ju64(res->order_waits));
@@ -527,6 +558,8 @@ static json_t *build(jb *b, const rp_replay_results *res, const rp_replay_proven
 
 	json_t *const inflight = json_object();
 	jput(b, inflight, "max_inflight", json_integer(res->max_inflight));
+	jput(b, inflight, "auto", json_boolean(res->inflight_auto));
+	jput(b, inflight, "cap", res->inflight_auto ? json_integer(res->inflight_cap) : json_null());
 	jdepth(b, &res->depth, inflight);
 	json_t *const dclients = json_array();
 	for (size_t i = 0; i < res->n_client_depth; i++)

@@ -153,7 +153,7 @@ void rp__stats_depth_total(rp_replay_results *res)
 {
 	double sum = 0, rec_sum = 0;
 	uint32_t n_mean = 0, n_rec = 0;
-	res->depth.max = res->depth.rec_max = 0;
+	res->depth.max = res->depth.rec_max = res->depth.bound = 0;
 	for (size_t i = 0; i < res->n_client_depth; i++) {
 		const rp_replay_depth *const d = &res->client_depth[i];
 		if (d->rec_max) {
@@ -168,6 +168,8 @@ void rp__stats_depth_total(rp_replay_results *res)
 			res->depth.max = d->max;
 		if (d->rec_max > res->depth.rec_max)
 			res->depth.rec_max = d->rec_max;
+		if (d->bound > res->depth.bound)
+			res->depth.bound = d->bound;
 	}
 	res->depth.mean = n_mean ? sum / n_mean : 0;
 	res->depth.rec_mean = n_rec ? rec_sum / n_rec : 0;
@@ -359,7 +361,10 @@ int rp__stats_merge(rp_replay *r)
 	if (crc < 0)
 		return crc;
 
-	res->max_inflight = r->opts.max_inflight > 1 ? r->opts.max_inflight : 1;
+	res->max_inflight = 1;
+	for (uint32_t i = 0; i < r->n_clients; i++)
+		if (r->clients[i]->bound > res->max_inflight)
+			res->max_inflight = r->clients[i]->bound;
 	res->order = r->opts.order;
 	res->client_depth = calloc(r->n_clients ? r->n_clients : 1, sizeof(*res->client_depth));
 	if (!res->client_depth)
@@ -368,7 +373,8 @@ int rp__stats_merge(rp_replay *r)
 	for (uint32_t i = 0; i < r->n_clients; i++) {
 		const rp_client *const c = r->clients[i];
 		rp_replay_depth *const d = &res->client_depth[i];
-		if (res->max_inflight == 1) {
+		d->bound = c->bound ? c->bound : 1;
+		if (d->bound == 1) {
 			/* One at a time: 1 for a client that issued anything, without counting on the hot path. */
 			d->max = c->n_ops ? 1 : 0;
 			d->mean = d->max;

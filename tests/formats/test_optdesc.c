@@ -64,6 +64,25 @@ static void test_numbers(void **state)
 	assert_string_equal(eb, "--x: 'nan' is not a number");
 }
 
+/* A whole number with a word besides (--max-inflight N|auto): the word is 0, numbers keep their bounds. */
+static void test_number_or_word(void **state)
+{
+	(void)state;
+	char eb[RP_ERRBUF_SIZE];
+	rp_optval v = { 7, 7 };
+	const rp_optdesc u = { .name = "x", .kind = RP_OPT_UINT, .min = 1, .max = 1024, .word = "auto" };
+	assert_int_equal(parse(&u, "auto", &v, eb), 0);
+	assert_int_equal(v.u, 0);
+	assert_int_equal(parse(&u, "16", &v, eb), 0);
+	assert_int_equal(v.u, 16);
+	assert_int_equal(parse(&u, "0", &v, eb), RP_E_RANGE); /* 0 only as the word */
+	assert_int_equal(parse(&u, "Auto", &v, eb), RP_E_INVAL);
+	assert_string_equal(eb, "--x: 'Auto' is not a whole number (decimal, or hex with 0x) or auto");
+	char terms[128];
+	rp_optdesc_terms(&u, terms, sizeof(terms));
+	assert_string_equal(terms, "uint or auto, 1 to 1024");
+}
+
 static void test_durations(void **state)
 {
 	(void)state;
@@ -182,6 +201,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_number_or_word),
 		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_choices_and_flags),

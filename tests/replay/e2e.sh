@@ -13,7 +13,7 @@ skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 check() { if eval "$2"; then ok "$1"; else notok "$1"; fi; }
 # json FILE EXPR: evaluate a python expression over the JSON as d.
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"; }
-echo "1..26"
+echo "1..27"
 
 # 1. A small loadfile, three copies, one pass: every status as recorded, prepare makes \input\existing.dat.
 mkdir "$tmp/t1"
@@ -81,8 +81,8 @@ else
 	skip "no /usr/share/dbench/client.txt (apt-get install dbench)"
 fi
 # 6. The in-flight window: bounds, the JSON, and a loadfile (no recorded ends: nothing overlaps) stays one at a time.
-check "inflight in the JSON: bound 1, depth 1, a record per client" \
-	"json '$tmp/1.json' 'd[\"inflight\"][\"max_inflight\"] == 1 and d[\"inflight\"][\"max\"] == 1 and len(d[\"inflight\"][\"clients\"]) == 3 and d[\"inflight\"][\"recorded_max\"] == 1'"
+check "inflight in the JSON: auto, bound 1 (the recorded depth), depth 1, a record per client" \
+	"json '$tmp/1.json' 'd[\"inflight\"][\"max_inflight\"] == 1 and d[\"inflight\"][\"auto\"] and d[\"inflight\"][\"cap\"] == 64 and d[\"inflight\"][\"max\"] == 1 and len(d[\"inflight\"][\"clients\"]) == 3 and all(c[\"bound\"] == 1 for c in d[\"inflight\"][\"clients\"]) and d[\"inflight\"][\"recorded_max\"] == 1'"
 "$reprise" replay "$data/small.load" --target "$tmp/t1" --max-inflight 0 -q >/dev/null 2>&1
 rc0=$?
 "$reprise" replay "$data/small.load" --target "$tmp/t1" --max-inflight 1025 -q >/dev/null 2>&1
@@ -90,17 +90,19 @@ check "--max-inflight 0 and 1025 are usage errors" "[ $rc0 -eq 2 ] && [ $? -eq 2
 mkdir "$tmp/t6"
 "$reprise" replay "$tmp/timed.load" --target "$tmp/t6" --timing trace --max-inflight 8 -q --json "$tmp/6.json" >/dev/null 2>&1
 check "a timestamped loadfile with --max-inflight 8 runs one at a time" \
-	"json '$tmp/6.json' 'd[\"inflight\"][\"max_inflight\"] == 8 and d[\"inflight\"][\"max\"] == 1 and d[\"mismatches\"] == 0'"
+	"json '$tmp/6.json' 'd[\"inflight\"][\"max_inflight\"] == 8 and not d[\"inflight\"][\"auto\"] and d[\"inflight\"][\"cap\"] is None and d[\"inflight\"][\"max\"] == 1 and d[\"mismatches\"] == 0'"
+"$reprise" replay "$data/small.load" --target "$tmp/t1" --max-inflight soon -q >"$tmp/6c.out" 2>&1
+check "--max-inflight takes a number or auto" "[ $? -eq 2 ] && grep -q \"'soon' is not a whole number (decimal, or hex with 0x) or auto\" '$tmp/6c.out'"
 "$reprise" replay "$data/small.load" --target "$tmp/t1" --backend fault --backend-opt delay=soon -q >"$tmp/6.out" 2>&1
 check "fault delay= wants a duration" "grep -q \"option 'delay': 'soon' is not a duration\" '$tmp/6.out'"
 
-# 7. --order: the default is client (nothing scanned), resource orders the copies' paths and says so.
-check "the default order is client, no tables" \
-	"json '$tmp/1.json' 'd[\"order\"] == \"client\" and d[\"order_resources\"] == 0 and d[\"order_waits\"] == 0'"
+# 7. --order: the default is auto, client for a loadfile's copies (nothing scanned); resource orders the copies' paths and says so.
+check "the default order is auto: client for a loadfile's copies, no tables" \
+	"json '$tmp/1.json' 'd[\"order\"] == \"client\" and d[\"order_auto\"] and \"one client\" in d[\"order_why\"] and not d[\"order_fallback\"] and d[\"order_resources\"] == 0 and d[\"order_waits\"] == 0'"
 mkdir "$tmp/t7"
 "$reprise" replay "$data/small.load" --target "$tmp/t7" --clients 3 --order resource --json "$tmp/7.json" >"$tmp/7.out" 2>&1
 check "--order resource: as recorded, the tables and waits reported" \
-	"json '$tmp/7.json' 'd[\"order\"] == \"resource\" and d[\"mismatches\"] == 0 and d[\"order_resources\"] > 0 and d[\"order_bytes\"] > 0 and len(d[\"client_results\"]) == 3 and all(\"order_wait_us\" in c for c in d[\"client_results\"])' && grep -q '^Order across clients (resource): ' '$tmp/7.out'"
+	"json '$tmp/7.json' 'd[\"order\"] == \"resource\" and not d[\"order_auto\"] and d[\"order_why\"] is None and d[\"mismatches\"] == 0 and d[\"order_resources\"] > 0 and d[\"order_bytes\"] > 0 and len(d[\"client_results\"]) == 3 and all(\"order_wait_us\" in c for c in d[\"client_results\"])' && grep -q '^Order across clients (resource): ' '$tmp/7.out'"
 "$reprise" replay "$data/small.load" --target "$tmp/t7" --order=path -q >"$tmp/7b.out" 2>&1
 check "--order path is a usage error" "[ $? -eq 2 ] && grep -q 'order' '$tmp/7b.out'"
 

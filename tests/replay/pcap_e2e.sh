@@ -1,5 +1,5 @@
 #!/bin/sh
-# End-to-end replay of packet captures through the reprise binary (TAP): convert, replay on an empty directory, no false mismatches, one op at a time and with --max-inflight 16.
+# End-to-end replay of packet captures through the reprise binary (TAP): convert, replay on an empty directory, no false mismatches, one op at a time in client order, with --max-inflight 16, and with the defaults (--max-inflight auto, --order auto).
 # The mismatches a capture may keep are the real ones listed in docs/replay.md ("Replaying packet traces").
 set -u
 reprise=$1
@@ -45,16 +45,18 @@ printf '%s\n' "$cases" | while IFS='|' read -r cap want cond; do
 		sed 's/^/# /' "$dir/err"
 		continue
 	fi
-	# Once one op at a time, once with the in-flight window (ops the capture overlapped run together):
-	# the dependency rule must keep every status the same.
-	mkdir "$dir/target2"
-	"$reprise" replay "$dir/t.rpz" --target "$dir/target" -q --json "$dir/r.json" >"$dir/out" 2>&1
+	# Once one op at a time in client order, once with the in-flight window (ops the capture overlapped
+	# run together), once with the defaults (each client's recorded depth, the order auto picks): the
+	# dependency rule must keep every status the same.
+	mkdir "$dir/target2" "$dir/target3"
+	"$reprise" replay "$dir/t.rpz" --target "$dir/target" -q --max-inflight 1 --order client --json "$dir/r.json" >"$dir/out" 2>&1
 	"$reprise" replay "$dir/t.rpz" --target "$dir/target2" -q --max-inflight 16 --json "$dir/r2.json" >"$dir/out2" 2>&1
-	if python3 - "$dir/r.json" "$dir/r2.json" "$want" "$cond" <<'EOF'
+	"$reprise" replay "$dir/t.rpz" --target "$dir/target3" -q --json "$dir/r3.json" >"$dir/out3" 2>&1
+	if python3 - "$dir/r.json" "$dir/r2.json" "$dir/r3.json" "$want" "$cond" <<'EOF'
 import json, sys
-want, cond = int(sys.argv[3]), sys.argv[4]
+want, cond = int(sys.argv[4]), sys.argv[5]
 ok = True
-for f in sys.argv[1:3]:
+for f in sys.argv[1:4]:
     d = json.load(open(f))
     bad = [s for s in d["mismatch_samples"] if not eval(cond, {}, {"s": s})]
     for s in d["mismatch_samples"]:
@@ -64,8 +66,8 @@ for f in sys.argv[1:3]:
 sys.exit(0 if ok else 1)
 EOF
 	then
-		echo "ok $n - $cap: $want mismatches (the documented ones), also with --max-inflight 16"
+		echo "ok $n - $cap: $want mismatches (the documented ones), also with --max-inflight 16 and the defaults"
 	else
-		echo "not ok $n - $cap: expected $want documented mismatches, with and without --max-inflight 16"
+		echo "not ok $n - $cap: expected $want documented mismatches, one at a time, with --max-inflight 16 and the defaults"
 	fi
 done | awk '{ print } /^not ok/ { f = 1 } END { exit f }'
