@@ -62,6 +62,9 @@ typedef struct scan {
 	kmap hfirst;            /* (0, handle) -> the first client that opened it + 1 */
 	kmap waited;            /* (child client, 0) -> the first client + 1 whose wait op names it */
 	uint64_t shared_paths, shared_handles;
+	uint32_t seen_client;   /* the last (client, handle) an op used, found its own: runs of I/O skip the map */
+	uint64_t seen_handle;
+	uint32_t seen_pclient, seen_path; /* the last (client, path id) counted: runs on one path skip the hash */
 	/* the last op's client, its ops so far and sweep: consecutive ops mostly share a client */
 	bool last_ok;
 	uint32_t last_client;

@@ -647,8 +647,12 @@ static int share_op(scan *s, const rp_op *op, const char *p1, const char *p2)
 		return other && !kget(&s->waited, (uint32_t)op->result, 0) ? kput(&s->waited, (uint32_t)op->result, 0, me)
 									   : 0;
 	}
-	if (p1 && share_path(s, op->client, p1) < 0)
-		return -1;
+	if (p1 && (op->path != s->seen_path || op->client != s->seen_pclient)) {
+		if (share_path(s, op->client, p1) < 0)
+			return -1;
+		s->seen_pclient = op->client;
+		s->seen_path = op->path;
+	}
 	if (p2 && (op->op == RP_OP_RENAME || op->op == RP_OP_LINK) && share_path(s, op->client, p2) < 0)
 		return -1;
 	if (!op->handle)
@@ -656,13 +660,19 @@ static int share_op(scan *s, const rp_op *op, const char *p1, const char *p2)
 	if (op->op == RP_OP_OPEN) {
 		if (op->status != 0)
 			return 0;
+		s->seen_handle = 0; /* a reopened handle number may be another's now */
 		if (kput(&s->hown, op->client, op->handle, 1) < 0)
 			return -1;
 		return kget(&s->hfirst, 0, op->handle) ? 0 : kput(&s->hfirst, 0, op->handle, me);
 	}
-	if (!kget(&s->hown, op->client, op->handle)) {
+	if (op->handle == s->seen_handle && op->client == s->seen_client) {
+		/* the same handle of the same client as the op before: already counted or its own */
+	} else if (!kget(&s->hown, op->client, op->handle)) {
 		const uint64_t first = kget(&s->hfirst, 0, op->handle);
 		s->shared_handles += first && first != me; /* inherited (a fork), or passed some other way */
+	} else {
+		s->seen_client = op->client;
+		s->seen_handle = op->handle;
 	}
 	return op->op == RP_OP_DUP && op->handle2 ? kput(&s->hown, op->client, op->handle2, 1) : 0;
 }
