@@ -2,8 +2,9 @@
 # The in-flight window on a slow backend (results: docs/BENCHMARKS.md, "In-flight window").
 # A trace of CLIENTS clients, each with BURSTS bursts of 16 reads recorded 100 us apart and 2 ms
 # long (16 in flight at once), replayed in trace timing on the fault backend with delay=2ms
-# (each op sleeps 2 ms): --max-inflight 1 against 16, ROUNDS alternating rounds. One at a time
-# takes ops x 2 ms; the window should take about the recorded time.
+# (each op sleeps 2 ms): --max-inflight 1 against 16 and auto (the default: the recorded depth, 16),
+# ROUNDS alternating rounds. One at a time takes ops x 2 ms; the window should take about the
+# recorded time.
 # Usage: bench/inflight_bench.sh [BUILD_DIR]   BENCH_ROUNDS (default 3), BENCH_CLIENTS (default 4),
 #   BENCH_BURSTS (default 50)
 set -eu
@@ -26,7 +27,7 @@ echo "trace: $CLIENTS clients x $ops ops, 16 in flight, recorded span ${span} s;
 echo "one at a time would take $ops x 2 ms = $(python3 -c "print('%.3f' % ($ops * 2e-3))") s per client"
 printf '%-6s %-4s %9s %8s %9s %10s %8s %8s %10s %9s\n' round N elapsed_s ops/s depth_max depth_mean rec_max rec_mean lag_p50 lag_p99
 for round in $(seq "$ROUNDS"); do
-	for n in 1 16; do
+	for n in 1 16 auto; do
 		"$reprise" replay "$work/t.rpz" --target "$work" --backend fault --backend-opt delay=2ms \
 			--timing trace --max-inflight "$n" -q --json "$work/r.json" >/dev/null
 		python3 - "$work/r.json" "$round" "$n" <<'PY'

@@ -45,8 +45,8 @@ typedef struct rp_cli_ropts {
 	{ .name = "order", .kind = RP_OPT_ENUM, .value = &(r).order, .choices = rp__cli_orders, .arg = "MODE", \
 	  .help = "client (each client keeps its own order, clients never wait for each other), resource " \
 	  "(also keep the recorded order of ops on one path across clients: a client waits for the ops " \
-	  "recorded before its op on that path) or auto (default: resource when the trace's clients share a path, " \
-	  "a handle or a fork or wait op, else client; client when resource's tables would not fit, with a warning)" }, \
+	  "recorded before its op on that path) or auto (default: resource when the trace's clients share a path " \
+	  "one of them changes, a handle or a fork or wait op, else client; client when resource's tables would not fit, with a warning)" }, \
 	{ .name = "backend", .short_name = 'b', .kind = RP_OPT_STRING, .value = &(r).backend, .arg = "NAME", \
 	  .help = "posix, null, fault, nfs or smb, as built (--list-backends; default: the one that takes --target's URL scheme, posix for a directory)" }, \
 	{ .name = "backend-opt", .short_name = 'O', .kind = RP_OPT_LIST, .value = &(r).backend_opts, .arg = "LIST", \

@@ -44,10 +44,14 @@ typedef struct rp_plan_depth {
  * What ties the trace's clients together (rp_plan_opts.shares; first pass):
  * replay's --order auto keeps the recorded order across clients when any of
  * these is not 0.  A path is an op's path, normalised (formats/path.h), and
- * rename's and link's second one, as replay's resource order names them.
+ * rename's and link's second one, as replay's resource order names them; an
+ * op that names no path changes its handle's open's.  A path only looked at,
+ * opened and read by several clients ties nothing: no order among those ops
+ * changes what any of them gets.
  */
 typedef struct rp_plan_share {
-	uint64_t paths;   /* paths named by ops of two or more clients */
+	uint64_t paths;   /* paths named by ops of two or more clients, at least one op of which changes it (creates,
+			   * removes, renames, writes, sets attributes, locks) */
 	uint64_t handles; /* ops on a handle their client never opened and another client did */
 	uint64_t forks;   /* clients made by a fork op of another client of the trace */
 	uint64_t waits;   /* clients a wait op of another client waits for */

@@ -57,14 +57,15 @@ typedef struct scan {
 	kmap forks;             /* (child client, 0) -> parent client + 1, from the first fork op making it */
 	/* rp_plan_opts.shares (first pass): */
 	bool shares;
-	kmap users;             /* (0, path hash) -> its first client + 1, or USERS_SHARED */
-	kmap hown;              /* (client, handle) -> 1: the client opened it (or dup made it) */
+	kmap hown;              /* (client, handle) -> its open's path hash, or 1: the client opened it (or dup made it) */
 	kmap hfirst;            /* (0, handle) -> the first client that opened it + 1 */
 	kmap waited;            /* (child client, 0) -> the first client + 1 whose wait op names it */
 	uint64_t shared_paths, shared_handles;
 	uint32_t seen_client;   /* the last (client, handle) an op used, found its own: runs of I/O skip the map */
 	uint64_t seen_handle;
 	uint32_t seen_pclient, seen_path; /* the last (client, path id) counted: runs on one path skip the hash */
+	bool seen_changed, seen_hchanged; /* and whether a change of it (through the handle) was counted */
+	kmap users;             /* (0, path hash) -> its first client + 1, | USERS_MANY, | USERS_CHANGED */
 	/* the last op's client, its ops so far and sweep: consecutive ops mostly share a client */
 	bool last_ok;
 	uint32_t last_client;

@@ -623,20 +623,60 @@ static int depth_op(scan *s, const rp_op *op)
 }
 
 /*
- * What the clients share (rp_plan_opts.shares): a path's users, a handle one
- * client opened and another used, a wait op naming another client.  Paths are
- * kept by hash: a collision only says two clients share when they may not,
- * which costs replay the resource order's scan, never an order it lacks.
+ * What the clients share (rp_plan_opts.shares): a path two clients use and
+ * one of them changes, a handle one client opened and another used, a wait
+ * op naming another client.  A path only looked at, opened and read by
+ * several clients is not shared: no order among such ops changes what any
+ * of them gets, and resource order would serialise them (reads of one file
+ * by many clients, each with its window).  Paths are kept by hash: a
+ * collision can only say two clients share when they may not, which costs
+ * replay the resource order's scan, never an order it lacks.
  */
-#define USERS_SHARED (UINT64_C(1) << 40) /* above every client id + 1 */
+#define USERS_CLIENT 0xffffffffffull      /* the first client + 1 */
+#define USERS_MANY (UINT64_C(1) << 40)    /* a second client used it */
+#define USERS_CHANGED (UINT64_C(1) << 41) /* some client changed it */
 
-static int share_path(scan *s, uint32_t client, const char *path)
+/* Whether op may change what its paths name (create, remove, rename, write, set, lock): the window's rule 3, and writes and locks. */
+static bool op_changes(const rp_op *op)
 {
-	const uint64_t h = hash_str(path, strlen(path)), v = kget(&s->users, 0, h);
-	if (v == USERS_SHARED || v == (uint64_t)client + 1)
+	switch (op->op) {
+	case RP_OP_OPEN:
+		return op->disp != RP_DISP_OPEN || (op->oflags & RP_OF_DELETE_ON_CLOSE);
+	case RP_OP_WRITE:
+	case RP_OP_SETATTR: /* sizes, times, modes, delete pending (a delete on close is its open's, above) */
+	case RP_OP_SETXATTR:
+	case RP_OP_REMOVEXATTR:
+	case RP_OP_UNLINK:
+	case RP_OP_MKDIR:
+	case RP_OP_RMDIR:
+	case RP_OP_RENAME:
+	case RP_OP_LINK:
+	case RP_OP_SYMLINK:
+	case RP_OP_DELTREE:
+	case RP_OP_MKNOD:
+	case RP_OP_LOCK:
+	case RP_OP_UNLOCK:
+	case RP_OP_COPY:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* client used the path of hash h (changing it or not); a path becomes shared once used by two and changed. */
+static int share_use(scan *s, uint32_t client, uint64_t h, bool changes)
+{
+	const uint64_t v = kget(&s->users, 0, h), me = (uint64_t)client + 1;
+	uint64_t nv = v ? v : me;
+	if ((v & USERS_CLIENT) && (v & USERS_CLIENT) != me)
+		nv |= USERS_MANY;
+	if (changes)
+		nv |= USERS_CHANGED;
+	if (nv == v)
 		return 0;
-	s->shared_paths += v != 0;
-	return kput(&s->users, 0, h, v ? USERS_SHARED : (uint64_t)client + 1);
+	const uint64_t both = USERS_MANY | USERS_CHANGED;
+	s->shared_paths += (nv & both) == both && (v & both) != both;
+	return kput(&s->users, 0, h, nv);
 }
 
 static int share_op(scan *s, const rp_op *op, const char *p1, const char *p2)
@@ -647,13 +687,19 @@ static int share_op(scan *s, const rp_op *op, const char *p1, const char *p2)
 		return other && !kget(&s->waited, (uint32_t)op->result, 0) ? kput(&s->waited, (uint32_t)op->result, 0, me)
 									   : 0;
 	}
-	if (p1 && (op->path != s->seen_path || op->client != s->seen_pclient)) {
-		if (share_path(s, op->client, p1) < 0)
+	const bool changes = op_changes(op);
+	uint64_t h1 = 0;
+	/* A run of one client's ops on one path id says nothing new (unless the first change of it comes). */
+	const bool same_path = op->path == s->seen_path && op->client == s->seen_pclient;
+	if (p1 && (!same_path || (changes && !s->seen_changed))) {
+		h1 = hash_str(p1, strlen(p1));
+		if (share_use(s, op->client, h1, changes) < 0)
 			return -1;
+		s->seen_changed = changes || (same_path && s->seen_changed);
 		s->seen_pclient = op->client;
 		s->seen_path = op->path;
 	}
-	if (p2 && (op->op == RP_OP_RENAME || op->op == RP_OP_LINK) && share_path(s, op->client, p2) < 0)
+	if (p2 && (op->op == RP_OP_RENAME || op->op == RP_OP_LINK) && share_use(s, op->client, hash_str(p2, strlen(p2)), true) < 0)
 		return -1;
 	if (!op->handle)
 		return 0;
@@ -661,20 +707,29 @@ static int share_op(scan *s, const rp_op *op, const char *p1, const char *p2)
 		if (op->status != 0)
 			return 0;
 		s->seen_handle = 0; /* a reopened handle number may be another's now */
-		if (kput(&s->hown, op->client, op->handle, 1) < 0)
+		/* its path's hash, for changes made through the handle by ops that name no path */
+		if (kput(&s->hown, op->client, op->handle, p1 ? (h1 ? h1 : hash_str(p1, strlen(p1))) : 1) < 0)
 			return -1;
 		return kget(&s->hfirst, 0, op->handle) ? 0 : kput(&s->hfirst, 0, op->handle, me);
 	}
-	if (op->handle == s->seen_handle && op->client == s->seen_client) {
-		/* the same handle of the same client as the op before: already counted or its own */
-	} else if (!kget(&s->hown, op->client, op->handle)) {
+	/* A change through the handle, naming no path, is its open's path's. */
+	const bool through = !p1 && changes;
+	const bool same_handle = op->handle == s->seen_handle && op->client == s->seen_client;
+	const bool seen = same_handle && (!through || s->seen_hchanged);
+	const uint64_t own = seen ? 0 : kget(&s->hown, op->client, op->handle);
+	if (!seen && !own) {
 		const uint64_t first = kget(&s->hfirst, 0, op->handle);
 		s->shared_handles += first && first != me; /* inherited (a fork), or passed some other way */
-	} else {
+	} else if (!seen) {
+		if (through && own > 1 && share_use(s, op->client, own, true) < 0)
+			return -1;
+		s->seen_hchanged = through || (same_handle && s->seen_hchanged);
 		s->seen_client = op->client;
 		s->seen_handle = op->handle;
 	}
-	return op->op == RP_OP_DUP && op->handle2 ? kput(&s->hown, op->client, op->handle2, 1) : 0;
+	if (op->op == RP_OP_DUP && op->handle2)
+		return kput(&s->hown, op->client, op->handle2, own ? own : 1);
+	return 0;
 }
 
 /* One op of a pass: its client's op count, the depth sweep and (track) the paths.  0 or RP_E_NOMEM. */

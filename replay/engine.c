@@ -97,7 +97,7 @@ static int count_clients(const rp_replay *r, uint32_t *n, char *errbuf)
 	return 0;
 }
 
-/* "the trace's clients share 41 paths; 12 clients forked by another; ...": what ties the clients together. */
+/* "the trace's clients share 23 paths; 12 clients forked by another; ...": what ties the clients together. */
 static void share_text(const rp_plan_share *sh, char *buf, size_t cap)
 {
 	const struct {

@@ -61,7 +61,7 @@ typedef enum rp_order_mode {
 	RP_ORDER_CLIENT = 0,   /* each client's own program order; clients never wait for each other */
 	RP_ORDER_RESOURCE = 1, /* and ops on one path (per copy) keep their recorded order across clients */
 	/*
-	 * resource when the trace's clients share a path, a handle or a fork or
+	 * resource when the trace's clients share a path one changes, a handle or a fork or
 	 * wait op (formats/plan.h rp_plan_share), client otherwise; client too,
 	 * with the reason in the results, when resource's tables would not fit
 	 * order_mem_max or its fork and wait ops contradict each other.

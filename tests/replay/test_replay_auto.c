@@ -1,6 +1,6 @@
 /*
  * The faithful defaults: --order auto (resource when the trace's clients
- * share a path, a handle or a fork or wait op, else client; client with the
+ * share a path one of them changes, a handle or a fork or wait op, else client; client with the
  * reason when resource's tables do not fit) and --max-inflight auto (each
  * client's recorded depth, at least 1, capped).  The decisions are asserted
  * from the results, never from timings.
@@ -106,6 +106,38 @@ static void test_shared_path_is_resource(void **state)
 	wl_fini(&t);
 }
 
+/*
+ * Clients that only look at what they share (stats, opens that create
+ * nothing, reads): no order among them changes a result, client order (each
+ * keeps its window); one write by one of them makes it resource.
+ */
+static void test_read_only_sharing_is_client(void **state)
+{
+	(void)state;
+	for (int write = 0; write < 2; write++) {
+		wl t;
+		wl_init(&t, RP_SRC_PCAP_NFS);
+		for (uint32_t c = 1; c <= 3; c++) {
+			rp_op *op = at(&t, c, 10 * c, 1, RP_OP_OPEN, "/data");
+			op->handle = 4;
+			op->disp = RP_DISP_OPEN;
+			op = at(&t, c, 10 * c + 1, 1, c == 3 && write ? RP_OP_WRITE : RP_OP_READ, NULL);
+			op->handle = 4;
+			op->length = op->result = 512;
+			at(&t, c, 10 * c + 2, 1, RP_OP_STAT, "/data");
+			at(&t, c, 10 * c + 3, 1, RP_OP_CLOSE, NULL)->handle = 4;
+		}
+		rp_replay_opts o;
+		opts(&o);
+		rp_replay *r;
+		const rp_replay_results *const res = run(&t, &o, &r);
+		assert_int_equal(res->order, write ? RP_ORDER_RESOURCE : RP_ORDER_CLIENT);
+		assert_non_null(strstr(res->order_why, write ? "share 1 path" : "share no path"));
+		rp_replay_destroy(r);
+		wl_fini(&t);
+	}
+}
+
 /* Disjoint clients: client order, nothing scanned; a given order is kept as given, not auto. */
 static void test_disjoint_is_client(void **state)
 {
@@ -187,8 +219,8 @@ static void test_too_big_falls_back(void **state)
 	wl_init(&t, RP_SRC_SYSCALL);
 	char name[32];
 	for (unsigned i = 0; i < 5000; i++) {
-		snprintf(name, sizeof(name), "/f%u", i / 2); /* each path twice, by both clients */
-		at(&t, 1 + i % 2, i, 1, RP_OP_STAT, name);
+		snprintf(name, sizeof(name), "/f%u", i / 2); /* each path twice, by both clients: client 2 makes it */
+		at(&t, 1 + i % 2, i, 1, i % 2 ? RP_OP_MKDIR : RP_OP_STAT, name)->status = i % 2 ? 0 : ENOENT;
 	}
 	rp_replay_opts o;
 	opts(&o);
@@ -307,6 +339,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shared_path_is_resource),
 		cmocka_unit_test(test_disjoint_is_client),
+		cmocka_unit_test(test_read_only_sharing_is_client),
 		cmocka_unit_test(test_copies_are_client),
 		cmocka_unit_test(test_fork_wait_is_resource),
 		cmocka_unit_test(test_too_big_falls_back),
