@@ -13,7 +13,7 @@ skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 check() { if eval "$2"; then ok "$1"; else notok "$1"; fi; }
 # json FILE EXPR: evaluate a python expression over the JSON as d.
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"; }
-echo "1..27"
+echo "1..28"
 
 # 1. A small loadfile, three copies, one pass: every status as recorded, prepare makes \input\existing.dat.
 mkdir "$tmp/t1"
@@ -105,5 +105,13 @@ check "--order resource: as recorded, the tables and waits reported" \
 	"json '$tmp/7.json' 'd[\"order\"] == \"resource\" and not d[\"order_auto\"] and d[\"order_why\"] is None and d[\"mismatches\"] == 0 and d[\"order_resources\"] > 0 and d[\"order_bytes\"] > 0 and len(d[\"client_results\"]) == 3 and all(\"order_wait_us\" in c for c in d[\"client_results\"])' && grep -q '^Order across clients (resource): ' '$tmp/7.out'"
 "$reprise" replay "$data/small.load" --target "$tmp/t7" --order=path -q >"$tmp/7b.out" 2>&1
 check "--order path is a usage error" "[ $? -eq 2 ] && grep -q 'order' '$tmp/7b.out'"
+# --order auto on a trace whose fork ops contradict each other (a cycle): resource order cannot be kept,
+# so it warns and replays in client order (exit 0), the JSON saying why.
+printf '%s\n' '0.000100000 0.000100000 c1 fork ret=2 raw=posix -> OK' '0.000200000 0.000200000 c2 fork ret=1 raw=posix -> OK' \
+	'0.000300000 0.000400000 c1 stat path="/f" raw=posix -> OK' >"$tmp/cycle.txt"
+mkdir "$tmp/t7c"
+"$reprise" replay "$tmp/cycle.txt" --target "$tmp/t7c" -q --json "$tmp/7c.json" >"$tmp/7c.out" 2>&1
+check "--order auto: resource impossible, a warning and client order" \
+	"[ $? -eq 0 ] && grep -q 'warning: --order auto: .*replaying in client order' '$tmp/7c.out' && json '$tmp/7c.json' 'd[\"order\"] == \"client\" and d[\"order_auto\"] and d[\"order_fallback\"] and \"cycle\" in d[\"order_why\"]'"
 
 [ $fails -eq 0 ]
