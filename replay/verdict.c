@@ -49,7 +49,8 @@ static rp_cause guess(const rp_replay_results *res)
 		return RP_CAUSE_TARGET;
 	if (missing > 0 && (!res->prepare.ran || res->prepare.failures))
 		return RP_CAUSE_PREPARE;
-	if (res->order == RP_ORDER_CLIENT && res->trace_clients > 1)
+	/* Client order with several clients, unless --order auto found they share nothing order could keep. */
+	if (res->order == RP_ORDER_CLIENT && res->trace_clients > 1 && (!res->order_auto || res->order_fallback))
 		return RP_CAUSE_ORDER;
 	if (missing > 0)
 		return RP_CAUSE_PREPARE;

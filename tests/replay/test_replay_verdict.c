@@ -184,6 +184,14 @@ static void test_causes(void **state)
 	rp_replay_cause_text(&res, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "13 clients"));
 	assert_non_null(strstr(buf, "try --order=resource"));
+	/* --order auto chose client order as nothing is shared: not the order; chose it as a fallback: the order. */
+	res.order_auto = true;
+	rp__verdict(&res);
+	assert_int_equal(res.likely_cause, RP_CAUSE_PREPARE);
+	res.order_fallback = true;
+	rp__verdict(&res);
+	assert_int_equal(res.likely_cause, RP_CAUSE_ORDER);
+	res.order_auto = res.order_fallback = false;
 	/* Already in resource order: the missing files point at prepare. */
 	res.order = RP_ORDER_RESOURCE;
 	rp__verdict(&res);
