@@ -7,7 +7,7 @@
 #       next to reprise replaying the same mix as a loadfile, 1 client (one op at a time: a loadfile
 #       records no overlap, so a wider window changes nothing there);
 #   (c) the in-flight window on a captured asynchronous NFS trace (tests/data: a Linux NFSv4.1 client
-#       writes, several calls in flight): --max-inflight 1 (the default) against 16, over NFSv3.
+#       writes, several calls in flight): --max-inflight 1 (one at a time; the default is now auto, the recorded depth) against 16, over NFSv3.
 # Servers: tests/fixtures/ganesha.sh and smbd.sh on free ports of 127.0.0.1, stopped at the end.
 # Also the CPU each side used (reprise's user+sys, the server's from /proc/PID/stat) to say which
 # side is the bottleneck.
