@@ -120,6 +120,62 @@ uint32_t rp__nfs_names_add(rp_nfs_names *n, uint64_t epoch, uint32_t parent, con
 /* Forget a "/"-separated path and everything beneath it (unlink, rmdir, rename, link, symlink, deltree). */
 void rp__nfs_names_forget(rp_nfs_names *n, const char *path);
 
+/*
+ * nfs_fhmap.c: exact mode's file handles by path (nfs_exact.c), learned
+ * from the target's replies only: the mount's root handle, then LOOKUP,
+ * CREATE, MKDIR, SYMLINK, MKNOD, LINK and READDIRPLUS results; REMOVE,
+ * RMDIR and RENAME change it.  Paths are the engine's ("/"-separated,
+ * relative to the client's directory, "" for it).  Shared by the clients
+ * of one mount (under their group's lock).  Bounded: past max nodes the
+ * dead ones are dropped, and with none dead a new handle is not kept (its
+ * ops fall back, counted).
+ */
+#define RP_NFS_FHMAP_MAX (1u << 18)
+#define RP_NFS_FHMAP_NAME_MAX 255u /* NFSv3 servers take no longer name (ganesha: NAME_MAX) */
+#define RP_NFS_FHMAP_NONE UINT32_MAX
+
+typedef struct rp_nfs_fhnode {
+	char *name;
+	uint32_t len;
+	uint32_t parent; /* the dir id it is in */
+	uint32_t dirid;  /* its own as a directory (its children's parent); 0: no directory */
+	bool dead;
+	uint8_t fhlen;
+	bool list_eof;        /* READDIR(PLUS): the last listing of it reached the end */
+	bool list_known;      /* a listing of it was replayed: cookie and verf go on from it */
+	uint64_t list_cookie; /* the last entry's cookie of that listing */
+	unsigned char list_verf[8];
+	unsigned char fh[RP_NFS_FH_MAX];
+} rp_nfs_fhnode;
+
+typedef struct rp_nfs_fhmap {
+	rp_nfs_fhnode root; /* the mount's root: name "", dir id 1 */
+	bool have_root;
+	rp_nfs_fhnode *nodes;
+	uint32_t n, cap, live, max;
+	uint32_t *index; /* slots (a power of 2), open addressing by (parent, name), RP_NFS_FHMAP_NONE empty */
+	uint32_t slots, used;
+	uint32_t next_dirid;
+	uint64_t compactions; /* for tests */
+} rp_nfs_fhmap;
+
+void rp__nfs_fhmap_init(rp_nfs_fhmap *m, uint32_t max); /* max 0: RP_NFS_FHMAP_MAX */
+void rp__nfs_fhmap_fini(rp_nfs_fhmap *m);
+void rp__nfs_fhmap_set_root(rp_nfs_fhmap *m, const void *fh, size_t len);
+/* The handle of path (fh points into the map until its next change): false when not known. */
+bool rp__nfs_fhmap_get(const rp_nfs_fhmap *m, const char *path, const void **fh, size_t *len);
+/* The handle of path's directory and path's last name (pointing into path): false when that directory is not known. */
+bool rp__nfs_fhmap_parent(const rp_nfs_fhmap *m, const char *path, const void **fh, size_t *len, const char **name,
+			  size_t *name_len);
+/* Learn that path is fh (a directory when dir): false when not kept (its directory unknown, full, a name too long). */
+bool rp__nfs_fhmap_set(rp_nfs_fhmap *m, const char *path, const void *fh, size_t len, bool dir);
+/* Forget path and what is beneath it (REMOVE, RMDIR). */
+void rp__nfs_fhmap_forget(rp_nfs_fhmap *m, const char *path);
+/* What was at from is at to now, with what is beneath it; what to named is gone.  False when from was not known. */
+bool rp__nfs_fhmap_rename(rp_nfs_fhmap *m, const char *from, const char *to);
+/* The node of path (NULL: not known), for its listing's state: valid until the map's next change. */
+rp_nfs_fhnode *rp__nfs_fhmap_node(rp_nfs_fhmap *m, const char *path);
+
 #ifdef RP_NFS_LIBNFS
 /* The rest needs libnfs: every file of the backend but nfs_util.c and nfs_names.c. */
 #include <pthread.h>

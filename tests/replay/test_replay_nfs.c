@@ -252,6 +252,93 @@ static void test_names(void **state)
 	rp__nfs_names_fini(&n);
 }
 
+
+/* The handle path names in m, as a string ("" when not known). */
+static const char *fh_of(const rp_nfs_fhmap *m, const char *path)
+{
+	static char buf[RP_NFS_FH_MAX + 1];
+	const void *fh;
+	size_t len;
+	if (!rp__nfs_fhmap_get(m, path, &fh, &len))
+		return "";
+	memcpy(buf, fh, len);
+	buf[len] = '\0';
+	return buf;
+}
+
+static void test_fhmap(void **state)
+{
+	(void)state;
+	rp_nfs_fhmap m;
+	rp__nfs_fhmap_init(&m, 0);
+	/* Nothing is known before the mount's root. */
+	assert_false(rp__nfs_fhmap_set(&m, "a", "A", 1, true));
+	assert_string_equal(fh_of(&m, ""), "");
+	rp__nfs_fhmap_set_root(&m, "R", 1);
+	assert_string_equal(fh_of(&m, ""), "R");
+	assert_true(rp__nfs_fhmap_set(&m, "a", "A", 1, true));
+	assert_true(rp__nfs_fhmap_set(&m, "a/b", "B", 1, true));
+	assert_true(rp__nfs_fhmap_set(&m, "a/b/f", "F", 1, false));
+	assert_string_equal(fh_of(&m, "a/b/f"), "F");
+	/* An unknown parent: not kept, and the parent lookup says so (the op falls back). */
+	assert_false(rp__nfs_fhmap_set(&m, "x/y", "Y", 1, false));
+	const void *fh;
+	size_t len, nlen;
+	const char *name;
+	assert_false(rp__nfs_fhmap_parent(&m, "x/y", &fh, &len, &name, &nlen));
+	assert_true(rp__nfs_fhmap_parent(&m, "a/b/g", &fh, &len, &name, &nlen));
+	assert_memory_equal(fh, "B", 1);
+	assert_int_equal(nlen, 1);
+	assert_memory_equal(name, "g", 1);
+	/* A file is no directory: nothing is learned beneath it. */
+	assert_false(rp__nfs_fhmap_set(&m, "a/b/f/z", "Z", 1, false));
+	assert_false(rp__nfs_fhmap_parent(&m, "a/b/f/z", &fh, &len, &name, &nlen));
+	/* Rename of a directory takes what is beneath it along; the old name is gone. */
+	assert_true(rp__nfs_fhmap_rename(&m, "a/b", "c"));
+	assert_string_equal(fh_of(&m, "a/b"), "");
+	assert_string_equal(fh_of(&m, "a/b/f"), "");
+	assert_string_equal(fh_of(&m, "c"), "B");
+	assert_string_equal(fh_of(&m, "c/f"), "F");
+	/* Rename over an existing name replaces it. */
+	assert_true(rp__nfs_fhmap_set(&m, "c/g", "G", 1, false));
+	assert_true(rp__nfs_fhmap_rename(&m, "c/g", "c/f"));
+	assert_string_equal(fh_of(&m, "c/f"), "G");
+	assert_string_equal(fh_of(&m, "c/g"), "");
+	/* Rename of an unknown name forgets the target. */
+	assert_false(rp__nfs_fhmap_rename(&m, "nothere", "c/f"));
+	assert_string_equal(fh_of(&m, "c/f"), "");
+	/* Remove forgets the name and what is beneath it; a new object under it starts empty. */
+	assert_true(rp__nfs_fhmap_set(&m, "c/f", "H", 1, false));
+	rp__nfs_fhmap_forget(&m, "c");
+	assert_string_equal(fh_of(&m, "c"), "");
+	assert_string_equal(fh_of(&m, "c/f"), "");
+	assert_true(rp__nfs_fhmap_set(&m, "c", "C", 1, true));
+	assert_string_equal(fh_of(&m, "c/f"), "");
+	/* The root is never forgotten. */
+	rp__nfs_fhmap_forget(&m, "");
+	assert_string_equal(fh_of(&m, ""), "R");
+	rp__nfs_fhmap_fini(&m);
+
+	/* Bounded: past max the dead nodes go; with none dead, a new handle is not kept. */
+	rp__nfs_fhmap_init(&m, 8);
+	rp__nfs_fhmap_set_root(&m, "R", 1);
+	char p[16];
+	for (int i = 0; i < 100; i++) {
+		snprintf(p, sizeof(p), "f%d", i);
+		assert_true(rp__nfs_fhmap_set(&m, p, p, strlen(p), false));
+		rp__nfs_fhmap_forget(&m, p);
+	}
+	assert_true(m.compactions > 0);
+	for (int i = 0; i < 8; i++) {
+		snprintf(p, sizeof(p), "g%d", i);
+		assert_true(rp__nfs_fhmap_set(&m, p, p, strlen(p), false));
+	}
+	assert_false(rp__nfs_fhmap_set(&m, "h", "h", 1, false));
+	assert_string_equal(fh_of(&m, "g3"), "g3");
+	assert_string_equal(fh_of(&m, "h"), "");
+	rp__nfs_fhmap_fini(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -260,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_mount_why),
 		cmocka_unit_test(test_setattr_steps),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_fhmap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
