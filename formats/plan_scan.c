@@ -748,6 +748,8 @@ int rp__plan_one_op(scan *s, const rp_op *op, rp_string_fn str, void *ctx, bool 
 	const uint64_t index = ++s->last_count;
 	p->timed = p->timed || op->t_start != 0;
 	p->ops += !s->loop;
+	if (op->proto < 32)
+		p->protos |= 1u << op->proto;
 	if (!s->loop && depth_op(s, op) < 0)
 		return RP_E_NOMEM;
 	/* A fork op names its child: the first one that made it (a pid reused later makes no second parent). */

@@ -28,9 +28,11 @@
  * 8: submit's busy return, RP_BREQ_BUSY (before it, a full queue returned RP_E_LIMIT: the
  *    engine reads an older backend's RP_E_LIMIT from submit as busy).
  * 9: rp_backend_ops.walk and .remove (optional): --cleanup on a target that is no directory.
+ * 10: rp_backend_args.protos (the producers of the trace's ops), rp_backend_ops.report (optional):
+ *     how the backend replayed (its mode, ops sent as the recorded request, fallbacks by reason).
  * The engine drives every version from RP_BACKEND_VERSION_MIN on.
  */
-#define RP_BACKEND_VERSION 9
+#define RP_BACKEND_VERSION 10
 #define RP_BACKEND_VERSION_MIN 1
 
 /*
@@ -185,6 +187,13 @@ typedef struct rp_backend_args {
 	const rp_backend_kv *vals;
 	size_t n_vals;
 	uint32_t n_clients;
+	/*
+	 * (version 9) Bit (1 << rp_proto) for every producer the trace's ops
+	 * came from (op.proto, RP_PROTO_NONE included for ops without one): a
+	 * backend that replays a protocol at its own level (the nfs backend's
+	 * exact mode) picks its default from it.
+	 */
+	uint32_t protos;
 } rp_backend_args;
 
 /* One entry beneath the target, as a backend's walk finds it (rp_backend_ops.walk). */
@@ -196,6 +205,23 @@ typedef struct rp_backend_entry {
 
 /* A walk deeper than this stops there (what is below is left alone). */
 #define RP_BACKEND_WALK_DEPTH 128
+
+/* At most this many counts in a backend's report. */
+#define RP_BACKEND_REPORT_MAX 16
+
+/*
+ * (version 9) How a backend replayed the run, for the summary and the JSON
+ * (docs/replay.md): its strings are static (they outlive the backend).
+ */
+typedef struct rp_backend_report {
+	const char *mode;       /* "exact", "semantic"; NULL: the backend has no modes */
+	uint64_t protocol_ops;  /* ops sent as the request they were recorded as (exact mode) */
+	struct {
+		const char *reason; /* why an op went the other way ("unknown parent fh") */
+		uint64_t count;
+	} fallbacks[RP_BACKEND_REPORT_MAX];
+	size_t n_fallbacks;     /* reasons, each with a count > 0 */
+} rp_backend_report;
 
 /* Every op (a backend's op_mask of 0 also means every op). */
 #define RP_BACKEND_ALL_OPS ((UINT64_C(1) << RP_OP__COUNT) - 1)
@@ -274,6 +300,11 @@ typedef struct rp_backend_ops {
 	int (*walk)(void *backend, void *client, int (*fn)(void *arg, const rp_backend_entry *e), void *arg,
 		    char *errbuf);
 	int (*remove)(void *backend, void *client, const char *path, bool dir);
+	/*
+	 * (version 10; NULL: nothing to say) Fill out (zeroed by the engine) with
+	 * how the run was replayed; called once every client has stopped.
+	 */
+	void (*report)(void *backend, rp_backend_report *out);
 } rp_backend_ops;
 
 /*

@@ -242,7 +242,8 @@ int rp_replay_create(rp_replay **out, const rp_replay_opts *opts, rp_workload *w
 				       .n_kv = r->bopts.n_kv,
 				       .vals = r->bopts.vals,
 				       .n_vals = r->bopts.n_vals,
-				       .n_clients = n_clients };
+				       .n_clients = n_clients,
+				       .protos = r->plan.protos };
 	rc = r->bops->create(&r->bstate, &args, errbuf);
 	if (rc < 0) {
 		r->bstate = NULL;
@@ -253,6 +254,27 @@ int rp_replay_create(rp_replay **out, const rp_replay_opts *opts, rp_workload *w
 fail:
 	rp_replay_destroy(r);
 	return rc;
+}
+
+/* How the backend replayed (its mode, fallbacks), into the results: once every client has stopped. */
+static void backend_report(rp_replay *r)
+{
+	if (r->bops->version < 10 || !r->bops->report || !r->bstate)
+		return;
+	rp_backend_report rep;
+	memset(&rep, 0, sizeof(rep));
+	r->bops->report(r->bstate, &rep);
+	rp_replay_results *const res = &r->res;
+	res->backend_mode = rep.mode;
+	res->protocol_ops = rep.protocol_ops;
+	res->n_fallbacks = 0;
+	for (size_t i = 0; i < rep.n_fallbacks && i < RP_BACKEND_REPORT_MAX && i < RP_REPLAY_FALLBACKS; i++) {
+		if (!rep.fallbacks[i].reason || !rep.fallbacks[i].count)
+			continue;
+		res->fallbacks[res->n_fallbacks].reason = rep.fallbacks[i].reason;
+		res->fallbacks[res->n_fallbacks].count = rep.fallbacks[i].count;
+		res->n_fallbacks++;
+	}
 }
 
 static int make_clients(rp_replay *r, char *errbuf)
@@ -438,6 +460,7 @@ int rp_replay_finish(rp_replay *r, char *errbuf)
 	const int rc = rp__stats_merge(r);
 	if (rc < 0)
 		return rp_fail(errbuf, rc, "out of memory merging statistics");
+	backend_report(r);
 	for (uint32_t i = 0; i < r->n_clients; i++)
 		if (r->clients[i]->rc < 0)
 			return rp_fail(errbuf, r->clients[i]->rc, "%s", r->clients[i]->errbuf);

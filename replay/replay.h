@@ -338,6 +338,9 @@ typedef enum rp_cause {
 	RP_CAUSE_TARGET,   /* the target held things before the run (creations found them: EEXIST) */
 } rp_cause;
 
+/* At most this many fallback reasons in the results. */
+#define RP_REPLAY_FALLBACKS 16
+
 /* errno values counted individually; larger ones are counted under 0 ("other"). */
 #define RP_REPLAY_ERRNO_MAX 160
 
@@ -403,6 +406,20 @@ typedef struct rp_replay_results {
 	double mismatch_share;         /* mismatches / ops (0 without ops) */
 	bool representative;           /* mismatch_share at most RP_REPLAY_MISMATCH_SHARE_MAX */
 	rp_cause likely_cause;         /* RP_CAUSE_NONE when representative */
+
+	/*
+	 * How the backend replayed, when it says (the nfs backend's mode): NULL
+	 * when it has no modes.  protocol_ops: ops sent as the request they were
+	 * recorded as; fallbacks: the ops that went the semantic way, by reason
+	 * (static words), warm-up and every pass included, prepare's excluded.
+	 */
+	const char *backend_mode;
+	uint64_t protocol_ops;
+	struct {
+		const char *reason;
+		uint64_t count;
+	} fallbacks[RP_REPLAY_FALLBACKS];
+	size_t n_fallbacks;
 } rp_replay_results;
 
 /* ---- Running ---------------------------------------------------------------------------- */

@@ -227,6 +227,15 @@ void rp_replay_write_table(const rp_replay_results *res, FILE *f)
 	if (res->warmup_s > 0)
 		fprintf(f, " after %.2f s warm-up", res->warmup_s);
 	fprintf(f, "  (%s timing, %s backend, stopped: %s)\n", rp_timing_name(res->timing), res->backend, rp_stop_name(res->stop));
+	if (res->backend_mode) {
+		fprintf(f, "Backend mode: %s", res->backend_mode);
+		if (res->protocol_ops || res->n_fallbacks)
+			fprintf(f, " (%llu ops sent as the request they were recorded as", (unsigned long long)res->protocol_ops);
+		for (size_t i = 0; i < res->n_fallbacks; i++)
+			fprintf(f, "%s%s %llu", i ? ", " : "; fell back to semantic: ", res->fallbacks[i].reason,
+				(unsigned long long)res->fallbacks[i].count);
+		fputs(res->protocol_ops || res->n_fallbacks ? ")\n" : "\n", f);
+	}
 	if (res->final_sync.asked) {
 		const rp_replay_flush *const fs = &res->final_sync;
 		char b1[32];
@@ -533,6 +542,13 @@ static json_t *build(jb *b, const rp_replay_results *res, const rp_replay_proven
 	jput(b, d, "escapes", ju64(res->escapes));
 	jput(b, d, "unsupported", ju64(res->unsupported));
 	jput(b, d, "special_files", ju64(res->specials));
+	/* The backend's mode (null when it has none), what went as recorded, what fell back by reason. */
+	jput(b, d, "backend_mode", res->backend_mode ? json_string(res->backend_mode) : json_null());
+	jput(b, d, "protocol_ops", ju64(res->protocol_ops));
+	json_t *const fb = json_object();
+	for (size_t i = 0; i < res->n_fallbacks; i++)
+		jput(b, fb, res->fallbacks[i].reason, ju64(res->fallbacks[i].count));
+	jput(b, d, "fallbacks", fb);
 
 	json_t *const counts = json_object(), *const ops = json_object();
 	for (unsigned op = 0; op < RP_OP__COUNT; op++) {

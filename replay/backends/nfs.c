@@ -18,7 +18,11 @@
 #include <sys/stat.h>
 #include <time.h>
 
-enum { N_OPT_TIMEOUT, N_OPT_SETID, N_OPT__COUNT };
+#include <nfsc/libnfs-raw-nfs.h>
+
+enum { N_OPT_TIMEOUT, N_OPT_SETID, N_OPT_MODE, N_OPT__COUNT };
+enum { MODE_AUTO, MODE_EXACT, MODE_SEMANTIC };
+static const char *const mode_choices[] = { "auto", "exact", "semantic", NULL };
 
 static const rp_backend_opt nfs_opts[] = {
 	[N_OPT_TIMEOUT] = { .name = "timeout", .type = RP_BOPT_DURATION, .def = "30s", .min = 100000000u,
@@ -26,6 +30,10 @@ static const rp_backend_opt nfs_opts[] = {
 			    .help = "an RPC without a reply this long fails ETIMEDOUT and ends the client (a server that hangs)" },
 	[N_OPT_SETID] = { .name = "setid", .type = RP_BOPT_FLAG,
 			  .help = "apply the trace's setuid and setgid bits (dropped otherwise; the sticky bit always applies)" },
+	[N_OPT_MODE] = { .name = "mode", .type = RP_BOPT_ENUM, .def = "auto", .choices = mode_choices,
+			 .help = "exact: each op of an NFSv3 trace is the one RPC it was, on handles from the server's replies "
+				 "(what cannot be falls back, counted); semantic: ops as path calls; auto: exact when the "
+				 "trace is NFSv3 and the target version=3" },
 	[N_OPT__COUNT] = { .name = NULL },
 };
 
@@ -48,6 +56,16 @@ static int nfs_create_backend(void **out, const rp_backend_args *args, char *err
 	nb->mountport = info.mountport;
 	nb->timeout_ms = (int)(args->vals[N_OPT_TIMEOUT].u / 1000000u);
 	nb->setid = args->vals[N_OPT_SETID].u != 0;
+	/* auto: exact for a trace whose ops all came from the NFSv3 decoder (prepare's have no producer). */
+	const uint32_t others = args->protos & ~(1u << RP_PROTO_NONE);
+	const uint64_t mode = args->vals[N_OPT_MODE].u;
+	if (mode == MODE_EXACT && nb->version != 3) {
+		pthread_mutex_destroy(&nb->lock);
+		free(nb->url);
+		free(nb);
+		return rp_fail(errbuf, RP_E_INVAL, "%s: mode=exact replays NFSv3 RPCs: it needs version=3", args->target);
+	}
+	nb->exact = mode == MODE_EXACT || (mode == MODE_AUTO && nb->version == 3 && others == 1u << RP_PROTO_NFS3);
 	*out = nb;
 	return 0;
 }
@@ -59,6 +77,8 @@ static void nfs_destroy_backend(void *backend)
 		return;
 	for (nfs_group *g = nb->groups, *next; g; g = next) {
 		next = g->next;
+		rp__nfs_fhmap_fini(&g->fhmap);
+		pthread_mutex_destroy(&g->lock);
 		free(g->mount);
 		free(g);
 	}
@@ -113,6 +133,8 @@ static nfs_group *join_group(nfs_backend *nb, const char *mount)
 		g = g->next;
 	if (!g && (g = calloc(1, sizeof(*g))) != NULL) {
 		if ((g->mount = strdup(mount)) != NULL) {
+			pthread_mutex_init(&g->lock, NULL);
+			rp__nfs_fhmap_init(&g->fhmap, 0);
 			g->next = nb->groups;
 			nb->groups = g;
 		} else {
@@ -178,6 +200,18 @@ static int nfs_client_init(void *backend, void *client, const char *dir, char *e
 	}
 	rp__nfs_names_init(&c->names, 0);
 	c->seen = atomic_load(&c->group->changes);
+	if (nb->exact && nb->version == 3) {
+		/* Exact mode's first handle: the root of this mount, from the MOUNT reply. */
+		const struct nfs_fh3 *const root = nfs_get_rootfh(nfs);
+		if (!root || !root->data.data_val || root->data.data_len > RP_NFS_FH_MAX) {
+			rc = rp_fail(errbuf, RP_E_IO, "%s: the mount gave no root file handle", nb->url);
+			goto fail;
+		}
+		pthread_mutex_lock(&c->group->lock);
+		if (!c->group->fhmap.have_root)
+			rp__nfs_fhmap_set_root(&c->group->fhmap, root->data.data_val, root->data.data_len);
+		pthread_mutex_unlock(&c->group->lock);
+	}
 	nfs_destroy_url(url);
 	c->nfs = nfs;
 	/* NFSv4 in libnfs 4.0 reports no sizes (0) and cannot encode a WRITE past 3944 bytes: pieces of our own. */
@@ -279,7 +313,8 @@ static int nfs_submit(void *backend, void *client, rp_breq *req)
 	req->result = 0;
 	req->special = false;
 	if (req->cb) {
-		rp__nfs_start(c, req);
+		if (!c->nb->exact || !rp__nfs_exact_start(c, req))
+			rp__nfs_start(c, req);
 		return 0;
 	}
 	/* Synchronously: a callback of our own, and the event loop until it ran. */
@@ -287,7 +322,8 @@ static int nfs_submit(void *backend, void *client, rp_breq *req)
 	void *const data = req->data;
 	req->cb = sync_done;
 	req->data = &done;
-	rp__nfs_start(c, req);
+	if (!c->nb->exact || !rp__nfs_exact_start(c, req))
+		rp__nfs_start(c, req);
 	while (!done)
 		rp__nfs_wait(c, SERVICE_PERIOD_NS);
 	req->cb = NULL;
@@ -305,6 +341,21 @@ static void nfs_release(void *backend, void *client, uint64_t bh)
 {
 	(void)backend;
 	rp__nfs_release(client, bh);
+}
+
+static void nfs_report(void *backend, rp_backend_report *out)
+{
+	nfs_backend *const nb = backend;
+	out->mode = nb->exact ? "exact" : "semantic";
+	out->protocol_ops = atomic_load(&nb->exact_ops);
+	for (unsigned i = 0; i < RP_NFS_FB__COUNT && out->n_fallbacks < RP_BACKEND_REPORT_MAX; i++) {
+		const uint64_t n = atomic_load(&nb->fallbacks[i]);
+		if (!n)
+			continue;
+		out->fallbacks[out->n_fallbacks].reason = rp__nfs_fallback_name(i);
+		out->fallbacks[out->n_fallbacks].count = n;
+		out->n_fallbacks++;
+	}
 }
 
 static int nfs_client_error(void *backend, void *client, char *errbuf)
@@ -359,4 +410,5 @@ const rp_backend_ops rp__backend_nfs = {
 	.client_error = nfs_client_error,
 	.walk = nfs_walk,
 	.remove = nfs_remove,
+	.report = nfs_report,
 };

@@ -1,8 +1,9 @@
 /*
  * The nfs backend's internal state (libnfs 4.0, asynchronous API), shared by its files, each calling
- * only those below it: nfs.c (the vtable, the event loop) -> nfs_ops.c (opens, I/O, the symlink check)
- * -> nfs_meta.c (attributes, the namespace, listings) -> nfs_conn.c (contexts, mounts) -> nfs_req.c
- * (a request's bookkeeping) -> nfs_names.c, nfs_util.c (no libnfs).
+ * only those below it: nfs.c (the vtable, the event loop) -> nfs_exact.c (exact mode: an NFSv3 op as
+ * its own RPC) and nfs_ops.c (the semantic path: opens, I/O, the symlink check) -> nfs_meta.c
+ * (attributes, the namespace, listings) -> nfs_conn.c (contexts, mounts) -> nfs_req.c (a request's
+ * bookkeeping) -> nfs_names.c, nfs_fhmap.c, nfs_util.c (no libnfs).
  */
 #ifndef REPRISE_REPLAY_NFS_INT_H
 #define REPRISE_REPLAY_NFS_INT_H
@@ -182,12 +183,41 @@ rp_nfs_fhnode *rp__nfs_fhmap_node(rp_nfs_fhmap *m, const char *path);
 
 #include <nfsc/libnfs.h>
 
+/*
+ * The mount's root file handle: libnfs 4.0 exports it without declaring it
+ * in a public header.  Its struct nfs_fh ({int len; char *val;}) has the
+ * layout of nfs_fh3, which is what the raw calls take.
+ */
+struct nfs_fh3;
+const struct nfs_fh3 *nfs_get_rootfh(struct nfs_context *nfs);
+
 /* Clients that mount the same directory: a change one makes in the namespace, counted, resets the others' names. */
 typedef struct nfs_group {
 	struct nfs_group *next;
 	char *mount;
 	_Atomic uint64_t changes;
+	pthread_mutex_t lock; /* fhmap */
+	rp_nfs_fhmap fhmap;   /* exact mode: the handles its clients learned (nfs_exact.c) */
 } nfs_group;
+
+/*
+ * Why an op of exact mode went the semantic way (nfs_exact.c), counted and
+ * reported (the run's JSON, the summary).  X(ENUM, "words"); append only.
+ */
+#define RP_NFS_FALLBACK_MAP(X)                                                                                     \
+	X(NOT_NFS3, "not from nfs3")                    /* the op's producer was no NFSv3 decoder */               \
+	X(NO_PARENT, "unknown parent fh")               /* the directory of its name was never in a reply */       \
+	X(NO_FH, "unknown fh")                          /* nor was the object it acts on */                        \
+	X(COOKIE, "readdir cookie")                     /* a listing's continuation with no listing of ours */     \
+	X(SIZE, "larger than the server's transfer size") /* a READ or WRITE past rtmax/wtmax */                   \
+	X(ATTRS, "attributes nfs3 cannot set")          /* a setattr of SMB's times, DOS bits, delete-on-close */  \
+	X(DEVICE, "device or socket node")              /* MKNOD of what the semantic path refuses itself */       \
+	X(NO_PROC, "no nfs3 procedure")                 /* an op no NFSv3 call is (deltree, ...) */                \
+	X(RAW, "no nfs3 arguments")                     /* its raw fields name no procedure or createhow */
+
+#define RP__NFS_FB_ENUM(e, name) RP_NFS_FB_##e,
+enum { RP_NFS_FALLBACK_MAP(RP__NFS_FB_ENUM) RP_NFS_FB__COUNT };
+#undef RP__NFS_FB_ENUM
 
 typedef struct nfs_backend {
 	char *url;             /* the target, as given */
@@ -198,6 +228,10 @@ typedef struct nfs_backend {
 	_Atomic unsigned contexts; /* contexts made so far: each its own NFSv4 client name */
 	pthread_mutex_t lock;  /* groups */
 	nfs_group *groups;
+	bool exact;            /* mode: NFSv3 trace ops as their own RPCs (nfs_exact.c) */
+	_Atomic uint64_t exact_ops; /* sent as their RPC */
+	_Atomic uint64_t fallbacks[RP_NFS_FB__COUNT];
+	_Atomic uint64_t verf; /* exclusive CREATEs' verifiers */
 } nfs_backend;
 
 typedef struct nreq nreq;
@@ -221,6 +255,9 @@ typedef struct nfile {
 	char *path;       /* "/"-rooted path beneath the client's mount, for by-path calls on the handle */
 	nopen *share;     /* NFSv4: the open it shares (fh is its fh); NULL on NFSv3 */
 	bool dir;
+	bool exact;       /* made by an exact CREATE: no libnfs open (fh NULL), the server's handle in xfh */
+	uint8_t xfhlen;   /* 0: the reply had none */
+	unsigned char xfh[RP_NFS_FH_MAX];
 } nfile;
 
 typedef struct nfs_client {
@@ -321,7 +358,8 @@ struct nreq {
 	uint32_t chk_dir;
 	uint64_t chk_epoch;
 	uint32_t chk_fhlen;
-	unsigned char chk_fh[RP_NFS_FH_MAX];
+	unsigned char chk_fh[RP_NFS_FH_MAX]; /* exact LINK: the file's handle */
+	uint32_t xproc;     /* exact mode: the NFSv3 procedure sent */
 };
 
 /* nfs_req.c: a request's bookkeeping, below the ops that step it. */
@@ -376,6 +414,15 @@ void rp__nfs_setattr_start(nreq *q);
  * close (q->mode set to its mode).
  */
 bool rp__nfs_path_op(nreq *q);
+
+/*
+ * nfs_exact.c: one engine request as the NFSv3 RPC its op came from (exact
+ * mode): true when taken (sent, or completed), false when it goes the
+ * semantic way (rp__nfs_start), the reason counted unless it is prepare's.
+ */
+bool rp__nfs_exact_start(nfs_client *c, rp_breq *req);
+/* The words of a fallback reason (RP_NFS_FB_*); NULL past the end. */
+const char *rp__nfs_fallback_name(unsigned reason);
 
 /* nfs_ops.c: one engine request through libnfs; completes it (req->cb) now or from rp__nfs_wait. */
 void rp__nfs_start(nfs_client *c, rp_breq *req);

@@ -18,13 +18,6 @@
 
 #include "formats/posixsem.h"
 
-/*
- * The mount's root file handle: libnfs 4.0 exports it without declaring it
- * in a public header.  Its struct nfs_fh ({int len; char *val;}) has the
- * layout of nfs_fh3, which is what the raw LOOKUP takes.
- */
-const struct nfs_fh3 *nfs_get_rootfh(struct nfs_context *nfs);
-
 static void deliver(nreq *q, nfile *f);
 static void start_on_file(nreq *q);
 static void step_reply(nreq *q, int err, void *data);

@@ -82,6 +82,8 @@ nreq *rp__nfs_req_new(nfs_client *c, rp_breq *req)
 	q->c = c;
 	q->req = req;
 	q->f = req->bh ? (nfile *)(uintptr_t)req->bh : NULL;
+	if (q->f && q->f->exact)
+		q->f = NULL; /* an exact CREATE's handle has no libnfs open: the semantic path goes by path */
 	if ((req->path && !(q->path = rp__nfs_rooted(req->path))) ||
 	    (req->path2 && !(q->path2 = rp__nfs_rooted(req->path2)))) {
 		nreq_free(q);
