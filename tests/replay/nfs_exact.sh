@@ -1,0 +1,203 @@
+#!/bin/bash
+# The nfs backend's exact mode against a real nfs-ganesha on 127.0.0.1 (TAP; docs/replay.md, "Exact
+# mode"): the closed loop per NFSv3 procedure.  NFSv3 traces (a create/write/commit/remove mix and
+# client.txt's first lines, each captured from a semantic replay; two sample captures converted) are
+# replayed to ganesha over v3 while `reprise capture --iface lo` records the replay's own traffic, one
+# client per connection; the recording's RPCs per procedure are the trace's (at most 1.05x, plus the
+# mount's own FSINFO and GETATTR per connection), prepare's connection left out.  mode=semantic sends
+# more LOOKUPs and GETATTRs; fallbacks are counted by reason; mode=exact needs version=3.
+#   nfs_exact.sh REPRISE SOURCE_ROOT
+set -u
+reprise=$1
+root=$2
+fixtures=$root/tests/fixtures
+pcaps=$root/tests/data/pcap
+. "${0%/*}/../lib/tap.sh"
+
+[ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP ganesha's VFS export and capturing on lo need root"; exit 77; }
+command -v ganesha.nfsd >/dev/null || { echo "1..0 # SKIP nfs-ganesha not installed"; exit 77; }
+"$reprise" replay --list-backends 2>/dev/null | grep -q '^  nfs ' || { echo "1..0 # SKIP built without the nfs backend"; exit 77; }
+"$reprise" capture --help 2>&1 | grep -q -- '--iface' || { echo "1..0 # SKIP built without live capture"; exit 77; }
+
+tmp=$(mktemp -d /tmp/reprise-nfsx.XXXXXX) || exit 1
+srv=$tmp/srv
+bg=
+cleanup() {
+	[ -n "$bg" ] && kill "$bg" 2>/dev/null
+	"$fixtures/ganesha.sh" stop "$srv"
+	rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+
+run() { timeout -k 5 120 "$@" >"$tmp/out" 2>"$tmp/err"; }
+check() { desc=$1; shift; if run "$@"; then ok "$desc"; else echo "# exit $?"; not_ok "$desc"; fi; }
+
+listening() { (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; }
+base=$((45000 + ($$ % 5000) * 2))
+while listening "$base" || listening $((base + 1)); do base=$((base + 2)); done
+nport=$base mport=$((base + 1))
+"$fixtures/ganesha.sh" start "$srv" "$nport" "$mport" >"$tmp/ganesha.out" 2>&1 || {
+	echo "1..0 # SKIP ganesha did not start: $(tail -3 "$tmp/ganesha.out" "$srv/ganesha.log" 2>/dev/null | tr '\n' ' ')"
+	exit 77
+}
+export_dir=$srv/export
+# Each replay works in a directory of its own, made here before it: ganesha's cache of a directory
+# emptied behind its back would answer LOOKUPs of names that are gone.
+fresh() { basename "$(mktemp -d "$export_dir/rXXXXXX")"; }
+url() { echo "nfs://127.0.0.1/export/$1?version=${2:-3}&nfsport=$nport&mountport=$mport"; }
+
+# loop OUT.rpz TRACE DIR [replay args]: replay TRACE into DIR while capturing its traffic, one client per
+# connection; $tmp/out, $tmp/err are the replay's, $tmp/cap.err the capture's.  Frames the kernel dropped
+# (a loaded machine) set $dropped: then the capture lacks RPCs and the counts are not compared.
+loop() {
+	local out=$1 trace=$2 dir=$3
+	shift 3
+	"$reprise" capture --iface lo --filter "tcp port $nport or tcp port $mport" --client-key conn --buffer 256 \
+		--duration 300 -o "$out" 2>"$tmp/cap.err" &
+	bg=$!
+	sleep 1.5 # libpcap has no "ready" signal; activation takes well under this
+	run "$reprise" replay "$trace" --target "$(url "$dir")" "$@"
+	local rc=$?
+	sleep 0.5
+	kill -INT "$bg"
+	wait "$bg"
+	local crc=$?
+	bg=
+	dropped=$(grep -Eo 'kernel drops [1-9][0-9]*' "$tmp/cap.err")
+	[ "$rc" = 0 ] && [ "$crc" = 0 ]
+}
+
+# procs TRACE [SKIP_CLIENT]: "PROCEDURE COUNT" lines, the NFSv3 procedure of each op (reprise cat).
+procs() {
+	"$reprise" cat "$1" | awk -v skip="${2:-}" '
+	BEGIN { split("stat GETATTR setattr SETATTR lookup LOOKUP access ACCESS readlink READLINK read READ write WRITE " \
+		      "open CREATE mkdir MKDIR symlink SYMLINK mknod MKNOD unlink REMOVE rmdir RMDIR rename RENAME " \
+		      "link LINK flush COMMIT", a, " "); for (i = 1; i < length(a); i += 2) m[a[i]] = a[i + 1] }
+	$3 == skip { next }
+	{ lv = ""; if (match($0, /level=[0-9]+/)) lv = substr($0, RSTART + 6, RLENGTH - 6)
+	  p = m[$4]; if ($4 == "readdir") p = lv == 16 ? "READDIR" : "READDIRPLUS"
+	  if ($4 == "statfs") p = lv == 18 ? "FSSTAT" : lv == 19 ? "FSINFO" : "PATHCONF"
+	  if (p == "") p = $4; n[p]++ }
+	END { for (p in n) print p, n[p] }' | sort
+}
+
+clients_of() { "$reprise" cat "$1" | awk '{ print $3 }' | sort -u | wc -l; }
+
+# closed DESC TRACE CAPTURE: the capture's RPCs per procedure against the trace's: at least as many, at
+# most 1.05x plus the mount's FSINFO and GETATTR per replay connection; prepare's connection (the
+# first, when the capture has one more client than the trace) left out.
+closed() {
+	local desc=$1 trace=$2 cap=$3 k m skip=
+	if [ -n "$dropped" ]; then
+		ok "$desc: per procedure as recorded # skip the capture lost frames ($dropped)"
+		return
+	fi
+	k=$(clients_of "$trace")
+	m=$(clients_of "$cap")
+	[ "$m" -gt "$k" ] && skip=$("$reprise" cat "$cap" | awk 'NR == 1 { print $3 }')
+	procs "$trace" >"$tmp/rec.txt"
+	procs "$cap" "$skip" >"$tmp/got.txt"
+	if join -a1 -a2 -e0 -o 0,1.2,2.2 "$tmp/rec.txt" "$tmp/got.txt" | awk -v k="$k" '
+		{ allow = ($1 == "FSINFO" || $1 == "GETATTR") ? k : 0
+		  if ($3 < $2 || $3 > 1.05 * $2 + allow) { print "# " $1 ": recorded " $2 ", on the wire " $3; bad = 1 } }
+		END { exit bad }'; then
+		ok "$desc: per procedure as recorded ($(awk '{ s += $2 } END { print s }' "$tmp/rec.txt") RPCs)"
+	else
+		not_ok "$desc: per procedure as recorded"
+	fi
+}
+
+# 1. The traces: a create/write/commit/remove mix and client.txt's first 6000 lines, each replayed the
+# semantic way and captured, become NFSv3 traces (what a libnfs client sent).
+{
+	echo 'Mkdir "\d" NT_STATUS_OK'
+	for i in $(seq 0 999); do
+		h=$((1000 + i))
+		echo "NTCreateX \"\\d\\f$i\" 0x0 0x2 $h NT_STATUS_OK"
+		echo "WriteX $h 0 8192 8192 NT_STATUS_OK"
+		echo "WriteX $h 8192 8192 8192 NT_STATUS_OK"
+		echo "Flush $h NT_STATUS_OK"
+		echo "Close $h NT_STATUS_OK"
+		[ $((i % 2)) = 1 ] && echo "Unlink \"\\d\\f$((i - 1))\" 0x6 NT_STATUS_OK"
+	done
+} >"$tmp/mix.txt"
+traces=mix
+client=/usr/share/dbench/client.txt
+[ -r "$client" ] && head -n 6000 "$client" >"$tmp/client.txt" && traces="mix client"
+for t in mix client; do
+	if [[ " $traces " != *" $t "* ]]; then
+		for d in "capture" "NFSv3 trace"; do ok "$t: $d # skip no $client"; done
+		continue
+	fi
+	# A trace that lost frames would replay with mismatches of its own making: made again, once.
+	loop "$tmp/$t.rpz" "$tmp/$t.txt" "$(fresh)" -O mode=semantic -q
+	rc=$?
+	[ "$rc" = 0 ] && [ -n "$dropped" ] && { loop "$tmp/$t.rpz" "$tmp/$t.txt" "$(fresh)" -O mode=semantic -q; rc=$?; }
+	if [ "$rc" = 0 ]; then ok "$t: a semantic replay captured on lo"; else not_ok "$t: a semantic replay captured on lo"; fi
+	procs "$tmp/$t.rpz" >"$tmp/p.txt"
+	has "$t: an NFSv3 trace with CREATEs, WRITEs, COMMITs and REMOVEs" p.txt '^COMMIT [1-9][0-9]{2,}'
+	[ -n "$dropped" ] && echo "# the trace lacks frames the kernel dropped ($dropped): its replay still checks itself"
+done
+
+# 2. Exact replays of them, captured: the same RPCs; "Backend mode: exact" with nothing fallen back; the JSON.
+for t in $traces; do
+	if loop "$tmp/$t.x.rpz" "$tmp/$t.rpz" "$(fresh)" --json "$tmp/$t.json"; then ok "$t: exact replay captured"
+	else not_ok "$t: exact replay captured"; fi
+	nops=$("$reprise" cat "$tmp/$t.rpz" | wc -l)
+	has "$t: every op sent as its RPC, nothing fallen back" out "^Backend mode: exact \\($nops ops sent as the request they were recorded as\\)\$"
+	has "$t: 0 mismatched" out '^Failed .*mismatched 0$'
+	has "$t: the JSON says exact" "$t.json" '"backend_mode": "exact"'
+	has "$t: the JSON counts the ops sent exactly" "$t.json" "\"protocol_ops\": $nops,"
+	has "$t: the JSON has no fallbacks" "$t.json" '"fallbacks": \{\}'
+	closed "$t exact" "$tmp/$t.rpz" "$tmp/$t.x.rpz"
+done
+
+# 3. mode=semantic on the mix: path calls, more LOOKUPs than the trace's (what exact mode avoids).
+if loop "$tmp/mix.s.rpz" "$tmp/mix.rpz" "$(fresh)" -O mode=semantic; then ok "mix: semantic replay captured"
+else not_ok "mix: semantic replay captured"; fi
+has "mix semantic: the summary says so" out '^Backend mode: semantic$'
+rec=$(procs "$tmp/mix.rpz" | awk '$1 == "LOOKUP" { print $2 }')
+got=$(procs "$tmp/mix.s.rpz" | awk '$1 == "LOOKUP" { print $2 }')
+if [ -n "$dropped" ]; then ok "mix semantic: LOOKUPs of its own # skip the capture lost frames ($dropped)"
+elif [ "${got:-0}" -gt $(( ${rec:-0} * 2 )) ]; then ok "mix semantic: LOOKUPs of its own ($got for the trace's $rec)"
+else echo "# LOOKUP: recorded $rec, semantic $got"; not_ok "mix semantic: LOOKUPs of its own"; fi
+
+# 4. Sample captures converted: each procedure as recorded, on the handles the server gave.
+for p in zeek__nfs_nfs_base suricata-verify__nfs3-01__input; do
+	if [ ! -r "$pcaps/$p.pcap" ]; then
+		for d in "converted" "captured" "mismatches" "closed loop"; do ok "$p: $d # skip no sample"; done
+		continue
+	fi
+	check "$p: converted" "$reprise" convert "$pcaps/$p.pcap" -o "$tmp/$p.rpz"
+	if loop "$tmp/$p.x.rpz" "$tmp/$p.rpz" "$(fresh)"; then ok "$p: exact replay captured"
+	else not_ok "$p: exact replay captured"; fi
+	has "$p: nothing fallen back" out '^Backend mode: exact \([0-9]+ ops sent as the request they were recorded as\)$'
+	has "$p: 0 mismatched" out '^Failed .*mismatched 0$'
+	closed "$p" "$tmp/$p.rpz" "$tmp/$p.x.rpz"
+done
+
+# 5. Fallbacks, counted by reason: without prepare the handles of a capture that starts mid-session
+# are unknown (its ops go the semantic way); a loadfile forced exact is "not from nfs3".
+p=nfstrace__2sessions-tcp-wsize32k-tcp-wsize512k__pkts1-2400
+if [ -r "$pcaps/$p.pcap" ] && run "$reprise" convert "$pcaps/$p.pcap" -o "$tmp/mid.rpz"; then
+	check "a mid-session capture with --no-prepare" "$reprise" replay "$tmp/mid.rpz" --target "$(url "$(fresh)")" \
+		--no-prepare --json "$tmp/mid.json"
+	has "its unknown handles fell back, counted" out '^Backend mode: exact \([0-9]+ ops .*; fell back to semantic: .*unknown (parent )?fh [1-9]'
+	has "the JSON counts them by reason" mid.json '"unknown (parent )?fh": [1-9]'
+	check "the same with prepare" "$reprise" replay "$tmp/mid.rpz" --target "$(url "$(fresh)")"
+	has "prepare's tree is known by handle: nothing falls back" out '^Backend mode: exact \([0-9]+ ops sent as the request they were recorded as\)$'
+else
+	for d in "no-prepare" "fell back" "JSON" "with prepare" "nothing falls back"; do ok "$d # skip no sample"; done
+fi
+check "a loadfile with mode=exact" "$reprise" replay "$tmp/mix.txt" --target "$(url "$(fresh)")" -O mode=exact -q
+has "every op fell back as not from nfs3" out "^Backend mode: exact \\(0 ops .*; fell back to semantic: not from nfs3 $(wc -l <"$tmp/mix.txt")\\)\$"
+check "a loadfile by default" "$reprise" replay "$tmp/mix.txt" --target "$(url "$(fresh)")" -q
+has "a loadfile goes semantic by default" out '^Backend mode: semantic$'
+check "an NFSv3 trace to version=4" "$reprise" replay "$tmp/mix.rpz" --target "$(url "$(fresh)" 4)" -q
+has "NFSv4 stays semantic" out '^Backend mode: semantic$'
+if run "$reprise" replay "$tmp/mix.rpz" --target "$(url "$(fresh)" 4)" -O mode=exact -q; then
+	not_ok "mode=exact with version=4 is refused"
+else
+	has "mode=exact with version=4 is refused" err 'mode=exact replays NFSv3 RPCs: it needs version=3'
+fi
+echo "1..$n"
