@@ -111,12 +111,12 @@ static bool name_refused(const char *name)
 	return !name[0] || !strcmp(name, ".") || !strcmp(name, "..") || strchr(name, '/');
 }
 
-static void learn(nfs_client *c, const char *path, const nfs_fh3 *fh, bool dir)
+static void learn(nfs_client *c, const char *path, const nfs_fh3 *fh, int kind)
 {
 	if (!path || !fh->data.data_val || fh->data.data_len > RP_NFS_FH_MAX)
 		return;
 	pthread_mutex_lock(&c->group->lock);
-	(void)rp__nfs_fhmap_set(&c->group->fhmap, path, fh->data.data_val, fh->data.data_len, dir);
+	(void)rp__nfs_fhmap_set(&c->group->fhmap, path, fh->data.data_val, fh->data.data_len, kind);
 	pthread_mutex_unlock(&c->group->lock);
 }
 
@@ -125,6 +125,27 @@ static void forget(nfs_client *c, const char *path)
 	pthread_mutex_lock(&c->group->lock);
 	rp__nfs_fhmap_forget(&c->group->fhmap, path);
 	pthread_mutex_unlock(&c->group->lock);
+}
+
+/* Nothing is at path now (a LOOKUP's NOENT, a REMOVE): so an unchecked CREATE of it may go exact. */
+static void absent(nfs_client *c, const char *path)
+{
+	pthread_mutex_lock(&c->group->lock);
+	(void)rp__nfs_fhmap_absent(&c->group->fhmap, path);
+	pthread_mutex_unlock(&c->group->lock);
+}
+
+/* The kind a reply's attributes give (RP_NFS_FK_*), or dflt without them. */
+static int kind_of(const post_op_attr *a, int dflt)
+{
+	if (!a->attributes_follow)
+		return dflt;
+	switch (a->post_op_attr_u.attributes.type) {
+	case NF3REG: return RP_NFS_FK_FILE;
+	case NF3DIR: return RP_NFS_FK_DIR;
+	case NF3LNK: return RP_NFS_FK_LINK;
+	default: return RP_NFS_FK_OTHER;
+	}
 }
 
 /* The op's status from an nfsstat3: a stale handle is forgotten, so the next op on the path falls back. */
@@ -213,7 +234,7 @@ static int created(nreq *q, const CREATE3res *res)
 		return st;
 	const nfs_fh3 *const fh = post_op_fh(&res->CREATE3res_u.resok.obj);
 	if (fh)
-		learn(q->c, q->path, fh, false);
+		learn(q->c, q->path, fh, kind_of(&res->CREATE3res_u.resok.obj_attributes, RP_NFS_FK_FILE));
 	nfile *const f = rp__nfs_file_new(q->path ? q->path : "/", NULL, false);
 	if (!f)
 		return ENOMEM;
@@ -257,9 +278,7 @@ static int listed(nreq *q, const void *data)
 			else
 				at = 1;
 			memcpy(child + at, e->name, nlen + 1);
-			const bool dir = e->name_attributes.attributes_follow &&
-					 e->name_attributes.post_op_attr_u.attributes.type == NF3DIR;
-			learn(c, child, fh, dir);
+			learn(c, child, fh, kind_of(&e->name_attributes, RP_NFS_FK_UNKNOWN));
 		}
 		eof = ok->reply.eof != 0;
 		verf = (const unsigned char *)ok->cookieverf;
@@ -335,11 +354,9 @@ static void exact_cb(struct rpc_context *rpc, int status, void *data, void *priv
 		/* q->status: prepare's create that found the name there, which this LOOKUP learns (its status is the op's). */
 		if (!(st = status_of(q, res->status))) {
 			const LOOKUP3resok *const ok = &res->LOOKUP3res_u.resok;
-			const bool dir = !ok->obj_attributes.attributes_follow ||
-					 ok->obj_attributes.post_op_attr_u.attributes.type == NF3DIR;
-			learn(c, q->path, &ok->object, dir);
+			learn(c, q->path, &ok->object, kind_of(&ok->obj_attributes, RP_NFS_FK_UNKNOWN));
 		} else if (st == ENOENT) {
-			forget(c, q->path);
+			absent(c, q->path);
 		}
 		if (q->status)
 			st = q->status;
@@ -366,7 +383,7 @@ static void exact_cb(struct rpc_context *rpc, int status, void *data, void *priv
 		const MKDIR3res *const res = data;
 		const nfs_fh3 *fh;
 		if (!(st = status_of(q, res->status)) && (fh = post_op_fh(&res->MKDIR3res_u.resok.obj)))
-			learn(c, q->path, fh, true);
+			learn(c, q->path, fh, RP_NFS_FK_DIR);
 		if (st == EEXIST && is_prepare(q->req) && learn_existing(q))
 			return;
 		break;
@@ -375,33 +392,34 @@ static void exact_cb(struct rpc_context *rpc, int status, void *data, void *priv
 		const SYMLINK3res *const res = data;
 		const nfs_fh3 *fh;
 		if (!(st = status_of(q, res->status)) && (fh = post_op_fh(&res->SYMLINK3res_u.resok.obj)))
-			learn(c, q->path, fh, false);
+			learn(c, q->path, fh, RP_NFS_FK_LINK);
 		break;
 	}
 	case X_MKNOD: {
 		const MKNOD3res *const res = data;
 		const nfs_fh3 *fh;
 		if (!(st = status_of(q, res->status)) && (fh = post_op_fh(&res->MKNOD3res_u.resok.obj)))
-			learn(c, q->path, fh, false);
+			learn(c, q->path, fh, RP_NFS_FK_OTHER);
 		break;
 	}
 	case X_REMOVE:
 	case X_RMDIR:
 		st = status_of(q, *(const nfsstat3 *)data);
 		if (st == 0 || st == ENOENT)
-			forget(c, q->path);
+			absent(c, q->path);
 		break;
 	case X_RENAME:
 		if (!(st = status_of(q, *(const nfsstat3 *)data))) {
 			pthread_mutex_lock(&c->group->lock);
 			(void)rp__nfs_fhmap_rename(&c->group->fhmap, q->path, q->path2);
+			(void)rp__nfs_fhmap_absent(&c->group->fhmap, q->path);
 			pthread_mutex_unlock(&c->group->lock);
 		}
 		break;
 	case X_LINK:
 		if (!(st = status_of(q, *(const nfsstat3 *)data))) {
 			const nfs_fh3 fh = { .data = { .data_len = q->chk_fhlen, .data_val = (char *)q->chk_fh } };
-			learn(c, q->path2, &fh, false);
+			learn(c, q->path2, &fh, RP_NFS_FK_FILE); /* NFSv3 links no directories */
 		}
 		break;
 	case X_READDIR:
@@ -611,6 +629,24 @@ static bool create_how(nfs_client *c, const rp_op *op, createhow3 *how)
 	}
 }
 
+/*
+ * Whether an UNCHECKED CREATE of path may go as it is: ganesha opens the
+ * name on its own file system and follows a symlink there (docs/replay.md,
+ * "Safety"), so only a name the replies said is a regular file or absent
+ * (a LOOKUP's NOENT, a REMOVE: the trace's client looked before it
+ * created) is sent; anything else goes the semantic way, whose check
+ * LOOKUPs it first.  The window left is the semantic check's own.
+ */
+static bool unchecked_ok(nfs_client *c, const char *path)
+{
+	if (!path)
+		return false;
+	pthread_mutex_lock(&c->group->lock);
+	const int kind = rp__nfs_fhmap_kind(&c->group->fhmap, path);
+	pthread_mutex_unlock(&c->group->lock);
+	return kind == RP_NFS_FK_FILE || kind == RP_NFS_FK_ABSENT;
+}
+
 /* Procedures on a directory's handle and a name. */
 static bool send_in_dir(nfs_client *c, rp_breq *req, uint32_t proc)
 {
@@ -618,6 +654,8 @@ static bool send_in_dir(nfs_client *c, rp_breq *req, uint32_t proc)
 	createhow3 how;
 	if (proc == X_CREATE && (!create_how(c, op, &how) || (op->oflags & ~(uint32_t)RP_OF_EXCL_VERIFY)))
 		return fall_back(c, req, RP_NFS_FB_RAW);
+	if (proc == X_CREATE && how.mode == UNCHECKED && !unchecked_ok(c, req->path))
+		return fall_back(c, req, RP_NFS_FB_UNCHECKED);
 	if (proc == X_MKNOD && op->raw.level != NF3FIFO)
 		return fall_back(c, req, RP_NFS_FB_DEVICE); /* the semantic path makes FIFOs and regular files only */
 	if (proc == X_RENAME && op->oflags)

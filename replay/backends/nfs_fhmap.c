@@ -43,6 +43,7 @@ void rp__nfs_fhmap_set_root(rp_nfs_fhmap *m, const void *fh, size_t len)
 	memcpy(m->root.fh, fh, len);
 	m->root.fhlen = (uint8_t)len;
 	m->root.dirid = ROOT_DIRID;
+	m->root.kind = RP_NFS_FK_DIR;
 	m->have_root = true;
 }
 
@@ -199,7 +200,7 @@ bool rp__nfs_fhmap_get(const rp_nfs_fhmap *m, const char *path, const void **fh,
 	const char *last;
 	size_t last_len;
 	const rp_nfs_fhnode *const e = walk(m, path, &parent, &last, &last_len, false);
-	if (!e)
+	if (!e || e->kind == RP_NFS_FK_ABSENT)
 		return false;
 	*fh = e->fh;
 	*len = e->fhlen;
@@ -218,9 +219,10 @@ bool rp__nfs_fhmap_parent(const rp_nfs_fhmap *m, const char *path, const void **
 	return true;
 }
 
-bool rp__nfs_fhmap_set(rp_nfs_fhmap *m, const char *path, const void *fh, size_t len, bool dir)
+bool rp__nfs_fhmap_set(rp_nfs_fhmap *m, const char *path, const void *fh, size_t len, int kind)
 {
-	if (len > RP_NFS_FH_MAX)
+	const bool dir = kind == RP_NFS_FK_DIR || kind == RP_NFS_FK_UNKNOWN;
+	if (len == 0 || len > RP_NFS_FH_MAX || kind == RP_NFS_FK_ABSENT)
 		return false;
 	uint32_t parent;
 	const char *last;
@@ -233,14 +235,45 @@ bool rp__nfs_fhmap_set(rp_nfs_fhmap *m, const char *path, const void *fh, size_t
 	if (e && e->fhlen == len && memcmp(e->fh, fh, len) == 0) {
 		if (dir && !e->dirid)
 			e->dirid = m->next_dirid++;
+		if (kind != RP_NFS_FK_UNKNOWN)
+			e->kind = (uint8_t)kind;
 		return true;
 	}
 	if (!(e = put(m, parent, last, last_len)))
 		return false;
 	memcpy(e->fh, fh, len);
 	e->fhlen = (uint8_t)len;
+	e->kind = (uint8_t)kind;
 	e->dirid = dir ? m->next_dirid++ : 0;
 	return true;
+}
+
+bool rp__nfs_fhmap_absent(rp_nfs_fhmap *m, const char *path)
+{
+	uint32_t parent;
+	const char *last;
+	size_t last_len;
+	const rp_nfs_fhnode *const at = walk(m, path, &parent, &last, &last_len, true);
+	if (!at || !at->dirid || !last || last_len == 0 || last_len > RP_NFS_FHMAP_NAME_MAX) {
+		rp__nfs_fhmap_forget(m, path);
+		return false;
+	}
+	rp_nfs_fhnode *const e = put(m, parent, last, last_len);
+	if (!e) {
+		rp__nfs_fhmap_forget(m, path);
+		return false;
+	}
+	e->kind = RP_NFS_FK_ABSENT; /* no handle, no dir id: nothing beneath it is reached */
+	return true;
+}
+
+int rp__nfs_fhmap_kind(const rp_nfs_fhmap *m, const char *path)
+{
+	uint32_t parent;
+	const char *last;
+	size_t last_len;
+	const rp_nfs_fhnode *const e = walk(m, path, &parent, &last, &last_len, false);
+	return e ? e->kind : RP_NFS_FK_UNKNOWN;
 }
 
 void rp__nfs_fhmap_forget(rp_nfs_fhmap *m, const char *path)

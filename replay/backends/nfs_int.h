@@ -135,12 +135,20 @@ void rp__nfs_names_forget(rp_nfs_names *n, const char *path);
 #define RP_NFS_FHMAP_NAME_MAX 255u /* NFSv3 servers take no longer name (ganesha: NAME_MAX) */
 #define RP_NFS_FHMAP_NONE UINT32_MAX
 
+/*
+ * What a name is, as the replies said: its type (LOOKUP's and READDIRPLUS's
+ * attributes, the procedure that made it), or absent (a LOOKUP's NOENT, a
+ * REMOVE), which has no handle.  UNKNOWN: a handle without attributes.
+ */
+enum { RP_NFS_FK_UNKNOWN, RP_NFS_FK_FILE, RP_NFS_FK_DIR, RP_NFS_FK_LINK, RP_NFS_FK_OTHER, RP_NFS_FK_ABSENT };
+
 typedef struct rp_nfs_fhnode {
 	char *name;
 	uint32_t len;
 	uint32_t parent; /* the dir id it is in */
 	uint32_t dirid;  /* its own as a directory (its children's parent); 0: no directory */
 	bool dead;
+	uint8_t kind;  /* RP_NFS_FK_* */
 	uint8_t fhlen;
 	bool list_eof;        /* READDIR(PLUS): the last listing of it reached the end */
 	bool list_known;      /* a listing of it was replayed: cookie and verf go on from it */
@@ -168,8 +176,16 @@ bool rp__nfs_fhmap_get(const rp_nfs_fhmap *m, const char *path, const void **fh,
 /* The handle of path's directory and path's last name (pointing into path): false when that directory is not known. */
 bool rp__nfs_fhmap_parent(const rp_nfs_fhmap *m, const char *path, const void **fh, size_t *len, const char **name,
 			  size_t *name_len);
-/* Learn that path is fh (a directory when dir): false when not kept (its directory unknown, full, a name too long). */
-bool rp__nfs_fhmap_set(rp_nfs_fhmap *m, const char *path, const void *fh, size_t len, bool dir);
+/*
+ * Learn that path is fh, of kind (RP_NFS_FK_*; a DIR or UNKNOWN one may have
+ * names beneath it): false when not kept (its directory unknown, full, a
+ * name too long).
+ */
+bool rp__nfs_fhmap_set(rp_nfs_fhmap *m, const char *path, const void *fh, size_t len, int kind);
+/* Learn that nothing is at path now (what was there forgotten, with what was beneath it). */
+bool rp__nfs_fhmap_absent(rp_nfs_fhmap *m, const char *path);
+/* What path is as far as the replies said: RP_NFS_FK_*, UNKNOWN when nothing is known of it. */
+int rp__nfs_fhmap_kind(const rp_nfs_fhmap *m, const char *path);
 /* Forget path and what is beneath it (REMOVE, RMDIR). */
 void rp__nfs_fhmap_forget(rp_nfs_fhmap *m, const char *path);
 /* What was at from is at to now, with what is beneath it; what to named is gone.  False when from was not known. */
@@ -213,7 +229,8 @@ typedef struct nfs_group {
 	X(ATTRS, "attributes nfs3 cannot set")          /* a setattr of SMB's times, DOS bits, delete-on-close */  \
 	X(DEVICE, "device or socket node")              /* MKNOD of what the semantic path refuses itself */       \
 	X(NO_PROC, "no nfs3 procedure")                 /* an op no NFSv3 call is (deltree, ...) */                \
-	X(RAW, "no nfs3 arguments")                     /* its raw fields name no procedure or createhow */
+	X(RAW, "no nfs3 arguments")                     /* its raw fields name no procedure or createhow */    \
+	X(UNCHECKED, "unchecked create of an unknown name") /* ganesha follows a symlink there: checked first */
 
 #define RP__NFS_FB_ENUM(e, name) RP_NFS_FB_##e,
 enum { RP_NFS_FALLBACK_MAP(RP__NFS_FB_ENUM) RP_NFS_FB__COUNT };

@@ -272,16 +272,16 @@ static void test_fhmap(void **state)
 	rp_nfs_fhmap m;
 	rp__nfs_fhmap_init(&m, 0);
 	/* Nothing is known before the mount's root. */
-	assert_false(rp__nfs_fhmap_set(&m, "a", "A", 1, true));
+	assert_false(rp__nfs_fhmap_set(&m, "a", "A", 1, RP_NFS_FK_DIR));
 	assert_string_equal(fh_of(&m, ""), "");
 	rp__nfs_fhmap_set_root(&m, "R", 1);
 	assert_string_equal(fh_of(&m, ""), "R");
-	assert_true(rp__nfs_fhmap_set(&m, "a", "A", 1, true));
-	assert_true(rp__nfs_fhmap_set(&m, "a/b", "B", 1, true));
-	assert_true(rp__nfs_fhmap_set(&m, "a/b/f", "F", 1, false));
+	assert_true(rp__nfs_fhmap_set(&m, "a", "A", 1, RP_NFS_FK_DIR));
+	assert_true(rp__nfs_fhmap_set(&m, "a/b", "B", 1, RP_NFS_FK_DIR));
+	assert_true(rp__nfs_fhmap_set(&m, "a/b/f", "F", 1, RP_NFS_FK_FILE));
 	assert_string_equal(fh_of(&m, "a/b/f"), "F");
 	/* An unknown parent: not kept, and the parent lookup says so (the op falls back). */
-	assert_false(rp__nfs_fhmap_set(&m, "x/y", "Y", 1, false));
+	assert_false(rp__nfs_fhmap_set(&m, "x/y", "Y", 1, RP_NFS_FK_FILE));
 	const void *fh;
 	size_t len, nlen;
 	const char *name;
@@ -291,7 +291,7 @@ static void test_fhmap(void **state)
 	assert_int_equal(nlen, 1);
 	assert_memory_equal(name, "g", 1);
 	/* A file is no directory: nothing is learned beneath it. */
-	assert_false(rp__nfs_fhmap_set(&m, "a/b/f/z", "Z", 1, false));
+	assert_false(rp__nfs_fhmap_set(&m, "a/b/f/z", "Z", 1, RP_NFS_FK_FILE));
 	assert_false(rp__nfs_fhmap_parent(&m, "a/b/f/z", &fh, &len, &name, &nlen));
 	/* Rename of a directory takes what is beneath it along; the old name is gone. */
 	assert_true(rp__nfs_fhmap_rename(&m, "a/b", "c"));
@@ -300,7 +300,7 @@ static void test_fhmap(void **state)
 	assert_string_equal(fh_of(&m, "c"), "B");
 	assert_string_equal(fh_of(&m, "c/f"), "F");
 	/* Rename over an existing name replaces it. */
-	assert_true(rp__nfs_fhmap_set(&m, "c/g", "G", 1, false));
+	assert_true(rp__nfs_fhmap_set(&m, "c/g", "G", 1, RP_NFS_FK_FILE));
 	assert_true(rp__nfs_fhmap_rename(&m, "c/g", "c/f"));
 	assert_string_equal(fh_of(&m, "c/f"), "G");
 	assert_string_equal(fh_of(&m, "c/g"), "");
@@ -308,12 +308,31 @@ static void test_fhmap(void **state)
 	assert_false(rp__nfs_fhmap_rename(&m, "nothere", "c/f"));
 	assert_string_equal(fh_of(&m, "c/f"), "");
 	/* Remove forgets the name and what is beneath it; a new object under it starts empty. */
-	assert_true(rp__nfs_fhmap_set(&m, "c/f", "H", 1, false));
+	assert_true(rp__nfs_fhmap_set(&m, "c/f", "H", 1, RP_NFS_FK_FILE));
 	rp__nfs_fhmap_forget(&m, "c");
 	assert_string_equal(fh_of(&m, "c"), "");
 	assert_string_equal(fh_of(&m, "c/f"), "");
-	assert_true(rp__nfs_fhmap_set(&m, "c", "C", 1, true));
+	assert_true(rp__nfs_fhmap_set(&m, "c", "C", 1, RP_NFS_FK_DIR));
 	assert_string_equal(fh_of(&m, "c/f"), "");
+	/* Absent: no handle, nothing beneath it, a kind of its own; a new object replaces it. */
+	assert_true(rp__nfs_fhmap_absent(&m, "c/gone"));
+	assert_int_equal(rp__nfs_fhmap_kind(&m, "c/gone"), RP_NFS_FK_ABSENT);
+	assert_string_equal(fh_of(&m, "c/gone"), "");
+	assert_false(rp__nfs_fhmap_set(&m, "c/gone/x", "X", 1, RP_NFS_FK_FILE));
+	assert_true(rp__nfs_fhmap_set(&m, "c/gone", "N", 1, RP_NFS_FK_LINK));
+	assert_int_equal(rp__nfs_fhmap_kind(&m, "c/gone"), RP_NFS_FK_LINK);
+	assert_string_equal(fh_of(&m, "c/gone"), "N");
+	assert_int_equal(rp__nfs_fhmap_kind(&m, "c/unknown"), RP_NFS_FK_UNKNOWN);
+	/* A symlink is no directory: nothing is learned or looked up beneath it. */
+	assert_false(rp__nfs_fhmap_set(&m, "c/gone/y", "Y", 1, RP_NFS_FK_FILE));
+	assert_false(rp__nfs_fhmap_parent(&m, "c/gone/y", &fh, &len, &name, &nlen));
+	/* A removed name is absent, with what was beneath it. */
+	assert_true(rp__nfs_fhmap_set(&m, "c/sub", "S", 1, RP_NFS_FK_DIR));
+	assert_true(rp__nfs_fhmap_set(&m, "c/sub/f", "T", 1, RP_NFS_FK_FILE));
+	assert_true(rp__nfs_fhmap_absent(&m, "c/sub"));
+	assert_string_equal(fh_of(&m, "c/sub/f"), "");
+	assert_true(rp__nfs_fhmap_set(&m, "c/sub", "S2", 2, RP_NFS_FK_DIR));
+	assert_string_equal(fh_of(&m, "c/sub/f"), "");
 	/* The root is never forgotten. */
 	rp__nfs_fhmap_forget(&m, "");
 	assert_string_equal(fh_of(&m, ""), "R");
@@ -325,15 +344,15 @@ static void test_fhmap(void **state)
 	char p[16];
 	for (int i = 0; i < 100; i++) {
 		snprintf(p, sizeof(p), "f%d", i);
-		assert_true(rp__nfs_fhmap_set(&m, p, p, strlen(p), false));
+		assert_true(rp__nfs_fhmap_set(&m, p, p, strlen(p), RP_NFS_FK_FILE));
 		rp__nfs_fhmap_forget(&m, p);
 	}
 	assert_true(m.compactions > 0);
 	for (int i = 0; i < 8; i++) {
 		snprintf(p, sizeof(p), "g%d", i);
-		assert_true(rp__nfs_fhmap_set(&m, p, p, strlen(p), false));
+		assert_true(rp__nfs_fhmap_set(&m, p, p, strlen(p), RP_NFS_FK_FILE));
 	}
-	assert_false(rp__nfs_fhmap_set(&m, "h", "h", 1, false));
+	assert_false(rp__nfs_fhmap_set(&m, "h", "h", 1, RP_NFS_FK_FILE));
 	assert_string_equal(fh_of(&m, "g3"), "g3");
 	assert_string_equal(fh_of(&m, "h"), "");
 	rp__nfs_fhmap_fini(&m);
