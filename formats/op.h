@@ -86,9 +86,12 @@ typedef enum rp_status_kind {
 } rp_status_kind;
 
 /*
- * Which producer made an op: provenance only.  It says how to read the op's
- * `raw` fields, for exact same-protocol round trips (the loadfile writer);
- * the engine, prepare and backends never read it.
+ * Which producer made an op: provenance.  It says how to read the op's
+ * `raw` fields, for exact same-protocol round trips (the loadfile writer),
+ * and, on purpose, for the nfs backend's exact mode, which sends an op of
+ * the NFSv3 decoder as the procedure it was (replay/backends/nfs_exact.c);
+ * the engine only tells a backend which producers a trace has
+ * (rp_backend_args.protos), and prepare never reads it.
  */
 #define RP_PROTO_MAP(X)                                                        \
 	X(NONE, "")                                                            \
