@@ -262,13 +262,21 @@ static int listed(nreq *q, const void *data)
 	const unsigned char *verf;
 	char child[RP_NFS_PATH_MAX_X];
 	const size_t plen = q->path ? strlen(q->path) : 0;
-	if (plus && q->path) {
+	/*
+	 * libnfs 4.0's XDR decoder packs the entries it allocates without
+	 * aligning them (UBSan: a misaligned entryplus3): each is copied out
+	 * before a field of it is read.
+	 */
+	if (plus) {
 		const READDIRPLUS3resok *const ok = &((const READDIRPLUS3res *)data)->READDIRPLUS3res_u.resok;
-		for (const entryplus3 *e = ok->reply.entries; e; e = e->nextentry, n++) {
-			last = e->cookie;
-			const nfs_fh3 *const fh = post_op_fh(&e->name_handle);
-			const size_t nlen = e->name ? strlen(e->name) : 0;
-			if (!fh || !nlen || name_refused(e->name) || plen + 1 + nlen >= sizeof(child))
+		for (const entryplus3 *p = ok->reply.entries; p; n++) {
+			entryplus3 e;
+			memcpy(&e, p, sizeof(e));
+			p = e.nextentry;
+			last = e.cookie;
+			const nfs_fh3 *const fh = post_op_fh(&e.name_handle);
+			const size_t nlen = e.name ? strlen(e.name) : 0;
+			if (!q->path || !fh || !nlen || name_refused(e.name) || plen + 1 + nlen >= sizeof(child))
 				continue;
 			/* q->path is "/"-rooted: "/dir" + "/" + name, or "/" + name for the root. */
 			memcpy(child, q->path, plen);
@@ -277,21 +285,19 @@ static int listed(nreq *q, const void *data)
 				child[at++] = '/';
 			else
 				at = 1;
-			memcpy(child + at, e->name, nlen + 1);
-			learn(c, child, fh, kind_of(&e->name_attributes, RP_NFS_FK_UNKNOWN));
+			memcpy(child + at, e.name, nlen + 1);
+			learn(c, child, fh, kind_of(&e.name_attributes, RP_NFS_FK_UNKNOWN));
 		}
-		eof = ok->reply.eof != 0;
-		verf = (const unsigned char *)ok->cookieverf;
-	} else if (plus) {
-		const READDIRPLUS3resok *const ok = &((const READDIRPLUS3res *)data)->READDIRPLUS3res_u.resok;
-		for (const entryplus3 *e = ok->reply.entries; e; e = e->nextentry, n++)
-			last = e->cookie;
 		eof = ok->reply.eof != 0;
 		verf = (const unsigned char *)ok->cookieverf;
 	} else {
 		const READDIR3resok *const ok = &((const READDIR3res *)data)->READDIR3res_u.resok;
-		for (const entry3 *e = ok->reply.entries; e; e = e->nextentry, n++)
-			last = e->cookie;
+		for (const entry3 *p = ok->reply.entries; p; n++) {
+			entry3 e;
+			memcpy(&e, p, sizeof(e));
+			p = e.nextentry;
+			last = e.cookie;
+		}
 		eof = ok->reply.eof != 0;
 		verf = (const unsigned char *)ok->cookieverf;
 	}

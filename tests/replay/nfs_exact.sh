@@ -55,7 +55,7 @@ loop() {
 	"$reprise" capture --iface lo --filter "tcp port $nport or tcp port $mport" --client-key conn --buffer 256 \
 		--duration 300 -o "$out" 2>"$tmp/cap.err" &
 	bg=$!
-	sleep 1.5 # libpcap has no "ready" signal; activation takes well under this
+	sleep "${CAPTURE_WAIT:-1.5}" # libpcap has no "ready" signal; activation takes well under this
 	run "$reprise" replay "$trace" --target "$(url "$dir")" "$@"
 	local rc=$?
 	sleep 0.5
