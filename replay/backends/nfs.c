@@ -66,6 +66,8 @@ static int nfs_create_backend(void **out, const rp_backend_args *args, char *err
 		return rp_fail(errbuf, RP_E_INVAL, "%s: mode=exact replays NFSv3 RPCs: it needs version=3", args->target);
 	}
 	nb->exact = mode == MODE_EXACT || (mode == MODE_AUTO && nb->version == 3 && others == 1u << RP_PROTO_NFS3);
+	const uint32_t share = RP_NFS_FHMAP_TOTAL / (args->n_clients ? args->n_clients : 1);
+	nb->fhmap_max = share > RP_NFS_FHMAP_MAX ? RP_NFS_FHMAP_MAX : share < RP_NFS_FHMAP_MIN ? RP_NFS_FHMAP_MIN : share;
 	*out = nb;
 	return 0;
 }
@@ -134,7 +136,7 @@ static nfs_group *join_group(nfs_backend *nb, const char *mount)
 	if (!g && (g = calloc(1, sizeof(*g))) != NULL) {
 		if ((g->mount = strdup(mount)) != NULL) {
 			pthread_mutex_init(&g->lock, NULL);
-			rp__nfs_fhmap_init(&g->fhmap, 0);
+			rp__nfs_fhmap_init(&g->fhmap, nb->fhmap_max);
 			g->next = nb->groups;
 			nb->groups = g;
 		} else {

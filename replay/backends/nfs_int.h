@@ -132,6 +132,13 @@ void rp__nfs_names_forget(rp_nfs_names *n, const char *path);
  * ops fall back, counted).
  */
 #define RP_NFS_FHMAP_MAX (1u << 18)
+/*
+ * The names of every mount's map together (about 150 bytes each): a run of
+ * many clients (--clients 100) shares this out, each mount at least
+ * RP_NFS_FHMAP_MIN.
+ */
+#define RP_NFS_FHMAP_TOTAL (1u << 20)
+#define RP_NFS_FHMAP_MIN 4096u
 #define RP_NFS_FHMAP_NAME_MAX 255u /* NFSv3 servers take no longer name (ganesha: NAME_MAX) */
 #define RP_NFS_FHMAP_NONE UINT32_MAX
 
@@ -246,6 +253,7 @@ typedef struct nfs_backend {
 	pthread_mutex_t lock;  /* groups */
 	nfs_group *groups;
 	bool exact;            /* mode: NFSv3 trace ops as their own RPCs (nfs_exact.c) */
+	uint32_t fhmap_max;    /* names per mount's map (RP_NFS_FHMAP_TOTAL shared among the clients) */
 	_Atomic uint64_t exact_ops; /* sent as their RPC */
 	_Atomic uint64_t fallbacks[RP_NFS_FB__COUNT];
 	_Atomic uint64_t verf; /* exclusive CREATEs' verifiers */
