@@ -228,6 +228,14 @@ int rp_replay_results_pack(const rp_replay_results *res, uint8_t **out, size_t *
 		f64(&b, st[i]);
 	u32(&b, res->trace_clients);
 	u64(&b, (uint64_t)res->target_entries);
+	/* version 4: the backend's mode and what fell back, by reason */
+	str(&b, res->backend_mode ? res->backend_mode : "");
+	u64(&b, res->protocol_ops);
+	u32(&b, (uint32_t)res->n_fallbacks);
+	for (size_t i = 0; i < res->n_fallbacks; i++) {
+		str(&b, res->fallbacks[i].reason);
+		u64(&b, res->fallbacks[i].count);
+	}
 	if (b.oom) {
 		free(b.p);
 		return RP_E_NOMEM;
@@ -243,11 +251,16 @@ int rp_replay_results_pack(const rp_replay_results *res, uint8_t **out, size_t *
 #define DIR_MAX 24
 /* A backend's name, as its vtable gives it. */
 #define BACKEND_MAX 32
+/* A backend's mode ("exact") and a fallback's reason, as its report gives them. */
+#define MODE_MAX 32
+#define REASON_MAX 96
 
 typedef struct part {
 	bool added;
 	rp_replay_results res;
 	char backend[BACKEND_MAX];
+	char mode[MODE_MAX];
+	char reasons[RP_REPLAY_FALLBACKS][REASON_MAX];
 	char (*dirs)[DIR_MAX];
 } part;
 
@@ -508,6 +521,15 @@ static int unpack(part *p, rp_cur *c, char *errbuf)
 		*st[i] = rf64(c);
 	res->trace_clients = rp_cur_le32(c);
 	res->target_entries = (int64_t)rp_cur_le64(c);
+	rstr(c, p->mode, sizeof(p->mode));
+	res->backend_mode = p->mode[0] ? p->mode : NULL;
+	res->protocol_ops = rp_cur_le64(c);
+	res->n_fallbacks = rcount(c, 12, RP_REPLAY_FALLBACKS);
+	for (size_t i = 0; i < res->n_fallbacks; i++) {
+		rstr(c, p->reasons[i], sizeof(p->reasons[i]));
+		res->fallbacks[i].reason = p->reasons[i];
+		res->fallbacks[i].count = rp_cur_le64(c);
+	}
 	if (c->err)
 		return rp_fail(errbuf, RP_E_CORRUPT, "packed results cut short or inconsistent");
 	if (rp_cur_left(c))
@@ -672,6 +694,22 @@ static void merge_scalars(rp_replay_results *res, const rp_replay_results *p, bo
 	res->order_bytes += p->order_bytes;
 	res->order_waits += p->order_waits;
 	res->order_wait_us += p->order_wait_us;
+	if (first)
+		res->backend_mode = p->backend_mode; /* one backend, one mode for every share */
+	res->protocol_ops += p->protocol_ops;
+	for (size_t i = 0; i < p->n_fallbacks; i++) {
+		size_t k = 0;
+		while (k < res->n_fallbacks && strcmp(res->fallbacks[k].reason, p->fallbacks[i].reason) != 0)
+			k++;
+		if (k == res->n_fallbacks) {
+			if (k == RP_REPLAY_FALLBACKS)
+				continue;
+			res->fallbacks[k].reason = p->fallbacks[i].reason; /* the part's storage, kept with the merge */
+			res->fallbacks[k].count = 0;
+			res->n_fallbacks++;
+		}
+		res->fallbacks[k].count += p->fallbacks[i].count;
+	}
 	rp__stats_add_samples(res, p->samples, p->n_samples, p->sample_others);
 	/* A target of any share that held something: the largest count (-1, not known, only if none knows). */
 	if (p->target_entries > res->target_entries)

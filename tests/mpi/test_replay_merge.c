@@ -387,6 +387,49 @@ static void test_subset(void **state)
 	wl_fini(&t);
 }
 
+/* A backend's mode and its fallbacks travel with a share; the merge adds them up by reason. */
+static void test_merge_backend_report(void **state)
+{
+	(void)state;
+	wl t;
+	workload(&t);
+	rp_replay *const a = share(&t, 1, 0), *const b = share(&t, 1, 1);
+	rp_replay_results ra = *rp_replay_get_results(a), rb = *rp_replay_get_results(b);
+	ra.backend_mode = rb.backend_mode = "exact";
+	ra.protocol_ops = 10;
+	rb.protocol_ops = 5;
+	ra.n_fallbacks = 2;
+	ra.fallbacks[0].reason = "unknown fh";
+	ra.fallbacks[0].count = 3;
+	ra.fallbacks[1].reason = "readdir cookie";
+	ra.fallbacks[1].count = 1;
+	rb.n_fallbacks = 1;
+	rb.fallbacks[0].reason = "unknown fh";
+	rb.fallbacks[0].count = 4;
+	size_t na, nb;
+	uint8_t *const pa = pack(&ra, &na), *const pb = pack(&rb, &nb);
+	rp_replay_merge *m = NULL;
+	char eb[RP_ERRBUF_SIZE];
+	assert_int_equal(rp_replay_merge_create(&m, 2), 0);
+	assert_int_equal(rp_replay_merge_add(m, 0, pa, na, eb), 0);
+	assert_int_equal(rp_replay_merge_add(m, 1, pb, nb, eb), 0);
+	assert_int_equal(rp_replay_merge_run(m, eb), 0);
+	const rp_replay_results *const g = rp_replay_merge_results(m);
+	assert_string_equal(g->backend_mode, "exact");
+	assert_int_equal(g->protocol_ops, 15);
+	assert_int_equal(g->n_fallbacks, 2);
+	assert_string_equal(g->fallbacks[0].reason, "unknown fh");
+	assert_int_equal(g->fallbacks[0].count, 7);
+	assert_string_equal(g->fallbacks[1].reason, "readdir cookie");
+	assert_int_equal(g->fallbacks[1].count, 1);
+	rp_replay_merge_destroy(m);
+	free(pa);
+	free(pb);
+	rp_replay_destroy(a);
+	rp_replay_destroy(b);
+	wl_fini(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -394,6 +437,7 @@ int main(void)
 		cmocka_unit_test(test_merge_hist_exact),
 		cmocka_unit_test(test_merge_stop),
 		cmocka_unit_test(test_merge_schedule),
+		cmocka_unit_test(test_merge_backend_report),
 		cmocka_unit_test(test_unpack_hostile),
 		cmocka_unit_test(test_subset),
 	};
