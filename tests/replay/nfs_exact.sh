@@ -107,8 +107,9 @@ closed() {
 	fi
 }
 
-# 1. The traces: a create/write/commit/remove mix and client.txt's first 6000 lines, each replayed the
-# semantic way and captured, become NFSv3 traces (what a libnfs client sent).
+# 1. The traces: a create/write/commit/remove mix, client.txt's first 6000 lines and a directory of
+# 1,500 files listed three times (READDIRPLUS in pieces, each going on from the last one's cookie),
+# each replayed the semantic way and captured, become NFSv3 traces (what a libnfs client sent).
 {
 	echo 'Mkdir "\d" NT_STATUS_OK'
 	for i in $(seq 0 999); do
@@ -121,10 +122,18 @@ closed() {
 		[ $((i % 2)) = 1 ] && echo "Unlink \"\\d\\f$((i - 1))\" 0x6 NT_STATUS_OK"
 	done
 } >"$tmp/mix.txt"
-traces=mix
+{
+	echo 'Mkdir "\big" NT_STATUS_OK'
+	for i in $(seq 1 1500); do
+		echo "NTCreateX \"\\big\\file-with-a-longish-name-$i\" 0x0 0x2 $i NT_STATUS_OK"
+		echo "Close $i NT_STATUS_OK"
+	done
+	for _ in 1 2 3; do echo 'FIND_FIRST "\big\*" 260 2000 1502 NT_STATUS_OK'; done
+} >"$tmp/big.txt"
+traces="mix big"
 client=/usr/share/dbench/client.txt
-[ -r "$client" ] && head -n 6000 "$client" >"$tmp/client.txt" && traces="mix client"
-for t in mix client; do
+[ -r "$client" ] && head -n 6000 "$client" >"$tmp/client.txt" && traces="mix client big"
+for t in mix client big; do
 	if [[ " $traces " != *" $t "* ]]; then
 		for d in "capture" "NFSv3 trace"; do ok "$t: $d # skip no $client"; done
 		continue
@@ -135,7 +144,8 @@ for t in mix client; do
 	[ "$rc" = 0 ] && [ -n "$dropped" ] && { loop "$tmp/$t.rpz" "$tmp/$t.txt" "$(fresh)" -O mode=semantic -q; rc=$?; }
 	if [ "$rc" = 0 ]; then ok "$t: a semantic replay captured on lo"; else not_ok "$t: a semantic replay captured on lo"; fi
 	procs "$tmp/$t.rpz" >"$tmp/p.txt"
-	has "$t: an NFSv3 trace with CREATEs, WRITEs, COMMITs and REMOVEs" p.txt '^COMMIT [1-9][0-9]{2,}'
+	if [ "$t" = big ]; then has "$t: an NFSv3 trace of listings in pieces" p.txt '^READDIRPLUS [1-9][0-9]{1,}'
+	else has "$t: an NFSv3 trace with CREATEs, WRITEs, COMMITs and REMOVEs" p.txt '^COMMIT [1-9][0-9]{2,}'; fi
 	[ -n "$dropped" ] && echo "# the trace lacks frames the kernel dropped ($dropped): its replay still checks itself"
 done
 
