@@ -5,14 +5,19 @@
 # trace's, in both modes; and ops/s of each mode, ROUNDS alternating runs without capture, medians.
 # Traces: a create/write/commit/remove mix (FILES files) and client.txt's first LINES lines, each
 # made by capturing a semantic replay of a loadfile (what a libnfs client sends); the NFSv3 sample
-# captures of tests/data/pcap, converted.  Server: tests/fixtures/ganesha.sh, stopped at the end.
-#   usage: bench/nfs_exact_bench.sh     REPRISE=build/cli/reprise LINES=6000 FILES=1000 ROUNDS=3
+# captures of tests/data/pcap, converted; and the capture of bench/net_peer's mix (PEER_FILES files
+# of PEER_SIZE: libnfs's synchronous calls), whose replay is timed against net_peer itself, the
+# program that made it.  Server: tests/fixtures/ganesha.sh, stopped at the end.
+#   usage: bench/nfs_exact_bench.sh     REPRISE=build/cli/reprise PEER=build/bench/net-peer LINES=6000 FILES=1000 ROUNDS=3
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 reprise=${REPRISE:-$top/build/cli/reprise}
 lines=${LINES:-6000}
 files=${FILES:-1000}
 rounds=${ROUNDS:-3}
+peer=${PEER:-$(dirname "$reprise")/../bench/net-peer}
+peer_files=${PEER_FILES:-200}
+peer_size=${PEER_SIZE:-65536}
 fixtures=$top/tests/fixtures
 pcaps=$top/tests/data/pcap
 [ -x "$reprise" ] || { echo "nfs_exact_bench: no $reprise (build first, or set REPRISE)" >&2; exit 1; }
@@ -33,15 +38,20 @@ export_dir=$tmp/nfs/export
 fresh() { basename "$(mktemp -d "$export_dir/rXXXXXX")"; }
 url() { echo "nfs://127.0.0.1/export/$1?version=3&nfsport=$nport&mountport=$mport"; }
 
+# cap_start OUT: capture lo into OUT in the background ($bg), once the capture says it is on.
+cap_start() {
+	"$reprise" capture --iface lo --filter "tcp port $nport or tcp port $mport" --client-key conn --buffer 256 \
+		--duration 600 -o "$1" 2>"$tmp/cap.err" &
+	bg=$!
+	for _ in $(seq 1 100); do grep -q '^reprise capture: on ' "$tmp/cap.err" && break; sleep 0.1; done
+	sleep 0.5
+}
 # loop OUT TRACE [replay args]: replay TRACE into a fresh directory while capturing lo; the replay's
 # output in $tmp/out, the capture's frames the kernel dropped in $dropped.
 loop() {
 	local out=$1 trace=$2
 	shift 2
-	"$reprise" capture --iface lo --filter "tcp port $nport or tcp port $mport" --client-key conn --buffer 256 \
-		--duration 600 -o "$out" 2>"$tmp/cap.err" &
-	bg=$!
-	sleep 1.5
+	cap_start "$out"
 	"$reprise" replay "$trace" --target "$(url "$(fresh)")" -q "$@" >"$tmp/out" 2>&1
 	sleep 0.5
 	kill -INT "$bg"
@@ -102,6 +112,16 @@ for p in zeek__nfs_nfs_base suricata-verify__nfs3-01__input nfstrace__eth-ipv6-t
 	[ -r "$pcaps/$p.pcap" ] && "$reprise" convert "$pcaps/$p.pcap" -o "$tmp/$p.rpz" 2>/dev/null && traces="$traces $p"
 done
 
+if [ -x "$peer" ]; then
+	cap_start "$tmp/peer.rpz"
+	"$peer" nfs "$(url "$(fresh)")" "$peer_files" "$peer_size" >/dev/null
+	sleep 0.5
+	kill -INT "$bg"
+	wait "$bg"
+	bg=
+	traces="$traces peer"
+fi
+
 echo "## RPCs on the wire per procedure: recorded, exact, semantic (prepare excluded)"
 for t in $traces; do
 	loop "$tmp/$t.x.rpz" "$tmp/$t.rpz"
@@ -132,3 +152,15 @@ for t in $traces; do
 	x=$(median <"$tmp/ox"); s=$(median <"$tmp/os")
 	echo "| $t | $x | $s | $(awk -v x="$x" -v s="$s" 'BEGIN { printf "%.2f", s ? x / s : 0 }') |"
 done
+
+if [ -x "$peer" ]; then
+	echo "## net_peer (libnfs synchronous calls, $peer_files files of $peer_size) against the exact replay of its capture, $rounds alternating rounds"
+	: >"$tmp/tp"; : >"$tmp/tx"
+	for _ in $(seq 1 "$rounds"); do
+		"$peer" nfs "$(url "$(fresh)")" "$peer_files" "$peer_size" | awk '{ print $4 }' >>"$tmp/tp"
+		"$reprise" replay "$tmp/peer.rpz" --target "$(url "$(fresh)")" -q >"$tmp/out" 2>&1
+		sed -n 's/^Throughput .* \([0-9.]*\) s measured.*/\1/p' "$tmp/out" >>"$tmp/tx"
+	done
+	p=$(median <"$tmp/tp"); x=$(median <"$tmp/tx")
+	echo "net_peer $p s, reprise exact $x s: reprise / net_peer speed $(awk -v p="$p" -v x="$x" 'BEGIN { printf "%.2f", x ? p / x : 0 }') ($(grep '^Backend mode' "$tmp/out"))"
+fi

@@ -232,7 +232,7 @@ void rp_replay_write_table(const rp_replay_results *res, FILE *f)
 		if (res->protocol_ops || res->n_fallbacks)
 			fprintf(f, " (%llu ops sent as the request they were recorded as", (unsigned long long)res->protocol_ops);
 		for (size_t i = 0; i < res->n_fallbacks; i++)
-			fprintf(f, "%s%s %llu", i ? ", " : "; fell back to semantic: ", res->fallbacks[i].reason,
+			fprintf(f, "%s%s %llu", i ? ", " : "; not sent as recorded: ", res->fallbacks[i].reason,
 				(unsigned long long)res->fallbacks[i].count);
 		fputs(res->protocol_ops || res->n_fallbacks ? ")\n" : "\n", f);
 	}

@@ -334,10 +334,49 @@ static bool learn_existing(nreq *q)
 	a.what.dir.data.data_val = (char *)q->chk_fh;
 	a.what.name = (char *)(slash + 1);
 	q->xproc = X_LOOKUP;
-	q->status = EEXIST;
+	if (!q->xstage)
+		q->status = EEXIST;
 	if (rpc_nfs3_lookup_async(nfs_get_rpc_context(q->c->nfs), exact_cb, &a, q) < 0)
-		rp__nfs_finish(q, EEXIST);
+		rp__nfs_finish(q, q->xstage ? EIO : EEXIST);
 	return true;
+}
+
+static bool create_how(nfs_client *c, const rp_op *op, createhow3 *how);
+
+/*
+ * An UNCHECKED CREATE sent GUARDED (send_in_dir) found the name there; its
+ * LOOKUP (xstage 2) said what it is (kind, or -1 when the LOOKUP failed).
+ * A regular file gets the recorded UNCHECKED CREATE after all (2 RPCs
+ * more, counted); anything else goes the semantic way, whose check answers
+ * for a link (counted).
+ */
+static void unchecked_again(nreq *q, int kind)
+{
+	nfs_client *const c = q->c;
+	rp_breq *const req = q->req;
+	const char *const slash = q->path ? strrchr(q->path, '/') : NULL;
+	createhow3 how;
+	/* Counted by its reason instead of as sent as recorded. */
+	if (!is_prepare(req))
+		atomic_fetch_sub_explicit(&c->nb->exact_ops, 1u, memory_order_relaxed);
+	if (kind == RP_NFS_FK_FILE && slash && slash[1] && create_how(c, req->op, &how) && how.mode == UNCHECKED) {
+		(void)fall_back(c, req, RP_NFS_FB_UNCHECKED_EXISTING);
+		CREATE3args a;
+		memset(&a, 0, sizeof(a));
+		a.where.dir.data.data_len = q->chk_fhlen;
+		a.where.dir.data.data_val = (char *)q->chk_fh;
+		a.where.name = (char *)(slash + 1);
+		a.how = how;
+		q->xproc = X_CREATE;
+		q->xstage = 3;
+		if (rpc_nfs3_create_async(nfs_get_rpc_context(c->nfs), exact_cb, &a, q) < 0)
+			rp__nfs_finish(q, EIO);
+		return;
+	}
+	(void)fall_back(c, req, RP_NFS_FB_UNCHECKED);
+	q->req = NULL; /* let go of it without an answer: the semantic path answers it */
+	rp__nfs_finish(q, 0);
+	rp__nfs_start(c, req);
 }
 
 /* Every reply of an exact request. */
@@ -358,11 +397,17 @@ static void exact_cb(struct rpc_context *rpc, int status, void *data, void *priv
 	case X_LOOKUP: {
 		const LOOKUP3res *const res = data;
 		/* q->status: prepare's create that found the name there, which this LOOKUP learns (its status is the op's). */
+		int kind = -1;
 		if (!(st = status_of(q, res->status))) {
 			const LOOKUP3resok *const ok = &res->LOOKUP3res_u.resok;
-			learn(c, q->path, &ok->object, kind_of(&ok->obj_attributes, RP_NFS_FK_UNKNOWN));
+			kind = kind_of(&ok->obj_attributes, RP_NFS_FK_UNKNOWN);
+			learn(c, q->path, &ok->object, kind);
 		} else if (st == ENOENT) {
 			absent(c, q->path);
+		}
+		if (q->xstage == 2) {
+			unchecked_again(q, kind);
+			return;
 		}
 		if (q->status)
 			st = q->status;
@@ -382,6 +427,11 @@ static void exact_cb(struct rpc_context *rpc, int status, void *data, void *priv
 	}
 	case X_CREATE:
 		st = created(q, data);
+		if (st == EEXIST && q->xstage == 1) {
+			q->xstage = 2;
+			if (learn_existing(q))
+				return;
+		}
 		if (st == EEXIST && is_prepare(q->req) && learn_existing(q))
 			return;
 		break;
@@ -636,21 +686,22 @@ static bool create_how(nfs_client *c, const rp_op *op, createhow3 *how)
 }
 
 /*
- * Whether an UNCHECKED CREATE of path may go as it is: ganesha opens the
- * name on its own file system and follows a symlink there (docs/replay.md,
- * "Safety"), so only a name the replies said is a regular file or absent
- * (a LOOKUP's NOENT, a REMOVE: the trace's client looked before it
- * created) is sent; anything else goes the semantic way, whose check
- * LOOKUPs it first.  The window left is the semantic check's own.
+ * How an UNCHECKED CREATE of path may go: ganesha opens the name on its own
+ * file system and follows a symlink there (docs/replay.md, "Safety"), so
+ * only a name the replies said is a regular file or absent (a LOOKUP's
+ * NOENT, a REMOVE: the trace's client looked before it created) is sent as
+ * it is (1); one they said nothing of is sent GUARDED first (0); anything
+ * else (a link, a directory) goes the semantic way, whose check answers it
+ * (-1).  The window left is the semantic check's own.
  */
-static bool unchecked_ok(nfs_client *c, const char *path)
+static int unchecked_ok(nfs_client *c, const char *path)
 {
 	if (!path)
-		return false;
+		return -1;
 	pthread_mutex_lock(&c->group->lock);
 	const int kind = rp__nfs_fhmap_kind(&c->group->fhmap, path);
 	pthread_mutex_unlock(&c->group->lock);
-	return kind == RP_NFS_FK_FILE || kind == RP_NFS_FK_ABSENT;
+	return kind == RP_NFS_FK_FILE || kind == RP_NFS_FK_ABSENT ? 1 : kind < 0 ? 0 : -1;
 }
 
 /* Procedures on a directory's handle and a name. */
@@ -660,8 +711,20 @@ static bool send_in_dir(nfs_client *c, rp_breq *req, uint32_t proc)
 	createhow3 how;
 	if (proc == X_CREATE && (!create_how(c, op, &how) || (op->oflags & ~(uint32_t)RP_OF_EXCL_VERIFY)))
 		return fall_back(c, req, RP_NFS_FB_RAW);
-	if (proc == X_CREATE && how.mode == UNCHECKED && !unchecked_ok(c, req->path))
+	/*
+	 * An UNCHECKED CREATE of a name the replies never called a file or
+	 * absent goes GUARDED: on a name that is not there (a client that did
+	 * not look first) it is the same one CREATE; on one that is, nothing is
+	 * followed and the reply says so (exact_cb: unchecked_again).
+	 */
+	bool guarded_first = false;
+	const int unchecked = proc == X_CREATE && how.mode == UNCHECKED ? unchecked_ok(c, req->path) : 1;
+	if (unchecked < 0)
 		return fall_back(c, req, RP_NFS_FB_UNCHECKED);
+	if (unchecked == 0) {
+		how.mode = GUARDED; /* obj_attributes and g_obj_attributes are the same sattr3 of the union */
+		guarded_first = true;
+	}
 	if (proc == X_MKNOD && op->raw.level != NF3FIFO)
 		return fall_back(c, req, RP_NFS_FB_DEVICE); /* the semantic path makes FIFOs and regular files only */
 	if (proc == X_RENAME && op->oflags)
@@ -704,8 +767,9 @@ static bool send_in_dir(nfs_client *c, rp_breq *req, uint32_t proc)
 		break;
 	}
 	case X_CREATE: {
-		memcpy(q->chk_fh, dfh, dlen); /* for prepare's EEXIST (learn_existing) */
+		memcpy(q->chk_fh, dfh, dlen); /* for prepare's EEXIST (learn_existing) and unchecked_again */
 		q->chk_fhlen = dlen;
+		q->xstage = guarded_first ? 1 : 0;
 		CREATE3args a = { .where = d, .how = how };
 		sent(q, rpc_nfs3_create_async(rpc, exact_cb, &a, q));
 		break;

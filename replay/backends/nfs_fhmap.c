@@ -273,7 +273,7 @@ int rp__nfs_fhmap_kind(const rp_nfs_fhmap *m, const char *path)
 	const char *last;
 	size_t last_len;
 	const rp_nfs_fhnode *const e = walk(m, path, &parent, &last, &last_len, false);
-	return e ? e->kind : RP_NFS_FK_UNKNOWN;
+	return e ? e->kind : -1;
 }
 
 void rp__nfs_fhmap_forget(rp_nfs_fhmap *m, const char *path)

@@ -191,7 +191,7 @@ bool rp__nfs_fhmap_parent(const rp_nfs_fhmap *m, const char *path, const void **
 bool rp__nfs_fhmap_set(rp_nfs_fhmap *m, const char *path, const void *fh, size_t len, int kind);
 /* Learn that nothing is at path now (what was there forgotten, with what was beneath it). */
 bool rp__nfs_fhmap_absent(rp_nfs_fhmap *m, const char *path);
-/* What path is as far as the replies said: RP_NFS_FK_*, UNKNOWN when nothing is known of it. */
+/* What path is as far as the replies said: RP_NFS_FK_*, or -1 when they said nothing of it. */
 int rp__nfs_fhmap_kind(const rp_nfs_fhmap *m, const char *path);
 /* Forget path and what is beneath it (REMOVE, RMDIR). */
 void rp__nfs_fhmap_forget(rp_nfs_fhmap *m, const char *path);
@@ -224,8 +224,10 @@ typedef struct nfs_group {
 } nfs_group;
 
 /*
- * Why an op of exact mode went the semantic way (nfs_exact.c), counted and
- * reported (the run's JSON, the summary).  X(ENUM, "words"); append only.
+ * Why an op of exact mode was not sent as the one RPC it was (nfs_exact.c):
+ * it went the semantic way, or (UNCHECKED_EXISTING) took RPCs of exact
+ * mode's own; counted and reported (the run's JSON, the summary).
+ * X(ENUM, "words"); append only.
  */
 #define RP_NFS_FALLBACK_MAP(X)                                                                                     \
 	X(NOT_NFS3, "not from nfs3")                    /* the op's producer was no NFSv3 decoder */               \
@@ -237,7 +239,8 @@ typedef struct nfs_group {
 	X(DEVICE, "device or socket node")              /* MKNOD of what the semantic path refuses itself */       \
 	X(NO_PROC, "no nfs3 procedure")                 /* an op no NFSv3 call is (deltree, ...) */                \
 	X(RAW, "no nfs3 arguments")                     /* its raw fields name no procedure or createhow */    \
-	X(UNCHECKED, "unchecked create of an unknown name") /* ganesha follows a symlink there: checked first */
+	X(UNCHECKED, "unchecked create of a name that is no file") /* ganesha would follow a symlink there */ \
+	X(UNCHECKED_EXISTING, "unchecked create of an existing file, checked first") /* GUARDED, LOOKUP, UNCHECKED */
 
 #define RP__NFS_FB_ENUM(e, name) RP_NFS_FB_##e,
 enum { RP_NFS_FALLBACK_MAP(RP__NFS_FB_ENUM) RP_NFS_FB__COUNT };
@@ -385,6 +388,7 @@ struct nreq {
 	uint32_t chk_fhlen;
 	unsigned char chk_fh[RP_NFS_FH_MAX]; /* exact LINK: the file's handle */
 	uint32_t xproc;     /* exact mode: the NFSv3 procedure sent */
+	uint8_t xstage;     /* exact mode, an UNCHECKED CREATE sent GUARDED first: 1 sent so, 2 its LOOKUP (nfs_exact.c) */
 };
 
 /* nfs_req.c: a request's bookkeeping, below the ops that step it. */

@@ -322,7 +322,7 @@ static void test_fhmap(void **state)
 	assert_true(rp__nfs_fhmap_set(&m, "c/gone", "N", 1, RP_NFS_FK_LINK));
 	assert_int_equal(rp__nfs_fhmap_kind(&m, "c/gone"), RP_NFS_FK_LINK);
 	assert_string_equal(fh_of(&m, "c/gone"), "N");
-	assert_int_equal(rp__nfs_fhmap_kind(&m, "c/unknown"), RP_NFS_FK_UNKNOWN);
+	assert_int_equal(rp__nfs_fhmap_kind(&m, "c/unknown"), -1);
 	/* A symlink is no directory: nothing is learned or looked up beneath it. */
 	assert_false(rp__nfs_fhmap_set(&m, "c/gone/y", "Y", 1, RP_NFS_FK_FILE));
 	assert_false(rp__nfs_fhmap_parent(&m, "c/gone/y", &fh, &len, &name, &nlen));
