@@ -246,8 +246,19 @@ if [ -x "$peer" ]; then
 	check "net_peer's capture over its files made before, --no-prepare" "$reprise" replay "$tmp/peer.rpz" --target "$(url "$d")" --no-prepare
 	has "each CREATE of a file there checked first, counted" out '; not sent as recorded: unchecked create of an existing file, checked first 50\)$'
 	has "and 0 mismatched" out '^Failed .*mismatched 0$'
+	# A link planted at the first name: its GUARDED CREATE fails, the LOOKUP says link, the semantic
+	# path refuses it (ELOOP); the file outside keeps its bytes.
+	d=$(fresh)
+	printf 'outside\n' >"$tmp/outside2"
+	ln -s "$tmp/outside2" "$export_dir/$d/peer-f0"
+	check "net_peer's capture over a planted link, --no-prepare" "$reprise" replay "$tmp/peer.rpz" --target "$(url "$d")" --no-prepare
+	has "the CREATE of the link went the semantic way, counted" out 'unchecked create of a name that is no file 1[,)]'
+	has "and was refused (ELOOP)" err 'open, expected OK, got ELOOP'
+	if [ "$(cat "$tmp/outside2")" = outside ]; then ok "the file outside the link names is as it was"
+	else not_ok "the file outside the link names is as it was"; fi
 else
-	for t in "captured" "replay captured" "as recorded" "mismatched" "per procedure" "files made before" "checked first" "0 mismatched"; do
+	for t in "captured" "replay captured" "as recorded" "mismatched" "per procedure" "files made before" "checked first" "0 mismatched" \
+		"planted link" "counted" "ELOOP" "outside"; do
 		ok "net_peer: $t # skip no $peer"
 	done
 fi
