@@ -75,7 +75,12 @@ enum rp_backend_cap {
  */
 typedef struct rp_breq rp_breq;
 struct rp_breq {
-	const rp_op *op;   /* the trace op: its semantic fields only (docs/op-model.md), never op->raw */
+	/*
+	 * The trace op: its semantic fields (docs/op-model.md).  op->proto and
+	 * op->raw are provenance, read on purpose by one backend mode only (the
+	 * nfs backend's exact mode sends an NFSv3 op as the RPC it was).
+	 */
+	const rp_op *op;
 	const char *path;  /* NULL if the op has none */
 	const char *path2; /* rename/link/symlink target, readdir pattern, xattr name; NULL if none */
 	uint64_t bh;       /* in: backend handle for handle ops; out: the new one for open */
