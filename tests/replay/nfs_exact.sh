@@ -73,13 +73,14 @@ loop() {
 	[ "$rc" = 0 ] && [ "$crc" = 0 ]
 }
 
-# procs TRACE [SKIP_CLIENT]: "PROCEDURE COUNT" lines, the NFSv3 procedure of each op (reprise cat).
+# procs TRACE [SKIP_CLIENTS]: "PROCEDURE COUNT" lines, the NFSv3 procedure of each op (reprise cat), the
+# clients named in SKIP_CLIENTS (space-separated) left out.
 procs() {
-	"$reprise" cat "$1" | awk -v skip="${2:-}" '
+	"$reprise" cat "$1" | awk -v skip=" ${2:-} " '
 	BEGIN { split("stat GETATTR setattr SETATTR lookup LOOKUP access ACCESS readlink READLINK read READ write WRITE " \
 		      "open CREATE mkdir MKDIR symlink SYMLINK mknod MKNOD unlink REMOVE rmdir RMDIR rename RENAME " \
 		      "link LINK flush COMMIT", a, " "); for (i = 1; i < length(a); i += 2) m[a[i]] = a[i + 1] }
-	$3 == skip { next }
+	index(skip, " " $3 " ") { next }
 	{ lv = ""; if (match($0, /level=[0-9]+/)) lv = substr($0, RSTART + 6, RLENGTH - 6)
 	  p = m[$4]; if ($4 == "readdir") p = lv == 16 ? "READDIR" : "READDIRPLUS"
 	  if ($4 == "statfs") p = lv == 18 ? "FSSTAT" : lv == 19 ? "FSINFO" : "PATHCONF"
@@ -90,8 +91,9 @@ procs() {
 clients_of() { "$reprise" cat "$1" | awk '{ print $3 }' | sort -u | wc -l; }
 
 # closed DESC TRACE CAPTURE: the capture's RPCs per procedure against the trace's: at least as many, at
-# most 1.05x plus the mount's FSINFO and GETATTR per replay connection; prepare's connection (the
-# first, when the capture has one more client than the trace) left out.
+# most 1.05x plus the mount's FSINFO and GETATTR per replay connection; the connections before the
+# replay's (the capture's first clients beyond the trace's: the listing of the target that the
+# not-empty warning makes, prepare's) left out.
 closed() {
 	local desc=$1 trace=$2 cap=$3 k m skip=
 	if [ -n "$dropped" ]; then
@@ -100,7 +102,7 @@ closed() {
 	fi
 	k=$(clients_of "$trace")
 	m=$(clients_of "$cap")
-	[ "$m" -gt "$k" ] && skip=$("$reprise" cat "$cap" | awk 'NR == 1 { print $3 }')
+	[ "$m" -gt "$k" ] && skip=$("$reprise" cat "$cap" | awk -v n=$((m - k)) '!seen[$3]++ && ++c <= n { printf "%s ", $3 }')
 	procs "$trace" >"$tmp/rec.txt"
 	procs "$cap" "$skip" >"$tmp/got.txt"
 	if join -a1 -a2 -e0 -o 0,1.2,2.2 "$tmp/rec.txt" "$tmp/got.txt" | awk -v k="$k" '
