@@ -193,7 +193,7 @@ typedef struct rp_backend_args {
 	size_t n_vals;
 	uint32_t n_clients;
 	/*
-	 * (version 9) Bit (1 << rp_proto) for every producer the trace's ops
+	 * (version 10) Bit (1 << rp_proto) for every producer the trace's ops
 	 * came from (op.proto, RP_PROTO_NONE included for ops without one): a
 	 * backend that replays a protocol at its own level (the nfs backend's
 	 * exact mode) picks its default from it.
@@ -215,7 +215,7 @@ typedef struct rp_backend_entry {
 #define RP_BACKEND_REPORT_MAX 16
 
 /*
- * (version 9) How a backend replayed the run, for the summary and the JSON
+ * (version 10) How a backend replayed the run, for the summary and the JSON
  * (docs/replay.md): its strings are static (they outlive the backend).
  */
 typedef struct rp_backend_report {
