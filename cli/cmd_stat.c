@@ -69,7 +69,7 @@ static const rp_cmd spec = {
 		   "(creates, mkdirs with SMB's directory creates, deletes with delete-on-close, renames, truncates,\n"
 		   "bytes read and written), each marked when B is more than --diff-threshold percent from A; each\n"
 		   "file's core ops in order (a run of reads or of writes one step), compared file by file after\n"
-		   "aligning the paths (up to 6 leading components stripped from one side: a replay's target); the\n"
+		   "aligning the paths (up to 6 leading components stripped from either side: a replay's target); the\n"
 		   "mean in flight (the ops' summed durations over the span), the span and the Kolmogorov-Smirnov\n"
 		   "distance of the gaps between op starts.  Its verdict, \"core ops: same\" or \"core ops: differ\",\n"
 		   "holds across protocols; --check-core makes it the exit status (docs/stat-json.md).  A cut input (a pcap ending mid-packet, an unfinished\n"

@@ -587,24 +587,26 @@ int rp_fid_compare(const rp_fid *a, const rp_fid *b, rp_fid_cmp *c)
 	if (a->capped || b->capped)
 		return RP_OK;
 	c->compared = true;
-	/* The alignment: strip components from one side (the replay's target beneath its mount, or a pseudo
-	 * path the original kept) so that most of B's files are A's; no strip wins a tie. */
+	/* The alignment: strip leading components (the replay's target beneath its mount, a pseudo path the
+	 * original kept, the synthetic prefix of a capture that began after its mount: on either side or
+	 * both) so that most of B's files are A's; the fewest stripped wins a tie. */
 	unsigned best_a = 0, best_b = 0;
 	uint64_t best = 0;
-	for (unsigned s = 0; s < 2 * RP_FID_STRIP_MAX + 1; s++) {
-		const unsigned sa = s <= RP_FID_STRIP_MAX ? s : 0, sb = s <= RP_FID_STRIP_MAX ? 0 : s - RP_FID_STRIP_MAX;
+	for (unsigned sa = 0; sa <= RP_FID_STRIP_MAX; sa++) {
 		map m = { 0 };
 		if (index_at(a, sa, &m) < 0) {
 			free(m.e);
 			return RP_E_NOMEM;
 		}
-		const uint64_t hits = sample_hits(b, sb, &m);
-		free(m.e);
-		if (hits > best) {
-			best = hits;
-			best_a = sa;
-			best_b = sb;
+		for (unsigned sb = 0; sb <= RP_FID_STRIP_MAX; sb++) {
+			const uint64_t hits = sample_hits(b, sb, &m);
+			if (hits > best || (hits == best && hits && sa + sb < best_a + best_b)) {
+				best = hits;
+				best_a = sa;
+				best_b = sb;
+			}
 		}
+		free(m.e);
 	}
 	c->strip_a = best_a;
 	c->strip_b = best_b;

@@ -196,6 +196,29 @@ static void rename_moves_open_handles(void **state)
 	rp_fid_destroy(b.f);
 }
 
+/* Both sides with a prefix of their own (a capture that began after its mount names paths by a synthetic root). */
+static void both_sides_stripped(void **state)
+{
+	(void)state;
+	static const char *const na[] = { "/.reprise/nfs/aaaa/d/x", "/.reprise/nfs/aaaa/d" };
+	static const char *const nb[] = { "/.reprise/nfs/bbbb/t/d/x", "/.reprise/nfs/bbbb/t/d" };
+	trace a, b;
+	begin(&a, na, 2);
+	begin(&b, nb, 2);
+	for (trace *t = &a; t; t = t == &a ? &b : NULL) {
+		op(t, (rp_op){ .op = RP_OP_MKDIR, .path = 2 });
+		op(t, (rp_op){ .op = RP_OP_OPEN, .path = 1, .handle = 1, .disp = RP_DISP_CREATE });
+	}
+	rp_fid_cmp c;
+	assert_int_equal(rp_fid_compare(a.f, b.f, &c), RP_OK);
+	assert_int_equal(c.strip_a, 3);
+	assert_int_equal(c.strip_b, 4);
+	assert_int_equal(c.files_same, 2);
+	assert_true(c.order_agree_pct == 100.0);
+	rp_fid_destroy(a.f);
+	rp_fid_destroy(b.f);
+}
+
 /* A file only one side has counts against the agreement. */
 static void missing_file_counts(void **state)
 {
@@ -280,7 +303,7 @@ int main(void)
 		cmocka_unit_test(same_trace_agrees),     cmocka_unit_test(cross_protocol_agrees),
 		cmocka_unit_test(reordered_file_differs), cmocka_unit_test(missing_file_counts),
 		cmocka_unit_test(load_measures),         cmocka_unit_test(hostile_names),
-		cmocka_unit_test(rename_moves_open_handles),
+		cmocka_unit_test(rename_moves_open_handles), cmocka_unit_test(both_sides_stripped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
