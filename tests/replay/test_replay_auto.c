@@ -76,6 +76,9 @@ static void opts(rp_replay_opts *o)
 static const rp_replay_results *run(wl *t, const rp_replay_opts *o, rp_replay **r)
 {
 	char eb[RP_ERRBUF_SIZE];
+	/* A test that runs twice destroyed the first run: its workload goes too before the next is opened. */
+	rp_workload_destroy(t->w);
+	t->w = NULL;
 	if (rp_replay_create(r, o, wl_open(t), eb) < 0 || rp_replay_run(*r, eb) < 0)
 		fail_msg("%s", eb);
 	return rp_replay_get_results(*r);
