@@ -81,6 +81,7 @@ for name in $order; do
 		capture_pid=$!
 		k=0
 		while ! grep -q '^reprise capture: on lo' "$tmp/cap.err" && [ $k -lt 100 ]; do sleep 0.05; k=$((k + 1)); done
+		sleep 0.5 # the banner comes with the loop's first turn, a little before the first packet is taken
 		# shellcheck disable=SC2046
 		"$reprise" replay "$rpz" --target "$target" $(user_of "$b") --no-prepare -q --json "$tmp/run$n.json" \
 			>/dev/null 2>"$tmp/run.err"
