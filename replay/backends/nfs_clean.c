@@ -69,8 +69,11 @@ static int list(walker *w, size_t len, dent **out, size_t *n_out)
 			rc = RP_E_NOMEM;
 			break;
 		}
-		v[n].id = e->inode;
-		v[n].dir = e->type == NF3DIR;
+		/* libnfs 4.0's NFSv4 listing leaves inode (and type) unset, not 0: malloc's bytes (ASan's fill made
+		 * every entry one id, all "of before").  There the entry's lstat (walk_dir) says both. */
+		const bool v4 = w->c->nb->version == 4;
+		v[n].id = v4 ? 0 : e->inode;
+		v[n].dir = !v4 && e->type == NF3DIR;
 		n++;
 	}
 	nfs_closedir(w->c->nfs, d);
@@ -94,7 +97,7 @@ static int walk_dir(walker *w, size_t len, unsigned depth)
 			continue; /* too long to name: left alone */
 		w->path[len] = '/';
 		memcpy(w->path + len + 1, v[i].name, nlen + 1);
-		/* libnfs 4.0's NFSv4 listing has no fileid (0): the entry's own attributes have (an lstat: no link followed). */
+		/* libnfs 4.0's NFSv4 listing has no fileid: the entry's own attributes have (an lstat: no link followed). */
 		struct nfs_stat_64 st;
 		if (!v[i].id && nfs_lstat64(w->c->nfs, w->path, &st) == 0) {
 			v[i].id = st.nfs_ino;
