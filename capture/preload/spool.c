@@ -16,6 +16,7 @@
 
 #include "capture/preload/ring.h"
 #include "capture/preload/spool.h"
+#include "capture/preload/spool_dir.h"
 #include "capture/preload/tsc.h"
 #include "formats/error.h"
 
@@ -26,8 +27,6 @@
  * minutes) is not worth more memory.
  */
 #define MAX_HELD_BYTES ((uint64_t)512 << 20)
-/* A spool directory's name: this, then mkdtemp's six characters. */
-#define SPOOL_PREFIX "reprise-spool-"
 /* A ring file's name: "<pid>.<tid>.<serial>[-<n>]"; longer is not one of ours. */
 #define NAME_MAX_LEN 80
 /*
@@ -236,139 +235,6 @@ static int ctl_create(rp_spool *s)
 	return 0;
 }
 
-/* Where spools are made when the caller names no directory: /dev/shm if it is one, else $TMPDIR, else /tmp. */
-static const char *default_tmpdir(void)
-{
-	struct stat st;
-	const char *d = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) ? "/dev/shm" : getenv("TMPDIR");
-	return d && d[0] ? d : "/tmp";
-}
-
-/* What a spool directory is renamed to before it is emptied: no traced program can make a ring in it then. */
-#define GONE_SUFFIX ".gone"
-/* Rounds of emptying a retired spool: a ring made just before the rename is found by the second. */
-#define REMOVE_ROUNDS 4
-/* How long a sweep waits for the control page's lock, in 1 ms steps: a traced thread asking whether its
- * writer is gone holds a shared lock for a few microseconds (ring_emit.c, writer_gone). */
-#define SWEEP_LOCK_TRIES 50
-
-/* Unlink what directory fd holds; fd stays open.  Whether anything was there. */
-static bool empty_dir(int fd)
-{
-	const int dup_fd = dup(fd);
-	DIR *const d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
-	if (!d) {
-		if (dup_fd >= 0)
-			close(dup_fd);
-		return false;
-	}
-	bool any = false;
-	const struct dirent *de;
-	while ((de = readdir(d)) != NULL)
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
-			unlinkat(dirfd(d), de->d_name, 0);
-			any = true;
-		}
-	closedir(d);
-	return any;
-}
-
-/*
- * Remove spool directory fd, named name in parent (both may be AT_FDCWD and a
- * path).  It is renamed to name.gone first: a traced program makes its rings
- * by the spool's path (ring_emit.c), so none can appear in it after that, and
- * the ones made before are found and unlinked.  0, or -1 (someone else
- * retired it first, or it could not be removed).  fd stays open.
- */
-static int spool_retire(int parent, const char *name, int fd)
-{
-	char gone[PATH_MAX];
-	if ((size_t)snprintf(gone, sizeof gone, "%s" GONE_SUFFIX, name) >= sizeof gone ||
-	    renameat(parent, name, parent, gone) != 0)
-		return -1;
-	for (int i = 0; i < REMOVE_ROUNDS; i++) {
-		empty_dir(fd);
-		if (unlinkat(parent, gone, AT_REMOVEDIR) == 0 || errno != ENOTEMPTY)
-			return 0;
-	}
-	return -1;
-}
-
-/*
- * Whether the spool directory dfd is an orphan: its control page is there and
- * unlocked (its writer died: the kernel released the lock), and the pid it
- * names is gone (a spool of a writer that took no lock, still running, is not
- * one).  On true the caller holds the lock (in *lock_fd) while it removes it.
- */
-static bool spool_orphaned(int dfd, int *lock_fd)
-{
-	const int fd = openat(dfd, RP_SPOOL_CTL_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return false; /* being made (the page is renamed in last), or not a spool of ours */
-	rp_spool_ctl c;
-	struct stat st;
-	const bool page = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && pread(fd, &c, sizeof c, 0) == (ssize_t)sizeof c &&
-	                  c.magic == RP_SPOOL_CTL_MAGIC;
-	if (!page || (c.writer_pid > 0 && !(kill(c.writer_pid, 0) == -1 && errno == ESRCH))) {
-		close(fd);
-		return false;
-	}
-	/* The writer is gone, or named none: a lock held now is its (it took one) or a traced thread's brief one. */
-	for (int i = 0; flock(fd, LOCK_EX | LOCK_NB) != 0; i++) {
-		if (errno != EWOULDBLOCK || i + 1 >= SWEEP_LOCK_TRIES || c.writer_pid <= 0) {
-			close(fd);
-			return false;
-		}
-		const struct timespec step = {0, 1000 * 1000};
-		nanosleep(&step, NULL);
-	}
-	*lock_fd = fd;
-	return true;
-}
-
-/* Whether name ends in GONE_SUFFIX (a spool a sweep or a writer began to remove and did not finish). */
-static bool is_retired(const char *name)
-{
-	const size_t n = strlen(name), k = sizeof GONE_SUFFIX - 1;
-	return n > k && strcmp(name + n - k, GONE_SUFFIX) == 0;
-}
-
-int rp_spool_sweep(const char *tmpdir, char *errbuf)
-{
-	if (!tmpdir)
-		tmpdir = default_tmpdir();
-	DIR *const d = opendir(tmpdir);
-	if (!d)
-		return rp_fail(errbuf, RP_E_SYSTEM, "spool: cannot read %s: %s", tmpdir, strerror(errno));
-	int removed = 0;
-	const struct dirent *de;
-	const uid_t me = geteuid();
-	while ((de = readdir(d)) != NULL) {
-		if (strncmp(de->d_name, SPOOL_PREFIX, sizeof SPOOL_PREFIX - 1) != 0)
-			continue;
-		const int dfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (dfd < 0)
-			continue;
-		struct stat st;
-		int lock_fd = -1;
-		/* Only the user's own: a spool directory is private (0700) to the user who made it. */
-		if (fstat(dfd, &st) != 0 || st.st_uid != me) {
-			close(dfd);
-			continue;
-		}
-		if (is_retired(de->d_name)) { /* no writer and no traced thread uses a retired name */
-			empty_dir(dfd);
-			unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR);
-		} else if (spool_orphaned(dfd, &lock_fd)) {
-			removed += spool_retire(dirfd(d), de->d_name, dfd) == 0;
-			close(lock_fd);
-		}
-		close(dfd);
-	}
-	closedir(d);
-	return removed;
-}
-
 int rp_spool_create(rp_spool **out, const char *tmpdir, uint32_t ring_kb, rp_spool_clock clock, char *errbuf)
 {
 	*out = NULL;
@@ -377,12 +243,12 @@ int rp_spool_create(rp_spool **out, const char *tmpdir, uint32_t ring_kb, rp_spo
 	if (clock == RP_SPOOL_CLOCK_AUTO)
 		clock = RP_HAVE_TSC && kernel_clock_is_tsc() ? RP_SPOOL_CLOCK_TSC : RP_SPOOL_CLOCK_MONOTONIC;
 	if (!tmpdir)
-		tmpdir = default_tmpdir();
+		tmpdir = rp__spool_default_dir();
 	rp_spool *const s = calloc(1, sizeof *s);
 	if (!s)
 		return rp_fail(errbuf, RP_E_NOMEM, "spool: out of memory");
 	s->lock_fd = -1;
-	if ((size_t)snprintf(s->dir, sizeof s->dir, "%s/" SPOOL_PREFIX "XXXXXX", tmpdir) >= sizeof s->dir) {
+	if ((size_t)snprintf(s->dir, sizeof s->dir, "%s/" RP__SPOOL_PREFIX "XXXXXX", tmpdir) >= sizeof s->dir) {
 		free(s);
 		return rp_fail(errbuf, RP_E_RANGE, "spool: %s: path too long", tmpdir);
 	}
@@ -894,8 +760,8 @@ void rp_spool_destroy(rp_spool *s)
 	 * the capture makes no ring in it while it is emptied. */
 	const int dfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dfd >= 0) {
-		if (spool_retire(AT_FDCWD, s->dir, dfd) != 0) {
-			empty_dir(dfd); /* not renamed (a name too long for the suffix): emptied where it is */
+		if (rp__spool_retire(AT_FDCWD, s->dir, dfd) != 0) {
+			rp__spool_empty(dfd); /* not renamed (a name too long for the suffix): emptied where it is */
 			rmdir(s->dir);
 		}
 		close(dfd);
