@@ -3,8 +3,16 @@
 
 #include "formats/error.h"
 
-/* A poll's time limit while waiting for room or for one completion: 1 ms. */
+/* A poll's time limit while waiting for room: 1 ms (the busy retries count these). */
 #define REQ_POLL_NS 1000000ull
+/*
+ * A poll's time limit while waiting for one completion, which ends the poll
+ * at once: nothing else is waited for, so a long one.  A short limit costs a
+ * timer armed and cancelled in every poll, which on these VMs reprograms the
+ * local APIC timer each time: at 1 ms, 1.6x the client CPU of a plain libnfs
+ * loop (docs/BENCHMARKS.md, "NFS replay against a plain libnfs loop").
+ */
+#define REQ_WAIT_NS 100000000ull
 /*
  * A backend that stays full through this many polls is not coming back:
  * RP_E_LIMIT goes to the caller rather than a run that spins.
@@ -74,6 +82,6 @@ int rp__req_wait(const rp_backend_ops *bops, void *backend, void *cs, bool async
 	if (rc < 0)
 		return rc;
 	while (async && !done)
-		bops->poll(backend, cs, REQ_POLL_NS);
+		bops->poll(backend, cs, REQ_WAIT_NS);
 	return 0;
 }

@@ -336,7 +336,8 @@ void rp__win_block(rp_client *c)
 	rp_window *const win = c->win;
 	const rp_replay *const r = c->r;
 	if (win->async) {
-		rp__req_poll(r->bops, r->bstate, c->bstate, 1000000);
+		/* A completion ends the poll at once; a short limit would arm a timer for nothing (req.c). */
+		rp__req_poll(r->bops, r->bstate, c->bstate, 100000000);
 		return;
 	}
 	const uint32_t seq = atomic_load(&win->completions);
