@@ -230,9 +230,13 @@ int rp__cli_drive(rp_replay *r, const char *cmd, bool quiet, bool *interrupted, 
 	uint64_t last_ops = 0, last_bytes = 0;
 	struct timespec next;
 	clock_gettime(CLOCK_MONOTONIC, &next);
-	while (!rp_replay_wait(r, 0)) {
-		const struct timespec tick = { 0, 100000000L };
-		if (sigtimedwait(&set, NULL, &tick) > 0) {
+	/*
+	 * The wait ends at once with the run (the clients' end wakes it); SIGINT
+	 * and SIGTERM, blocked here, are taken between waits, within 100 ms.
+	 */
+	while (!rp_replay_wait(r, 100)) {
+		const struct timespec zero = { 0, 0 };
+		if (sigtimedwait(&set, NULL, &zero) > 0) {
 			*interrupted = true;
 			rp_replay_stop(r);
 		}

@@ -3,8 +3,11 @@
  * client_init to client_fini around the run, the requests handed to it, and
  * what the client does when the backend cannot go on or the client stops early.
  */
+#include <linux/futex.h>
 #include <stdatomic.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "replay/client.h"
 #include "replay/client_req.h"
@@ -76,5 +79,8 @@ out:
 		r->bops->client_fini(r->bstate, c->bstate);
 	c->binit = false;
 	atomic_store_explicit(&c->running, 0, memory_order_release);
+	/* Whoever waits for the run's end (rp_replay_wait) looks again now, not at its next tick. */
+	atomic_fetch_add_explicit(&r->ended, 1u, memory_order_release);
+	syscall(SYS_futex, (uint32_t *)&r->ended, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
 	return NULL;
 }

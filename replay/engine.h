@@ -74,6 +74,13 @@ struct rp_replay {
 	bool prepared, started, finished;
 	int start_rc; /* rp_replay_start failed after the run began (prepare): its error; the run stopped with "error" */
 
+	/*
+	 * Client threads that ended, a futex word: each bumps it and wakes the
+	 * waiter as its last act (client_thread.c), so rp_replay_wait sees the end
+	 * of the run at once instead of at its next look (a late wake-up is wall
+	 * time of the run's process: up to 100 ms a run).
+	 */
+	_Atomic uint32_t ended;
 	atomic_bool stop;   /* SIGINT, abort on mismatch */
 	atomic_int aborted; /* set by a mismatch under RP_MISMATCH_ABORT */
 	_Atomic uint64_t stop_at; /* when rp_replay_stop was first called (absolute ns; 0: not, or not known yet) */
