@@ -235,6 +235,8 @@ static void nfs_client_fini(void *backend, void *client)
 {
 	(void)backend;
 	nfs_client *const c = client;
+	/* Nothing more is sent (a CLOSE waiting its turn, NFSv4): what waits is let go. */
+	c->ending = true;
 	/* Requests libnfs still holds (a lost connection's) are completed already; destroying the context cancels them. */
 	rp__nfs_orphan_all(c);
 	if (c->nfs)

@@ -269,12 +269,16 @@ typedef struct nreq nreq;
  * on the file (by its fileid).  A second OPEN of a file by one open-owner
  * gets the same server stateid, which libnfs 4.0 keeps per open as if it
  * were its own: a close of one then breaks the other (NFS4ERR_BAD_SEQID).
+ * So an entry is made when its OPEN is sent (fh NULL: opening), and an open
+ * of the same file meanwhile waits on it and then shares it; the CLOSE goes
+ * with its last handle.
  */
 typedef struct nopen {
 	struct nopen *next;
-	struct nfsfh *fh;
+	struct nfsfh *fh; /* NULL while its OPEN is in flight */
 	uint64_t ino;
-	unsigned refs;
+	unsigned refs;    /* handles on it */
+	nreq *waiters;    /* opens of the file waiting for that OPEN (linked by wnext), resumed when it ends */
 } nopen;
 
 /* A backend handle: a file open through libnfs, or a directory (named by its path: listings reopen it). */
@@ -306,6 +310,16 @@ typedef struct nfs_client {
 	nfs_group *group;
 	uint64_t seen;
 	uint64_t lookups; /* LOOKUPs (NFSv4: lstats) the check sent */
+	/*
+	 * NFSv4: the open-owner's seqid calls (OPEN, CLOSE) go one at a time
+	 * (RFC 7530, 9.1.7): libnfs 4.0 numbers an OPEN from the replies it has
+	 * had, so two in flight carry one seqid and the server refuses the second
+	 * NFS4ERR_BAD_SEQID, then every OPEN after it.  seq_busy: one is in flight;
+	 * the requests waiting to send theirs, in order (nfs_req.c).
+	 */
+	bool seq_busy, seq_running;
+	nreq *seq_head, *seq_tail;
+	bool ending;     /* client_fini began: nothing more is sent, what waits is let go */
 } nfs_client;
 
 /* nfs.c: the event loop. */
@@ -354,10 +368,13 @@ enum step {
 	S_V4TRUNC,  /* NFSv4: an open that empties a file already open here */
 	S_CHECK,    /* a LOOKUP (NFSv3) or lstat (NFSv4) of one component of the path the op acts through (check_*) */
 	S_LINKLEN,  /* NFSv4: a readlink's length, the link's size (libnfs's text has no NUL) */
+	S_V4WAIT,   /* NFSv4: waiting for another request's OPEN of the same file (nopen.waiters) or for its turn to send */
 };
 
 /* What a reply to a call of q's chain goes to (the file that sent the call steps it on): libnfs's err and data. */
 typedef void nreq_reply_fn(nreq *q, int err, void *data);
+/* What a request does when its wait ends (nfs_req.c: its turn to send, another's OPEN of its file done). */
+typedef void nreq_fn(nreq *q);
 
 struct nreq {
 	nreq *prev, *next; /* the client's live list: libnfs holds one callback of each */
@@ -389,6 +406,15 @@ struct nreq {
 	unsigned char chk_fh[RP_NFS_FH_MAX]; /* exact LINK: the file's handle */
 	uint32_t xproc;     /* exact mode: the NFSv3 procedure sent */
 	uint8_t xstage;     /* exact mode, an UNCHECKED CREATE sent GUARDED first: 1 sent so, 2 its LOOKUP (nfs_exact.c) */
+	/* NFSv4 (nfs_req.c): the open-owner's one seqid call, the opens of one file. */
+	int send_flags;     /* the flags of the OPEN it sends when its turn comes */
+	bool seq;           /* its OPEN or CLOSE is the open-owner's call in flight */
+	bool seq_queued;    /* waiting in the open-owner's line (c->seq_head) */
+	nopen *opening;     /* the entry whose OPEN it sends: the opens waiting on it go on when that ends */
+	nopen *waits;       /* S_V4WAIT: the entry it waits on */
+	nreq *wnext;        /* in that entry's waiters, or in the open-owner's line */
+	nreq_fn *resume;    /* what it does when its wait ends */
+	struct nfsfh *close_fh; /* a close that no engine request waits for (req NULL): its handle, until sent */
 };
 
 /* nfs_req.c: a request's bookkeeping, below the ops that step it. */
@@ -423,6 +449,27 @@ struct nfsfh *rp__nfs_file_drop(nfs_client *c, nfile *f);
 void rp__nfs_close_unwaited(nfs_client *c, struct nfsfh *fh);
 /* Close a backend handle without a trace op (its answer not waited for; a lost connection just frees it). */
 void rp__nfs_release(nfs_client *c, uint64_t bh);
+/*
+ * NFSv4: send q's OPEN or CLOSE (the open-owner's seqid calls) through send,
+ * now if none of the client's is in flight, else when its turn comes (q
+ * waits in line, S_V4WAIT); the turn passes on at the call's reply (or at
+ * q's end).  NFSv3, whose opens carry no seqid: now.
+ */
+void rp__nfs_seq_send(nreq *q, nreq_fn *send);
+/* Close fh for q (its reply to q, S_CLOSE), in the open-owner's turn; a close that cannot be sent ends q. */
+void rp__nfs_close(nreq *q, struct nfsfh *fh);
+/* NFSv4: the client's entry of file ino (NULL: none; fh NULL: its OPEN is in flight). */
+nopen *rp__nfs4_find(nfs_client *c, uint64_t ino);
+/* NFSv4: a new entry of file ino whose OPEN q sends (q->opening); false when out of memory. */
+bool rp__nfs4_opening(nreq *q, uint64_t ino);
+/* NFSv4: q waits for o's OPEN (o->fh NULL) to end; then resume runs (q->st and q's flags as they were). */
+void rp__nfs4_wait(nreq *q, nopen *o, nreq_fn *resume);
+/*
+ * NFSv4: q's OPEN ended with fh (the entry is open, one reference: q's
+ * handle f, which shares it) or without (fh and f NULL: the entry goes);
+ * the opens that waited on it go on either way.
+ */
+void rp__nfs4_opened(nreq *q, struct nfsfh *fh, nfile *f);
 /* Does op change what a name is (the NFSv3 checked names forget it, before it is sent and when it completes)? */
 bool rp__nfs_changes_names(int op);
 /* Forget path and path2 (either NULL) in the checked names, and count a change for the client's group. */

@@ -196,6 +196,7 @@ static void meta_reply(nreq *q, int err, void *data)
 	case S_V4INO:
 	case S_V4TRUNC:
 	case S_CHECK:
+	case S_V4WAIT:
 		rp__nfs_finish(q, EIO); /* nfs_ops.c's, never here */
 		return;
 	}

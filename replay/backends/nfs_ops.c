@@ -54,6 +54,20 @@ static void open_checked(nreq *q, int flags, enum step after)
 }
 
 static void issue_dirstat(nreq *q);
+static void v4_checked(nreq *q, int err, const struct nfs_stat_64 *st);
+
+/* NFSv4: the open-owner's turn came for q's OPEN. */
+static void send_open(nreq *q)
+{
+	q->step = q->after;
+	rp__nfs_queued(q, nfs_open2_async(q->c->nfs, q->path, q->send_flags, (int)q->mode, rp__nfs_reply_cb, q));
+}
+
+/* NFSv4: the OPEN of q's file that another request sent ended: share it now, or send q's own. */
+static void v4_resume(nreq *q)
+{
+	v4_checked(q, 0, &q->st);
+}
 
 /* NFSv4: the name's attributes are in (err, st): answer the open, or send the OPEN that will succeed. */
 static void v4_checked(nreq *q, int err, const struct nfs_stat_64 *st)
@@ -84,31 +98,39 @@ static void v4_checked(nreq *q, int err, const struct nfs_stat_64 *st)
 		fl &= ~O_CREAT;
 		q->st = *st;
 		q->have_ino = true;
-		if (q->after != S_MKNOD_FILE)
-			for (nopen *o = c->opens; o; o = o->next) {
-				if (o->ino != st->nfs_ino)
-					continue;
-				/* Open here already: one more handle on that open (emptied first if the open truncates). */
-				nfile *const f = rp__nfs_file_new(q->path, o->fh, false);
-				if (!f) {
-					rp__nfs_finish(q, ENOMEM);
-					return;
-				}
-				f->share = o;
-				o->refs++;
-				if (fl & O_TRUNC) {
-					q->f = f;
-					q->step = S_V4TRUNC;
-					rp__nfs_queued(q, nfs_ftruncate_async(c->nfs, o->fh, 0, rp__nfs_reply_cb, q));
-					return;
-				}
-				q->step = q->after;
-				deliver(q, f);
+		nopen *const o = q->after != S_MKNOD_FILE ? rp__nfs4_find(c, st->nfs_ino) : NULL;
+		if (o && !o->fh) {
+			/* Another request's OPEN of the file is in flight: this one shares what it opens (or tries again). */
+			rp__nfs4_wait(q, o, v4_resume);
+			return;
+		}
+		if (o) {
+			/* Open here already: one more handle on that open (emptied first if the open truncates). */
+			nfile *const f = rp__nfs_file_new(q->path, o->fh, false);
+			if (!f) {
+				rp__nfs_finish(q, ENOMEM);
 				return;
 			}
+			f->share = o;
+			o->refs++;
+			if (fl & O_TRUNC) {
+				q->f = f;
+				q->step = S_V4TRUNC;
+				rp__nfs_queued(q, nfs_ftruncate_async(c->nfs, o->fh, 0, rp__nfs_reply_cb, q));
+				return;
+			}
+			q->step = q->after;
+			deliver(q, f);
+			return;
+		}
+		/* The first open of the file here: the others meanwhile wait for its OPEN (rp__nfs4_wait). */
+		if (q->after != S_MKNOD_FILE && !rp__nfs4_opening(q, st->nfs_ino)) {
+			rp__nfs_finish(q, ENOMEM);
+			return;
+		}
 	}
-	q->step = q->after;
-	rp__nfs_queued(q, nfs_open2_async(c->nfs, q->path, fl, (int)q->mode, rp__nfs_reply_cb, q));
+	q->send_flags = fl;
+	rp__nfs_seq_send(q, send_open);
 }
 
 static void issue_open(nreq *q)
@@ -136,21 +158,25 @@ static void deliver(nreq *q, nfile *f)
 	rp__nfs_finish(q, 0);
 }
 
-/* NFSv4: a new libnfs open (q->st.nfs_ino its file) shared from now on. */
+/* NFSv4: a new libnfs open (q->st.nfs_ino its file) shared from now on: q's entry's, or a new one (a file it created). */
 static void share_new(nreq *q, struct nfsfh *fh)
 {
 	nfs_client *const c = q->c;
-	nopen *const o = malloc(sizeof(*o));
-	nfile *const f = o ? rp__nfs_file_new(q->path, fh, false) : NULL;
+	nopen *const o = q->opening ? NULL : calloc(1, sizeof(*o));
+	nfile *const f = q->opening || o ? rp__nfs_file_new(q->path, fh, false) : NULL;
 	if (!f) {
 		free(o);
 		rp__nfs_close_unwaited(c, fh);
-		rp__nfs_finish(q, ENOMEM);
+		rp__nfs_finish(q, ENOMEM); /* the opens waiting on its entry try again */
 		return;
 	}
-	*o = (nopen){ .next = c->opens, .fh = fh, .ino = q->st.nfs_ino, .refs = 1 };
-	c->opens = o;
-	f->share = o;
+	if (q->opening) {
+		rp__nfs4_opened(q, fh, f);
+	} else {
+		*o = (nopen){ .next = c->opens, .fh = fh, .ino = q->st.nfs_ino, .refs = 1 };
+		c->opens = o;
+		f->share = o;
+	}
 	deliver(q, f);
 }
 
@@ -188,6 +214,8 @@ static void open_done(nreq *q, int err, void *data)
 		opened(q, data);
 		return;
 	}
+	/* NFSv4: the opens that waited on this one go on (the first of them opens) before it tries anything else. */
+	rp__nfs4_opened(q, NULL, NULL);
 	if (err == -EACCES && q->fallback_ro && (q->flags & O_ACCMODE) == O_RDWR) {
 		q->flags = (q->flags & ~O_ACCMODE) | O_RDONLY;
 		issue_open(q);
@@ -320,7 +348,7 @@ static void step_reply(nreq *q, int err, void *data)
 	}
 	case S_TMPOPEN:
 		if (err < 0) {
-			rp__nfs_finish(q, rp__nfs_status(err));
+			rp__nfs_finish(q, rp__nfs_status(err)); /* its waiters go on (nfs_req.c) */
 			return;
 		}
 		opened(q, data);
@@ -394,9 +422,10 @@ static void step_reply(nreq *q, int err, void *data)
 			struct nfsfh *const fh = rp__nfs_file_drop(c, q->f);
 			q->f = NULL;
 			q->tmp = false;
-			q->step = S_CLOSE;
-			if (!fh || nfs_close_async(c->nfs, fh, rp__nfs_reply_cb, q) < 0)
-				rp__nfs_finish(q, q->status);
+			if (!fh)
+				rp__nfs_finish(q, q->status); /* NFSv4: another handle still has the file open */
+			else
+				rp__nfs_close(q, fh);
 		}
 		return;
 	case S_CLOSE:
@@ -408,14 +437,14 @@ static void step_reply(nreq *q, int err, void *data)
 			return;
 		}
 		q->status = 0;
-		q->step = S_CLOSE;
-		rp__nfs_queued(q, nfs_close_async(c->nfs, data, rp__nfs_reply_cb, q));
+		rp__nfs_close(q, data);
 		return;
 	case S_V4CHECK:
 		v4_checked(q, err, data);
 		return;
 	case S_CHECK:
-		rp__nfs_finish(q, EIO); /* check_cb's, never here */
+	case S_V4WAIT:
+		rp__nfs_finish(q, EIO); /* check_cb's, never here; a waiting request has no call in flight */
 		return;
 	case S_PRESTAT:
 	case S_SETATTR:
@@ -773,11 +802,10 @@ static void dispatch(nreq *q)
 			struct nfsfh *const fh = rp__nfs_file_drop(c, q->f);
 			q->f = NULL;
 			q->status = 0;
-			q->step = S_CLOSE;
 			if (!fh)
 				rp__nfs_finish(q, 0); /* NFSv4: another handle still has the file open */
 			else
-				rp__nfs_queued(q, nfs_close_async(c->nfs, fh, rp__nfs_reply_cb, q));
+				rp__nfs_close(q, fh);
 		}
 		return;
 	case RP_OP_READ:

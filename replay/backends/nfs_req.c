@@ -46,8 +46,62 @@ static void live_del(nfs_client *c, nreq *q)
  */
 void nfs_free_nfsfh(struct nfsfh *nfsfh);
 
+static void seq_next(nfs_client *c);
+static void let_go(nfs_client *c, nreq *q);
+
+/* q leaves the open-owner's line (it goes before its turn came). */
+static void seq_unqueue(nfs_client *c, nreq *q)
+{
+	nreq **pp = &c->seq_head;
+	nreq *prev = NULL;
+	while (*pp && *pp != q) {
+		prev = *pp;
+		pp = &(*pp)->wnext;
+	}
+	if (*pp) {
+		*pp = q->wnext;
+		if (c->seq_tail == q)
+			c->seq_tail = prev;
+	}
+	q->wnext = NULL;
+	q->seq_queued = false;
+}
+
+/* q leaves the waiters of the entry it waits on. */
+static void wait_unlink(nreq *q)
+{
+	for (nreq **pp = &q->waits->waiters; *pp; pp = &(*pp)->wnext)
+		if (*pp == q) {
+			*pp = q->wnext;
+			break;
+		}
+	q->waits = NULL;
+	q->wnext = NULL;
+}
+
+/*
+ * A request goes: the open-owner's turn it held passes on, its place in
+ * line or among an entry's waiters is given up, and an OPEN it sent that
+ * never ended lets its waiters go on.
+ */
 static void nreq_free(nreq *q)
 {
+	nfs_client *const c = q->c;
+	if (q->seq_queued)
+		seq_unqueue(c, q);
+	if (q->waits)
+		wait_unlink(q);
+	if (q->close_fh) {
+		/* A close never sent: its handle is freed here (libnfs frees a sent one). */
+		nfs_free_nfsfh(q->close_fh);
+		q->close_fh = NULL;
+	}
+	if (q->opening)
+		rp__nfs4_opened(q, NULL, NULL);
+	if (q->seq) {
+		q->seq = false;
+		seq_next(c);
+	}
 	free(q->path);
 	free(q->path2);
 	free(q);
@@ -145,13 +199,163 @@ struct nfsfh *rp__nfs_file_drop(nfs_client *c, nfile *f)
 	return fh;
 }
 
+/* The open-owner's turn came for q's CLOSE (q->close_fh). */
+static void send_close(nreq *q)
+{
+	struct nfsfh *const fh = q->close_fh;
+	q->close_fh = NULL;
+	q->step = S_CLOSE;
+	if (nfs_close_async(q->c->nfs, fh, rp__nfs_reply_cb, q) < 0)
+		rp__nfs_finish(q, q->status ? q->status : EIO);
+}
+
+void rp__nfs_close(nreq *q, struct nfsfh *fh)
+{
+	q->close_fh = fh;
+	q->step = S_CLOSE;
+	rp__nfs_seq_send(q, send_close);
+}
+
 void rp__nfs_close_unwaited(nfs_client *c, struct nfsfh *fh)
 {
 	/* A lost connection's handles are freed here (LeakSanitizer: every handle open when ganesha went). */
-	if (c->lost || !c->nfs)
+	if (c->lost || c->ending || !c->nfs) {
 		nfs_free_nfsfh(fh);
+		return;
+	}
+	nreq *const q = c->nb->version == 4 ? calloc(1, sizeof(*q)) : NULL;
+	if (!q) {
+		nfs_close_async(c->nfs, fh, ignore_cb, NULL); /* NFSv3: no seqid, nothing to wait for */
+		return;
+	}
+	/* NFSv4: a request of no engine op's (an orphan from the start), so the CLOSE waits its turn. */
+	q->c = c;
+	live_add(c, q);
+	rp__nfs_close(q, fh);
+}
+
+/* ---- NFSv4: the open-owner's one seqid call, the opens of one file ----------------------- */
+
+void rp__nfs_seq_send(nreq *q, nreq_fn *send)
+{
+	nfs_client *const c = q->c;
+	if (c->nb->version != 4) {
+		send(q);
+		return;
+	}
+	if (!c->seq_busy) {
+		c->seq_busy = true;
+		q->seq = true;
+		send(q);
+		return;
+	}
+	q->resume = send;
+	q->step = S_V4WAIT;
+	q->seq_queued = true;
+	q->wnext = NULL;
+	if (c->seq_tail)
+		c->seq_tail->wnext = q;
 	else
-		nfs_close_async(c->nfs, fh, ignore_cb, NULL);
+		c->seq_head = q;
+	c->seq_tail = q;
+}
+
+/*
+ * The call in flight ended: the next in line sends its own.  One loop at a
+ * time (a send that fails at once ends its request, which passes the turn
+ * on again: the loop further up goes on with it); a request orphaned while
+ * it waited, or any once the client is lost or ending, goes unsent.
+ */
+static void seq_next(nfs_client *c)
+{
+	c->seq_busy = false;
+	if (c->seq_running)
+		return;
+	c->seq_running = true;
+	while (!c->seq_busy && c->seq_head) {
+		nreq *const q = c->seq_head;
+		c->seq_head = q->wnext;
+		if (!c->seq_head)
+			c->seq_tail = NULL;
+		q->wnext = NULL;
+		q->seq_queued = false;
+		if ((!q->req && !q->close_fh) || c->lost || c->ending) {
+			let_go(c, q);
+			continue;
+		}
+		c->seq_busy = true;
+		q->seq = true;
+		q->resume(q);
+	}
+	c->seq_running = false;
+}
+
+nopen *rp__nfs4_find(nfs_client *c, uint64_t ino)
+{
+	for (nopen *o = c->opens; o; o = o->next)
+		if (o->ino == ino)
+			return o;
+	return NULL;
+}
+
+bool rp__nfs4_opening(nreq *q, uint64_t ino)
+{
+	nfs_client *const c = q->c;
+	nopen *const o = calloc(1, sizeof(*o));
+	if (!o)
+		return false;
+	o->ino = ino;
+	o->next = c->opens;
+	c->opens = o;
+	q->opening = o;
+	return true;
+}
+
+void rp__nfs4_wait(nreq *q, nopen *o, nreq_fn *resume)
+{
+	q->step = S_V4WAIT;
+	q->resume = resume;
+	q->waits = o;
+	/* In arrival order: appended. */
+	nreq **pp = &o->waiters;
+	while (*pp)
+		pp = &(*pp)->wnext;
+	q->wnext = NULL;
+	*pp = q;
+}
+
+void rp__nfs4_opened(nreq *q, struct nfsfh *fh, nfile *f)
+{
+	nfs_client *const c = q->c;
+	nopen *const o = q->opening;
+	q->opening = NULL;
+	if (!o)
+		return;
+	nreq *w = o->waiters;
+	o->waiters = NULL;
+	if (fh) {
+		o->fh = fh;
+		o->refs = 1;
+		f->share = o;
+	} else {
+		for (nopen **pp = &c->opens; *pp; pp = &(*pp)->next)
+			if (*pp == o) {
+				*pp = o->next;
+				break;
+			}
+		free(o);
+	}
+	/* Each one again: it shares the open now, or (the OPEN failed) sends its own, the first of them opening. */
+	while (w) {
+		nreq *const next = w->wnext;
+		w->wnext = NULL;
+		w->waits = NULL;
+		if (!w->req || c->lost || c->ending)
+			let_go(c, w);
+		else
+			w->resume(w);
+		w = next;
+	}
 }
 
 /* An orphan goes: the handle it held for its own (a by-path op's, or an NFSv4 open not yet delivered) with it. */
@@ -164,6 +368,17 @@ static void orphan_free(nfs_client *c, nreq *q)
 	}
 	q->f = NULL;
 	nreq_free(q);
+}
+
+/* A request that waited and will not send: the engine's answer EIO if it has none yet, then it goes. */
+static void let_go(nfs_client *c, nreq *q)
+{
+	if (q->req) {
+		rp__nfs_finish(q, EIO);
+		return;
+	}
+	live_del(c, q);
+	orphan_free(c, q);
 }
 
 void rp__nfs_finish(nreq *q, int status)
@@ -220,11 +435,21 @@ void rp__nfs_reply_cb(int err, struct nfs_context *nfs, void *data, void *priv)
 {
 	(void)nfs;
 	nreq *const q = priv;
+	nfs_client *const c = q->c;
+	/*
+	 * NFSv4: the open-owner's call in flight was q's.  The next in line sends
+	 * once this reply is taken in (q may go with it; a timeout loses the
+	 * client first, and then nothing waiting is sent).
+	 */
+	const bool seq = q->seq;
+	q->seq = false;
 	/* An orphan's open that succeeded: its handle is nobody's. */
 	if (!q->req && err == 0 && data && (q->step == S_OPEN || q->step == S_TMPOPEN || q->step == S_MKNOD_FILE))
-		rp__nfs_close_unwaited(q->c, data);
+		rp__nfs_close_unwaited(c, data);
 	if (!rp__nfs_reply_ends(q, err))
 		q->reply(q, err, data);
+	if (seq)
+		seq_next(c);
 }
 
 unsigned rp__nfs_mode(const nfs_client *c, uint32_t mode)
