@@ -30,9 +30,12 @@
  * 9: rp_backend_ops.walk and .remove (optional): --cleanup on a target that is no directory.
  * 10: rp_backend_args.protos (the producers of the trace's ops), rp_backend_ops.report (optional):
  *     how the backend replayed (its mode, ops sent as the recorded request, fallbacks by reason).
+ * 11: rp_breq.sent_ns and .done_ns: an asynchronous backend says when a request reached the
+ *     target and when its answer came back (the depth and latency "at the target"); a
+ *     synchronous submit the engine times itself.  Older async backends: not measured.
  * The engine drives every version from RP_BACKEND_VERSION_MIN on.
  */
-#define RP_BACKEND_VERSION 10
+#define RP_BACKEND_VERSION 11
 #define RP_BACKEND_VERSION_MIN 1
 
 /*
@@ -132,6 +135,19 @@ struct rp_breq {
 	 * older ones keep their places.
 	 */
 	bool escape;
+	/*
+	 * (version 11) Out, for a request with a callback (an RP_BCAP_ASYNC
+	 * backend's): CLOCK_MONOTONIC ns when the backend put the request's
+	 * first message on the wire (or handed it to the library that writes
+	 * it at once), and when its answer was read, right before cb.  The
+	 * engine's depth and latency "at the target" are made of them
+	 * (docs/replay.md, "Depth, reached and recorded").  A request the
+	 * backend answered without the target (a refusal, a failure to
+	 * queue) leaves sent_ns 0: not measured.  The engine clears both
+	 * before each submit and times a synchronous submit itself (its call
+	 * and return), whatever a backend sets then.
+	 */
+	uint64_t sent_ns, done_ns;
 };
 
 /*

@@ -800,5 +800,6 @@ void rp__client_free(rp_client *c)
 	free(c->bstate);
 	rp__handles_fini(&c->handles);
 	rp__handles_fini(&c->hpath);
+	rp__tdepth_fini(&c->tdepth);
 	free(c);
 }

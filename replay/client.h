@@ -16,6 +16,7 @@
 #include "replay/order.h"
 #include "replay/replay.h"
 #include "replay/share.h"
+#include "replay/tdepth.h"
 #include "replay/window.h"
 #include "replay/workload.h"
 
@@ -101,6 +102,7 @@ typedef struct rp_client {
 	/* In-flight depth at each backend issue (window only; with one at a time it is 1). */
 	uint64_t depth_ops, depth_sum;
 	uint32_t depth_max;
+	rp_tdepth tdepth;       /* in flight at the target: its requests from the backend's send to the answer */
 	uint32_t bound;         /* its ops in flight at most (--max-inflight, auto: its recorded depth, capped) */
 
 	/* Read by the progress snapshot; written with relaxed stores, on its own cache line. */

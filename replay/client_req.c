@@ -20,7 +20,7 @@
 void rp__client_submit(rp_client *c, rp_breq *req)
 {
 	const rp_replay *const r = c->r;
-	const int rc = rp__req_wait(r->bops, r->bstate, c->bstate, c->async, req);
+	const int rc = rp__req_wait(r->bops, r->bstate, c->bstate, c->async, req, &c->tdepth);
 	if (rc >= 0)
 		return;
 	/* One policy, sync and async alike: the backend cannot go on, the run stops naming the op. */

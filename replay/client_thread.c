@@ -44,6 +44,8 @@ void *rp__client_main(void *arg)
 	}
 	c->binit = true;
 	c->async = rp__req_async(r->bops);
+	/* A synchronous backend's window workers count their requests in the client's own tally. */
+	rp__tdepth_init(&c->tdepth, r->mono ? r->warm_end : 0, !c->async && c->bound > 1);
 	if (c->bound > 1) {
 		rc = rp__win_create(c, c->bound, rp__client_slot_size, c->errbuf);
 		if (rc < 0) {

@@ -114,6 +114,11 @@ static void depth(wbuf *b, const rp_replay_depth *d)
 	f64(b, d->mean);
 	f64(b, d->rec_mean);
 	u32(b, d->bound);
+	/* version 5: in flight at the target, as sums (the means follow from them) */
+	u32(b, d->tgt_max);
+	const uint64_t t[] = { d->tgt_requests, d->tgt_unmeasured, d->tgt_at_req_sum, d->tgt_area_ns, d->tgt_busy_ns };
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		u64(b, t[i]);
 }
 
 int rp_replay_results_pack(const rp_replay_results *res, uint8_t **out, size_t *n)
@@ -201,6 +206,7 @@ int rp_replay_results_pack(const rp_replay_results *res, uint8_t **out, size_t *
 	depth(&b, &res->depth);
 	hist(&b, res->hist);
 	hist(&b, res->lag_hist);
+	hist(&b, res->tgt_hist); /* version 5 */
 	u32(&b, (uint32_t)res->n_client_depth);
 	for (size_t i = 0; i < res->n_client_depth; i++) {
 		const rp_replay_client *const c = &res->client[i];
@@ -213,6 +219,7 @@ int rp_replay_results_pack(const rp_replay_results *res, uint8_t **out, size_t *
 			u64(&b, cc[j]);
 		f64(&b, c->order_wait_us);
 		lat(&b, &c->lat);
+		lat(&b, &c->tgt_lat); /* version 5 */
 		depth(&b, &res->client_depth[i]);
 	}
 	u32(&b, (uint32_t)res->order);
@@ -361,6 +368,11 @@ static void rdepth(rp_cur *c, rp_replay_depth *d)
 	d->mean = rf64(c);
 	d->rec_mean = rf64(c);
 	d->bound = rp_cur_le32(c);
+	d->tgt_max = rp_cur_le32(c);
+	uint64_t *const t[] = { &d->tgt_requests, &d->tgt_unmeasured, &d->tgt_at_req_sum, &d->tgt_area_ns, &d->tgt_busy_ns };
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		*t[i] = rp_cur_le64(c);
+	rp__stats_tdepth_means(d);
 }
 
 static void part_free(part *p)
@@ -484,9 +496,10 @@ static int unpack(part *p, rp_cur *c, char *errbuf)
 	res->inflight_auto = rp_cur_u8(c) != 0;
 	res->inflight_cap = rp_cur_le32(c);
 	rdepth(c, &res->depth);
-	if ((rc = rhist(c, &res->hist)) < 0 || (rc = rhist(c, &res->lag_hist)) < 0)
+	if ((rc = rhist(c, &res->hist)) < 0 || (rc = rhist(c, &res->lag_hist)) < 0 || (rc = rhist(c, &res->tgt_hist)) < 0)
 		return rp_fail(errbuf, rc, "out of memory");
 	rp__stats_lat_fill(&res->lat, res->hist);
+	rp__stats_lat_fill(&res->tgt_lat, res->tgt_hist);
 	const uint32_t n_clients = rcount(c, 170, RP_REPLAY_CLIENTS_MAX);
 	res->client = calloc(n_clients ? n_clients : 1, sizeof(*res->client));
 	res->client_depth = calloc(n_clients ? n_clients : 1, sizeof(*res->client_depth));
@@ -507,6 +520,7 @@ static int unpack(part *p, rp_cur *c, char *errbuf)
 			*cc[j] = rp_cur_le64(c);
 		cl->order_wait_us = rf64(c);
 		rlat(c, &cl->lat);
+		rlat(c, &cl->tgt_lat);
 		rdepth(c, &res->client_depth[i]);
 	}
 	res->order = (rp_order_mode)rp_cur_le32(c);
@@ -808,13 +822,13 @@ int rp_replay_merge_run(rp_replay_merge *m, char *errbuf)
 			return rp_fail(errbuf, RP_E_STATE, "share %zu is missing", i);
 	rp_replay_results *const res = &m->res;
 	/* One histogram per op kind, the lag and the total: the op kinds' are some 35 KiB each. */
-	const size_t n_h = RP_OP__COUNT + 2;
+	const size_t n_h = RP_OP__COUNT + 3;
 	rp_hist *const hs = malloc(n_h * sizeof(*hs));
 	if (!hs)
 		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 	for (size_t k = 0; k < n_h; k++)
 		rp__hist_init(&hs[k]);
-	rp_hist *const lag = &hs[RP_OP__COUNT], *const all = &hs[RP_OP__COUNT + 1];
+	rp_hist *const lag = &hs[RP_OP__COUNT], *const all = &hs[RP_OP__COUNT + 1], *const tgt = &hs[RP_OP__COUNT + 2];
 	res->stop = RP_STOP_END; /* the run's: the most telling of its shares' */
 	for (size_t i = 0; i < m->n_parts; i++) {
 		const rp_replay_results *const p = &m->parts[i].res;
@@ -822,6 +836,8 @@ int rp_replay_merge_run(rp_replay_merge *m, char *errbuf)
 		merge_ops(res, p, hs);
 		if (p->lag_hist)
 			rp__hist_merge(lag, p->lag_hist);
+		if (p->tgt_hist)
+			rp__hist_merge(tgt, p->tgt_hist);
 		if (p->stop > res->stop)
 			res->stop = p->stop;
 		if (!res->error[0] && p->error[0])
@@ -840,7 +856,10 @@ int rp_replay_merge_run(rp_replay_merge *m, char *errbuf)
 		rc = merged_hist(&res->hist, all);
 	if (rc == 0)
 		rc = merged_hist(&res->lag_hist, lag);
+	if (rc == 0)
+		rc = merged_hist(&res->tgt_hist, tgt);
 	rp__stats_lat_fill(&res->lat, all);
+	rp__stats_lat_fill(&res->tgt_lat, tgt);
 	res->lag_count = lag->count;
 	res->lag_p50_us = (double)rp__hist_quantile(lag, 0.50) / 1e3;
 	res->lag_p99_us = (double)rp__hist_quantile(lag, 0.99) / 1e3;

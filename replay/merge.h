@@ -8,11 +8,11 @@
 #include "replay/replay.h"
 
 /* The packed form's version (docs/mpi.md, "Results on the wire"); a reader refuses others. */
-#define RP_MERGE_WIRE_VERSION 4
+#define RP_MERGE_WIRE_VERSION 5
 
 /*
  * A packed share over 64 MiB is corruption, not results: the largest run
- * (8192 clients, some 230 bytes each) with every op kind's histogram full
+ * (8192 clients, some 350 bytes each) with every op kind's histogram full
  * (34 KiB sparse at worst each) and an hour of per-second series packs to
  * under 3 MiB.
  */

@@ -71,7 +71,7 @@ static int prep_submit(prep *p, rp_breq *req)
 	if (!(r->op_mask >> req->op->op & 1u))
 		return EOPNOTSUPP;
 	const bool async = rp__req_async(r->bops);
-	const int rc = rp__req_wait(r->bops, r->bstate, p->cs, async, req);
+	const int rc = rp__req_wait(r->bops, r->bstate, p->cs, async, req, NULL);
 	if (rc < 0) {
 		/* The backend cannot go on: prepare stops at the end of this item and fails the run (prepare_dir). */
 		if (!p->rc) {

@@ -248,6 +248,7 @@ typedef struct rp_replay_client {
 	rp_stop stop;
 	uint64_t ops, bytes, failures, mismatches, warmup_ops, passes;
 	rp_replay_lat lat;       /* every op but sleeps */
+	rp_replay_lat tgt_lat;   /* its requests at the target, from send to answer (rp_replay_depth's) */
 	uint64_t order_waits;    /* --order=resource: ops that waited for another op on their path */
 	double order_wait_us;    /* and the time they waited, in all */
 } rp_replay_client;
@@ -292,6 +293,20 @@ typedef struct rp_replay_depth {
 	uint32_t max, rec_max;
 	double mean, rec_mean;
 	uint32_t bound; /* the client's --max-inflight (auto: its own); overall: the largest */
+	/*
+	 * In flight at the target: the requests between the backend putting
+	 * one on the wire (a synchronous backend: being called) and its answer
+	 * (docs/replay.md, "Depth, reached and recorded").  tgt_mean is at each
+	 * request's send, itself included (as rec_mean is at each op's start);
+	 * tgt_busy_mean time-weighted while at least one was there.  Overall:
+	 * every client's requests pooled (sums added, the largest max).  The
+	 * sums are what merging adds up; tgt_requests 0: not measured (an
+	 * asynchronous backend before version 11: tgt_unmeasured counts them).
+	 */
+	uint32_t tgt_max;
+	double tgt_mean, tgt_busy_mean;
+	uint64_t tgt_requests, tgt_unmeasured;
+	uint64_t tgt_at_req_sum, tgt_area_ns, tgt_busy_ns;
 } rp_replay_depth;
 
 /*
@@ -390,6 +405,8 @@ typedef struct rp_replay_results {
 	size_t n_client_depth;
 	rp_replay_lat lat;             /* every op but sleeps, all clients */
 	const struct rp_hist *hist;    /* the same as a histogram (NULL: none) */
+	rp_replay_lat tgt_lat;         /* at the target: each request from the backend's send to its answer, all clients */
+	const struct rp_hist *tgt_hist; /* the same as a histogram (NULL: none measured) */
 	const struct rp_hist *lag_hist; /* the issue lag (trace, think timing) as a histogram (NULL: none), for merging runs */
 	rp_replay_client *client;      /* one per client, n_client_depth of them */
 	rp_order_mode order;           /* --order, as it ran: client or resource (auto says which) */

@@ -163,6 +163,27 @@ static const char *human_us(double us, char *buf, size_t n)
 	return buf;
 }
 
+/*
+ * In flight at the target (rp_replay_depth's tgt_*): what the server had of
+ * the clients' requests, next to what the trace recorded, and the latency
+ * from the backend's send to the answer.
+ */
+static void write_target(const rp_replay_results *res, FILE *f)
+{
+	const rp_replay_depth *const d = &res->depth;
+	if (!d->tgt_requests) {
+		if (d->tgt_unmeasured)
+			fprintf(f, "In flight at the target: not measured (the %s backend does not say when it sends)\n",
+				res->backend ? res->backend : "");
+		return;
+	}
+	char b1[32], b2[32], b3[32];
+	fprintf(f, "In flight at the target: mean %.2f, max %u (at each request; %.2f while busy); recorded mean %.2f; "
+		   "latency p50 %s  p99 %s  max %s\n",
+		d->tgt_mean, d->tgt_max, d->tgt_busy_mean, d->rec_mean, human_us(res->tgt_lat.p50_us, b1, sizeof(b1)),
+		human_us(res->tgt_lat.p99_us, b2, sizeof(b2)), human_us(res->tgt_lat.max_us, b3, sizeof(b3)));
+}
+
 /* trace and think timing: the span the ops took against the recorded one, and whether the run fell behind. */
 static void write_schedule(const rp_replay_results *res, FILE *f)
 {
@@ -267,13 +288,17 @@ void rp_replay_write_table(const rp_replay_results *res, FILE *f)
 			snprintf(bound, sizeof(bound), "max %u", res->max_inflight);
 		fprintf(f, "In flight per client (%s): max %u, mean %.2f; recorded max %u, mean %.2f\n", bound,
 			res->depth.max, res->depth.mean, res->depth.rec_max, res->depth.rec_mean);
+		write_target(res, f);
 		/* Client by client when there are a few; all of them are in the JSON. */
 		for (size_t i = 0; res->n_client_depth > 1 && res->n_client_depth <= 16 && i < res->n_client_depth; i++) {
 			const rp_replay_depth *const d = &res->client_depth[i];
 			if (res->inflight_auto)
 				snprintf(bound, sizeof(bound), "bound %u, ", d->bound);
-			fprintf(f, "  client %zu: %smax %u, mean %.2f; recorded max %u, mean %.2f\n", i,
-				res->inflight_auto ? bound : "", d->max, d->mean, d->rec_max, d->rec_mean);
+			char tgt[96] = "";
+			if (d->tgt_requests)
+				snprintf(tgt, sizeof(tgt), "; at the target mean %.2f, max %u", d->tgt_mean, d->tgt_max);
+			fprintf(f, "  client %zu: %smax %u, mean %.2f; recorded max %u, mean %.2f%s\n", i,
+				res->inflight_auto ? bound : "", d->max, d->mean, d->rec_max, d->rec_mean, tgt);
 		}
 	}
 	write_order(res, f);
@@ -468,13 +493,31 @@ static json_t *jopstats(jb *b, const rp_replay_opstats *o)
 	return j;
 }
 
-static json_t *jdepth(jb *b, const rp_replay_depth *d, json_t *j)
+/*
+ * d, and in d's "target" what was in flight at the target with its latency
+ * (lat NULL: none); the run's (total) with its histogram too.
+ */
+static json_t *jdepth(jb *b, const rp_replay_depth *d, json_t *j, const rp_replay_lat *lat, bool total, const rp_hist *hist)
 {
 	jput(b, j, "max", json_integer(d->max));
 	jput(b, j, "mean", jnum(d->mean));
 	jput(b, j, "recorded_max", json_integer(d->rec_max));
 	jput(b, j, "recorded_mean", jnum(d->rec_mean));
 	jput(b, j, "bound", json_integer(d->bound));
+	/* At the target (rp_replay_depth.tgt_*): measured false when the backend does not say when it sends. */
+	static const rp_replay_lat none;
+	json_t *const t = json_object();
+	jput(b, t, "measured", json_boolean(d->tgt_requests != 0));
+	jput(b, t, "max", json_integer(d->tgt_max));
+	jput(b, t, "mean", jnum(d->tgt_mean));
+	jput(b, t, "busy_mean", jnum(d->tgt_busy_mean));
+	jput(b, t, "busy_s", jnum((double)d->tgt_busy_ns / 1e9));
+	jput(b, t, "requests", ju64(d->tgt_requests));
+	jput(b, t, "unmeasured", ju64(d->tgt_unmeasured));
+	jput(b, t, "latency_us", jlat(b, lat ? lat : &none));
+	if (total)
+		jput(b, t, "histogram", jhist(b, hist));
+	jput(b, j, "target", t);
 	return j;
 }
 
@@ -576,10 +619,11 @@ static json_t *build(jb *b, const rp_replay_results *res, const rp_replay_proven
 	jput(b, inflight, "max_inflight", json_integer(res->max_inflight));
 	jput(b, inflight, "auto", json_boolean(res->inflight_auto));
 	jput(b, inflight, "cap", res->inflight_auto ? json_integer(res->inflight_cap) : json_null());
-	jdepth(b, &res->depth, inflight);
+	jdepth(b, &res->depth, inflight, &res->tgt_lat, true, res->tgt_hist);
 	json_t *const dclients = json_array();
 	for (size_t i = 0; i < res->n_client_depth; i++)
-		jadd(b, dclients, jdepth(b, &res->client_depth[i], json_object()));
+		jadd(b, dclients, jdepth(b, &res->client_depth[i], json_object(), res->client ? &res->client[i].tgt_lat : NULL,
+					 false, NULL));
 	jput(b, inflight, "clients", dclients);
 	jput(b, d, "inflight", inflight);
 

@@ -2,6 +2,7 @@
 #include "replay/req.h"
 
 #include "formats/error.h"
+#include "replay/tdepth.h"
 
 /* A poll's time limit while waiting for room: 1 ms (the busy retries count these). */
 #define REQ_POLL_NS 1000000ull
@@ -62,26 +63,76 @@ static inline int issue(const rp_backend_ops *bops, void *backend, void *cs, boo
 	return issue_busy(bops, backend, cs, async, req);
 }
 
-int rp__req_issue(const rp_backend_ops *bops, void *backend, void *cs, bool async, rp_breq *req)
+/*
+ * issue, counted at the target.  Synchronous: the call is the request's time
+ * at the target.  Asynchronous: the backend says when it sent the request; an
+ * answer that came inside the submit (its callback ran already) is counted
+ * after the send.  A backend before version 11 says nothing: not measured.
+ */
+static int issue_counted(const rp_backend_ops *bops, void *backend, void *cs, bool async, rp_breq *req, rp_tdepth *d)
 {
-	return issue(bops, backend, cs, async, req);
+	if (!d)
+		return issue(bops, backend, cs, async, req);
+	if (!req->cb) {
+		const uint64_t sent = rp__tdepth_begin(d);
+		const int rc = issue(bops, backend, cs, async, req);
+		rp__tdepth_end(d, sent);
+		return rc;
+	}
+	d->issuing = req;
+	d->issuing_done = false;
+	const int rc = issue(bops, backend, cs, async, req);
+	d->issuing = NULL;
+	if (rc < 0)
+		return rc;
+	if (req->sent_ns) {
+		rp__tdepth_sent(d, req->sent_ns);
+		if (d->issuing_done)
+			rp__tdepth_done(d, req->sent_ns, req->done_ns > req->sent_ns ? req->done_ns : req->sent_ns);
+	} else if (bops->version < 11) {
+		d->unmeasured++;
+	}
+	return 0;
 }
+
+int rp__req_issue(const rp_backend_ops *bops, void *backend, void *cs, bool async, rp_breq *req, rp_tdepth *d)
+{
+	return issue_counted(bops, backend, cs, async, req, d);
+}
+
+void rp__req_done(rp_tdepth *d, const rp_breq *req)
+{
+	if (!d || !req->sent_ns)
+		return; /* not at the target, or not measured */
+	if (req == d->issuing) {
+		d->issuing_done = true; /* inside its submit: counted once its send is */
+		return;
+	}
+	rp__tdepth_done(d, req->sent_ns, req->done_ns > req->sent_ns ? req->done_ns : req->sent_ns);
+}
+
+typedef struct wait_ctx {
+	bool done;
+	rp_tdepth *d;
+} wait_ctx;
 
 static void req_done(rp_breq *req)
 {
-	*(bool *)req->data = true;
+	wait_ctx *const w = req->data;
+	rp__req_done(w->d, req);
+	w->done = true;
 }
 
-int rp__req_wait(const rp_backend_ops *bops, void *backend, void *cs, bool async, rp_breq *req)
+int rp__req_wait(const rp_backend_ops *bops, void *backend, void *cs, bool async, rp_breq *req, rp_tdepth *d)
 {
-	bool done = false;
+	wait_ctx w = { .done = false, .d = d };
 	req->cb = async ? req_done : NULL;
 	if (async)
-		req->data = &done;
-	const int rc = issue(bops, backend, cs, async, req);
+		req->data = &w;
+	const int rc = issue_counted(bops, backend, cs, async, req, d);
 	if (rc < 0)
 		return rc;
-	while (async && !done)
+	while (async && !w.done)
 		bops->poll(backend, cs, REQ_WAIT_NS);
 	return 0;
 }

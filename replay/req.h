@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "replay/backend.h"
+#include "replay/tdepth.h"
 
 /* Whether the backend completes later, through poll (RP_BCAP_ASYNC; rp_backend_check makes sure it has a poll). */
 static inline bool rp__req_async(const rp_backend_ops *bops)
@@ -37,6 +38,8 @@ static inline void rp__req_begin(rp_breq *req)
 	req->granted = 0;
 	req->special = false;
 	req->escape = false;
+	req->sent_ns = 0;
+	req->done_ns = 0;
 }
 
 /* Run the backend's completions, waiting up to timeout_ns; how many completed (an async backend's poll). */
@@ -53,16 +56,24 @@ int rp__req_poll(const rp_backend_ops *bops, void *backend, void *cs, uint64_t t
  * backend has nothing to poll: busy is RP_E_LIMIT at once (req->status 0:
  * nothing of it ran).  0 when req was taken, else a negative rp error.
  * req->cb and req->data are the caller's.
+ *
+ * In flight at the target (d, NULL: not counted, as prepare's): a
+ * synchronous submit is timed from its call to its return; an asynchronous
+ * one counts from the backend's req->sent_ns, and its callback calls
+ * rp__req_done.
  */
-int rp__req_issue(const rp_backend_ops *bops, void *backend, void *cs, bool async, rp_breq *req);
+int rp__req_issue(const rp_backend_ops *bops, void *backend, void *cs, bool async, rp_breq *req, rp_tdepth *d);
+/* An asynchronous request rp__req_issue took with d has its answer (its callback, first): counted at the target. */
+void rp__req_done(rp_tdepth *d, const rp_breq *req);
 
 /*
  * Submit req to the backend's client state cs and return once it completed:
  * synchronously (async false: req->cb is cleared), or by polling an
  * asynchronous backend until its completion ran (req->cb and req->data are
  * the wait's own).  Busy is retried as rp__req_issue does.  0 when req
- * completed (its status in req->status), or a negative rp error.
+ * completed (its status in req->status), or a negative rp error.  d as
+ * for rp__req_issue.
  */
-int rp__req_wait(const rp_backend_ops *bops, void *backend, void *cs, bool async, rp_breq *req);
+int rp__req_wait(const rp_backend_ops *bops, void *backend, void *cs, bool async, rp_breq *req, rp_tdepth *d);
 
 #endif

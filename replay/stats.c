@@ -73,6 +73,8 @@ void rp__stats_free(rp_replay_results *res)
 	res->hist = NULL;
 	free((rp_hist *)res->lag_hist);
 	res->lag_hist = NULL;
+	free((rp_hist *)res->tgt_hist);
+	res->tgt_hist = NULL;
 }
 
 /* Per-client results: counts of the measured period, and the latency of all its ops but sleeps. */
@@ -108,6 +110,7 @@ static int client_results(rp_replay *r, rp_hist *h)
 				rp__hist_merge(h, a->lat);
 		}
 		lat_fill(&cr->lat, h);
+		lat_fill(&cr->tgt_lat, c->tdepth.lat);
 	}
 	return 0;
 }
@@ -149,13 +152,29 @@ static rp_stop stop_reason(const rp_replay *r)
 	return atomic_load(&r->aborted) ? RP_STOP_MISMATCH : atomic_load(&r->stop) ? RP_STOP_INTERRUPTED : RP_STOP_END;
 }
 
+void rp__stats_tdepth_means(rp_replay_depth *d)
+{
+	d->tgt_mean = d->tgt_requests ? (double)d->tgt_at_req_sum / (double)d->tgt_requests : 0;
+	d->tgt_busy_mean = d->tgt_busy_ns ? (double)d->tgt_area_ns / (double)d->tgt_busy_ns : 0;
+}
+
 void rp__stats_depth_total(rp_replay_results *res)
 {
 	double sum = 0, rec_sum = 0;
 	uint32_t n_mean = 0, n_rec = 0;
+	rp_replay_depth *const t = &res->depth;
 	res->depth.max = res->depth.rec_max = res->depth.bound = 0;
+	t->tgt_max = 0;
+	t->tgt_requests = t->tgt_unmeasured = t->tgt_at_req_sum = t->tgt_area_ns = t->tgt_busy_ns = 0;
 	for (size_t i = 0; i < res->n_client_depth; i++) {
 		const rp_replay_depth *const d = &res->client_depth[i];
+		if (d->tgt_max > t->tgt_max)
+			t->tgt_max = d->tgt_max;
+		t->tgt_requests += d->tgt_requests;
+		t->tgt_unmeasured += d->tgt_unmeasured;
+		t->tgt_at_req_sum += d->tgt_at_req_sum;
+		t->tgt_area_ns += d->tgt_area_ns;
+		t->tgt_busy_ns += d->tgt_busy_ns;
 		if (d->rec_max) {
 			rec_sum += d->rec_mean;
 			n_rec++;
@@ -173,6 +192,7 @@ void rp__stats_depth_total(rp_replay_results *res)
 	}
 	res->depth.mean = n_mean ? sum / n_mean : 0;
 	res->depth.rec_mean = n_rec ? rec_sum / n_rec : 0;
+	rp__stats_tdepth_means(t);
 }
 
 void rp__stats_add_opstats(rp_replay_results *res, unsigned op, const rp_replay_opstats *o)
@@ -387,8 +407,29 @@ int rp__stats_merge(rp_replay *r)
 			d->rec_max = rd->max; /* at least 1 with ops: what rp__stats_depth_total counts by */
 			d->rec_mean = (double)rd->sum / (double)rd->ops;
 		}
+		const rp_tdepth *const td = &c->tdepth;
+		d->tgt_max = td->max;
+		d->tgt_requests = td->requests;
+		d->tgt_unmeasured = td->unmeasured;
+		d->tgt_at_req_sum = td->at_req_sum;
+		d->tgt_area_ns = td->area;
+		d->tgt_busy_ns = td->busy_ns;
+		rp__stats_tdepth_means(d);
 	}
 	rp__stats_depth_total(res);
+	/* Latency at the target, every client's requests of the measured period. */
+	rp_hist *const tl = malloc(sizeof(*tl));
+	if (!tl)
+		return RP_E_NOMEM;
+	rp__hist_init(tl);
+	for (uint32_t i = 0; i < r->n_clients; i++)
+		if (r->clients[i]->tdepth.lat)
+			rp__hist_merge(tl, r->clients[i]->tdepth.lat);
+	lat_fill(&res->tgt_lat, tl);
+	if (tl->count)
+		res->tgt_hist = tl;
+	else
+		free(tl);
 
 	res->series = calloc(n_series ? n_series : 1, sizeof(*res->series));
 	if (!res->series)

@@ -19,6 +19,8 @@ void rp__stats_lat_fill(rp_replay_lat *l, const rp_hist *h);
 void rp__stats_add_opstats(rp_replay_results *res, unsigned op, const rp_replay_opstats *o);
 /* res->depth (the run's in-flight depths) from its clients' (res->client_depth): the largest, and the means of those that issued. */
 void rp__stats_depth_total(rp_replay_results *res);
+/* d's means at the target (tgt_mean, tgt_busy_mean) from its sums. */
+void rp__stats_tdepth_means(rp_replay_depth *d);
 /* Kinds of mismatch into res's: the same kind adds its count, the first example stays, past RP_REPLAY_SAMPLES counted in others. */
 void rp__stats_add_samples(rp_replay_results *res, const rp_replay_sample *samples, size_t n, uint64_t others);
 

@@ -184,7 +184,7 @@ static void *worker_main(void *arg)
 			return NULL;
 		rp_slot *const s = w->job;
 		s->issue = rp__now(r);
-		const int rc = rp__req_issue(r->bops, r->bstate, w->bstate, false, &s->req);
+		const int rc = rp__req_issue(r->bops, r->bstate, w->bstate, false, &s->req, &c->tdepth);
 		if (rc < 0)
 			rp__client_fatal(win->c, rc, &s->req);
 		s->done = rp__now(r);
@@ -369,6 +369,7 @@ uint64_t rp__win_wait_until(rp_client *c, uint64_t deadline)
 static void async_cb(rp_breq *req)
 {
 	rp_slot *const s = req->data;
+	rp__req_done(&s->win->c->tdepth, req);
 	s->done = rp__now(s->win->c->r);
 	atomic_store_explicit(&s->finished, true, memory_order_relaxed);
 }
@@ -420,7 +421,7 @@ uint64_t rp__win_post(rp_client *c, rp_slot *s)
 	s->req.data = s;
 	s->issue = rp__now(r);
 	/* A busy backend takes it once some completed (req.c polls and retries). */
-	const int rc = rp__req_issue(r->bops, r->bstate, c->bstate, true, &s->req);
+	const int rc = rp__req_issue(r->bops, r->bstate, c->bstate, true, &s->req, &c->tdepth);
 	if (rc < 0) {
 		/* The backend cannot go on: the run stops naming the op; the slot completes as failed. */
 		rp__client_fatal(c, rc, &s->req);

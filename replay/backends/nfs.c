@@ -269,12 +269,6 @@ static void lose_socket(nfs_client *c, int fd, short revents)
 	rp__nfs_lose(c, what);
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* libnfs checks its RPC timeouts when serviced: at least this often while waiting. */
 #define SERVICE_PERIOD_NS 100000000u
@@ -282,9 +276,9 @@ static uint64_t mono_ns(void)
 int rp__nfs_wait(nfs_client *c, uint64_t timeout_ns)
 {
 	const uint64_t before = c->completed;
-	const uint64_t end = mono_ns() + timeout_ns;
+	const uint64_t end = rp__nfs_mono_ns() + timeout_ns;
 	while (!c->lost && c->completed == before) {
-		const uint64_t now = mono_ns();
+		const uint64_t now = rp__nfs_mono_ns();
 		const uint64_t left = now < end ? end - now : 0;
 		const uint64_t wait = left < SERVICE_PERIOD_NS ? left : SERVICE_PERIOD_NS;
 		struct pollfd pfd = { .fd = nfs_get_fd(c->nfs), .events = (short)nfs_which_events(c->nfs) };
@@ -305,6 +299,22 @@ int rp__nfs_wait(nfs_client *c, uint64_t timeout_ns)
 	return (int)(c->completed - before);
 }
 
+/*
+ * What the submit queued, written now: libnfs 4.0 queues an RPC and writes
+ * it only when serviced for POLLOUT, which the event loop does at the next
+ * poll.  A window filling up would otherwise send nothing until it is full
+ * and the client waits: the server would see the requests late and in one
+ * lump, and the request's send time would be a guess.
+ */
+static void flush(nfs_client *c)
+{
+	if (c->lost || !c->nfs || !(nfs_which_events(c->nfs) & POLLOUT))
+		return;
+	/* Written until the socket would block (what is left goes at the next poll); a failed write loses the connection. */
+	if (nfs_service(c->nfs, POLLOUT) < 0)
+		lose_socket(c, nfs_get_fd(c->nfs), 0);
+}
+
 static void sync_done(rp_breq *req)
 {
 	*(bool *)req->data = true;
@@ -317,8 +327,13 @@ static int nfs_submit(void *backend, void *client, rp_breq *req)
 	req->result = 0;
 	req->special = false;
 	if (req->cb) {
+		req->sent_ns = req->done_ns = 0;
 		if (!c->nb->exact || !rp__nfs_exact_start(c, req))
 			rp__nfs_start(c, req);
+		flush(c);
+		/* On the wire now, unless it was answered without the server (refused, not queued): then not measured. */
+		if (!req->done_ns)
+			req->sent_ns = rp__nfs_mono_ns();
 		return 0;
 	}
 	/* Synchronously: a callback of our own, and the event loop until it ran. */

@@ -203,8 +203,17 @@ rp_nfs_fhnode *rp__nfs_fhmap_node(rp_nfs_fhmap *m, const char *path);
 #ifdef RP_NFS_LIBNFS
 /* The rest needs libnfs: every file of the backend but nfs_util.c and nfs_names.c. */
 #include <pthread.h>
+#include <time.h>
 
 #include <nfsc/libnfs.h>
+
+/* CLOCK_MONOTONIC ns: the event loop's deadlines, and a request's sent_ns and done_ns (backend.h, version 11). */
+static inline uint64_t rp__nfs_mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /*
  * The mount's root file handle: libnfs 4.0 exports it without declaring it

@@ -122,6 +122,7 @@ void rp__nfs_complete(nfs_client *c, rp_breq *req, int status)
 {
 	req->status = status;
 	c->completed++;
+	req->done_ns = rp__nfs_mono_ns(); /* the answer read (version 11): what nfs_submit counts from, if it was sent */
 	if (req->cb)
 		req->cb(req);
 }

@@ -3,6 +3,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "replay/backend.h"
 
@@ -62,6 +63,14 @@ static void null_client_fini(void *backend, void *client)
 	(void)backend, (void)client;
 }
 
+/* CLOCK_MONOTONIC ns, for a request's sent_ns and done_ns (backend.h, version 11). */
+static uint64_t mono_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static void complete(null_client *c, rp_breq *req)
 {
 	if (req->no_handle) {
@@ -82,12 +91,15 @@ static int null_submit(void *backend, void *client, rp_breq *req)
 	if (((null_backend *)backend)->async && req->cb) {
 		if (c->n_queued == NULL_QUEUE)
 			return RP_BREQ_BUSY;
+		req->sent_ns = mono_now();
 		c->queue[c->n_queued++] = req;
 		return 0;
 	}
 	complete(c, req);
-	if (req->cb)
+	if (req->cb) {
+		req->sent_ns = req->done_ns = mono_now(); /* at its target, which answers at once */
 		req->cb(req);
+	}
 	return 0;
 }
 
@@ -96,7 +108,9 @@ static int null_poll(void *backend, void *client, uint64_t timeout_ns)
 	(void)backend, (void)timeout_ns;
 	null_client *const c = client;
 	const unsigned n = c->n_queued;
+	const uint64_t now = n ? mono_now() : 0;
 	for (unsigned i = 0; i < n; i++) {
+		c->queue[i]->done_ns = now;
 		complete(c, c->queue[i]);
 		c->queue[i]->cb(c->queue[i]);
 	}

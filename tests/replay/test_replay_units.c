@@ -201,7 +201,7 @@ static void test_req_wait_busy(void **state)
 	const rp_backend_ops ops = { .version = RP_BACKEND_VERSION, .name = "busy", .submit = busy_submit, .poll = busy_poll };
 	busy_be be = { .full = 3 };
 	rp_breq req = { 0 };
-	assert_int_equal(rp__req_wait(&ops, &be, NULL, true, &req), 0);
+	assert_int_equal(rp__req_wait(&ops, &be, NULL, true, &req, NULL), 0);
 	assert_int_equal(be.submits, 4);
 	assert_int_equal(be.polls, 4);
 	assert_int_equal(req.status, 7);
@@ -215,7 +215,7 @@ static void test_req_wait_always_full(void **state)
 	const rp_backend_ops ops = { .version = RP_BACKEND_VERSION, .name = "busy", .submit = busy_submit, .poll = busy_poll };
 	busy_be be = { .full = 1 << 30 };
 	rp_breq req = { .status = 662695936 }; /* what an earlier request left there */
-	assert_int_equal(rp__req_wait(&ops, &be, NULL, true, &req), RP_E_LIMIT);
+	assert_int_equal(rp__req_wait(&ops, &be, NULL, true, &req, NULL), RP_E_LIMIT);
 	assert_int_equal(be.submits, 1001);
 	assert_int_equal(be.polls, 1000);
 	assert_int_equal(req.status, 0); /* nothing ran: the failure names RP_E_LIMIT, no stale status */
@@ -237,7 +237,7 @@ static void test_req_busy_v7(void **state)
 	busy_be be = { .full = 2, .busy_rc = RP_E_LIMIT };
 	int done = 0;
 	rp_breq req = { .cb = count_done, .data = &done };
-	assert_int_equal(rp__req_issue(&ops, &be, NULL, true, &req), 0);
+	assert_int_equal(rp__req_issue(&ops, &be, NULL, true, &req, NULL), 0);
 	assert_int_equal(be.submits, 3);
 	assert_int_equal(be.polls, 2);
 	assert_int_equal(done, 0); /* taken, not yet completed */
@@ -246,7 +246,7 @@ static void test_req_busy_v7(void **state)
 	assert_int_equal(req.status, 7);
 	be = (busy_be){ .full = 2, .busy_rc = RP_E_LIMIT };
 	req = (rp_breq){ 0 };
-	assert_int_equal(rp__req_wait(&ops, &be, NULL, true, &req), 0);
+	assert_int_equal(rp__req_wait(&ops, &be, NULL, true, &req, NULL), 0);
 	assert_int_equal(be.submits, 3);
 	assert_int_equal(req.status, 7);
 }
@@ -258,7 +258,7 @@ static void test_req_limit_v8_is_error(void **state)
 	const rp_backend_ops ops = { .version = 8, .name = "busy8", .submit = busy_submit, .poll = busy_poll };
 	busy_be be = { .full = 5, .busy_rc = RP_E_LIMIT };
 	rp_breq req = { 0 };
-	assert_int_equal(rp__req_wait(&ops, &be, NULL, true, &req), RP_E_LIMIT);
+	assert_int_equal(rp__req_wait(&ops, &be, NULL, true, &req, NULL), RP_E_LIMIT);
 	assert_int_equal(be.submits, 1);
 	assert_int_equal(be.polls, 0);
 }
@@ -270,10 +270,123 @@ static void test_req_busy_sync(void **state)
 	const rp_backend_ops ops = { .version = RP_BACKEND_VERSION, .name = "busy", .submit = busy_submit, .poll = busy_poll };
 	busy_be be = { .full = 1 };
 	rp_breq req = { .status = EIO };
-	assert_int_equal(rp__req_issue(&ops, &be, NULL, false, &req), RP_E_LIMIT);
+	assert_int_equal(rp__req_issue(&ops, &be, NULL, false, &req, NULL), RP_E_LIMIT);
 	assert_int_equal(be.submits, 1);
 	assert_int_equal(be.polls, 0);
 	assert_int_equal(req.status, 0);
+}
+
+/*
+ * In flight at the target (tdepth.c): three requests sent 10 ns apart and
+ * answered 30 ns after their sends; the depth at each send is 1, 2, 3; the
+ * time-weighted mean while busy (0..50) is 90 / 50; the latency histogram
+ * counts only those sent from the warm-up's end (10) on.
+ */
+static void test_tdepth_arith(void **state)
+{
+	(void)state;
+	rp_tdepth d;
+	rp__tdepth_init(&d, 10, false);
+	rp__tdepth_sent(&d, 1000);
+	rp__tdepth_sent(&d, 1010);
+	rp__tdepth_sent(&d, 1020);
+	rp__tdepth_done(&d, 1000, 1030);
+	rp__tdepth_done(&d, 1010, 1040);
+	rp__tdepth_done(&d, 1020, 1050);
+	assert_int_equal(d.max, 3);
+	assert_int_equal(d.cur, 0);
+	assert_int_equal(d.requests, 3);
+	assert_int_equal(d.at_req_sum, 6);
+	assert_int_equal(d.area, 90);
+	assert_int_equal(d.busy_ns, 50);
+	assert_non_null(d.lat);
+	assert_int_equal(d.lat->count, 3);
+	/* An event a worker brings late counts at the last one's time: nothing goes backwards. */
+	rp__tdepth_sent(&d, 2000);
+	rp__tdepth_done(&d, 2000, 1990);
+	assert_int_equal(d.cur, 0);
+	assert_int_equal(d.busy_ns, 50);
+	rp__tdepth_fini(&d);
+}
+
+/* A fake asynchronous backend of a given version that answers inside its submit, or on the next poll. */
+typedef struct stamp_be {
+	bool inline_answer;
+	rp_breq *pending;
+} stamp_be;
+static int stamp_submit(void *b, void *c, rp_breq *req)
+{
+	(void)c;
+	stamp_be *const be = b;
+	req->sent_ns = 100;
+	if (be->inline_answer) {
+		req->done_ns = 150;
+		req->cb(req);
+		return 0;
+	}
+	be->pending = req;
+	return 0;
+}
+static int stamp_poll(void *b, void *c, uint64_t timeout_ns)
+{
+	(void)c, (void)timeout_ns;
+	stamp_be *const be = b;
+	if (!be->pending)
+		return 0;
+	rp_breq *const req = be->pending;
+	be->pending = NULL;
+	req->done_ns = 400;
+	req->cb(req);
+	return 1;
+}
+
+/*
+ * The lifecycle counts a request at the target once, from the backend's
+ * sent_ns to done_ns: answered on a poll, answered inside its own submit
+ * (counted after its send), and not at all from a backend before version 11.
+ */
+static void test_req_tdepth(void **state)
+{
+	(void)state;
+	rp_backend_ops ops = { .version = RP_BACKEND_VERSION, .name = "stamp", .submit = stamp_submit, .poll = stamp_poll };
+	stamp_be be = { 0 };
+	rp_tdepth d;
+	rp__tdepth_init(&d, 0, false);
+	rp_breq req = { 0 };
+	assert_int_equal(rp__req_wait(&ops, &be, NULL, true, &req, &d), 0);
+	assert_int_equal(d.requests, 1);
+	assert_int_equal(d.cur, 0);
+	assert_int_equal(d.busy_ns, 300);
+	be.inline_answer = true;
+	req = (rp_breq){ 0 };
+	assert_int_equal(rp__req_wait(&ops, &be, NULL, true, &req, &d), 0);
+	assert_int_equal(d.requests, 2);
+	assert_int_equal(d.cur, 0);
+	assert_int_equal(d.max, 1);
+	assert_int_equal(d.lat->count, 2);
+	/* Synchronous: the engine times the call itself (this fake only records the request then). */
+	be.inline_answer = false;
+	req = (rp_breq){ 0 };
+	assert_int_equal(rp__req_wait(&ops, &be, NULL, false, &req, &d), 0);
+	be.pending = NULL;
+	assert_int_equal(d.requests, 3);
+	assert_int_equal(d.cur, 0);
+	/* A version 10 backend says nothing of when it sent: not measured. */
+	ops.version = 10;
+	be.inline_answer = false;
+	int done = 0;
+	req = (rp_breq){ .cb = count_done, .data = &done };
+	rp__tdepth_fini(&d);
+	rp__tdepth_init(&d, 0, false);
+	ops.submit = busy_submit;
+	ops.poll = busy_poll;
+	busy_be bb = { 0 };
+	assert_int_equal(rp__req_issue(&ops, &bb, NULL, true, &req, &d), 0);
+	assert_int_equal(rp__req_poll(&ops, &bb, NULL, 1000000), 0);
+	rp__req_done(&d, &req);
+	assert_int_equal(d.requests, 0);
+	assert_int_equal(d.unmeasured, 1);
+	rp__tdepth_fini(&d);
 }
 
 /*
@@ -328,6 +441,8 @@ int main(void)
 		cmocka_unit_test(test_req_busy_v7),
 		cmocka_unit_test(test_req_limit_v8_is_error),
 		cmocka_unit_test(test_req_busy_sync),
+		cmocka_unit_test(test_tdepth_arith),
+		cmocka_unit_test(test_req_tdepth),
 		cmocka_unit_test(test_share_followups),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
