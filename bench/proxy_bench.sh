@@ -3,19 +3,20 @@
 # a trace of one client, BURSTS bursts of 16 reads of 4 KiB recorded in flight together
 # (bench/inflight_trace.c; recorded max 16, mean 8.48), replayed as fast as possible to nfs-ganesha
 # over NFSv3 and NFSv4 directly (loopback) and through tests/fixtures/rp-delay-proxy at each DELAYS
-# delay, with --max-inflight 1 and 16 (the recorded depth), ROUNDS rounds. Per run: reprise's ops/s,
+# delay, with --max-inflight 1 and auto (the default: the recorded depth, 16), ROUNDS rounds. Per run: reprise's ops/s,
 # the depth the proxy saw on the wire (max, time-weighted mean on the NFS connection, mean at each
-# request) and its latency p50 at the server side, next to the depth replay reports of itself.
+# request) and its latency p50 at the server side, next to the depth replay reports of itself: its
+# window's, and at the target (inflight.target: max, mean at each request, time-weighted while busy).
 # First (part relay) the relay's own throughput: MIB MiB one way through --delay 0 and each DELAYS
 # delay (--protocol raw, and rpc for the parser's cost), against loopback with no proxy.
-#   usage: bench/proxy_bench.sh [BUILD_DIR]   DELAYS="0.2ms 1ms" ROUNDS=3 BURSTS=50 MIB=1024 PARTS="relay nfs"
+#   usage: bench/proxy_bench.sh [BUILD_DIR]   DELAYS="0 0.2ms 1ms" ROUNDS=3 BURSTS=50 MIB=1024 PARTS="relay nfs"
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/build}
 reprise=$build/cli/reprise
 proxy=$build/tests/fixtures/rp-delay-proxy
 gen=$build/tests/fixtures/inflight-trace
-delays=${DELAYS:-0.2ms 1ms}
+delays=${DELAYS:-0 0.2ms 1ms}
 rounds=${ROUNDS:-3}
 bursts=${BURSTS:-50}
 mib=${MIB:-1024}
@@ -92,12 +93,13 @@ mport=$((nport + 1))
 "$gen" "$tmp/t.rpz" 1 "$bursts" 16 >/dev/null || exit 1
 
 echo "trace: 1 client, $((bursts * 16 + 2)) ops, $bursts bursts of 16 reads recorded in flight; nfs-ganesha 127.0.0.1, afap"
-printf '%-6s %-6s %-2s %-4s %9s %8s | %8s %9s %9s %8s %6s %9s | %7s %8s %8s\n' round delay v win elapsed_s ops/s \
-	wire_max wire_mean span_mean at_req reqs lat_p50us rep_max rep_mean rec_mean
+printf '%-6s %-6s %-2s %-4s %9s %8s | %8s %9s %9s %8s %6s %9s | %7s %8s | %7s %8s %8s %9s | %8s\n' round delay v win \
+	elapsed_s ops/s wire_max wire_mean span_mean at_req reqs lat_p50us rep_max rep_mean tgt_max tgt_mean tgt_busy \
+	tgt_p50us rec_mean
 for round in $(seq "$rounds"); do
 	for delay in direct $delays; do
 		for v in 3 4; do
-			for w in 1 16; do
+			for w in 1 auto; do
 				find "$tmp/nfs/export" -mindepth 1 -delete
 				port=$nport
 				rm -f "$tmp/wire.json"
@@ -125,8 +127,12 @@ if os.path.exists(sys.argv[2]):
     o = m["outstanding"]
     wire = "%8d %9.2f %9.2f %8.2f %6d %9.0f" % (o["max"], o["mean"], o["mean_span"], o["mean_at_request"], d["requests"],
                                               d["latency_us"]["p50"])
-print("%-6s %-6s %-2s %-4s %9.3f %8.0f | %s | %7d %8.2f %8.2f" % (sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6],
-      r["elapsed_s"], r["ops_per_sec"], wire, f["max"], f["mean"], f["recorded_mean"]))
+t = f.get("target") or {}
+tgt = "%7s %8s %8s %9s" % ("-", "-", "-", "-")
+if t.get("measured"):
+    tgt = "%7d %8.2f %8.2f %9.0f" % (t["max"], t["mean"], t["busy_mean"], t["latency_us"]["p50"])
+print("%-6s %-6s %-2s %-4s %9.3f %8.0f | %s | %7d %8.2f | %s | %8.2f" % (sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6],
+      r["elapsed_s"], r["ops_per_sec"], wire, f["max"], f["mean"], tgt, f["recorded_mean"]))
 PY
 			done
 		done
@@ -134,4 +140,5 @@ PY
 done
 echo "(wire: what rp-delay-proxy saw on the NFS connection, outstanding between its hand-over to the server and the reply;"
 echo " wire_mean time-weighted while >= 1 outstanding, span_mean over first request to last reply, at_req at each"
-echo " request, itself included; lat_p50us request to reply at the server side of the delay; rep_*: replay's own inflight)"
+echo " request, itself included; lat_p50us request to reply at the server side of the delay; rep_*: replay's window;"
+echo " tgt_*: replay's inflight.target, the backend's send to its answer: max, mean at each send, time-weighted while busy, p50)"
