@@ -271,7 +271,6 @@ static void lose_socket(nfs_client *c, int fd, short revents)
 	rp__nfs_lose(c, what);
 }
 
-
 /*
  * What the submit queued, written into the socket now (libnfs 4.0 queues an
  * RPC and writes it only when serviced for POLLOUT), with the socket corked
@@ -281,7 +280,8 @@ static void lose_socket(nfs_client *c, int fd, short revents)
  * server alone and was answered before the rest arrived: the server never
  * had more than 15 (mean 7.5 at each request for a recorded 8.48; corked,
  * 16 and 8.44: docs/BENCHMARKS.md, "Through the delay proxy").  sent_ns is
- * this write, the request's entry into the socket.
+ * this write, the request's entry into the socket.  Whatever waits for the
+ * server uncorks first (rp__nfs_uncork: this loop, deltree's synchronous calls).
  */
 static void flush(nfs_client *c)
 {
@@ -295,23 +295,13 @@ static void flush(nfs_client *c)
 		lose_socket(c, fd, 0);
 }
 
-/* The client waits: what its submits wrote leaves now. */
-static void uncork(nfs_client *c)
-{
-	if (!c->corked)
-		return;
-	c->corked = false;
-	const int fd = nfs_get_fd(c->nfs), zero = 0;
-	if (fd >= 0)
-		setsockopt(fd, IPPROTO_TCP, TCP_CORK, &zero, sizeof(zero));
-}
 
 /* libnfs checks its RPC timeouts when serviced: at least this often while waiting. */
 #define SERVICE_PERIOD_NS 100000000u
 
 int rp__nfs_wait(nfs_client *c, uint64_t timeout_ns)
 {
-	uncork(c);
+	rp__nfs_uncork(c);
 	const uint64_t before = c->completed;
 	const uint64_t end = rp__nfs_mono_ns() + timeout_ns;
 	while (!c->lost && c->completed == before) {
@@ -352,7 +342,7 @@ static int nfs_submit(void *backend, void *client, rp_breq *req)
 		if (!c->nb->exact || !rp__nfs_exact_start(c, req))
 			rp__nfs_start(c, req);
 		flush(c);
-		/* On the wire now, unless it was answered without the server (refused, not queued): then not measured. */
+		/* In the socket now, unless it was answered without the server (refused, not queued): then not measured. */
 		if (!req->done_ns)
 			req->sent_ns = rp__nfs_mono_ns();
 		return 0;

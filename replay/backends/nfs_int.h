@@ -432,6 +432,8 @@ struct nreq {
 nreq *rp__nfs_req_new(nfs_client *c, rp_breq *req);
 /* Complete the engine's request (once) with a positive errno or 0, without an nreq. */
 void rp__nfs_complete(nfs_client *c, rp_breq *req, int status);
+/* What the client's submits wrote into its corked socket (nfs.c) leaves now: before anything waits for the server. */
+void rp__nfs_uncork(nfs_client *c);
 /* Complete the request with status (0 or a positive errno) and free it. */
 void rp__nfs_finish(nreq *q, int status);
 /* After queueing a libnfs call: rc < 0 means it was not queued (no callback will come), and ends the request. */

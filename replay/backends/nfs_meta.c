@@ -250,6 +250,7 @@ static void readdir_done(nreq *q, struct nfsdir *dir)
  */
 static int deltree(nfs_client *c, const char *path, int depth)
 {
+	rp__nfs_uncork(c); /* synchronous calls: what the submits wrote goes first */
 	struct nfs_stat_64 st;
 	int rc = nfs_lstat64(c->nfs, path, &st);
 	if (rc < 0)

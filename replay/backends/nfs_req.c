@@ -3,7 +3,8 @@
  * (nfs_ops.c, nfs_meta.c) and the event loop (nfs.c): the live list of the
  * requests libnfs holds a callback of, their end, orphans of a lost
  * connection, the one libnfs callback every call of a chain answers to,
- * backend handles, the checked names a namespace op changes.
+ * backend handles, the checked names a namespace op changes, the uncorking
+ * of the client's socket (corked by nfs.c's submit) before a wait.
  */
 #define RP_NFS_LIBNFS 1
 #include "replay/backends/nfs_int.h"
@@ -12,6 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 
 /* For calls whose answer nothing waits for (a close of a handle no op owns any more). */
 static void ignore_cb(int err, struct nfs_context *nfs, void *data, void *priv)
@@ -116,6 +120,16 @@ char *rp__nfs_rooted(const char *p)
 		memcpy(s + 1, p, n + 1);
 	}
 	return s;
+}
+
+void rp__nfs_uncork(nfs_client *c)
+{
+	if (!c->corked)
+		return;
+	c->corked = false;
+	const int fd = c->nfs ? nfs_get_fd(c->nfs) : -1, zero = 0;
+	if (fd >= 0)
+		setsockopt(fd, IPPROTO_TCP, TCP_CORK, &zero, sizeof(zero));
 }
 
 void rp__nfs_complete(nfs_client *c, rp_breq *req, int status)
