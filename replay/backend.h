@@ -32,7 +32,8 @@
  *     how the backend replayed (its mode, ops sent as the recorded request, fallbacks by reason).
  * 11: rp_breq.sent_ns and .done_ns: an asynchronous backend says when a request reached the
  *     target and when its answer came back (the depth and latency "at the target"); a
- *     synchronous submit the engine times itself.  Older async backends: not measured.
+ *     synchronous submit the engine times itself, unless the backend has RP_BCAP_TIMES.
+ *     Older async backends: not measured.
  * The engine drives every version from RP_BACKEND_VERSION_MIN on.
  */
 #define RP_BACKEND_VERSION 11
@@ -66,7 +67,14 @@ enum rp_backend_cap {
 	 * through one of a client's states is used and released through another.
 	 */
 	RP_BCAP_MT_CLIENT = 1u << 4,
-	RP_BCAP__KNOWN = (1u << 5) - 1, /* every bit above */
+	/*
+	 * (version 11) A synchronous submit sets rp_breq.sent_ns and done_ns
+	 * itself, around its own call of the server (inside a lock the
+	 * engine's timing of the whole submit would count as time at the
+	 * target: the smb backend's); without it the engine times the submit.
+	 */
+	RP_BCAP_TIMES = 1u << 5,
+	RP_BCAP__KNOWN = (1u << 6) - 1, /* every bit above */
 };
 
 /*
@@ -145,7 +153,8 @@ struct rp_breq {
 	 * backend answered without the target (a refusal, a failure to
 	 * queue) leaves sent_ns 0: not measured.  The engine clears both
 	 * before each submit and times a synchronous submit itself (its call
-	 * and return), whatever a backend sets then.
+	 * and return), unless the backend says it times its own
+	 * (RP_BCAP_TIMES).
 	 */
 	uint64_t sent_ns, done_ns;
 };

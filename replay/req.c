@@ -65,7 +65,7 @@ static inline int issue(const rp_backend_ops *bops, void *backend, void *cs, boo
 
 /*
  * issue, counted at the target.  Synchronous: the call is the request's time
- * at the target.  Asynchronous: the backend says when it sent the request; an
+ * at the target, or what the backend timed of it (RP_BCAP_TIMES).  Asynchronous: the backend says when it sent the request; an
  * answer that came inside the submit (its callback ran already) is counted
  * after the send.  A backend before version 11 says nothing: not measured.
  */
@@ -73,6 +73,15 @@ static int issue_counted(const rp_backend_ops *bops, void *backend, void *cs, bo
 {
 	if (!d)
 		return issue(bops, backend, cs, async, req);
+	if (!req->cb && (bops->caps & RP_BCAP_TIMES) && bops->version >= 11) {
+		/* The backend times its own call of the server (inside its lock): counted as it says, after it. */
+		const int rc = issue(bops, backend, cs, async, req);
+		if (req->sent_ns && req->done_ns >= req->sent_ns) {
+			rp__tdepth_sent(d, req->sent_ns);
+			rp__tdepth_done(d, req->sent_ns, req->done_ns);
+		}
+		return rc;
+	}
 	if (!req->cb) {
 		const uint64_t sent = rp__tdepth_begin(d);
 		const int rc = issue(bops, backend, cs, async, req);

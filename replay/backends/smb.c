@@ -695,7 +695,10 @@ static int smb_submit(void *backend, void *client, rp_breq *req)
 	} else {
 		errno = 0;
 		call_begin(cn->sb);
+		/* Timed here, under the lock (RP_BCAP_TIMES): the time at the server, not the wait for the lock. */
+		req->sent_ns = mono_ns();
 		const int err = smb_do(cn, req);
+		req->done_ns = mono_ns();
 		call_end(cn->sb);
 		/* Cut by the watchdog: the op failed for the server's silence, whatever the cut made libsmbclient say. */
 		const int gone = atomic_load(&cn->sb->gone);
@@ -773,7 +776,7 @@ const rp_backend_ops rp__backend_smb = {
 	 * symbolic links, and the server's "wide links" policy decides whether
 	 * one already on the share leads out of it (docs/replay.md).
 	 */
-	.caps = RP_BCAP_DATA | RP_BCAP_NT_NATIVE | RP_BCAP_MT_CLIENT | RP_BCAP_CONFINED,
+	.caps = RP_BCAP_DATA | RP_BCAP_NT_NATIVE | RP_BCAP_MT_CLIENT | RP_BCAP_CONFINED | RP_BCAP_TIMES,
 	.client_size = sizeof(smb_client),
 	.opts = smb_opts,
 	.schemes = smb_schemes,
