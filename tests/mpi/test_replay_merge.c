@@ -92,7 +92,24 @@ static void test_merge_shares(void **state)
 		assert_string_equal(g->client[i].dir, dir);
 		assert_int_equal(g->client[i].ops, w->client[i].ops);
 		assert_int_equal(g->client_depth[i].max, 1);
+		/* In flight at the target: each share's client as it counted, sums and latency. */
+		const rp_replay_depth *const gd = &g->client_depth[i];
+		const rp_replay_results *const src = rp_replay_get_results(i < 2 ? a : b);
+		const rp_replay_depth *const sd = &src->client_depth[i % 2];
+		assert_true(gd->tgt_requests > 0);
+		assert_int_equal(gd->tgt_requests, sd->tgt_requests);
+		assert_int_equal(gd->tgt_at_req_sum, sd->tgt_at_req_sum);
+		assert_int_equal(gd->tgt_busy_ns, sd->tgt_busy_ns);
+		assert_int_equal(gd->tgt_max, 1);
+		assert_true(gd->tgt_mean == sd->tgt_mean);
+		assert_int_equal(g->client[i].tgt_lat.count, src->client[i % 2].tgt_lat.count);
 	}
+	/* The run's: the clients' requests pooled, the latency histograms merged. */
+	assert_int_equal(g->depth.tgt_requests, rp_replay_get_results(a)->depth.tgt_requests +
+							 rp_replay_get_results(b)->depth.tgt_requests);
+	assert_non_null(g->tgt_hist);
+	assert_int_equal(g->tgt_hist->count, rp_replay_get_results(a)->tgt_hist->count + rp_replay_get_results(b)->tgt_hist->count);
+	assert_int_equal(g->tgt_lat.count, g->tgt_hist->count);
 	/* A share unpacked is the share: its counts and clients as packed. */
 	const rp_replay_results *const pb2 = rp_replay_merge_part(m, 1);
 	assert_int_equal(pb2->ops, rp_replay_get_results(b)->ops);
