@@ -361,8 +361,11 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 	if (nsnap) {
 		const uint64_t n = rp_replay_snap_entries(nsnap);
 		shown = n > LONG_MAX ? LONG_MAX : (long)n;
-	} else if (!dir_target) {
-		/* A network target lists its root through the backend; one that cannot be reached fails in prepare, said there. */
+	} else if (!dir_target && !ro.no_prepare) {
+		/*
+		 * A network target lists its root through the backend; one that cannot be reached fails in prepare, said
+		 * there.  Not with --no-prepare: no warning is given then, and a capture of the run has only its requests.
+		 */
 		uint64_t n = 0;
 		char lerr[RP_ERRBUF_SIZE];
 		if (rp_replay_target_entries(r, &n, lerr) == 0)

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/mman.h>
-#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -251,6 +250,8 @@ static void conn_put(smb_conn *cn)
 			rp__smb_peers_cut(&cn->sb->peers);
 			pthread_mutex_unlock(&cn->sb->peers_mu);
 		}
+		if (cn->vfs_dir && !cn->lost)
+			smbc_getFunctionClosedir(cn->ctx)(cn->ctx, cn->vfs_dir);
 		smbc_free_context(cn->ctx, 1);
 		pthread_mutex_unlock(&smbc_mu);
 	}
@@ -336,6 +337,9 @@ static int smb_client_init(void *backend, void *client, const char *dir, char *e
 		conn_put(cn);
 		return rp_fail(errbuf, RP_E_IO, "%s/%s: mkdir: %s", sb->t.base, dir, strerror(err));
 	}
+	/* The target's FileId, when it is the client's directory: the symlink check needs no stat of it again. */
+	if (!dir[0])
+		rp__smb_beneath_seed(cn, (uint64_t)st.st_ino);
 	pthread_mutex_unlock(&smbc_mu);
 	c->conn = cn;
 	return 0;
@@ -389,10 +393,20 @@ static int file_close(smb_conn *cn, smb_file *f)
 		smb_file *o = cn->files;
 		while (o && strcmp(o->path, f->path) != 0)
 			o = o->next;
-		if (o)
+		if (o) {
 			o->doc = true;
-		else if (rc == 0)
-			rc = rp__smb_remove_path(cn, f->path);
+		} else if (rc == 0) {
+			/* A handle with data had its CREATE: the delete by name is one more (a lazy one's is its own). */
+			if (f->fh)
+				rp__smb_extra(cn, RP_SMB_FB_DOC);
+			rc = rp__smb_remove_path(cn, f->path, f->dir);
+		}
+	} else if (rc == 0 && f->lazy && !f->used && !f->parked) {
+		/* Opened lazily and never used: a stat says it was there (the recorded CREATE and CLOSE are 2, this 3). */
+		struct stat st;
+		rp__smb_extra(cn, RP_SMB_FB_CONFIRM);
+		if (rp__smb_url(cn, cn->url, f->path) == 0 && smbc_getFunctionStat(ctx)(ctx, cn->url, &st) < 0)
+			rc = rp__smb_failed(cn);
 	}
 	file_free(f);
 	return rc;
@@ -428,6 +442,27 @@ static int open_dir(smb_conn *cn, const rp_op *op, const char *path, bool *is_di
 	return 0;
 }
 
+/*
+ * Whether op's open is left to its handle's first op (smb_file.lazy): the
+ * trace recorded it opening what was there (OK, no create or truncate, or
+ * a directory's open-or-create that found one), of a directory, or of a
+ * file for no data.  The recorded CREATE and CLOSE are then the first
+ * libsmbclient call's own (a listing, a stat, a rename, a delete): no
+ * CREATE of ours before it, no sharing violation of our handle against it.
+ */
+static bool open_lazily(const rp_op *op, const rp_open_plan *o)
+{
+	if (op->status != RP_STATUS_OK || (op->flags & RP_OPF_NO_REPLY) || o->fallback_ro)
+		return false;
+	if (o->flags & O_TRUNC)
+		return false;
+	if (o->flags & O_CREAT) {
+		if (!o->dir || (o->flags & O_EXCL) || op->result != RP_ACT_OPENED)
+			return false;
+	}
+	return o->dir || (op->flags & RP_OPF_DIRECTORY) || (o->meta_only && !(op->oflags & RP_OF_APPEND));
+}
+
 static int do_open(smb_conn *cn, rp_breq *req)
 {
 	const rp_op *const op = req->op;
@@ -443,14 +478,19 @@ static int do_open(smb_conn *cn, rp_breq *req)
 	const bool want_dir = o.dir;
 	const bool not_dir = o.not_dir;
 	bool dir = false;
+	const bool lazy = open_lazily(op, &o);
 	SMBCFILE *fh = NULL;
-	if (want_dir) {
+	if (lazy) {
+		/* Nothing on the wire: its listings and setattrs check it is no symlink (on_file). */
+		dir = want_dir || (op->flags & RP_OPF_DIRECTORY);
+	} else if (want_dir) {
 		rc = open_dir(cn, op, req->path, &dir);
 	} else {
 		errno = 0;
 		fh = smbc_getFunctionOpen(ctx)(ctx, cn->url, acc | flags, op->mode ? op->mode & 0777 : 0666);
 		if (!fh && errno == EACCES && unknown) {
 			/* Access not recorded: read-write, else read-only (docs/op-model.md, want). */
+			rp__smb_extra(cn, RP_SMB_FB_RETRY_RO);
 			acc = O_RDONLY;
 			fh = smbc_getFunctionOpen(ctx)(ctx, cn->url, acc | flags, op->mode ? op->mode & 0777 : 0666);
 		}
@@ -472,7 +512,8 @@ static int do_open(smb_conn *cn, rp_breq *req)
 	}
 	*f = (smb_file){ .conn = cn, .fh = fh, .path = path, .dir = dir,
 			 .doc = (op->oflags & RP_OF_DELETE_ON_CLOSE) != 0, .nt = (op->oflags & RP_OF_NT) != 0,
-			 .append = (op->oflags & RP_OF_APPEND) != 0, .can_read = acc != O_WRONLY, .acc = acc };
+			 .append = (op->oflags & RP_OF_APPEND) != 0, .can_read = acc != O_WRONLY, .acc = acc,
+			 .lazy = lazy, .used = !lazy };
 	f->next = cn->files;
 	if (cn->files)
 		cn->files->prev = f;
@@ -487,7 +528,15 @@ static int do_open(smb_conn *cn, rp_breq *req)
 static int do_io(smb_conn *cn, rp_breq *req, SMBCFILE *fh, bool write, bool append, bool nt)
 {
 	SMBCCTX *const ctx = cn->ctx;
-	uint64_t left = req->op->length, off = req->op->offset, done = 0;
+	const rp_op *const op = req->op;
+	uint64_t left = op->length, off = op->offset, done = 0;
+	/*
+	 * A read the trace recorded as short asks what it got: libsmbclient
+	 * goes on reading a short read to the end of file, a second READ that
+	 * fails (STATUS_END_OF_FILE) where the trace had one.
+	 */
+	if (!write && op->status == RP_STATUS_OK && !(op->flags & RP_OPF_NO_REPLY) && op->result > 0 && op->result < left)
+		left = op->result;
 	if (buf_room(cn, left < IO_CHUNK ? (size_t)left : IO_CHUNK))
 		return ENOMEM;
 	if (write && req->zero && cn->buf_size)
@@ -554,14 +603,13 @@ static int on_file(smb_conn *cn, rp_breq *req, smb_file *f)
 	const rp_op *const op = req->op;
 	SMBCCTX *const ctx = cn->ctx;
 	struct stat st;
-	struct statvfs sv;
 	switch (op->op) {
 	case RP_OP_CLOSE:
 		return file_close(cn, f);
 	case RP_OP_READ:
 	case RP_OP_WRITE:
 		if (!f->fh)
-			return f->dir ? EISDIR : EBADF;
+			return f->dir ? EISDIR : f->lazy ? EACCES : EBADF; /* a lazy file's open asked no data access */
 		/* libsmbclient opens write-only with GENERIC_WRITE alone, but the server may grant reads anyway. */
 		if (op->op == RP_OP_READ && f->nt && !f->can_read)
 			return EACCES;
@@ -580,23 +628,37 @@ static int on_file(smb_conn *cn, rp_breq *req, smb_file *f)
 			return rp__smb_failed(cn);
 		if (rp__smb_url(cn, cn->url, f->path))
 			return ENAMETOOLONG;
+		if (f->fh)
+			rp__smb_extra(cn, RP_SMB_FB_WRONLY);
+		else
+			rp__smb_by_handle(cn, f);
 		return smbc_getFunctionStat(ctx)(ctx, cn->url, &st) < 0 ? rp__smb_failed(cn) : 0;
 	case RP_OP_STATFS:
-		if (f->fh)
-			return smbc_getFunctionFstatVFS(ctx)(ctx, f->fh, &sv) < 0 ? rp__smb_failed(cn) : 0;
-		if (rp__smb_url(cn, cn->url, f->path))
-			return ENAMETOOLONG;
-		return smbc_getFunctionStatVFS(ctx)(ctx, cn->url, &sv) < 0 ? rp__smb_failed(cn) : 0;
+		return rp__smb_statfs(cn, f);
 	case RP_OP_SETATTR:
-		return rp__smb_setattr(cn, req, f);
-	case RP_OP_READDIR:
-		return rp__smb_readdir(cn, req, f);
+	case RP_OP_READDIR: {
+		/*
+		 * A lazily opened directory's listing and attributes go by its
+		 * name: it is no symlink the server follows (open_dir's check, made
+		 * when first needed; a delete-on-close alone removes the name).
+		 */
+		const bool doc_only = op->op == RP_OP_SETATTR && !(op->attrs & ~(RP_SA_DELETE_SET | RP_SA_DELETE_CLEAR));
+		if (f->lazy && f->dir && !doc_only) {
+			const int rc = rp__smb_beneath(cn, f->path, true);
+			if (rc) {
+				req->escape = rc == EXDEV;
+				return rc;
+			}
+		}
+		return op->op == RP_OP_SETATTR ? rp__smb_setattr(cn, req, f) : rp__smb_readdir(cn, req, f);
+	}
 	default:
 		break;
 	}
 	/* A name op on a handle (SMB2 SET_INFO rename, a delete by handle): what the handle names, by name. */
 	if (!req->path)
 		req->path = f->path;
+	rp__smb_by_handle(cn, f);
 	return rp__smb_by_name(cn, req);
 }
 
@@ -694,12 +756,15 @@ static int smb_submit(void *backend, void *client, rp_breq *req)
 		rc = RP_E_IO;
 	} else {
 		errno = 0;
+		cn->extra = false;
 		call_begin(cn->sb);
 		/* Timed here, under the lock (RP_BCAP_TIMES): the time at the server, not the wait for the lock. */
 		req->sent_ns = mono_ns();
 		const int err = smb_do(cn, req);
 		req->done_ns = mono_ns();
 		call_end(cn->sb);
+		if (!cn->extra)
+			atomic_fetch_add_explicit(&cn->sb->as_recorded, 1u, memory_order_relaxed);
 		/* Cut by the watchdog: the op failed for the server's silence, whatever the cut made libsmbclient say. */
 		const int gone = atomic_load(&cn->sb->gone);
 		if (gone && !cn->lost)
@@ -722,6 +787,7 @@ static void smb_release(void *backend, void *client, uint64_t bh)
 	smb_conn *const cn = f->conn;
 	pthread_mutex_lock(&smbc_mu);
 	call_begin(cn->sb);
+	f->used = true; /* never closed by the trace: a lazy open is not confirmed either */
 	file_close(cn, f);
 	call_end(cn->sb);
 	pthread_mutex_unlock(&smbc_mu);
@@ -799,4 +865,5 @@ const rp_backend_ops rp__backend_smb = {
 	.release = smb_release,
 	.walk = smb_walk,
 	.remove = smb_remove,
+	.report = rp__smb_report,
 };

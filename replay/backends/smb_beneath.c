@@ -149,6 +149,7 @@ static int dir_check(smb_conn *cn, const char *path, size_t n, uint64_t parent_i
 	if (rc)
 		return rc;
 	uint64_t self = 0, up = 0;
+	rp__smb_extra(cn, RP_SMB_FB_SYMLINK);
 	if (n == 0) {
 		/* The base: the user named it, its own FileId is what its children's ".." must be. */
 		struct stat st;
@@ -186,4 +187,12 @@ int rp__smb_beneath(smb_conn *cn, const char *path, bool last)
 	}
 	/* Nothing there (or a file) further on: nothing to walk through; the op meets the server's own status. */
 	return rc == ENOENT || rc == ENOTDIR ? 0 : rc;
+}
+
+void rp__smb_beneath_seed(smb_conn *cn, uint64_t base_id)
+{
+	if (!cn->dirs && !(cn->dirs = calloc(1, sizeof(*cn->dirs))))
+		return; /* not kept: checked by the first op */
+	if (!dirs_get(cn->dirs, "", 0))
+		dirs_put(cn->dirs, "", 0, base_id);
 }

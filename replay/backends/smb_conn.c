@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/statvfs.h>
 
 #include "replay/backends/smb_int.h"
 
@@ -39,3 +40,73 @@ int rp__smb_failed(smb_conn *cn)
 	}
 	return err;
 }
+
+void rp__smb_extra(smb_conn *cn, rp_smb_fb reason)
+{
+	atomic_fetch_add_explicit(&cn->sb->fb[reason], 1u, memory_order_relaxed);
+	cn->extra = true;
+}
+
+void rp__smb_by_handle(smb_conn *cn, smb_file *f)
+{
+	if (!f || !f->lazy)
+		return;
+	if (f->used)
+		rp__smb_extra(cn, RP_SMB_FB_AGAIN);
+	f->used = true;
+}
+
+/*
+ * A statfs (of the handle f's file system, NULL: the client directory's):
+ * libsmbclient asks the share root's size and attributes, each a CREATE,
+ * QUERY_INFO and CLOSE of its own, through any file it has open; by name,
+ * a stat and a listing of the path come first.  Without an open file, a
+ * listing of the client directory, made once and kept, serves (fstatvfs
+ * takes a directory's too).  Counted: RP_SMB_FB_STATFS.
+ */
+int rp__smb_statfs(smb_conn *cn, smb_file *f)
+{
+	SMBCCTX *const ctx = cn->ctx;
+	struct statvfs sv;
+	rp__smb_extra(cn, RP_SMB_FB_STATFS);
+	const smb_file *any = f && f->fh ? f : cn->files;
+	while (any && !any->fh)
+		any = any->next;
+	SMBCFILE *fh = any ? any->fh : cn->vfs_dir;
+	if (!fh) {
+		errno = 0;
+		if (!(fh = cn->vfs_dir = smbc_getFunctionOpendir(ctx)(ctx, cn->base)))
+			return rp__smb_failed(cn);
+	}
+	return smbc_getFunctionFstatVFS(ctx)(ctx, fh, &sv) < 0 ? rp__smb_failed(cn) : 0;
+}
+
+static const char *const fb_names[RP_SMB_FB__COUNT] = {
+	[RP_SMB_FB_CONFIRM] = "open no op used, confirmed by a stat",
+	[RP_SMB_FB_AGAIN] = "handle op by name again (a CREATE and CLOSE)",
+	[RP_SMB_FB_NOREPLACE] = "no-replace rename recorded failing, asked first",
+	[RP_SMB_FB_SHARE] = "rename or delete of a name held open, retried",
+	[RP_SMB_FB_SYMLINK] = "directory listed for the symlink check",
+	[RP_SMB_FB_STATFS] = "statfs as libsmbclient's share-root queries",
+	[RP_SMB_FB_TIMES] = "setattr of one time, the other read first",
+	[RP_SMB_FB_WRONLY] = "query of a write-only handle, by name",
+	[RP_SMB_FB_DOC] = "delete-on-close of a handle with data, by name",
+	[RP_SMB_FB_RETRY_RO] = "open of unrecorded access retried read-only",
+};
+
+/* What went in the recorded requests, and what cost more, by reason (docs/replay.md, "SMB backend"). */
+void rp__smb_report(void *backend, rp_backend_report *out)
+{
+	smb_backend *const sb = backend;
+	out->mode = "libsmbclient";
+	out->protocol_ops = atomic_load(&sb->as_recorded);
+	for (unsigned i = 0; i < RP_SMB_FB__COUNT && out->n_fallbacks < RP_BACKEND_REPORT_MAX; i++) {
+		const uint64_t n = atomic_load(&sb->fb[i]);
+		if (!n)
+			continue;
+		out->fallbacks[out->n_fallbacks].reason = fb_names[i];
+		out->fallbacks[out->n_fallbacks].count = n;
+		out->n_fallbacks++;
+	}
+}
+

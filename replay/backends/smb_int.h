@@ -13,6 +13,24 @@
 #include "replay/backends/smb_util.h"
 #include "replay/backends/smb_sock.h"
 
+/*
+ * What costs requests the recorded op did not make (docs/replay.md, "SMB
+ * backend"): counted per reason, in the summary and the JSON's fallbacks.
+ */
+typedef enum rp_smb_fb {
+	RP_SMB_FB_CONFIRM,     /* an open no op used: a stat (CREATE, QUERY_INFO, CLOSE) says it is there */
+	RP_SMB_FB_AGAIN,       /* a second by-name call on a handle: a CREATE and CLOSE of its own */
+	RP_SMB_FB_NOREPLACE,   /* a no-replace rename recorded failing: a stat asks first */
+	RP_SMB_FB_SHARE,       /* a rename or delete of a name this client holds open, retried with it closed */
+	RP_SMB_FB_SYMLINK,     /* a directory listed once to check it is no symlink the server follows */
+	RP_SMB_FB_STATFS,      /* libsmbclient's statfs: the share root's size and attributes, each by name */
+	RP_SMB_FB_TIMES,       /* a setattr of one time: the other read first (a stat) */
+	RP_SMB_FB_WRONLY,      /* a query of a write-only handle, by name */
+	RP_SMB_FB_DOC,         /* delete-on-close set on a handle with data: the delete by name after the close */
+	RP_SMB_FB_RETRY_RO,    /* an open of unrecorded access refused read-write, then read-only */
+	RP_SMB_FB__COUNT
+} rp_smb_fb;
+
 typedef struct smb_backend {
 	rp_smb_target t;
 	rp_smb_creds creds; /* what the options, the auth file and the environment gave */
@@ -34,6 +52,8 @@ typedef struct smb_backend {
 	_Atomic uint64_t call_ns;
 	_Atomic bool quit;
 	bool watching;
+	_Atomic uint64_t fb[RP_SMB_FB__COUNT]; /* rp_smb_fb */
+	_Atomic uint64_t as_recorded;          /* ops that cost none of them */
 	pthread_t watchdog;
 } smb_backend;
 
@@ -60,6 +80,8 @@ typedef struct smb_conn {
 	smb_file *files; /* its open files, under smbc_mu (delete-on-close, renames) */
 	int lost;        /* the errno that said the server is gone; every later op fails fast with it */
 	struct smb_dirs *dirs; /* the directories checked not to be symlinks (smb_beneath.c), under smbc_mu */
+	SMBCFILE *vfs_dir;     /* a listing of the base kept for statfs (rp__smb_statfs), under smbc_mu */
+	bool extra;            /* the op being done cost a request the trace lacks (under smbc_mu) */
 } smb_conn;
 
 /* What a backend handle points at. */
@@ -72,6 +94,16 @@ struct smb_file {
 	bool nt;       /* opened with NT semantics (rp_open_flag nt) */
 	bool append;   /* O_APPEND: writes go to the end */
 	bool parked;   /* closed on the server for a rename or delete of its name (park) */
+	/*
+	 * Opened on the server by its first op, not at its open: a directory
+	 * (libsmbclient holds none open) or a file opened for no data (to
+	 * delete, rename or query it), which the trace recorded as opening.
+	 * used: an op has gone by its name since (the next one is a CREATE
+	 * the trace lacks).
+	 */
+	bool lazy;
+	bool used;
+	uint64_t listed_n, listed_given; /* the enumeration begun: entries the listing had, and given so far */
 	int acc;       /* the O_ACCMODE it was opened with, to open it again after a park */
 	bool can_read; /* opened with read access (the server checks writes; reads of a write-only open are ours) */
 	bool listed;   /* an enumeration of pattern has begun on it */
@@ -88,8 +120,16 @@ typedef struct smb_client {
 int rp__smb_url(const smb_conn *cn, char *buf, const char *path);
 /* A failed call's errno as the op's status; a connection that went marks the connection lost. */
 int rp__smb_failed(smb_conn *cn);
-/* Remove what path names (a file, else a directory): delete-on-close's act, and deltree's; ENOENT is 0. */
-int rp__smb_remove_path(smb_conn *cn, const char *path);
+/* The op costs a request the trace lacks, for reason. */
+void rp__smb_extra(smb_conn *cn, rp_smb_fb reason);
+/* A statfs (f: the op's handle, NULL for one by path): 0 or an errno. */
+int rp__smb_statfs(smb_conn *cn, smb_file *f);
+/* The backend's report hook (rp_backend_ops.report). */
+void rp__smb_report(void *backend, rp_backend_report *out);
+/* A by-name call for handle f (NULL: none): its second and later are counted (RP_SMB_FB_AGAIN). */
+void rp__smb_by_handle(smb_conn *cn, smb_file *f);
+/* Remove what path names (a file, else a directory; dir: a directory): delete-on-close's act, and deltree's; ENOENT is 0. */
+int rp__smb_remove_path(smb_conn *cn, const char *path, bool dir);
 
 /*
  * smb_beneath.c.  Whether path's directories (and its last component too,
@@ -98,6 +138,8 @@ int rp__smb_remove_path(smb_conn *cn, const char *path);
  * that failed.  A directory is listed once per connection, until forgotten.
  */
 int rp__smb_beneath(smb_conn *cn, const char *path, bool last);
+/* The base's FileId, from the connection's own stat of it: no stat again for the first check. */
+void rp__smb_beneath_seed(smb_conn *cn, uint64_t base_id);
 /* The trace removed or renamed path: its verdict and those of everything beneath it go. */
 void rp__smb_beneath_forget(smb_conn *cn, const char *path);
 void rp__smb_beneath_free(smb_conn *cn);

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/time.h>
 #include <time.h>
 
@@ -17,15 +16,19 @@
 #define DELTREE_MAX_DEPTH 128
 
 /* Remove what path names (a file, else a directory): delete-on-close's act, and deltree's. */
-int rp__smb_remove_path(smb_conn *cn, const char *path)
+int rp__smb_remove_path(smb_conn *cn, const char *path, bool dir)
 {
 	int rc = rp__smb_url(cn, cn->url, path);
 	if (rc)
 		return rc;
 	SMBCCTX *const ctx = cn->ctx;
-	if (smbc_getFunctionUnlink(ctx)(ctx, cn->url) == 0)
+	/* A directory: no unlink to fail first (a failed CREATE the trace lacks). */
+	if (dir)
+		rc = EISDIR;
+	else if (smbc_getFunctionUnlink(ctx)(ctx, cn->url) == 0)
 		return 0;
-	rc = rp__smb_failed(cn);
+	else
+		rc = rp__smb_failed(cn);
 	if (rc == EISDIR || rc == EPERM || rc == EACCES)
 		rc = smbc_getFunctionRmdir(ctx)(ctx, cn->url) < 0 ? rp__smb_failed(cn) : 0;
 	return rc == ENOENT ? 0 : rc;
@@ -54,9 +57,14 @@ static void files_renamed(smb_conn *cn, const char *from, const char *to)
 static int set_times(smb_conn *cn, const rp_op *op, const char *url)
 {
 	SMBCCTX *const ctx = cn->ctx;
-	struct stat st;
-	if (smbc_getFunctionStat(ctx)(ctx, url, &st) < 0)
-		return rp__smb_failed(cn);
+	struct stat st = { 0 };
+	/* Both times given: nothing to keep, nothing to read first. */
+	const bool both = (op->attrs & (RP_SA_ATIME | RP_SA_ATIME_NOW)) && (op->attrs & (RP_SA_MTIME | RP_SA_MTIME_NOW));
+	if (!both) {
+		rp__smb_extra(cn, RP_SMB_FB_TIMES);
+		if (smbc_getFunctionStat(ctx)(ctx, url, &st) < 0)
+			return rp__smb_failed(cn);
+	}
 	struct timeval now, tv[2];
 	gettimeofday(&now, NULL);
 	const uint64_t t[2] = { op->atime, op->mtime };
@@ -103,8 +111,10 @@ int rp__smb_setattr(smb_conn *cn, rp_breq *req, smb_file *f)
 		return EOPNOTSUPP;
 	if (a & (RP_SA_SIZE | RP_SA_ALLOC)) {
 		SMBCFILE *fh = f ? f->fh : NULL;
-		if (f && !fh)
+		if (f && !fh && (f->dir || !f->lazy))
 			return f->dir ? EISDIR : EBADF;
+		if (!fh)
+			rp__smb_by_handle(cn, f);
 		if (!fh && !(fh = smbc_getFunctionOpen(ctx)(ctx, cn->url, O_WRONLY, 0)))
 			return rp__smb_failed(cn);
 		struct stat st;
@@ -121,14 +131,21 @@ int rp__smb_setattr(smb_conn *cn, rp_breq *req, smb_file *f)
 		if (rc)
 			return rc;
 	}
-	if ((a & RP_SA_MODE) && smbc_getFunctionChmod(ctx)(ctx, cn->url, op->mode & 0777) < 0)
-		return rp__smb_failed(cn);
-	if (a & SA_TIMES)
+	/* chmod and utimes go by name: a CREATE, SET_INFO and CLOSE each (on a handle, the first is its own). */
+	if (a & RP_SA_MODE) {
+		rp__smb_by_handle(cn, f);
+		if (smbc_getFunctionChmod(ctx)(ctx, cn->url, op->mode & 0777) < 0)
+			return rp__smb_failed(cn);
+	}
+	if (a & SA_TIMES) {
+		rp__smb_by_handle(cn, f);
 		return set_times(cn, op, cn->url);
+	}
 	if (!(a & (RP_SA_SIZE | RP_SA_ALLOC | RP_SA_MODE | RP_SA_DELETE_SET | RP_SA_DELETE_CLEAR))) {
 		struct stat st;
 		if (f && f->fh)
 			return smbc_getFunctionFstat(ctx)(ctx, f->fh, &st) < 0 ? rp__smb_failed(cn) : 0;
+		rp__smb_by_handle(cn, f);
 		return smbc_getFunctionStat(ctx)(ctx, cn->url, &st) < 0 ? rp__smb_failed(cn) : 0;
 	}
 	return 0;
@@ -154,6 +171,20 @@ int rp__smb_readdir(smb_conn *cn, rp_breq *req, smb_file *f)
 	const char *const mask = req->path2 && req->path2[0] ? req->path2 : NULL;
 	if (mask && strlen(mask) > NAME_MAX)
 		return ENAMETOOLONG;
+	/*
+	 * An SMB handle's enumeration of the same pattern goes on from where
+	 * it was (the next QUERY_DIRECTORY): libsmbclient listed it whole the
+	 * first time, so the rest is given from that, with no request.
+	 */
+	if (f && f->nt && f->listed && f->pattern && mask && strcmp(f->pattern, mask) == 0) {
+		uint64_t n = f->listed_n - f->listed_given;
+		if (req->op->length && n > req->op->length)
+			n = req->op->length;
+		f->listed_given += n;
+		req->result = n;
+		return 0;
+	}
+	rp__smb_by_handle(cn, f);
 	SMBCCTX *const ctx = cn->ctx;
 	SMBCFILE *const d = smbc_getFunctionOpendir(ctx)(ctx, cn->url);
 	if (!d)
@@ -170,19 +201,14 @@ int rp__smb_readdir(smb_conn *cn, rp_breq *req, smb_file *f)
 	smbc_getFunctionClosedir(ctx)(ctx, d);
 	if (rc == 0 && mask && n == 0)
 		rc = ENOENT;
-	if (f && f->nt) {
-		const bool same = f->listed && f->pattern && mask && strcmp(f->pattern, mask) == 0;
-		if (rc == ENOENT && same) {
-			rc = 0;
-			n = 0;
-		}
-		if (rc == 0 && !same) {
-			free(f->pattern);
-			f->pattern = mask ? strdup(mask) : NULL;
-			f->listed = mask && f->pattern;
-		}
-	}
 	req->result = req->op->length && n > req->op->length ? req->op->length : n;
+	if (f && f->nt && rc == 0) {
+		free(f->pattern);
+		f->pattern = mask ? strdup(mask) : NULL;
+		f->listed = mask && f->pattern;
+		f->listed_n = n;
+		f->listed_given = req->result;
+	}
 	return rc;
 }
 
@@ -254,7 +280,7 @@ static int empty_dir(smb_conn *cn, const char *path, int depth, uint64_t parent_
 		if (rc == 0 && dirs[i])
 			rc = empty_dir(cn, names[i], depth + 1, self);
 		if (rc == 0)
-			rc = rp__smb_remove_path(cn, names[i]);
+			rc = rp__smb_remove_path(cn, names[i], dirs[i]);
 		free(names[i]);
 	}
 	free(names);
@@ -275,7 +301,7 @@ static int do_deltree(smb_conn *cn, const char *path)
 		return rc == ENOENT ? 0 : rc;
 	if (S_ISDIR(st.st_mode))
 		rc = empty_dir(cn, path, 0, UINT64_MAX);
-	return rc ? rc : rp__smb_remove_path(cn, path);
+	return rc ? rc : rp__smb_remove_path(cn, path, S_ISDIR(st.st_mode));
 }
 
 /*
@@ -283,13 +309,17 @@ static int do_deltree(smb_conn *cn, const char *path)
  * modes have no FILE_SHARE_DELETE), so a rename or delete of a name this
  * connection holds open fails with a sharing violation where the recorded
  * client, which shared delete, renamed its open file (SMB2 SET_INFO on the
- * handle).  Such an op is tried again with those handles closed on the
- * server ("parked") and opened again afterwards under the new name; a handle
- * whose file went stays without one (its I/O fails EBADF until it closes).
+ * handle).  Such an op the trace recorded succeeding is tried again with
+ * those handles closed on the server ("parked") and opened again afterwards
+ * under the new name (counted: RP_SMB_FB_SHARE); a handle whose file went
+ * stays without one (its I/O fails EBADF until it closes).  One it recorded
+ * failing keeps its failure: no retry.
  */
-static int park(smb_conn *cn, const char *path)
+static int park(smb_conn *cn, const rp_op *op, const char *path)
 {
 	int n = 0;
+	if (op->status != RP_STATUS_OK)
+		return 0;
 	for (smb_file *f = cn->files; f; f = f->next) {
 		if (!f->fh || strcmp(f->path, path) != 0)
 			continue;
@@ -298,6 +328,8 @@ static int park(smb_conn *cn, const char *path)
 		f->parked = true;
 		n++;
 	}
+	if (n)
+		rp__smb_extra(cn, RP_SMB_FB_SHARE);
 	return n;
 }
 
@@ -327,13 +359,19 @@ static int do_rename(smb_conn *cn, const rp_breq *req)
 	struct stat st;
 	/*
 	 * libsmbclient's rename replaces what the new name holds (it removes it
-	 * and tries again); SMB's without ReplaceIfExists does not: asked first.
+	 * and tries again); SMB's without ReplaceIfExists does not.  A rename
+	 * the trace recorded succeeding found no such name: none is asked for
+	 * (were one there, the replay's tree differs and it goes, as in
+	 * libsmbclient's).  One recorded failing is asked first, counted.
 	 */
-	if ((op->oflags & RP_RN_NOREPLACE) && smbc_getFunctionStat(ctx)(ctx, cn->url2, &st) == 0)
-		return EEXIST;
+	if ((op->oflags & RP_RN_NOREPLACE) && op->status != RP_STATUS_OK) {
+		rp__smb_extra(cn, RP_SMB_FB_NOREPLACE);
+		if (smbc_getFunctionStat(ctx)(ctx, cn->url2, &st) == 0)
+			return EEXIST;
+	}
 	if (smbc_getFunctionRename(ctx)(ctx, cn->url, ctx, cn->url2) < 0) {
 		rc = rp__smb_failed(cn);
-		if (rc != EBUSY || !park(cn, req->path))
+		if (rc != EBUSY || !park(cn, op, req->path))
 			return rc;
 		rc = smbc_getFunctionRename(ctx)(ctx, cn->url, ctx, cn->url2) < 0 ? rp__smb_failed(cn) : 0;
 	}
@@ -352,19 +390,18 @@ static int by_name(smb_conn *cn, rp_breq *req)
 	if (rc)
 		return rc;
 	struct stat st;
-	struct statvfs sv;
 	switch (op->op) {
 	case RP_OP_STAT:
 	case RP_OP_LOOKUP:
 	case RP_OP_ACCESS:
 		return smbc_getFunctionStat(ctx)(ctx, cn->url, &st) < 0 ? rp__smb_failed(cn) : 0;
 	case RP_OP_STATFS:
-		return smbc_getFunctionStatVFS(ctx)(ctx, cn->url, &sv) < 0 ? rp__smb_failed(cn) : 0;
+		return rp__smb_statfs(cn, NULL);
 	case RP_OP_UNLINK:
 		if (smbc_getFunctionUnlink(ctx)(ctx, cn->url) == 0)
 			return 0;
 		rc = rp__smb_failed(cn);
-		if (rc == EBUSY && park(cn, req->path)) {
+		if (rc == EBUSY && park(cn, op, req->path)) {
 			rc = smbc_getFunctionUnlink(ctx)(ctx, cn->url) < 0 ? rp__smb_failed(cn) : 0;
 			unpark(cn);
 		}
