@@ -644,7 +644,9 @@ static int on_file(smb_conn *cn, rp_breq *req, smb_file *f)
 		 */
 		const bool doc_only = op->op == RP_OP_SETATTR && !(op->attrs & ~(RP_SA_DELETE_SET | RP_SA_DELETE_CLEAR));
 		if (f->lazy && f->dir && !doc_only) {
-			const int rc = rp__smb_beneath(cn, f->path, true);
+			/* A listing checks the directory itself from its own "." and ".." (rp__smb_readdir): its parents here. */
+			const bool listing = op->op == RP_OP_READDIR && !rp__smb_beneath_known(cn, f->path);
+			const int rc = rp__smb_beneath(cn, f->path, !listing);
 			if (rc) {
 				req->escape = rc == EXDEV;
 				return rc;

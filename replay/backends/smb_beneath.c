@@ -196,3 +196,33 @@ void rp__smb_beneath_seed(smb_conn *cn, uint64_t base_id)
 	if (!dirs_get(cn->dirs, "", 0))
 		dirs_put(cn->dirs, "", 0, base_id);
 }
+
+bool rp__smb_beneath_known(smb_conn *cn, const char *path)
+{
+	size_t n = strlen(path);
+	while (n && path[n - 1] == '/')
+		n--;
+	return cn->dirs && dirs_get(cn->dirs, path, n) != NULL;
+}
+
+int rp__smb_beneath_listed(smb_conn *cn, const char *path, bool has_ids, uint64_t self, uint64_t parent)
+{
+	size_t n = strlen(path);
+	while (n && path[n - 1] == '/')
+		n--;
+	size_t k = n;
+	while (k && path[k - 1] != '/')
+		k--;
+	if (k)
+		k--; /* the parent's key ends before its '/': "/a/b" -> "/a", "/a" -> "" (the base) */
+	const dir_ent *const up = n && cn->dirs ? dirs_get(cn->dirs, path, k) : NULL;
+	if (!up)
+		return rp__smb_beneath(cn, path, true); /* the parent unchecked (or path is the base): a check of its own */
+	if (dirs_get(cn->dirs, path, n))
+		return 0;
+	/* A server that lists no "." or "..", or a ".." that is not the parent walked from: a symlink followed. */
+	if (!has_ids || parent != up->id)
+		return EXDEV;
+	dirs_put(cn->dirs, path, n, self);
+	return 0;
+}

@@ -138,6 +138,15 @@ int rp__smb_remove_path(smb_conn *cn, const char *path, bool dir);
  * that failed.  A directory is listed once per connection, until forgotten.
  */
 int rp__smb_beneath(smb_conn *cn, const char *path, bool last);
+/* Whether the directory path has its verdict (checked, not forgotten since). */
+bool rp__smb_beneath_known(smb_conn *cn, const char *path);
+/*
+ * The check of the directory path itself from a listing of it the op made
+ * anyway (its "." and ".." FileIds, has_ids: both listed), its parents
+ * checked before (rp__smb_beneath without last): 0 or EXDEV; without the
+ * parent's verdict, rp__smb_beneath's own check (a listing of its own).
+ */
+int rp__smb_beneath_listed(smb_conn *cn, const char *path, bool has_ids, uint64_t self, uint64_t parent);
 /* The base's FileId, from the connection's own stat of it: no stat again for the first check. */
 void rp__smb_beneath_seed(smb_conn *cn, uint64_t base_id);
 /* The trace removed or renamed path: its verdict and those of everything beneath it go. */

@@ -185,20 +185,32 @@ int rp__smb_readdir(smb_conn *cn, rp_breq *req, smb_file *f)
 		return 0;
 	}
 	rp__smb_by_handle(cn, f);
+	/* A lazily opened directory not yet checked is checked from this listing's "." and ".." (smb_beneath.c). */
+	const bool check = f && f->lazy && f->dir && !rp__smb_beneath_known(cn, path);
 	SMBCCTX *const ctx = cn->ctx;
 	SMBCFILE *const d = smbc_getFunctionOpendir(ctx)(ctx, cn->url);
 	if (!d)
 		return rp__smb_failed(cn);
-	uint64_t n = 0;
+	uint64_t n = 0, self = 0, up = 0;
+	unsigned ids = 0;
 	errno = 0;
-	for (const struct smbc_dirent *e; (e = smbc_getFunctionReaddir(ctx)(ctx, d));) {
-		const bool dots = strcmp(e->name, ".") == 0 || strcmp(e->name, "..") == 0;
-		if (mask ? rp_find_match(mask, e->name) : !dots)
+	struct stat st;
+	for (const struct libsmb_file_info *e; (e = smbc_getFunctionReaddirPlus2(ctx)(ctx, d, &st));) {
+		const bool dot = strcmp(e->name, ".") == 0, dotdot = strcmp(e->name, "..") == 0;
+		if (dot && !(ids & 1u))
+			self = (uint64_t)st.st_ino, ids |= 1u;
+		if (dotdot && !(ids & 2u))
+			up = (uint64_t)st.st_ino, ids |= 2u;
+		if (mask ? rp_find_match(mask, e->name) : !(dot || dotdot))
 			n++;
 	}
 	if (errno && errno != ENOENT)
 		rc = rp__smb_failed(cn);
 	smbc_getFunctionClosedir(ctx)(ctx, d);
+	if (rc == 0 && check && (rc = rp__smb_beneath_listed(cn, path, ids == 3u, self, up)) == EXDEV) {
+		req->escape = true;
+		return rc;
+	}
 	if (rc == 0 && mask && n == 0)
 		rc = ENOENT;
 	req->result = req->op->length && n > req->op->length ? req->op->length : n;
