@@ -152,6 +152,7 @@ typedef struct bench_ctx {
 	rp_replay_opts ro;
 	const char *backend_opts; /* the backend's items as one line, a password starred out (rp_cli_bopts.text) */
 	bool dir_backend; /* the backend works in directories (posix): each run on a directory target gets its own */
+	bool usage;       /* the options do not fit the workload (--timing trace of an untimed trace): exit 2, no table */
 	unsigned seq;     /* runs made, for the run directories' names */
 	json_t *order;
 } bench_ctx;
@@ -195,15 +196,27 @@ static int one_run(bench_ctx *c, rp_bench_target *t)
 	rp_replay_opts ro = c->ro;
 	ro.target = dir;
 	ro.target_entries = made ? 0 : -1; /* a directory of its own, empty; a target of the backend's: not known */
-	if (rp_replay_create(&r, &ro, c->w, errbuf) < 0) {
+	const int crc = rp_replay_create(&r, &ro, c->w, errbuf);
+	if (crc < 0) {
 		rp_conv_input_rename(&c->in, errbuf, sizeof(errbuf));
 		say(run->error, sizeof(run->error), "%s", errbuf);
+		c->usage |= crc == RP_E_RANGE;
 		goto fail;
+	}
+	if (!made) {
+		/* A network target probed (connected, logged in to, its root listed) as replay does: one that cannot be
+		 * reached is a run that never started, as a missing directory is, not a result of 0 MB/s. */
+		uint64_t n = 0;
+		const int lrc = rp_replay_target_entries(r, &n, errbuf);
+		if (lrc < 0 && lrc != RP_E_UNSUPPORTED && strncmp(dir, "file://", 7) != 0) {
+			say(run->error, sizeof(run->error), "%s", errbuf);
+			goto fail;
+		}
 	}
 	rp__cli_prov_target(&c->prov, dir);
 	rp__cli_prov_cpu_begin(&c->prov);
 	bool started = false;
-	const int rc = rp__cli_drive(r, "bench", o.r.quiet, &interrupted, &started, &c->in);
+	const int rc = rp__cli_drive(r, "bench", o.r.quiet, &interrupted, &started, &c->in, NULL);
 	rp__cli_prov_cpu_end(&c->prov);
 	if (!started) {
 		/* No result (its times would be the machine's uptime): a failed run, its error said, the target dropped. */
@@ -354,13 +367,20 @@ static int bench_main(int argc, char **argv, bench_ctx *c)
 {
 	char *pos[RP_OPTS_MAX_POS];
 	int npos = 0;
+	if (rp__cli_dbench_hint("bench", argc, argv))
+		return 2;
 	const int prc = rp_opts_parse(&spec, argc, argv, pos, &npos);
 	if (prc)
 		return prc > 0 ? 0 : 2;
 	if (!rp__cli_ropts_args_ok(&o.r, npos) || (!o.targets.n && !o.mkfs)) {
+		if (npos == 0)
+			rp__cli_err("bench", "no TRACE or LOADFILE given: what to run");
+		if (!o.targets.n && !o.mkfs)
+			rp__cli_err("bench", "no --target (or --mkfs) given: where to run it");
 		fprintf(stderr, "usage: reprise bench %s\n(see reprise bench --help)\n", spec.usage);
 		return 2;
 	}
+	rp__cli_ropts_warn(&o.r, "bench");
 	if (o.discard_first && o.runs < 2) {
 		rp__cli_err("bench", "--discard-first needs --runs 2 or more (nothing would be counted)");
 		return 2;
@@ -404,7 +424,7 @@ static int bench_main(int argc, char **argv, bench_ctx *c)
 	c->dir_backend = !o.r.backend || strcmp(o.r.backend, "posix") == 0;
 	int status = 1;
 	rp_outfile json = { .f = NULL };
-	bool have_in = false;
+	bool have_in = false, mkfs_made = false;
 	if (o.json) {
 		for (int i = 0; i < npos; i++) {
 			const int same = rp__cli_out_check("bench", o.json, pos[i]);
@@ -440,11 +460,15 @@ static int bench_main(int argc, char **argv, bench_ctx *c)
 	if (o.mkfs) {
 		char eb[RP_ERRBUF_SIZE];
 		const int made = rp_bench_mkfs_setup(&fss, o.mkfs_dir, mkfs_size, poll_stop, mkfs_note, "--mkfs ", eb);
-		if (made == RP_E_STATE)
-			rp__cli_err("bench", "--mkfs %s", eb);
-		else if (made < 0)
-			rp__cli_err("bench", "--mkfs-dir %s", eb);
-		mkfs_bad = made <= 0;
+		for (size_t i = 0; i < fss.n; i++)
+			mkfs_made |= fss.fs[i].made_mnt || fss.fs[i].made_img || fss.fs[i].mounted || fss.fs[i].loop[0];
+		if (made < 0) {
+			/* Not root, or no --mkfs-dir: nothing was made, so no run and no table. */
+			rp__cli_err("bench", made == RP_E_STATE ? "--mkfs %s: run bench as root, or give --target DIRs"
+							   : "--mkfs-dir %s", eb);
+			goto out;
+		}
+		mkfs_bad = made == 0;
 		for (size_t i = 0; i < fss.n; i++) {
 			mkfs_bad |= !fss.fs[i].ready && !fss.fs[i].skipped;
 			if (fss.fs[i].ready) {
@@ -464,14 +488,27 @@ static int bench_main(int argc, char **argv, bench_ctx *c)
 			t->mount_opts = strcpy(t->opts_buf, c->prov.tfs.mount_opts);
 	}
 	bool any_failed = false;
-	for (unsigned k = 0; k < o.runs && !poll_stop(); k++)
-		for (size_t i = 0; i < c->n && !poll_stop(); i++) {
+	for (unsigned k = 0; k < o.runs && !poll_stop() && !c->usage; k++)
+		for (size_t i = 0; i < c->n && !poll_stop() && !c->usage; i++) {
 			if (c->t[i].dead)
 				continue;
 			if (one_run(c, &c->t[i]))
 				stop_asked = true;
 			any_failed |= c->t[i].runs[c->t[i].n_runs - 1].failed;
 		}
+	if (c->usage) { /* said by the run; every target would say it again */
+		status = 2;
+		goto out;
+	}
+	/* No target gave a single result (unreachable, refused, ...): the errors said why; a table would be empty. */
+	bool any_result = false;
+	for (size_t i = 0; i < c->n; i++)
+		for (size_t k = 0; k < c->t[i].n_runs; k++)
+			any_result |= c->t[i].runs[k].result != NULL;
+	if (!any_result && !stop_asked) {
+		rp__cli_err("bench", "no run on any target started: no table, no result written");
+		goto out;
+	}
 	for (size_t i = 0; i < c->n; i++)
 		if (!(c->t[i].summary = rp__bench_summary(&c->t[i]))) {
 			rp__cli_err("bench", "out of memory");
@@ -498,7 +535,7 @@ out:
 		rp_outfile_abort(&json);
 	if (o.mkfs && rp_bench_mkfs_teardown(&fss, mkfs_note, NULL) < 0 && status == 0)
 		status = 1;
-	if (o.mkfs)
+	if (mkfs_made) /* said only of file systems it made */
 		rp__cli_err("bench", "--mkfs: the file systems made under %s are removed", o.mkfs_dir);
 	for (size_t i = 0; c->t && i < c->n; i++) {
 		for (size_t k = 0; k < c->t[i].n_runs; k++)

@@ -236,6 +236,8 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 {
 	char *pos[RP_OPTS_MAX_POS];
 	int npos = 0;
+	if (rp__cli_dbench_hint("replay", argc, argv))
+		return 2;
 	const int prc = rp_opts_parse(&spec, argc, argv, pos, &npos);
 	if (prc)
 		return prc > 0 ? 0 : 2;
@@ -244,9 +246,23 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 		return 0;
 	}
 	if (!rp__cli_ropts_args_ok(&o.r, npos) || !o.target) {
+		/* What is missing first, then the usage. */
+		if (npos == 0)
+			rp__cli_err("replay", "no TRACE or LOADFILE given: what to replay");
+		else if (!o.r.clients_from && npos == 2 && pos[1][0] && strspn(pos[1], "0123456789") == strlen(pos[1]))
+			rp__cli_err("replay", "'%s' after the trace: dbench's client count is --clients %s here", pos[1], pos[1]);
+		else if (!o.r.clients_from && npos > 1)
+			rp__cli_err("replay", "%d inputs given: replay takes one (--clients-from for several side by side)", npos);
+		if (!o.target)
+			rp__cli_err("replay", "no --target given: where to replay (a directory, nfs://host/export or smb://host/share)");
 		fprintf(stderr, "usage: reprise replay %s\n(see reprise replay --help)\n", spec.usage);
 		return 2;
 	}
+	rp__cli_ropts_warn(&o.r, "replay");
+	if (o.strict_timing && o.r.timing == 0)
+		rp__cli_err("replay", "warning: --strict-timing does nothing under afap timing (it has no schedule to fall behind)");
+	if (o.mpi_timeout != 300 && !o.mpi && o.processes < 2)
+		rp__cli_err("replay", "warning: --mpi-timeout does nothing without --mpi or --processes N");
 	rp_replay_opts ro;
 	rp_replay_opts_init(&ro);
 	rp_cli_bopts bopts = { 0 };
@@ -337,9 +353,12 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 	rp_tree_snap *snap = NULL;
 	rp_replay_snap *nsnap = NULL;
 	int status = 1;
-	if (rp_replay_create(&r, &ro, w, errbuf) < 0) {
+	const int cr = rp_replay_create(&r, &ro, w, errbuf);
+	if (cr < 0) {
 		rp_conv_input_rename(&in, errbuf, sizeof(errbuf));
 		rp__cli_err("replay", "%s", errbuf);
+		if (cr == RP_E_RANGE) /* the options do not fit the workload (--timing trace of an untimed loadfile) */
+			status = 2;
 		goto out;
 	}
 	/* Before prepare: what prepare makes is the run's, what is there already is not. */
@@ -363,13 +382,21 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 		shown = n > LONG_MAX ? LONG_MAX : (long)n;
 	} else if (!dir_target && !ro.no_prepare) {
 		/*
-		 * A network target lists its root through the backend; one that cannot be reached fails in prepare, said
-		 * there.  Not with --no-prepare: no warning is given then, and a capture of the run has only its requests.
+		 * A network target lists its root through the backend: a connection, a login and the share's directory
+		 * probed before anything is printed, so one that cannot be reached fails here, as a missing directory
+		 * does, not with an empty table after prepare.  Not with --no-prepare: no warning is given then, and a
+		 * capture of the run has only its requests (one unreachable fails at the clients' connect).
 		 */
 		uint64_t n = 0;
-		char lerr[RP_ERRBUF_SIZE];
-		if (rp_replay_target_entries(r, &n, lerr) == 0)
+		const int lrc = rp_replay_target_entries(r, &n, errbuf);
+		if (lrc == 0) {
 			shown = n > LONG_MAX ? LONG_MAX : (long)n;
+		} else if (lrc != RP_E_UNSUPPORTED && strncmp(o.target, "file://", 7) != 0) {
+			/* (file://DIR is posix's: a directory checked when the backend was made, its root not listed) */
+			rp__cli_err("replay", "%s", errbuf);
+			rp__cli_err("replay", "the target cannot be reached: nothing ran, no result written");
+			goto out;
+		}
 	}
 	if (shown > 0 && !ro.no_prepare) /* --no-prepare: the tree is the one the user made ready (--prepare-only) */
 		rp__cli_err("replay",
@@ -393,7 +420,7 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 	bool interrupted = false;
 	rp__cli_prov_cpu_begin(prov);
 	bool started = false;
-	const int rc = rp__cli_drive(r, "replay", o.r.quiet, &interrupted, &started, &in);
+	const int rc = rp__cli_drive(r, "replay", o.r.quiet, &interrupted, &started, &in, &ro);
 	rp__cli_prov_cpu_end(prov);
 	if (!started) {
 		/* Nothing ran (the backend could not connect, ...): no table, no JSON that compare would take for a

@@ -156,7 +156,7 @@ int rp__cli_replay_mpi(const rp_cli_mpi_args *a)
 	rp_mpi_run_start_together(m.run);
 	bool interrupted = false;
 	rp__cli_prov_cpu_begin(a->prov);
-	const int rc = rp__cli_drive(r, m.cmd, a->r->quiet || m.rank != 0, &interrupted, NULL, &in);
+	const int rc = rp__cli_drive(r, m.cmd, a->r->quiet || m.rank != 0, &interrupted, NULL, &in, NULL);
 	rp__cli_prov_cpu_end(a->prov);
 	const int run_status = rp_mpi_run_gather(m.run, r, rc);
 	if (m.rank == 0)

@@ -339,7 +339,14 @@ static int dispatch(int argc, char **argv)
 	const rp_command *const c = find(name);
 	if (!c) {
 		char esc[1024];
-		fprintf(stderr, "reprise: unknown command '%s'\n\n", rp__cli_esc(esc, sizeof(esc), name));
+		const char *names[N_COMMANDS];
+		for (size_t i = 0; i < N_COMMANDS; i++)
+			names[i] = commands[i]->spec->name;
+		const char *const near = rp__cli_closest(name, names, N_COMMANDS);
+		fprintf(stderr, "reprise: unknown command '%s'", rp__cli_esc(esc, sizeof(esc), name));
+		if (near)
+			fprintf(stderr, "; did you mean '%s'?", near);
+		fputs("\n\n", stderr);
 		usage(stderr);
 		return 2;
 	}

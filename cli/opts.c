@@ -5,6 +5,7 @@
 #include "formats/error.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,6 +68,67 @@ static const rp_opt *find_short(const rp_cmd *cmd, char c)
 		if (o->short_name == c)
 			return o;
 	return NULL;
+}
+
+size_t rp__cli_edit_distance(const char *a, const char *b)
+{
+	size_t row[RP_EDIT_MAX + 1];
+	const size_t la = strlen(a), lb = strlen(b);
+	if (la > RP_EDIT_MAX || lb > RP_EDIT_MAX)
+		return SIZE_MAX;
+	/* Levenshtein, one row at a time, with a swap of neighbours counted as one edit (--traget). */
+	size_t prev2[RP_EDIT_MAX + 1] = { 0 }, prev[RP_EDIT_MAX + 1];
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			const size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+			size_t best = prev[j] + 1 < row[j - 1] + 1 ? prev[j] + 1 : row[j - 1] + 1;
+			if (sub < best)
+				best = sub;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && prev2[j - 2] + 1 < best)
+				best = prev2[j - 2] + 1;
+			row[j] = best;
+		}
+		memcpy(prev2, prev, sizeof(prev));
+		memcpy(prev, row, sizeof(row));
+	}
+	return prev[lb];
+}
+
+const char *rp__cli_closest(const char *word, const char *const *names, size_t n)
+{
+	const char *best = NULL;
+	size_t best_d = SIZE_MAX;
+	const size_t len = strlen(word);
+	/* Near enough to be a typo: at most 2 edits, and fewer than a third of the word for short ones. */
+	const size_t limit = len < 3 ? 0 : len < 6 ? 1 : 2;
+	for (size_t i = 0; i < n; i++) {
+		const size_t d = rp__cli_edit_distance(word, names[i]);
+		if (d <= limit && d < best_d) {
+			best = names[i];
+			best_d = d;
+		}
+	}
+	return best;
+}
+
+/* "unknown option '--traget'; did you mean '--target'?", from the table's names. */
+static void say_unknown_long(const rp_cmd *cmd, const char *a, size_t len)
+{
+	const char *names[256];
+	size_t n = 0;
+	for (const rp_opt *o = cmd->opts; o && o->name && n < sizeof(names) / sizeof(names[0]); o++)
+		names[n++] = o->name;
+	char word[RP_EDIT_MAX + 1];
+	snprintf(word, sizeof(word), "%.*s", (int)(len < RP_EDIT_MAX ? len : RP_EDIT_MAX), a + 2);
+	const char *const near = len <= RP_EDIT_MAX ? rp__cli_closest(word, names, n) : NULL;
+	if (near)
+		rp__cli_err(cmd->name, "unknown option '%.*s'; did you mean '--%s'? (see reprise %s --help)", (int)(len + 2), a,
+			    near, cmd->name);
+	else
+		rp__cli_err(cmd->name, "unknown option '%s' (see reprise %s --help)", a, cmd->name);
 }
 
 /* The value arg of o into its variable, parsed by the shared descriptor's parser (its kind, choices and bounds). */
@@ -175,7 +237,7 @@ int rp_opts_parse(const rp_cmd *cmd, int argc, char **argv, char **pos, int *npo
 			inline_arg = p[1] ? p + 1 : NULL;
 		}
 		if (!o) {
-			rp__cli_err(cmd->name, "unknown option '%s' (see reprise %s --help)", a, cmd->name);
+			say_unknown_long(cmd, a, strcspn(a + 2, "="));
 			return -1;
 		}
 		if (o == &help_opt && !inline_arg) {

@@ -3,6 +3,7 @@
 #define REPRISE_CLI_OPTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -55,6 +56,12 @@ typedef struct rp_cmd {
  */
 int rp_opts_parse(const rp_cmd *cmd, int argc, char **argv, char **pos, int *npos);
 void rp_opts_help(const rp_cmd *cmd, FILE *f);
+/* Names longer than this are never compared (a typo's suggestion is for option and command names). */
+#define RP_EDIT_MAX 63
+/* Edits (insert, delete, replace, swap of neighbours) from a to b; SIZE_MAX when either is over RP_EDIT_MAX. */
+size_t rp__cli_edit_distance(const char *a, const char *b);
+/* The one of names[0..n) near enough to word to be what a typo meant ("did you mean"), else NULL. */
+const char *rp__cli_closest(const char *word, const char *const *names, size_t n);
 /* Parse a duration ("10", "1.5s", "250ms", "2m", "1h") into seconds; -1 if bad. */
 double rp_parse_duration(const char *s);
 

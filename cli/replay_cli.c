@@ -47,6 +47,68 @@ int rp__cli_ropts_open_input(const rp_cli_ropts *r, const char *cmd, char *const
 	return rc;
 }
 
+void rp__cli_ropts_warn(const rp_cli_ropts *r, const char *cmd)
+{
+	const bool afap = r->timing == RP_TIMING_AFAP;
+	if (afap && r->speed != 1)
+		rp__cli_err(cmd, "warning: --speed does nothing under afap timing (it scales recorded time: --timing trace or think)");
+	if (afap && (r->behind_span != 1.05 || r->behind_lag != 0.010))
+		rp__cli_err(cmd, "warning: --behind-span and --behind-lag do nothing under afap timing (it has no schedule to fall behind)");
+	if (r->warmup >= 0 && r->duration <= 0)
+		rp__cli_err(cmd, "warning: --warmup does nothing without -t/--time (one pass measures everything)");
+	if (r->clone_offset > 0 && r->clients == 0)
+		rp__cli_err(cmd, "warning: --clone-offset does nothing without --clients N (it delays copy k after copy k-1)");
+	if (r->no_prepare && (r->prepare_fill != RP_FILL_DATA || r->prepare_overwrite))
+		rp__cli_err(cmd, "warning: %s does nothing with --no-prepare", r->prepare_overwrite ? "--prepare-overwrite"
+												  : "--prepare-fill");
+}
+
+/* A string the uint parser takes: decimal or 0x hex digits only. */
+static bool is_count(const char *s)
+{
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+int rp__cli_dbench_hint(const char *cmd, int argc, char **argv)
+{
+	const char *load = NULL, *count = NULL;
+	bool target = false;
+	for (int i = 1; i < argc; i++) {
+		const char *const a = argv[i];
+		if (strcmp(a, "--") == 0)
+			break;
+		if (strcmp(a, "-D") == 0 || strcmp(a, "--target") == 0 || strncmp(a, "--target=", 9) == 0)
+			target = true;
+		const char *v = NULL;
+		if ((strcmp(a, "-c") == 0 || strcmp(a, "--clients") == 0) && i + 1 < argc)
+			v = argv[i + 1];
+		else if (strncmp(a, "--clients=", 10) == 0)
+			v = a + 10;
+		else if (strncmp(a, "-c", 2) == 0 && a[2])
+			v = a + 2;
+		if (v && !is_count(v))
+			load = v;
+		else if (a[0] != '-' && is_count(a) && argv[i - 1][0] != '-') /* not an option's value (-t 5) */
+			count = a;
+	}
+	if (!load)
+		return 0;
+	char esc[512], n[64];
+	rp__cli_esc(esc, sizeof(esc), load);
+	rp__cli_esc(n, sizeof(n), count ? count : "N");
+	rp__cli_err(cmd, "--clients: '%s' is not a number: -c is --clients, the number of copies; the loadfile is the "
+		    "positional argument (dbench's 'dbench -c %s %s' is 'reprise %s %s --clients %s --target DIR')%s",
+		    esc, esc, n, cmd, esc, n, target ? "" : "; --target DIR is where it runs (dbench's -D)");
+	return 2;
+}
+
 /* The most items the backend gets: the -O list's (at most one per two bytes of it) and --sync, --fsync-writes,
  * --user and --authfile (6: room to spare). */
 static size_t items_cap(const char *list)
@@ -184,12 +246,13 @@ static void progress(rp_replay *r, double *last_t, uint64_t *last_ops, uint64_t 
 	rp_replay_progress p;
 	rp_replay_progress_get(r, &p);
 	const double dt = p.elapsed_s - *last_t;
-	if (dt <= 0)
+	/* No client running: before the first starts (prepare) and after the last ends, nothing to show. */
+	if (dt <= 0 || !p.running)
 		return;
 	char lag[40] = ""; /* afap has no schedule, so no lag */
 	if (p.timing != RP_TIMING_AFAP)
 		lag_text(p.lag_max_us, lag, sizeof(lag));
-	fprintf(stderr, "%4u clients  %8.2f MB/s  %9.0f ops/s%s  %6.1f s%s\n", p.running,
+	fprintf(stderr, "%4u client%s  %8.2f MB/s  %9.0f ops/s%s  %6.1f s%s\n", p.running, p.running == 1 ? " " : "s",
 		(double)(p.bytes - *last_bytes) / 1e6 / dt, (double)(p.ops - *last_ops) / dt, lag, p.elapsed_s,
 		p.warmup ? "  (warm-up)" : "");
 	*last_t = p.elapsed_s;
@@ -197,7 +260,27 @@ static void progress(rp_replay *r, double *last_t, uint64_t *last_ops, uint64_t 
 	*last_bytes = p.bytes;
 }
 
-int rp__cli_drive(rp_replay *r, const char *cmd, bool quiet, bool *interrupted, bool *started, const rp_cli_in *in)
+/* dbench's start line: "Running for 5.0 s with load 'client.txt' and warm-up 1.0 s: 4 clients started (...)". */
+static void say_start(rp_replay *r, const rp_replay_opts *ro, const rp_cli_in *in)
+{
+	rp_replay_progress p;
+	rp_replay_progress_get(r, &p);
+	char esc[512];
+	rp__cli_esc(esc, sizeof(esc), in->name);
+	if (ro->duration_s > 0)
+		fprintf(stderr, "Running for %.1f s with load '%s' and warm-up %.1f s: ", ro->duration_s, esc,
+			ro->warmup_s >= 0 ? ro->warmup_s : ro->duration_s / 5);
+	else
+		fprintf(stderr, "Running one pass of load '%s': ", esc);
+	fprintf(stderr, "%u client%s started (%s timing", p.clients, p.clients == 1 ? "" : "s", rp_timing_name(ro->timing));
+	if (ro->timing != RP_TIMING_AFAP && ro->speed != 1)
+		fprintf(stderr, " x%g", ro->speed);
+	rp__cli_esc(esc, sizeof(esc), ro->target);
+	fprintf(stderr, ", target %s)\n", esc);
+}
+
+int rp__cli_drive(rp_replay *r, const char *cmd, bool quiet, bool *interrupted, bool *started, const rp_cli_in *in,
+		  const rp_replay_opts *start_line)
 {
 	sigset_t set;
 	sigemptyset(&set);
@@ -213,6 +296,8 @@ int rp__cli_drive(rp_replay *r, const char *cmd, bool quiet, bool *interrupted, 
 	}
 	if (started)
 		*started = rp_replay_began(r);
+	if (rc == 0 && start_line && !quiet)
+		say_start(r, start_line, in);
 	const rp_replay_results *const res = rp_replay_get_results(r);
 	/* --order auto wanted resource order and could not have it: the run goes on in client order. */
 	if (res->order_fallback)

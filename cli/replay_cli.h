@@ -91,6 +91,14 @@ typedef struct rp_cli_ropts {
 extern const char *const rp__cli_timings[], *const rp__cli_orders[], *const rp__cli_fills[], *const rp__cli_policies[];
 
 void rp__cli_ropts_defaults(rp_cli_ropts *r);
+/* On stderr, a warning for each option given that does nothing with the others (--speed under afap, ...). */
+void rp__cli_ropts_warn(const rp_cli_ropts *r, const char *cmd);
+/*
+ * dbench's habit 'dbench -c client.txt -t 5 4' (the loadfile after -c, the
+ * client count positional): before parsing, 2 after saying how reprise spells
+ * it (the loadfile positional, --clients N, --target DIR), else 0.
+ */
+int rp__cli_dbench_hint(const char *cmd, int argc, char **argv);
 
 /* The positional arguments a run takes: one trace, or (--clients-from) one or more. */
 bool rp__cli_ropts_args_ok(const rp_cli_ropts *r, int npos);
@@ -129,9 +137,11 @@ void rp__cli_bopts_free(rp_cli_bopts *bopts);
  * error (printed).  *started (if not NULL) says whether the run began
  * (rp_replay_began): a prepare that failed (the backend could not connect)
  * began, and its results say stop "error" with the failure; a run that
- * could not start its clients has no result.
+ * could not start its clients has no result.  With start_line (the run's
+ * options) and not quiet, dbench's start line once the clients started.
  */
-int rp__cli_drive(rp_replay *r, const char *cmd, bool quiet, bool *interrupted, bool *started, const rp_cli_in *in);
+int rp__cli_drive(rp_replay *r, const char *cmd, bool quiet, bool *interrupted, bool *started, const rp_cli_in *in,
+		  const rp_replay_opts *start_line);
 
 /*
  * At the end of a run, on stderr: a warning when trace or think timing fell

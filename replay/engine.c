@@ -444,6 +444,7 @@ void rp_replay_progress_get(rp_replay *r, rp_replay_progress *p)
 	const uint64_t now = r->clock.now(r->clock.ctx);
 	p->elapsed_s = now > r->t0 ? (double)(now - r->t0) / 1e9 : 0;
 	p->warmup = now < r->warm_end;
+	p->clients = r->n_clients;
 	uint64_t lag = 0;
 	for (uint32_t i = 0; i < r->n_clients; i++) {
 		rp_client *const c = r->clients[i];

@@ -30,7 +30,7 @@ int rp__scan(rp_replay *r, char *errbuf)
 		return rp_fail(errbuf, RP_E_INVAL, "the trace has no ops");
 	const bool timed = (r->w->meta.flags & RP_META_TIMED) != 0 || r->plan.timed;
 	if (r->opts.timing == RP_TIMING_TRACE && !timed)
-		return rp_fail(errbuf, RP_E_INVAL, "the trace has no timestamps: use --timing=afap (or think)");
+		return rp_fail(errbuf, RP_E_RANGE, "the trace has no timestamps: use --timing=afap (or think)");
 	if (r->plan.n_clients > UINT32_MAX) /* client ids are 32 bits: it cannot, but n_trace_clients must not wrap */
 		return rp_fail(errbuf, RP_E_LIMIT, "the trace has %zu clients", r->plan.n_clients);
 	r->trace_clients = r->plan.clients;

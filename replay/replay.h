@@ -443,7 +443,11 @@ typedef struct rp_replay_results {
 
 typedef struct rp_replay rp_replay;
 
-/* Check options, create the backend, scan the workload (clients, prepare plan). */
+/*
+ * Check options, create the backend, scan the workload (clients, prepare plan).
+ * RP_E_RANGE: the options are out of range or do not fit the workload (trace
+ * timing of a trace without timestamps), a usage error.
+ */
 int rp_replay_create(rp_replay **out, const rp_replay_opts *opts, rp_workload *w, char *errbuf);
 void rp_replay_destroy(rp_replay *r); /* NULL is a no-op */
 
@@ -468,6 +472,7 @@ void rp_replay_stop(rp_replay *r);
 typedef struct rp_replay_progress {
 	double elapsed_s;     /* since the start */
 	uint32_t running;     /* clients still running */
+	uint32_t clients;     /* clients started (0 before the start) */
 	uint64_t ops, bytes;  /* totals so far, warm-up included */
 	double lag_max_us;    /* largest issue lag since the previous call (trace and think timing) */
 	bool warmup;

@@ -218,6 +218,16 @@ static void write_unrepresentative(const rp_replay_results *res, FILE *f)
 		RP_REPLAY_MISMATCH_SHARE_MAX * 100, why);
 }
 
+/* dbench's max_latency: the slowest file op of the measured period (sleeps, forks and waits are not file ops). */
+static double max_latency_ms(const rp_replay_results *res)
+{
+	double m = 0;
+	for (unsigned op = 0; op < RP_OP__COUNT; op++)
+		if (op != RP_OP_SLEEP && op != RP_OP_FORK && op != RP_OP_WAIT && res->op[op].count && res->op[op].max_us > m)
+			m = res->op[op].max_us;
+	return m / 1e3;
+}
+
 void rp_replay_write_table(const rp_replay_results *res, FILE *f)
 {
 	/* The Unsupported column only when the backend could not express some op: dbench's table otherwise. */
@@ -243,11 +253,13 @@ void rp_replay_write_table(const rp_replay_results *res, FILE *f)
 		   "  Mismatch: its result differs from the one recorded, an error or a success)\n\n");
 	if (res->prepare.ran)
 		rp_replay_write_prepare(res, f);
-	fprintf(f, "Throughput %.2f MB/sec  %.0f ops/sec  %u clients  %.2f s measured", res->mb_per_sec,
-		res->ops_per_sec, res->clients, res->elapsed_s);
+	fprintf(f, "Throughput %.2f MB/sec  %.0f ops/sec  %u client%s  %.2f s measured", res->mb_per_sec,
+		res->ops_per_sec, res->clients, res->clients == 1 ? "" : "s", res->elapsed_s);
 	if (res->warmup_s > 0)
 		fprintf(f, " after %.2f s warm-up", res->warmup_s);
-	fprintf(f, "  (%s timing, %s backend, stopped: %s)\n", rp_timing_name(res->timing), res->backend, rp_stop_name(res->stop));
+	/* max_latency= ends the line as it ends dbench's, where scripts grep it */
+	fprintf(f, "  (%s timing, %s backend, stopped: %s)  max_latency=%.3f ms\n", rp_timing_name(res->timing),
+		res->backend, rp_stop_name(res->stop), max_latency_ms(res));
 	if (res->backend_mode) {
 		fprintf(f, "Backend mode: %s", res->backend_mode);
 		if (res->protocol_ops || res->n_fallbacks)
