@@ -1,9 +1,11 @@
 /* reprise: capture, convert, inspect and replay file-system workloads. */
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/output.h"
@@ -67,11 +69,28 @@ static void man_escape(const char *s, FILE *f)
 /* The sections of the man page around COMMANDS (troff as is; the option tables are escaped by man_escape). */
 static const char man_description[] =
 	".SH DESCRIPTION\n"
-	"reprise records what clients do to a file server \\(em SMB1/2/3 and NFSv3/v4 traffic from a packet\n"
-	"capture, a dbench loadfile or an strace log \\(em as one protocol\\-neutral op per file operation, stores the ops\n"
-	"as a small, seekable, compressed trace (\\fB.rpz\\fR), converts between traces, dbench loadfiles and\n"
-	"reprise's canonical text form, and replays a trace against a directory with timing fidelity,\n"
-	"reporting throughput and latency.\n"
+	"reprise records what clients do to a file system as one protocol\\-neutral op per file operation,\n"
+	"stores the ops as a small, seekable, compressed trace (\\fB.rpz\\fR), and plays them back:\n"
+	".TP\n\\fBcapture\\fR\n"
+	"SMB1/2/3 and NFSv3/v4 traffic from a live interface (libpcap), or a program's file system calls\n"
+	"(\\fBcapture \\-\\- CMD\\fR: an LD_PRELOAD interposer, or LTTng\\-UST tracepoints)\n"
+	".TP\n\\fBconvert\\fR, \\fBmerge\\fR, \\fBcat\\fR\n"
+	"packet captures (pcap, pcapng), dbench loadfiles, strace logs and CTF traces into traces; traces\n"
+	"into dbench loadfiles, reprise's canonical text form or fio iologs and jobs; slices by time,\n"
+	"client, op or path; several traces merged into one, each one's clients kept apart\n"
+	".TP\n\\fBstat\\fR\n"
+	"what a trace holds (provenance, decode quality, op mix, clients, latency, bytes, sizes, phases);\n"
+	"\\fBstat \\-\\-diff\\fR compares two traces, such as a capture of a replay with its trace\n"
+	".TP\n\\fBreplay\\fR\n"
+	"a trace or loadfile against a directory, an NFS export (libnfs) or an SMB share (libsmbclient), with\n"
+	"its recorded timing or as fast as possible, dbench\\-style results (throughput, latency per op,\n"
+	"failures and mismatches against the recording) and JSON; across hosts under mpirun (\\fB\\-\\-mpi\\fR)\n"
+	"or in several processes of one (\\fB\\-\\-processes\\fR)\n"
+	".TP\n\\fBbench\\fR, \\fBcompare\\fR\n"
+	"one workload on several targets (or file systems \\fB\\-\\-mkfs\\fR makes), runs interleaved,\n"
+	"side by side; saved results compared as a table, JSON or an HTML report with charts\n"
+	".TP\n\\fBanonymize\\fR\n"
+	"a trace's names and ids replaced by keyed pseudonyms, its structure and timing kept, to share it\n"
 	".PP\n"
 	"Inputs are recognised by content, not by name: an \\fB.rpz\\fR trace, the text form that\n"
 	"\\fBreprise cat\\fR prints (so cat, edit, convert round\\-trips), a dbench loadfile (SMB or NFS\n"
@@ -84,12 +103,13 @@ static const char man_description[] =
 	"Options follow getopt_long's conventions: short flags bundle (\\fB\\-qm\\fR), a short option's value\n"
 	"may follow it (\\fB\\-c5\\fR), a long option may be abbreviated to any unique prefix\n"
 	"(\\fB\\-\\-quie\\fR), its value given as \\fB\\-\\-opt=value\\fR or as the next argument, and\n"
-	"\\fB\\-\\-\\fR ends the options.  A value out of an option's range is a usage error; an option that\n"
+	"\\fB\\-\\-\\fR ends the options.  A value out of an option's range is a usage error; an unknown option\n"
+	"or command names the nearest one (\\fB\\-\\-traget\\fR: did you mean \\fB\\-\\-target\\fR?); an option that\n"
 	"does nothing in the chosen mode is warned about.\n"
 	".SH GLOBAL OPTIONS\n"
 	".TP\n\\fB\\-V\\fR, \\fB\\-\\-version\\fR\nprint the version (git describe at build time) and the built features\n"
 	".TP\n\\fB\\-h\\fR, \\fB\\-\\-help\\fR\nlist the commands; \\fBreprise COMMAND \\-\\-help\\fR describes one\n"
-	".TP\n\\fB\\-\\-man\\fR\nprint this man page\n"
+	".TP\n\\fB\\-\\-man\\fR\nprint this man page: rendered by \\fBman \\-l \\-\\fR on a terminal, the roff source to a pipe or a file\n"
 	".TP\n\\fB\\-\\-completion bash\\fR\nprint a bash completion script made from the option tables\n";
 
 static const char man_tail[] =
@@ -104,7 +124,10 @@ static const char man_tail[] =
 	".TP\n.B 2\n"
 	"a usage error: an unknown or ambiguous option, a missing or bad value, a value out of range, a\n"
 	"wrong number of arguments, an output that is the input, an unknown command\n"
-	".TP\n.B 130\nreplay: interrupted by SIGINT or SIGTERM (the results so far are reported)\n"
+	".TP\n.B 130\nreplay: interrupted by SIGINT or SIGTERM (the results so far are reported)\n";
+
+/* Every variable the code reads (tests/cli/man_lists.py checks the list against getenv in the sources). */
+static const char man_env[] =
 	".SH ENVIRONMENT\n"
 	".TP\n.B TMPDIR\n"
 	"where an input read from standard input, a pipe, a FIFO or a device is spooled (default\n"
@@ -120,9 +143,23 @@ static const char man_tail[] =
 	"installed one\n"
 	".TP\n.B LD_PRELOAD\n"
 	"capture \\fB\\-\\-\\fR \\fICMD\\fR: kept, after the interposer, for the program it runs\n"
+	".TP\n.B PATH\n"
+	"\\fB\\-\\-man\\fR on a terminal: where \\fBman\\fR is found (the page goes through \\fBman \\-l \\-\\fR);\n"
+	"capture \\fB\\-\\-\\fR \\fICMD\\fR: where \\fICMD\\fR is found; bench \\fB\\-\\-mkfs\\fR: where \\fBmkfs.\\fR\\fITYPE\\fR is\n"
+	"found (and the sbin directories)\n"
+	".TP\n.B REPRISE_NO_STDIO\n"
+	"the interposer: \\fB1\\fR records no stdio (\\fBFILE *\\fR) calls; set by capture \\fB\\-\\-no\\-stdio\\fR\n"
+	".TP\n.B REPRISE_SPOOL\n"
+	".TQ\n.B REPRISE_RING_KB\n"
+	".TQ\n.B REPRISE_PRELOAD\n"
+	"the interposer: the spool directory its rings go to, their size in KiB (\\fB\\-\\-ring\\-kb\\fR) and its own\n"
+	"path (put back in \\fBLD_PRELOAD\\fR across an exec that dropped it); set by capture \\fB\\-\\-\\fR \\fICMD\\fR\n"
+	"for the program it runs, not by hand\n"
 	".PP\n"
 	"No other variable changes what reprise does: its output does not depend on the locale or the\n"
-	"time zone (times are seconds since the trace began, or since the Unix epoch).\n"
+	"time zone (times are seconds since the trace began, or since the Unix epoch).\n";
+
+static const char man_files[] =
 	".SH FILES\n"
 	".TP\n.I OUT.part\\-XXXXXX\n"
 	"every output (convert, capture, replay \\fB\\-\\-json\\fR) is written under this name beside OUT and renamed\n"
@@ -209,6 +246,42 @@ static void man_page(FILE *f)
 		}
 	}
 	fputs(man_tail, f);
+	fputs(man_env, f);
+	fputs(man_files, f);
+}
+
+/* Whether an executable man is on PATH (so a terminal gets the page rendered, not a shell's "not found"). */
+static bool have_man(void)
+{
+	const char *const path = getenv("PATH");
+	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+		const size_t len = strcspn(p, ":");
+		char file[4096];
+		if (len && len < sizeof(file) - 5) {
+			snprintf(file, sizeof(file), "%.*s/man", (int)len, p);
+			if (access(file, X_OK) == 0)
+				return true;
+		}
+		p += len;
+		if (*p == ':')
+			p++;
+	}
+	return false;
+}
+
+/* --man on a terminal: the page through man -l - (its pager, its width).  0, or -1 to print the roff instead. */
+static int man_on_tty(void)
+{
+	if (!have_man())
+		return -1;
+	fflush(stdout);
+	signal(SIGPIPE, SIG_IGN); /* a pager quit early ends man: our last writes fail, quietly */
+	FILE *const m = popen("man -l -", "w");
+	if (!m)
+		return -1;
+	man_page(m);
+	pclose(m); /* man ran, and said what went wrong, if anything: the roff again would only add noise */
+	return 0;
 }
 
 /*
@@ -315,8 +388,10 @@ static int dispatch(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(name, "--man") == 0) {
+		if (isatty(STDOUT_FILENO) && man_on_tty() == 0)
+			return 0;
 		errno = 0;
-		man_page(stdout);
+		man_page(stdout); /* a pipe or a file (docs/reprise.1), or no man(1): the roff itself */
 		return printed(errno);
 	}
 	if (strcmp(name, "--completion") == 0) {

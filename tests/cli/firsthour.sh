@@ -52,6 +52,20 @@ has "saying what to use" err "no timestamps: use --timing=afap"
 status "bench --timing trace of an untimed loadfile: a usage error (2)" 2 "$reprise" bench "$tmp/c.txt" --target "$tmp/t" --timing trace -q
 no_table "and no table"
 
+# The man page: rendered on a terminal (man -l -), the roff itself to a pipe; the README true to the build
+"$reprise" --man >"$tmp/out" 2>"$tmp/err"
+has "--man to a pipe: the roff source" out '^\.TH REPRISE 1'
+if command -v script >/dev/null && command -v man >/dev/null; then
+	MANPAGER=cat PAGER=cat timeout 60 script -qec "$reprise --man" /dev/null >"$tmp/out" 2>"$tmp/err" </dev/null
+	if grep -q 'REPRISE(1)' "$tmp/out" && ! grep -q '^\.TH\|^\.SH' "$tmp/out"; then ok "--man on a terminal: rendered by man"
+	else not_ok "--man on a terminal: rendered by man"; fi
+else
+	ok "--man on a terminal # skip no script(1) or man(1)"
+fi
+if "$reprise" -V | grep -q 'mpi=[0-9]' && grep -q 'Not built yet: multi-host replay' "$src/README.md"; then
+	not_ok "README: multi-host replay is built (replay --mpi)"
+else ok "README: multi-host replay is built (replay --mpi)"; fi
+
 # A run as dbench shows one: a start line, progress without an afap lag, no '0 clients' line, '1 client'
 rm -rf "$tmp/t" && mkdir "$tmp/t"
 status "a 2 s run of one client" 0 "$reprise" replay "$tmp/c.txt" --target "$tmp/t" -t 2 --warmup 0
