@@ -66,6 +66,21 @@ if "$reprise" -V | grep -q 'mpi=[0-9]' && grep -q 'Not built yet: multi-host rep
 	not_ok "README: multi-host replay is built (replay --mpi)"
 else ok "README: multi-host replay is built (replay --mpi)"; fi
 
+# scripts/demo on a fresh machine: progress from its first line (setup's steps, then ninja's), with stand-ins for
+# dpkg-query, meson and ninja on PATH so nothing is installed or built
+mkdir -p "$tmp/stub"
+printf '#!/bin/sh\necho "install ok installed"\n' >"$tmp/stub/dpkg-query"
+printf '#!/bin/sh\necho "The Meson build system (stand-in)"; mkdir -p "$2" && : >"$2/build.ninja"\n' >"$tmp/stub/meson"
+printf '#!/bin/sh\necho "[1/2] Compiling (stand-in)"; echo "[2/2] Linking (stand-in)"\n' >"$tmp/stub/ninja"
+chmod +x "$tmp/stub/"*
+PATH=$tmp/stub:$PATH REPRISE_BUILD=$tmp/fresh REPRISE_DEMO_DIR=$tmp/demo timeout 60 sh "$src/scripts/demo" >"$tmp/out" 2>"$tmp/err" </dev/null
+sed -n '/./p' "$tmp/out" | head -n 7 >"$tmp/first"
+has "demo: its first line says it sets up" first '^== setup: '
+has "then the packages checked" first '^setup: checking the [0-9]+ Debian packages'
+has "then configuring" first '^setup: configuring the build in .*/fresh'
+has "then building, with ninja's progress" first '^setup: building with ninja'
+has "ninja's [n/N] lines shown" first '^\[1/2\] Compiling'
+
 # A run as dbench shows one: a start line, progress without an afap lag, no '0 clients' line, '1 client'
 rm -rf "$tmp/t" && mkdir "$tmp/t"
 status "a 2 s run of one client" 0 "$reprise" replay "$tmp/c.txt" --target "$tmp/t" -t 2 --warmup 0
