@@ -333,13 +333,18 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 		rp__cli_bopts_free(&bopts);
 		return irc;
 	}
+	rp_cli_phase ph; /* a line on a terminal saying what the long steps before the run are doing */
+	rp__cli_phase_init(&ph, o.r.quiet);
+	rp__cli_phase(&ph, "replay", "reading the trace");
 	if (rp_workload_open_file(&w, in.path, o.r.lenient, errbuf) < 0) {
+		rp__cli_phase(&ph, "replay", NULL);
 		rp_conv_input_rename(&in, errbuf, sizeof(errbuf));
 		rp__cli_err("replay", "%s", errbuf);
 		rp_conv_input_close(&in);
 		rp__cli_bopts_free(&bopts);
 		return 1;
 	}
+	rp__cli_phase(&ph, "replay", NULL);
 	warn_cut(&in);
 	/* Created now, so a JSON path that cannot be written fails before a long run rather than after it. */
 	rp_outfile json = { .f = NULL };
@@ -353,7 +358,9 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 	rp_tree_snap *snap = NULL;
 	rp_replay_snap *nsnap = NULL;
 	int status = 1;
+	rp__cli_phase(&ph, "replay", "scanning the trace: its clients, what prepare makes, the order across clients");
 	const int cr = rp_replay_create(&r, &ro, w, errbuf);
+	rp__cli_phase(&ph, "replay", NULL);
 	if (cr < 0) {
 		rp_conv_input_rename(&in, errbuf, sizeof(errbuf));
 		rp__cli_err("replay", "%s", errbuf);
@@ -388,7 +395,9 @@ static int replay_main(int argc, char **argv, rp_cli_prov *prov)
 		 * capture of the run has only its requests (one unreachable fails at the clients' connect).
 		 */
 		uint64_t n = 0;
+		rp__cli_phase(&ph, "replay", "connecting to the target");
 		const int lrc = rp_replay_target_entries(r, &n, errbuf);
+		rp__cli_phase(&ph, "replay", NULL);
 		if (lrc == 0) {
 			shown = n > LONG_MAX ? LONG_MAX : (long)n;
 		} else if (lrc != RP_E_UNSUPPORTED && strncmp(o.target, "file://", 7) != 0) {

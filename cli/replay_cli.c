@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli/merge_cli.h"
 #include "cli/output.h"
@@ -18,6 +19,24 @@ _Static_assert(RP_TIMING_AFAP == 0 && RP_TIMING_TRACE == 1 && RP_TIMING_THINK ==
 _Static_assert(RP_ORDER_CLIENT == 0 && RP_ORDER_RESOURCE == 1 && RP_ORDER_AUTO == 2, "rp__cli_orders' order");
 _Static_assert(RP_FILL_DATA == 0 && RP_FILL_ZERO == 1 && RP_FILL_SPARSE == 2, "rp__cli_fills' order");
 _Static_assert(RP_MISMATCH_WARN == 0 && RP_MISMATCH_SKIP == 1 && RP_MISMATCH_ABORT == 2, "rp__cli_policies' order");
+
+void rp__cli_phase_init(rp_cli_phase *p, bool quiet)
+{
+	p->tty = !quiet && isatty(STDERR_FILENO);
+	p->shown = false;
+}
+
+void rp__cli_phase(rp_cli_phase *p, const char *cmd, const char *what)
+{
+	if (!p->tty)
+		return;
+	if (p->shown)
+		fputs("\r\033[K", stderr); /* back to the line's start, and the old text erased */
+	p->shown = what != NULL;
+	if (what)
+		fprintf(stderr, "reprise %s: %s...", cmd, what);
+	fflush(stderr);
+}
 
 void rp__cli_ropts_defaults(rp_cli_ropts *r)
 {
@@ -288,7 +307,11 @@ int rp__cli_drive(rp_replay *r, const char *cmd, bool quiet, bool *interrupted, 
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	char errbuf[RP_ERRBUF_SIZE];
+	rp_cli_phase ph;
+	rp__cli_phase_init(&ph, quiet);
+	rp__cli_phase(&ph, cmd, "prepare: making what the trace expects to exist, then starting the clients");
 	int rc = rp_replay_start(r, errbuf);
+	rp__cli_phase(&ph, cmd, NULL);
 	rp_conv_input_rename(in, errbuf, sizeof(errbuf));
 	if (rc < 0) {
 		rp__cli_err(cmd, "%s", errbuf);

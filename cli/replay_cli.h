@@ -90,6 +90,20 @@ typedef struct rp_cli_ropts {
  * rp_timing, rp_order_mode, rp_prepare_fill and rp_on_mismatch (replay/replay.h). */
 extern const char *const rp__cli_timings[], *const rp__cli_orders[], *const rp__cli_fills[], *const rp__cli_policies[];
 
+/*
+ * What a long silent step is doing (reading a trace, its scan, prepare), as
+ * one line on stderr that the next step overwrites and the run's first
+ * output clears: only when stderr is a terminal and not quiet, so pipes,
+ * logs and tests see nothing of it.
+ */
+typedef struct rp_cli_phase {
+	bool tty;   /* stderr is a terminal and not quiet */
+	bool shown; /* a line is on the terminal */
+} rp_cli_phase;
+void rp__cli_phase_init(rp_cli_phase *p, bool quiet);
+/* "reprise CMD: WHAT..." in place of the previous one; what NULL: the line cleared. */
+void rp__cli_phase(rp_cli_phase *p, const char *cmd, const char *what);
+
 void rp__cli_ropts_defaults(rp_cli_ropts *r);
 /* On stderr, a warning for each option given that does nothing with the others (--speed under afap, ...). */
 void rp__cli_ropts_warn(const rp_cli_ropts *r, const char *cmd);

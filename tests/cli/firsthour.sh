@@ -94,6 +94,20 @@ rm -rf "$tmp/t" && mkdir "$tmp/t"
 run "$reprise" replay "$tmp/c.txt" --target "$tmp/t" -q
 lacks "-q: no start line" err "^Running"
 
+# The silent steps before the run said on a terminal (one line overwritten in place), never in a pipe
+rm -rf "$tmp/t" && mkdir "$tmp/t"
+run "$reprise" replay "$tmp/c.txt" --target "$tmp/t"
+lacks "in a pipe: no step line" err "scanning the trace|reading the trace"
+if command -v script >/dev/null; then
+	rm -rf "$tmp/t" && mkdir "$tmp/t"
+	timeout 60 script -qec "$reprise replay $tmp/c.txt --target $tmp/t" /dev/null >"$tmp/out" 2>"$tmp/err" </dev/null
+	has "on a terminal: reading, scanning, prepare said" out "reading the trace\.\.\..*scanning the trace: .*prepare: "
+	if grep -q "$(printf '\r\033\[K')Running one pass" "$tmp/out"; then ok "and the line cleared before the run's own output"
+	else not_ok "and the line cleared before the run's own output"; fi
+else
+	for d in 1 2; do ok "steps on a terminal # skip no script(1)"; done
+fi
+
 # Options that do nothing are warned about
 rm -rf "$tmp/t" && mkdir "$tmp/t"
 run "$reprise" replay "$tmp/c.txt" --target "$tmp/t" -q --speed 2 --warmup 1 --clone-offset 1 --no-prepare --prepare-fill zero --strict-timing
