@@ -218,9 +218,10 @@ static int run(int argc, char **argv)
 			rc = stat_json_said(rp__res_stat_json(s->sum, &s->meta, &s->plan, s->timeline, out, eb, sizeof(eb)), eb);
 		} else {
 			rp_summary_print(s->sum, &s->meta, out);
-			fprintf(out, "\nprepare     %" PRIu64 " directories, %" PRIu64 " files, %" PRIu64
-			       " bytes: what `reprise replay` creates before the run (what the trace uses but never creates)\n",
-			       s->plan.dirs, s->plan.files, s->plan.bytes);
+			char pb[32];
+			fprintf(out, "\nprepare     %" PRIu64 " director%s, %" PRIu64 " file%s, %s: what `reprise replay` creates "
+				"before the run (what the trace uses but never creates)\n", s->plan.dirs, s->plan.dirs == 1 ? "y" : "ies",
+				s->plan.files, s->plan.files == 1 ? "" : "s", rp_summary_bytes_text(pb, sizeof(pb), s->plan.bytes));
 			if (s->timeline)
 				rp_timeline_print(s->timeline, out);
 		}

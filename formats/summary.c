@@ -309,6 +309,7 @@ struct rp_summary {
 	bool has_decode;
 	rp_summary_decode decode;
 	uint64_t at_close[RP_OP__COUNT]; /* unlink/rmdir done by a close (delete-on-close) */
+	uint64_t dir_creates;            /* opens counted as mkdir (kind_of) */
 	htab doc;
 	uint64_t count[RP_OP__COUNT];
 	uint64_t failed[RP_OP__COUNT]; /* status neither OK nor unknown */
@@ -392,15 +393,30 @@ static int track_delete(rp_summary *s, const rp_op *op)
 	}
 }
 
+/*
+ * The kind an op counts as: an open that must create a directory (SMB's
+ * CREATE with FILE_DIRECTORY_FILE and FILE_CREATE, how SMB clients make
+ * one) is a mkdir in the op mix, as NFS's MKDIR and mkdir(2) are; the record
+ * stays an open, and its recorded latency is an open's (the CREATE's).
+ */
+static unsigned kind_of(const rp_op *op)
+{
+	if (op->op == RP_OP_OPEN && (op->oflags & RP_OF_DIRECTORY) && op->disp == RP_DISP_CREATE)
+		return RP_OP_MKDIR;
+	return op->op;
+}
+
 int rp_summary_add(rp_summary *s, const rp_op *op)
 {
 	s->ops++;
-	if (op->op < RP_OP__COUNT) {
-		s->count[op->op]++;
+	const unsigned kind = kind_of(op);
+	s->dir_creates += kind != op->op;
+	if (kind < RP_OP__COUNT) {
+		s->count[kind]++;
 		if (op->status == RP_STATUS_UNKNOWN)
 			s->unknown_status++;
 		else if (op->status != RP_STATUS_OK)
-			s->failed[op->op]++;
+			s->failed[kind]++;
 	}
 	if (op->op != RP_OP_SLEEP) {
 		if (op->t_start < s->t_min)
@@ -429,6 +445,7 @@ int rp_summary_add(rp_summary *s, const rp_op *op)
 	/* a sleep is think time, not an op sent: the gap runs from the op before it to the op after */
 	if (op->op != RP_OP_SLEEP && (gaps_add(&s->arrivals, op->t_start) < 0 || gaps_add(&c->arrivals, op->t_start) < 0))
 		return RP_E_NOMEM;
+	/* recorded latency by the record's own kind: the protocol's reply time of a CREATE (tshark's SRT) */
 	if (op->op < RP_OP__COUNT && op->op != RP_OP_SLEEP && op->t_end != RP_TIME_UNKNOWN && op->t_end >= op->t_start &&
 	    lat_add(&s->latency[op->op], op->t_end - op->t_start) < 0)
 		return RP_E_NOMEM;
@@ -484,6 +501,11 @@ static const char *human_bytes(char *buf, size_t cap, uint64_t n)
 	}
 	snprintf(buf, cap, "%.*f %s", v < 10.0 ? 2 : v < 100.0 ? 1 : 0, v, unit[u]);
 	return buf;
+}
+
+const char *rp_summary_bytes_text(char *buf, size_t cap, uint64_t n)
+{
+	return human_bytes(buf, cap, n);
 }
 
 /* "19 bytes", or "68.4 KiB (70019 bytes)": the exact count beside the binary unit. */
@@ -650,14 +672,24 @@ void rp_summary_print(const rp_summary *s, const rp_trace_meta *meta, FILE *f)
 			d->frames, d->messages, d->truncated, d->invalid, d->unsupported, d->unmatched, d->encrypted, d->gaps);
 	}
 	fprintf(f, "\n%-12s %12s %7s %10s\n", "op", "count", "share", "failed");
+	/* The shares are of every op counted: the records and the deletes their closes did (delete-on-close, no
+	 * record of their own), so they add up to 100 % and a row of such deletes is not a count at 0.00 %. */
+	uint64_t all = 0;
+	for (unsigned i = 0; i < RP_OP__COUNT; i++)
+		all += s->count[i];
 	for (unsigned i = 0; i < RP_OP__COUNT; i++) {
 		if (!s->count[i])
 			continue;
-		/* share of the records; deletes done by a close are counted here too, and said */
 		fprintf(f, "%-12s %12" PRIu64 " %6.2f%% %10" PRIu64, rp_op_name(i), s->count[i],
-			100.0 * (double)(s->count[i] - s->at_close[i]) / (double)s->ops, s->failed[i]);
-		if (s->at_close[i])
-			fprintf(f, "   (%" PRIu64 " by delete-on-close)", s->at_close[i]);
+			100.0 * (double)s->count[i] / (double)all, s->failed[i]);
+		if (s->at_close[i] == s->count[i])
+			fputs("   (all done by a close: delete-on-close)", f);
+		else if (s->at_close[i])
+			fprintf(f, "   (%" PRIu64 " done by a close: delete-on-close)", s->at_close[i]);
+		if (i == RP_OP_MKDIR && s->dir_creates == s->count[i])
+			fputs("   (all opens that create a directory: SMB)", f);
+		else if (i == RP_OP_MKDIR && s->dir_creates)
+			fprintf(f, "   (%" PRIu64 " opens that create a directory: SMB)", s->dir_creates);
 		fputc('\n', f);
 	}
 	print_latency(s, f);

@@ -33,6 +33,8 @@ const char *rp_summary_bucket_name(char *buf, size_t cap, uint64_t low);
 
 /* Print as a table.  The JSON (docs/stat-json.md) is written by results/stat_json.c from the view below. */
 void rp_summary_print(const rp_summary *s, const rp_trace_meta *meta, FILE *f);
+/* n bytes as the summary writes them: "512 B", "4.00 KiB", "1.5 MiB" ...; returns buf. */
+const char *rp_summary_bytes_text(char *buf, size_t cap, uint64_t n);
 
 /* What the summary counted, for writers outside formats/; the arrays live as long as s. */
 typedef struct rp_summary_view {

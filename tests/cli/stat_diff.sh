@@ -58,7 +58,7 @@ has "recorded latency side by side (tshark's SRT for A's opens)" "$tmp/two.txt" 
 	"* open                  18        10     1.010     0.441     4.237     1.223     4.237     1.223"
 has "clients paired in id order, one B has alone" "$tmp/two.txt" "* -|c2                   -     0.270         -     1.156"
 has "write sizes as rows" "$tmp/two.txt" "* 64 KiB                          1                  0               -1   -100.00%"
-has "the verdict names what differs" "$tmp/two.txt" "op mix: differs by more than 1.00 points in open (-1.62) close (-13.39)"
+has "the verdict names what differs" "$tmp/two.txt" "op mix: differs by more than 1.00 points in open (+1.83) close (-13.39)"
 "$reprise" stat --diff --check "$smb3" "$locks" >/dev/null 2>&1
 check "--check: exit 1 when the mix differs" "$?" "1"
 "$reprise" stat --diff --check --diff-threshold 13.38 "$smb3" "$locks" >"$tmp/t.txt" 2>&1

@@ -34,7 +34,7 @@ check "stat counts the deletes done by a close" \
 	"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["deleted_at_close"], d["op_counts"].get("unlink"), d["op_counts"].get("rmdir"))' "$tmp/stat.json")" \
 	"{'unlink': 2, 'rmdir': 1} 2 1"
 "$reprise" stat "$pcaps/$doc" >"$tmp/stat.txt" 2>/dev/null
-check "the table says how" "$(grep -c 'by delete-on-close' "$tmp/stat.txt")" "2"
+check "the table says how" "$(grep -c 'by a close: delete-on-close' "$tmp/stat.txt")" "2"
 
 # 3-5: an NFS-dialect loadfile keeps them (REMOVE3/RMDIR3 at the closes) and replays as the .rpz does
 "$reprise" convert -q --dialect nfs "$tmp/doc.rpz" "$tmp/doc-nfs.txt" 2>/dev/null
