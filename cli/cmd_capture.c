@@ -246,6 +246,14 @@ static int run_capture(int argc, char **argv)
 			rp__cli_err("capture", "give --iface IF or a command to run, not both");
 			return 2;
 		}
+		/* The packet capture's options mean nothing to a command's syscalls: named, not ignored. */
+		const char *const iface_only = o.filter ? "--filter" : o.buffer_mib ? "--buffer" : o.max_flows ? "--max-flows"
+			: o.duration > 0 ? "--duration" : o.client_key ? "--client-key" : NULL;
+		if (iface_only) {
+			rp__cli_err("capture", "%s is for a packet capture (--iface), not a command's syscalls (the capture ends "
+				    "with the command%s)", iface_only, o.client_key ? "; --process-clients makes a client of each process" : "");
+			return 2;
+		}
 		if (o.lttng && o.out) {
 			rp__cli_err("capture", "--lttng writes no trace of its own (your LTTng session records it): no -o");
 			return 2;

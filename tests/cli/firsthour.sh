@@ -120,6 +120,13 @@ rm -rf "$tmp/t" && mkdir "$tmp/t"
 run "$reprise" replay "$tmp/c.txt" --target "$tmp/t" -q --timing think --speed 1000 -t 1 --warmup 0 --clients 2 --clone-offset 0.01
 lacks "options that do something: no warning" err "does nothing"
 
+# capture -- CMD: the packet capture's options are named, not ignored (as --iface names the CMD: ones)
+for opt in "--filter port 1" "--buffer 8" "--max-flows 10" "--duration 5" "--client-key conn"; do
+	# shellcheck disable=SC2086
+	status "capture $opt -- true: a usage error" 2 "$reprise" capture -o "$tmp/x.rpz" $opt -- true
+	has "naming ${opt%% *}" err "${opt%% *} is for a packet capture \(--iface\)"
+done
+
 # Targets that cannot be reached fail before any table, as a missing directory does
 listening() { (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; }
 closed=$((45000 + ($$ % 4000) * 2))
