@@ -11,6 +11,7 @@
 static struct {
 	const char *html, *output;
 	bool json;
+	double spread_limit;
 } o;
 
 static const rp_opt options[] = {
@@ -20,6 +21,9 @@ static const rp_opt options[] = {
 	{ .name = "output", .short_name = 'o', .kind = RP_OPT_STRING, .value = &o.output, .arg = "FILE", .help = "write the table (or --json) to FILE instead of standard output" },
 	{ .name = "json", .kind = RP_OPT_FLAG, .value = &o.json,
 	  .help = "print the comparison as JSON (schema reprise-compare/1 in docs/compare.md) instead of the table" },
+	{ .name = "spread-limit", .kind = RP_OPT_DOUBLE, .value = &o.spread_limit, .arg = "X",
+	  .help = "flag a target whose runs' MB/s max/min is above X (default 1.5) as runs that disagree, and say how "
+	  "many runs a stable median needs (1.01 to 1000)", .min = 1.01, .max = 1000 },
 	{ .name = NULL },
 };
 
@@ -34,11 +38,18 @@ static const rp_cmd spec = {
 		   "(failures the trace did not record), mismatches, the flush at end and dirty data when bench\n"
 		   "measured them, and each op's p50/p99/max latency; each cell is the median over the counted\n"
 		   "runs (not discarded, not failed) with min..max, the best of a row marked * and every other\n"
-		   "target's ratio to it.\n"
+		   "target's ratio to it (its difference when the best is about 0).  A best is marked only when it\n"
+		   "wins: not within the runs' spread or 5% of the next, every target measured 100 ops or more,\n"
+		   "and (MB/s, ops/s) not paced by --timing trace or think.  Process ops (fork, wait) have their\n"
+		   "own rows and are not in \"all\".\n"
+		   "\n"
+		   "Every input must have replayed the same trace (the SHA-256 the files record): files of\n"
+		   "different traces are refused (exit 2), naming both; compare them in reports of their own.\n"
 		   "\n"
 		   "--html writes one page with the table and SVG charts: throughput over time per target,\n"
-		   "the latency CDF of each op type, the op mix, and the spread over runs.  A malformed file is\n"
-		   "an error naming the file and the field (exit 1).",
+		   "the latency CDF of each op type, where the time went per op, and the spread over runs, under\n"
+		   "a header saying what was compared (workload, command lines, host, kernel, version, date).\n"
+		   "A malformed file is an error naming the file and the field (exit 1).",
 	.opts = options,
 	.min_args = 1,
 	.max_args = -1,
@@ -97,6 +108,7 @@ fail:
 static int run(int argc, char **argv)
 {
 	memset(&o, 0, sizeof(o));
+	o.spread_limit = RP_BT_SPREAD_LIMIT;
 	char *pos[RP_OPTS_MAX_POS];
 	int npos = 0;
 	const int prc = rp_opts_parse(&spec, argc, argv, pos, &npos);
@@ -119,6 +131,7 @@ static int run(int argc, char **argv)
 		rp__cli_err("compare", "out of memory");
 		return 1;
 	}
+	set->spread_limit = o.spread_limit;
 	int rc = 0;
 	char err[1024];
 	for (int i = 0; i < npos && rc == 0; i++) {
@@ -130,6 +143,12 @@ static int run(int argc, char **argv)
 			rc = 1;
 		}
 		free(buf);
+	}
+	/* runs of two workloads pooled per target would rank one trace against another: a usage error */
+	if (rc == 0 && rp__bt_traces_check(set, err, sizeof(err))) {
+		rp__cli_err("compare", "%s", err);
+		rp__bt_set_destroy(set);
+		return 2;
 	}
 	rp_outfile of = { .f = NULL }, hf = { .f = NULL };
 	if (rc == 0 && o.output && rp__cli_out_open(&of, "compare", o.output))

@@ -20,7 +20,10 @@ static int fail(char *err, size_t errsize, const char *fmt, ...)
 
 rp_bt_set *rp__bt_set_create(void)
 {
-	return calloc(1, sizeof(rp_bt_set));
+	rp_bt_set *const s = calloc(1, sizeof(rp_bt_set));
+	if (s)
+		s->spread_limit = RP_BT_SPREAD_LIMIT;
+	return s;
 }
 
 static void run_free(rp_bt_run *r)
@@ -48,6 +51,18 @@ void rp__bt_set_destroy(rp_bt_set *s)
 		free(t->mount_options);
 	}
 	free(s->targets);
+	for (size_t i = 0; i < s->ninputs; i++) {
+		rp_bt_input *const in = &s->inputs[i];
+		free(in->file);
+		free(in->trace_path);
+		free(in->host);
+		free(in->kernel);
+		free(in->version);
+		free(in->start_time);
+		free(in->command_line);
+		free(in->options);
+	}
+	free(s->inputs);
 	free(s);
 }
 
@@ -92,6 +107,66 @@ rp_bt_target *rp__bt_target_get(rp_bt_set *s, const char *target, const char *fs
 	return t;
 }
 
+rp_bt_input *rp__bt_input_add(rp_bt_set *s, const char *file, char *err, size_t errsize)
+{
+	if (s->ninputs >= RP_BT_INPUTS_MAX) {
+		fail(err, errsize, "more than %d inputs", RP_BT_INPUTS_MAX);
+		return NULL;
+	}
+	char *const f = strdup(file), *const e[6] = { strdup(""), strdup(""), strdup(""), strdup(""), strdup(""), strdup("") };
+	bool ok = f != NULL;
+	for (size_t i = 0; i < 6; i++)
+		ok &= e[i] != NULL;
+	rp_bt_input *const in = ok ? grow(&s->inputs, &s->ninputs, sizeof(*in)) : NULL;
+	if (!in) {
+		free(f);
+		for (size_t i = 0; i < 6; i++)
+			free(e[i]);
+		fail(err, errsize, "out of memory");
+		return NULL;
+	}
+	in->file = f;
+	in->trace_path = e[0];
+	in->host = e[1];
+	in->kernel = e[2];
+	in->version = e[3];
+	in->start_time = e[4];
+	in->command_line = e[5];
+	in->options = NULL;
+	in->options = strdup("");
+	if (!in->options) {
+		fail(err, errsize, "out of memory");
+		return NULL; /* the input stays, empty strings but this one: set_destroy frees it */
+	}
+	return in;
+}
+
+int rp__bt_traces_check(const rp_bt_set *s, char *err, size_t errsize)
+{
+	const rp_bt_input *first = NULL;
+	for (size_t i = 0; i < s->ninputs; i++) {
+		const rp_bt_input *const in = &s->inputs[i];
+		if (!in->trace_sha256[0])
+			continue;
+		if (!first) {
+			first = in;
+			continue;
+		}
+		if (strcmp(first->trace_sha256, in->trace_sha256) == 0)
+			continue;
+		char a[256], b[256], fa[256], fb[256];
+		rp__bt_display(a, sizeof(a), first->trace_path[0] ? first->trace_path : "?");
+		rp__bt_display(b, sizeof(b), in->trace_path[0] ? in->trace_path : "?");
+		rp__bt_display(fa, sizeof(fa), first->file);
+		rp__bt_display(fb, sizeof(fb), in->file);
+		return fail(err, errsize,
+			    "%s replayed %s (sha256 %.12s...), %s replayed %s (sha256 %.12s...): runs of different "
+			    "traces are not compared (one report per trace)",
+			    fa, a, first->trace_sha256, fb, b, in->trace_sha256);
+	}
+	return 0;
+}
+
 rp_bt_run *rp__bt_run_add(rp_bt_target *t, char *err, size_t errsize)
 {
 	if (t->nruns >= RP_BT_RUNS_MAX) {
@@ -105,6 +180,8 @@ rp_bt_run *rp__bt_run_add(rp_bt_target *t, char *err, size_t errsize)
 	}
 	r->run = 1;
 	r->final_sync_ns = -1;
+	r->load_start = -1;
+	r->steal_share = -1;
 	return r;
 }
 
@@ -151,6 +228,7 @@ static const rp_bt_op *find_op(const rp_bt_run *r, const char *name)
 
 bool rp__bt_higher_is_better(rp_bt_metric m)
 {
+	/* the rest (latency, lag, errors, time to complete) lower; dirty, load and steal are not ranked */
 	return m == RP_BT_MB_S || m == RP_BT_OPS_S;
 }
 
@@ -175,8 +253,18 @@ static bool metric_value(const rp_bt_run *r, rp_bt_metric m, const char *op, dou
 		*v = (double)r->final_sync_ns / 1e9;
 		return r->final_sync_ns >= 0;
 	case RP_BT_DIRTY_MB:
-		*v = (double)r->dirty_bytes_at_end / 1e6;
+		/* below 0 the kernel wrote back more than was dirtied meanwhile (prepare's data, other writers): 0, with a note */
+		*v = r->dirty_bytes_at_end > 0 ? (double)r->dirty_bytes_at_end / 1e6 : 0;
 		return r->dirty_known;
+	case RP_BT_ELAPSED_S:
+		*v = r->elapsed_s;
+		return r->fixed_work;
+	case RP_BT_LOAD:
+		*v = r->load_start;
+		return r->load_start >= 0;
+	case RP_BT_STEAL_PCT:
+		*v = r->steal_share * 100;
+		return r->steal_share >= 0;
 	case RP_BT_OP_P50:
 	case RP_BT_OP_P99:
 	case RP_BT_OP_MAX:
@@ -284,9 +372,6 @@ const char **rp__bt_op_names(const rp_bt_set *s, size_t *n)
 	free(names);
 	return out;
 }
-
-/* ---- the text table ---- */
-
 /* rp_text_escape_utf8, with its backslashes single again: the names in replay's JSON are escaped so already. */
 void rp__bt_display(char *buf, size_t size, const char *s)
 {
@@ -300,46 +385,8 @@ void rp__bt_display(char *buf, size_t size, const char *s)
 	*w = '\0';
 }
 
-/* Columns a UTF-8 string takes: one per character (every name here is escaped to valid UTF-8). */
-static size_t width(const char *s)
-{
-	size_t w = 0;
-	for (; *s; s++)
-		w += ((unsigned char)*s & 0xc0) != 0x80;
-	return w;
-}
-
-#define CELL_MAX 256
-
-typedef struct table {
-	size_t ncols; /* 1 + targets */
-	size_t nrows, cap;
-	char (*cells)[CELL_MAX]; /* nrows x ncols */
-} table;
-
-static char *row_add(table *t)
-{
-	if (t->nrows == t->cap) {
-		const size_t cap = t->cap ? t->cap * 2 : 32;
-		void *const p = realloc(t->cells, cap * t->ncols * CELL_MAX);
-		if (!p)
-			return NULL;
-		t->cells = p;
-		t->cap = cap;
-	}
-	char *const row = t->cells[t->nrows * t->ncols];
-	memset(row, 0, t->ncols * CELL_MAX);
-	t->nrows++;
-	return row;
-}
-
-static char *cell(table *t, size_t row, size_t col)
-{
-	return t->cells[row * t->ncols + col];
-}
-
 /* A number in a table cell: 3 significant digits at least, no exponent for the sizes a run has. */
-static void fmt_num(char *buf, size_t n, double v)
+void rp__bt_fmt(char *buf, size_t n, double v)
 {
 	const double a = fabs(v);
 	if (v == 0)
@@ -356,102 +403,11 @@ static void fmt_num(char *buf, size_t n, double v)
 		snprintf(buf, n, "%.2g", v);
 }
 
-/* The best value of a row over the targets that have it; false when none has. */
-static bool best_of(const rp_bt_spread *sp, size_t n, bool higher, double *best)
-{
-	bool any = false;
-	for (size_t i = 0; i < n; i++)
-		if (sp[i].n && (!any || (higher ? sp[i].median > *best : sp[i].median < *best))) {
-			*best = sp[i].median;
-			any = true;
-		}
-	return any;
-}
-
-size_t rp__bt_row(const rp_bt_set *s, rp_bt_metric m, const char *op, rp_bt_spread *sp, double *best)
-{
-	size_t have = 0;
-	for (size_t i = 0; i < s->ntargets; i++) {
-		sp[i] = rp__bt_spread(&s->targets[i], m, op);
-		have += sp[i].n > 0;
-	}
-	*best = 0;
-	best_of(sp, s->ntargets, rp__bt_higher_is_better(m), best);
-	/*
-	 * Dirty data at the end is system-wide and a difference (often < 0: the
-	 * kernel wrote back more than the run dirtied): shown, not ranked.
-	 */
-	if (m == RP_BT_DIRTY_MB)
-		*best = NAN;
-	return have;
-}
-
 /*
  * A row of medians with min-max, the best marked `*` and the others' ratio to
  * it (their value over the best's: 0.50x is half the throughput, 2.0x twice
  * the latency).  A row nobody has is left out.
  */
-static int metric_row(table *t, const rp_bt_set *s, const char *label, rp_bt_metric m, const char *op)
-{
-	rp_bt_spread sp[RP_BT_TARGETS_MAX];
-	double best = 0;
-	const size_t have = rp__bt_row(s, m, op, sp, &best);
-	if (!have)
-		return 0;
-	char *const row = row_add(t);
-	if (!row)
-		return -1;
-	const size_t r = t->nrows - 1;
-	snprintf(cell(t, r, 0), CELL_MAX, "%s", label);
-	for (size_t i = 0; i < s->ntargets; i++) {
-		char *const c = cell(t, r, i + 1);
-		if (!sp[i].n) {
-			snprintf(c, CELL_MAX, "-");
-			continue;
-		}
-		char med[32], lo[32], hi[32], mark[48] = "";
-		fmt_num(med, sizeof(med), sp[i].median);
-		fmt_num(lo, sizeof(lo), sp[i].min);
-		fmt_num(hi, sizeof(hi), sp[i].max);
-		if (have > 1) {
-			if (sp[i].median == best)
-				snprintf(mark, sizeof(mark), " *");
-			else if (best > 0 && sp[i].median >= 0) {
-				char ratio[32];
-				fmt_num(ratio, sizeof(ratio), sp[i].median / best);
-				snprintf(mark, sizeof(mark), " %sx", ratio);
-			}
-		}
-		/* a spread that prints as one number is not shown (as bench does) */
-		if (sp[i].n > 1 && strcmp(lo, hi) != 0)
-			snprintf(c, CELL_MAX, "%s (%s..%s)%s", med, lo, hi, mark);
-		else
-			snprintf(c, CELL_MAX, "%s%s", med, mark);
-	}
-	return 0;
-}
-
-static int text_row(table *t, const rp_bt_set *s, const char *label, int which)
-{
-	if (!row_add(t))
-		return -1;
-	const size_t r = t->nrows - 1;
-	snprintf(cell(t, r, 0), CELL_MAX, "%s", label);
-	for (size_t i = 0; i < s->ntargets; i++) {
-		const rp_bt_target *const tg = &s->targets[i];
-		char *const c = cell(t, r, i + 1);
-		if (which == 0)
-			rp__bt_display(c, CELL_MAX, tg->target[0] ? tg->target : "?");
-		else if (which == 1)
-			rp__bt_display(c, CELL_MAX, tg->fs_type[0] ? tg->fs_type : "?");
-		else if (which == 2)
-			rp__bt_display(c, CELL_MAX, tg->mount_options[0] ? tg->mount_options : "?");
-		else
-			rp__bt_runs_text(c, CELL_MAX, tg);
-	}
-	return 0;
-}
-
 void rp__bt_runs_text(char *buf, size_t size, const rp_bt_target *t)
 {
 	size_t d = 0, x = 0;
@@ -466,73 +422,4 @@ void rp__bt_runs_text(char *buf, size_t size, const rp_bt_target *t)
 		snprintf(buf, size, "%zu (+%zu %s)", counted, d + x, d ? "discarded" : "failed");
 	else
 		snprintf(buf, size, "%zu", counted);
-}
-
-static int build(table *t, const rp_bt_set *s)
-{
-	if (text_row(t, s, "target", 0) || text_row(t, s, "file system", 1) || text_row(t, s, "mount options", 2) ||
-	    text_row(t, s, "runs counted", 3))
-		return -1;
-#define ROW(m, label, key) { label, m },
-	static const struct {
-		const char *label;
-		rp_bt_metric m;
-	} rows[] = { RP_BT_ROWS(ROW) };
-#undef ROW
-	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
-		if (metric_row(t, s, rows[i].label, rows[i].m, NULL))
-			return -1;
-	size_t nops = 0;
-	const char **const ops = rp__bt_op_names(s, &nops);
-	int rc = 0;
-	for (size_t i = 0; i < nops && rc == 0; i++) {
-		char name[64], label[CELL_MAX];
-		rp__bt_display(name, sizeof(name), ops[i]);
-		static const char *const q[] = { "p50", "p99", "max" };
-		for (int k = 0; k < 3 && rc == 0; k++) {
-			snprintf(label, sizeof(label), "%s %s (ms)", name, q[k]);
-			rc = metric_row(t, s, label, k == 0 ? RP_BT_OP_P50 : k == 1 ? RP_BT_OP_P99 : RP_BT_OP_MAX, ops[i]);
-		}
-	}
-	free(ops);
-	return rc;
-}
-
-int rp__bt_print(const rp_bt_set *s, FILE *f)
-{
-	table t = { .ncols = s->ntargets + 1 };
-	int rc = -1;
-	size_t w[RP_BT_TARGETS_MAX + 1] = { 0 };
-	if (s->ntargets == 0) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (build(&t, s)) {
-		errno = ENOMEM;
-		goto fail;
-	}
-	for (size_t r = 0; r < t.nrows; r++)
-		for (size_t c = 0; c < t.ncols; c++) {
-			const size_t cw = width(cell(&t, r, c));
-			w[c] = cw > w[c] ? cw : w[c];
-		}
-	for (size_t r = 0; r < t.nrows; r++) {
-		for (size_t c = 0; c < t.ncols; c++) {
-			const char *const x = cell(&t, r, c);
-			/* labels left, values right: numbers line up by their last digit */
-			const size_t pad = w[c] - width(x);
-			if (c == 0)
-				fprintf(f, "%s%*s", x, (int)pad, "");
-			else
-				fprintf(f, "  %*s%s", (int)pad, "", x);
-		}
-		fputc('\n', f);
-	}
-	fprintf(f, "median (min..max) over the counted runs (not discarded, not failed); * the best of a row, Nx a "
-		   "target's value over the best's.\nlatency rows: each run's p50, p99 and max, in ms (issue lag in us); "
-		   "errors: failures the trace did not record.\n");
-	rc = ferror(f) ? -1 : 0;
-fail:
-	free(t.cells);
-	return rc;
 }

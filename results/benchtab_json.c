@@ -25,6 +25,8 @@ typedef struct ctx {
 	const char *where; /* the file, or the file and the object ("run.json: targets[0].runs[1].result") */
 	char *err;
 	size_t errsize;
+	rp_bt_input *in;   /* the file's provenance, filled as found */
+	uint32_t input;    /* its index in the set */
 } ctx;
 
 static int bad(const ctx *c, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -299,6 +301,100 @@ static int get_ops(const ctx *c, const json_t *res, rp_bt_run *r)
 	return 0;
 }
 
+/* The bucket's value as replay reports a quantile: its midpoint (the last bucket: the max). */
+static double bucket_mid(uint64_t lo, uint64_t max_ns)
+{
+	const unsigned sb = RP_BT_HIST_SUB_BITS, mb = RP_BT_HIST_MAX_BITS;
+	if (lo < (UINT64_C(1) << sb))
+		return (double)lo;
+	if (lo >= (UINT64_C(1) << mb) - (UINT64_C(1) << (mb - 1 - sb)))
+		return (double)max_ns;
+	const unsigned e = 63 - (unsigned)__builtin_clzll(lo);
+	return (double)lo + (double)((UINT64_C(1) << (e - sb)) - 1) / 2;
+}
+
+/* The value at quantile q of the merged buckets b[n] (count values, min..max), as replay's rp__hist_quantile. */
+static double quantile(const uint64_t (*b)[2], size_t n, uint64_t count, double q, uint64_t min_ns, uint64_t max_ns)
+{
+	uint64_t rank = (uint64_t)(q * (double)count + 0.999999999), seen = 0;
+	rank = rank ? rank : 1;
+	for (size_t i = 0; i < n; i++) {
+		seen += b[i][1];
+		if (seen >= rank) {
+			const double v = bucket_mid(b[i][0], max_ns);
+			return v < (double)min_ns ? (double)min_ns : v > (double)max_ns ? (double)max_ns : v;
+		}
+	}
+	return (double)max_ns;
+}
+
+static int cmp_lo(const void *a, const void *b)
+{
+	const uint64_t x = ((const uint64_t *)a)[0], y = ((const uint64_t *)b)[0];
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * A run with process ops (a wait is the parent waiting for its child): "all"
+ * over the other ops only, from their histograms merged, so a postmaster's
+ * 47 s wait is not the file system's max.  Left as replay wrote it when the
+ * run has no process op or an op without a histogram (or memory runs out).
+ */
+static void fs_latency(rp_bt_run *r)
+{
+	size_t total = 0;
+	bool proc = false;
+	for (size_t k = 0; k < r->nops; k++) {
+		const rp_bt_op *const o = &r->ops[k];
+		if (rp__bt_process_op(o->name)) {
+			proc |= o->count > 0;
+			continue;
+		}
+		if (strcmp(o->name, "sleep") == 0 || o->count == 0)
+			continue;
+		if (o->hist.count != o->count)
+			return;
+		total += o->hist.n;
+	}
+	if (!proc)
+		return;
+	uint64_t(*const b)[2] = total ? malloc(total * sizeof(*b)) : NULL;
+	if (total && !b)
+		return;
+	size_t m = 0;
+	uint64_t count = 0, min_ns = UINT64_MAX, max_ns = 0;
+	for (size_t k = 0; k < r->nops; k++) {
+		const rp_bt_op *const o = &r->ops[k];
+		if (rp__bt_process_op(o->name) || strcmp(o->name, "sleep") == 0 || o->count == 0)
+			continue;
+		memcpy(b + m, o->hist.b, o->hist.n * sizeof(*b));
+		m += o->hist.n;
+		count += o->hist.count;
+		min_ns = o->hist.min_ns < min_ns ? o->hist.min_ns : min_ns;
+		max_ns = o->hist.max_ns > max_ns ? o->hist.max_ns : max_ns;
+	}
+	r->all_fs_only = true;
+	if (count == 0) {
+		r->all_p50_us = r->all_p99_us = r->all_max_us = 0;
+		free(b);
+		return;
+	}
+	qsort(b, m, sizeof(*b), cmp_lo);
+	size_t w = 0;
+	for (size_t i = 0; i < m; i++)
+		if (w && b[w - 1][0] == b[i][0])
+			b[w - 1][1] += b[i][1];
+		else {
+			b[w][0] = b[i][0];
+			b[w][1] = b[i][1];
+			w++;
+		}
+	r->all_p50_us = quantile((const uint64_t(*)[2])b, w, count, 0.5, min_ns, max_ns) / 1e3;
+	r->all_p99_us = quantile((const uint64_t(*)[2])b, w, count, 0.99, min_ns, max_ns) / 1e3;
+	r->all_max_us = (double)max_ns / 1e3;
+	free(b);
+}
+
 static int run_from_json(const ctx *c, rp_bt_run *r, const json_t *res)
 {
 	if (!json_is_object(res))
@@ -337,13 +433,127 @@ static int run_from_json(const ctx *c, rp_bt_run *r, const json_t *res)
 	    get_u64(c, res, "", "failures_expected", &r->failures_expected) ||
 	    get_u64(c, res, "", "mismatches", &r->mismatches))
 		return -1;
-	return get_ops(c, res, r) || get_series(c, res, r) ? -1 : 0;
+	/* optional here (a hand-made file may lack them): what paced the run, and whether it was fixed work */
+	const json_t *const timing = json_object_get(res, "timing");
+	if (json_is_string(timing) && json_string_length(timing) < sizeof(r->timing))
+		snprintf(r->timing, sizeof(r->timing), "%s", json_string_value(timing));
+	const json_t *const clients = json_object_get(res, "clients");
+	if (json_is_integer(clients) && json_integer_value(clients) > 0 && json_integer_value(clients) <= UINT32_MAX)
+		r->clients = (uint32_t)json_integer_value(clients);
+	const json_t *const stop = json_object_get(res, "stop");
+	r->fixed_work = json_is_string(stop) && strcmp(json_string_value(stop), "end") == 0;
+	if (get_ops(c, res, r) || get_series(c, res, r))
+		return -1;
+	fs_latency(r);
+	return 0;
 }
 
 int rp__bt_run_from_json(rp_bt_run *r, const json_t *result, const char *where, char *err, size_t errsize)
 {
 	const ctx c = { .where = where, .err = err, .errsize = errsize };
 	return run_from_json(&c, r, result);
+}
+
+/* *dst (owned, "" or a copy) replaced by src cut to RP_BT_NAME_MAX bytes; -1 when out of memory. */
+static int set_text(char **dst, const char *src, size_t len)
+{
+	len = len > RP_BT_NAME_MAX ? RP_BT_NAME_MAX : len;
+	char *const d = strndup(src, len);
+	if (!d)
+		return -1;
+	free(*dst);
+	*dst = d;
+	return 0;
+}
+
+/* obj.key into *dst when it is a string (provenance is shown, not checked: an old file may lack a key). */
+static int opt_text(const json_t *obj, const char *key, char **dst)
+{
+	const json_t *const v = json_object_get(obj, key);
+	if (!json_is_string(v) || (*dst)[0])
+		return 0;
+	return set_text(dst, json_string_value(v), json_string_length(v));
+}
+
+/* The trace an input replayed: {path, sha256}; a sha256 must be 64 hex digits or null, as replay writes it. */
+static int get_trace(const ctx *c, const json_t *tr, const char *path)
+{
+	char p[PATH_TEXT_MAX];
+	if (!json_is_object(tr))
+		return 0;
+	if (opt_text(tr, "path", &c->in->trace_path))
+		return bad(c, path, "out of memory");
+	const json_t *const sha = json_object_get(tr, "sha256");
+	if (!sha || json_is_null(sha) || c->in->trace_sha256[0])
+		return 0;
+	const char *const h = json_is_string(sha) ? json_string_value(sha) : "";
+	bool hex = json_is_string(sha) && json_string_length(sha) == 64;
+	for (size_t i = 0; hex && i < 64; i++)
+		hex = (h[i] >= '0' && h[i] <= '9') || (h[i] >= 'a' && h[i] <= 'f');
+	if (!hex)
+		return bad(c, sub(p, path, "sha256"), "expected 64 lowercase hex digits or null");
+	memcpy(c->in->trace_sha256, h, 65);
+	return 0;
+}
+
+/* A replay result's provenance into the input (what is not there yet): host, kernel, version, date, command line, trace. */
+static int get_prov(const ctx *c, const json_t *prov, const char *path)
+{
+	char p[PATH_TEXT_MAX];
+	if (!json_is_object(prov))
+		return 0;
+	rp_bt_input *const in = c->in;
+	if (opt_text(prov, "host", &in->host) || opt_text(prov, "kernel", &in->kernel) ||
+	    opt_text(prov, "reprise_version", &in->version) || opt_text(prov, "start_time", &in->start_time))
+		return bad(c, path, "out of memory");
+	const json_t *const cl = json_object_get(prov, "command_line");
+	if (json_is_array(cl) && !in->command_line[0]) {
+		char line[RP_BT_NAME_MAX + 1];
+		size_t n = 0;
+		for (size_t i = 0; i < json_array_size(cl) && n < sizeof(line) - 1; i++) {
+			const char *const a = json_string_value(json_array_get(cl, i));
+			if (!a)
+				continue;
+			const bool quote = !a[0] || strpbrk(a, " \t'\"\\$") != NULL;
+			const int w = snprintf(line + n, sizeof(line) - n, "%s%s%s%s", n ? " " : "", quote ? "'" : "", a,
+					       quote ? "'" : "");
+			n = w < 0 ? n : n + (size_t)w < sizeof(line) ? n + (size_t)w : sizeof(line) - 1;
+		}
+		line[n] = '\0';
+		if (set_text(&in->command_line, line, n))
+			return bad(c, path, "out of memory");
+	}
+	return get_trace(c, json_object_get(prov, "trace"), sub(p, path, "trace"));
+}
+
+/* A bench's options as "key=value ..." (strings bare, null as -), for the header. */
+static int get_options(const ctx *c, const json_t *opts)
+{
+	char line[RP_BT_NAME_MAX + 1];
+	size_t n = 0;
+	const char *key;
+	const json_t *v;
+	json_object_foreach ((json_t *)opts, key, v) {
+		char val[256];
+		if (json_is_string(v))
+			snprintf(val, sizeof(val), "%s", json_string_value(v));
+		else if (json_is_boolean(v))
+			snprintf(val, sizeof(val), "%s", json_is_true(v) ? "true" : "false");
+		else if (json_is_integer(v))
+			snprintf(val, sizeof(val), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		else if (json_is_real(v))
+			snprintf(val, sizeof(val), "%g", json_real_value(v));
+		else if (json_is_null(v))
+			continue; /* not set: the default */
+		else
+			snprintf(val, sizeof(val), "...");
+		const int w = snprintf(line + n, sizeof(line) - n, "%s%.64s=%s", n ? " " : "", key, val);
+		if (w < 0 || n + (size_t)w >= sizeof(line))
+			break;
+		n += (size_t)w;
+	}
+	line[n] = '\0';
+	return set_text(&c->in->options, line, n) ? bad(c, "options", "out of memory") : 0;
 }
 
 /* A replay file: one run of the target its provenance names (the file's name when it has none). */
@@ -374,6 +584,9 @@ static int load_replay(rp_bt_set *s, const ctx *c, const json_t *doc)
 	r->source = strdup(c->where);
 	if (!r->source)
 		return bad(c, "", "out of memory");
+	r->input = c->input;
+	if (get_prov(c, prov, "provenance"))
+		return -1;
 	/* A run that ended in an error (its backend could not go on, or prepare could not connect) is a failed run, as in bench. */
 	const json_t *const stop = json_object_get(doc, "stop");
 	r->failed = json_is_string(stop) && strcmp(json_string_value(stop), "error") == 0;
@@ -395,7 +608,18 @@ static int load_bench_run(rp_bt_target *t, const ctx *c, const json_t *e, const 
 	if (!r)
 		return bad(c, path, "%s", err);
 	r->run = (uint32_t)num;
+	r->input = c->input;
 	r->discarded = json_is_true(disc);
+	/* the machine while it ran (bench since it records them; optional): load average and CPU steal */
+	const json_t *const load = json_object_get(e, "load_avg_start"), *const steal = json_object_get(e, "cpu_steal_share");
+	if (load && !json_is_null(load) && get_num(c, e, path, "load_avg_start", &r->load_start))
+		return -1;
+	if (steal && !json_is_null(steal)) {
+		if (get_num(c, e, path, "cpu_steal_share", &r->steal_share))
+			return -1;
+		if (r->steal_share > 1)
+			return bad(c, sub(p, path, "cpu_steal_share"), "%g is out of range (0 to 1)", r->steal_share);
+	}
 	r->source = strdup(c->where);
 	if (!r->source)
 		return bad(c, path, "out of memory");
@@ -417,7 +641,9 @@ static int load_bench_run(rp_bt_target *t, const ctx *c, const json_t *e, const 
 		return 0; /* it never ran: shown in the runs row, in no number */
 	const int n = snprintf(where, sizeof(where), "%s: %s.result", c->where, path);
 	(void)n; /* cut, it still names the file */
-	const ctx rc = { .where = where, .err = c->err, .errsize = c->errsize };
+	const ctx rc = { .where = where, .err = c->err, .errsize = c->errsize, .in = c->in, .input = c->input };
+	if (json_is_object(res) && get_prov(&rc, json_object_get(res, "provenance"), "provenance"))
+		return -1;
 	return run_from_json(&rc, r, res);
 }
 
@@ -425,8 +651,11 @@ static int load_bench(rp_bt_set *s, const ctx *c, const json_t *doc)
 {
 	char p[PATH_TEXT_MAX], q[PATH_TEXT_MAX], err[PATH_TEXT_MAX];
 	/* Not read here, but part of the format: a file without them is not a whole bench file. */
-	if (!need(c, doc, "", "trace", JSON_OBJECT) || !need(c, doc, "", "options", JSON_OBJECT) ||
-	    !need(c, doc, "", "order", JSON_ARRAY))
+	const json_t *const trace = need(c, doc, "", "trace", JSON_OBJECT), *const opts = need(c, doc, "", "options", JSON_OBJECT);
+	if (!trace || !opts || !need(c, doc, "", "order", JSON_ARRAY))
+		return -1;
+	/* the bench's own trace first: its runs' provenance fills only what it leaves out */
+	if (get_trace(c, trace, "trace") || get_options(c, opts))
 		return -1;
 	const json_t *const targets = need(c, doc, "", "targets", JSON_ARRAY);
 	if (!targets)
@@ -461,9 +690,14 @@ static int load_bench(rp_bt_set *s, const ctx *c, const json_t *doc)
 
 int rp__bt_load_buffer(rp_bt_set *s, const char *name, const char *buf, size_t len, char *err, size_t errsize)
 {
-	const ctx c = { .where = name, .err = err, .errsize = errsize };
+	ctx c = { .where = name, .err = err, .errsize = errsize };
 	if (len > RP_BT_FILE_MAX)
 		return bad(&c, "", "larger than %u MiB", RP_BT_FILE_MAX >> 20);
+	char ierr[PATH_TEXT_MAX];
+	c.in = rp__bt_input_add(s, name, ierr, sizeof(ierr));
+	if (!c.in)
+		return bad(&c, "", "%s", ierr);
+	c.input = (uint32_t)(s->ninputs - 1);
 	json_error_t je;
 	/* duplicate keys are refused: which of two "mb_per_sec" would be the run's? */
 	json_t *const doc = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
@@ -500,17 +734,24 @@ static void put(jb *b, json_t *obj, const char *key, json_t *v)
 		b->failed = true;
 }
 
-static json_t *spread_json(jb *b, const rp_bt_spread *sp, double best, size_t have)
+static json_t *spread_json(jb *b, const rp_bt_spread *sp, const rp_bt_rank *k, size_t i)
 {
-	if (!sp->n)
+	if (!sp[i].n)
 		return json_null();
 	json_t *const o = json_object();
-	put(b, o, "runs", json_integer((json_int_t)sp->n));
-	put(b, o, "min", json_real(sp->min));
-	put(b, o, "median", json_real(sp->median));
-	put(b, o, "max", json_real(sp->max));
-	put(b, o, "best", json_boolean(have > 1 && sp->median == best));
-	put(b, o, "ratio", have > 1 && best > 0 && sp->median >= 0 ? json_real(sp->median / best) : json_null());
+	bool is_best;
+	char mark[48];
+	rp__bt_mark(mark, sizeof(mark), k, sp, i, &is_best);
+	const bool cmp = k->have > 1 && !isnan(k->best);
+	put(b, o, "runs", json_integer((json_int_t)sp[i].n));
+	put(b, o, "min", json_real(sp[i].min));
+	put(b, o, "median", json_real(sp[i].median));
+	put(b, o, "max", json_real(sp[i].max));
+	put(b, o, "best", json_boolean(is_best));
+	put(b, o, "ratio", cmp && !k->absolute && sp[i].median >= 0 ? json_real(sp[i].median / k->best) : json_null());
+	put(b, o, "difference", cmp && k->absolute ? json_real(sp[i].median - k->best) : json_null());
+	/* why no target is marked best in this row (null: one is) */
+	put(b, o, "unranked", k->why == RP_BT_WIN ? json_null() : json_string(rp__bt_why_text(k->why)));
 	return o;
 }
 
@@ -533,6 +774,7 @@ static json_t *build_compare(jb *b, const rp_bt_set *s, const char *const *input
 			b->failed = true;
 	}
 	put(b, d, "inputs", in);
+	put(b, d, "spread_limit", json_real(s->spread_limit));
 	json_t *tj[RP_BT_TARGETS_MAX];
 	for (size_t i = 0; i < s->ntargets; i++) {
 		const rp_bt_target *const t = &s->targets[i];
@@ -545,6 +787,13 @@ static json_t *build_compare(jb *b, const rp_bt_set *s, const char *const *input
 		put(b, tj[i], "target", json_string(t->target));
 		put(b, tj[i], "fs_type", json_string(t->fs_type));
 		put(b, tj[i], "mount_options", json_string(t->mount_options));
+		char label[RP_BT_LABEL_MAX];
+		rp__bt_label(label, sizeof(label), s, i);
+		put(b, tj[i], "label", json_string(label));
+		size_t out;
+		const double spr = rp__bt_run_spread(t, s->spread_limit, &out);
+		put(b, tj[i], "run_spread", spr > 0 ? json_real(spr) : json_null());
+		put(b, tj[i], "runs_disagree", json_boolean(spr > s->spread_limit));
 		put(b, tj[i], "runs", json_integer((json_int_t)(t->nruns - disc - failed)));
 		put(b, tj[i], "discarded", json_integer((json_int_t)disc));
 		put(b, tj[i], "failed", json_integer((json_int_t)failed));
@@ -556,12 +805,11 @@ static json_t *build_compare(jb *b, const rp_bt_set *s, const char *const *input
 	}
 	put(b, d, "targets", targets);
 	rp_bt_spread sp[RP_BT_TARGETS_MAX];
-	double best;
 	for (size_t k = 0; k < sizeof(json_metrics) / sizeof(json_metrics[0]); k++) {
-		const size_t have = rp__bt_row(s, json_metrics[k].m, NULL, sp, &best);
+		const rp_bt_rank rk = rp__bt_row(s, json_metrics[k].m, NULL, sp);
 		for (size_t i = 0; i < s->ntargets; i++)
 			put(b, json_object_get(tj[i], "metrics"), json_metrics[k].key,
-			    have ? spread_json(b, &sp[i], best, have) : json_null());
+			    rk.have ? spread_json(b, sp, &rk, i) : json_null());
 	}
 	size_t nops = 0;
 	const char **const names = rp__bt_op_names(s, &nops);
@@ -582,10 +830,10 @@ static json_t *build_compare(jb *b, const rp_bt_set *s, const char *const *input
 		}
 	for (size_t n = 0; n < nops; n++)
 		for (int q = 0; q < 3; q++) {
-			const size_t have = rp__bt_row(s, qm[q], names[n], sp, &best);
+			const rp_bt_rank rk = rp__bt_row(s, qm[q], names[n], sp);
 			for (size_t i = 0; i < s->ntargets; i++)
 				put(b, json_object_get(json_object_get(tj[i], "ops"), names[n]), qk[q],
-				    have ? spread_json(b, &sp[i], best, have) : json_null());
+				    rk.have ? spread_json(b, sp, &rk, i) : json_null());
 		}
 	free(names);
 	return d;

@@ -99,7 +99,11 @@ assert abs(m['min'] - min(r)) < 1e-6 and abs(m['max'] - max(r)) < 1e-6 and abs(m
 "
 check "pooled table" "$reprise" compare "$tmp/a1.json" "$tmp/a2.json" "$tmp/b.json"
 has "the pooled column shows min..max" out '^MB/s +[0-9.]+ \([0-9.]+\.\.[0-9.]+\)'
-has "runs row: 2 and 1" out '^runs counted +2 +1$'
+has "runs row: 2 and 1, the two runs flagged (MB/s 1.5x + 0.25 apart: above the 1.5x limit)" out '^runs counted +2 ! +1$'
+has "the note says the runs disagree and how many runs a stable median needs" out "^! a: the runs disagree, spread [0-9.]+x .*use --runs [5-9] or more for a stable median"
+has "the note says the median of two is the mean of two" out "^1 target with an even number of counted runs: its median is the mean of the middle two"
+check "--spread-limit 1000: no flag" "$reprise" compare --spread-limit 1000 "$tmp/a1.json" "$tmp/a2.json" "$tmp/b.json"
+has "runs row unflagged under a higher limit" out '^runs counted +2 +1$'
 
 # 3. Bench format: a file as `reprise bench --json` writes it (schema reprise-bench/1), the first
 # run of each target discarded; the discarded run is shown and left out of the numbers.
@@ -120,9 +124,11 @@ bench = {'schema': 'reprise-bench/1', 'trace': {'path': 'x.rpz', 'sha256': None}
 json.dump(bench, open('$tmp/bench.json', 'w'))
 "
 check "compare a bench file" "$reprise" compare "$tmp/bench.json"
-has "runs: 2 and the discarded one; the failed ones said" out '^runs counted +2 \(\+1 discarded\) +2 \(\+1 discarded, 2 failed\)$'
+has "runs: 2 and the discarded one; the failed ones said" out '^runs counted +2 \(\+1 discarded\)( !)? +2 \(\+1 discarded, 2 failed\)$'
 has "flush at end from the bench runs (1 and 3 ms: median 2 ms)" out '^flush at end \(s\) +0.002 \(0.001\.\.0.003\) +-$'
-has "dirty data at end, a decrease too (runs 2 and 3: -4096 and 0 bytes)" out '^dirty at end \(MB\) +-0.002 \(-0.004[0-9]*\.\.0\) '
+has "dirty data at end never negative: a decrease is 0 (runs 2 and 3: -4096 and 0 bytes)" out '^dirty at end \(MB\) +0 '
+has "and the note says why" out '^dirty at end: 2 runs measured less dirty data at the end than at the start'
+lacks "no negative dirty data" out '^dirty at end \(MB\) .*-[0-9]'
 check "compare a bench file --json" "$reprise" compare --json "$tmp/bench.json"
 cp "$tmp/out" "$tmp/bj.json"
 py "the discarded run is left out of the medians" "
@@ -250,5 +256,55 @@ else
 		ok "$d # skip this build has no reprise bench"
 	done
 fi
+
+# 8. The verdict rules (docs/compare.md, "Who wins").  Made from the real results: a workload with a
+# wait (process op) far slower than any file-system op, a trace-timed pair, and the same trace's
+# hash changed (another workload).
+py "make the verdict inputs" "
+import json, copy
+a, b = (json.load(open('$tmp/%s.json' % n)) for n in ('a1', 'b'))
+def with_wait(r, us):
+    r = copy.deepcopy(r)
+    h = {'count': 200, 'min_ns': int(us * 1000), 'max_ns': int(us * 1000), 'buckets': []}
+    lo = int(us * 1000); e = lo.bit_length() - 1; lo = lo >> (e - 7) << (e - 7)
+    h['buckets'] = [[lo, 200]]
+    r['ops']['wait'] = {'count': 200, 'bytes': 0, 'failures': 0, 'mismatches': 0, 'avg_us': us, 'p50_us': us,
+                        'p99_us': us, 'max_us': us, 'histogram': h}
+    r['latency_us']['max'] = us
+    return r
+json.dump(with_wait(a, 47.7e6), open('$tmp/wa.json', 'w'))
+json.dump(with_wait(b, 1e6), open('$tmp/wb.json', 'w'))
+for n, r in (('ta', a), ('tb', b)):
+    r = copy.deepcopy(r); r['timing'] = 'trace'; json.dump(r, open('$tmp/%s.json' % n, 'w'))
+o = copy.deepcopy(b); o['provenance']['trace']['sha256'] = 'ab' * 32; o['provenance']['trace']['path'] = 'other.rpz'
+json.dump(o, open('$tmp/other.json', 'w'))
+"
+check_fails "inputs of two traces: refused, exit 2" 2 "$reprise" compare "$tmp/a1.json" "$tmp/other.json"
+has "the refusal names both traces and both files" err "a1.json replayed .*smb2-small-files.rpz \(sha256 [0-9a-f]{12}\.\.\.\), .*other.json replayed other.rpz \(sha256 abababababab"
+check_fails "--html of two traces: refused too, nothing written" 2 "$reprise" compare --html "$tmp/mixed.html" "$tmp/a1.json" "$tmp/other.json"
+if [ -e "$tmp/mixed.html" ]; then not_ok "no page for mixed traces"; else ok "no page for mixed traces"; fi
+check "process ops: compare" "$reprise" compare "$tmp/wa.json" "$tmp/wb.json"
+has "process ops in a section of their own" out '^process ops \(not in all\):'
+has "the wait's rows under it" out '^wait max \(ms\) +47700'
+lacks "all max is not the wait's 47.7 s" out '^all max \(ms\) +47700'
+lacks "a row equal for every target has no star (errors, issue lag under afap)" out '^(errors|issue lag p50 \(us\)) .*\*'
+lacks "no ratio against a best of about 0 (the null backend's 2e-05 ms)" out '^open p50 \(ms\) .*[0-9]x'
+has "a difference instead" out '^open p50 \(ms\) +[0-9.]+ \+[0-9.]'
+check "--timing trace runs: compare" "$reprise" compare "$tmp/ta.json" "$tmp/tb.json"
+lacks "under trace timing MB/s and ops/s are not ranked" out '^(MB/s|ops/s) .*\*'
+has "the rows say they are left unranked" out '^MB/s ~ '
+has "latency still ranked" out '^all p99 \(ms\) .*\*'
+check "--json of the process-op pair" "$reprise" compare --json "$tmp/wa.json" "$tmp/wb.json"
+cp "$tmp/out" "$tmp/w.json"
+py "the JSON says why a row has no best, the difference when the best is about 0" "
+import json
+c = json.load(open('$tmp/w.json'))
+e = [t['metrics']['errors'] for t in c['targets']]
+assert all(not x['best'] and x['unranked'] == 'equal for every target' for x in e), e
+o = [t['ops']['open']['p50_ms'] for t in c['targets']]
+assert all(x['ratio'] is None for x in o) and any(x['difference'] for x in o), o
+assert all(t['metrics']['all_max_ms']['median'] < 1000 for t in c['targets']), [t['metrics']['all_max_ms'] for t in c['targets']]
+assert [t['label'] for t in c['targets']] == ['a', 'b'], [t['label'] for t in c['targets']]
+"
 
 echo "1..$n"

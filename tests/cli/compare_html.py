@@ -218,7 +218,7 @@ def body(tmp):
     charts = {}
     for name, attrs, elems in p.charts:
         charts.setdefault(name, []).append(elems)
-    ok(set(charts) >= {'throughput', 'ops-over-time', 'cdf', 'opmix', 'spread'}, 'every chart is there', sorted(charts))
+    ok(set(charts) >= {'throughput', 'ops-over-time', 'cdf', 'timeshare', 'spread'}, 'every chart is there', sorted(charts))
 
     def series(name, cls):
         return [e for elems in charts.get(name, []) for e in elems if cls <= e[1]]
@@ -239,15 +239,21 @@ def body(tmp):
     ok(got == want, 'one CDF curve per op type per target (%d)' % len(want), 'got %s\nwant %s' % (got, want))
     ok(len(charts.get('cdf', [])) == len(set().union(*hist_of.values())), 'a CDF chart per op type')
 
-    bars = series('opmix', {'bar', 'opmix'})
+    bars = series('timeshare', {'bar', 'timeshare'})
     got = sorted((e[2].get('data-target'), e[2].get('data-op')) for e in bars)
-    want = sorted((t, op) for t in targets for op in all_ops)
-    ok(got == want, 'op-mix bars for each op in the inputs, per target', 'got %s\nwant %s' % (got, want))
+    fs_ops = {op for op in all_ops if op not in ('fork', 'wait', 'exec', 'exit', 'sleep')}
+    want = sorted((t, op) for t in targets for op in fs_ops)
+    ok(got == want, '"where the time went" bars for each file-system op, per target', 'got %s\nwant %s' % (got, want))
     shares = {}
     for e in bars:
         shares.setdefault(e[2]['data-target'], 0.0)
         shares[e[2]['data-target']] += float(e[2]['data-share'])
-    ok(all(abs(v - 1) < 1e-3 for v in shares.values()), "each target's op shares add up to 1", shares)
+    ok(all(abs(v - 1) < 1e-3 for v in shares.values()), "each target's time shares add up to 1", shares)
+    # the shares differ between a real directory and the null backend (the op mix would not)
+    def share(t, op):
+        return [float(e[2]['data-share']) for e in bars if e[2]['data-target'] == t and e[2]['data-op'] == op]
+    ok(any(abs(share(a, op)[0] - share(b, op)[0]) > 0.01 for op in fs_ops if share(a, op) and share(b, op)),
+       'the time shares are the targets\' own, not one op mix', bars[:4])
 
     spread = series('spread', {'spread'})
     got = sorted((e[2].get('data-metric'), e[2].get('data-target')) for e in spread)
@@ -260,8 +266,114 @@ def body(tmp):
        "the spread's whiskers are the two runs' MB/s", (two and two[0][2], mbs))
     labels = [e for elems in charts.get('throughput', []) for e in elems if e[0] == 'text' and 'label' in e[1]]
     ok(len(labels) >= 2, 'the throughput chart labels its axes')
+    truth(tmp, page, report, jsons, base, trace, a, b)
     print('1..%d' % n)
     return 1 if failed else 0
+
+
+class Page(html.parser.HTMLParser):
+    """The provenance section's text, the table's header cells (text, title) and rows (data-why, cell texts)."""
+
+    def __init__(self):
+        super().__init__()
+        self.prov, self.heads, self.rows = '', [], []
+        self.in_prov = self.in_th = self.in_td = False
+        self.title = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == 'section' and a.get('id') == 'provenance':
+            self.in_prov = True
+        if tag == 'table' and a.get('class') == 'compare':
+            self.in_table = True
+        if getattr(self, 'in_table', False):
+            if tag == 'th' and len(self.rows) <= 1:
+                self.in_th, self.heads = True, self.heads + [['', None]]
+            if tag == 'span' and self.in_th and 'tlabel' in (a.get('class') or ''):
+                self.heads[-1][1] = a.get('title')
+            if tag == 'tr':
+                self.rows.append([a.get('data-why'), []])
+            if tag == 'td':
+                self.in_td = True
+                self.rows[-1][1].append('')
+
+    def handle_endtag(self, tag):
+        if tag == 'section':
+            self.in_prov = False
+        if tag == 'table':
+            self.in_table = False
+        if tag == 'th':
+            self.in_th = False
+        if tag == 'td':
+            self.in_td = False
+
+    def handle_data(self, d):
+        if self.in_prov:
+            self.prov += d
+        if self.in_th:
+            self.heads[-1][0] += d
+        if self.in_td and self.rows:
+            self.rows[-1][1][-1] += d
+
+
+def truth(tmp, page, report, jsons, base, trace, a, b):
+    """Issue 25's items on the page: provenance, short labels, no star on ties, no ratio against ~0, mixed traces."""
+    r0 = json.load(open(jsons[0]))
+    p = Page()
+    p.feed(page)
+    prov = r0['provenance']
+    want = [prov['trace']['sha256'], prov['trace']['path'], prov['host'], prov['kernel'], prov['reprise_version'],
+            prov['start_time'], 'replay', '--json']
+    missing = [w for w in want if w not in p.prov]
+    ok(not missing, 'a provenance header: workload, sha256, command line, host, kernel, version, date', missing)
+    ok('ops' in p.prov and 'clients' in p.prov and 'duration' in p.prov, 'the header has ops, clients and duration', p.prov[:400])
+    heads = [(t.strip(), title) for t, title in p.heads[1:]]
+    # the two directories share a file system: their last path components label them, the full path in the title
+    ok([h[0] for h in heads[:2]] == ['A a1', 'B b2'] and heads[0][1].startswith(a) and heads[1][1].startswith(b),
+       'short target labels, the full path in the tooltip', heads)
+    ok(all(len(t) <= 70 for t, _ in heads), 'no long label in the header row', heads)
+    star = '\u2605'
+    tied = [r for r in p.rows if r[0] == 'equal for every target']
+    ok(tied and not any(star in c for r in tied for c in r[1]), 'no star on rows equal for every target (%d)' % len(tied),
+       tied[:3])
+    # the null backend's latencies are about 0 (2e-05 ms): no ratio against them, a difference instead
+    ratio_vs_zero = [r for r in p.rows if r[1] and r[1][0].split(' ')[0] in ('open', 'close', 'read') and 'p50' in r[1][0]
+                     and any(re.search(r'[0-9]x$', c.strip()) for c in r[1][1:])]
+    ok(not ratio_vs_zero, 'no ratio against a best of about 0', ratio_vs_zero[:3])
+    ok(not re.search(r'[0-9]{4,}x', page), 'no huge ratio anywhere (no "14734x")', re.findall(r'[0-9]{4,}x', page)[:5])
+    # runs of another trace: refused with both named, and no page written
+    other = json.load(open(jsons[2]))
+    other['provenance']['trace']['sha256'] = 'cd' * 32
+    other['provenance']['trace']['path'] = 'bonnie.rpz'
+    ofile = os.path.join(tmp, 'other.json')
+    json.dump(other, open(ofile, 'w'))
+    mixed = os.path.join(tmp, 'mixed.html')
+    rc, _, err = run([REPRISE, 'compare', '--html', mixed, jsons[0], ofile])
+    err = err.decode(errors='replace')
+    ok(rc == 2 and 'bonnie.rpz' in err and prov['trace']['path'] in err and not os.path.exists(mixed),
+       'inputs of different workloads: refused (exit 2), both named, no page', (rc, err))
+    # fixed-work runs (no -t): aligned by trace progress, time-to-complete bars, a log scale for the outlier target
+    fa = os.path.join(tmp, 'fa.json')
+    fb = os.path.join(tmp, 'fb.json')
+    for out, target, backend in ((fa, a, 'posix'), (fb, b, 'null')):
+        rc, _, err = run([REPRISE, 'replay', trace, '--target', target, '--backend', backend, '-q', '--json', out])
+        ok(rc == 0, 'fixed-work replay on %s' % backend, err.decode(errors='replace'))
+    fixed = os.path.join(tmp, 'fixed.html')
+    rc, _, err = run([REPRISE, 'compare', '--html', fixed, fa, fb])
+    ok(rc == 0, 'compare --html of fixed-work runs', err.decode(errors='replace'))
+    sv = Svg()
+    sv.feed(open(fixed, encoding='utf-8').read())
+    names = {c[0]: c[1] for c in sv.charts}
+    ok(names.get('throughput', {}).get('data-x') == 'progress', 'over-time charts aligned by trace progress',
+       names.get('throughput'))
+    comp = [e for c in sv.charts if c[0] == 'complete' for e in c[2] if {'bar', 'complete'} <= e[1]]
+    ok(len(comp) == 2, 'time-to-complete bars, one per target', comp)
+    spread = [c[1] for c in sv.charts if c[0] in ('spread', 'complete')]
+    ok(any(x.get('data-scale') == 'log' for x in spread),
+       'a log scale where one target is more than 10x another', spread)
+    rc, dom, err = run(base + ['--dump-dom', 'file://' + fixed])
+    console = [l for l in err.decode(errors='replace').splitlines() if 'CONSOLE' in l or 'Uncaught' in l]
+    ok(rc == 0 and b'</html>' in dom and not console, 'chromium loads the fixed-work page, no console error', console)
 
 
 
