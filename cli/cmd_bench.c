@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "results/bench.h"
+#include "results/runenv.h"
 #include "cli/commands.h"
 #include "cli/input.h"
 #include "results/stat_json.h"
@@ -69,9 +70,13 @@ static const rp_cmd spec = {
 		"syncfs(2) of the target's file system is timed and counted in the run (\"flush at end\"), so a file\n"
 		"system that only buffers cannot win by doing no I/O. --no-final-sync gives dbench's number. Either\n"
 		"way the data still dirty when the ops ended is reported (Dirty+Writeback of /proc/meminfo, minus its\n"
-		"value at the start: system-wide).\n\n"
+		"value at the start: system-wide; 0 when the kernel wrote back more meanwhile, with a note). syncfs\n"
+		"flushes the whole file system: on a directory of a shared one (/tmp on /) it times other writers'\n"
+		"data too, as bench says; --mkfs file systems hold only the runs'.\n\n"
 		"The table shows, per target, MB/s, ops/s, the flush, latency p50/p99/max of the main ops and of all,\n"
-		"issue lag, errors and mismatches: the median over the counted runs with the min-max spread, and the\n"
+		"issue lag, errors and mismatches, the load average and CPU steal of each run: the median over the\n"
+		"counted runs with the min-max spread (of an even count, the mean of the middle two), runs that\n"
+		"disagree (max/min over 1.5) flagged with the runs a stable median needs, and the\n"
 		"target's file system and mount options. --json FILE writes it all, every run's whole replay result\n"
 		"included (docs/bench-json.md); reprise compare reads it.\n\n"
 		"--mkfs ext4,xfs,tmpfs --mkfs-dir DIR makes those file systems under DIR (an image each, truncated to\n"
@@ -162,6 +167,7 @@ static int one_run(bench_ctx *c, rp_bench_target *t)
 {
 	rp_bench_run *const run = &t->runs[t->n_runs];
 	memset(run, 0, sizeof(*run));
+	run->load_start = run->steal_share = -1;
 	run->run = (unsigned)++t->n_runs;
 	run->discarded = o.discard_first && run->run == 1;
 	json_array_append_new(c->order, jname(t->name));
@@ -215,9 +221,16 @@ static int one_run(bench_ctx *c, rp_bench_target *t)
 	}
 	rp__cli_prov_target(&c->prov, dir);
 	rp__cli_prov_cpu_begin(&c->prov);
+	/* the machine's load around the run: a slow run on a busy host is not a slow target */
+	run->load_start = rp_runenv_loadavg();
+	uint64_t tot0 = 0, st0 = 0, tot1 = 0, st1 = 0;
+	const bool ticks = rp_runenv_cpu_ticks(&tot0, &st0) == 0;
 	bool started = false;
 	const int rc = rp__cli_drive(r, "bench", o.r.quiet, &interrupted, &started, &c->in, NULL);
 	rp__cli_prov_cpu_end(&c->prov);
+	run->steal_share = ticks && rp_runenv_cpu_ticks(&tot1, &st1) == 0 && tot1 > tot0 && st1 >= st0
+				   ? (double)(st1 - st0) / (double)(tot1 - tot0)
+				   : -1;
 	if (!started) {
 		/* No result (its times would be the machine's uptime): a failed run, its error said, the target dropped. */
 		say(run->error, sizeof(run->error), "the run did not start (the error above)");
@@ -312,6 +325,7 @@ static json_t *document(const bench_ctx *c, uint64_t mkfs_size)
 		json_object_set_new(tj, "mkfs", jname(t->mkfs));
 		json_object_set_new(tj, "fs_type", jname(t->fs_type));
 		json_object_set_new(tj, "mount_options", jname(t->mount_opts));
+		json_object_set_new(tj, "shared_mount", jname(t->shared_mount));
 		json_t *const runs = json_array();
 		for (size_t k = 0; k < t->n_runs; k++) {
 			const rp_bench_run *const r = &t->runs[k];
@@ -327,6 +341,8 @@ static json_t *document(const bench_ctx *c, uint64_t mkfs_size)
 						    ? json_integer((json_int_t)(json_number_value(json_object_get(fs, "seconds")) * 1e9 + 0.5))
 						    : json_null());
 			json_object_set_new(rj, "dirty_bytes_at_end", dirty ? json_incref((json_t *)dirty) : json_null());
+			json_object_set_new(rj, "load_avg_start", r->load_start >= 0 ? json_real(r->load_start) : json_null());
+			json_object_set_new(rj, "cpu_steal_share", r->steal_share >= 0 ? json_real(r->steal_share) : json_null());
 			json_object_set_new(rj, "result", r->result ? json_incref(r->result) : json_null());
 			json_array_append_new(runs, rj);
 		}
@@ -486,7 +502,22 @@ static int bench_main(int argc, char **argv, bench_ctx *c)
 			t->fs_type = strcpy(t->fs_buf, c->prov.tfs.fs);
 		if (c->prov.p.target_mount_opts)
 			t->mount_opts = strcpy(t->opts_buf, c->prov.tfs.mount_opts);
+		/* a directory inside a file system (not its own mount, not --mkfs's): syncfs flushes all of it */
+		char real[PATH_MAX];
+		if (!t->mkfs && c->prov.tfs.mounted && realpath(t->name, real) && strcmp(real, c->prov.tfs.mount) != 0) {
+			t->shared_mount = strcpy(t->mount_buf, c->prov.tfs.mount);
+			if (!o.no_final_sync && c->dir_backend)
+				rp__cli_err("bench", "%s is a directory of the file system mounted at %s: the flush at end is "
+					    "syncfs(2) of that whole file system, other writers' dirty data included "
+					    "(a --mkfs file system or a mount of its own times only the run's)",
+					    t->name, t->shared_mount);
+		}
 	}
+	const unsigned counted_runs = o.runs - (o.discard_first ? 1u : 0u);
+	if (counted_runs >= 2 && counted_runs % 2 == 0)
+		rp__cli_err("bench", "%u counted runs: each median is the mean of the middle two%s", counted_runs,
+			    o.discard_first ? " (an even --runs with --discard-first gives an odd count, a true median)"
+					    : " (an odd --runs gives a true median)");
 	bool any_failed = false;
 	for (unsigned k = 0; k < o.runs && !poll_stop() && !c->usage; k++)
 		for (size_t i = 0; i < c->n && !poll_stop() && !c->usage; i++) {

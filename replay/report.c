@@ -276,11 +276,18 @@ void rp_replay_write_table(const rp_replay_results *res, FILE *f)
 			fprintf(f, "Flush at end: %.3f s (syncfs, in the measured time)", (double)fs->ns / 1e9);
 		else
 			fprintf(f, "Flush at end: NOT done (%s)", rp_replay_flush_why(fs));
-		if (fs->dirty_end >= 0 && fs->dirty_start >= 0)
-			fprintf(f, "; dirty at the end of the run: %s%s (system-wide)\n",
-				fs->dirty_end < fs->dirty_start ? "-" : "",
-				human_bytes((uint64_t)(fs->dirty_end < fs->dirty_start ? fs->dirty_start - fs->dirty_end
-											: fs->dirty_end - fs->dirty_start), b1, sizeof(b1)));
+		/*
+		 * Both counts are system-wide and read at different times: less at the end
+		 * than at the start is the kernel writing back prepare's or other writers'
+		 * data meanwhile, not negative data: 0, said so.
+		 */
+		if (fs->dirty_end >= 0 && fs->dirty_start >= 0 && fs->dirty_end < fs->dirty_start)
+			fprintf(f, "; dirty at the end of the run: 0 (system-wide; %s fewer than at the start: written back "
+				   "meanwhile)\n",
+				human_bytes((uint64_t)(fs->dirty_start - fs->dirty_end), b1, sizeof(b1)));
+		else if (fs->dirty_end >= 0 && fs->dirty_start >= 0)
+			fprintf(f, "; dirty at the end of the run: %s (system-wide)\n",
+				human_bytes((uint64_t)(fs->dirty_end - fs->dirty_start), b1, sizeof(b1)));
 		else
 			fputc('\n', f);
 	}

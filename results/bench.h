@@ -17,6 +17,8 @@ typedef struct rp_bench_run {
 	bool failed;        /* did not run, or ended in an error */
 	char error[RP_ERRBUF_SIZE]; /* why, when failed */
 	json_t *result;     /* the object `reprise replay --json` writes for the run; NULL when it did not run */
+	double load_start;  /* the 1-minute load average when it started; < 0 unknown */
+	double steal_share; /* CPU time stolen by the hypervisor over all CPU time during the run, 0..1; < 0 unknown */
 } rp_bench_run;
 
 typedef struct rp_bench_target {
@@ -25,6 +27,13 @@ typedef struct rp_bench_target {
 	const char *fs_type, *mount_opts; /* cli/provenance.c's; NULL when unknown */
 	char fs_buf[32], opts_buf[1024];
 	bool dead;          /* could not prepare: reported, no more runs */
+	/*
+	 * A directory within a file system others may write to (not a --mkfs
+	 * one, not its mount point): that mount point, for the note that syncfs
+	 * flushes the whole file system; NULL otherwise.
+	 */
+	const char *shared_mount;
+	char mount_buf[4096];
 	rp_bench_run runs[RP_BENCH_RUNS_MAX];
 	size_t n_runs;
 	json_t *summary;    /* rp__bench_summary */

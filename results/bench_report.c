@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "formats/op.h"
+#include "results/benchtab.h"
 
 /* s escaped as the canonical text form escapes strings (rp_text_escape): no control byte reaches the terminal. */
 static const char *esc_into(char *buf, size_t size, const char *s)
@@ -178,6 +179,62 @@ static void row_text(FILE *f, const char *label, const rp_bench_target *t, size_
 	fputc('\n', f);
 }
 
+/* The dirty-data row: a spread below 0 (the kernel wrote back more than was dirtied meanwhile) shown as 0. */
+static size_t row_dirty(FILE *f, const rp_bench_target *t, size_t n)
+{
+	size_t clamped = 0;
+	fprintf(f, "%-*s", LABEL_W, "dirty at end (MB)");
+	for (size_t i = 0; i < n; i++) {
+		const json_t *const j = json_object_get(t[i].summary, "dirty_bytes_at_end");
+		char buf[96];
+		if (json_is_object(j)) {
+			json_t *const c = json_object();
+			static const char *const q[] = { "min", "median", "max" };
+			for (int k = 0; k < 3; k++) {
+				const double v = json_number_value(json_object_get(j, q[k]));
+				json_object_set_new(c, q[k], json_real(v > 0 ? v : 0));
+			}
+			cell(buf, sizeof(buf), c, 1e6, 1);
+			json_decref(c);
+			for (size_t r = 0; r < t[i].n_runs; r++)
+				clamped += counted(&t[i].runs[r]) &&
+					   json_number_value(json_object_get(json_object_get(t[i].runs[r].result, "final_sync"),
+									     "dirty_bytes_at_end")) < 0;
+		} else
+			snprintf(buf, sizeof(buf), "-");
+		fprintf(f, " %-*s", COL_W, buf);
+	}
+	fputc('\n', f);
+	return clamped;
+}
+
+/* A row of one per-run number (load, steal) as median (min..max) over the counted runs; false when no run has it. */
+static void row_runs(FILE *f, const char *label, const rp_bench_target *t, size_t n, bool steal)
+{
+	bool any = false;
+	for (size_t i = 0; i < n; i++)
+		for (size_t r = 0; r < t[i].n_runs; r++)
+			any |= counted(&t[i].runs[r]) && (steal ? t[i].runs[r].steal_share : t[i].runs[r].load_start) >= 0;
+	if (!any)
+		return;
+	fprintf(f, "%-*s", LABEL_W, label);
+	for (size_t i = 0; i < n; i++) {
+		double v[RP_BENCH_RUNS_MAX];
+		size_t k = 0;
+		for (size_t r = 0; r < t[i].n_runs; r++) {
+			const double x = steal ? t[i].runs[r].steal_share * 100 : t[i].runs[r].load_start;
+			if (counted(&t[i].runs[r]) && x >= 0)
+				v[k++] = x;
+		}
+		json_t *const sp = spread(v, k);
+		char buf[96];
+		cell(buf, sizeof(buf), sp, 1, steal ? 1 : 2);
+		json_decref(sp);
+		fprintf(f, " %-*s", COL_W, buf);
+	}
+	fputc('\n', f);
+}
+
 /* A row of spreads: the summary value at k1 (k2, k3), divided by div. */
 static void row_num(FILE *f, const char *label, const rp_bench_target *t, size_t n, double div, int prec,
 		    const char *k1, const char *k2, const char *k3)
@@ -237,6 +294,47 @@ static size_t main_ops(const rp_bench_target *t, size_t n, const char **names)
 	return k;
 }
 
+/* What the table's numbers need said: runs that disagree, a median of two, dirty data shown as 0, a shared file system. */
+static void notes(FILE *f, const rp_bench_target *t, size_t n, size_t clamped)
+{
+	size_t even = 0;
+	for (size_t i = 0; i < n; i++) {
+		char name[4 * COL_W + 64];
+		esc_into(name, sizeof(name), get_name(&t[i]));
+		const json_t *const mb = json_object_get(t[i].summary, "mb_s");
+		const double lo = json_number_value(json_object_get(mb, "min")), hi = json_number_value(json_object_get(mb, "max"));
+		const double med = json_number_value(json_object_get(mb, "median"));
+		const json_int_t runs = json_integer_value(json_object_get(t[i].summary, "runs_counted"));
+		even += runs >= 2 && runs % 2 == 0;
+		if (lo > 0 && hi / lo > RP_BT_SPREAD_LIMIT) {
+			size_t out = 0;
+			for (size_t r = 0; r < t[i].n_runs; r++) {
+				const double v = num_at(t[i].runs[r].result, "mb_per_sec", NULL, NULL);
+				out += counted(&t[i].runs[r]) && (v > med * RP_BT_SPREAD_LIMIT || v < med / RP_BT_SPREAD_LIMIT);
+			}
+			const size_t need = rp__bt_runs_needed(out ? out : 1);
+			fprintf(f, "! %s: the runs disagree, MB/s spread %.3gx (above %.3gx): ", name, hi / lo, RP_BT_SPREAD_LIMIT);
+			if ((size_t)runs < need)
+				fprintf(f, "use --runs %zu or more for a stable median\n", need + (t[i].runs[0].discarded ? 1 : 0));
+			else
+				fprintf(f, "the median of %lld holds against %zu outlier%s\n", (long long)runs, out, out == 1 ? "" : "s");
+		}
+		if (t[i].shared_mount) {
+			char m[4 * COL_W + 64];
+			fprintf(f, "%s: a directory of the file system mounted at %s: its flush at end is syncfs of that whole "
+				   "file system, other writers' dirty data included\n",
+				name, esc_into(m, sizeof(m), t[i].shared_mount));
+		}
+	}
+	if (even)
+		fprintf(f, "%zu target%s with an even number of counted runs: the median is the mean of the middle two\n", even,
+			even == 1 ? "" : "s");
+	if (clamped)
+		fprintf(f, "dirty at end: %zu run%s measured less dirty data at the end than at the start (the kernel wrote back "
+			   "prepare's or other writers' data meanwhile): shown as 0\n",
+			clamped, clamped == 1 ? "" : "s");
+}
+
 void rp__bench_table(FILE *f, const rp_bench_target *t, size_t n)
 {
 	fputc('\n', f);
@@ -250,15 +348,17 @@ void rp__bench_table(FILE *f, const rp_bench_target *t, size_t n)
 	fprintf(f, "%-*s", LABEL_W, "runs counted");
 	for (size_t i = 0; i < n; i++) {
 		char buf[64];
-		snprintf(buf, sizeof(buf), "%lld of %zu%s", (long long)json_integer_value(json_object_get(t[i].summary, "runs_counted")),
-			 t[i].n_runs, t[i].dead ? " (FAILED)" : "");
+		const json_t *const mb = json_object_get(t[i].summary, "mb_s");
+		const double lo = json_number_value(json_object_get(mb, "min")), hi = json_number_value(json_object_get(mb, "max"));
+		snprintf(buf, sizeof(buf), "%lld of %zu%s%s", (long long)json_integer_value(json_object_get(t[i].summary, "runs_counted")),
+			 t[i].n_runs, t[i].dead ? " (FAILED)" : "", lo > 0 && hi / lo > RP_BT_SPREAD_LIMIT ? " !" : "");
 		fprintf(f, " %-*s", COL_W, buf);
 	}
 	fputc('\n', f);
 	row_num(f, "MB/s", t, n, 1, 2, "mb_s", NULL, NULL);
 	row_num(f, "ops/s", t, n, 1, 0, "ops_s", NULL, NULL);
 	row_num(f, "flush at end (s)", t, n, 1e9, 3, "final_sync_ns", NULL, NULL);
-	row_num(f, "dirty at end (MB)", t, n, 1e6, 1, "dirty_bytes_at_end", NULL, NULL);
+	const size_t clamped = row_dirty(f, t, n);
 	const char *ops[TABLE_OPS + 1];
 	const size_t nops = main_ops(t, n, ops);
 	ops[nops] = "all";
@@ -280,7 +380,10 @@ void rp__bench_table(FILE *f, const rp_bench_target *t, size_t n)
 		fprintf(f, " %-*s", COL_W, buf);
 	}
 	fputc('\n', f);
+	row_runs(f, "load avg at start", t, n, false);
+	row_runs(f, "CPU steal (%)", t, n, true);
 	fprintf(f, "(median (min..max) over the counted runs; flush at end: the final syncfs, inside the measured time;\n"
 		   " dirty at end: Dirty+Writeback of /proc/meminfo, system-wide, at the end of the ops, minus its value at\n"
 		   " the start; errors: failures the trace did not record, summed over the counted runs)\n");
+	notes(f, t, n, clamped);
 }

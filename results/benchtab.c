@@ -49,6 +49,7 @@ void rp__bt_set_destroy(rp_bt_set *s)
 		free(t->target);
 		free(t->fs_type);
 		free(t->mount_options);
+		free(t->shared_mount);
 	}
 	free(s->targets);
 	for (size_t i = 0; i < s->ninputs; i++) {

@@ -89,6 +89,7 @@ typedef struct rp_bt_run {
 
 typedef struct rp_bt_target {
 	char *target, *fs_type, *mount_options; /* owned; "" when not known */
+	char *shared_mount; /* bench: the mount point of the file system the target is a directory of (owned); NULL: none */
 	rp_bt_run *runs;
 	size_t nruns;
 } rp_bt_target;

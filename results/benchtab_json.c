@@ -677,6 +677,11 @@ static int load_bench(rp_bt_set *s, const ctx *c, const json_t *doc)
 		rp_bt_target *const t = rp__bt_target_get(s, name, fs, mopts, err, sizeof(err));
 		if (!t)
 			return bad(c, p, "%s", err);
+		/* bench since it says so (optional): the target is a directory of a file system others may write to */
+		const json_t *const shared = json_object_get(e, "shared_mount");
+		if (json_is_string(shared) && !t->shared_mount && set_text(&t->shared_mount, json_string_value(shared),
+									   json_string_length(shared)))
+			return bad(c, p, "out of memory");
 		if (json_array_size(runs) > RP_BT_RUNS_MAX)
 			return bad(c, sub(q, p, "runs"), "more than %d runs", RP_BT_RUNS_MAX);
 		for (size_t j = 0; j < json_array_size(runs); j++) {

@@ -282,13 +282,28 @@ void rp__bt_notes(const rp_bt_set *s, FILE *f, bool html)
 		const size_t need = rp__bt_runs_needed(out ? out : 1);
 		fprintf(f, "%s%s ", li, html ? "<b class=\"flag\">!</b>" : "!");
 		name_out(f, s, i, html);
-		fprintf(f, ": the runs disagree, spread %.1fx (max/min of MB/s over %zu runs, above %.2gx): ", sp, n,
+		fprintf(f, ": the runs disagree, spread %.3gx (max/min of MB/s over %zu runs, above %.3gx): ", sp, n,
 			s->spread_limit);
 		if (n < need)
 			fprintf(f, "use --runs %zu or more for a stable median%s", need, end);
 		else
 			fprintf(f, "the median of %zu holds against %zu outlier%s%s", n, out, out == 1 ? "" : "s", end);
 	}
+	for (size_t i = 0; i < s->ntargets; i++)
+		if (s->targets[i].shared_mount && s->targets[i].shared_mount[0]) {
+			fprintf(f, "%s", li);
+			name_out(f, s, i, html);
+			fputs(": a directory of the file system mounted at ", f);
+			char m[RP_BT_NAME_MAX + 1];
+			rp__bt_display(m, sizeof(m), s->targets[i].shared_mount);
+			for (const char *p = m; *p; p++)
+				if (html && strchr("&<>\"'", *p))
+					fprintf(f, "&#%d;", *p);
+				else
+					fputc(*p, f);
+			fprintf(f, ": its flush at end is syncfs(2) of that whole file system, other writers' dirty data "
+				   "included%s", end);
+		}
 	if (even)
 		fprintf(f, "%s%zu target%s with an even number of counted runs: %s median is the mean of the middle two "
 			   "(with --discard-first, an odd --runs minus one; --runs 4 gives three counted)%s",

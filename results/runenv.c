@@ -51,6 +51,48 @@ int rp_runenv_sha256_file(const char *path, char hex[65])
 	return 0;
 }
 
+double rp__runenv_parse_loadavg(FILE *f)
+{
+	double one;
+	return f && fscanf(f, "%lf", &one) == 1 && one >= 0 && one < 1e9 ? one : -1;
+}
+
+double rp_runenv_loadavg(void)
+{
+	FILE *const f = fopen("/proc/loadavg", "re");
+	const double v = rp__runenv_parse_loadavg(f);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+int rp__runenv_parse_stat(FILE *f, uint64_t *total, uint64_t *steal)
+{
+	/* "cpu  user nice system idle iowait irq softirq steal guest guest_nice": guest is in user already */
+	char line[512];
+	if (!f || !fgets(line, sizeof(line), f) || strncmp(line, "cpu ", 4) != 0)
+		return -1;
+	unsigned long long v[8] = { 0 };
+	const int n = sscanf(line + 4, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+			     &v[6], &v[7]);
+	if (n < 4)
+		return -1;
+	*total = 0;
+	for (int i = 0; i < 8; i++)
+		*total += v[i];
+	*steal = n >= 8 ? v[7] : 0;
+	return 0;
+}
+
+int rp_runenv_cpu_ticks(uint64_t *total, uint64_t *steal)
+{
+	FILE *const f = fopen("/proc/stat", "re");
+	const int rc = rp__runenv_parse_stat(f, total, steal);
+	if (f)
+		fclose(f);
+	return rc;
+}
+
 /* statfs f_type values (linux/magic.h, statfs(2)) of the file systems a target is likely on. */
 static const struct {
 	unsigned long magic;

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <sys/types.h>
@@ -40,6 +41,18 @@ void rp_runenv_fs_get(rp_runenv_fs *fs, const char *target);
  */
 bool rp__runenv_find_mount(rp_runenv_fs *fs, FILE *mountinfo, const char *real, const dev_t *dev, char *fstype,
 			   size_t fstype_size);
+
+/*
+ * The machine's load while a run runs: the 1-minute load average
+ * (/proc/loadavg's first field) and the "cpu" line of /proc/stat (every
+ * field summed, and steal, the eighth: time the hypervisor gave another
+ * guest).  Each -1 when unreadable; the parsers take the file so the unit
+ * tests feed them lines.
+ */
+double rp_runenv_loadavg(void);
+double rp__runenv_parse_loadavg(FILE *f);
+int rp_runenv_cpu_ticks(uint64_t *total, uint64_t *steal);
+int rp__runenv_parse_stat(FILE *f, uint64_t *total, uint64_t *steal);
 
 /* The SHA-256 of the file at path as lowercase hex into hex[65]: 0, or -errno. */
 int rp_runenv_sha256_file(const char *path, char hex[65]);

@@ -34,7 +34,23 @@ check "bench posix A B --runs 3 --discard-first" "$reprise" bench "$tmp/w.txt" -
 	--runs 3 --discard-first -q --json "$tmp/p.json"
 if empty_dir "$tmp/a" && empty_dir "$tmp/b"; then ok "the targets are left empty (each run's directory removed)"; else ls -laR "$tmp/a" "$tmp/b" | sed 's/^/# /'; not_ok "the targets are left empty"; fi
 has "the table has a column per target" out "^target +$tmp/a +$tmp/b"
-has "the table says 2 of 3 runs counted" out '^runs counted +2 of 3 +2 of 3'
+has "the table says 2 of 3 runs counted" out '^runs counted +2 of 3( !)? +2 of 3'
+has "--runs 3 --discard-first: the median of two is said to be the mean of two" err '^reprise bench: 2 counted runs: each median is the mean of the middle two'
+has "the table's note says it too" out '^2 targets with an even number of counted runs: the median is the mean of the middle two'
+has "a directory of a shared file system: syncfs times all of it, said before the runs" err "^reprise bench: $tmp/a is a directory of the file system mounted at .*: the flush at end is syncfs\(2\) of that whole file system"
+has "and under the table" out "^$tmp/a: a directory of the file system mounted at .*syncfs of that whole file system"
+has "load average and CPU steal rows" out '^load avg at start +[0-9]'
+has "CPU steal row" out '^CPU steal \(%\) +[0-9]'
+lacks "dirty data at end is never negative" out '^dirty at end \(MB\) .*-[0-9]'
+pycheck "JSON: each run's load average and CPU steal, the target's shared mount" "$tmp/p.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for t in d["targets"]:
+    assert t["shared_mount"] and t["shared_mount"].startswith("/"), t["shared_mount"]
+    for r in t["runs"]:
+        assert isinstance(r["load_avg_start"], float) and r["load_avg_start"] >= 0, r["load_avg_start"]
+        assert isinstance(r["cpu_steal_share"], float) and 0 <= r["cpu_steal_share"] <= 1, r["cpu_steal_share"]
+PY
 pycheck "JSON: schema, order A B A B A B, every run kept, the first marked discarded" "$tmp/p.json" "$tmp/a" "$tmp/b" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

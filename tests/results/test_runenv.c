@@ -3,6 +3,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,35 @@ static void test_host_and_cpu(void **state)
 	assert_true(u >= 0 && s >= 0);
 }
 
+/* /proc/loadavg's first field; /proc/stat's cpu line summed, its eighth field steal; bad lines refused. */
+static void test_load_and_steal(void **state)
+{
+	(void)state;
+	char a[] = "12.34 10.00 8.50 3/900 4242\n";
+	FILE *f = fmemopen(a, strlen(a), "r");
+	assert_true(fabs(rp__runenv_parse_loadavg(f) - 12.34) < 1e-9);
+	fclose(f);
+	char b[] = "x y\n";
+	f = fmemopen(b, strlen(b), "r");
+	assert_true(rp__runenv_parse_loadavg(f) < 0);
+	fclose(f);
+	char c[] = "cpu  100 5 50 800 10 1 2 32 0 0\ncpu0 1 2 3 4\n";
+	uint64_t total = 0, steal = 0;
+	f = fmemopen(c, strlen(c), "r");
+	assert_int_equal(rp__runenv_parse_stat(f, &total, &steal), 0);
+	fclose(f);
+	assert_int_equal(total, 1000);
+	assert_int_equal(steal, 32);
+	char d[] = "intr 1 2 3\n";
+	f = fmemopen(d, strlen(d), "r");
+	assert_int_equal(rp__runenv_parse_stat(f, &total, &steal), -1);
+	fclose(f);
+	/* this machine's */
+	assert_true(rp_runenv_loadavg() >= 0);
+	assert_int_equal(rp_runenv_cpu_ticks(&total, &steal), 0);
+	assert_true(total > 0 && steal <= total);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -133,6 +163,7 @@ int main(void)
 		cmocka_unit_test(test_find_mount),
 		cmocka_unit_test(test_fs_get),
 		cmocka_unit_test(test_host_and_cpu),
+		cmocka_unit_test(test_load_and_steal),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
