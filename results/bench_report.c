@@ -313,7 +313,9 @@ static void notes(FILE *f, const rp_bench_target *t, size_t n, size_t clamped)
 				out += counted(&t[i].runs[r]) && (v > med * RP_BT_SPREAD_LIMIT || v < med / RP_BT_SPREAD_LIMIT);
 			}
 			const size_t need = rp__bt_runs_needed(out ? out : 1);
-			fprintf(f, "! %s: the runs disagree, MB/s spread %.3gx (above %.3gx): ", name, hi / lo, RP_BT_SPREAD_LIMIT);
+			/* a spread just past the limit is written with the digits that show it is past */
+			fprintf(f, "! %s: the runs disagree, MB/s spread %.*fx (above %.2gx): ", name,
+				hi / lo < RP_BT_SPREAD_LIMIT + 0.005 ? 3 : 2, hi / lo, RP_BT_SPREAD_LIMIT);
 			if ((size_t)runs < need)
 				fprintf(f, "use --runs %zu or more for a stable median\n", need + (t[i].runs[0].discarded ? 1 : 0));
 			else

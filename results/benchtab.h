@@ -238,6 +238,7 @@ bool rp__bt_higher_is_better(rp_bt_metric m);
 	X(RP_BT_FEW, "too few ops to tell")                                                   \
 	X(RP_BT_SPREAD, "within the runs' spread")                                            \
 	X(RP_BT_CLOSE, "within 5%")                                                          \
+	X(RP_BT_GRAIN, "all about 0: within the row's resolution")                            \
 	X(RP_BT_SCHEDULE, "the trace's schedule sets it (--timing trace or think)")
 #define RP_BT_WHY_ENUM(e, text) e,
 typedef enum rp_bt_why { RP_BT_WHYS(RP_BT_WHY_ENUM) } rp_bt_why;
@@ -264,6 +265,7 @@ typedef struct rp_bt_rank {
 	 * others are shown as differences (+3.2), not as ratios to it (14734x).
 	 */
 	bool absolute;
+	rp_bt_metric metric; /* the row's */
 } rp_bt_rank;
 
 /* sp[i] the spread of m over target i's runs (sp has room for s->ntargets), and how the row ranks. */

@@ -97,7 +97,7 @@ static void verdict_line(FILE *f, const rp_bt_set *s, rp_bt_metric m, const char
 		rp__bth_label(f, s, w);
 		fprintf(f, "</b> is best with %s %s (median)", b, unit);
 	} else if (k.have > 1) {
-		fprintf(f, "no winner (%s); the highest median is ", rp__bt_why_text(k.why));
+		fprintf(f, "no winner (%s); the best median is ", rp__bt_why_text(k.why));
 		rp__bth_label(f, s, w);
 		fprintf(f, "'s %s %s", b, unit);
 	} else {
@@ -166,10 +166,23 @@ static void verdict_ops(FILE *f, const rp_bt_set *s, const char *const *ops, siz
 		if (!first)
 			fputs("</li>\n", f);
 	}
-	if (ties)
-		fprintf(f, "<li class=\"ties\">%zu op%s without a winner: within the runs' spread, within 5%%, equal, or fewer "
-			   "than %d ops measured</li>\n", ties, ties == 1 ? "" : "s", RP_BT_MIN_OPS);
-	else if (!wins)
+	if (ties) {
+		fprintf(f, "<li class=\"ties\">%zu op%s without a winner: ", ties, ties == 1 ? "" : "s");
+		bool first = true;
+		for (size_t n = 0; n < nops; n++) {
+			rp_bt_spread sp[RP_BT_TARGETS_MAX];
+			if (rp__bt_process_op(ops[n]) != proc)
+				continue;
+			const rp_bt_rank k = rp__bt_row(s, RP_BT_OP_P99, ops[n], sp);
+			if (k.have < 2 || k.why == RP_BT_WIN)
+				continue;
+			fputs(first ? "" : ", ", f);
+			rp__bth_esc(f, ops[n], RP_BTH_LABEL_BYTES);
+			fprintf(f, " (%s)", rp__bt_why_text(k.why));
+			first = false;
+		}
+		fputs("</li>\n", f);
+	} else if (!wins)
 		fputs("<li>none</li>\n", f);
 	fputs("</ul></li>\n", f);
 }

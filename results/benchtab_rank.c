@@ -82,7 +82,7 @@ static bool schedule_paced(const rp_bt_set *s)
 
 rp_bt_rank rp__bt_row(const rp_bt_set *s, rp_bt_metric m, const char *op, rp_bt_spread *sp)
 {
-	rp_bt_rank k = { .best = NAN, .why = RP_BT_ALONE };
+	rp_bt_rank k = { .best = NAN, .why = RP_BT_ALONE, .metric = m };
 	const bool higher = rp__bt_higher_is_better(m);
 	for (size_t i = 0; i < s->ntargets; i++) {
 		sp[i] = rp__bt_spread(&s->targets[i], m, op);
@@ -142,7 +142,7 @@ rp_bt_rank rp__bt_row(const rp_bt_set *s, rp_bt_metric m, const char *op, rp_bt_
 	/* a margin: by ratio, or when the best is about 0 by more than the row's resolution */
 	const bool close = k.absolute ? fabs(n->median - b->median) < fl
 				      : (higher ? b->median < n->median * RP_BT_MARGIN : n->median < b->median * RP_BT_MARGIN);
-	k.why = close ? RP_BT_CLOSE : RP_BT_WIN;
+	k.why = !close ? RP_BT_WIN : k.absolute ? RP_BT_GRAIN : RP_BT_CLOSE;
 	return k;
 }
 
@@ -160,6 +160,9 @@ void rp__bt_mark(char *buf, size_t size, const rp_bt_rank *k, const rp_bt_spread
 		return; /* equal to the best: nothing to say */
 	char v[32];
 	if (k->absolute) {
+		/* a difference under the row's resolution is no difference: nothing said */
+		if (fabs(sp[i].median - k->best) < rp__bt_floor(k->metric))
+			return;
 		rp__bt_fmt(v, sizeof(v), sp[i].median - k->best);
 		snprintf(buf, size, "%s%s", sp[i].median >= k->best ? "+" : "", v);
 	} else if (sp[i].median >= 0) {
@@ -282,10 +285,14 @@ void rp__bt_notes(const rp_bt_set *s, FILE *f, bool html)
 		const size_t need = rp__bt_runs_needed(out ? out : 1);
 		fprintf(f, "%s%s ", li, html ? "<b class=\"flag\">!</b>" : "!");
 		name_out(f, s, i, html);
-		fprintf(f, ": the runs disagree, spread %.3gx (max/min of MB/s over %zu runs, above %.3gx): ", sp, n,
-			s->spread_limit);
+		/* a spread just past the limit is written with the digits that show it is past */
+		fprintf(f, ": the runs disagree, spread %.*fx (max/min of MB/s over %zu runs, above %.3gx): ",
+			sp < s->spread_limit + 0.005 ? 3 : 2, sp, n, s->spread_limit);
+		size_t disc = 0; /* bench's --discard-first runs: asked for on top of the counted ones */
+		for (size_t j = 0; j < t->nruns; j++)
+			disc += t->runs[j].discarded && !t->runs[j].failed;
 		if (n < need)
-			fprintf(f, "use --runs %zu or more for a stable median%s", need, end);
+			fprintf(f, "use --runs %zu or more for a stable median%s", need + (disc ? 1 : 0), end);
 		else
 			fprintf(f, "the median of %zu holds against %zu outlier%s%s", n, out, out == 1 ? "" : "s", end);
 	}

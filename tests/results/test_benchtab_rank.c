@@ -139,7 +139,7 @@ static void runs_that_disagree_and_the_runs_a_median_needs(void **state)
 	FILE *const f = open_memstream(&buf, &len);
 	rp__bt_notes(e, f, false);
 	fclose(f);
-	assert_non_null(strstr(buf, "the runs disagree, spread 2x"));
+	assert_non_null(strstr(buf, "the runs disagree, spread 2.00x"));
 	assert_non_null(strstr(buf, "mean of the middle two"));
 	free(buf);
 	rp__bt_set_destroy(e);
