@@ -87,6 +87,37 @@ static json_t *lat_spread(const rp_bench_target *t, const char *k1, const char *
 	return o;
 }
 
+/*
+ * {"p50", "p99", "max"} of all ops but sleeps and process ops (fork, wait:
+ * a parent waiting for its children is not file-system latency), as compare
+ * reads a run (results/benchtab_json.c): replay's latency_us when the run has
+ * no process op, else its other ops' histograms merged.
+ */
+static json_t *all_spread(const rp_bench_target *t)
+{
+	double v[3][RP_BENCH_RUNS_MAX];
+	size_t n = 0;
+	for (size_t r = 0; r < t->n_runs; r++) {
+		if (!counted(&t->runs[r]))
+			continue;
+		rp_bt_target tmp = { .target = (char *)"", .fs_type = (char *)"", .mount_options = (char *)"" };
+		char err[256];
+		rp_bt_run *const run = rp__bt_run_add(&tmp, err, sizeof(err));
+		if (run && rp__bt_run_from_json(run, t->runs[r].result, "result", err, sizeof(err)) == 0) {
+			v[0][n] = run->all_p50_us * 1e3;
+			v[1][n] = run->all_p99_us * 1e3;
+			v[2][n] = run->all_max_us * 1e3;
+			n++;
+		}
+		rp__bt_target_runs_free(&tmp);
+	}
+	json_t *const o = json_object();
+	json_object_set_new(o, "p50", spread(v[0], n));
+	json_object_set_new(o, "p99", spread(v[1], n));
+	json_object_set_new(o, "max", spread(v[2], n));
+	return o;
+}
+
 json_t *rp__bench_summary(const rp_bench_target *t)
 {
 	json_t *const s = json_object();
@@ -119,7 +150,7 @@ json_t *rp__bench_summary(const rp_bench_target *t)
 		if (seen)
 			json_object_set_new(lat, name, lat_spread(t, "ops", name));
 	}
-	json_object_set_new(lat, "all", lat_spread(t, "latency_us", NULL));
+	json_object_set_new(lat, "all", all_spread(t));
 	json_object_set_new(s, "lat_ns", lat);
 	json_t *const lag = json_object();
 	json_object_set_new(lag, "p50", over_runs(t, 1e3, "lag_us", "p50", NULL));

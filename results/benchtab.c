@@ -37,6 +37,15 @@ static void run_free(rp_bt_run *r)
 	free(r->source);
 }
 
+void rp__bt_target_runs_free(rp_bt_target *t)
+{
+	for (size_t j = 0; j < t->nruns; j++)
+		run_free(&t->runs[j]);
+	free(t->runs);
+	t->runs = NULL;
+	t->nruns = 0;
+}
+
 void rp__bt_set_destroy(rp_bt_set *s)
 {
 	if (!s)

@@ -145,6 +145,8 @@ int rp__bt_traces_check(const rp_bt_set *s, char *err, size_t errsize);
 
 /* A new zeroed run of t (final_sync_ns -1, dirty, load and steal not known); NULL when out of memory or past RP_BT_RUNS_MAX. */
 rp_bt_run *rp__bt_run_add(rp_bt_target *t, char *err, size_t errsize);
+/* Free t's runs (and nothing else of t): for a target that is not in a set. */
+void rp__bt_target_runs_free(rp_bt_target *t);
 /* A new zeroed op of r named name; NULL when out of memory or past RP_BT_OPS_MAX. */
 rp_bt_op *rp__bt_op_add(rp_bt_run *r, const char *name, char *err, size_t errsize);
 /* r->series as n zeroed seconds; -1 when out of memory or past RP_BT_SERIES_MAX. */
