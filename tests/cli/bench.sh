@@ -5,6 +5,7 @@
 #   bench.sh REPRISE SOURCE_ROOT
 set -u
 reprise=$1
+src=$2
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 . "${0%/*}/../lib/tap.sh"
@@ -206,5 +207,22 @@ for bad in "--runs 0" "--runs 101" "--runs x" "-t 0" "-t -1" "--clients 0" "--ti
 done
 check_fails "bench without a target: usage error" 2 "$reprise" bench "$tmp/w.txt"
 if empty_dir "$tmp/a"; then ok "refused runs made nothing"; else not_ok "refused runs made nothing"; fi
+
+# 9. A traced program's fork and wait (samples/syscall/dbench.rpz): "all" is the file system's ops,
+# not the parent's wait for its child; the wait keeps its own numbers.
+mkdir "$tmp/pw"
+check "bench a syscall trace with a fork and a wait" "$reprise" bench "$src/samples/syscall/dbench.rpz" --target "$tmp/pw" \
+	--runs 1 -q --json "$tmp/pw.json"
+pycheck "all's max is not the wait's (a process op), and it is each run's slowest file-system op" "$tmp/pw.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = d["targets"][0]
+res = t["runs"][0]["result"]
+wait = res["ops"]["wait"]["latency_us"]["max"] * 1e3
+fs = max(v["latency_us"]["max"] for k, v in res["ops"].items() if k not in ("fork", "wait", "sleep") and v["count"])
+allmax = t["summary"]["lat_ns"]["all"]["max"]["median"]
+assert wait > fs, (wait, fs)
+assert abs(allmax - fs * 1e3) <= 0.01 * fs * 1e3, (allmax, fs * 1e3, wait)
+PY
 
 echo "1..$n"
