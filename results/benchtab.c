@@ -123,31 +123,26 @@ rp_bt_input *rp__bt_input_add(rp_bt_set *s, const char *file, char *err, size_t 
 		fail(err, errsize, "more than %d inputs", RP_BT_INPUTS_MAX);
 		return NULL;
 	}
-	char *const f = strdup(file), *const e[6] = { strdup(""), strdup(""), strdup(""), strdup(""), strdup(""), strdup("") };
-	bool ok = f != NULL;
-	for (size_t i = 0; i < 6; i++)
-		ok &= e[i] != NULL;
+	enum { NTEXT = 8 };
+	char *e[NTEXT] = { strdup(file) };
+	bool ok = e[0] != NULL;
+	for (size_t i = 1; i < NTEXT; i++)
+		ok &= (e[i] = strdup("")) != NULL;
 	rp_bt_input *const in = ok ? grow(&s->inputs, &s->ninputs, sizeof(*in)) : NULL;
 	if (!in) {
-		free(f);
-		for (size_t i = 0; i < 6; i++)
+		for (size_t i = 0; i < NTEXT; i++)
 			free(e[i]);
 		fail(err, errsize, "out of memory");
 		return NULL;
 	}
-	in->file = f;
-	in->trace_path = e[0];
-	in->host = e[1];
-	in->kernel = e[2];
-	in->version = e[3];
-	in->start_time = e[4];
-	in->command_line = e[5];
-	in->options = NULL;
-	in->options = strdup("");
-	if (!in->options) {
-		fail(err, errsize, "out of memory");
-		return NULL; /* the input stays, empty strings but this one: set_destroy frees it */
-	}
+	in->file = e[0];
+	in->trace_path = e[1];
+	in->host = e[2];
+	in->kernel = e[3];
+	in->version = e[4];
+	in->start_time = e[5];
+	in->command_line = e[6];
+	in->options = e[7];
 	return in;
 }
 

@@ -5,7 +5,10 @@ Real inputs: the bundled SMB sample replayed twice on one directory (posix: two 
 and once with the null backend, plus a bench-format file whose target is named with <, & and
 quotes.  The page must load with no console error, make a non-blank screenshot, and its SVG must
 hold the expected series: one throughput line per target, one CDF curve per op type per target
-(every op with a histogram), op-mix bars for each op in the inputs, a spread row per target.
+(every op with a histogram), "where the time went" bars for each file-system op, a spread row per
+target.  Issue 25's items: the provenance header, short labels with the path in a tooltip, no star
+on rows equal for every target, no ratio against a best of about 0, inputs of two traces refused;
+and fixed-work runs: charts by trace progress, time-to-complete bars, a log scale for an outlier.
 
   compare_html.py REPRISE SOURCE_ROOT      (exit 77 when chromium is not installed)
 """
