@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "results/bench.h"
+#include "results/benchtab.h"
 #include "results/runenv.h"
 #include "cli/commands.h"
 #include "cli/input.h"
@@ -27,6 +28,7 @@ static struct {
 	uint64_t runs;
 	const char *json, *output, *mkfs, *mkfs_dir, *mkfs_size;
 	bool discard_first, no_final_sync, cold;
+	double spread_limit;
 } o;
 
 static const rp_opt options[] = {
@@ -35,6 +37,9 @@ static const rp_opt options[] = {
 	{ .name = "runs", .short_name = 'n', .kind = RP_OPT_UINT, .value = &o.runs, .arg = "N", .help = "runs per target, interleaved A B A B ... (default 3; 1-100)", .min = 1, .max = RP_BENCH_RUNS_MAX },
 	{ .name = "discard-first", .kind = RP_OPT_FLAG, .value = &o.discard_first,
 	  .help = "leave each target's first run out of the summary (it stays in the JSON, marked discarded)" },
+	{ .name = "spread-limit", .kind = RP_OPT_DOUBLE, .value = &o.spread_limit, .arg = "X",
+	  .help = "flag a target whose counted runs' MB/s max/min is above X (default 1.5) as runs that disagree, and "
+	  "say how many runs a stable median needs (1.01 to 1000; also in the JSON's options)", .min = 1.01, .max = 1000 },
 	{ .name = "no-final-sync", .kind = RP_OPT_FLAG, .value = &o.no_final_sync,
 	  .help = "end the measured time at the last op, with dirty data still in memory (dbench's number); by default a "
 	  "run ends when syncfs has put its data on stable storage" },
@@ -288,6 +293,7 @@ static json_t *options_json(const rp_replay_opts *ro, const char *backend_opts, 
 	json_object_set_new(j, "discard_first", json_boolean(o.discard_first));
 	json_object_set_new(j, "final_sync", json_boolean(!o.no_final_sync));
 	json_object_set_new(j, "cold", json_boolean(o.cold));
+	json_object_set_new(j, "spread_limit", json_real(o.spread_limit));
 	json_object_set_new(j, "backend", jname(o.r.backend));
 	json_object_set_new(j, "backend_opts", jname(backend_opts));
 	json_object_set_new(j, "clients", json_integer((json_int_t)o.r.clients));
@@ -361,6 +367,7 @@ static int run(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	rp__cli_ropts_defaults(&o.r);
 	o.runs = 3;
+	o.spread_limit = RP_BT_SPREAD_LIMIT;
 	stop_asked = false;
 	/* Blocked for the whole command, so an interrupt at any step (mkfs, a run, the cleanup) is seen and every path cleans up. */
 	sigset_t set, old;
@@ -545,7 +552,7 @@ static int bench_main(int argc, char **argv, bench_ctx *c)
 			rp__cli_err("bench", "out of memory");
 			goto out;
 		}
-	rp__bench_table(json.std ? stderr : stdout, c->t, c->n);
+	rp__bench_table(json.std ? stderr : stdout, c->t, c->n, o.spread_limit);
 	status = stop_asked ? 130 : any_failed || mkfs_bad ? 1 : 0;
 	if (o.json) {
 		json_t *const d = document(c, mkfs_size);

@@ -47,7 +47,11 @@ typedef struct rp_bench_target {
  */
 json_t *rp__bench_summary(const rp_bench_target *t);
 
-/* The side-by-side table, made from the targets' summaries (so it says what the JSON says). */
-void rp__bench_table(FILE *f, const rp_bench_target *t, size_t n);
+/*
+ * The side-by-side table, made from the targets' summaries (so it says what
+ * the JSON says); a target whose MB/s max/min is above spread_limit is
+ * flagged, with the runs a stable median needs.
+ */
+void rp__bench_table(FILE *f, const rp_bench_target *t, size_t n, double spread_limit);
 
 #endif

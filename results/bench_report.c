@@ -326,7 +326,7 @@ static size_t main_ops(const rp_bench_target *t, size_t n, const char **names)
 }
 
 /* What the table's numbers need said: runs that disagree, a median of two, dirty data shown as 0, a shared file system. */
-static void notes(FILE *f, const rp_bench_target *t, size_t n, size_t clamped)
+static void notes(FILE *f, const rp_bench_target *t, size_t n, size_t clamped, double limit)
 {
 	size_t even = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -337,16 +337,16 @@ static void notes(FILE *f, const rp_bench_target *t, size_t n, size_t clamped)
 		const double med = json_number_value(json_object_get(mb, "median"));
 		const json_int_t runs = json_integer_value(json_object_get(t[i].summary, "runs_counted"));
 		even += runs >= 2 && runs % 2 == 0;
-		if (lo > 0 && hi / lo > RP_BT_SPREAD_LIMIT) {
+		if (lo > 0 && hi / lo > limit) {
 			size_t out = 0;
 			for (size_t r = 0; r < t[i].n_runs; r++) {
 				const double v = num_at(t[i].runs[r].result, "mb_per_sec", NULL, NULL);
-				out += counted(&t[i].runs[r]) && (v > med * RP_BT_SPREAD_LIMIT || v < med / RP_BT_SPREAD_LIMIT);
+				out += counted(&t[i].runs[r]) && (v > med * limit || v < med / limit);
 			}
 			const size_t need = rp__bt_runs_needed(out ? out : 1);
 			/* a spread just past the limit is written with the digits that show it is past */
-			fprintf(f, "! %s: the runs disagree, MB/s spread %.*fx (above %.2gx): ", name,
-				hi / lo < RP_BT_SPREAD_LIMIT + 0.005 ? 3 : 2, hi / lo, RP_BT_SPREAD_LIMIT);
+			fprintf(f, "! %s: the runs disagree, MB/s spread %.*fx (above %.3gx): ", name,
+				hi / lo < limit + 0.005 ? 3 : 2, hi / lo, limit);
 			if ((size_t)runs < need)
 				fprintf(f, "use --runs %zu or more for a stable median\n", need + (t[i].runs[0].discarded ? 1 : 0));
 			else
@@ -368,7 +368,7 @@ static void notes(FILE *f, const rp_bench_target *t, size_t n, size_t clamped)
 			clamped, clamped == 1 ? "" : "s");
 }
 
-void rp__bench_table(FILE *f, const rp_bench_target *t, size_t n)
+void rp__bench_table(FILE *f, const rp_bench_target *t, size_t n, double limit)
 {
 	fputc('\n', f);
 	row_text(f, "target", t, n, get_name);
@@ -384,7 +384,7 @@ void rp__bench_table(FILE *f, const rp_bench_target *t, size_t n)
 		const json_t *const mb = json_object_get(t[i].summary, "mb_s");
 		const double lo = json_number_value(json_object_get(mb, "min")), hi = json_number_value(json_object_get(mb, "max"));
 		snprintf(buf, sizeof(buf), "%lld of %zu%s%s", (long long)json_integer_value(json_object_get(t[i].summary, "runs_counted")),
-			 t[i].n_runs, t[i].dead ? " (FAILED)" : "", lo > 0 && hi / lo > RP_BT_SPREAD_LIMIT ? " !" : "");
+			 t[i].n_runs, t[i].dead ? " (FAILED)" : "", lo > 0 && hi / lo > limit ? " !" : "");
 		fprintf(f, " %-*s", COL_W, buf);
 	}
 	fputc('\n', f);
@@ -418,5 +418,5 @@ void rp__bench_table(FILE *f, const rp_bench_target *t, size_t n)
 	fprintf(f, "(median (min..max) over the counted runs; flush at end: the final syncfs, inside the measured time;\n"
 		   " dirty at end: Dirty+Writeback of /proc/meminfo, system-wide, at the end of the ops, minus its value at\n"
 		   " the start; errors: failures the trace did not record, summed over the counted runs)\n");
-	notes(f, t, n, clamped);
+	notes(f, t, n, clamped, limit);
 }

@@ -225,4 +225,14 @@ assert wait > fs, (wait, fs)
 assert abs(allmax - fs * 1e3) <= 0.01 * fs * 1e3, (allmax, fs * 1e3, wait)
 PY
 
+# 10. --spread-limit: a limit nobody passes flags nothing; out of its range is a usage error.
+check "bench --spread-limit 1000" "$reprise" bench "$tmp/w.txt" --backend null --target "$tmp/a" --runs 2 --spread-limit 1000 -q \
+	--json "$tmp/sl.json"
+lacks "no runs flagged under a limit of 1000" out '^! '
+pycheck "the limit is in the JSON's options" "$tmp/sl.json" <<'PY'
+import json, sys
+assert json.load(open(sys.argv[1]))["options"]["spread_limit"] == 1000
+PY
+check_fails "--spread-limit 0.5: usage error" 2 "$reprise" bench "$tmp/w.txt" --backend null --target "$tmp/a" --spread-limit 0.5
+
 echo "1..$n"
