@@ -98,7 +98,8 @@ static const rp_cmd spec = {
 		   "op's own fields always, others when non-zero), then -> and the canonical status with the\n"
 		   "original protocol status in parentheses.  The text is an input too: 'reprise convert' turns\n"
 		   "it (edited or not) back into a trace with every field as it was.  TRACE may also be a\n"
-		   "loadfile, an strace log or a packet capture, decoded on the fly; - is standard input.  See\n"
+		   "loadfile, an strace log, nfsdump text or a packet capture, decoded on the fly; - is standard\n"
+		   "input.  See\n"
 		   "docs/op-model.md.",
 	.opts = options,
 	.min_args = 1,

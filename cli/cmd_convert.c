@@ -1,4 +1,4 @@
-/* reprise convert IN OUT: between .rpz, dbench loadfiles and (as input) pcap/pcapng, strace logs (-ff files merged). */
+/* reprise convert IN OUT: between .rpz, dbench loadfiles and (as input) pcap/pcapng, nfsdump text, strace logs (-ff files merged). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -64,10 +64,11 @@ static const rp_opt options[] = {
 static const rp_cmd spec = {
 	.name = "convert",
 	.usage = "[options] IN... OUT  (or: IN... -o OUT)",
-	.summary = "convert a trace, dbench loadfile, strace log, CTF trace or packet capture into a trace or loadfile",
+	.summary = "convert a trace, dbench loadfile, strace log, CTF trace, nfsdump text or packet capture into a trace or loadfile",
 	.details = "IN is sniffed: .rpz trace, reprise cat's text form, dbench loadfile (SMB or NFS dialect,\n"
 		   "plain or timestamped), strace log (strace -f -ttt -T -y; docs/strace.md), pcap/pcapng\n"
-		   "capture of SMB1/2/3 or NFSv3/v4 traffic, or a directory holding an LTTng session's CTF trace\n"
+		   "capture of SMB1/2/3 or NFSv3/v4 traffic, nfsdump text of NFSv2/v3 (the Harvard NFS traces),\n"
+		   "plain or gzip'd (docs/nfsdump.md), or a directory holding an LTTng session's CTF trace\n"
 		   "of reprise:* events (docs/syscall-capture.md, LTTng); - is standard\n"
 		   "input (a stream is spooled to TMPDIR first).  OUT's format comes from --format or\n"
 		   "its extension: .rpz, or .txt/.load/.loadfile (and - for standard output) for a loadfile;\n"
@@ -87,6 +88,9 @@ static const rp_cmd spec = {
 		   "truncated, invalid, unsupported (by name), unmatched or encrypted (encrypted SMB3 is decrypted\n"
 		   "with the sessions' keys from --smb-key or --smb-keys; docs/capture.md); a capture that ends inside\n"
 		   "a packet (\"truncated dump file\") or a cut .rpz gives a warning and an .rpz flagged truncated.\n"
+		   "nfsdump text prints a line of counts: lines, calls, replies, paired, ops and the pitfalls met\n"
+		   "(no reply, replies without call, clock jumps, garbage lines, bad and absurd values, ...); a gzip\n"
+		   "stream cut short gives a warning and an .rpz flagged truncated.\n"
 		   "An strace log prints a summary line: ops, processes, the syscalls that are no file operation\n"
 		   "(by name), bad lines (by reason) and what else was counted; a CTF trace one of events, other\n"
 		   "providers' events, late and bad events (by reason), events LTTng discarded, and the model's counts.\n"

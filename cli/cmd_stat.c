@@ -41,8 +41,8 @@ static const rp_cmd spec = {
 	.name = "stat",
 	.usage = "[options] TRACE | --diff [options] A B",
 	.summary = "summarise a trace: provenance, decode quality, op mix, clients, recorded latency, bytes, I/O sizes; --diff: two",
-	.details = "TRACE may be an .rpz trace, cat's text form, a dbench loadfile, an strace log, or a packet\n"
-		   "capture decoded on the fly; - is standard input.\n"
+	.details = "TRACE may be an .rpz trace, cat's text form, a dbench loadfile, an strace log, nfsdump text\n"
+		   "(plain or gzip'd), or a packet capture decoded on the fly; - is standard input.\n"
 		   "It shows the input, host and start time when the trace knows them; for a packet capture the\n"
 		   "decode's counters (frames, messages, truncated, invalid, unsupported, unmatched, encrypted,\n"
 		   "gaps).  \"files\" counts the distinct paths the ops name; \"failed\" counts ops whose recorded\n"

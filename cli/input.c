@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture/nfsdump.h"
 #include "cli/output.h"
 
 /* Terminal progress: a bar drawn at most every 0.2 s on stderr. */
@@ -119,6 +120,35 @@ static int run_pcap(const char *path, rp_sink *sink, const rp_conv_in_opts *copt
 
 static const rp_conv_producer pcap_producer = { "pcap", "pcap/pcapng capture (SMB, NFS)", sniff_pcap, run_pcap, false };
 
+/* nfsdump text, plain or gzip'd (the Harvard NFS traces): the CLI's too, as it decodes with capture/'s handle map. */
+static bool sniff_nfsdump(const void *head, size_t len, const char *path)
+{
+	(void)path;
+	return rp_nfsdump_sniff(head, len);
+}
+
+static int run_nfsdump(const char *path, rp_sink *sink, const rp_conv_in_opts *copts, rp_conv_in_report *rep,
+		       char *errbuf)
+{
+	const rp_input_opts *const opts = copts->extra;
+	rp_nfsdump_stats st;
+	const int rc = rp_nfsdump_file(path, sink, opts ? &opts->capture : NULL, &st, errbuf);
+	rp_nfsdump_stats_format(&st, rep->counts, sizeof(rep->counts));
+	if (rc < 0)
+		return rc;
+	if (st.cut) {
+		snprintf(rep->note, sizeof(rep->note), "%s: the gzip stream ends inside a member after %" PRIu64
+			 " lines: ops of later lines are missing", path, st.lines);
+		rep->cut = true;
+	} else if (st.trailing) {
+		snprintf(rep->note, sizeof(rep->note), "%s: bytes after the last gzip member are no gzip member: ignored", path);
+	}
+	return 0;
+}
+
+static const rp_conv_producer nfsdump_producer = { "nfsdump", "nfsdump text, plain or gzip'd (NFSv2/v3)", sniff_nfsdump,
+						   run_nfsdump, false };
+
 int rp__cli_in_open(rp_cli_in *in, const char *cmd, const char *arg)
 {
 	char errbuf[RP_ERRBUF_SIZE];
@@ -141,13 +171,14 @@ int rp__cli_in_convert(rp_cli_in *in, const char *cmd, bool lenient)
 {
 	const rp_conv_producer *prod = NULL;
 	char errbuf[RP_ERRBUF_SIZE];
-	if (rp_conv_input_producer(in, NULL, 0, &prod, errbuf) < 0 && in->dir) {
+	const rp_conv_producer *const extra[] = { &nfsdump_producer };
+	if (rp_conv_input_producer(in, extra, 1, &prod, errbuf) < 0 && in->dir) {
 		rp__cli_err(cmd, "%s", errbuf);
 		return 1;
 	}
 	/* A file no converter claims, or that cannot be read: the reader says why. */
 	if (!prod || (strcmp(prod->name, "strace") != 0 && strcmp(prod->name, "ctf") != 0 &&
-		      strcmp(prod->name, "text") != 0))
+		      strcmp(prod->name, "text") != 0 && prod != &nfsdump_producer))
 		return 0;
 	const int fd = rp__cli_tmp_file(cmd, in->name);
 	if (fd < 0)
@@ -200,8 +231,8 @@ int rp__cli_pump(const char *arg, rp_sink *sink, const rp_input_opts *opts)
 		return orc;
 	char errbuf[RP_ERRBUF_SIZE] = "";
 	const rp_conv_producer *prod = NULL;
-	const rp_conv_producer *const extra[] = { &pcap_producer };
-	if (rp_conv_input_producer(&in, extra, 1, &prod, errbuf) < 0) {
+	const rp_conv_producer *const extra[] = { &pcap_producer, &nfsdump_producer };
+	if (rp_conv_input_producer(&in, extra, 2, &prod, errbuf) < 0) {
 		rp__cli_err(opts->cmd, "%s", errbuf);
 		rp_conv_input_close(&in);
 		return 1;
@@ -218,7 +249,7 @@ int rp__cli_pump(const char *arg, rp_sink *sink, const rp_input_opts *opts)
 	if (opts->lenient && !lines_in)
 		rp__cli_err(opts->cmd, "warning: --lenient applies to loadfile, text and strace input only; %s is read as %s", in.name,
 			    prod->what);
-	if ((opts->strict || opts->client_key_set) && !pcap_in)
+	if ((opts->strict && !pcap_in) || (opts->client_key_set && !pcap_in && prod != &nfsdump_producer))
 		rp__cli_err(opts->cmd, "warning: %s applies to packet captures only; %s is read as %s",
 			    opts->strict ? "--strict" : "--client-key", in.name, prod->what);
 	progress bar = { .next_draw = 0 };

@@ -170,8 +170,7 @@ static int run_text(const char *path, rp_sink *sink, const rp_conv_in_opts *opts
 
 static bool sniff_strace(const void *head, size_t len, const char *path)
 {
-	(void)path;
-	return !memchr(head, '\0', len) && rp_strace_sniff(head, len);
+	return !memchr(head, '\0', len) && rp_format_sniff(head, len, path) != RP_FMT_NFSDUMP && rp_strace_sniff(head, len);
 }
 
 static int strace_line(void *t, const char *line, size_t len, char *errbuf)
@@ -270,6 +269,11 @@ int rp_conv_unknown_input(const void *head, size_t len, const char *path, char *
 	switch (rp_format_sniff(head, len, path)) {
 	case RP_FMT_PCAP:
 		return rp_fail(errbuf, RP_E_UNSUPPORTED, "%s: a packet capture, and this program has no packet decoder", path);
+	case RP_FMT_NFSDUMP:
+		return rp_fail(errbuf, RP_E_UNSUPPORTED, "%s: nfsdump text, and this program has no nfsdump reader", path);
+	case RP_FMT_GZIP:
+		return rp_fail(errbuf, RP_E_NOTTRACE, "%s: gzip'd, but not nfsdump text (reprise reads gzip'd nfsdump traces only)",
+			       path);
 	case RP_FMT_STRACE:
 		return rp_fail(errbuf, RP_E_UNSUPPORTED,
 			       "%s: looks like an strace log, but not one reprise reads: record with strace -f -ttt -T -y", path);

@@ -435,10 +435,25 @@ static int scan_op(scan *s, const rp_op *op, uint64_t index, const char *p1, con
 		/* fall through */
 	case RP_OP_STAT:
 	case RP_OP_LOOKUP:
+		if (ok && op->result && !dirflag) {
+			/*
+			 * The size the reply showed (an NFS trace's attributes): the file
+			 * was that long unless the workload made it so, as for a read's end.
+			 */
+			pent *e = NULL;
+			if (file_of(s, op, p1, &e) < 0)
+				return -1;
+			const uint64_t end = end_of(op->result, 0);
+			if (e && !s->loop && e->state == P_PRE && !e->truncated && end > e->wmax && end > e->need)
+				e->need = end;
+			return 0;
+		}
+		/* fall through */
 	case RP_OP_ACCESS:
 	case RP_OP_READLINK:
 	case RP_OP_GETXATTR:
 	case RP_OP_LISTXATTR:
+	case RP_OP_FLUSH: /* a flush by path (NFS COMMIT) needs the file, as a stat does */
 		if (!p1)
 			return 0;
 		if (ok)

@@ -50,6 +50,27 @@ static bool is_text_form(const char *p, const char *eol)
 	return p < eol && *p == ' ';
 }
 
+/* A run of hex digits (at least one), then c; the end of it, or NULL. */
+static const char *hex_then(const char *p, const char *eol, char c)
+{
+	const char *const d = p;
+	while (p < eol && ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
+		p++;
+	return p > d && p < eol && *p == c ? p + 1 : NULL;
+}
+
+/* nfsdump's "S.UUUUUU HOST.PORT HOST.PORT T|U C3|R3|C2|R2 " (every number hex but the time). */
+static bool is_nfsdump(const char *p, const char *eol)
+{
+	if (!(p = text_time(p, eol)) || p == eol || *p++ != ' ')
+		return false;
+	for (int i = 0; i < 2; i++)
+		if (!(p = hex_then(p, eol, '.')) || !(p = hex_then(p, eol, ' ')))
+			return false;
+	return eol - p >= 5 && (p[0] == 'T' || p[0] == 'U') && p[1] == ' ' && (p[2] == 'C' || p[2] == 'R') &&
+	       (p[3] == '2' || p[3] == '3') && p[4] == ' ';
+}
+
 rp_format rp_format_sniff(const void *head, size_t len, const char *name)
 {
 	static const uint8_t rpz_magic[] = { 'R', 'P', 'Z', 0x89 };
@@ -63,6 +84,8 @@ rp_format rp_format_sniff(const void *head, size_t len, const char *name)
 	    has_prefix(head, len, pcapn_be, 4) || has_prefix(head, len, pcapn_le, 4) ||
 	    has_prefix(head, len, pcapng, 4))
 		return RP_FMT_PCAP;
+	if (has_prefix(head, len, (const uint8_t *)"\x1f\x8b", 2))
+		return RP_FMT_GZIP;
 
 	/* Text: look at the first meaningful line's leading words (past a UTF-8 byte-order mark). */
 	const char *p = head;
@@ -83,6 +106,8 @@ rp_format rp_format_sniff(const void *head, size_t len, const char *name)
 		/* reprise cat's text form: "S.NNNNNNNNN (S.NNNNNNNNN|-) cN " (no loadfile or strace line is so). */
 		if (is_text_form(q, eol))
 			return RP_FMT_TEXT;
+		if (is_nfsdump(q, eol))
+			return RP_FMT_NFSDUMP;
 		/* strace -f -ttt lines start with a pid and an epoch time. */
 		const char *w = q;
 		while (w < eol && ((*w >= '0' && *w <= '9') || *w == '.'))
@@ -123,6 +148,8 @@ const char *rp_format_name(rp_format f)
 	case RP_FMT_PCAP: return "pcap";
 	case RP_FMT_STRACE: return "strace log";
 	case RP_FMT_TEXT: return "text form";
+	case RP_FMT_NFSDUMP: return "nfsdump text";
+	case RP_FMT_GZIP: return "gzip";
 	case RP_FMT_UNKNOWN: break;
 	}
 	return "unknown";
@@ -155,6 +182,10 @@ int rp_reader_open(rp_reader **out, const char *path, const rp_read_opts *opts, 
 	case RP_FMT_TEXT:
 		return rp_fail(errbuf, RP_E_UNSUPPORTED,
 			       "%s: reprise's text form (reprise cat): convert it first (reprise convert %s out.rpz)", path, path);
+	case RP_FMT_NFSDUMP:
+	case RP_FMT_GZIP:
+		return rp_fail(errbuf, RP_E_UNSUPPORTED, "%s: %s: convert it first (reprise convert %s out.rpz)", path,
+			       rp_format_sniff(head, n, path) == RP_FMT_GZIP ? "gzip'd (nfsdump text?)" : "nfsdump text", path);
 	case RP_FMT_UNKNOWN:
 		break;
 	}

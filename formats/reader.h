@@ -17,6 +17,8 @@ typedef enum rp_format {
 	RP_FMT_PCAP, /* recognised here, decoded by capture/ */
 	RP_FMT_STRACE,
 	RP_FMT_TEXT, /* reprise cat's text form, read by converters/ */
+	RP_FMT_NFSDUMP, /* nfsdump text (the Harvard NFS traces), decoded by capture/ */
+	RP_FMT_GZIP,    /* a gzip stream: capture/ reads gzip'd nfsdump text */
 } rp_format;
 
 /* Guess a format from the first bytes of a file (and its name, if given). */

@@ -20,6 +20,7 @@ typedef enum rp_source {
 	RP_SRC_STRACE = 7,
 	RP_SRC_CTF = 8,
 	RP_SRC_SYNTHETIC = 9,
+	RP_SRC_NFSDUMP = 10, /* nfsdump text (the Harvard SOS NFS traces) */
 } rp_source;
 
 /* rp_trace_meta.flags */

@@ -470,6 +470,12 @@ void rp__fhmap_child_listed(rp_fhmap *m, const uint8_t *dir_fh, size_t dlen, con
 	rp__fhmap_child(m, dir_fh, dlen, name, nlen, fh, len);
 }
 
+bool rp__fhmap_known(rp_fhmap *m, const uint8_t *fh, size_t len)
+{
+	const ent *const e = m ? find(m, fh, len) : NULL;
+	return e && e->kind != K_NONE;
+}
+
 void rp__fhmap_forget(rp_fhmap *m, const uint8_t *fh, size_t len)
 {
 	ent *const e = m ? find(m, fh, len) : NULL;

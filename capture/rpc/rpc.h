@@ -79,6 +79,8 @@ void rp__fhmap_child_listed(rp_fhmap *m, const uint8_t *dir_fh, size_t dlen, con
 /* LINK: fh is also `name` in dir_fh (a hard link), an alias that keeps fh's shown name. */
 void rp__fhmap_link(rp_fhmap *m, const uint8_t *fh, size_t len, const uint8_t *dir_fh, size_t dlen,
 		    const char *name, size_t nlen);
+/* Whether fh has a path the map was told (whole, or as a name in a directory): not one made up for it. */
+bool rp__fhmap_known(rp_fhmap *m, const uint8_t *fh, size_t len);
 /* Forget fh (REMOVE/RMDIR of its name, or a stale handle). */
 void rp__fhmap_forget(rp_fhmap *m, const uint8_t *fh, size_t len);
 /* String id of fh's path; synthesises one if unknown and sets *synth (may be NULL). */

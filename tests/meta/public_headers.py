@@ -24,8 +24,8 @@ import include_rules  # noqa: E402  (sources(), includes(): the same walk as the
 # What other libraries may include of each library (paths from the root).
 PUBLIC = {
     # the packet capture (rp_capture_*, rp_smb_keys), the syscall capture of a program
-    # (rp_capture_cmd), and what running a program under the LTTng-UST twin needs
-    'capture': {'capture/capture.h', 'capture/session.h', 'capture/lttng/lttng.h'},
+    # (rp_capture_cmd), what running a program under the LTTng-UST twin needs, and nfsdump text input
+    'capture': {'capture/capture.h', 'capture/session.h', 'capture/lttng/lttng.h', 'capture/nfsdump.h'},
     # a run (rp_replay_*), the versioned backend contract that backend modules build against,
     # --clients-from's merge, replay --mpi's run protocol and bench --mkfs's targets
     'replay': {'replay/replay.h', 'replay/backend.h', 'replay/merge.h', 'replay/mpi_run.h',
@@ -95,6 +95,7 @@ def self_test():
         'capture/capture.h': '#include "formats/op.h"\n',
         'capture/session.h': '',
         'capture/lttng/lttng.h': '',
+        'capture/nfsdump.h': '',
         'capture/decode.h': '#include "formats/plan_int.h"\n',        # formats' *_int.h
         'capture/preload/spool.h': '',
         'replay/replay.h': '',
