@@ -76,6 +76,10 @@ bool rp_nfsdump_sniff(const void *head, size_t len);
 int rp_nfsdump_file(const char *path, rp_sink *sink, const rp_capture_opts *opts, rp_nfsdump_stats *stats,
 		    char *errbuf);
 
+/* The same over bytes in memory (fuzzers, tests); name for messages and the metadata. */
+int rp_nfsdump_mem(const void *data, size_t len, const char *name, rp_sink *sink, const rp_capture_opts *opts,
+		   rp_nfsdump_stats *stats, char *errbuf);
+
 /* What was counted, as lines for the user (the zero counts left out). */
 void rp_nfsdump_stats_format(const rp_nfsdump_stats *st, char *buf, size_t size);
 

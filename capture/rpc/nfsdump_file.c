@@ -188,13 +188,10 @@ static int read_gzip(FILE *f, const char *path, liner *l, uint8_t *in, size_t ha
 	return rc;
 }
 
-int rp_nfsdump_file(const char *path, rp_sink *sink, const rp_capture_opts *opts, rp_nfsdump_stats *stats,
-		    char *errbuf)
+/* A stream named path (for messages and the trace's metadata) into sink. */
+static int read_stream(FILE *f, const char *path, rp_sink *sink, const rp_capture_opts *opts, rp_nfsdump_stats *stats,
+		       char *errbuf)
 {
-	memset(stats, 0, sizeof(*stats));
-	FILE *const f = fopen(path, "rb");
-	if (!f)
-		return rp_fail(errbuf, RP_E_IO, "%s: %s", path, strerror(errno));
 	uint8_t *const buf = malloc(OUT_CHUNK);
 	char *const line = malloc(RP_NFSDUMP_LINE_MAX);
 	rp_nfsdump *d = NULL;
@@ -222,6 +219,40 @@ int rp_nfsdump_file(const char *path, rp_sink *sink, const rp_capture_opts *opts
 	rp_nfsdump_destroy(d);
 	free(line);
 	free(buf);
+	return rc;
+}
+
+int rp_nfsdump_file(const char *path, rp_sink *sink, const rp_capture_opts *opts, rp_nfsdump_stats *stats,
+		    char *errbuf)
+{
+	memset(stats, 0, sizeof(*stats));
+	FILE *const f = fopen(path, "rb");
+	if (!f)
+		return rp_fail(errbuf, RP_E_IO, "%s: %s", path, strerror(errno));
+	const int rc = read_stream(f, path, sink, opts, stats, errbuf);
+	fclose(f);
+	return rc;
+}
+
+int rp_nfsdump_mem(const void *data, size_t len, const char *name, rp_sink *sink, const rp_capture_opts *opts,
+		   rp_nfsdump_stats *stats, char *errbuf)
+{
+	memset(stats, 0, sizeof(*stats));
+	if (len == 0) {
+		/* no bytes: no lines, an empty trace (fmemopen takes no empty buffer) */
+		rp_nfsdump *d = NULL;
+		int rc = rp_nfsdump_create(&d, sink, opts, name, errbuf);
+		if (rc == 0 && (rc = rp_nfsdump_finish(d)) < 0)
+			rp_fail(errbuf, rc, "%s: %s", name, rp_nfsdump_error(d));
+		if (d)
+			*stats = *rp_nfsdump_get_stats(d);
+		rp_nfsdump_destroy(d);
+		return rc;
+	}
+	FILE *const f = fmemopen((void *)(uintptr_t)data, len, "rb");
+	if (!f)
+		return rp_fail(errbuf, RP_E_NOMEM, "%s: %s", name, strerror(errno));
+	const int rc = read_stream(f, name, sink, opts, stats, errbuf);
 	fclose(f);
 	return rc;
 }
