@@ -110,6 +110,45 @@ static void items_sizes_and_clients(void **state)
 	tr_fini(&t);
 }
 
+
+/*
+ * A stat or lookup that saw the file's size (an NFS trace's attributes, the
+ * nfsdump reader) plans the file that long, as a read's end does, unless the
+ * workload made it or it is a directory; a flush by path (COMMIT) needs its file.
+ */
+static void stat_sizes_and_flushes(void **state)
+{
+	(void)state;
+	tr t;
+	tr_init(&t);
+	rp_op *op = add(&t, 1, RP_OP_STAT, "/s/big", 0, 0, 0);
+	op->result = 468256;
+	op = add(&t, 1, RP_OP_LOOKUP, "/s/small", 0, 0, 0);
+	op->result = 10;
+	add(&t, 1, RP_OP_READ, "/s/small", 9, 0, 100); /* the read's end is further */
+	op = add(&t, 1, RP_OP_STAT, "/s/dir", 0, 0, 0);
+	op->result = 8192;
+	op->flags = RP_OPF_DIRECTORY;
+	op = add(&t, 1, RP_OP_OPEN, "/s/made", 5, 0, 0);
+	op->disp = RP_DISP_CREATE;
+	op = add(&t, 1, RP_OP_STAT, "/s/made", 0, 0, 0);
+	op->result = 4096; /* the workload made it: its size is the workload's */
+	add(&t, 1, RP_OP_FLUSH, "/s/flushed", 7, 0, 0);
+	rp_plan p;
+	plan(&t, &p, true, false);
+	static const char *const want[] = { "s", "s/big", "s/dir", "s/flushed", "s/small" };
+	static const uint64_t want_size[] = { 0, 468256, 0, 0, 100 };
+	static const bool want_dir[] = { true, false, true, false, false };
+	assert_int_equal(p.n_items, 5);
+	for (size_t i = 0; i < 5; i++) {
+		assert_string_equal(p.items[i].path, want[i]);
+		assert_int_equal(p.items[i].size, want_size[i]);
+		assert_int_equal(p.items[i].dir, want_dir[i]);
+	}
+	rp_plan_free(&p);
+	tr_fini(&t);
+}
+
 /*
  * An open-or-create that records no create action (a loadfile) may have found
  * what it opened: it did if something beneath it must exist, or if it is read
@@ -309,6 +348,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(items_sizes_and_clients),
+		cmocka_unit_test(stat_sizes_and_flushes),
 		cmocka_unit_test(open_if_without_action),
 		cmocka_unit_test(loop_conflicts),
 		cmocka_unit_test(over_a_reader),
