@@ -88,7 +88,9 @@ int rp_nfsdump_create(rp_nfsdump **out, rp_sink *sink, const rp_capture_opts *op
 		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 	d->wrap = (rp_sink){ .meta = w_meta, .string = w_string, .op = w_op, .finish = w_finish };
 	d->sink = sink;
-	snprintf(d->source_name, sizeof(d->source_name), "%s", source_name ? source_name : "");
+	/* The file's name without its directories, as the other producers record it. */
+	const char *const slash = source_name ? strrchr(source_name, '/') : NULL;
+	snprintf(d->source_name, sizeof(d->source_name), "%s", slash ? slash + 1 : source_name ? source_name : "");
 	d->cx = rp__capctx_create(&d->wrap, opts, &d->cst);
 	d->buckets = calloc(PENDING_MAX, sizeof(*d->buckets));
 	if (!d->cx || !d->buckets) {
