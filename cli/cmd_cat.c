@@ -72,6 +72,7 @@ static int pr_finish(rp_sink *s)
 
 static struct {
 	bool meta, lenient, verbose;
+	const char *csv;
 	uint64_t client;
 	bool client_set;
 	double from, until;
@@ -83,7 +84,8 @@ static const rp_opt options[] = {
 	{ .name = "output", .short_name = 'o', .kind = RP_OPT_STRING, .value = &out_arg, .arg = "FILE", .help = "write to FILE (renamed into place when complete) instead of standard output" },
 	{ .name = "meta", .short_name = 'm', .kind = RP_OPT_FLAG, .value = &o.meta, .help = "start with the trace's metadata as # comment lines" },
 	RP_CLI_WINDOW_OPTS(&o.from, &o.until),
-	{ .name = "lenient", .kind = RP_OPT_FLAG, .value = &o.lenient, .help = "loadfile, text or strace input: skip bad lines, count and report them" },
+	{ .name = "lenient", .kind = RP_OPT_FLAG, .value = &o.lenient, .help = "loadfile, text, strace or CSV input: skip bad lines, count and report them" },
+	RP_CLI_CSV_OPT(&o.csv),
 	{ .name = "verbose", .short_name = 'v', .kind = RP_OPT_FLAG, .value = &o.verbose, .help = "say how TRACE is read (which format; a stream spooled to TMPDIR)" },
 	{ .name = NULL },
 };
@@ -115,7 +117,7 @@ static int run(int argc, char **argv)
 	const int prc = rp_opts_parse(&spec, argc, argv, pos, &npos);
 	if (prc)
 		return prc > 0 ? 0 : 2;
-	rp_input_opts io = { .lenient = o.lenient, .quiet = true, .verbose = o.verbose, .cmd = "cat" };
+	rp_input_opts io = { .csv = o.csv, .lenient = o.lenient, .quiet = true, .verbose = o.verbose, .cmd = "cat" };
 	const int wrc = rp__cli_window("cat", o.from, o.until, &io);
 	if (wrc)
 		return wrc;

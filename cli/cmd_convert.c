@@ -18,7 +18,7 @@
 
 static struct {
 	bool lenient, strict, quiet, verbose, timestamps, prepare;
-	const char *format, *to, *client_key, *output, *clients, *ops, *path_prefix;
+	const char *format, *to, *client_key, *output, *clients, *ops, *path_prefix, *csv;
 	unsigned dialect; /* an index into dialects */
 	uint64_t level;
 	double from, until, time_scale;
@@ -42,6 +42,7 @@ static const rp_opt options[] = {
 	{ .name = "prepare", .kind = RP_OPT_FLAG, .value = &o.prepare, .help = "loadfile output: first create what the trace uses but never creates (replay's prepare plan), so dbench can run it" },
 	RP_CLI_CONVERT_OPT_LEVEL(o.level, "; 19 is ~7 % smaller and 5x slower to write"),
 	RP_CLI_CONVERT_OPT_LENIENT(o.lenient),
+	RP_CLI_CSV_OPT(&o.csv),
 	RP_CLI_CONVERT_OPT_STRICT(o.strict, " (TCP gaps)"),
 	{ .name = "client-key", .kind = RP_OPT_STRING, .value = &o.client_key, .arg = "KEY", .help = "pcap input: a client is addr+principal (default), addr or conn" },
 	RP_CLI_CONVERT_OPT_QUIET(o.quiet, "summary or progress"),
@@ -68,7 +69,8 @@ static const rp_cmd spec = {
 	.details = "IN is sniffed: .rpz trace, reprise cat's text form, dbench loadfile (SMB or NFS dialect,\n"
 		   "plain or timestamped), strace log (strace -f -ttt -T -y; docs/strace.md), pcap/pcapng\n"
 		   "capture of SMB1/2/3 or NFSv3/v4 traffic, nfsdump text of NFSv2/v3 (the Harvard NFS traces),\n"
-		   "plain or gzip'd (docs/nfsdump.md), or a directory holding an LTTng session's CTF trace\n"
+		   "plain or gzip'd (docs/nfsdump.md), a CSV block or inode I/O trace with --csv (docs/csv.md),\n"
+		   "or a directory holding an LTTng session's CTF trace\n"
 		   "of reprise:* events (docs/syscall-capture.md, LTTng); - is standard\n"
 		   "input (a stream is spooled to TMPDIR first).  OUT's format comes from --format or\n"
 		   "its extension: .rpz, or .txt/.load/.loadfile (and - for standard output) for a loadfile;\n"
@@ -394,7 +396,7 @@ static int convert(const char *in, const char *outp, int npos, char **pos, const
 	const int n_in = o.output ? npos : npos - 1;
 
 	bool cut = false;
-	rp_input_opts io = { .lenient = o.lenient, .strict = o.strict, .quiet = o.quiet, .verbose = o.verbose,
+	rp_input_opts io = { .csv = o.csv, .lenient = o.lenient, .strict = o.strict, .quiet = o.quiet, .verbose = o.verbose,
 			     .client_key_set = o.client_key != NULL, .cmd = "convert", .cut = &cut };
 	/* --to is a time, or (the old spelling of --format) a format name. */
 	const char *format = o.format;

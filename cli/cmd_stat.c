@@ -13,14 +13,15 @@
 
 static struct {
 	bool json, lenient, verbose, diff, check, check_core;
-	const char *output, *ops;
+	const char *output, *ops, *csv;
 	double from, until, timeline, threshold;
 } o;
 
 static const rp_opt options[] = {
 	{ .name = "json", .kind = RP_OPT_FLAG, .value = &o.json, .help = "print JSON (schema in docs/stat-json.md)" },
 	{ .name = "output", .short_name = 'o', .kind = RP_OPT_STRING, .value = &o.output, .arg = "FILE", .help = "write to FILE (renamed into place when complete) instead of standard output" },
-	{ .name = "lenient", .kind = RP_OPT_FLAG, .value = &o.lenient, .help = "loadfile, text or strace input: skip bad lines, count and report them" },
+	{ .name = "lenient", .kind = RP_OPT_FLAG, .value = &o.lenient, .help = "loadfile, text, strace or CSV input: skip bad lines, count and report them" },
+	RP_CLI_CSV_OPT(&o.csv),
 	{ .name = "verbose", .short_name = 'v', .kind = RP_OPT_FLAG, .value = &o.verbose, .help = "say how TRACE is read (which format; a stream spooled to TMPDIR)" },
 	{ .name = "timeline", .kind = RP_OPT_DURATION, .value = &o.timeline, .arg = "STEP",
 	  .help = "add the ops, bytes and op mix of every STEP of the trace's time (1s, 100ms): its phases", .min = 1e-6, .max = 1e9 },
@@ -177,7 +178,7 @@ static int run(int argc, char **argv)
 		rp__cli_err("stat", "--diff - -: standard input can be read once, so only one of A and B can be -");
 		return 2;
 	}
-	rp_input_opts io = { .lenient = o.lenient, .quiet = o.json, .verbose = o.verbose, .cmd = "stat" };
+	rp_input_opts io = { .csv = o.csv, .lenient = o.lenient, .quiet = o.json, .verbose = o.verbose, .cmd = "stat" };
 	rc = rp__cli_window("stat", o.from, o.until, &io);
 	if (rc)
 		return rc;

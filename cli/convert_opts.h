@@ -15,7 +15,7 @@
 #define RP_CLI_CONVERT_OPT_LEVEL(var, more) \
 	{ .name = "level", .kind = RP_OPT_UINT, .value = &(var), .arg = "N", .help = "rpz: zstd compression level, 1-22 (default 9" more ")", .min = 1, .max = 22 /* zstd's levels (ZSTD_maxCLevel); its negative "fast" levels are not offered */ }
 #define RP_CLI_CONVERT_OPT_LENIENT(var) \
-	{ .name = "lenient", .kind = RP_OPT_FLAG, .value = &(var), .help = "loadfile, text or strace input: skip bad lines, count and report them" }
+	{ .name = "lenient", .kind = RP_OPT_FLAG, .value = &(var), .help = "loadfile, text, strace or CSV input: skip bad lines, count and report them" }
 #define RP_CLI_CONVERT_OPT_STRICT(var, more)                                                                        \
 	{ .name = "strict", .kind = RP_OPT_FLAG, .value = &(var),                                                                   \
 	  .help = "pcap input: fail when anything was truncated, invalid, unsupported, unmatched, encrypted or lost" more }

@@ -11,6 +11,7 @@
 
 #include "capture/nfsdump.h"
 #include "cli/output.h"
+#include "converters/csv.h"
 
 /* Terminal progress: a bar drawn at most every 0.2 s on stderr. */
 typedef struct progress {
@@ -146,6 +147,36 @@ static int run_nfsdump(const char *path, rp_sink *sink, const rp_conv_in_opts *c
 	return 0;
 }
 
+/* A CSV block or inode trace: never sniffed (any text is CSV), read when --csv says so. */
+static bool sniff_none(const void *head, size_t len, const char *path)
+{
+	(void)head;
+	(void)len;
+	(void)path;
+	return false;
+}
+
+static int run_csv(const char *path, rp_sink *sink, const rp_conv_in_opts *copts, rp_conv_in_report *rep, char *errbuf)
+{
+	const rp_input_opts *const opts = copts->extra;
+	rp_csv_map m;
+	int rc = rp_csv_map_parse(opts->csv, &m, errbuf);
+	if (rc < 0)
+		return rc;
+	FILE *const f = fopen(path, "rb");
+	if (!f)
+		return rp_fail(errbuf, RP_E_IO, "%s: %s", path, strerror(errno));
+	rp_csv_stats st;
+	rc = rp_csv_read(f, path, &m, copts->lenient, sink, &st, errbuf);
+	fclose(f);
+	rp_csv_summary(&st, &m, rep->counts, sizeof(rep->counts));
+	if (copts->lenient)
+		rep->skipped = st.bad;
+	return rc;
+}
+
+static const rp_conv_producer csv_producer = { "csv", "CSV I/O trace (--csv)", sniff_none, run_csv, false };
+
 static const rp_conv_producer nfsdump_producer = { "nfsdump", "nfsdump text, plain or gzip'd (NFSv2/v3)", sniff_nfsdump,
 						   run_nfsdump, false };
 
@@ -232,7 +263,15 @@ int rp__cli_pump(const char *arg, rp_sink *sink, const rp_input_opts *opts)
 	char errbuf[RP_ERRBUF_SIZE] = "";
 	const rp_conv_producer *prod = NULL;
 	const rp_conv_producer *const extra[] = { &pcap_producer, &nfsdump_producer };
-	if (rp_conv_input_producer(&in, extra, 2, &prod, errbuf) < 0) {
+	if (opts->csv) {
+		rp_csv_map m;
+		if (rp_csv_map_parse(opts->csv, &m, errbuf) < 0) {
+			rp__cli_err(opts->cmd, "%s", errbuf);
+			rp_conv_input_close(&in);
+			return 2;
+		}
+		prod = &csv_producer;
+	} else if (rp_conv_input_producer(&in, extra, 2, &prod, errbuf) < 0) {
 		rp__cli_err(opts->cmd, "%s", errbuf);
 		rp_conv_input_close(&in);
 		return 1;
@@ -245,9 +284,9 @@ int rp__cli_pump(const char *arg, rp_sink *sink, const rp_input_opts *opts)
 	/* Options for another kind of input do nothing here: say so rather than let them look obeyed. */
 	const bool pcap_in = prod == &pcap_producer;
 	const bool lines_in = strcmp(prod->name, "loadfile") == 0 || strcmp(prod->name, "text") == 0 ||
-			      strcmp(prod->name, "strace") == 0;
+			      strcmp(prod->name, "strace") == 0 || prod == &csv_producer;
 	if (opts->lenient && !lines_in)
-		rp__cli_err(opts->cmd, "warning: --lenient applies to loadfile, text and strace input only; %s is read as %s", in.name,
+		rp__cli_err(opts->cmd, "warning: --lenient applies to loadfile, text, strace and CSV input only; %s is read as %s", in.name,
 			    prod->what);
 	if ((opts->strict && !pcap_in) || (opts->client_key_set && !pcap_in && prod != &nfsdump_producer))
 		rp__cli_err(opts->cmd, "warning: %s applies to packet captures only; %s is read as %s",

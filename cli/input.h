@@ -24,6 +24,7 @@ typedef struct rp_input_opts {
 	uint64_t seek_ns;     /* an .rpz: start at the frame the index gives for this time (the caller filters by time) */
 	uint64_t *seek_skipped; /* if not NULL: the ops the index let it pass over */
 	rp_capture_opts capture;
+	const char *csv;      /* --csv: a CSV block or inode trace with this preset or column map (converters/csv.h) */
 	const char *cmd;      /* "convert", for messages */
 	bool *cut;            /* if not NULL: set when the input was cut (a pcap ending inside a packet,
 				 a cut or unfinished .rpz): what was read stands, later ops are missing */
@@ -59,6 +60,11 @@ int rp__cli_window(const char *cmd, double from_s, double to_s, rp_input_opts *i
 #define RP_CLI_WINDOW_OPTS(from, until)                                                                              \
 	{ .name = "from", .kind = RP_OPT_DURATION, .value = (from), .arg = "TIME", .help = "only ops that start at or after TIME of the trace (10, 1.5s, 2m)", .min = 0, .max = 1e9 }, \
 	{ .name = "until", .kind = RP_OPT_DURATION, .value = (until), .arg = "TIME", .help = "only ops that start before TIME of the trace", .min = 0, .max = 1e9 }
+
+/* --csv SPEC, the same in every command that reads an input. */
+#define RP_CLI_CSV_OPT(var)                                                                                      \
+	{ .name = "csv", .kind = RP_OPT_STRING, .value = (var), .arg = "SPEC",                                     \
+	  .help = "the input is a CSV I/O trace: a preset (msr, fiu, alibaba, tencent) or a column map such as time=1,op=4,offset=5,size=6,device=2 (docs/csv.md)" }
 
 /*
  * Pump the input at path into sink (meta, strings, ops, finish).  Prints the

@@ -18,6 +18,7 @@ const char *rp_source_name(uint32_t source)
 		[RP_SRC_CTF] = "ctf",
 		[RP_SRC_SYNTHETIC] = "synthetic",
 		[RP_SRC_NFSDUMP] = "nfsdump",
+		[RP_SRC_CSV] = "csv",
 	};
 	return source < sizeof(names) / sizeof(names[0]) ? names[source] : "unknown";
 }

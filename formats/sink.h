@@ -21,6 +21,7 @@ typedef enum rp_source {
 	RP_SRC_CTF = 8,
 	RP_SRC_SYNTHETIC = 9,
 	RP_SRC_NFSDUMP = 10, /* nfsdump text (the Harvard SOS NFS traces) */
+	RP_SRC_CSV = 11,     /* block or inode I/O traces as CSV (converters/csv.c) */
 } rp_source;
 
 /* rp_trace_meta.flags */

@@ -32,10 +32,10 @@ PUBLIC = {
                'replay/bench_mkfs.h'},
     # the registry of producers and consumers, any input pumped into a sink through it, and the
     # converters cli/ drives by name: anonymize, the slice filter, merge, the loadfile preamble,
-    # strace and CTF options
+    # strace and CTF options, CSV traces (--csv)
     'converters': {'converters/registry.h', 'converters/pump.h', 'converters/anonymize.h', 'converters/filter.h',
                    'converters/merge.h', 'converters/preamble.h', 'converters/strace.h',
-                   'converters/ctf.h'},
+                   'converters/ctf.h', 'converters/csv.h'},
     # compare's table, bench's report, stat's sink, JSON and --diff, provenance
     'results': {'results/benchtab.h', 'results/bench.h', 'results/stat_json.h',
                 'results/stat_diff.h', 'results/stat_sink.h', 'results/runenv.h'},
@@ -106,7 +106,7 @@ def self_test():
         'replay/engine.h': '#include "formats/loadfile_cmds.h"\n',    # formats' named internal
         'converters/registry.h': '', 'converters/pump.h': '', 'converters/anonymize.h': '', 'converters/filter.h': '',
         'converters/merge.h': '', 'converters/preamble.h': '', 'converters/strace.h': '',
-        'converters/ctf.h': '',
+        'converters/ctf.h': '', 'converters/csv.h': '',
         'converters/strace_int.h': '',
         'results/benchtab.h': '', 'results/bench.h': '', 'results/stat_json.h': '',
         'results/stat_diff.h': '', 'results/stat_sink.h': '', 'results/runenv.h': '',
