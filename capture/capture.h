@@ -49,6 +49,8 @@ typedef struct rp_capture_opts {
 
 /* Outcomes counted during a decode; the conversion summary prints them. */
 #define RP_CAP_UNSUPPORTED_MAX 64
+/* Kinds of other traffic named in the summary ("TCP port 80"); frames of further kinds are counted together. */
+#define RP_CAP_OTHER_MAX 8
 typedef struct rp_capture_stats {
 	uint64_t frames;      /* packets read */
 	uint64_t bytes;       /* captured bytes read */
@@ -69,6 +71,19 @@ typedef struct rp_capture_stats {
 	uint64_t frags_dropped;    /* IP datagrams whose fragments never all came (timeout, bounds, conflicts) */
 	uint64_t flows_evicted;    /* flows dropped early because max_flows were live */
 	bool file_cut;             /* the capture file ends inside a packet record (tcpdump: "truncated dump file") */
+	bool live;                 /* a live capture: kernel_drops was asked of the kernel (0 is a figure) */
+	/*
+	 * Frames that were no NFS or SMB (a flow neither protocol's, or not TCP
+	 * or UDP at all), by kind in the order first seen, known once the decode
+	 * ended: "no NFS or SMB message ... wrong port?" names them.
+	 */
+	uint64_t other_frames;     /* all of them */
+	uint64_t other_beyond;     /* those of kinds past the table's RP_CAP_OTHER_MAX */
+	uint32_t n_other;
+	struct {
+		char name[24];
+		uint64_t frames;
+	} other_by_kind[RP_CAP_OTHER_MAX];
 	uint32_t n_unsupported;
 	struct {
 		char name[48];
@@ -79,8 +94,10 @@ typedef struct rp_capture_stats {
 /* Print the summary ("frames 1200, ops 340, truncated 0, ...") on f. */
 void rp_capture_stats_print(const rp_capture_stats *st, FILE *f);
 /* True when anything was truncated, invalid, unsupported, unmatched, encrypted or failed to decrypt, or bytes were lost
- * (TCP gaps, kernel drops): the trace may lack ops the workload had. */
+ * (TCP gaps, kernel drops), or frames came with no NFS or SMB message at all: the trace may lack ops the workload had. */
 bool rp_capture_stats_lossy(const rp_capture_stats *st);
+/* Frames were read but none held an NFS or SMB message (other protocols, or the wrong ports captured). */
+bool rp_capture_stats_no_file_traffic(const rp_capture_stats *st);
 
 /*
  * Link types rp_capture_packet takes: libpcap's DLT_ numbers (as on Linux),

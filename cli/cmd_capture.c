@@ -66,8 +66,8 @@ static const rp_opt options[] = {
 	{ .name = "lttng", .kind = RP_OPT_FLAG, .value = &o.lttng,
 	  .help = "CMD: emit the events as LTTng-UST tracepoints (provider reprise) for your own LTTng session; no -o" },
 	{ .name = "strict", .kind = RP_OPT_FLAG, .value = &o.strict,
-	  .help = "fail when anything was truncated, invalid, unsupported, unmatched, encrypted or dropped (CMD: lost or "
-	  "untraced)" },
+	  .help = "fail when anything was truncated, invalid, unsupported, unmatched, encrypted or dropped, or no NFS or "
+	  "SMB message came (CMD: lost or untraced)" },
 	{ .name = "quiet", .short_name = 'q', .kind = RP_OPT_FLAG, .value = &o.quiet, .help = "no summary on stderr" },
 	RP_CLI_SMB_KEY_OPTS(&sk.list, &sk.file),
 	{ .name = NULL },
@@ -399,6 +399,11 @@ static int run_capture(int argc, char **argv)
 	}
 	if (rp__cli_out_commit(&of, "capture"))
 		return 1;
+	if (o.strict && rp_capture_stats_no_file_traffic(&st)) {
+		rp__cli_err("capture", "--strict: no NFS or SMB message in %llu frames (see the summary above)",
+			    (unsigned long long)st.frames);
+		return 1;
+	}
 	if (o.strict && rp_capture_stats_lossy(&st)) {
 		rp__cli_err("capture", "--strict: the capture was lossy (see the summary above)");
 		return 1;

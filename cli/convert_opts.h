@@ -18,7 +18,7 @@
 	{ .name = "lenient", .kind = RP_OPT_FLAG, .value = &(var), .help = "loadfile, text, strace or CSV input: skip bad lines, count and report them" }
 #define RP_CLI_CONVERT_OPT_STRICT(var, more)                                                                        \
 	{ .name = "strict", .kind = RP_OPT_FLAG, .value = &(var),                                                                   \
-	  .help = "pcap input: fail when anything was truncated, invalid, unsupported, unmatched, encrypted or lost" more }
+	  .help = "pcap input: fail when anything was truncated, invalid, unsupported, unmatched, encrypted or lost, or no NFS or SMB message came" more }
 #define RP_CLI_CONVERT_OPT_QUIET(var, what) { .name = "quiet", .short_name = 'q', .kind = RP_OPT_FLAG, .value = &(var), .help = "no " what " on stderr" }
 #define RP_CLI_CONVERT_OPT_VERBOSE(var, more) { .name = "verbose", .short_name = 'v', .kind = RP_OPT_FLAG, .value = &(var), .help = "say how IN is read" more }
 

@@ -114,6 +114,9 @@ static int run_pcap(const char *path, rp_sink *sink, const rp_conv_in_opts *copt
 			 " frames; ops of later packets are missing", path, st.frames);
 		rep->cut = true;
 	}
+	if (opts->strict && rp_capture_stats_no_file_traffic(&st))
+		return rp_fail(errbuf, RP_E_INVAL, "%s: --strict: no NFS or SMB message in %" PRIu64 " frames (see above)",
+			       path, st.frames);
 	if (opts->strict && rp_capture_stats_lossy(&st))
 		return rp_fail(errbuf, RP_E_INVAL, "%s: --strict: the decode was lossy (see the summary above)", path);
 	return 0;

@@ -2,6 +2,7 @@
 #include "capture/net/transport.h"
 
 #include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,7 @@ typedef struct flow {
 	struct flow *newer, *older; /* LRU list `list` */
 	uint64_t hash;
 	uint64_t last_ns;
+	uint64_t frames; /* of this flow, for the tally of other traffic when it ends as neither NFS nor SMB */
 	uint8_t list;
 } flow;
 
@@ -153,9 +155,41 @@ static void touch(rp_transport *t, flow *f, uint8_t list)
 	lru_push(t, f, list);
 }
 
+/* ---- other traffic: frames of no NFS or SMB, by kind (rp_capture_stats.other_by_kind) ---- */
+
+static void other(rp_transport *t, const char *kind, uint64_t frames)
+{
+	rp_capture_stats *const st = t->stats;
+	if (!st || !frames)
+		return;
+	st->other_frames += frames;
+	for (uint32_t i = 0; i < st->n_other; i++) {
+		if (strcmp(st->other_by_kind[i].name, kind) == 0) {
+			st->other_by_kind[i].frames += frames;
+			return;
+		}
+	}
+	if (st->n_other == RP_CAP_OTHER_MAX) {
+		st->other_beyond += frames; /* kinds past the table's: together */
+		return;
+	}
+	snprintf(st->other_by_kind[st->n_other].name, sizeof(st->other_by_kind[0].name), "%s", kind);
+	st->other_by_kind[st->n_other++].frames = frames;
+}
+
+/* The kind of a flow's traffic: its transport and the lower of its ports (a server's, mostly). */
+static void other_port(rp_transport *t, uint8_t l4, uint16_t a, uint16_t b, uint64_t frames)
+{
+	char kind[24];
+	snprintf(kind, sizeof(kind), "%s port %u", l4 == RP_L4_UDP ? "UDP" : "TCP", (unsigned)(a < b ? a : b));
+	other(t, kind, frames);
+}
+
 /* Flush what the flow holds, tell nobody more, free it. */
 static void flow_end(rp_transport *t, flow *f)
 {
+	if (f->fc.app != RP_APP_RPC && f->fc.app != RP_APP_SMB)
+		other_port(t, f->conn.l4, f->conn.port[0], f->conn.port[1], f->frames);
 	flow *const saved = t->cur;
 	t->cur = f;
 	for (uint8_t d = 0; d < 2; d++) {
@@ -272,12 +306,14 @@ static void tcp_packet(rp_transport *t, const rp_l4pkt *pk)
 	if (!f) {
 		if ((s.flags & RP_TCP_RST) || (!s.wire_len && !(s.flags & RP_TCP_SYN))) {
 			ignored(t); /* the end or an ACK of a connection we know nothing of */
+			other_port(t, RP_L4_TCP, s.sport, s.dport, 1);
 			return;
 		}
 		f = flow_new(t, h, &pk->src, s.sport, &pk->dst, s.dport, RP_L4_TCP);
 		if (!f)
 			return;
 	}
+	f->frames++;
 	if (f->fc.app == RP_APP_IGNORED) {
 		ignored(t);
 		touch(t, f, (s.flags & (RP_TCP_RST | RP_TCP_FIN)) ? L_CLOSED : f->list);
@@ -295,6 +331,7 @@ static void tcp_packet(rp_transport *t, const rp_l4pkt *pk)
 		t->cur = f;
 		d = 0;
 		rp__frame_boundary(&f->fc, d);
+		f->frames++;
 		r = rp__tcp_segment(&t->tcp, f->tcp, d, &s);
 	}
 	const bool closed = r == RP_TCP_RESET || (f->tcp[0].fin && f->tcp[1].fin) || f->list == L_CLOSED;
@@ -327,12 +364,14 @@ static void udp_packet(rp_transport *t, const rp_l4pkt *pk)
 		/* Most UDP is DNS and the like: keep no state for it. */
 		if (rp__frame_looks_rpc(p, have, false) != 1) {
 			ignored(t);
+			other_port(t, RP_L4_UDP, sport, dport, 1);
 			return;
 		}
 		f = flow_new(t, h, &pk->src, sport, &pk->dst, dport, RP_L4_UDP);
 		if (!f)
 			return;
 	}
+	f->frames++;
 	touch(t, f, L_UDP);
 	rp__frame_datagram(&t->fr, &f->fc, d, p, have, wire, pk->ts_ns, pk->frame);
 	if (f->fc.app != RP_APP_RPC)
@@ -415,6 +454,7 @@ void rp__transport_packet(rp_transport *t, int dlt, uint64_t ts_ns, const uint8_
 	uint8_t ver = 0;
 	if (rp__link_ip(dlt, data, caplen, &off, &ver) != RP_LINK_IP) {
 		ignored(t);
+		other(t, "not IP", 1);
 		return;
 	}
 	rp_l4pkt pk;
@@ -430,6 +470,7 @@ void rp__transport_packet(rp_transport *t, int dlt, uint64_t ts_ns, const uint8_
 		break;
 	case RP_IP_OTHER:
 		ignored(t);
+		other(t, "IP, not TCP or UDP", 1);
 		break;
 	case RP_IP_TRUNCATED:
 		t->hooks.count(t->hooks.user, RP_OUT_TRUNCATED, NULL);

@@ -171,11 +171,40 @@ void rp_capture_destroy(rp_capture *cap)
 
 /* ---- summary ---- */
 
+bool rp_capture_stats_no_file_traffic(const rp_capture_stats *st)
+{
+	return st->frames && !st->messages;
+}
+
 bool rp_capture_stats_lossy(const rp_capture_stats *st)
 {
 	return st->truncated || st->invalid || st->unsupported || st->unmatched || st->encrypted || st->decrypt_failed ||
-	       st->gaps ||
-	       st->kernel_drops || st->file_cut;
+	       st->gaps || st->kernel_drops || st->file_cut || rp_capture_stats_no_file_traffic(st);
+}
+
+/* "no NFS or SMB message in 14 frames (2 other protocols: TCP port 8000 12 frames, not IP 2 frames): wrong port?" */
+static void print_no_file_traffic(const rp_capture_stats *st, FILE *f)
+{
+	fprintf(f, "  no NFS or SMB message in %" PRIu64 " frame%s", st->frames, st->frames == 1 ? "" : "s");
+	if (st->n_other) {
+		fprintf(f, " (%" PRIu32 "%s other protocol%s:", st->n_other, st->other_beyond ? "+" : "",
+			st->n_other == 1 && !st->other_beyond ? "" : "s");
+		/* the most frames first (a handful of kinds: a selection, each time the largest left) */
+		bool shown[RP_CAP_OTHER_MAX] = { false };
+		for (uint32_t k = 0; k < st->n_other && k < RP_CAP_OTHER_MAX; k++) {
+			uint32_t best = RP_CAP_OTHER_MAX;
+			for (uint32_t i = 0; i < st->n_other && i < RP_CAP_OTHER_MAX; i++)
+				if (!shown[i] && (best == RP_CAP_OTHER_MAX || st->other_by_kind[i].frames > st->other_by_kind[best].frames))
+					best = i;
+			shown[best] = true;
+			fprintf(f, "%s %s %" PRIu64 " frame%s", k ? "," : "", st->other_by_kind[best].name,
+				st->other_by_kind[best].frames, st->other_by_kind[best].frames == 1 ? "" : "s");
+		}
+		if (st->other_beyond)
+			fprintf(f, ", others %" PRIu64 " frames", st->other_beyond);
+		fputc(')', f);
+	}
+	fputs(": wrong port? (NFS, MOUNT and SMB are found by content on any port: capture the server's traffic)\n", f);
 }
 
 void rp_capture_stats_print(const rp_capture_stats *st, FILE *f)
@@ -186,7 +215,7 @@ void rp_capture_stats_print(const rp_capture_stats *st, FILE *f)
 		", ignored %" PRIu64,
 		st->frames, st->ops, st->messages, st->truncated, st->invalid, st->unsupported, st->unmatched,
 		st->encrypted, st->gaps, st->ignored);
-	if (st->kernel_drops)
+	if (st->kernel_drops || st->live)
 		fprintf(f, ", kernel drops %" PRIu64, st->kernel_drops);
 	if (st->segments_dropped)
 		fprintf(f, ", segments dropped %" PRIu64, st->segments_dropped);
@@ -206,6 +235,8 @@ void rp_capture_stats_print(const rp_capture_stats *st, FILE *f)
 		fprintf(f, "  decrypt failed: %" PRIu64 " SMB3 messages did not verify with the key given for their "
 			   "session (a wrong key, S2C and C2S swapped, or a 3.1.1 session whose NEGOTIATE was not captured: "
 			   "give S2C:C2S)\n", st->decrypt_failed);
+	if (rp_capture_stats_no_file_traffic(st))
+		print_no_file_traffic(st, f);
 	if (st->file_cut)
 		fputs("  truncated dump file: the capture ends inside a packet record (cut short: the ops of later "
 		      "packets are missing)\n",

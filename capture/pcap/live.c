@@ -170,6 +170,7 @@ int rp_capture_live(rp_live_opts *live, rp_sink *sink, const rp_capture_opts *op
 	if (stats) {
 		*stats = *rp_capture_get_stats(lc.cap);
 		stats->kernel_drops = drops;
+		stats->live = true;
 	}
 	rp_capture_destroy(lc.cap);
 	return rc;
