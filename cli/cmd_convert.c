@@ -53,7 +53,8 @@ static const rp_opt options[] = {
 	  .help = "only ops that start before TIME of the trace (--to FORMAT, a format name, is the old spelling of --format)" },
 	{ .name = "until", .kind = RP_OPT_DURATION, .value = &o.until, .arg = "TIME", .help = "the same as --to TIME", .min = 0, .max = 1e9 },
 	{ .name = "clients", .kind = RP_OPT_STRING, .value = &o.clients, .arg = "LIST", .help = "only these clients' ops: ids and ranges, 1,3-5" },
-	{ .name = "ops", .kind = RP_OPT_STRING, .value = &o.ops, .arg = "LIST", .help = "only these ops, by name: read,write,open,close (reprise cat's names)" },
+	{ .name = "ops", .kind = RP_OPT_STRING, .value = &o.ops, .arg = "LIST", .help = "only these ops, by name: read,write,open,close (reprise cat's names); without open, the opens and closes "
+	  "of the handles kept ops use are kept too" },
 	{ .name = "path-prefix", .kind = RP_OPT_STRING, .value = &o.path_prefix, .arg = "P",
 	  .help = "only ops on paths under P, component-wise (/a/b keeps /a/b/c, not /a/bc), and on handles opened there" },
 	{ .name = "time-scale", .kind = RP_OPT_DOUBLE, .value = &o.time_scale, .arg = "X",
@@ -247,7 +248,11 @@ static void slice_report(const slice *sl, const char *in)
 			st->dropped[i]);
 		any = true;
 	}
-	fprintf(stderr, "%s; %" PRIu64 " client%s", any ? ")" : "", st->clients, st->clients == 1 ? "" : "s");
+	fprintf(stderr, "%s", any ? ")" : "");
+	if (st->needed_opens || st->needed_closes)
+		fprintf(stderr, "; with the %" PRIu64 " opens and %" PRIu64 " closes of the handles they use (not in --ops)",
+			st->needed_opens, st->needed_closes);
+	fprintf(stderr, "; %" PRIu64 " client%s", st->clients, st->clients == 1 ? "" : "s");
 	if (st->kept)
 		fprintf(stderr, "; %.6f s to %.6f s", (double)st->t_first / 1e9, (double)st->t_last / 1e9);
 	if (sl->fo.scale && sl->fo.scale != 1)

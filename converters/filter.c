@@ -99,10 +99,14 @@ int rp_filter_parse_ops(const char *s, uint64_t *mask, char *errbuf)
 
 /* ---- a set of (client, handle) with a kept flag --------------------------- */
 
+/* A handle's open: dropped, kept, held (wanted but for --ops: kept once a kept op uses it), kept because one did. */
+enum { H_DROPPED = 0, H_KEPT = 1, H_HELD = 2, H_NEEDED = 3 };
+
 typedef struct hslot {
 	uint64_t handle; /* 0: empty (handle 0 is "none", never tracked) */
+	uint64_t seq;    /* H_HELD: the held open's place in the queue */
 	uint32_t client;
-	uint8_t kept;    /* 1: its open reached the output; 0: it was dropped */
+	uint8_t kept;    /* H_*: whether its open reached (or may reach) the output */
 	uint8_t dead;    /* closed: a tombstone, so probing goes on past it */
 } hslot;
 
@@ -135,7 +139,7 @@ static hslot *hfind(const hset *h, uint32_t client, uint64_t handle)
 	}
 }
 
-static int hput(hset *h, uint32_t client, uint64_t handle, bool kept);
+static int hput(hset *h, uint32_t client, uint64_t handle, uint8_t kept, uint64_t seq);
 
 static int hgrow(hset *h)
 {
@@ -153,17 +157,18 @@ static int hgrow(hset *h)
 		return RP_E_NOMEM;
 	for (size_t i = 0; i < h->cap; i++)
 		if (h->s[i].handle && !h->s[i].dead)
-			(void)hput(&n, h->s[i].client, h->s[i].handle, h->s[i].kept);
+			(void)hput(&n, h->s[i].client, h->s[i].handle, h->s[i].kept, h->s[i].seq);
 	free(h->s);
 	*h = n;
 	return 0;
 }
 
-static int hput(hset *h, uint32_t client, uint64_t handle, bool kept)
+static int hput(hset *h, uint32_t client, uint64_t handle, uint8_t kept, uint64_t seq)
 {
 	hslot *const old = hfind(h, client, handle);
 	if (old) {
 		old->kept = kept;
+		old->seq = seq;
 		return 0;
 	}
 	if ((h->used + 1) * 4 > h->cap * 3) {
@@ -174,7 +179,7 @@ static int hput(hset *h, uint32_t client, uint64_t handle, bool kept)
 	for (size_t i = hmix(client, handle) & (h->cap - 1);; i = (i + 1) & (h->cap - 1)) {
 		hslot *const s = &h->s[i];
 		if (s->handle == 0) {
-			*s = (hslot){ .handle = handle, .client = client, .kept = kept };
+			*s = (hslot){ .handle = handle, .seq = seq, .client = client, .kept = kept };
 			h->used++;
 			return 0;
 		}
@@ -190,8 +195,29 @@ static void hdel(hset *h, uint32_t client, uint64_t handle)
 
 /* ---- the filter sink ----------------------------------------------------- */
 
+/*
+ * The ops held back while an open waits to learn whether a kept op needs it
+ * (--ops without open: read,write keeps the opens and closes of the handles
+ * they use).  Kept ops after a held open wait behind it, so the output stays
+ * in start order; past QUEUE_MAX the oldest held open is kept, needed or not
+ * (a handle open for the whole trace costs one open, not the memory of the
+ * trace).
+ */
+#define QUEUE_MAX 65536u
+
+enum { Q_READY, Q_HELD, Q_GONE };
+
+typedef struct qent {
+	rp_op op;   /* with the input's string ids */
+	uint8_t st; /* Q_* */
+} qent;
+
 struct rp_filter {
 	rp_sink base;
+	qent *q;            /* the held ops: q[q_head, q_len) are seq q_seq, ... */
+	size_t q_head, q_len, q_cap;
+	uint64_t q_seq;
+	bool need;          /* --ops leaves out opens: keep those the kept ops use */
 	rp_sink *inner;
 	rp_filter_opts o;
 	rp_filter_range *clients;
@@ -254,12 +280,12 @@ static bool under(rp_filter *f, uint32_t id)
 	return (size_t)n == f->prefix_len || f->prefix_len == 0 || f->pbuf[f->prefix_len] == '/';
 }
 
-/* The handle h of op's client: 1 usable, 0 its open was dropped (or is before the window), -1 not tracked. */
+/* The handle h of op's client: 1 usable (its open kept or held), 0 its open was dropped (or is before the window), -1 not tracked. */
 static int handle_state(const rp_filter *f, uint32_t client, uint64_t h)
 {
 	const hslot *const s = hfind(&f->handles, client, h);
 	if (s)
-		return s->kept;
+		return s->kept != H_DROPPED;
 	/* Never opened in what we saw: before the window when there is one, else the input has it so */
 	return f->o.window && f->o.from_ns > 0 ? 0 : -1;
 }
@@ -271,14 +297,14 @@ static void used_handles(const rp_op *op, uint64_t *h1, uint64_t *h2)
 	*h2 = op->op == RP_OP_COPY ? op->handle2 : 0;
 }
 
-/* Why op is dropped, or RP_FILTER__REASONS to keep it. */
-static rp_filter_reason judge(rp_filter *f, const rp_op *op)
+/* Why op is dropped, or RP_FILTER__REASONS to keep it; by_op false: as if --ops kept every op. */
+static rp_filter_reason judge(rp_filter *f, const rp_op *op, bool by_op)
 {
 	if (!client_wanted(f, op->client))
 		return RP_FILTER_CLIENT;
 	if (f->o.window && (op->t_start < f->o.from_ns || op->t_start >= f->o.to_ns))
 		return RP_FILTER_TIME;
-	if (f->o.ops && !(f->o.ops >> op->op & 1))
+	if (by_op && f->o.ops && !(f->o.ops >> op->op & 1))
 		return RP_FILTER_OP;
 	uint64_t h1, h2;
 	used_handles(op, &h1, &h2);
@@ -294,17 +320,21 @@ static rp_filter_reason judge(rp_filter *f, const rp_op *op)
 	return RP_FILTER__REASONS;
 }
 
-/* What a kept or dropped op does to the handle table. */
-static int track(rp_filter *f, const rp_op *op, bool kept)
+/* The handle an op makes (an open's, a dup's new one), or 0. */
+static uint64_t made_handle(const rp_op *op)
+{
+	return op->op == RP_OP_OPEN ? op->handle : op->op == RP_OP_DUP ? op->handle2 : 0;
+}
+
+/* What a kept, held or dropped op does to the handle table (kept: H_*; seq: a held op's). */
+static int track(rp_filter *f, const rp_op *op, uint8_t kept, uint64_t seq)
 {
 	int rc = 0;
-	if (op->op == RP_OP_OPEN && op->handle)
-		rc = hput(&f->handles, op->client, op->handle, kept);
-	else if (op->op == RP_OP_DUP && op->handle2)
-		rc = hput(&f->handles, op->client, op->handle2, kept);
+	if (made_handle(op))
+		rc = hput(&f->handles, op->client, made_handle(op), kept, seq);
 	else if (op->op == RP_OP_CLOSE && op->handle)
 		hdel(&f->handles, op->client, op->handle);
-	else if (op->op == RP_OP_FORK && kept && op->result <= UINT32_MAX) {
+	else if (op->op == RP_OP_FORK && kept == H_KEPT && op->result <= UINT32_MAX) {
 		/* The child starts with the parent's handles (shared or copied: either way it may use them). */
 		const uint32_t child = (uint32_t)op->result;
 		size_t n = 0;
@@ -321,7 +351,7 @@ static int track(rp_filter *f, const rp_op *op, bool kept)
 				inherit[k++] = *s;
 		}
 		for (size_t i = 0; i < k && rc == 0; i++)
-			rc = hput(&f->handles, child, inherit[i].handle, inherit[i].kept);
+			rc = hput(&f->handles, child, inherit[i].handle, inherit[i].kept, inherit[i].seq);
 		free(inherit);
 	}
 	return rc;
@@ -355,23 +385,14 @@ static int count_client(rp_filter *f, uint32_t c)
 	if (hfind(&f->clients_kept, 0, (uint64_t)c + 1))
 		return 0;
 	f->st.clients++;
-	return hput(&f->clients_kept, 0, (uint64_t)c + 1, true);
+	return hput(&f->clients_kept, 0, (uint64_t)c + 1, true, 0);
 }
 
-static int fl_op(rp_sink *s, const rp_op *in)
+/* One kept op to the output: times scaled, strings renumbered, counted. */
+static int emit(rp_filter *f, const rp_op *in)
 {
-	rp_filter *const f = (rp_filter *)s;
-	f->st.seen++;
-	const rp_filter_reason why = judge(f, in);
-	const bool keep = why == RP_FILTER__REASONS;
-	int rc = track(f, in, keep);
-	if (rc < 0)
-		return rp_fail(s->errbuf, rc, "op %" PRIu64 ": %s handles open at once", f->st.seen,
-			       rc == RP_E_LIMIT ? "too many" : "no memory for the");
-	if (!keep) {
-		f->st.dropped[why]++;
-		return 0;
-	}
+	rp_sink *const s = &f->base;
+	int rc;
 	rp_op op = *in;
 	if (f->o.scale != 0 && f->o.scale != 1) {
 		const bool ok = scale_time(f->o.scale, in->t_start, &op.t_start) &&
@@ -402,9 +423,138 @@ static int fl_op(rp_sink *s, const rp_op *in)
 	return 0;
 }
 
+/* ---- held opens (--ops without open) ---------------------------------------- */
+
+static qent *q_at(rp_filter *f, uint64_t seq)
+{
+	return seq >= f->q_seq && seq - f->q_seq < f->q_len - f->q_head ? &f->q[f->q_head + (seq - f->q_seq)] : NULL;
+}
+
+/* Append op in state st; its seq in *seq. */
+static int q_push(rp_filter *f, const rp_op *op, uint8_t st, uint64_t *seq)
+{
+	if (f->q_len == f->q_cap) {
+		if (f->q_head) { /* the emitted part goes first */
+			memmove(f->q, f->q + f->q_head, (f->q_len - f->q_head) * sizeof(*f->q));
+			f->q_len -= f->q_head;
+			f->q_head = 0;
+		}
+		if (f->q_len == f->q_cap) {
+			const size_t cap = f->q_cap ? 2 * f->q_cap : 256;
+			qent *const nq = realloc(f->q, cap * sizeof(*nq));
+			if (!nq)
+				return RP_E_NOMEM;
+			f->q = nq;
+			f->q_cap = cap;
+		}
+	}
+	if (seq)
+		*seq = f->q_seq + (f->q_len - f->q_head);
+	f->q[f->q_len++] = (qent){ .op = *op, .st = st };
+	return 0;
+}
+
+/* A held open is needed: it goes out in its place, and so does a held open of the handle it dups. */
+static void need(rp_filter *f, hslot *h)
+{
+	for (int depth = 0; h && h->kept == H_HELD && depth < 64; depth++) {
+		qent *const e = q_at(f, h->seq);
+		h->kept = H_NEEDED;
+		if (!e || e->st != Q_HELD)
+			return;
+		e->st = Q_READY;
+		f->st.needed_opens++;
+		h = e->op.op == RP_OP_DUP && e->op.handle ? hfind(&f->handles, e->op.client, e->op.handle) : NULL;
+	}
+}
+
+/* The ops at the head that are decided, out; past QUEUE_MAX the oldest held open is taken as needed. */
+static int q_flush(rp_filter *f)
+{
+	while (f->q_head < f->q_len) {
+		qent *const e = &f->q[f->q_head];
+		if (e->st == Q_HELD && f->q_len - f->q_head > QUEUE_MAX) {
+			hslot *const h = hfind(&f->handles, e->op.client, made_handle(&e->op));
+			if (h && h->kept == H_HELD && h->seq == f->q_seq)
+				need(f, h);
+			else
+				e->st = Q_READY, f->st.needed_opens++;
+		}
+		if (e->st == Q_HELD)
+			break;
+		if (e->st == Q_READY) {
+			const int rc = emit(f, &e->op);
+			if (rc < 0)
+				return rc;
+		}
+		f->q_head++;
+		f->q_seq++;
+	}
+	if (f->q_head == f->q_len)
+		f->q_head = f->q_len = 0;
+	return 0;
+}
+
+static int fl_op(rp_sink *s, const rp_op *in)
+{
+	rp_filter *const f = (rp_filter *)s;
+	f->st.seen++;
+	rp_filter_reason why = judge(f, in, true);
+	uint8_t kept = why == RP_FILTER__REASONS ? H_KEPT : H_DROPPED;
+	uint64_t seq = 0;
+	int rc = 0;
+	if (f->need && why == RP_FILTER_OP && made_handle(in) && judge(f, in, false) == RP_FILTER__REASONS) {
+		kept = H_HELD; /* an open wanted but for --ops: kept if a kept op uses its handle */
+		rc = q_push(f, in, Q_HELD, &seq);
+	} else if (f->need && why == RP_FILTER_OP && in->op == RP_OP_CLOSE && in->handle) {
+		hslot *const h = hfind(&f->handles, in->client, in->handle);
+		if (h && h->kept == H_NEEDED) {
+			why = RP_FILTER__REASONS; /* the close of an open kept for a kept op */
+			kept = H_KEPT;
+			f->st.needed_closes++;
+		} else if (h && h->kept == H_HELD) {
+			qent *const e = q_at(f, h->seq);
+			if (e && e->st == Q_HELD) {
+				e->st = Q_GONE; /* closed unused: the open goes with its close */
+				f->st.dropped[RP_FILTER_OP]++;
+			}
+		}
+	}
+	if (kept == H_KEPT && f->need) {
+		uint64_t h1, h2;
+		used_handles(in, &h1, &h2);
+		need(f, h1 ? hfind(&f->handles, in->client, h1) : NULL);
+		need(f, h2 ? hfind(&f->handles, in->client, h2) : NULL);
+	}
+	if (rc == 0)
+		rc = track(f, in, kept, seq);
+	if (rc < 0)
+		return rp_fail(s->errbuf, rc, "op %" PRIu64 ": %s handles open at once", f->st.seen,
+			       rc == RP_E_LIMIT ? "too many" : "no memory for the");
+	if (kept == H_DROPPED)
+		f->st.dropped[why]++;
+	if (kept != H_KEPT)
+		return q_flush(f);
+	if (f->q_head == f->q_len)
+		return emit(f, in);
+	if ((rc = q_push(f, in, Q_READY, NULL)) < 0)
+		return rp_fail(s->errbuf, rc, "op %" PRIu64 ": out of memory", f->st.seen);
+	return q_flush(f);
+}
+
 static int fl_finish(rp_sink *s)
 {
 	rp_filter *const f = (rp_filter *)s;
+	/* Opens still held were never used by a kept op: they go. */
+	for (size_t i = f->q_head; i < f->q_len; i++) {
+		if (f->q[i].st == Q_HELD) {
+			f->q[i].st = Q_GONE;
+			f->st.dropped[RP_FILTER_OP]++;
+		}
+	}
+	const int qrc = q_flush(f);
+	if (qrc < 0)
+		return qrc;
 	f->st.strings = rp_strtab_count(f->out);
 	const int rc = f->inner->finish(f->inner);
 	return rc < 0 ? pass_err(f, rc) : 0;
@@ -424,6 +574,7 @@ int rp_filter_create(rp_filter **out, const rp_filter_opts *opts, rp_sink *inner
 	f->base = (rp_sink){ .meta = fl_meta, .string = fl_string, .op = fl_op, .finish = fl_finish };
 	f->inner = inner;
 	f->o = *opts;
+	f->need = opts->ops && !(opts->ops >> RP_OP_OPEN & 1);
 	f->in = rp_strtab_create();
 	f->out = rp_strtab_create();
 	bool ok = f->in && f->out;
@@ -474,6 +625,7 @@ void rp_filter_destroy(rp_filter *f)
 	rp_strtab_destroy(f->in);
 	rp_strtab_destroy(f->out);
 	free(f->handles.s);
+	free(f->q);
 	free(f->clients_kept.s);
 	free(f->clients);
 	free(f->prefix);

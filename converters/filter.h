@@ -1,8 +1,9 @@
 /*
  * Slicing a trace: a sink stage that keeps the ops of some clients, some op
  * kinds, a subtree and a time window, scales time, and keeps handles
- * consistent (an op on a handle whose open was dropped is dropped too), so
- * the slice replays without unknown handles (docs/slice.md).
+ * consistent (an op on a handle whose open was dropped is dropped too; with
+ * --ops that leaves out open, the opens and closes of the handles kept ops
+ * use are kept), so the slice replays without unknown handles (docs/slice.md).
  */
 #ifndef REPRISE_CONVERTERS_FILTER_H
 #define REPRISE_CONVERTERS_FILTER_H
@@ -50,6 +51,8 @@ typedef struct rp_filter_stats {
 	uint64_t clients;         /* distinct clients among the kept ops */
 	uint64_t t_first, t_last; /* earliest start and latest known end of the kept ops (after scaling) */
 	uint32_t strings;         /* strings the output defines (only those kept ops name) */
+	/* --ops without open: opens (and dups) kept because a kept op used their handle, and those handles' closes */
+	uint64_t needed_opens, needed_closes;
 } rp_filter_stats;
 
 /* "clients", "time", ... for the summary. */

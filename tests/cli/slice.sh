@@ -26,7 +26,7 @@ fails() {
 		not_ok "$d"
 	fi
 }
-echo "1..28"
+echo "1..31"
 
 smb=$src/samples/smb2-small-files.rpz
 
@@ -96,9 +96,17 @@ has "a window from inside an open file drops its ops (a handle opened before --f
 replay_clean "the window replays: no unknown handle, no mismatch" "$tmp/late.rpz"
 replay_clean "the subtree replays: no unknown handle, no mismatch" "$tmp/sub.rpz"
 "$reprise" convert "$smb" --ops read,readdir "$tmp/noopen.rpz" 2>"$tmp/sum"
-has "reads without their opens are dropped too, listings that name their directory stay" "$tmp/sum" \
-	"kept 54 of 429 ops (dropped: ops: 275, handle: 100)"
-replay_clean "the listings replay by path: no unknown handle, no mismatch" "$tmp/noopen.rpz"
+has "--ops without open keeps the opens and closes the kept reads and listings use, and says so" "$tmp/sum" \
+	"kept 408 of 429 ops (dropped: ops: 21); with the 127 opens and 127 closes of the handles they use (not in --ops)"
+replay_clean "... and replays: no unknown handle, no mismatch" "$tmp/noopen.rpz"
+# a program's trace (pgbench: 8172 ops of 10 processes) cut to its reads and writes: they stay, with their opens
+"$reprise" convert "$src/samples/syscall/pgbench.rpz" --ops read,write "$tmp/rw.rpz" 2>"$tmp/sum"
+check "--ops read,write keeps every read and write of a syscall trace" \
+	"$("$reprise" cat "$src/samples/syscall/pgbench.rpz" | awk '$4 == "read" || $4 == "write"' | wc -l) $(grep -c 'with the 131 opens and 42 closes' "$tmp/sum")" \
+	"$("$reprise" cat "$tmp/rw.rpz" | awk '$4 == "read" || $4 == "write"' | wc -l) 1"
+check "... and only those and their opens and closes" \
+	"$("$reprise" cat "$tmp/rw.rpz" | awk '{ print $4 }' | sort -u | tr '\n' ' ')" "close open read write "
+replay_clean "... which replay: no unknown handle, no mismatch" "$tmp/rw.rpz"
 "$reprise" convert -q "$smb" --ops open,read "$tmp/noclose.rpz"
 replay_clean "opens and reads without the closes replay: no unknown handle, no mismatch" "$tmp/noclose.rpz"
 

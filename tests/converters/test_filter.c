@@ -154,13 +154,29 @@ static void test_clients_and_ops(void **state)
 	assert_int_equal(st.strings, 2); /* only the kept ops' strings reach the output */
 	rp_memsink_fini(&m);
 
-	/* --ops read: every read's open was dropped, so the reads go too (no unknown handle in the slice) */
+	/*
+	 * --ops read: the reads keep the opens and closes of their handles (held
+	 * until a read used them, the output in start order); the open no read
+	 * used (h11) goes with its close.
+	 */
 	fo = (rp_filter_opts){ .ops = 1ull << RP_OP_READ | 1ull << RP_OP_MKDIR };
 	run_filter(&fo, &m, &st);
 	dump(&m, txt, sizeof(txt));
-	assert_string_equal(txt, "c3 mkdir /a/b/z h0\n");
-	assert_int_equal(st.dropped[RP_FILTER_OP], 6);     /* the opens and closes */
-	assert_int_equal(st.dropped[RP_FILTER_HANDLE], 3); /* the reads */
+	assert_string_equal(txt, "c1 open /a/b/x h10\nc2 open /a/bc/y h20\nc1 read - h10\nc2 read - h20\nc1 read - h10\n"
+				 "c1 close - h10\nc2 close - h20\nc3 mkdir /a/b/z h0\n");
+	assert_int_equal(st.kept, 8);
+	assert_int_equal(st.needed_opens, 2);
+	assert_int_equal(st.needed_closes, 2);
+	assert_int_equal(st.dropped[RP_FILTER_OP], 2);     /* h11's open and close */
+	assert_int_equal(st.dropped[RP_FILTER_HANDLE], 0);
+	rp_memsink_fini(&m);
+
+	/* --ops read with --clients 2: client 1's opens are not held (dropped for the client), its reads go */
+	const rp_filter_range c2[] = { { 2, 2 } };
+	fo = (rp_filter_opts){ .ops = 1ull << RP_OP_READ, .clients = c2, .n_clients = 1 };
+	run_filter(&fo, &m, &st);
+	dump(&m, txt, sizeof(txt));
+	assert_string_equal(txt, "c2 open /a/bc/y h20\nc2 read - h20\nc2 close - h20\n");
 	rp_memsink_fini(&m);
 }
 
