@@ -347,9 +347,29 @@ static const char *creates_new(const rp_op *op, const char *p1, const char *p2)
 	}
 }
 
+/*
+ * Whatever an op names lies in a directory, failed ops included (ENOENT on
+ * a/b says a is a directory; ENOTDIR says the opposite, so it is left out):
+ * the path gets an entry, so that rp__plan_make_items makes its parent a
+ * directory if prepare makes the parent at all.
+ */
+static int names_in_dir(scan *s, const rp_op *op, const char *p1, const char *p2)
+{
+	if (op->status == ENOTDIR)
+		return 0;
+	const bool two = op->op == RP_OP_RENAME || op->op == RP_OP_LINK || op->op == RP_OP_COPY; /* path2 a path */
+	if (p1 && strchr(p1, '/') && !lookup(s, p1, strlen(p1)))
+		return -1;
+	if (two && p2 && strchr(p2, '/') && !lookup(s, p2, strlen(p2)))
+		return -1;
+	return 0;
+}
+
 static int scan_op(scan *s, const rp_op *op, uint64_t index, const char *p1, const char *p2)
 {
 	const bool ok = op->status == 0 || op->status == RP_STATUS_UNKNOWN;
+	if (names_in_dir(s, op, p1, p2) < 0)
+		return -1;
 	const char *const made = s->loop && op->status == 0 ? creates_new(op, p1, p2) : NULL;
 	if (made && made[0] && index < UINT32_MAX) {
 		const pent *const e = lookup(s, made, strlen(made));

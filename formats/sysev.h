@@ -41,9 +41,9 @@
 	X(FALLOCATE, 9, "fallocate")                                                                          \
 	/* a0 fd, a1 offset, a2 length, a3 advice: noted, no op */                                            \
 	X(FADVISE, 10, "fadvise")                                                                             \
-	/* a0 dirfd, a1 AT_* flags, a2 1 for statx, a3 1 when the result is known to be a directory (strace \
-	 * shows st_mode); p0 (AT_EMPTY_PATH with an empty or absent p0 is the fd a0: fstat; the rings do not \
-	 * tell an empty path from none) */                                                                   \
+	/* a0 dirfd, a1 AT_* flags, a2 1 for statx, a3 1 when the result is known to be a directory (the \
+	 * interposer reads st_mode, strace shows it); p0 (AT_EMPTY_PATH with an empty or absent p0 is the \
+	 * fd a0: fstat; the rings do not tell an empty path from none) */                               \
 	X(STAT, 11, "stat")                                                                                   \
 	/* a0 dirfd, a1 mode asked (R_OK...), a2 AT_* flags; p0 */                                           \
 	X(ACCESS, 12, "access")                                                                               \

@@ -270,6 +270,21 @@ fi
 eq "--clock sundial is refused (exit 2)" "$?" 2
 has "it says which clocks there are" err "not one of auto, tsc, monotonic"
 
+# --- what prepare makes of a directory the program only stat'ed: a directory, never a 0-byte file, when
+# the stat said so (the result's S_IFDIR: flags=dir) or when a failed open names a path beneath it
+mkdir -p "$w/pd/a" "$w/pd/k"
+check "capture stats of directories and a failed open beneath one" "$reprise" capture -q --only "$w/pd" \
+	-o "$tmp/pd.rpz" -- sh -c "stat '$w/pd/k' >/dev/null; python3 -c 'import os; os.stat(\"$w/pd/a\")'; cat '$w/pd/a/b' 2>/dev/null; true"
+cat_trace "$tmp/pd.rpz"
+has "the stat of a directory says so (flags=dir)" cat "stat path=\"$w/pd/k\" flags=dir"
+has "... also through stat(2) (python's os.stat)" cat "stat path=\"$w/pd/a\" flags=dir"
+mkdir "$tmp/pdt"
+check "the trace replays with no mismatch" "$reprise" replay -q --fail-on-mismatch "$tmp/pd.rpz" --target "$tmp/pdt"
+if [ -d "$tmp/pdt$w/pd/k" ] && [ -d "$tmp/pdt$w/pd/a" ]; then ok "prepare made both directories"; else
+	find "$tmp/pdt" -printf '# %y %p\n'
+	not_ok "prepare made both directories"
+fi
+
 # --- the same run under strace, converted: the same file operations
 script="cd $w && mkdir -p cmp && echo hello > cmp/f && cat cmp/f > cmp/g && mv cmp/g cmp/h && ln -s h cmp/l && chmod 600 cmp/f && rm cmp/l cmp/h cmp/f && rmdir cmp"
 if command -v strace >/dev/null 2>&1 && strace -f -o /dev/null true 2>/dev/null; then

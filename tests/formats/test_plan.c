@@ -1,4 +1,5 @@
 /* formats/plan.h: the prepare plan of small traces (items, sizes, parents, clients, loop conflicts, a reader). */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -143,6 +144,45 @@ static void stat_sizes_and_flushes(void **state)
 	for (size_t i = 0; i < 5; i++) {
 		assert_string_equal(p.items[i].path, want[i]);
 		assert_int_equal(p.items[i].size, want_size[i]);
+		assert_int_equal(p.items[i].dir, want_dir[i]);
+	}
+	rp_plan_free(&p);
+	tr_fini(&t);
+}
+
+/*
+ * A path named by a failed op lies in a directory: a/b seen only as an open
+ * that failed ENOENT (and c/d as a failed unlink, e/f as a failed rename's
+ * target) makes a, c and e directories when they are only stat'ed; ENOTDIR
+ * on g/h says g is no directory, so it stays a file.  A stat the capture
+ * knew was of a directory (flags dir: the result's S_IFDIR) makes one too.
+ */
+static void failed_ops_name_directories(void **state)
+{
+	(void)state;
+	tr t;
+	tr_init(&t);
+	add(&t, 1, RP_OP_STAT, "/a", 0, 0, 0);
+	rp_op *op = add(&t, 1, RP_OP_OPEN, "/a/b", 3, 0, 0);
+	op->disp = RP_DISP_OPEN;
+	op->status = ENOENT;
+	add(&t, 1, RP_OP_STAT, "/c", 0, 0, 0);
+	add(&t, 1, RP_OP_UNLINK, "/c/d", 0, 0, 0)->status = ENOENT;
+	add(&t, 1, RP_OP_STAT, "/e", 0, 0, 0);
+	add(&t, 1, RP_OP_STAT, "/x", 0, 0, 0);
+	op = add(&t, 1, RP_OP_RENAME, "/x", 0, 0, 0);
+	op->path2 = (uint32_t)rp_sink_intern(&t.ms.base, t.tab, "/e/f", 4);
+	op->status = ENOENT;
+	add(&t, 1, RP_OP_STAT, "/g", 0, 0, 0);
+	add(&t, 1, RP_OP_STAT, "/g/h", 0, 0, 0)->status = ENOTDIR;
+	add(&t, 1, RP_OP_STAT, "/k", 0, 0, 0)->flags = RP_OPF_DIRECTORY;
+	rp_plan p;
+	plan(&t, &p, true, false);
+	static const char *const want[] = { "a", "c", "e", "g", "k", "x" };
+	static const bool want_dir[] = { true, true, true, false, true, false };
+	assert_int_equal(p.n_items, 6);
+	for (size_t i = 0; i < 6; i++) {
+		assert_string_equal(p.items[i].path, want[i]);
 		assert_int_equal(p.items[i].dir, want_dir[i]);
 	}
 	rp_plan_free(&p);
@@ -350,6 +390,7 @@ int main(void)
 		cmocka_unit_test(items_sizes_and_clients),
 		cmocka_unit_test(stat_sizes_and_flushes),
 		cmocka_unit_test(open_if_without_action),
+		cmocka_unit_test(failed_ops_name_directories),
 		cmocka_unit_test(loop_conflicts),
 		cmocka_unit_test(over_a_reader),
 		cmocka_unit_test(empty_trace_empty_plan),
