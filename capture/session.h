@@ -60,7 +60,10 @@ typedef struct rp_syscap_stats {
 	uint64_t spool_late;    /* events delivered out of time order */
 	uint64_t queue_full_waits; /* times the drain waited for the encoder: its queue was full */
 	size_t queue_max;       /* the most bytes the encoder was behind by */
+	uint64_t rings_failed;  /* rings traced threads could not make in the spool (a user change after they started) */
 	uint32_t live;          /* traced processes still running when the program ended */
+	uint32_t spool_uid;     /* the user the spool is private to (this process's effective uid) */
+	bool flagged;           /* the trace's header says it is incomplete (RP_META_UNTRACED) */
 	uint64_t after_ns;      /* from the program's end to the trace's */
 	int exec_errno;         /* the program could not be started (no program ran): the exec's errno, else 0 */
 } rp_syscap_stats;
@@ -89,5 +92,7 @@ int rp_capture_find_lib(const char *name, const char *install_dir, char *buf, si
 void rp_syscap_stats_print(const rp_syscap_stats *st, FILE *f);
 /* True when events were lost or programs ran untraced: the trace lacks ops the program made. */
 bool rp_syscap_stats_lossy(const rp_syscap_stats *st);
+/* True when processes ran untraced (set-id, static, LD_PRELOAD lost, out of the spool's reach): the trace lacks them. */
+bool rp_syscap_stats_missed(const rp_syscap_stats *st);
 
 #endif

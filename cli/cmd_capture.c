@@ -1,6 +1,7 @@
 /* reprise capture: live packet capture (--iface IF) or a program's file syscalls (-- CMD ARGS) into a trace. */
 #include <errno.h>
 #include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,8 +89,10 @@ static const rp_cmd spec = {
 		   "trace was complete.  The trace is complete even when CMD is killed.  The first argument that is not an\n"
 		   "option starts CMD.  Exit status: CMD's (128+N if a signal N killed it).  Static programs, and\n"
 		   "set-id ones that change the user (the kernel's secure execution), cannot be preloaded: they are\n"
-		   "reported (docs/syscall-capture.md).  To capture a service,\n"
-		   "start it under reprise capture.\n"
+		   "reported (docs/syscall-capture.md).  So are programs that cannot reach the spool after a user\n"
+		   "change (runuser, su, a daemon that setuid()s) and execs whose program never reported: counted,\n"
+		   "warned with the fix (runuser -u USER -- reprise capture ...), flagged in the trace's header, and\n"
+		   "--strict fails.  To capture a service, start it under reprise capture.\n"
 		   "\n"
 		   "With --iface: captures packets with libpcap (immediate mode, a large kernel buffer) and decodes them as\n"
 		   "they come: TCP reassembly, ONC RPC (NFSv3, NFSv4.x, MOUNT) and SMB1/2/3, written to\n"
@@ -168,6 +171,35 @@ static void on_notice(void *ctx, const char *msg)
 	rp__cli_err("capture", "%s", msg);
 }
 
+/*
+ * Programs the capture missed, said even with -q: what the trace lacks, and the fix when a user change put
+ * them out of the spool's reach (runuser's child cannot make rings in a spool private to the capture's user).
+ */
+static void missed_warning(const rp_syscap_stats *st, char **argv)
+{
+	if (!rp_syscap_stats_missed(st))
+		return;
+	const rp_sysmodel_stats *const ms = &st->model;
+	const unsigned long long n = (unsigned long long)(ms->untraced + ms->unreported + st->rings_failed);
+	rp__cli_err("capture", "warning: %llu program%s or thread%s ran untraced: the trace lacks their ops%s", n,
+		    n == 1 ? "" : "s", n == 1 ? "" : "s", st->flagged ? " (its header says so: reprise stat shows it)" : "");
+	if (!ms->untraced_user && !st->rings_failed)
+		return;
+	/* The user they changed to, by name when it has one. */
+	char who[64];
+	const struct passwd *const pw = ms->untraced_user ? getpwuid((uid_t)ms->untraced_uid) : NULL;
+	if (pw && pw->pw_name && strlen(pw->pw_name) < 48)
+		snprintf(who, sizeof who, "%s", pw->pw_name);
+	else if (ms->untraced_user)
+		snprintf(who, sizeof who, "#%u", ms->untraced_uid);
+	else
+		snprintf(who, sizeof who, "USER");
+	rp__cli_err("capture", "a traced program changed its user (to %s: runuser, su, sudo -u, setpriv) and could not "
+			       "reach the spool, private to uid %u: change the user first and capture as that user, "
+			       "runuser -u %s -- reprise capture [OPTIONS] -- PROGRAM [ARGS] (the program %s started)",
+		    who, st->spool_uid, who[0] == '#' ? "USER" : who, argv[0]);
+}
+
 /* capture -- CMD: run argv traced into o.out (capture/session.h); CMD's exit status, or 1/126/127. */
 static int capture_cmd(char **argv, rp_syscap_opts *so)
 {
@@ -219,8 +251,13 @@ static int capture_cmd(char **argv, rp_syscap_opts *so)
 		return rc;
 	if (!o.quiet)
 		rp_syscap_stats_print(&st, stderr);
+	missed_warning(&st, argv);
 	if (rp__cli_out_commit(&of, "capture"))
 		return 1;
+	if (rc == 0 && o.strict && rp_syscap_stats_missed(&st)) {
+		rp__cli_err("capture", "--strict: programs ran untraced: the trace lacks their ops (see above)");
+		return 1;
+	}
 	if (rc == 0 && o.strict && rp_syscap_stats_lossy(&st)) {
 		rp__cli_err("capture", "--strict: events were lost or programs ran untraced (see above)");
 		return 1;

@@ -21,9 +21,9 @@ static int pr_meta(rp_sink *s, const rp_trace_meta *m)
 {
 	print_sink *const p = (print_sink *)s;
 	if (p->meta) {
-		fprintf(p->out, "# source %s%s%s%s\n", rp_source_name(m->source),
+		fprintf(p->out, "# source %s%s%s%s%s\n", rp_source_name(m->source),
 			m->flags & RP_META_TIMED ? " timed" : "", m->flags & RP_META_ANONYMIZED ? " anonymized" : "",
-			m->flags & RP_META_TRUNCATED ? " truncated" : "");
+			m->flags & RP_META_TRUNCATED ? " truncated" : "", m->flags & RP_META_UNTRACED ? " untraced" : "");
 		if (m->capture_start_ns)
 			fprintf(p->out, "# start %" PRId64 ".%09" PRId64 "\n", m->capture_start_ns / 1000000000,
 				m->capture_start_ns % 1000000000);

@@ -29,6 +29,7 @@ enum rp_meta_flag {
 	RP_META_ANONYMIZED = 1u << 0, /* paths were anonymised */
 	RP_META_TIMED = 1u << 1,      /* t_start values are real times */
 	RP_META_TRUNCATED = 1u << 2,  /* producer stopped early (drops, cut input) */
+	RP_META_UNTRACED = 1u << 3,   /* a syscall capture missed processes (they ran untraced): their ops are absent */
 };
 
 #define RP_META_HOST_MAX 64

@@ -631,9 +631,10 @@ static void print_latency(const rp_summary *s, FILE *f)
 
 void rp_summary_print(const rp_summary *s, const rp_trace_meta *meta, FILE *f)
 {
-	fprintf(f, "source      %s%s%s\n", rp_source_name(meta->source),
+	fprintf(f, "source      %s%s%s%s\n", rp_source_name(meta->source),
 		meta->flags & RP_META_ANONYMIZED ? " (anonymized)" : "",
-		meta->flags & RP_META_TRUNCATED ? " (truncated: its input was cut or its producer stopped early)" : "");
+		meta->flags & RP_META_TRUNCATED ? " (truncated: its input was cut or its producer stopped early)" : "",
+		meta->flags & RP_META_UNTRACED ? " (incomplete: programs ran untraced, their ops are missing)" : "");
 	/* Names from the trace, escaped as the text form does: they never reach a terminal raw. */
 	char esc[4 * RP_META_NAME_MAX];
 	if (meta->source_name[0]) {

@@ -118,7 +118,8 @@
 	 * that sees its result and sends no START after it (strace): ret 0 is the exec done */              \
 	X(EXEC, 43, "exec")                                                                                   \
 	/* the program will run without the interposer: a0 1 static, 2 secure execution (set-id, file         \
-	 * capabilities), 3 no LD_PRELOAD in its environment; p0 its path */                                  \
+	 * capabilities), 3 no LD_PRELOAD in its environment, 4 out of the spool's reach (its user cannot     \
+	 * make rings there: a user change); a1 the effective uid it runs as (the interposer's); p0 the path */\
 	X(UNTRACED, 44, "untraced")                                                                           \
 	/* the process ends: a0 exit status (-1: unknown, main returned rather than calling exit) */          \
 	X(EXIT, 45, "exit")                                                                                   \
@@ -187,6 +188,9 @@ typedef struct rp_sysmodel_stats {
 	uint64_t cut_paths;  /* paths cut at RP_SYSEV_PATH_MAX */
 	uint64_t lost;       /* events the tracer lost (LOST events) */
 	uint64_t untraced;   /* programs that ran without the interposer (UNTRACED events) */
+	uint64_t untraced_user; /* of those, the ones out of the spool's reach after a user change (kind 4) */
+	uint32_t untraced_uid;  /* the effective uid of the last of those */
+	uint64_t unreported; /* execs that never started a traced image (no START after the EXEC) and no UNTRACED said why */
 	uint64_t noend;      /* calls that never returned */
 	uint64_t late;       /* events older than ops already emitted (out of order) */
 	uint64_t bad;        /* events that make no sense (unknown nr, a bad fd, a path where none belongs or with

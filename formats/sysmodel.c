@@ -327,6 +327,7 @@ static int proc_event(rp_sysmodel *m, const rp_sysev *ev, uint64_t ts)
 			return 0;
 		}
 		m->st.execs++;
+		p->exec_pending = p->untraced_said = false; /* the new image reported */
 		if (p->in_snap)
 			snap_end(p);
 		rp__sm_exec(p);
@@ -554,7 +555,15 @@ int rp_sysmodel_event(rp_sysmodel *m, const rp_sysev *ev)
 		else
 			m->st.lost += (uint64_t)ev->a[0];
 		return 0;
-	case RP_SYSEV_UNTRACED: m->st.untraced++; return 0;
+	case RP_SYSEV_UNTRACED:
+		m->st.untraced++;
+		if (ev->a[0] == 4) {
+			m->st.untraced_user++;
+			m->st.untraced_uid = ev->a[1] >= 0 && ev->a[1] <= UINT32_MAX ? (uint32_t)ev->a[1] : 0;
+		}
+		if ((p = proc_live(m, ev->pid, NULL)) != NULL)
+			p->untraced_said = true;
+		return 0;
 	case RP_SYSEV_EXEC:
 		/* the START after it is the exec; a failed one changes nothing; a1 1: the exec done, no START to come */
 		if (ev->a[1] == 1 && ev->ret == 0 && !(ev->flags & RP_SYSEV_NOEND) && (p = proc_live(m, ev->pid, NULL))) {
@@ -562,10 +571,16 @@ int rp_sysmodel_event(rp_sysmodel *m, const rp_sysev *ev)
 			if (p->in_snap)
 				snap_end(p);
 			rp__sm_exec(p);
+		} else if (ev->a[1] == 0 && (p = proc_live(m, ev->pid, NULL)) != NULL) {
+			/* before the exec (0) a START should follow; after a failed one (the error) none will */
+			p->exec_pending = ev->ret == 0;
+			if (ev->ret != 0)
+				p->untraced_said = false;
 		}
 		return 0;
 	case RP_SYSEV_EXIT:
 		if ((p = proc_live(m, ev->pid, NULL)) != NULL) {
+			p->exec_pending = false;
 			rp__sm_drop_fds(m, p); /* no close ops for what it still held, as the kernel closes them */
 			p->dead = true;
 		}
@@ -679,9 +694,14 @@ int rp_sysmodel_finish(rp_sysmodel *m)
 	if (m->finished)
 		return 0;
 	m->finished = true;
-	for (uint32_t i = 0; i < m->n_procs; i++)
-		if (m->procs[i].in_snap)
-			snap_end(&m->procs[i]);
+	for (uint32_t i = 0; i < m->n_procs; i++) {
+		rp__sm_proc *const p = &m->procs[i];
+		if (p->in_snap)
+			snap_end(p);
+		/* An exec whose image never reported, and nothing said why: it ran untraced (docs/syscall-capture.md). */
+		if (!p->dead && p->exec_pending && !p->untraced_said)
+			m->st.unreported++;
+	}
 	int rc = m->started ? 0 : send_meta(m);
 	if (rc == 0 && (rc = m->sink->finish(m->sink)) < 0)
 		rc = rp_fail(m->err, rc, "sink: %s", m->sink->errbuf);

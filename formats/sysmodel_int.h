@@ -37,6 +37,8 @@ typedef struct rp__sm_proc {
 	uint32_t client; /* its first thread's client: the parent of its forks and threads */
 	bool dead;
 	bool in_snap; /* FD events of a START are being read */
+	bool exec_pending; /* an EXEC about to run an image: the new image's START has not come (yet) */
+	bool untraced_said; /* an UNTRACED said why its next image runs untraced */
 	uint32_t cap;
 	rp__sm_fd *fds;
 	uint32_t cwd; /* local string id, 0 while unknown */

@@ -2,6 +2,7 @@
 #ifndef REPRISE_CAPTURE_EMIT_H
 #define REPRISE_CAPTURE_EMIT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "formats/sysev.h"
@@ -33,6 +34,13 @@ void rp__emit_end(rp_sysev *ev);
 void rp__emit_cancel(void);
 /* An event with no call around it (START, FD, FORK, EXEC, UNTRACED, LOST): t_start = t_end = now. */
 void rp__emit_note(rp_sysev *ev);
+/*
+ * Whether a process image with the caller's effective ids could reach where
+ * the events go (the rings' spool directory, private to the capture's user):
+ * false after a change of user (runuser, su, setpriv), when the image an
+ * exec starts will run untraced.  Not on a hot path (exec, spawn).
+ */
+bool rp__emit_reachable(void);
 /* In the child after fork, before anything else runs there: new pid, new buffers. */
 void rp__emit_atfork_child(void);
 /* The thread's last event is written (thread exit, exec about to succeed): its buffer is done. */

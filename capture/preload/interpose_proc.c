@@ -207,17 +207,28 @@ static int untraced_kind(int dirfd, const char *path)
 	return kind;
 }
 
+/* An image that will run untraced (sysev.h's UNTRACED: a0 the kind, a1 the effective uid it runs as). */
 static void untraced_note(int kind, const char *path)
 {
 	rp_sysev ev = {.nr = RP_SYSEV_UNTRACED};
 	A(0, kind);
+	A(1, geteuid());
 	rp__path(&ev, 0, path);
 	rp__note(&ev);
 }
 
+/*
+ * The image an exec or spawn of path starts: untraced when it cannot load
+ * the interposer (static, secure execution), or when it could but cannot
+ * reach the spool with this process's ids (a user changed since the capture
+ * started it: runuser, su, setpriv), which is said from here, the parent's
+ * side, as the new image has nowhere to say it.
+ */
 static void check_image(int dirfd, const char *path)
 {
-	const int kind = path && path[0] ? untraced_kind(dirfd, path) : 0;
+	int kind = path && path[0] ? untraced_kind(dirfd, path) : 0;
+	if (!kind && path && path[0] && !rp__emit_reachable())
+		kind = 4;
 	if (kind)
 		untraced_note(kind, path);
 }

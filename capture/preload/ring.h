@@ -109,6 +109,13 @@ typedef struct rp_spool_ctl {
 	int32_t writer_pid;
 	uint32_t clock; /* rp_spool_clock: RP_SPOOL_CLOCK_MONOTONIC or RP_SPOOL_CLOCK_TSC */
 	_Alignas(64) _Atomic uint64_t rings_made;
+	/*
+	 * Rings a traced thread could not make although the page was mapped: a
+	 * process that changed its user (setuid after fork, a daemon dropping
+	 * privileges) cannot create files in a spool private to the capture's;
+	 * its events are missing, and the writer says so.
+	 */
+	_Alignas(64) _Atomic uint64_t rings_failed;
 } rp_spool_ctl;
 _Static_assert(sizeof(rp_spool_ctl) <= RP_SPOOL_CTL_SIZE, "control page fits its page");
 

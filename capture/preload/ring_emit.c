@@ -207,6 +207,8 @@ static bool ready(void)
 		return false;
 	if (ring_create() != 0) {
 		ring.state = FAILED; /* no spool to write to: this thread's events go nowhere */
+		if (proc.ctl && !writer_gone())
+			atomic_fetch_add(&proc.ctl->rings_failed, 1); /* the writer says what it missed */
 		return false;
 	}
 	return true;
@@ -224,6 +226,18 @@ static inline uint64_t entering(void)
 	atomic_store_explicit(&ring.hdr->busy, RP_RING_ENTERING, memory_order_relaxed);
 	atomic_signal_fence(memory_order_seq_cst);
 	return rp__emit_now();
+}
+
+bool rp__emit_reachable(void)
+{
+	if (!proc.size)
+		return true; /* not tracing: nothing to reach */
+	const int e = errno;
+	/* With the effective ids, as the new image will open the spool (faccessat without AT_EACCESS takes the real ones). */
+	const long r = sys(SYS_faccessat2, AT_FDCWD, (long)proc.dir, W_OK | X_OK, AT_EACCESS, 0, 0);
+	const bool ok = r == 0 || errno == ENOSYS; /* a kernel before 5.8 cannot tell: no claim */
+	errno = e;
+	return ok;
 }
 
 uint64_t rp__emit_begin(void)

@@ -221,6 +221,7 @@ static int ctl_create(rp_spool *s)
 	s->ctl->writer_pid = (int32_t)getpid();
 	s->ctl->clock = s->tsc ? RP_SPOOL_CLOCK_TSC : RP_SPOOL_CLOCK_MONOTONIC;
 	atomic_store(&s->ctl->rings_made, 0);
+	atomic_store(&s->ctl->rings_failed, 0);
 	s->ctl->magic = RP_SPOOL_CTL_MAGIC;
 	if (rename(tmp, path) != 0) {
 		const int e = errno;
@@ -459,6 +460,7 @@ static int ring_open(rp_spool *s, const char *name)
 static bool dir_changed(rp_spool *s, uint64_t now, bool final)
 {
 	const uint64_t made = atomic_load(&s->ctl->rings_made);
+	s->st.rings_failed = atomic_load(&s->ctl->rings_failed); /* the producers' word: only said, never trusted */
 	if (made == s->made_seen && !final && now < s->next_scan)
 		return false;
 	s->made_seen = made;

@@ -30,6 +30,7 @@ typedef struct rp_spool_stats {
 	uint64_t bad;        /* records that broke the ring format (counted, skipped: never trusted) */
 	uint64_t late;       /* events delivered after a later t_start had been (merge bound reached) */
 	uint64_t pending;    /* events held for ordering right now */
+	uint64_t rings_failed; /* rings traced threads could not make (the control page's count: a user change) */
 	uint32_t fill_permille; /* the fullest ring at the last poll, before it was drained (0..1000): pace the polls by it */
 } rp_spool_stats;
 

@@ -376,7 +376,14 @@ void rp_syscap_stats_print(const rp_syscap_stats *st, FILE *f)
 		(unsigned long long)ms->threads, (unsigned long long)ms->execs, (unsigned long long)ms->nonfile,
 		(unsigned long long)ms->filtered, (unsigned long long)ms->unknown_fd);
 	if (ms->untraced)
-		fprintf(f, "programs run without the interposer (static or set-id): %llu\n", (unsigned long long)ms->untraced);
+		fprintf(f, "programs run without the interposer: %llu (static or set-id, or out of the spool's reach after a "
+			   "user change: %llu)\n", (unsigned long long)ms->untraced, (unsigned long long)ms->untraced_user);
+	if (ms->unreported)
+		fprintf(f, "programs exec'd that never reported: %llu (they ran untraced: LD_PRELOAD dropped from their "
+			   "environment, or a loader that ignored it)\n", (unsigned long long)ms->unreported);
+	if (st->rings_failed)
+		fprintf(f, "threads that could not make their ring in the spool: %llu (their process changed its user)\n",
+			(unsigned long long)st->rings_failed);
 	if (ms->lost || st->spool_lost || st->spool_bad)
 		fprintf(f, "events lost: %llu (bad ring records %llu)\n", (unsigned long long)(ms->lost + st->spool_lost),
 			(unsigned long long)st->spool_bad);
@@ -396,9 +403,14 @@ void rp_syscap_stats_print(const rp_syscap_stats *st, FILE *f)
 			   "the trace\n", st->live);
 }
 
+bool rp_syscap_stats_missed(const rp_syscap_stats *st)
+{
+	return st->model.untraced || st->model.unreported || st->rings_failed;
+}
+
 bool rp_syscap_stats_lossy(const rp_syscap_stats *st)
 {
-	return st->model.lost || st->model.untraced || st->spool_lost;
+	return st->model.lost || st->spool_lost || rp_syscap_stats_missed(st);
 }
 
 static void notice(const rp_syscap_opts *co, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -451,6 +463,7 @@ static void take_stats(rp_syscap_stats *st, const rp_sysmodel *m, const rp_spool
 	st->spool_bad = ss->bad;
 	st->spool_waits = ss->waits;
 	st->spool_late = ss->late;
+	st->rings_failed = ss->rings_failed;
 	const rp_evq_stats *const qs = rp_evq_get_stats(q);
 	st->queue_full_waits = qs->full_waits;
 	st->queue_max = qs->max_queued;
@@ -567,6 +580,12 @@ int rp_capture_cmd(char **argv, const rp_syscap_opts *co, FILE *out, const char 
 		goto out;
 	}
 	take_stats(st, m, sp, q);
+	st->spool_uid = (uint32_t)geteuid();
+	/* The trace says it is incomplete in its header (a pipe cannot be rewritten: the summary says it anyway). */
+	if (rp_syscap_stats_missed(st)) {
+		char ferr[RP_ERRBUF_SIZE];
+		st->flagged = rp_rpz_writer_add_flags(w, RP_META_UNTRACED, ferr) == 0;
+	}
 	const int crc = rp_rpz_writer_close(w, errbuf);
 	w = NULL;
 	if (crc < 0)

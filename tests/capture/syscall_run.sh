@@ -187,11 +187,53 @@ has "without --only other paths are kept" cat "write path=\"$w/o/b\""
 lacks "/proc is excluded by default" cat "path=\"/proc/"
 
 # --- programs the interposer cannot enter are reported, not silently missed
-if file -L /sbin/ldconfig 2>/dev/null | grep -q 'statically linked'; then
+if file -L /sbin/ldconfig 2>/dev/null | grep -Eq 'statically linked|static-pie linked'; then
 	check "a static program runs" "$reprise" capture -o "$tmp/static.rpz" -- sh -c '/sbin/ldconfig -p > /dev/null'
-	has "... and is reported untraced" err "run without the interposer.*: 1"
+	has "... and is reported untraced" err "run without the interposer: 1"
+	# a script whose interpreter is static: the exec's image check sees a script, the kernel runs a program
+	# that never reports; the session sees an exec with no image after it
+	printf '#!/sbin/ldconfig -p\n' >"$w/static-script" && chmod 755 "$w/static-script"
+	check "an exec whose program never reports runs" "$reprise" capture -o "$tmp/unrep.rpz" -- sh -c "'$w/static-script' >/dev/null; true"
+	has "... and the summary says so" err "programs exec'd that never reported: 1"
+	has "... with a warning that the trace lacks its ops" err "warning: 1 program or thread ran untraced: the trace lacks their ops"
+	"$reprise" stat "$tmp/unrep.rpz" >"$tmp/stat" 2>&1
+	has "... which the trace's header keeps (reprise stat)" stat "incomplete: programs ran untraced"
+	run "$reprise" capture --strict -q -o "$tmp/unrep2.rpz" -- sh -c "'$w/static-script' >/dev/null; true"
+	eq "... and --strict fails (exit 1)" "$?" 1
+	has "... saying why" err "--strict: programs ran untraced"
 else
-	ok "# SKIP no static program here (/sbin/ldconfig)"
+	for t in "a static program runs" "... and is reported untraced" "an exec whose program never reports runs" \
+		"... and the summary says so" "... with a warning that the trace lacks its ops" \
+		"... which the trace's header keeps (reprise stat)" "... and --strict fails (exit 1)" "... saying why"; do
+		ok "$t # SKIP no static program here (/sbin/ldconfig)"
+	done
+fi
+# A user change inside the capture (runuser, as root): the child cannot reach the spool, private to root;
+# the exec is said from the parent's side with the fix, and --strict fails.  A fork after setuid: its
+# ring cannot be made, and the control page counts it.
+if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && runuser -u nobody -- true 2>/dev/null; then
+	run "$reprise" capture -o "$tmp/ru.rpz" -- runuser -u nobody -- cat /etc/hostname
+	eq "runuser -u nobody inside the capture: the program's status" "$?" 0
+	has "... the summary counts it out of the spool's reach" err "out of the spool's reach after a user change: 1"
+	has "... and says the fix" err "change the user first and capture as that user, runuser -u nobody -- reprise capture"
+	run "$reprise" capture --strict -q -o "$tmp/ru2.rpz" -- runuser -u nobody -- cat /etc/hostname
+	eq "... --strict fails (exit 1)" "$?" 1
+	has "... and -q still warns" err "warning: 1 program or thread ran untraced"
+	run "$reprise" capture -o "$tmp/fk.rpz" -- python3 -c 'import os
+os.setuid(65534)
+pid = os.fork()
+if pid == 0:
+    open("/etc/hostname").read()
+    os._exit(0)
+os.waitpid(pid, 0)'
+	has "a fork after setuid: its ring could not be made, and the summary says so" err \
+		"threads that could not make their ring in the spool: 1"
+else
+	for t in "runuser -u nobody inside the capture: the program's status" \
+		"... the summary counts it out of the spool's reach" "... and says the fix" "... --strict fails (exit 1)" \
+		"... and -q still warns" "a fork after setuid: its ring could not be made, and the summary says so"; do
+		ok "$t # SKIP needs root and runuser"
+	done
 fi
 # A set-user-ID program runs untraced when it changes the user (the loader's secure mode): as root, one
 # owned by nobody does; a set-user-ID root program run by root changes nothing and is traced.

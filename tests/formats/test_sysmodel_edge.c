@@ -411,6 +411,38 @@ static void strace_text_and_events_agree(void **state)
 }
 
 
+/*
+ * Programs that ran untraced: an EXEC whose new image never started (no
+ * START from the pid) is counted at the end, unless an UNTRACED already
+ * said why (counted once: the out-of-reach kind with its uid) or the exec
+ * failed; an exec whose image did start is no loss.
+ */
+static void unreported_execs(void **state)
+{
+	(void)state;
+	const rp_sysmodel_opts o = { .source = RP_SRC_SYSCALL };
+	T *const t = mk(&o);
+	EV(t, .nr = RP_SYSEV_START, .pid = 1, A(1), P("/w"));
+	EV(t, .nr = RP_SYSEV_FORK, .pid = 2, A(1));
+	EV(t, .nr = RP_SYSEV_FORK, .pid = 3, A(1));
+	EV(t, .nr = RP_SYSEV_FORK, .pid = 4, A(1));
+	EV(t, .nr = RP_SYSEV_FORK, .pid = 5, A(1));
+	EV(t, .nr = RP_SYSEV_EXEC, .pid = 2, A(AT_CWD), P("/bin/traced"));
+	EV(t, .nr = RP_SYSEV_START, .pid = 2, A(1), P("/w")); /* the new image reported */
+	EV(t, .nr = RP_SYSEV_EXEC, .pid = 3, A(AT_CWD), P("/w/script")); /* a static interpreter: silence */
+	EV(t, .nr = RP_SYSEV_UNTRACED, .pid = 4, A(4, 65534), P("/bin/cat")); /* said from the parent's side */
+	EV(t, .nr = RP_SYSEV_EXEC, .pid = 4, A(AT_CWD), P("/bin/cat"));
+	EV(t, .nr = RP_SYSEV_EXEC, .pid = 5, A(AT_CWD), P("/nope"));
+	EV(t, .nr = RP_SYSEV_EXEC, .pid = 5, A(AT_CWD), P("/nope"), .ret = -2); /* ENOENT: nothing ran */
+	assert_int_equal(rp_sysmodel_finish(t->m), 0);
+	assert_int_equal(stats(t)->unreported, 1);
+	assert_int_equal(stats(t)->untraced, 1);
+	assert_int_equal(stats(t)->untraced_user, 1);
+	assert_int_equal(stats(t)->untraced_uid, 65534);
+	assert_int_equal(stats(t)->execs, 1);
+	done(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -418,6 +450,7 @@ int main(void)
 		cmocka_unit_test(paths_joined),
 		cmocka_unit_test(hostile_events),
 		cmocka_unit_test(limits),
+		cmocka_unit_test(unreported_execs),
 		cmocka_unit_test(sink_errors),
 		cmocka_unit_test(strace_text_and_events_agree),
 	};
