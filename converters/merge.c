@@ -34,18 +34,32 @@ static void merged_meta(const rp_memsink *const *ins, size_t n, rp_merge_align a
 	out->source = m0->source;
 	out->flags = m0->flags & (RP_META_ANONYMIZED | RP_META_TIMED);
 	snprintf(out->host, sizeof(out->host), "%s", m0->host);
+	bool all_packets = true;
+	uint32_t seen = 0; /* the sources met, a bit each (rp_source is small) */
 	for (size_t i = 0; i < n; i++) {
 		const rp_trace_meta *const m = &ins[i]->meta;
-		if (m->source != out->source)
-			out->source = RP_SRC_UNKNOWN;
-		out->flags &= m->flags | RP_META_TRUNCATED; /* anonymized and timed only if every input is */
-		out->flags |= m->flags & RP_META_TRUNCATED;
+		all_packets = all_packets && (m->source == RP_SRC_PCAP || m->source == RP_SRC_PCAP_SMB ||
+					      m->source == RP_SRC_PCAP_NFS);
+		if (m->source < 32)
+			seen |= 1u << m->source;
+		out->flags &= m->flags | RP_META_TRUNCATED | RP_META_UNTRACED; /* anonymized and timed only if every input is */
+		out->flags |= m->flags & (RP_META_TRUNCATED | RP_META_UNTRACED);
 		if (strcmp(m->host, out->host) != 0)
 			out->host[0] = '\0';
 	}
+	/* Sources that differ: packets of several protocols (SMB and NFS), else mixed; the name lists them. */
+	if (seen & (seen - 1))
+		out->source = all_packets ? RP_SRC_PCAP : RP_SRC_MIXED;
 	if (align == RP_MERGE_WALLCLOCK || n == 1)
 		out->capture_start_ns = align == RP_MERGE_WALLCLOCK ? base : m0->capture_start_ns;
-	snprintf(out->source_name, sizeof(out->source_name), "merge of %zu traces", n);
+	int w = snprintf(out->source_name, sizeof(out->source_name), "merge of %zu traces", n);
+	for (uint32_t k = 0, first = 1; (seen & (seen - 1)) && k < 32 && w > 0 && (size_t)w < sizeof(out->source_name); k++) {
+		if (!(seen >> k & 1))
+			continue;
+		w += snprintf(out->source_name + w, sizeof(out->source_name) - (size_t)w, "%s%s", first ? ": " : ", ",
+			      rp_source_name(k));
+		first = 0;
+	}
 }
 
 /* Input i's op renumbered into the merged trace; false if its time overflows. */

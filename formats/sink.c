@@ -19,6 +19,7 @@ const char *rp_source_name(uint32_t source)
 		[RP_SRC_SYNTHETIC] = "synthetic",
 		[RP_SRC_NFSDUMP] = "nfsdump",
 		[RP_SRC_CSV] = "csv",
+		[RP_SRC_MIXED] = "mixed",
 	};
 	return source < sizeof(names) / sizeof(names[0]) ? names[source] : "unknown";
 }

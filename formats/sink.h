@@ -22,6 +22,7 @@ typedef enum rp_source {
 	RP_SRC_SYNTHETIC = 9,
 	RP_SRC_NFSDUMP = 10, /* nfsdump text (the Harvard SOS NFS traces) */
 	RP_SRC_CSV = 11,     /* block or inode I/O traces as CSV (converters/csv.c) */
+	RP_SRC_MIXED = 12,   /* a merge of traces of different kinds (packets and syscalls, loadfiles...) */
 } rp_source;
 
 /* rp_trace_meta.flags */

@@ -13,7 +13,7 @@ run=$(tap_tmpfs merge) || exit 1
 trap 'rm -rf "$tmp" "$run"' EXIT INT TERM
 check() { if [ "$2" = "$3" ]; then ok "$1"; else echo "# got '$2', want '$3'"; not_ok "$1"; fi; }
 has() { if grep -qF -- "$3" "$2"; then ok "$1"; else echo "# no '$3' in:"; sed 's/^/# /' "$2" | head -10; not_ok "$1"; fi; }
-echo "1..21"
+echo "1..25"
 
 smb=$src/samples/smb2-small-files.rpz
 nfs=$src/samples/nfs3-write.rpz
@@ -29,6 +29,13 @@ clients() { "$reprise" stat "$1" | awk '$1 == "clients" { print $2 }'; }
 check "the clients stay distinct" "$(clients "$tmp/m.rpz")" "$(($(clients "$smb") + $(clients "$nfs") + $(clients "$lf")))"
 "$reprise" merge "$smb" "$nfs" -o "$tmp/m2.rpz" 2>/dev/null
 check "the ops are in time order" "$("$reprise" cat "$tmp/m2.rpz" | awk '{ if ($1 < last) bad++; last = $1 } END { print bad + 0 }')" "0"
+"$reprise" stat "$tmp/m2.rpz" >"$tmp/st"
+has "an SMB and an NFS capture merged: packets of several protocols, not 'unknown'" "$tmp/st" "source      pcap"
+has "... and the input line names the sources" "$tmp/st" "input       merge of 2 traces: pcap-smb, pcap-nfs"
+"$reprise" stat "$tmp/m.rpz" >"$tmp/st"
+has "captures and a loadfile merged: mixed, each source named" "$tmp/st" \
+	"source      mixed"
+has "... and named" "$tmp/st" "merge of 3 traces: loadfile-smb, pcap-smb, pcap-nfs"
 check "each input keeps its own order" \
 	"$("$reprise" cat "$tmp/m2.rpz" | awk '$3 == "c1"' | cut -d' ' -f4- | cmp -s - "$("$reprise" cat "$smb" | cut -d' ' -f4- >"$tmp/o1"; echo "$tmp/o1")" && echo same)" "same"
 
