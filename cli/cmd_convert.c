@@ -18,7 +18,7 @@
 
 static struct {
 	bool lenient, strict, quiet, verbose, timestamps, prepare;
-	const char *format, *to, *client_key, *output, *clients, *ops, *path_prefix, *csv;
+	const char *format, *to, *client_key, *output, *clients, *ops, *path_prefix, *csv, *iolog_dir;
 	unsigned dialect; /* an index into dialects */
 	uint64_t level;
 	double from, until, time_scale;
@@ -38,6 +38,9 @@ static const rp_opt options[] = {
 	{ .name = "output", .short_name = 'o', .kind = RP_OPT_STRING, .value = &o.output, .arg = "OUT", .help = "the output (instead of the second argument)" },
 	RP_CLI_CONVERT_OPT_FORMAT(o.format, "rpz, loadfile, fio or fio-job"),
 	{ .name = "dialect", .kind = RP_OPT_ENUM, .value = &o.dialect, .choices = dialects, .arg = "D", .help = "loadfile dialect: smb, nfs or auto (default auto: NFS traffic -> nfs)" },
+	{ .name = "iolog-dir", .kind = RP_OPT_STRING, .value = &o.iolog_dir, .arg = "DIR",
+	  .help = "fio-job: the job's read_iolog= names the iolog in DIR, as given (relative to where fio runs, or "
+	  "absolute); default: its name alone, which fio opens in the directory it replays in" },
 	{ .name = "timestamps", .kind = RP_OPT_FLAG, .value = &o.timestamps, .help = "loadfile: write the timestamped form (a leading time in seconds)" },
 	{ .name = "prepare", .kind = RP_OPT_FLAG, .value = &o.prepare, .help = "loadfile output: first create what the trace uses but never creates (replay's prepare plan), so dbench can run it" },
 	RP_CLI_CONVERT_OPT_LEVEL(o.level, "; 19 is ~7 % smaller and 5x slower to write"),
@@ -155,7 +158,7 @@ static int writer_open(writer *w, const rp_conv_consumer *c, rp_outfile *of, rp_
 	memset(w, 0, sizeof(*w));
 	w->c = c;
 	rp_conv_out_opts wo = { .rpz_level = (int)o.level, .lf_stats = &w->lf, .summary = w->summary,
-				.summary_size = sizeof(w->summary) };
+				.summary_size = sizeof(w->summary), .fio_iolog_dir = o.iolog_dir };
 	rp_conv_lf_opts_init(&wo.lf); /* the dbench-compatible policy (docs/loadfile.md) */
 	wo.lf.dialect = dialect;
 	wo.lf.timestamps = o.timestamps;
@@ -473,6 +476,9 @@ static int convert(const char *in, const char *outp, int npos, char **pos, const
 		rp__cli_err("convert", "warning: --timestamps applies to loadfile output only; %s is %s", outp, what);
 	if (!lf_out && o.dialect)
 		rp__cli_err("convert", "warning: --dialect applies to loadfile output only; %s is %s", outp, what);
+	if (o.iolog_dir && strcmp(kind->name, "fio-job") != 0)
+		rp__cli_err("convert", "warning: --iolog-dir applies to fio job files (.fio) only; %s is %s", outp,
+			    lf_out || rpz_out ? what : "an iolog");
 	/* strace -ff: the files named, or PREFIX's PREFIX.PID files when PREFIX itself is none. */
 	char **ff = NULL;
 	size_t n_ff = 0;

@@ -686,7 +686,7 @@ static int write_job(rp_conv_fio *w, char *errbuf)
 	if (fprintf(w->f,
 		    "; fio job file made by reprise convert (docs/fio.md): lays out the %zu files the iolog\n"
 		    "; names (%" PRIu64 " bytes), then replays it as one job.  Run it in the directory to replay in:\n"
-		    ";   cd DIR && fio THIS-FILE\n"
+		    ";   cd DIR && fio THIS-FILE  (a relative read_iolog= is opened there too)\n"
 		    "[global]\nioengine=psync\nstonewall\n",
 		    n, w->st.layout_bytes) < 0)
 		rc = RP_E_IO;
@@ -810,7 +810,8 @@ void rp_conv_fio_summary(const rp_conv_fio_stats *st, rp_fio_form form, char *bu
 	buf[0] = '\0';
 	if (form == RP_FIO_JOB) {
 		add(&b, "fio: a job file that lays out the %" PRIu64 " files the iolog names (%" PRIu64
-			" bytes) and then replays it: cd DIR && fio JOB\n", st->files, st->layout_bytes);
+			" bytes) and then replays it: cd DIR && fio JOB (its read_iolog=, unless absolute, is opened"
+			" in DIR too: --iolog-dir names another)\n", st->files, st->layout_bytes);
 		return;
 	}
 	add(&b, "fio: %" PRIu64 " reads (%" PRIu64 " bytes), %" PRIu64 " writes (%" PRIu64 " bytes), %" PRIu64
@@ -859,30 +860,21 @@ void rp_conv_fio_summary(const rp_conv_fio_stats *st, rp_fio_form form, char *bu
 		" run it with the job file from `reprise convert IN JOB.fio` in the directory to replay in (docs/fio.md)\n");
 }
 
-/* The iolog a job file named job replays: job's name with .iolog for .fio, as an absolute path fio finds from any directory. */
-int rp_conv_fio_iolog_for(const char *job, char *buf, size_t size)
+/* The iolog a job file named job replays, as read_iolog= names it (converters/fio.h). */
+int rp_conv_fio_iolog_for(const char *job, const char *dir, char *buf, size_t size)
 {
+	const bool std = strcmp(job, "<stdout>") == 0 || strcmp(job, "-") == 0;
 	const char *const slash = strrchr(job, '/');
-	const char *const base = slash ? slash + 1 : job;
-	char dir[4096];
-	if (strcmp(job, "<stdout>") == 0 || strcmp(job, "-") == 0) {
-		if (!getcwd(dir, sizeof(dir)))
-			return -errno;
-		return snprintf(buf, size, "%s/replay.iolog", dir) < (int)size ? 0 : -ENAMETOOLONG;
-	}
-	const size_t dlen = slash ? (size_t)(slash - job) : 1;
-	if (dlen >= sizeof(dir))
-		return -ENAMETOOLONG;
-	memcpy(dir, slash ? job : ".", dlen);
-	dir[dlen] = '\0';
-	if (slash && dlen == 0)
-		strcpy(dir, "/");
-	char real[PATH_MAX];
-	if (!realpath(dir, real))
-		return -errno;
+	const char *const base = std ? "replay.iolog" : slash ? slash + 1 : job;
 	size_t blen = strlen(base);
-	if (blen > 4 && strcmp(base + blen - 4, ".fio") == 0)
+	if (!std && blen > 4 && strcmp(base + blen - 4, ".fio") == 0)
 		blen -= 4;
-	const int n = snprintf(buf, size, "%s%s%.*s.iolog", real, strcmp(real, "/") == 0 ? "" : "/", (int)blen, base);
+	else if (std)
+		blen -= 6; /* "replay" */
+	size_t dlen = dir ? strlen(dir) : 0;
+	while (dlen > 1 && dir[dlen - 1] == '/')
+		dlen--;
+	const int n = snprintf(buf, size, "%.*s%s%.*s.iolog", (int)dlen, dlen ? dir : "",
+			       dlen && !(dlen == 1 && dir[0] == '/') ? "/" : "", (int)blen, base);
 	return n >= 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
 }

@@ -83,11 +83,13 @@ void rp_conv_fio_summary(const rp_conv_fio_stats *st, rp_fio_form form, char *bu
 
 /*
  * The iolog a job file named job (as given to open: a path, or "-" /
- * "<stdout>" for standard output) replays: job's name with .iolog in place
- * of .fio, made absolute so fio finds it from the directory it replays in
- * ("replay.iolog" in the current directory for standard output).  0, or a
- * negative errno.
+ * "<stdout>" for standard output) replays, as its read_iolog= says it:
+ * job's base name with .iolog in place of .fio ("replay.iolog" for standard
+ * output), in dir when one is given (as given: relative to where fio runs, or
+ * absolute), else alone, which fio opens in the directory it runs (and
+ * replays) in.  The job holds no path of the machine that wrote it unless
+ * dir is one.  0, or a negative errno.
  */
-int rp_conv_fio_iolog_for(const char *job, char *buf, size_t size);
+int rp_conv_fio_iolog_for(const char *job, const char *dir, char *buf, size_t size);
 
 #endif

@@ -356,7 +356,7 @@ static int open_fio_form(rp_conv_out **out, FILE *f, const char *name, const rp_
 {
 	char iolog[4096];
 	if (form == RP_FIO_JOB) {
-		const int e = rp_conv_fio_iolog_for(name, iolog, sizeof(iolog));
+		const int e = rp_conv_fio_iolog_for(name, opts ? opts->fio_iolog_dir : NULL, iolog, sizeof(iolog));
 		if (e < 0)
 			return rp_fail(errbuf, RP_E_IO, "%s: cannot name its iolog: %s", name, strerror(-e));
 	}

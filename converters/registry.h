@@ -71,6 +71,8 @@ typedef struct rp_conv_out_opts {
 	 */
 	char *summary;
 	size_t summary_size;
+	/* fio-job: the directory its read_iolog= names the iolog in, as given; NULL: the name alone (fio's working directory) */
+	const char *fio_iolog_dir;
 } rp_conv_out_opts;
 
 typedef struct rp_conv_out rp_conv_out;

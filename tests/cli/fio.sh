@@ -85,12 +85,15 @@ else
 	not_ok "handmade trace: the summary says what was written, left out, mapped and closed at the end"
 fi
 check "handmade trace: the job file converts (by its .fio suffix)" "$reprise" convert -q "$tmp/h.rpz" "$tmp/h.fio"
-if grep -q "^read_iolog=$tmp/h.iolog\$" "$tmp/h.fio" && grep -q '^filename=d/old_data.bin~1$' "$tmp/h.fio" &&
+# no path of the machine that wrote it: the iolog by its name, or in --iolog-dir as given
+if grep -q "^read_iolog=h.iolog\$" "$tmp/h.fio" && ! grep -q "$tmp" "$tmp/h.fio" &&
+	"$reprise" convert -q --iolog-dir "$tmp" "$tmp/h.rpz" "$tmp/h.fio" &&
+	grep -q "^read_iolog=$tmp/h.iolog\$" "$tmp/h.fio" && grep -q '^filename=d/old_data.bin~1$' "$tmp/h.fio" &&
 	grep -q '^filesize=131072$' "$tmp/h.fio"; then
-	ok "handmade trace: the job file lays out the read-only file to what its reads need and replays the iolog"
+	ok "handmade trace: the job file names its iolog without the writer's path, lays out the read-only file to what its reads need and replays the iolog"
 else
 	cp "$tmp/h.fio" "$tmp/err"
-	not_ok "handmade trace: the job file lays out the read-only file to what its reads need and replays the iolog"
+	not_ok "handmade trace: the job file names its iolog without the writer's path, lays out the read-only file to what its reads need and replays the iolog"
 fi
 if run_fio "$tmp/h.fio" "$tmp/hd" "$tmp/h.json" && got=$(fio_counts "$tmp/h.json") &&
 	[ "$got" = "reads 3 69732 writes 1 8192 syncs 1 error 0" ]; then
@@ -187,7 +190,7 @@ else
 fi
 
 mkdir "$tmp/sp ace"
-if "$reprise" convert -q "$tmp/h.rpz" "$tmp/sp ace/j.fio" 2>"$tmp/err"; then
+if "$reprise" convert -q --iolog-dir "$tmp/sp ace" "$tmp/h.rpz" "$tmp/sp ace/j.fio" 2>"$tmp/err"; then
 	not_ok "a job file whose iolog path a job file cannot hold: exit 1, said, no output"
 elif grep -q 'has a byte a fio job file cannot hold' "$tmp/err" && [ -z "$(ls "$tmp/sp ace")" ]; then
 	ok "a job file whose iolog path a job file cannot hold: exit 1, said, no output"

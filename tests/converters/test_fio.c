@@ -281,7 +281,7 @@ static void job_file_lays_out_reads(void **state)
 	out_close(&o, &s);
 	assert_string_equal(o.buf, "; fio job file made by reprise convert (docs/fio.md): lays out the 3 files the iolog\n"
 				   "; names (18432 bytes), then replays it as one job.  Run it in the directory to replay in:\n"
-				   ";   cd DIR && fio THIS-FILE\n"
+				   ";   cd DIR && fio THIS-FILE  (a relative read_iolog= is opened there too)\n"
 				   "[global]\nioengine=psync\nstonewall\n"
 				   "\n[layout-1]\ncreate_only=1\nfilesize=4096\nnrfiles=1\nfilename=d/b\n"
 				   "\n[layout-2]\ncreate_only=1\nfilesize=10240\nnrfiles=1\nfilename=d/a\n"
@@ -317,11 +317,19 @@ static void registry_and_iolog_names(void **state)
 	assert_string_equal(rp_conv_consumer_for(NULL, "x.fio")->name, "fio-job");
 	assert_string_equal(rp_conv_consumer_for("fio", "-")->name, "fio");
 	char buf[4096];
-	assert_int_equal(rp_conv_fio_iolog_for("/tmp/w.fio", buf, sizeof(buf)), 0);
-	assert_string_equal(buf, "/tmp/w.iolog");
-	assert_int_equal(rp_conv_fio_iolog_for("/w", buf, sizeof(buf)), 0);
+	/* no path of the machine that wrote the job: the name alone, or in the directory given, as given */
+	assert_int_equal(rp_conv_fio_iolog_for("/tmp/w.fio", NULL, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "w.iolog");
+	assert_int_equal(rp_conv_fio_iolog_for("/w", NULL, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "w.iolog");
+	assert_int_equal(rp_conv_fio_iolog_for("/no/such/dir/w.fio", "logs/", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "logs/w.iolog");
+	assert_int_equal(rp_conv_fio_iolog_for("w.fio", "/", buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "/w.iolog");
-	assert_true(rp_conv_fio_iolog_for("/no/such/dir/w.fio", buf, sizeof(buf)) < 0);
+	assert_int_equal(rp_conv_fio_iolog_for("<stdout>", "/srv", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "/srv/replay.iolog");
+	char small[7]; /* "w.iolog" and its NUL do not fit */
+	assert_true(rp_conv_fio_iolog_for("/tmp/w.fio", NULL, small, sizeof(small)) < 0);
 }
 
 int main(void)
