@@ -9,6 +9,14 @@
 #include "formats/reader.h"
 #include "formats/sink.h"
 
+/*
+ * The client of every op a loadfile holds (one script, one client): 1, as
+ * every capture numbers its clients from 1 (0 is "none" in the op model) and
+ * replay names its copy directories client1, client2, ...  Traces written
+ * before, whose loadfile ops are client 0, read and replay the same.
+ */
+#define RP_LOADFILE_CLIENT 1u
+
 /* Open a loadfile reader (rp_reader_open() calls this for loadfiles). */
 int rp_loadfile_reader_open(rp_reader **out, const char *path, const rp_read_opts *opts, char *errbuf);
 /* Same over a memory buffer that outlives the reader; `name` is used in messages. */

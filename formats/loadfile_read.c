@@ -345,6 +345,7 @@ static int lf_next(rp_reader *base, rp_op *op)
 		for (unsigned i = 0; i < r->depth; i++)
 			r->loops[i].yielded = true;
 		*op = ln.op;
+		op->client = RP_LOADFILE_CLIENT;
 		stamp(r, &ln, op);
 		return 1;
 	fatal:

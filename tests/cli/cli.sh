@@ -43,7 +43,7 @@ LOAD
 check "convert a loadfile to .rpz" "$reprise" convert "$tmp/small.txt" "$tmp/small.rpz"
 check "cat the trace" "$reprise" cat "$tmp/small.rpz"
 if [ "$(wc -l <"$tmp/out")" -eq 6 ]; then ok "cat prints one line per op"; else not_ok "cat prints one line per op"; fi
-out_has "cat shows a write with its fields" 'c0 write fh=100 off=0 len=4096 ret=4096 raw=dbench-smb -> OK (NT_STATUS_OK)'
+out_has "cat shows a write with its fields" 'c1 write fh=100 off=0 len=4096 ret=4096 raw=dbench-smb -> OK (NT_STATUS_OK)'
 out_has "cat shows the original status" 'unlink path="/clients/client1/missing" raw=dbench-smb:opts=0x6 -> ENOENT (NT_STATUS_OBJECT_NAME_NOT_FOUND)'
 check "stat --json" "$reprise" stat --json "$tmp/small.rpz"
 cp "$tmp/out" "$tmp/stat.json"

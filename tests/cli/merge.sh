@@ -24,7 +24,7 @@ ops() { "$reprise" cat "$1" | wc -l; }
 check "every input's ops are in the merge" "$(ops "$tmp/m.rpz")" "$(($(ops "$smb") + $(ops "$nfs") + $(ops "$lf")))"
 has "the summary maps input 1's clients" "$tmp/sum" "input 1 $smb: 429 ops, clients 0-1 -> 0-1"
 has "input 2's follow them, its handles past input 1's" "$tmp/sum" "input 2 $nfs: 43 ops, clients 0-2 -> 2-4, handles + 132"
-has "and input 3's (a loadfile) theirs" "$tmp/sum" "input 3 $lf: 429 ops, clients 0-0 -> 5-5, handles + 134"
+has "and input 3's (a loadfile) theirs" "$tmp/sum" "input 3 $lf: 429 ops, clients 0-1 -> 5-6, handles + 134"
 clients() { "$reprise" stat "$1" | awk '$1 == "clients" { print $2 }'; }
 check "the clients stay distinct" "$(clients "$tmp/m.rpz")" "$(($(clients "$smb") + $(clients "$nfs") + $(clients "$lf")))"
 "$reprise" merge "$smb" "$nfs" -o "$tmp/m2.rpz" 2>/dev/null

@@ -48,7 +48,7 @@ LOAD
 fresh
 check "mismatches without --fail-on-mismatch exit 0" "$reprise" replay "$tmp/bad.txt" --target "$tmp/t" -q --clients 2
 has "the summary counts them as not recorded" out '^Failed 8 \(2 as recorded, 6 not\), mismatched 6, unknown handles 6'
-has "one line for the six reads: count, op, expected, got" err '^reprise replay: mismatch: 6 x read, expected OK, got EBADF; first: client c0 copy 1 op 1 fh=7$'
+has "one line for the six reads: count, op, expected, got" err '^reprise replay: mismatch: 6 x read, expected OK, got EBADF; first: client c1 copy 1 op 1 fh=7$'
 if [ "$(grep -c 'mismatch:' "$tmp/err")" = 1 ]; then ok "grouped: no line repeated"; else not_ok "grouped: no line repeated"; fi
 fresh
 check_fails "--fail-on-mismatch exits 1 after the run" 1 "$reprise" replay "$tmp/bad.txt" --target "$tmp/t" -q --fail-on-mismatch

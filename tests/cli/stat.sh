@@ -62,8 +62,8 @@ has "also for a trace" "$tmp/err" "no op of client 9"
 
 # A loadfile: its client, no decode counters, no latency (untimed)
 "$reprise" stat "$src/tests/data/loadfile/smb_timed.load" >"$tmp/lf.txt" 2>/dev/null
-check "a loadfile: client c0, no decode line, no latency table" \
-	"$(grep -c '^c0 ' "$tmp/lf.txt") $(grep -c '^decode' "$tmp/lf.txt") $(grep -c 'recorded latency' "$tmp/lf.txt")" "1 0 0"
+check "a loadfile: client c1, no decode line, no latency table" \
+	"$(grep -c '^c1 ' "$tmp/lf.txt") $(grep -c '^decode' "$tmp/lf.txt") $(grep -c 'recorded latency' "$tmp/lf.txt")" "1 0 0"
 
 # replay names a mismatch's client as cat and stat do: the fault backend fails each client's first write
 mkdir "$tmp/target"

@@ -293,7 +293,7 @@ static void over_a_reader(void **state)
 	assert_string_equal(p.items[1].path, "dir/f");
 	assert_int_equal(p.items[1].size, 1000);
 	assert_int_equal(p.n_conflicts, 1);
-	assert_true(rp_plan_conflict(&p, 0, 4));
+	assert_true(rp_plan_conflict(&p, RP_LOADFILE_CLIENT, 4));
 	rp_plan_free(&p);
 	rp_reader_close(r);
 }

@@ -554,7 +554,7 @@ static void test_writer_cross_dialect(void **state)
 				 "ReadX 60000 0 4096 4096 NT_STATUS_OK\n"
 				 "Close 60000 NT_STATUS_OK\n"
 				 "FIND_FIRST \"\\d\\*\" 260 0 0 NT_STATUS_OK\n"
-				 "# reprise: no SMB-dialect command: 0.000000000 - c0 link path=\"/d/h\" path2=\"/d/f\" "
+				 "# reprise: no SMB-dialect command: 0.000000000 - c1 link path=\"/d/h\" path2=\"/d/f\" "
 				 "raw=dbench-nfs -> OK (NFS3_OK)\n"
 				 "QUERY_PATH_INFORMATION \"\\d\\f\" 1004 NT_STATUS_UNSUCCESSFUL\n");
 	rp_memsink_fini(&m);
@@ -564,9 +564,9 @@ static void test_writer_cross_dialect(void **state)
 	const char *const nfs = write_text(&m, RP_LOADFILE_NFS, true);
 	assert_string_equal(nfs, "0.000000000 CREATE3 \"/d/f\" 0 0x00000000\n"
 				 "0.000000000 WRITE3 \"/d/f\" 0 10 0 0x00000000\n"
-				 "# reprise: NFS has no close: 0.000000000 - c0 close fh=7 raw=dbench-smb -> OK (NT_STATUS_OK)\n"
+				 "# reprise: NFS has no close: 0.000000000 - c1 close fh=7 raw=dbench-smb -> OK (NT_STATUS_OK)\n"
 				 "0.000000000 MKDIR3 \"/d\" 0x00000011\n"
-				 "# reprise: NFS has no close: 0.000000000 - c0 close fh=8 raw=dbench-smb -> UNKNOWN\n");
+				 "# reprise: NFS has no close: 0.000000000 - c1 close fh=8 raw=dbench-smb -> UNKNOWN\n");
 	rp_memsink_fini(&m);
 	/* SMB deletes by delete-on-close (at open, by set-info) are NFS removes at the close */
 	m = ok("NTCreateX \"\\d\\g\" 0x1040 0x5 9 NT_STATUS_OK\nClose 9 NT_STATUS_OK\n"
@@ -576,7 +576,7 @@ static void test_writer_cross_dialect(void **state)
 	assert_string_equal(del, "CREATE3 \"/d/g\" 0 0x00000000\n"
 				 "REMOVE3 \"/d/g\" 0x00000000\n"
 				 "LOOKUP3 \"/d/e\" 0x00000000\n"
-				 "# reprise: delete-on-close: a REMOVE3 at the close: 0.000000000 - c0 setattr fh=10 "
+				 "# reprise: delete-on-close: a REMOVE3 at the close: 0.000000000 - c1 setattr fh=10 "
 				 "set=delete raw=dbench-smb:level=1013 -> OK (NT_STATUS_OK)\n"
 				 "RMDIR3 \"/d/e\" 0x00000000\n");
 	rp_memsink_fini(&m);

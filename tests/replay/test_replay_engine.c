@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "formats/loadfile.h"
 #include "formats/reader.h"
 #include "harness.h"
 #include "replay/backend.h"
@@ -448,7 +449,7 @@ static void test_loadfile_workload(void **state)
 	assert_int_equal(rp_workload_open_file(&w, path, false, eb), 0);
 	assert_int_equal(rp_workload_meta(w)->source, RP_SRC_LOADFILE_SMB);
 	rp_op_source *src;
-	assert_int_equal(w->open(w, false, 0, &src, eb), 0);
+	assert_int_equal(w->open(w, false, RP_LOADFILE_CLIENT, &src, eb), 0); /* a loadfile's one client */
 	for (int pass = 0; pass < 2; pass++) {
 		rp_reader *rd;
 		assert_int_equal(rp_reader_open(&rd, path, &(rp_read_opts){ 0 }, eb), 0);
