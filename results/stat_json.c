@@ -110,6 +110,7 @@ json_t *rp__res_stat_object(const rp_summary *s, const rp_trace_meta *meta, cons
 	jput(&b, d, "anonymized", json_boolean(meta->flags & RP_META_ANONYMIZED));
 	jput(&b, d, "timed", json_boolean(meta->flags & RP_META_TIMED));
 	jput(&b, d, "truncated", json_boolean(meta->flags & RP_META_TRUNCATED));
+	jput(&b, d, "untraced", json_boolean(meta->flags & RP_META_UNTRACED));
 	jput(&b, d, "ops", ju64(v.ops));
 	jput(&b, d, "clients", ju64(v.clients));
 	jput(&b, d, "duration_s", json_real(isfinite(v.duration_s) ? v.duration_s : 0));

@@ -198,13 +198,16 @@ if file -L /sbin/ldconfig 2>/dev/null | grep -Eq 'statically linked|static-pie l
 	has "... with a warning that the trace lacks its ops" err "warning: 1 program or thread ran untraced: the trace lacks their ops"
 	"$reprise" stat "$tmp/unrep.rpz" >"$tmp/stat" 2>&1
 	has "... which the trace's header keeps (reprise stat)" stat "incomplete: programs ran untraced"
+	"$reprise" stat --json "$tmp/unrep.rpz" >"$tmp/stat" 2>&1
+	has "... and stat --json" stat '"untraced": true'
 	run "$reprise" capture --strict -q -o "$tmp/unrep2.rpz" -- sh -c "'$w/static-script' >/dev/null; true"
 	eq "... and --strict fails (exit 1)" "$?" 1
 	has "... saying why" err "--strict: programs ran untraced"
 else
 	for t in "a static program runs" "... and is reported untraced" "an exec whose program never reports runs" \
 		"... and the summary says so" "... with a warning that the trace lacks its ops" \
-		"... which the trace's header keeps (reprise stat)" "... and --strict fails (exit 1)" "... saying why"; do
+		"... which the trace's header keeps (reprise stat)" "... and stat --json" "... and --strict fails (exit 1)" \
+		"... saying why"; do
 		ok "$t # SKIP no static program here (/sbin/ldconfig)"
 	done
 fi
