@@ -235,7 +235,8 @@ bool rp__emit_reachable(void)
 	const int e = errno;
 	/* With the effective ids, as the new image will open the spool (faccessat without AT_EACCESS takes the real ones). */
 	const long r = sys(SYS_faccessat2, AT_FDCWD, (long)proc.dir, W_OK | X_OK, AT_EACCESS, 0, 0);
-	const bool ok = r == 0 || errno == ENOSYS; /* a kernel before 5.8 cannot tell: no claim */
+	/* Only a denial is one: a kernel before 5.8 (ENOSYS) or a seccomp filter that refuses the call (EPERM) makes no claim. */
+	const bool ok = r == 0 || errno != EACCES;
 	errno = e;
 	return ok;
 }
