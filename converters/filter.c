@@ -475,10 +475,12 @@ static int q_flush(rp_filter *f)
 		qent *const e = &f->q[f->q_head];
 		if (e->st == Q_HELD && f->q_len - f->q_head > QUEUE_MAX) {
 			hslot *const h = hfind(&f->handles, e->op.client, made_handle(&e->op));
-			if (h && h->kept == H_HELD && h->seq == f->q_seq)
+			if (h && h->kept == H_HELD && h->seq == f->q_seq) {
 				need(f, h);
-			else
-				e->st = Q_READY, f->st.needed_opens++;
+			} else { /* its handle was reused since: this open alone */
+				e->st = Q_READY;
+				f->st.needed_opens++;
+			}
 		}
 		if (e->st == Q_HELD)
 			break;
