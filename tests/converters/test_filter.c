@@ -180,6 +180,42 @@ static void test_clients_and_ops(void **state)
 	rp_memsink_fini(&m);
 }
 
+/*
+ * --ops read: an open held at the head of the queue (h1, never read) while
+ * 70,000 reads of another handle wait behind it: past the queue's bound
+ * (65,536) it is kept, used or not, and the output stays in start order.
+ */
+static void test_held_open_bounded(void **state)
+{
+	(void)state;
+	rp_memsink m;
+	assert_int_equal(rp_memsink_init(&m), 0);
+	rp_filter *f = NULL;
+	char eb[RP_ERRBUF_SIZE];
+	const rp_filter_opts fo = { .ops = 1ull << RP_OP_READ };
+	assert_int_equal(rp_filter_create(&f, &fo, &m.base, eb), 0);
+	tb b;
+	tb_begin(&b, rp_filter_sink(f));
+	assert_int_equal(tb_op(&b, 1, RP_OP_OPEN, "/a", 1), 0);
+	assert_int_equal(tb_op(&b, 1, RP_OP_OPEN, "/b", 2), 0);
+	for (int i = 0; i < 70000; i++)
+		assert_int_equal(tb_op(&b, 1, RP_OP_READ, NULL, 2), 0);
+	assert_int_equal(tb_op(&b, 1, RP_OP_CLOSE, NULL, 2), 0);
+	assert_int_equal(tb_op(&b, 1, RP_OP_CLOSE, NULL, 1), 0);
+	tb_end(&b);
+	const rp_filter_stats st = *rp_filter_get_stats(f);
+	rp_filter_destroy(f);
+	assert_int_equal(st.kept, 70004);
+	assert_int_equal(st.needed_opens, 2);
+	assert_int_equal(st.needed_closes, 2);
+	assert_int_equal(m.n_ops, 70004);
+	for (size_t i = 1; i < m.n_ops; i++)
+		assert_true(m.ops[i].t_start > m.ops[i - 1].t_start);
+	assert_int_equal(m.ops[0].handle, 1);
+	assert_int_equal(m.ops[m.n_ops - 1].op, RP_OP_CLOSE);
+	rp_memsink_fini(&m);
+}
+
 static void test_path_prefix_componentwise(void **state)
 {
 	(void)state;
@@ -385,6 +421,7 @@ int main(void)
 		cmocka_unit_test(test_parse_clients),
 		cmocka_unit_test(test_parse_ops),
 		cmocka_unit_test(test_clients_and_ops),
+		cmocka_unit_test(test_held_open_bounded),
 		cmocka_unit_test(test_path_prefix_componentwise),
 		cmocka_unit_test(test_window_keeps_handles_consistent),
 		cmocka_unit_test(test_handle_reuse_after_close),
