@@ -233,9 +233,11 @@ static int one_run(bench_ctx *c, rp_bench_target *t)
 	bool started = false;
 	const int rc = rp__cli_drive(r, "bench", o.r.quiet, &interrupted, &started, &c->in, NULL);
 	rp__cli_prov_cpu_end(&c->prov);
-	run->steal_share = ticks && rp_runenv_cpu_ticks(&tot1, &st1) == 0 && tot1 > tot0 && st1 >= st0
-				   ? (double)(st1 - st0) / (double)(tot1 - tot0)
-				   : -1;
+	/* A run shorter than one clock tick saw no tick at all, stolen or not: 0, not "unreadable". */
+	if (ticks && rp_runenv_cpu_ticks(&tot1, &st1) == 0 && tot1 >= tot0 && st1 >= st0)
+		run->steal_share = tot1 > tot0 ? (double)(st1 - st0) / (double)(tot1 - tot0) : 0.0;
+	else
+		run->steal_share = -1;
 	if (!started) {
 		/* No result (its times would be the machine's uptime): a failed run, its error said, the target dropped. */
 		say(run->error, sizeof(run->error), "the run did not start (the error above)");
