@@ -119,8 +119,11 @@ enum rp_op_flag {
 	RP_OPF_WAIT = 1u << 7,      /* lock: wait for a conflicting lock to go (F_SETLKW, SMB without FAIL_IMMEDIATELY) */
 	RP_OPF_MANDATORY = 1u << 8, /* lock: mandatory (SMB): I/O of other opens conflicts with it */
 	RP_OPF_DATASYNC = 1u << 9,  /* flush: data only (fdatasync), not the metadata (fsync) */
+	RP_OPF_CONT = 1u << 10,     /* NFSv4: the client's next op came in the same COMPOUND (its grouping, for exact replay) */
+	RP_OPF_SESSION = 1u << 11,  /* NFSv4.1+: sent in a session (SEQUENCE): no open-owner seqids to replay */
 };
-#define RP_OPF__NAMES "synth", "excl", "stable", "noreply", "", "dir", "test", "wait", "mandatory", "datasync"
+#define RP_OPF__NAMES                                                                                              \
+	"synth", "excl", "stable", "noreply", "", "dir", "test", "wait", "mandatory", "datasync", "cont", "session"
 
 /*
  * rp_op.want, open and access: what the caller asked to be able to do

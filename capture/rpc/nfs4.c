@@ -441,6 +441,12 @@ static void nfs4_call(rp_capctx *cx, rp_conn *conn, const rp_rpc_call *call, rp_
 	walker w = { .cx = cx, .m = rp__fhmap(cx), .st = rp__nfs4_state(cx), .c = c, .call = call,
 		     .cur = NO_OBJ, .saved = NO_OBJ };
 	const int64_t main = main_op(a, n);
+	/* The last op that becomes an op record: those before it are marked as going on in the same COMPOUND. */
+	int64_t last = -1;
+	for (uint32_t i = 0; i < n; i++)
+		if (rp__nfs4_op_role(a[i].opnum) == ROLE_FILE &&
+		    !((a[i].opnum == OP4_GETATTR || a[i].opnum == OP4_ACCESS) && main >= 0 && main != i))
+			last = i;
 	const uint64_t t = rp__cap_time(cx, call->ts_ns);
 	for (uint32_t i = 0; i < n; i++) {
 		nfs4_pop *const p = &c->ops[i];
@@ -475,6 +481,10 @@ static void nfs4_call(rp_capctx *cx, rp_conn *conn, const rp_rpc_call *call, rp_
 		w.cur = before; /* the op's own target is named relative to the handle it started with */
 		file_op(&w, p, &a[i], &op);
 		w.cur = made_cur;
+		if ((int64_t)i < last)
+			op.flags |= RP_OPF_CONT;
+		if (minor)
+			op.flags |= RP_OPF_SESSION;
 		p->slot = rp__cap_reserve(cx, &op);
 	}
 	c->n = n;
