@@ -58,16 +58,12 @@ static int nfs_create_backend(void **out, const rp_backend_args *args, char *err
 	nb->mountport = info.mountport;
 	nb->timeout_ms = (int)(args->vals[N_OPT_TIMEOUT].u / 1000000u);
 	nb->setid = args->vals[N_OPT_SETID].u != 0;
-	/* auto: exact for a trace whose ops all came from the NFSv3 decoder (prepare's have no producer). */
+	/* auto: exact for a trace whose ops all came from the target version's decoder (prepare's have no producer). */
 	const uint32_t others = args->protos & ~(1u << RP_PROTO_NONE);
 	const uint64_t mode = args->vals[N_OPT_MODE].u;
-	if (mode == MODE_EXACT && nb->version != 3) {
-		pthread_mutex_destroy(&nb->lock);
-		free(nb->url);
-		free(nb);
-		return rp_fail(errbuf, RP_E_INVAL, "%s: mode=exact replays NFSv3 RPCs: it needs version=3", args->target);
-	}
-	nb->exact = mode == MODE_EXACT || (mode == MODE_AUTO && nb->version == 3 && others == 1u << RP_PROTO_NFS3);
+	/* NFSv4.0 and 4.1 ops look alike (op.proto NFS4): a 4.1 session's ops fall back, counted (flag session). */
+	const unsigned same = nb->version == 3 ? 1u << RP_PROTO_NFS3 : 1u << RP_PROTO_NFS4;
+	nb->exact = mode == MODE_EXACT || (mode == MODE_AUTO && others == same);
 	const uint32_t share = RP_NFS_FHMAP_TOTAL / (args->n_clients ? args->n_clients : 1);
 	nb->fhmap_max = share > RP_NFS_FHMAP_MAX ? RP_NFS_FHMAP_MAX : share < RP_NFS_FHMAP_MIN ? RP_NFS_FHMAP_MIN : share;
 	*out = nb;
@@ -216,8 +212,12 @@ static int nfs_client_init(void *backend, void *client, const char *dir, char *e
 			rp__nfs_fhmap_set_root(&c->group->fhmap, root->data.data_val, root->data.data_len);
 		pthread_mutex_unlock(&c->group->lock);
 	}
-	nfs_destroy_url(url);
 	c->nfs = nfs;
+	if (nb->exact && nb->version == 4 && (rc = rp__nfs4_exact_init(c, errbuf)) < 0) {
+		c->nfs = NULL;
+		goto fail;
+	}
+	nfs_destroy_url(url);
 	/* NFSv4 in libnfs 4.0 reports no sizes (0) and cannot encode a WRITE past 3944 bytes: pieces of our own. */
 	const uint64_t rmax = nfs_get_readmax(nfs), wmax = nfs_get_writemax(nfs);
 	c->rmax = nb->version == 4 || !rmax ? RP_NFS4_READ_CHUNK : rmax < RP_NFS_IO_MAX ? rmax : RP_NFS_IO_MAX;
@@ -239,6 +239,7 @@ static void nfs_client_fini(void *backend, void *client)
 	nfs_client *const c = client;
 	/* Nothing more is sent (a CLOSE waiting its turn, NFSv4): what waits is let go. */
 	c->ending = true;
+	rp__nfs4_exact_fini(c);
 	/* Requests libnfs still holds (a lost connection's) are completed already; destroying the context cancels them. */
 	rp__nfs_orphan_all(c);
 	if (c->nfs)
@@ -331,6 +332,11 @@ static void sync_done(rp_breq *req)
 	*(bool *)req->data = true;
 }
 
+static bool exact_start(nfs_client *c, rp_breq *req)
+{
+	return c->nb->version == 4 ? rp__nfs4_exact_start(c, req) : rp__nfs_exact_start(c, req);
+}
+
 static int nfs_submit(void *backend, void *client, rp_breq *req)
 {
 	(void)backend;
@@ -339,7 +345,7 @@ static int nfs_submit(void *backend, void *client, rp_breq *req)
 	req->special = false;
 	if (req->cb) {
 		req->sent_ns = req->done_ns = 0;
-		if (!c->nb->exact || !rp__nfs_exact_start(c, req))
+		if (!c->nb->exact || !exact_start(c, req))
 			rp__nfs_start(c, req);
 		flush(c);
 		/* In the socket now, unless it was answered without the server (refused, not queued): then not measured. */
@@ -352,7 +358,7 @@ static int nfs_submit(void *backend, void *client, rp_breq *req)
 	void *const data = req->data;
 	req->cb = sync_done;
 	req->data = &done;
-	if (!c->nb->exact || !rp__nfs_exact_start(c, req))
+	if (!c->nb->exact || !exact_start(c, req))
 		rp__nfs_start(c, req);
 	while (!done)
 		rp__nfs_wait(c, SERVICE_PERIOD_NS);

@@ -1,7 +1,7 @@
 /*
  * The nfs backend's internal state (libnfs 4.0, asynchronous API), shared by its files, each calling
  * only those below it: nfs.c (the vtable, the event loop) -> nfs_exact.c (exact mode: an NFSv3 op as
- * its own RPC) and nfs_ops.c (the semantic path: opens, I/O, the symlink check) -> nfs_meta.c
+ * its own RPC), nfs4_exact.c (an NFSv4.0 op as its own COMPOUND) and nfs_ops.c (the semantic path: opens, I/O, the symlink check) -> nfs_meta.c
  * (attributes, the namespace, listings) -> nfs_conn.c (contexts, mounts) -> nfs_req.c (a request's
  * bookkeeping) -> nfs_names.c, nfs_fhmap.c, nfs_util.c (no libnfs).
  */
@@ -249,7 +249,10 @@ typedef struct nfs_group {
 	X(NO_PROC, "no nfs3 procedure")                 /* an op no NFSv3 call is (deltree, ...) */                \
 	X(RAW, "no nfs3 arguments")                     /* its raw fields name no procedure or createhow */    \
 	X(UNCHECKED, "unchecked create of a name that is no file") /* ganesha would follow a symlink there */ \
-	X(UNCHECKED_EXISTING, "unchecked create of an existing file, checked first") /* GUARDED, LOOKUP, UNCHECKED */
+	X(UNCHECKED_EXISTING, "unchecked create of an existing file, checked first") /* GUARDED, LOOKUP, UNCHECKED */ \
+	X(NOT_NFS4, "not from nfs4.0")                  /* NFSv4 exact mode: the op's producer was no NFSv4 decoder */ \
+	X(SESSION, "nfs4.1 session")                    /* sent in a 4.1 session (SEQUENCE): no 4.0 seqids to map */ \
+	X(NO_OP4, "no nfs4.0 exact path")               /* an op nfs4_exact.c does not send (links, locks, listings...) */
 
 #define RP__NFS_FB_ENUM(e, name) RP_NFS_FB_##e,
 enum { RP_NFS_FALLBACK_MAP(RP__NFS_FB_ENUM) RP_NFS_FB__COUNT };
@@ -264,7 +267,7 @@ typedef struct nfs_backend {
 	_Atomic unsigned contexts; /* contexts made so far: each its own NFSv4 client name */
 	pthread_mutex_t lock;  /* groups */
 	nfs_group *groups;
-	bool exact;            /* mode: NFSv3 trace ops as their own RPCs (nfs_exact.c) */
+	bool exact;            /* mode: trace ops as their own RPCs (NFSv3: nfs_exact.c; NFSv4.0: nfs4_exact.c) */
 	uint32_t fhmap_max;    /* names per mount's map (RP_NFS_FHMAP_TOTAL shared among the clients) */
 	_Atomic uint64_t exact_ops; /* sent as their RPC */
 	_Atomic uint64_t fallbacks[RP_NFS_FB__COUNT];
@@ -299,6 +302,9 @@ typedef struct nfile {
 	bool exact;       /* made by an exact CREATE: no libnfs open (fh NULL), the server's handle in xfh */
 	uint8_t xfhlen;   /* 0: the reply had none */
 	unsigned char xfh[RP_NFS_FH_MAX];
+	bool sid_ok;      /* NFSv4 exact: opened by an OPEN of ours, whose stateid this is */
+	uint32_t sid_seq;
+	unsigned char sid_other[12];
 } nfile;
 
 typedef struct nfs_client {
@@ -330,7 +336,18 @@ typedef struct nfs_client {
 	bool seq_busy, seq_running;
 	nreq *seq_head, *seq_tail;
 	bool ending;     /* client_fini began: nothing more is sent, what waits is let go */
+	struct nfs4x *x4; /* NFSv4 exact mode: the client id, open-owner and seqid of our own (nfs4_exact.c) */
 } nfs_client;
+
+/*
+ * nfs4_exact.c: NFSv4.0 exact mode.  init (after the mount): SETCLIENTID
+ * and its CONFIRM of our own, the map's root handle; 0 or an error.  start:
+ * true when it took the request (sent, queued or answered), false to go the
+ * semantic way.  fini: requests still waiting end EIO.
+ */
+int rp__nfs4_exact_init(nfs_client *c, char *errbuf);
+bool rp__nfs4_exact_start(nfs_client *c, rp_breq *req);
+void rp__nfs4_exact_fini(nfs_client *c);
 
 /* nfs.c: the event loop. */
 /* Wait for and run libnfs completions, up to timeout_ns; returns the engine requests completed (0 on timeout). */
