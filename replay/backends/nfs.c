@@ -33,9 +33,10 @@ static const rp_backend_opt nfs_opts[] = {
 	[N_OPT_SETID] = { .name = "setid", .type = RP_BOPT_FLAG,
 			  .help = "apply the trace's setuid and setgid bits (dropped otherwise; the sticky bit always applies)" },
 	[N_OPT_MODE] = { .name = "mode", .type = RP_BOPT_ENUM, .def = "auto", .choices = mode_choices,
-			 .help = "exact: each op of an NFSv3 trace is the one RPC it was, on handles from the server's replies "
-				 "(what cannot be falls back, counted); semantic: ops as path calls; auto: exact when the "
-				 "trace is NFSv3 and the target version=3" },
+			 .help = "exact: each op of an NFSv3 trace is the one RPC it was, of an NFSv4.0 trace the COMPOUND "
+				 "it came in, on handles and stateids from the server's replies (what cannot be falls back, "
+				 "counted); semantic: ops as path calls; auto: exact when the trace is of the target's "
+				 "version (NFSv3 to version=3, NFSv4 to version=4)" },
 	[N_OPT__COUNT] = { .name = NULL },
 };
 

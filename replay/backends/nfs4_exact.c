@@ -393,24 +393,6 @@ static int send_compound(nfs_client *c, COMPOUND4args *a, nreq *q, size_t data)
 
 static void next_waiting(nfs_client *c);
 
-/* Whether the open-owner's seqid moved: the op was reached and its error is none that leaves it (RFC 7530 §9.1.7). */
-static bool seqid_moves(nfsstat4 st)
-{
-	switch (st) {
-	case NFS4ERR_STALE_CLIENTID:
-	case NFS4ERR_STALE_STATEID:
-	case NFS4ERR_BAD_STATEID:
-	case NFS4ERR_BAD_SEQID:
-	case NFS4ERR_BADZDR: /* BADXDR */
-	case NFS4ERR_RESOURCE:
-	case NFS4ERR_NOFILEHANDLE:
-	case NFS4ERR_MOVED:
-		return false;
-	default:
-		return true;
-	}
-}
-
 /* The main op's path's new handle and kind, from the GETFH (and GETATTR of the type) after it. */
 static void learn_reply(nfs_client *c, const nreq *q, const COMPOUND4res *res, int dflt_kind)
 {
@@ -507,7 +489,7 @@ static void x4_cb(struct rpc_context *rpc, int status, void *data, void *priv)
 	for (u_int i = 0; i < res->resarray.resarray_len; i++) {
 		const nfs_resop4 *const r = &res->resarray.resarray_val[i];
 		if ((r->resop == OP_OPEN || r->resop == OP_OPEN_CONFIRM || r->resop == OP_CLOSE) &&
-		    seqid_moves(r->nfs_resop4_u.opopen.status))
+		    rp__nfs4_seqid_moves((uint32_t)r->nfs_resop4_u.opopen.status))
 			c->x4->seqid++;
 	}
 	const int st = res->status == NFS4_OK ? 0 : rp_status_from_proto(RP_SK_NFS4, (uint32_t)res->status);
@@ -609,27 +591,6 @@ static bool names_dir(unsigned k)
 	return k == K_LOOKUP || k == K_OPEN || k == K_REMOVE || k == K_RENAME || k == K_MKDIR;
 }
 
-/* The parent of path ("a/b" -> "a", "a" -> ""), compared without leading slashes. */
-static bool is_parent(const char *dir, const char *path)
-{
-	while (*dir == '/')
-		dir++;
-	while (*path == '/')
-		path++;
-	const char *const slash = strrchr(path, '/');
-	const size_t n = slash ? (size_t)(slash - path) : 0;
-	return strlen(dir) == n && !strncmp(dir, path, n);
-}
-
-static bool same_path(const char *a, const char *b)
-{
-	while (*a == '/')
-		a++;
-	while (*b == '/')
-		b++;
-	return !strcmp(a, b);
-}
-
 static const char *last_name(const char *path)
 {
 	const char *const s = strrchr(path, '/');
@@ -644,13 +605,9 @@ static const char *last_name(const char *path)
 static bool set_current(nfs_client *c, cbuild *b, const char *at, bool dir_of, unsigned char *fh, uint32_t *len)
 {
 	struct nfs4x *const x = c->x4;
-	bool chain = x->n_pre > 0;
-	for (unsigned i = 1; chain && i < x->n_pre; i++)
-		chain = is_parent(x->pre[i - 1], x->pre[i]);
-	if (chain)
-		chain = dir_of ? is_parent(x->pre[x->n_pre - 1], at) : same_path(x->pre[x->n_pre - 1], at);
 	const char *name0;
-	if (chain && map_parent(c, x->pre[0], fh, len, &name0)) {
+	if (rp__nfs4_lookups_lead((const char *const *)x->pre, x->n_pre, at, dir_of) &&
+	    map_parent(c, x->pre[0], fh, len, &name0)) {
 		putfh(b, fh, *len);
 		for (unsigned i = 0; i < x->n_pre; i++) {
 			const char *const nm = last_name(x->pre[i]);

@@ -62,6 +62,20 @@ int rp__nfs_url_check(const char *url, rp_nfs_url_info *info, char *errbuf);
 /* The canonical status of a libnfs result: 0 for rc >= 0, else its errno (host numbering), OTHER past 4095. */
 int32_t rp__nfs_status(int rc);
 
+/*
+ * NFSv4.0 exact mode's rules (nfs4_exact.c), without libnfs.  Whether a
+ * reply of status st (nfsstat4) to an OPEN, OPEN_CONFIRM or CLOSE moves the
+ * open-owner's seqid: every status but those that say the server did not
+ * take the request in turn (RFC 7530 §9.1.7).
+ */
+bool rp__nfs4_seqid_moves(uint32_t st);
+/*
+ * Whether a COMPOUND's gathered LOOKUPs pre[0..n) lead to at: each names a
+ * child of the one before, and the last is at's directory (dir_of: an op
+ * on a name in it) or at itself.  Paths with or without a leading "/".
+ */
+bool rp__nfs4_lookups_lead(const char *const *pre, unsigned n, const char *at, bool dir_of);
+
 /* The setattr attributes the nfs backend sets, one RPC each, in this order. */
 enum {
 	RP_NFS_SA_SIZE = 1u << 0,

@@ -166,3 +166,48 @@ void rp__nfs_mount_why(const rp_nfs_mount_fail *f, char *buf, size_t cap)
 		snprintf(buf, cap, "%s", f->lib && f->lib[0] ? f->lib : "libnfs gave no reason");
 	}
 }
+
+bool rp__nfs4_seqid_moves(uint32_t st)
+{
+	switch (st) {
+	case 10018: /* NFS4ERR_RESOURCE */
+	case 10019: /* NFS4ERR_MOVED */
+	case 10020: /* NFS4ERR_NOFILEHANDLE */
+	case 10022: /* NFS4ERR_STALE_CLIENTID */
+	case 10023: /* NFS4ERR_STALE_STATEID */
+	case 10025: /* NFS4ERR_BAD_STATEID */
+	case 10026: /* NFS4ERR_BAD_SEQID */
+	case 10036: /* NFS4ERR_BADXDR */
+		return false;
+	default:
+		return true;
+	}
+}
+
+/* Paths compared without their leading slashes. */
+static const char *unrooted(const char *p)
+{
+	while (*p == '/')
+		p++;
+	return p;
+}
+
+/* dir is path's directory ("a/b" is in "a", "a" in ""). */
+static bool in_dir(const char *dir, const char *path)
+{
+	dir = unrooted(dir);
+	path = unrooted(path);
+	const char *const slash = strrchr(path, '/');
+	const size_t n = slash ? (size_t)(slash - path) : 0;
+	return strlen(dir) == n && !strncmp(dir, path, n);
+}
+
+bool rp__nfs4_lookups_lead(const char *const *pre, unsigned n, const char *at, bool dir_of)
+{
+	if (!n || !at)
+		return false;
+	for (unsigned i = 1; i < n; i++)
+		if (!in_dir(pre[i - 1], pre[i]))
+			return false;
+	return dir_of ? in_dir(pre[n - 1], at) : !strcmp(unrooted(pre[n - 1]), unrooted(at));
+}

@@ -193,4 +193,18 @@ cat >"$tmp/esc.txt" <<'TRACE'
 TRACE
 run "$reprise" replay "$tmp/esc.txt" --target "$(url "$(fresh)")" --no-prepare
 if [ "$(cat "$tmp/outside")" = outside ]; then ok "a trace's .. reaches nothing outside"; else not_ok "a trace's .. reaches nothing outside"; fi
+# An UNCHECKED4 OPEN (disposition trunc_if) of a name where a symlink to outside was planted: NFSv4's OPEN
+# follows no link at the name (NFS4ERR_SYMLINK: ELOOP), sent exact; the file outside keeps its bytes.
+d=$(fresh)
+ln -s "$tmp/outside" "$export_dir/$d/victim"
+cat >"$tmp/victim.txt" <<'TRACE'
+0.010 0.011 c1 open path="/victim" fh=1 want=read,write disp=trunc_if raw=nfs4:access=0x3,disp=1 -> OK (NFS4_OK)
+0.020 0.021 c1 write path="/victim" fh=1 off=0 len=100 ret=100 raw=nfs4 -> OK (NFS4_OK)
+0.030 0.031 c1 close path="/victim" fh=1 raw=nfs4 -> OK (NFS4_OK)
+TRACE
+run "$reprise" replay "$tmp/victim.txt" --target "$(url "$d")" --no-prepare
+has "an OPEN through a planted link is sent exact" out '^Backend mode: exact \(1 ops sent as the request they were recorded as\)$'
+has "and refused by the server (ELOOP)" err 'open, expected OK, got ELOOP'
+if [ "$(cat "$tmp/outside")" = outside ]; then ok "the file outside the link is as it was"; else not_ok "the file outside the link is as it was"; fi
+[ -L "$export_dir/$d/victim" ] && ok "the link is still a link" || not_ok "the link is still a link"
 echo "1..$n"

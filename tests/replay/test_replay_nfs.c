@@ -358,6 +358,41 @@ static void test_fhmap(void **state)
 	rp__nfs_fhmap_fini(&m);
 }
 
+/* NFSv4.0 exact mode: the open-owner's seqid rule and the gathered LOOKUPs of a COMPOUND. */
+static void test_nfs4_exact_rules(void **state)
+{
+	(void)state;
+	/* The seqid moves on success and on most errors (RFC 7530 §9.1.7)... */
+	assert_true(rp__nfs4_seqid_moves(0));
+	assert_true(rp__nfs4_seqid_moves(2));     /* NFS4ERR_NOENT: an OPEN of a name not there */
+	assert_true(rp__nfs4_seqid_moves(17));    /* NFS4ERR_EXIST: a GUARDED4 create */
+	assert_true(rp__nfs4_seqid_moves(10040)); /* NFS4ERR_LOCKED */
+	/* ... but not on those that say the request was not taken in turn. */
+	static const uint32_t keep[] = { 10018, 10019, 10020, 10022, 10023, 10025, 10026, 10036 };
+	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+		assert_false(rp__nfs4_seqid_moves(keep[i]));
+
+	/* PUTFH LOOKUP d LOOKUP e OPEN f: the lookups lead to the open's directory. */
+	const char *const de[] = { "/d", "/d/e" };
+	assert_true(rp__nfs4_lookups_lead(de, 2, "/d/e/f", true));
+	assert_true(rp__nfs4_lookups_lead(de, 2, "d/e/f", true));
+	assert_false(rp__nfs4_lookups_lead(de, 2, "/d/f", true));
+	/* ... or to the object itself (PUTFH LOOKUP d LOOKUP e GETATTR). */
+	assert_true(rp__nfs4_lookups_lead(de, 2, "/d/e", false));
+	assert_false(rp__nfs4_lookups_lead(de, 2, "/d/e/f", false));
+	/* A gap in the chain, a name that only shares a prefix, none gathered: sent without them. */
+	const char *const gap[] = { "/d", "/d/e/g" };
+	assert_false(rp__nfs4_lookups_lead(gap, 2, "/d/e/g/h", true));
+	const char *const pfx[] = { "/d" };
+	assert_false(rp__nfs4_lookups_lead(pfx, 1, "/dd/f", true));
+	assert_true(rp__nfs4_lookups_lead(pfx, 1, "/d/f", true));
+	assert_false(rp__nfs4_lookups_lead(pfx, 0, "/d/f", true));
+	/* A name in the root: a lookup of the root's child leads to its own child. */
+	const char *const top[] = { "a" };
+	assert_true(rp__nfs4_lookups_lead(top, 1, "a/b", true));
+	assert_false(rp__nfs4_lookups_lead(top, 1, "b", true));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -367,6 +402,7 @@ int main(void)
 		cmocka_unit_test(test_setattr_steps),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_fhmap),
+		cmocka_unit_test(test_nfs4_exact_rules),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
