@@ -50,6 +50,15 @@ void rpc_free_pdu(struct rpc_context *rpc, struct rpc_pdu *pdu);
 #define ARGS_MAX (PRE_MAX + 8)
 /* A RENEW goes with the next COMPOUND once this long passed without one (ganesha's lease: 60 s). */
 #define RENEW_NS (15ull * 1000000000ull)
+/*
+ * Open-owners per client.  A second OPEN of a file by one open-owner gets
+ * the same open state back (upgraded), so a CLOSE of either ends both; each
+ * open of a file that is open already goes by an owner of its own (its
+ * first OPEN confirmed), as many at once as this.
+ */
+#define OWNERS_MAX 8
+/* Files open at once per client (their owners' records). */
+#define OPENS_MAX 4096
 /* The SETCLIENTID handshake's wait per reply. */
 #define SYNC_TIMEOUT_MS 30000
 
@@ -59,10 +68,25 @@ typedef struct wait_node {
 	rp_breq *req;
 } wait_node;
 
+/* An open-owner: its next seqid and its generation (a new name once the server refused a seqid). */
+typedef struct owner4 {
+	uint32_t seqid;
+	uint32_t gen;
+} owner4;
+
+/* A file open by one of the owners (its handle), with how many handles of the trace's share that open. */
+typedef struct xopen {
+	unsigned char fh[RP_NFS_FH_MAX];
+	uint8_t len, owner;
+	unsigned refs;
+} xopen;
+
 struct nfs4x {
 	uint64_t clientid;
-	uint32_t seqid;        /* the open-owner's next */
-	char owner[48];
+	unsigned id;           /* this client state's number, in the owners' names */
+	owner4 own[OWNERS_MAX];
+	xopen *opens;
+	unsigned n_opens;
 	bool seq_busy;         /* an OPEN or CLOSE is in flight: the next waits (seqids go in order) */
 	wait_node *wq, **wq_tail;
 	uint64_t last_ns;      /* when the last COMPOUND went (renewal) */
@@ -204,7 +228,7 @@ int rp__nfs4_exact_init(nfs_client *c, char *errbuf)
 	char name[96];
 	const int nlen = snprintf(name, sizeof(name), "reprise-exact-%ld-%u-%llx", (long)getpid(), id,
 				  (unsigned long long)now_ns());
-	snprintf(x->owner, sizeof(x->owner), "reprise-owner-%u", id);
+	x->id = id;
 	nfs_argop4 op;
 	memset(&op, 0, sizeof(op));
 	op.argop = OP_SETCLIENTID;
@@ -254,6 +278,7 @@ void rp__nfs4_exact_fini(nfs_client *c)
 	if (!x)
 		return;
 	drop_pre(x);
+	free(x->opens);
 	for (wait_node *w = x->wq, *next; w; w = next) {
 		next = w->next;
 		rp__nfs_complete(c, w->req, EIO);
@@ -270,7 +295,63 @@ typedef struct cbuild {
 	unsigned n;
 	uint32_t mask[2];
 	char attrs[64]; /* fattr4 values of a SETATTR, OPEN or CREATE */
+	char owner[64]; /* an OPEN's open-owner name */
 } cbuild;
+
+/* ---- open-owners ---- */
+
+static xopen *open_of(struct nfs4x *x, const void *fh, size_t len, unsigned owner)
+{
+	for (unsigned i = 0; i < x->n_opens; i++)
+		if (x->opens[i].owner == owner && x->opens[i].len == len && !memcmp(x->opens[i].fh, fh, len))
+			return &x->opens[i];
+	return NULL;
+}
+
+/* The first owner with no open of the file (fh NULL: a file not known yet, owner 0), or -1. */
+static int pick_owner(struct nfs4x *x, const void *fh, size_t len)
+{
+	for (unsigned k = 0; k < OWNERS_MAX; k++) {
+		const xopen *const o = fh ? open_of(x, fh, len, k) : NULL;
+		if (!o || !o->refs)
+			return (int)k;
+	}
+	return -1;
+}
+
+/* One handle more (d 1) or less (d -1) on owner's open of the file. */
+static void open_ref(struct nfs4x *x, const void *fh, size_t len, unsigned owner, int d)
+{
+	xopen *o = open_of(x, fh, len, owner);
+	if (!o && d > 0) {
+		/* A free record, or a new one (bounded: past it opens are not told apart, the owner stays 0's). */
+		for (unsigned i = 0; i < x->n_opens && !o; i++)
+			if (!x->opens[i].refs)
+				o = &x->opens[i];
+		if (!o && x->n_opens < OPENS_MAX) {
+			xopen *const a = realloc(x->opens, (x->n_opens + 1) * sizeof(*a));
+			if (!a)
+				return;
+			x->opens = a;
+			o = &x->opens[x->n_opens++];
+		}
+		if (!o)
+			return;
+		memcpy(o->fh, fh, len);
+		o->len = (uint8_t)len;
+		o->owner = (uint8_t)owner;
+		o->refs = 0;
+	}
+	if (o && d > 0)
+		o->refs++;
+	else if (o && o->refs)
+		o->refs--;
+}
+
+static u_int owner_name(const struct nfs4x *x, unsigned k, char *buf, size_t cap)
+{
+	return (u_int)snprintf(buf, cap, "reprise-owner-%u-%u-%u", x->id, k, x->own[k].gen);
+}
 
 static nfs_argop4 *add(cbuild *b, nfs_opnum4 op)
 {
@@ -439,6 +520,9 @@ static int opened(nreq *q, const COMPOUND4res *res, bool *confirm)
 	memcpy(f->xfh, fh, len);
 	f->xfhlen = (uint8_t)len;
 	f->sid_ok = true;
+	f->owner = q->xowner;
+	f->gen = c->x4->own[q->xowner].gen;
+	open_ref(c->x4, fh, len, q->xowner, 1);
 	f->sid_seq = ok->stateid.seqid;
 	memcpy(f->sid_other, ok->stateid.other, sizeof(f->sid_other));
 	q->req->bh = (uint64_t)(uintptr_t)f;
@@ -457,7 +541,7 @@ static bool confirm_open(nreq *q)
 	putfh(&b, f->xfh, f->xfhlen);
 	nfs_argop4 *const a = add(&b, OP_OPEN_CONFIRM);
 	sid_of(f, &a->nfs_argop4_u.opopen_confirm.open_stateid);
-	a->nfs_argop4_u.opopen_confirm.seqid = c->x4->seqid;
+	a->nfs_argop4_u.opopen_confirm.seqid = c->x4->own[q->xowner].seqid;
 	COMPOUND4args ca = { .argarray = { .argarray_len = b.n, .argarray_val = b.a } };
 	q->xstage = 1;
 	return send_compound(c, &ca, q, 0) == 0;
@@ -485,12 +569,23 @@ static void x4_cb(struct rpc_context *rpc, int status, void *data, void *priv)
 		}
 		return;
 	}
-	/* The seqid moves with each OPEN, OPEN_CONFIRM and CLOSE the server got to. */
-	for (u_int i = 0; i < res->resarray.resarray_len; i++) {
+	/*
+	 * The owner's seqid moves with each OPEN, OPEN_CONFIRM and CLOSE the
+	 * server got to; one it refused as out of step (BAD_SEQID) is given up
+	 * for a new owner of the next generation (seqid 0, confirmed anew).
+	 */
+	owner4 *const ow = &c->x4->own[q->xowner < OWNERS_MAX ? q->xowner : 0];
+	for (u_int i = 0; seq && i < res->resarray.resarray_len; i++) {
 		const nfs_resop4 *const r = &res->resarray.resarray_val[i];
-		if ((r->resop == OP_OPEN || r->resop == OP_OPEN_CONFIRM || r->resop == OP_CLOSE) &&
-		    rp__nfs4_seqid_moves((uint32_t)r->nfs_resop4_u.opopen.status))
-			c->x4->seqid++;
+		if (r->resop != OP_OPEN && r->resop != OP_OPEN_CONFIRM && r->resop != OP_CLOSE)
+			continue;
+		const nfsstat4 s4 = r->nfs_resop4_u.opopen.status;
+		if (s4 == NFS4ERR_BAD_SEQID) {
+			ow->gen++;
+			ow->seqid = 0;
+		} else if (rp__nfs4_seqid_moves((uint32_t)s4)) {
+			ow->seqid++;
+		}
 	}
 	const int st = res->status == NFS4_OK ? 0 : rp_status_from_proto(RP_SK_NFS4, (uint32_t)res->status);
 	int out = st;
@@ -529,10 +624,14 @@ static void x4_cb(struct rpc_context *rpc, int status, void *data, void *priv)
 			out = EIO;
 		}
 		break;
-	case K_CLOSE:
+	case K_CLOSE: {
+		const nfile *const f = (const nfile *)(uintptr_t)q->req->bh;
+		if (f)
+			open_ref(c->x4, f->xfh, f->xfhlen, f->owner, -1);
 		rp__nfs_release(c, q->req->bh);
 		q->req->bh = 0;
 		break;
+	}
 	case K_READ:
 	case K_WRITE:
 		for (u_int i = 0; !st && i < res->resarray.resarray_len; i++) {
@@ -633,19 +732,19 @@ static void component(component4 *s, const char *name)
 }
 
 /* OPEN's arguments from the op's semantics: false for what an OPEN of NFSv4.0 with CLAIM_NULL is not. */
-static bool open_args(nfs_client *c, cbuild *b, const rp_op *op, OPEN4args *o, const char *name)
+static bool open_args(nfs_client *c, cbuild *b, const rp_op *op, OPEN4args *o, const char *name, unsigned k)
 {
 	if (op->flags & RP_OPF_DIRECTORY)
 		return false;
 	uint32_t acc = op->proto == RP_PROTO_NFS4 ? op->raw.access & 3u : 0;
 	if (!acc)
 		acc = (op->want & (RP_WANT_WRITE | RP_WANT_APPEND)) ? (op->want & RP_WANT_READ ? 3u : 2u) : 1u;
-	o->seqid = c->x4->seqid;
+	o->seqid = c->x4->own[k].seqid;
 	o->share_access = acc;
 	o->share_deny = OPEN4_SHARE_DENY_NONE;
 	o->owner.clientid = c->x4->clientid;
-	o->owner.owner.owner_len = (u_int)strlen(c->x4->owner);
-	o->owner.owner.owner_val = c->x4->owner;
+	o->owner.owner.owner_len = owner_name(c->x4, k, b->owner, sizeof(b->owner));
+	o->owner.owner.owner_val = b->owner;
 	o->claim.claim = CLAIM_NULL;
 	component(&o->claim.open_claim4_u.file, name);
 	createhow4 *const how = &o->openhow.openflag4_u.how;
@@ -704,6 +803,15 @@ static bool send_op(nfs_client *c, rp_breq *req, unsigned k)
 		return fall_back(c, req, RP_NFS_FB_NO_FH); /* an open the semantic path made: its own state */
 	if (k == K_RENAME && (op->oflags || !req->path2))
 		return fall_back(c, req, RP_NFS_FB_RAW);
+	if (k == K_CLOSE && (f->owner >= OWNERS_MAX || f->gen != x->own[f->owner].gen)) {
+		/* Its owner was given up (BAD_SEQID): no seqid of it is right now; the open is let go unclosed. */
+		(void)fall_back(c, req, RP_NFS_FB_OWNER_LOST);
+		open_ref(x, f->xfh, f->xfhlen, f->owner, -1);
+		rp__nfs_release(c, req->bh);
+		req->bh = 0;
+		rp__nfs_complete(c, req, 0);
+		return true;
+	}
 	const bool seq = k == K_OPEN || k == K_CLOSE;
 	cbuild *const b = malloc(sizeof(*b));
 	if (!b) {
@@ -739,6 +847,7 @@ static bool send_op(nfs_client *c, rp_breq *req, unsigned k)
 		return true;
 	}
 	size_t data = 0;
+	unsigned owner = 0;
 	nfs_argop4 *a;
 	switch (k) {
 	case K_LOOKUP:
@@ -754,14 +863,27 @@ static bool send_op(nfs_client *c, rp_breq *req, unsigned k)
 				 op->mode, NULL);
 		add(b, OP_GETFH);
 		break;
-	case K_OPEN:
+	case K_OPEN: {
+		/* The owner: the first with no open of the file (as the map knows it). */
+		unsigned char ofh[RP_NFS_FH_MAX];
+		uint32_t olen = 0;
+		const bool known = map_get(c, at, ofh, &olen);
+		const int ko = pick_owner(x, known ? ofh : NULL, olen);
+		if (ko < 0) {
+			free(b);
+			drop_pre(x);
+			return fall_back(c, req, RP_NFS_FB_OWNERS);
+		}
+		owner = (unsigned)ko;
 		a = add(b, OP_OPEN);
-		ok = open_args(c, b, op, &a->nfs_argop4_u.opopen, name);
+		ok = open_args(c, b, op, &a->nfs_argop4_u.opopen, name, owner);
 		add(b, OP_GETFH);
 		break;
+	}
 	case K_CLOSE:
+		owner = f->owner;
 		a = add(b, OP_CLOSE);
-		a->nfs_argop4_u.opclose.seqid = x->seqid;
+		a->nfs_argop4_u.opclose.seqid = x->own[owner].seqid;
 		sid_of(f, &a->nfs_argop4_u.opclose.open_stateid);
 		break;
 	case K_READ:
@@ -840,6 +962,7 @@ static bool send_op(nfs_client *c, rp_breq *req, unsigned k)
 	q->reply = NULL;
 	q->xproc = k;
 	q->xstage = 0;
+	q->xowner = (uint8_t)owner;
 	if (rp__nfs_changes_names(op->op))
 		rp__nfs_names_changed(c, q->path, q->path2);
 	send_built(c, b, q, data, seq);

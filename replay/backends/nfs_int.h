@@ -266,7 +266,9 @@ typedef struct nfs_group {
 	X(UNCHECKED_EXISTING, "unchecked create of an existing file, checked first") /* GUARDED, LOOKUP, UNCHECKED */ \
 	X(NOT_NFS4, "not from nfs4.0")                  /* NFSv4 exact mode: the op's producer was no NFSv4 decoder */ \
 	X(SESSION, "nfs4.1 session")                    /* sent in a 4.1 session (SEQUENCE): no 4.0 seqids to map */ \
-	X(NO_OP4, "no nfs4.0 exact path")               /* an op nfs4_exact.c does not send (links, locks, listings...) */
+	X(NO_OP4, "no nfs4.0 exact path")               /* an op nfs4_exact.c does not send (links, locks, listings...) */ \
+	X(OWNERS, "more opens of one file than open-owners") /* NFSv4 exact: each open of a file has an owner of its own */ \
+	X(OWNER_LOST, "open-owner out of step")         /* NFSv4 exact: a CLOSE of an owner the server refused (BAD_SEQID) */
 
 #define RP__NFS_FB_ENUM(e, name) RP_NFS_FB_##e,
 enum { RP_NFS_FALLBACK_MAP(RP__NFS_FB_ENUM) RP_NFS_FB__COUNT };
@@ -317,6 +319,8 @@ typedef struct nfile {
 	uint8_t xfhlen;   /* 0: the reply had none */
 	unsigned char xfh[RP_NFS_FH_MAX];
 	bool sid_ok;      /* NFSv4 exact: opened by an OPEN of ours, whose stateid this is */
+	uint8_t owner;    /* NFSv4 exact: the open-owner of that OPEN, of generation gen */
+	uint32_t gen;
 	uint32_t sid_seq;
 	unsigned char sid_other[12];
 } nfile;
@@ -446,6 +450,7 @@ struct nreq {
 	uint32_t chk_fhlen;
 	unsigned char chk_fh[RP_NFS_FH_MAX]; /* exact LINK: the file's handle */
 	uint32_t xproc;     /* exact mode: the NFSv3 procedure sent */
+	uint8_t xowner;     /* NFSv4 exact mode: the open-owner of an OPEN or CLOSE */
 	uint8_t xstage;     /* exact mode, an UNCHECKED CREATE sent GUARDED first: 1 sent so, 2 its LOOKUP (nfs_exact.c) */
 	/* NFSv4 (nfs_req.c): the open-owner's one seqid call, the opens of one file. */
 	int send_flags;     /* the flags of the OPEN it sends when its turn comes */
