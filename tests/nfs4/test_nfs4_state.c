@@ -61,9 +61,10 @@ static void lock_and_unlock(void **state)
 	assert_int_equal(op_at(r, 3)->handle, h);
 	assert_false(op_at(r, 3)->flags & RP_OPF_EXCLUSIVE);
 	/* WRITE_LT does not block; NFS locks are advisory */
-	assert_int_equal(op_at(r, 2)->flags, RP_OPF_EXCLUSIVE);
+	/* (the rig speaks 4.1: every op carries flag session) */
+	assert_int_equal(op_at(r, 2)->flags, RP_OPF_EXCLUSIVE | RP_OPF_SESSION);
 	assert_int_equal(op_at(r, 2)->proto, RP_PROTO_NFS4);
-	assert_int_equal(op_at(r, 3)->flags, 0);
+	assert_int_equal(op_at(r, 3)->flags, RP_OPF_SESSION);
 	rig_free(r);
 }
 
@@ -125,7 +126,7 @@ static void lockt_and_blocking_lock(void **state)
 	assert_int_equal(unsupported(r, "NFSv4 LOCKT"), 0);
 	const rp_op *const t = op_at(r, 2);
 	assert_int_equal(t->op, RP_OP_LOCK);
-	assert_int_equal(t->flags, RP_OPF_TEST | RP_OPF_EXCLUSIVE); /* WRITEW_LT: a write lock; a test does not wait */
+	assert_int_equal(t->flags, RP_OPF_TEST | RP_OPF_EXCLUSIVE | RP_OPF_SESSION); /* WRITEW_LT: a write lock; a test does not wait */
 	assert_int_equal(t->handle, 0); /* a lock owner, no stateid: a test by path against every lock */
 	assert_int_equal(t->path, op_at(r, 1)->path);
 	assert_int_equal(t->offset, 0);
@@ -133,7 +134,7 @@ static void lockt_and_blocking_lock(void **state)
 	assert_int_equal(t->proto_status, 10010);
 	const rp_op *const l = op_at(r, 3);
 	assert_int_equal(l->op, RP_OP_LOCK);
-	assert_int_equal(l->flags, RP_OPF_WAIT);
+	assert_int_equal(l->flags, RP_OPF_WAIT | RP_OPF_SESSION);
 	rig_free(r);
 }
 
