@@ -201,6 +201,7 @@ static void file_op(walker *w, nfs4_pop *p, const nfs4_arg *a, rp_op *op)
 	case OP4_READDIR:
 		op->op = RP_OP_READDIR;
 		op->path = rp__nfs4_obj_path(w->cx, w->m, c, w->cur, &synth);
+		op->offset = a->offset;
 		op->length = a->count;
 		break;
 	case OP4_READLINK:

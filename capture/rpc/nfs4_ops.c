@@ -373,7 +373,8 @@ nfs4_step rp__nfs4_arg(rp_cur *c, uint32_t opnum, nfs4_arg *a)
 		a->count = rp_cur_be32(c);
 		break;
 	case OP4_READDIR:
-		rp_cur_skip(c, 8 + 8 + 4); /* cookie, cookieverf, dircount */
+		a->offset = rp_cur_be64(c); /* the cookie: where a listing goes on from */
+		rp_cur_skip(c, 8 + 4);      /* cookieverf, dircount */
 		a->count = rp_cur_be32(c); /* maxcount */
 		skip_bitmap(c);
 		break;

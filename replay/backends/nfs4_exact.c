@@ -94,7 +94,8 @@ struct nfs4x {
 	char *pre[PRE_MAX];
 };
 
-enum { K_LOOKUP = 1, K_OPEN, K_CLOSE, K_READ, K_WRITE, K_COMMIT, K_GETATTR, K_SETATTR, K_REMOVE, K_RENAME, K_MKDIR };
+enum { K_LOOKUP = 1, K_OPEN, K_CLOSE, K_READ, K_WRITE, K_COMMIT, K_GETATTR, K_SETATTR, K_REMOVE, K_RENAME, K_MKDIR,
+       K_READDIR };
 
 static uint64_t now_ns(void)
 {
@@ -547,6 +548,32 @@ static bool confirm_open(nreq *q)
 	return send_compound(c, &ca, q, 0) == 0;
 }
 
+/* A listing's reply: its entries counted, where it ended kept for the next READDIR of the directory. */
+static void listed(nreq *q, const COMPOUND4res *res)
+{
+	const READDIR4resok *ok = NULL;
+	for (u_int i = 0; i < res->resarray.resarray_len; i++)
+		if (res->resarray.resarray_val[i].resop == OP_READDIR)
+			ok = &res->resarray.resarray_val[i].nfs_resop4_u.opreaddir.READDIR4res_u.resok4;
+	if (!ok)
+		return;
+	uint64_t n = 0, last = 0;
+	for (const entry4 *e = ok->reply.entries; e && n < UINT32_MAX; e = e->nextentry, n++)
+		last = e->cookie;
+	q->req->result = n;
+	nfs_group *const g = q->c->group;
+	pthread_mutex_lock(&g->lock);
+	rp_nfs_fhnode *const d = rp__nfs_fhmap_node(&g->fhmap, q->path);
+	if (d) {
+		if (n)
+			d->list_cookie = last;
+		d->list_eof = ok->reply.eof != 0;
+		d->list_known = true;
+		memcpy(d->list_verf, ok->cookieverf, sizeof(d->list_verf));
+	}
+	pthread_mutex_unlock(&g->lock);
+}
+
 static void x4_cb(struct rpc_context *rpc, int status, void *data, void *priv)
 {
 	(void)rpc;
@@ -646,6 +673,10 @@ static void x4_cb(struct rpc_context *rpc, int status, void *data, void *priv)
 		if (st == 0 || st == ENOENT)
 			absent(c, q->path);
 		break;
+	case K_READDIR:
+		if (!st)
+			listed(q, res);
+		break;
 	case K_RENAME:
 		if (!st) {
 			pthread_mutex_lock(&c->group->lock);
@@ -681,6 +712,7 @@ static unsigned kind_of_op(const rp_op *op)
 	case RP_OP_RMDIR: return K_REMOVE;
 	case RP_OP_RENAME: return K_RENAME;
 	case RP_OP_MKDIR: return K_MKDIR;
+	case RP_OP_READDIR: return op->path2 ? 0 : K_READDIR; /* a pattern is SMB's, no READDIR's */
 	default: return 0;
 	}
 }
@@ -929,6 +961,34 @@ static bool send_op(nfs_client *c, rp_breq *req, unsigned k)
 	case K_REMOVE:
 		component(&add(b, OP_REMOVE)->nfs_argop4_u.opremove.target, name);
 		break;
+	case K_READDIR: {
+		/* The recorded cookie is the original server's: a listing that goes on, goes on from our own. */
+		static uint32_t list_mask[2] = { 1u << FATTR4_TYPE | 1u << FATTR4_FILEID, 0 };
+		a = add(b, OP_READDIR);
+		READDIR4args *const r = &a->nfs_argop4_u.opreaddir;
+		if (op->offset) {
+			bool known = false;
+			pthread_mutex_lock(&c->group->lock);
+			const rp_nfs_fhnode *const d = rp__nfs_fhmap_node(&c->group->fhmap, at);
+			if (d && d->list_known) {
+				known = true;
+				r->cookie = d->list_cookie;
+				memcpy(r->cookieverf, d->list_verf, sizeof(r->cookieverf));
+			}
+			pthread_mutex_unlock(&c->group->lock);
+			if (!known) {
+				free(b);
+				drop_pre(x);
+				return fall_back(c, req, RP_NFS_FB_COOKIE);
+			}
+		}
+		const uint32_t count = op->length > 1048576u ? 1048576u : op->length < 1024u ? 8192u : (uint32_t)op->length;
+		r->dircount = count;
+		r->maxcount = count;
+		r->attr_request.bitmap4_len = 1;
+		r->attr_request.bitmap4_val = list_mask;
+		break;
+	}
 	case K_RENAME: {
 		const char *nm2;
 		if (!map_parent(c, req->path2, fh2, &len2, &nm2) || name_refused(nm2)) {

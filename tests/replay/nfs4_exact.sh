@@ -52,7 +52,8 @@ url() { echo "nfs://127.0.0.1/export/$1?version=${2:-4}&nfsport=$nport&mountport
 loop() {
 	local out=$1 trace=$2 dir=$3
 	shift 3
-	tcpdump -i lo -s 0 -B 65536 --immediate-mode -w "$out.pcap" "tcp port $nport" 2>"$tmp/tcpdump.err" &
+	# Ahead of the replay and the server (root may): a loaded machine makes the kernel drop what it does not read.
+	nice -n -10 tcpdump -i lo -s 0 -B 131072 --immediate-mode -w "$out.pcap" "tcp port $nport" 2>"$tmp/tcpdump.err" &
 	bg=$!
 	for _ in $(seq 1 100); do grep -q 'listening on' "$tmp/tcpdump.err" && break; sleep 0.1; done
 	sleep 0.5
@@ -80,8 +81,9 @@ ops() {
 conns() { tshark -r "$1" -Y 'tcp.flags.syn == 1 && tcp.flags.ack == 0' 2>/dev/null | wc -l; }
 
 # closed DESC RECORDED.pcap REPLAYED.pcap: per COMPOUND and operation, no more than 1.2x the recorded (plus
-# 4 per connection of the replay's: its mount's lookups, our SETCLIENTID, prepare's), none missing but
-# the GETATTRs and ACCESSes the trace folds into the op they came with.
+# 4 per connection of the replay's: its mount's lookups, our SETCLIENTID, prepare's), none of the
+# operations that are op records missing (the GETATTRs and ACCESSes the trace folds into the op they came
+# with, the GETFHs and PUTFHs around them, are sent as the op needs them).
 closed() {
 	local desc=$1 rec=$2 got=$3 k
 	if [ -n "$dropped" ]; then
@@ -92,7 +94,7 @@ closed() {
 	ops "$rec" >"$tmp/rec.txt"
 	ops "$got" >"$tmp/got.txt"
 	if join -a1 -a2 -e0 -o 0,1.2,2.2 "$tmp/rec.txt" "$tmp/got.txt" | awk -v k="$k" '
-		{ folded = ($1 == "GETATTR" || $1 == "ACCESS" || $1 == "PUTROOTFH")
+		{ folded = ($1 !~ /^(OPEN|CLOSE|READ|WRITE|COMMIT|REMOVE|RENAME|SETATTR|CREATE|LOOKUP|READDIR)$/)
 		  if ($3 > 1.2 * $2 + 4 * k || (!folded && $3 < $2 - 4 * k)) { print "# " $1 ": recorded " $2 ", on the wire " $3; bad = 1 }
 		  if ($1 == "COMPOUND") printf "# COMPOUNDs: recorded %d, on the wire %d (%.2fx)\n", $2, $3, $3 / $2 }
 		END { exit bad }'; then
@@ -137,13 +139,25 @@ for t in mix client; do
 	has "$t: its COMPOUNDs' leading LOOKUPs marked cont" "$t.cat" 'lookup path="[^"]*" flags=cont raw=nfs4'
 
 	# 2. Exact, by default (auto): the COMPOUNDs and operations as recorded; stat --diff: the same core ops.
-	if loop "$tmp/$t.x" "$tmp/$t.rpz" "$(fresh)" --json "$tmp/$t.json"; then ok "$t: exact replay captured"
-	else not_ok "$t: exact replay captured"; fi
+	# A capture that lost packets cannot be counted: made again, up to twice.
+	for try in 1 2 3; do
+		loop "$tmp/$t.x" "$tmp/$t.rpz" "$(fresh)" --json "$tmp/$t.json"
+		rc=$?
+		[ "$rc" != 0 ] || [ -z "$dropped" ] && break
+		echo "# $t: exact capture $try lost packets ($dropped), again"
+	done
+	if [ "$rc" = 0 ]; then ok "$t: exact replay captured"; else not_ok "$t: exact replay captured"; fi
 	has "$t: the summary says exact" out '^Backend mode: exact \([0-9]+ ops sent as the request they were recorded as'
 	has "$t: 0 mismatched" out '^Failed .*mismatched 0$'
 	has "$t: the JSON says exact" "$t.json" '"backend_mode": "exact"'
 	closed "$t exact" "$tmp/$t.pcap" "$tmp/$t.x.pcap"
 	ops "$tmp/$t.x.pcap" >"$tmp/$t.x.txt"
+	if [ -n "$dropped" ]; then
+		for d in "each WRITE as recorded" "stat --diff: the same core ops" "stat --diff: the requests per op kind"; do
+			ok "$t: $d # skip tcpdump lost packets ($dropped)"
+		done
+		continue
+	fi
 	has "$t: each WRITE as recorded, no more" "$t.x.txt" "^WRITE $(grep -c ' write ' "$tmp/$t.cat")\$"
 	if run "$reprise" stat --diff "$tmp/$t.rpz" "$tmp/$t.x.rpz"; then
 		has "$t: stat --diff: the same core ops" out '^core ops: same'
@@ -179,7 +193,8 @@ if loop "$tmp/big.x" "$tmp/big.txt" "$d"; then ok "big writes replayed exact"; e
 has "big: every op exact" out '^Backend mode: exact \(7 ops sent as the request they were recorded as\)$'
 has "big: 0 mismatched" out '^Failed 0, mismatched 0$'
 ops "$tmp/big.x.pcap" >"$tmp/bx.txt"
-has "big: two WRITEs on the wire" bx.txt '^WRITE 2$'
+if [ -n "$dropped" ]; then ok "big: two WRITEs on the wire # skip tcpdump lost packets ($dropped)"
+else has "big: two WRITEs on the wire" bx.txt '^WRITE 2$'; fi
 if [ "$(stat -c %s "$export_dir/$d/big")" = 1114112 ]; then ok "big: the file has the bytes written"
 else not_ok "big: the file has the bytes written"; fi
 
