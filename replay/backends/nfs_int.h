@@ -1,7 +1,7 @@
 /*
  * The nfs backend's internal state (libnfs 4.0, asynchronous API), shared by its files, each calling
  * only those below it: nfs.c (the vtable, the event loop) -> nfs_exact.c (exact mode: an NFSv3 op as
- * its own RPC), nfs4_exact.c (an NFSv4.0 op as its own COMPOUND) and nfs_ops.c (the semantic path: opens, I/O, the symlink check) -> nfs_meta.c
+ * its own RPC), nfs4_exact.c (an NFSv4.0 op as its own COMPOUND; below it nfs4_build.c) and nfs_ops.c (the semantic path: opens, I/O, the symlink check) -> nfs_meta.c
  * (attributes, the namespace, listings) -> nfs_conn.c (contexts, mounts) -> nfs_req.c (a request's
  * bookkeeping) -> nfs_names.c, nfs_fhmap.c, nfs_util.c (no libnfs).
  */
@@ -358,7 +358,7 @@ typedef struct nfs_client {
 } nfs_client;
 
 /*
- * nfs4_exact.c: NFSv4.0 exact mode.  init (after the mount): SETCLIENTID
+ * nfs4_exact.c, nfs4_build.c: NFSv4.0 exact mode.  init (after the mount): SETCLIENTID
  * and its CONFIRM of our own, the map's root handle; 0 or an error.  start:
  * true when it took the request (sent, queued or answered), false to go the
  * semantic way.  fini: requests still waiting end EIO.

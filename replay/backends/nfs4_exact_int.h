@@ -1,0 +1,102 @@
+/*
+ * The nfs backend's NFSv4.0 exact mode: its per-client state and the
+ * COMPOUND it builds, shared by nfs4_exact.c (the ops and their replies)
+ * and nfs4_build.c (below it: the client id, open-owners, the handle map's
+ * locked access, arguments).  Included after nfs_int.h with RP_NFS_LIBNFS.
+ */
+#ifndef REPRISE_REPLAY_NFS4_EXACT_INT_H
+#define REPRISE_REPLAY_NFS4_EXACT_INT_H
+
+#include <nfsc/libnfs-raw-nfs4.h>
+
+#include "replay/backends/nfs_int.h"
+
+/* Leading LOOKUPs of one COMPOUND gathered (a deeper path is sent from its nearest known directory). */
+#define PRE_MAX 16
+/* Ops in one COMPOUND of ours: RENEW, PUTFH, PRE_MAX LOOKUPs, the op and its SAVEFH/PUTFH/GETFH/GETATTR. */
+#define ARGS_MAX (PRE_MAX + 8)
+/* A RENEW goes with the next COMPOUND once this long passed without one (ganesha's lease: 60 s). */
+#define RENEW_NS (15ull * 1000000000ull)
+/*
+ * Open-owners per client.  A second OPEN of a file by one open-owner gets
+ * the same open state back (upgraded), so a CLOSE of either ends both; each
+ * open of a file that is open already goes by an owner of its own (its
+ * first OPEN confirmed), as many at once as this.
+ */
+#define OWNERS_MAX 8
+/* Files open at once per client (their owners' records). */
+#define OPENS_MAX 4096
+/* The SETCLIENTID handshake's wait per reply. */
+#define SYNC_TIMEOUT_MS 30000
+
+/* A request that waits its turn (an OPEN or CLOSE while another is in flight). */
+typedef struct wait_node {
+	struct wait_node *next;
+	rp_breq *req;
+} wait_node;
+
+/* An open-owner: its next seqid and its generation (a new name once the server refused a seqid). */
+typedef struct owner4 {
+	uint32_t seqid;
+	uint32_t gen;
+} owner4;
+
+/* A file open by one of the owners (its handle), with how many handles of the trace's share that open. */
+typedef struct xopen {
+	unsigned char fh[RP_NFS_FH_MAX];
+	uint8_t len, owner;
+	unsigned refs;
+} xopen;
+
+/* Per client state (nfs_client.x4). */
+struct nfs4x {
+	uint64_t clientid;
+	int8_t big;            /* a PDU of room for a big WRITE is laid out as expected: 1, not: -1, not looked at: 0 */
+	unsigned id;           /* this client state's number, in the owners' names */
+	owner4 own[OWNERS_MAX];
+	xopen *opens;
+	unsigned n_opens;
+	bool seq_busy;         /* an OPEN or CLOSE is in flight: the next waits (seqids go in order) */
+	wait_node *wq, **wq_tail;
+	uint64_t last_ns;      /* when the last COMPOUND went (renewal) */
+	unsigned n_pre;        /* gathered LOOKUPs */
+	char *pre[PRE_MAX];
+};
+
+/* One COMPOUND of ours, built on the stack of its sender (what the arguments point to lives here too). */
+typedef struct cbuild {
+	nfs_argop4 a[ARGS_MAX];
+	unsigned n;
+	uint32_t mask[2];
+	char attrs[64]; /* fattr4 values of a SETATTR, OPEN or CREATE */
+	char owner[64]; /* an OPEN's open-owner name */
+} cbuild;
+
+uint64_t rp__nfs4x_now_ns(void);
+/* The handle map (nfs_fhmap.c) under the group's lock: the handle of path, of its directory (and its name). */
+bool rp__nfs4x_map_get(nfs_client *c, const char *path, unsigned char *fh, uint32_t *len);
+bool rp__nfs4x_map_parent(nfs_client *c, const char *path, unsigned char *fh, uint32_t *len, const char **name);
+/* Learn path's handle and kind (RP_NFS_FK_*) from a reply; that nothing is at path. */
+void rp__nfs4x_learn(nfs_client *c, const char *path, const void *fh, size_t len, int kind);
+void rp__nfs4x_absent(nfs_client *c, const char *path);
+/* Forget the gathered LOOKUPs. */
+void rp__nfs4x_drop_pre(struct nfs4x *x);
+/* The first open-owner with no open of the file (fh NULL: not known, owner 0), or -1 when all have one. */
+int rp__nfs4x_pick_owner(struct nfs4x *x, const void *fh, size_t len);
+/* One handle more (d 1) or less (d -1) on owner's open of the file. */
+void rp__nfs4x_open_ref(struct nfs4x *x, const void *fh, size_t len, unsigned owner, int d);
+/* Append an op to b (zeroed but its number). */
+nfs_argop4 *rp__nfs4x_add(cbuild *b, nfs_opnum4 op);
+void rp__nfs4x_putfh(cbuild *b, unsigned char *fh, uint32_t len);
+/* GETATTR of the type alone (a LOOKUP's, for the kind the map keeps). */
+void rp__nfs4x_getattr_type(cbuild *b);
+/* A fattr4 of size, mode and the times in b's buffer; false for attributes it cannot carry (owners). */
+bool rp__nfs4x_make_fattr(const nfs_client *c, cbuild *b, fattr4 *f, uint32_t attrs, uint64_t size, uint32_t mode,
+			  const rp_op *op);
+/* The stateid of f's OPEN of ours, or the anonymous one. */
+void rp__nfs4x_sid_of(const nfile *f, stateid4 *s);
+void rp__nfs4x_component(component4 *s, const char *name);
+/* OPEN's arguments from the op's semantics for owner k: false for what one CLAIM_NULL OPEN is not. */
+bool rp__nfs4x_open_args(nfs_client *c, cbuild *b, const rp_op *op, OPEN4args *o, const char *name, unsigned k);
+
+#endif
