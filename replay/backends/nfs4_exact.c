@@ -141,13 +141,23 @@ static int opened(nreq *q, const COMPOUND4res *res, bool *confirm)
 {
 	nfs_client *const c = q->c;
 	const OPEN4resok *ok = NULL;
-	for (u_int i = 0; i < res->resarray.resarray_len; i++)
-		if (res->resarray.resarray_val[i].resop == OP_OPEN)
-			ok = &res->resarray.resarray_val[i].nfs_resop4_u.opopen.OPEN4res_u.resok4;
+	const nfs_fh4 *got = NULL;
+	for (u_int i = 0; i < res->resarray.resarray_len; i++) {
+		const nfs_resop4 *const r = &res->resarray.resarray_val[i];
+		if (r->resop == OP_OPEN)
+			ok = &r->nfs_resop4_u.opopen.OPEN4res_u.resok4;
+		else if (r->resop == OP_GETFH && r->nfs_resop4_u.opgetfh.status == NFS4_OK)
+			got = &r->nfs_resop4_u.opgetfh.GETFH4res_u.resok4.object;
+	}
 	learn_reply(c, q, res, RP_NFS_FK_FILE);
+	/* The handle from the reply itself (a map that is full keeps none). */
 	unsigned char fh[RP_NFS_FH_MAX];
 	uint32_t len = 0;
-	if (!ok || !rp__nfs4x_map_get(c, q->path, fh, &len))
+	if (got && got->nfs_fh4_len && got->nfs_fh4_len <= RP_NFS_FH_MAX) {
+		memcpy(fh, got->nfs_fh4_val, got->nfs_fh4_len);
+		len = got->nfs_fh4_len;
+	}
+	if (!ok || !len)
 		return EIO;
 	nfile *const f = rp__nfs_file_new(q->path, NULL, false);
 	if (!f)
