@@ -20,6 +20,11 @@
 
 #include "formats/status.h"
 
+void rp__nfs4x_resop(const COMPOUND4res *res, u_int i, nfs_resop4 *out)
+{
+	memcpy(out, (const char *)res->resarray.resarray_val + (size_t)i * sizeof(*out), sizeof(*out));
+}
+
 uint64_t rp__nfs4x_now_ns(void)
 {
 	struct timespec ts;
@@ -95,10 +100,12 @@ static void sync_cb(struct rpc_context *rpc, int status, void *data, void *priv)
 	if (status != RPC_STATUS_SUCCESS || !res)
 		return;
 	r->status = res->status;
-	if (res->status == NFS4_OK && res->resarray.resarray_len >= 1 &&
-	    res->resarray.resarray_val[0].resop == OP_SETCLIENTID) {
-		const SETCLIENTID4resok *const ok =
-			&res->resarray.resarray_val[0].nfs_resop4_u.opsetclientid.SETCLIENTID4res_u.resok4;
+	if (res->status != NFS4_OK || res->resarray.resarray_len < 1)
+		return;
+	nfs_resop4 r0;
+	rp__nfs4x_resop(res, 0, &r0);
+	if (r0.resop == OP_SETCLIENTID) {
+		const SETCLIENTID4resok *const ok = &r0.nfs_resop4_u.opsetclientid.SETCLIENTID4res_u.resok4;
 		r->clientid = ok->clientid;
 		memcpy(r->verf, ok->setclientid_confirm, sizeof(r->verf));
 	}

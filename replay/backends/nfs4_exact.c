@@ -117,13 +117,18 @@ static void learn_reply(nfs_client *c, const nreq *q, const COMPOUND4res *res, i
 	size_t len = 0;
 	int kind = dflt_kind;
 	for (u_int i = 0; i < res->resarray.resarray_len; i++) {
-		const nfs_resop4 *const r = &res->resarray.resarray_val[i];
+		nfs_resop4 rc;
+		rp__nfs4x_resop(res, i, &rc);
+		const nfs_resop4 *const r = &rc;
 		if (r->resop == OP_GETFH && r->nfs_resop4_u.opgetfh.status == NFS4_OK) {
 			fh = r->nfs_resop4_u.opgetfh.GETFH4res_u.resok4.object.nfs_fh4_val;
 			len = r->nfs_resop4_u.opgetfh.GETFH4res_u.resok4.object.nfs_fh4_len;
 		} else if (r->resop == OP_GETATTR && r->nfs_resop4_u.opgetattr.status == NFS4_OK) {
 			const fattr4 *const f = &r->nfs_resop4_u.opgetattr.GETATTR4res_u.resok4.obj_attributes;
-			if (f->attrmask.bitmap4_len >= 1 && (f->attrmask.bitmap4_val[0] & (1u << FATTR4_TYPE)) &&
+			uint32_t mask0 = 0;
+			if (f->attrmask.bitmap4_len >= 1)
+				memcpy(&mask0, f->attrmask.bitmap4_val, sizeof(mask0));
+			if ((mask0 & (1u << FATTR4_TYPE)) &&
 			    f->attr_vals.attrlist4_len >= 4) {
 				const unsigned char *const p = (const unsigned char *)f->attr_vals.attrlist4_val;
 				const uint32_t t = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
@@ -140,23 +145,26 @@ static void learn_reply(nfs_client *c, const nreq *q, const COMPOUND4res *res, i
 static int opened(nreq *q, const COMPOUND4res *res, bool *confirm)
 {
 	nfs_client *const c = q->c;
+	/* The OPEN's result and the handle of the reply itself (a map that is full keeps none). */
+	OPEN4resok okc;
 	const OPEN4resok *ok = NULL;
-	const nfs_fh4 *got = NULL;
-	for (u_int i = 0; i < res->resarray.resarray_len; i++) {
-		const nfs_resop4 *const r = &res->resarray.resarray_val[i];
-		if (r->resop == OP_OPEN)
-			ok = &r->nfs_resop4_u.opopen.OPEN4res_u.resok4;
-		else if (r->resop == OP_GETFH && r->nfs_resop4_u.opgetfh.status == NFS4_OK)
-			got = &r->nfs_resop4_u.opgetfh.GETFH4res_u.resok4.object;
-	}
-	learn_reply(c, q, res, RP_NFS_FK_FILE);
-	/* The handle from the reply itself (a map that is full keeps none). */
 	unsigned char fh[RP_NFS_FH_MAX];
 	uint32_t len = 0;
-	if (got && got->nfs_fh4_len && got->nfs_fh4_len <= RP_NFS_FH_MAX) {
-		memcpy(fh, got->nfs_fh4_val, got->nfs_fh4_len);
-		len = got->nfs_fh4_len;
+	for (u_int i = 0; i < res->resarray.resarray_len; i++) {
+		nfs_resop4 r;
+		rp__nfs4x_resop(res, i, &r);
+		if (r.resop == OP_OPEN) {
+			okc = r.nfs_resop4_u.opopen.OPEN4res_u.resok4;
+			ok = &okc;
+		} else if (r.resop == OP_GETFH && r.nfs_resop4_u.opgetfh.status == NFS4_OK) {
+			const nfs_fh4 *const got = &r.nfs_resop4_u.opgetfh.GETFH4res_u.resok4.object;
+			if (got->nfs_fh4_len && got->nfs_fh4_len <= RP_NFS_FH_MAX) {
+				memcpy(fh, got->nfs_fh4_val, got->nfs_fh4_len);
+				len = got->nfs_fh4_len;
+			}
+		}
 	}
+	learn_reply(c, q, res, RP_NFS_FK_FILE);
 	if (!ok || !len)
 		return EIO;
 	nfile *const f = rp__nfs_file_new(q->path, NULL, false);
@@ -196,15 +204,22 @@ static bool confirm_open(nreq *q)
 /* A listing's reply: its entries counted, where it ended kept for the next READDIR of the directory. */
 static void listed(nreq *q, const COMPOUND4res *res)
 {
+	nfs_resop4 rc;
 	const READDIR4resok *ok = NULL;
-	for (u_int i = 0; i < res->resarray.resarray_len; i++)
-		if (res->resarray.resarray_val[i].resop == OP_READDIR)
-			ok = &res->resarray.resarray_val[i].nfs_resop4_u.opreaddir.READDIR4res_u.resok4;
+	for (u_int i = 0; i < res->resarray.resarray_len && !ok; i++) {
+		rp__nfs4x_resop(res, i, &rc);
+		if (rc.resop == OP_READDIR)
+			ok = &rc.nfs_resop4_u.opreaddir.READDIR4res_u.resok4;
+	}
 	if (!ok)
 		return;
 	uint64_t n = 0, last = 0;
-	for (const entry4 *e = ok->reply.entries; e && n < UINT32_MAX; e = e->nextentry, n++)
-		last = e->cookie;
+	for (const entry4 *p = ok->reply.entries; p && n < UINT32_MAX; n++) {
+		entry4 e;
+		memcpy(&e, p, sizeof(e)); /* unaligned, as every struct the decoder packs */
+		last = e.cookie;
+		p = e.nextentry;
+	}
 	q->req->result = n;
 	nfs_group *const g = q->c->group;
 	pthread_mutex_lock(&g->lock);
@@ -248,7 +263,9 @@ static void x4_cb(struct rpc_context *rpc, int status, void *data, void *priv)
 	 */
 	owner4 *const ow = &c->x4->own[q->xowner < OWNERS_MAX ? q->xowner : 0];
 	for (u_int i = 0; seq && i < res->resarray.resarray_len; i++) {
-		const nfs_resop4 *const r = &res->resarray.resarray_val[i];
+		nfs_resop4 rc;
+		rp__nfs4x_resop(res, i, &rc);
+		const nfs_resop4 *const r = &rc;
 		if (r->resop != OP_OPEN && r->resop != OP_OPEN_CONFIRM && r->resop != OP_CLOSE)
 			continue;
 		const nfsstat4 s4 = r->nfs_resop4_u.opopen.status;
@@ -281,7 +298,8 @@ static void x4_cb(struct rpc_context *rpc, int status, void *data, void *priv)
 	case K_OPEN:
 		if (q->xstage == 1) {
 			nfile *const f = (nfile *)(uintptr_t)q->req->bh;
-			const nfs_resop4 *const r = res->resarray.resarray_len >= 2 ? &res->resarray.resarray_val[1] : NULL;
+			nfs_resop4 rc;
+			const nfs_resop4 *const r = res->resarray.resarray_len >= 2 ? (rp__nfs4x_resop(res, 1, &rc), &rc) : NULL;
 			if (!st && r && r->resop == OP_OPEN_CONFIRM) {
 				f->sid_seq = r->nfs_resop4_u.opopen_confirm.OPEN_CONFIRM4res_u.resok4.open_stateid.seqid;
 			} else {
@@ -307,7 +325,9 @@ static void x4_cb(struct rpc_context *rpc, int status, void *data, void *priv)
 	case K_READ:
 	case K_WRITE:
 		for (u_int i = 0; !st && i < res->resarray.resarray_len; i++) {
-			const nfs_resop4 *const r = &res->resarray.resarray_val[i];
+			nfs_resop4 rc;
+		rp__nfs4x_resop(res, i, &rc);
+		const nfs_resop4 *const r = &rc;
 			if (r->resop == OP_READ)
 				q->req->result = r->nfs_resop4_u.opread.READ4res_u.resok4.data.data_len;
 			else if (r->resop == OP_WRITE)

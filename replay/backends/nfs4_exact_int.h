@@ -73,6 +73,12 @@ typedef struct cbuild {
 } cbuild;
 
 uint64_t rp__nfs4x_now_ns(void);
+/*
+ * Result i of a COMPOUND's reply, copied out: libnfs 4.0's XDR decoder
+ * packs what it allocates without aligning it (UBSan: a misaligned
+ * nfs_resop4), so no field of its structs is read in place.
+ */
+void rp__nfs4x_resop(const COMPOUND4res *res, u_int i, nfs_resop4 *out);
 /* The handle map (nfs_fhmap.c) under the group's lock: the handle of path, of its directory (and its name). */
 bool rp__nfs4x_map_get(nfs_client *c, const char *path, unsigned char *fh, uint32_t *len);
 bool rp__nfs4x_map_parent(nfs_client *c, const char *path, unsigned char *fh, uint32_t *len, const char **name);
