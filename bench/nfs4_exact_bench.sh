@@ -37,7 +37,8 @@ url() { echo "nfs://127.0.0.1/export/$1?version=4&nfsport=$nport&mountport=$mpor
 loop() {
 	local out=$1 trace=$2
 	shift 2
-	tcpdump -i lo -s 0 -B 65536 --immediate-mode -w "$out.pcap" "tcp port $nport" 2>"$tmp/tcpdump.err" &
+	rm -f "$tmp/tcpdump.err" # its "listening on" is the new tcpdump's, not the last one's
+	nice -n -10 tcpdump -i lo -s 0 -B 131072 --immediate-mode -w "$out.pcap" "tcp port $nport" 2>"$tmp/tcpdump.err" &
 	bg=$!
 	for _ in $(seq 1 100); do grep -q 'listening on' "$tmp/tcpdump.err" && break; sleep 0.1; done
 	sleep 0.5

@@ -478,22 +478,25 @@ static bool send_op(nfs_client *c, rp_breq *req, unsigned k)
 	unsigned char fh[RP_NFS_FH_MAX], fh2[RP_NFS_FH_MAX];
 	uint32_t len = 0, len2 = 0;
 	const char *const at = req->path ? req->path : "";
+	/* A LOOKUP of the root itself ("." or ".." in it, made "" by the engine): its handle, no name. */
+	const bool self = k == K_LOOKUP && !at[strspn(at, "/")];
+	const bool in_dir = names_dir(k) && !self;
 	bool ok;
-	if (f && f->exact && !names_dir(k)) {
+	if (f && f->exact && !in_dir) {
 		memcpy(fh, f->xfh, f->xfhlen);
 		len = f->xfhlen;
 		rp__nfs4x_putfh(b, fh, len);
 		ok = true;
 	} else {
-		ok = set_current(c, b, at, names_dir(k), fh, &len);
+		ok = set_current(c, b, at, in_dir, fh, &len);
 	}
 	if (!ok) {
 		free(b);
 		rp__nfs4x_drop_pre(x);
-		return fall_back(c, req, names_dir(k) ? RP_NFS_FB_NO_PARENT : RP_NFS_FB_NO_FH);
+		return fall_back(c, req, in_dir ? RP_NFS_FB_NO_PARENT : RP_NFS_FB_NO_FH);
 	}
 	const char *const name = last_name(at);
-	if (names_dir(k) && name_refused(name)) {
+	if (in_dir && name_refused(name)) {
 		free(b);
 		rp__nfs4x_drop_pre(x);
 		req->escape = true;
@@ -505,7 +508,8 @@ static bool send_op(nfs_client *c, rp_breq *req, unsigned k)
 	nfs_argop4 *a;
 	switch (k) {
 	case K_LOOKUP:
-		rp__nfs4x_component(&rp__nfs4x_add(b, OP_LOOKUP)->nfs_argop4_u.oplookup.objname, name);
+		if (!self)
+			rp__nfs4x_component(&rp__nfs4x_add(b, OP_LOOKUP)->nfs_argop4_u.oplookup.objname, name);
 		rp__nfs4x_add(b, OP_GETFH);
 		rp__nfs4x_getattr_type(b);
 		break;
