@@ -98,7 +98,7 @@ smb)
 	check " unlink path=\"[^\"]*big\\.bin\"| open path=\"[^\"]*big\\.bin\".*$doc| setattr path=\"[^\"]*big\\.bin\".* set=delete" "unlink big.bin"
 	check " rmdir path=\"[^\"]*d1\"| open path=\"[^\"]*d1\".*$doc| setattr path=\"[^\"]*d1\".* set=delete" "rmdir d1"
 	# and stat counts them as the deletes they are
-	grep -Eq '^(unlink|rmdir) .*by delete-on-close' "$tmp/stat.txt" || fail "stat counts no delete done by a close"
+	grep -Eq '^(unlink|rmdir) .*done by a close: delete-on-close' "$tmp/stat.txt" || fail "stat counts no delete done by a close"
 	;;
 *)
 	echo "1..4"
