@@ -597,7 +597,7 @@ static void test_loop_leftovers(void **state)
 		rp_replay_opts o;
 		rp_replay_opts_init(&o);
 		o.target = target;
-		o.duration_s = 0.2;
+		o.duration_s = 0.6;
 		o.warmup_s = 0;
 		char eb[RP_ERRBUF_SIZE];
 		rp_replay *r;
