@@ -432,6 +432,7 @@ struct nreq {
 	int flags;      /* open: open(2) flags */
 	unsigned mode;
 	bool fallback_ro, notdir;
+	bool ro_only;    /* NFSv4: the read-write OPEN was refused (EACCES): read-only, an open of its own */
 	enum step after; /* S_V4CHECK: the step of the OPEN that follows */
 	int asked;       /* NFSv4: the access mode the op asked for (files are opened read-write) */
 	bool have_ino;   /* NFSv4: st holds the file's attributes from before the OPEN */

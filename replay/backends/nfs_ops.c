@@ -42,7 +42,7 @@ static void open_checked(nreq *q, int flags, enum step after)
 	if (c->nb->version == 4) {
 		/* Read-write, so that every handle of the file can share the open; the op's own access is what it is granted. */
 		q->asked = flags & O_ACCMODE;
-		if (after != S_MKNOD_FILE)
+		if (after != S_MKNOD_FILE && !q->ro_only)
 			q->flags = (flags & ~O_ACCMODE) | O_RDWR;
 		q->step = S_V4CHECK;
 		rp__nfs_queued(q, (flags & O_NOFOLLOW) ? nfs_lstat64_async(c->nfs, q->path, rp__nfs_reply_cb, q)
@@ -98,7 +98,8 @@ static void v4_checked(nreq *q, int err, const struct nfs_stat_64 *st)
 		fl &= ~O_CREAT;
 		q->st = *st;
 		q->have_ino = true;
-		nopen *const o = q->after != S_MKNOD_FILE ? rp__nfs4_find(c, st->nfs_ino) : NULL;
+		const bool shared = q->after != S_MKNOD_FILE && !q->ro_only;
+		nopen *const o = shared ? rp__nfs4_find(c, st->nfs_ino) : NULL;
 		if (o && !o->fh) {
 			/* Another request's OPEN of the file is in flight: this one shares what it opens (or tries again). */
 			rp__nfs4_wait(q, o, v4_resume);
@@ -124,7 +125,7 @@ static void v4_checked(nreq *q, int err, const struct nfs_stat_64 *st)
 			return;
 		}
 		/* The first open of the file here: the others meanwhile wait for its OPEN (rp__nfs4_wait). */
-		if (q->after != S_MKNOD_FILE && !rp__nfs4_opening(q, st->nfs_ino)) {
+		if (shared && !rp__nfs4_opening(q, st->nfs_ino)) {
 			rp__nfs_finish(q, ENOMEM);
 			return;
 		}
@@ -184,7 +185,7 @@ static void share_new(nreq *q, struct nfsfh *fh)
 static void opened(nreq *q, struct nfsfh *fh)
 {
 	nfs_client *const c = q->c;
-	if (c->nb->version == 4) {
+	if (c->nb->version == 4 && !q->ro_only) {
 		if (q->have_ino) {
 			share_new(q, fh);
 			return;
@@ -216,7 +217,9 @@ static void open_done(nreq *q, int err, void *data)
 	}
 	/* NFSv4: the opens that waited on this one go on (the first of them opens) before it tries anything else. */
 	rp__nfs4_opened(q, NULL, NULL);
-	if (err == -EACCES && q->fallback_ro && (q->flags & O_ACCMODE) == O_RDWR) {
+	if (err == -EACCES && q->fallback_ro && !q->ro_only && (q->flags & O_ACCMODE) == O_RDWR) {
+		/* Once; on NFSv4 an open of its own, read-only (not the read-write one every handle shares). */
+		q->ro_only = q->c->nb->version == 4;
 		q->flags = (q->flags & ~O_ACCMODE) | O_RDONLY;
 		issue_open(q);
 		return;

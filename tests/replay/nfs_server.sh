@@ -117,6 +117,18 @@ for v in 3 4; do
 	has "NFSv$v: 0 mismatched" out '^Failed 0, mismatched 0$'
 done
 
+# 2a'. An open that does not say what it wants, of a file the caller may only read (0444, root's, opened
+# as uid 1000): read-write is refused (EACCES), read-only is tried once; over NFSv4 that OPEN was sent
+# read-write again, without end (a run that never stopped).
+mkdir "$export_dir/ro" && chmod 777 "$export_dir/ro" && echo hello >"$export_dir/ro/f" && chmod 444 "$export_dir/ro/f"
+printf '%s\n' '0.001 0.002 c1 open path="/f" fh=1 disp=open -> OK' '0.003 0.004 c1 read fh=1 off=0 len=6 ret=6 -> OK' \
+	'0.005 0.006 c1 close fh=1 -> OK' >"$tmp/ro.txt"
+for v in 3 4; do
+	check "an open of a read-only file as another user over NFSv$v: read-only after EACCES, once" \
+		"$reprise" replay "$tmp/ro.txt" --target "$(url $v ro)&uid=1000&gid=1000" --no-prepare
+	has "NFSv$v: the read-only file read, 0 mismatched" out '^Failed 0, mismatched 0$'
+done
+
 # 2b. An NFSv4 capture of libnfs clients that mounted /export (PUTROOTFH, LOOKUP export, GETFH): its paths
 # are relative to that mount, so its file is made in the target itself, not in TARGET/export (one deeper).
 if "$reprise" convert "$pcaps/reprise__nfs4-locks.pcap" "$tmp/locks.rpz" >/dev/null 2>&1; then
