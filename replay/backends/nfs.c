@@ -289,6 +289,19 @@ static void flush(nfs_client *c)
 {
 	if (c->lost || !c->nfs || !(nfs_which_events(c->nfs) & POLLOUT))
 		return;
+	/*
+	 * The first request since the client last waited is held back: alone
+	 * (one at a time, the common case) it is written at the wait, uncorked,
+	 * one send (a cork and an uncork around it were two syscalls more per
+	 * RPC: 1.17x a plain libnfs loop's client CPU); the next submit corks
+	 * and writes both.  Its sent_ns is the submit's, the wait's write a few
+	 * microseconds later.
+	 */
+	if (!c->corked && !c->held) {
+		c->held = true;
+		return;
+	}
+	c->held = false;
 	const int fd = nfs_get_fd(c->nfs), one = 1;
 	if (!c->corked && fd >= 0)
 		c->corked = setsockopt(fd, IPPROTO_TCP, TCP_CORK, &one, sizeof(one)) == 0;
@@ -301,8 +314,19 @@ static void flush(nfs_client *c)
 /* libnfs checks its RPC timeouts when serviced: at least this often while waiting. */
 #define SERVICE_PERIOD_NS 100000000u
 
+/* What flush held back (a lone request) goes now, uncorked: one send, before the poll for its answer. */
+static void send_held(nfs_client *c)
+{
+	if (!c->held)
+		return;
+	c->held = false;
+	if (!c->lost && c->nfs && (nfs_which_events(c->nfs) & POLLOUT) && nfs_service(c->nfs, POLLOUT) < 0)
+		lose_socket(c, nfs_get_fd(c->nfs), 0);
+}
+
 int rp__nfs_wait(nfs_client *c, uint64_t timeout_ns)
 {
+	send_held(c);
 	rp__nfs_uncork(c);
 	const uint64_t before = c->completed;
 	const uint64_t end = rp__nfs_mono_ns() + timeout_ns;

@@ -335,6 +335,7 @@ typedef struct nfs_client {
 	struct nfs_context *side; /* NFSv4: a second mount of the same directory for SETATTR by path (rp__nfs_side) */
 	uint64_t completed; /* engine requests completed so far (poll counts them) */
 	bool corked;        /* its socket holds what the submits wrote until the next poll (TCP_CORK; nfs.c) */
+	bool held;          /* a lone request queued by a submit, written at the next wait (nfs.c's flush) */
 	bool lost;       /* the connection is gone: every request fails EIO, the engine stops the client */
 	char lost_msg[RP_ERRBUF_SIZE];
 	char *wbuf;      /* the write pattern (0x5a), RP_NFS_IO_MAX bytes */

@@ -124,6 +124,7 @@ char *rp__nfs_rooted(const char *p)
 
 void rp__nfs_uncork(nfs_client *c)
 {
+	c->held = false; /* a request held back goes with libnfs's next service of the socket */
 	if (!c->corked)
 		return;
 	c->corked = false;
