@@ -227,15 +227,21 @@ has "and replay the semantic way, 0 mismatched" out '^Failed .*mismatched 0$'
 # on a file already there (--no-prepare on a tree made before) a LOOKUP checks it first, counted.
 peer=$(dirname "$(dirname "$reprise")")/bench/net-peer
 if [ -x "$peer" ]; then
-	d=$(fresh)
-	cap_start "$tmp/peer.rpz"
-	"$peer" nfs "$(url "$d")" 50 16384 >"$tmp/peer.out" 2>&1
-	prc=$?
-	sleep 0.5
-	kill -INT "$bg"
-	wait "$bg"
-	bg=
-	dropped=$(grep -Eo 'kernel drops [1-9][0-9]*' "$tmp/cap.err")
+	# A capture late to start on a loaded machine holds none or only the last of the mix: made again, up to twice.
+	for try in 1 2 3; do
+		d=$(fresh)
+		cap_start "$tmp/peer.rpz"
+		"$peer" nfs "$(url "$d")" 50 16384 >"$tmp/peer.out" 2>&1
+		prc=$?
+		sleep 0.5
+		kill -INT "$bg"
+		wait "$bg"
+		bg=
+		dropped=$(grep -Eo 'kernel drops [1-9][0-9]*' "$tmp/cap.err")
+		[ "$prc" = 0 ] && [ -z "$dropped" ] && "$reprise" cat "$tmp/peer.rpz" 2>/dev/null | grep -q ' write ' &&
+			! "$reprise" cat "$tmp/peer.rpz" | grep -q 'flags=[a-z,]*synth' && break
+		echo "# net_peer: capture $try incomplete (${dropped:-no ops or synthetic paths}), again"
+	done
 	if [ "$prc" = 0 ]; then ok "net_peer's mix captured"; else not_ok "net_peer's mix captured"; fi
 	if loop "$tmp/peer.x.rpz" "$tmp/peer.rpz" "$(fresh)"; then ok "net_peer's capture: exact replay captured"
 	else not_ok "net_peer's capture: exact replay captured"; fi
