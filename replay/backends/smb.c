@@ -423,8 +423,10 @@ static int open_dir(smb_conn *cn, const rp_op *op, const char *path, bool *is_di
 	SMBCCTX *const ctx = cn->ctx;
 	const int flags = rp_disp_oflags(op->disp);
 	if (flags & O_CREAT) {
-		if (smbc_getFunctionMkdir(ctx)(ctx, cn->url, op->mode ? op->mode & 0777 : 0777) == 0)
+		if (smbc_getFunctionMkdir(ctx)(ctx, cn->url, op->mode ? op->mode & 0777 : 0777) == 0) {
+			rp__smb_beneath_made(cn, path);
 			return *is_dir = true, 0;
+		}
 		const int err = rp__smb_failed(cn);
 		if (err != EEXIST || (flags & O_EXCL))
 			return err;

@@ -31,6 +31,7 @@
 typedef struct dir_ent {
 	struct dir_ent *next;
 	uint64_t id; /* the server's FileId of the directory */
+	bool made;   /* made by this connection's mkdir (no symlink): its FileId not asked yet (id 0) */
 	char path[]; /* relative to the connection's base; "" is the base */
 } dir_ent;
 
@@ -73,7 +74,7 @@ static const dir_ent *dirs_get(const struct smb_dirs *d, const char *path, size_
 	return NULL;
 }
 
-static void dirs_put(struct smb_dirs *d, const char *path, size_t n, uint64_t id)
+static void dirs_put(struct smb_dirs *d, const char *path, size_t n, uint64_t id, bool made)
 {
 	if (d->n >= DIRS_MAX)
 		dirs_clear(d);
@@ -81,6 +82,7 @@ static void dirs_put(struct smb_dirs *d, const char *path, size_t n, uint64_t id
 	if (!e)
 		return; /* not kept: checked again next time */
 	e->id = id;
+	e->made = made;
 	memcpy(e->path, path, n);
 	e->path[n] = '\0';
 	const unsigned h = hash(path, n);
@@ -131,21 +133,56 @@ int rp__smb_dir_ids(smb_conn *cn, const char *url, uint64_t *self, uint64_t *par
 	return has_self && has_parent ? 0 : EXDEV;
 }
 
-/* The FileId of the directory path[0..n) (n == 0: the base), checked; 0, EXDEV, ENOENT/ENOTDIR (not there) or an errno. */
-static int dir_check(smb_conn *cn, const char *path, size_t n, uint64_t parent_id, uint64_t *id)
+/* The URL of path[0..n) in cn->url2. */
+static int url_of(smb_conn *cn, const char *path, size_t n)
 {
-	const dir_ent *const e = dirs_get(cn->dirs, path, n);
-	if (e) {
-		*id = e->id;
-		return 0;
-	}
 	char *const rel = malloc(n + 1);
 	if (!rel)
 		return ENOMEM;
 	memcpy(rel, path, n);
 	rel[n] = '\0';
-	int rc = rp__smb_url(cn, cn->url2, rel);
+	const int rc = rp__smb_url(cn, cn->url2, rel);
 	free(rel);
+	return rc;
+}
+
+/*
+ * The FileId of a directory this connection made (dir_ent.made), asked when
+ * a directory in it is first checked: a listing of it, counted as the
+ * symlink check's (what it is a listing for).  It is no symlink: the
+ * server's CREATE that made it made a directory.
+ */
+static int made_id(smb_conn *cn, dir_ent *e)
+{
+	const size_t n = strlen(e->path);
+	int rc = url_of(cn, e->path, n);
+	if (rc)
+		return rc;
+	uint64_t self = 0, up = 0;
+	rp__smb_extra(cn, RP_SMB_FB_SYMLINK);
+	if ((rc = rp__smb_dir_ids(cn, cn->url2, &self, &up)))
+		return rc;
+	e->id = self;
+	e->made = false;
+	return 0;
+}
+
+/* The FileId of the directory path[0..n) (n == 0: the base), checked; 0, EXDEV, ENOENT/ENOTDIR (not there) or an errno. */
+static int dir_check(smb_conn *cn, const char *path, size_t n, size_t parent_n, uint64_t parent_id, uint64_t *id)
+{
+	dir_ent *const e = (dir_ent *)dirs_get(cn->dirs, path, n);
+	if (e) {
+		*id = e->id;
+		return 0;
+	}
+	dir_ent *const pe = n ? (dir_ent *)dirs_get(cn->dirs, path, parent_n) : NULL;
+	if (pe && pe->made) {
+		const int rc = made_id(cn, pe);
+		if (rc)
+			return rc;
+		parent_id = pe->id;
+	}
+	int rc = url_of(cn, path, n);
 	if (rc)
 		return rc;
 	uint64_t self = 0, up = 0;
@@ -163,7 +200,7 @@ static int dir_check(smb_conn *cn, const char *path, size_t n, uint64_t parent_i
 		if (up != parent_id)
 			return EXDEV;
 	}
-	dirs_put(cn->dirs, path, n, self);
+	dirs_put(cn->dirs, path, n, self, false);
 	*id = self;
 	return 0;
 }
@@ -173,8 +210,8 @@ int rp__smb_beneath(smb_conn *cn, const char *path, bool last)
 	if (!cn->dirs && !(cn->dirs = calloc(1, sizeof(*cn->dirs))))
 		return ENOMEM;
 	uint64_t id = 0;
-	int rc = dir_check(cn, "", 0, 0, &id);
-	for (size_t i = 0; rc == 0 && path[i];) {
+	int rc = dir_check(cn, "", 0, 0, 0, &id);
+	for (size_t i = 0, up = 0; rc == 0 && path[i];) {
 		while (path[i] == '/')
 			i++;
 		const size_t end = i + strcspn(path + i, "/");
@@ -182,8 +219,8 @@ int rp__smb_beneath(smb_conn *cn, const char *path, bool last)
 			break;
 		if (!path[end] && !last)
 			break;
-		rc = dir_check(cn, path, end, id, &id);
-		i = end;
+		rc = dir_check(cn, path, end, up, id, &id);
+		up = i = end;
 	}
 	/* Nothing there (or a file) further on: nothing to walk through; the op meets the server's own status. */
 	return rc == ENOENT || rc == ENOTDIR ? 0 : rc;
@@ -194,7 +231,7 @@ void rp__smb_beneath_seed(smb_conn *cn, uint64_t base_id)
 	if (!cn->dirs && !(cn->dirs = calloc(1, sizeof(*cn->dirs))))
 		return; /* not kept: checked by the first op */
 	if (!dirs_get(cn->dirs, "", 0))
-		dirs_put(cn->dirs, "", 0, base_id);
+		dirs_put(cn->dirs, "", 0, base_id, false);
 }
 
 bool rp__smb_beneath_known(smb_conn *cn, const char *path)
@@ -215,14 +252,36 @@ int rp__smb_beneath_listed(smb_conn *cn, const char *path, bool has_ids, uint64_
 		k--;
 	if (k)
 		k--; /* the parent's key ends before its '/': "/a/b" -> "/a", "/a" -> "" (the base) */
-	const dir_ent *const up = n && cn->dirs ? dirs_get(cn->dirs, path, k) : NULL;
+	dir_ent *const up = n && cn->dirs ? (dir_ent *)dirs_get(cn->dirs, path, k) : NULL;
 	if (!up)
 		return rp__smb_beneath(cn, path, true); /* the parent unchecked (or path is the base): a check of its own */
 	if (dirs_get(cn->dirs, path, n))
 		return 0;
+	if (up->made) {
+		const int rc = made_id(cn, up);
+		if (rc)
+			return rc;
+	}
 	/* A server that lists no "." or "..", or a ".." that is not the parent walked from: a symlink followed. */
 	if (!has_ids || parent != up->id)
 		return EXDEV;
-	dirs_put(cn->dirs, path, n, self);
+	dirs_put(cn->dirs, path, n, self, false);
 	return 0;
+}
+
+void rp__smb_beneath_made(smb_conn *cn, const char *path)
+{
+	size_t n = strlen(path);
+	while (n && path[n - 1] == '/')
+		n--;
+	size_t k = n;
+	while (k && path[k - 1] != '/')
+		k--;
+	if (k)
+		k--;
+	/* Beneath a directory checked (the mkdir's walk checked its parents): the new one needs no listing. */
+	if (!n || !cn->dirs || !dirs_get(cn->dirs, path, k))
+		return;
+	rp__smb_beneath_forget(cn, path);
+	dirs_put(cn->dirs, path, n, 0, true);
 }

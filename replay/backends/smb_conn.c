@@ -1,5 +1,6 @@
 /* The smb backend's per-connection helpers below its op code (smb.c, smb_names.c, smb_beneath.c): URLs beneath the connection's base, a failed call's status and the lost server. */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/statvfs.h>
@@ -56,19 +57,54 @@ void rp__smb_by_handle(smb_conn *cn, smb_file *f)
 	f->used = true;
 }
 
+static bool cn_has_fh(const smb_conn *cn)
+{
+	for (const smb_file *o = cn->files; o; o = o->next)
+		if (o->fh)
+			return true;
+	return false;
+}
+
 /*
  * A statfs (of the handle f's file system, NULL: the client directory's):
  * libsmbclient asks the share root's size and attributes, each a CREATE,
  * QUERY_INFO and CLOSE of its own, through any file it has open; by name,
- * a stat and a listing of the path come first.  Without an open file, a
- * listing of the client directory, made once and kept, serves (fstatvfs
- * takes a directory's too).  Counted: RP_SMB_FB_STATFS.
+ * a stat and a listing of the path come first.  A lazy handle's statfs is
+ * its first op: a file is opened for it, a directory listed when the
+ * connection has nothing open (the listing kept for the next statfs: 4
+ * requests once where a stat at the close costs 3 each time).  Otherwise
+ * the kept listing or any open file serves, a listing of the client
+ * directory made once if none.  Counted: RP_SMB_FB_STATFS.
  */
 int rp__smb_statfs(smb_conn *cn, smb_file *f)
 {
 	SMBCCTX *const ctx = cn->ctx;
 	struct statvfs sv;
 	rp__smb_extra(cn, RP_SMB_FB_STATFS);
+	const bool kept = cn->vfs_dir || (f && f->fh) || cn_has_fh(cn);
+	if (f && f->lazy && !f->used && !f->fh && (!f->dir || !kept)) {
+		/*
+		 * The handle's first op, which says it is there (no stat at its
+		 * close): a file's open (CREATE and CLOSE, the recorded ones), else
+		 * a directory's listing (libsmbclient opens no directory otherwise:
+		 * two requests more), kept for the connection's next statfs.
+		 */
+		int rc = rp__smb_url(cn, cn->url, f->path);
+		if (rc)
+			return rc;
+		errno = 0;
+		SMBCFILE *const fh = f->dir ? smbc_getFunctionOpendir(ctx)(ctx, cn->url)
+					    : smbc_getFunctionOpen(ctx)(ctx, cn->url, O_RDONLY, 0);
+		if (!fh)
+			return rp__smb_failed(cn);
+		f->used = true;
+		rc = smbc_getFunctionFstatVFS(ctx)(ctx, fh, &sv) < 0 ? rp__smb_failed(cn) : 0;
+		if (f->dir)
+			cn->vfs_dir = fh;
+		else if (smbc_getFunctionClose(ctx)(ctx, fh) < 0 && rc == 0)
+			rc = rp__smb_failed(cn);
+		return rc;
+	}
 	const smb_file *any = f && f->fh ? f : cn->files;
 	while (any && !any->fh)
 		any = any->next;

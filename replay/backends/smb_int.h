@@ -149,6 +149,12 @@ bool rp__smb_beneath_known(smb_conn *cn, const char *path);
 int rp__smb_beneath_listed(smb_conn *cn, const char *path, bool has_ids, uint64_t self, uint64_t parent);
 /* The base's FileId, from the connection's own stat of it: no stat again for the first check. */
 void rp__smb_beneath_seed(smb_conn *cn, uint64_t base_id);
+/*
+ * The connection's mkdir made the directory path (FILE_CREATE succeeded: a
+ * new directory, no symlink), its parent checked: no listing of it for the
+ * check; its FileId is asked only when a directory in it is checked.
+ */
+void rp__smb_beneath_made(smb_conn *cn, const char *path);
 /* The trace removed or renamed path: its verdict and those of everything beneath it go. */
 void rp__smb_beneath_forget(smb_conn *cn, const char *path);
 void rp__smb_beneath_free(smb_conn *cn);

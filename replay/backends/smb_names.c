@@ -419,7 +419,10 @@ static int by_name(smb_conn *cn, rp_breq *req)
 		}
 		return rc;
 	case RP_OP_MKDIR:
-		return smbc_getFunctionMkdir(ctx)(ctx, cn->url, op->mode ? op->mode & 0777 : 0777) < 0 ? rp__smb_failed(cn) : 0;
+		if (smbc_getFunctionMkdir(ctx)(ctx, cn->url, op->mode ? op->mode & 0777 : 0777) < 0)
+			return rp__smb_failed(cn);
+		rp__smb_beneath_made(cn, req->path);
+		return 0;
 	case RP_OP_RMDIR:
 		return smbc_getFunctionRmdir(ctx)(ctx, cn->url) < 0 ? rp__smb_failed(cn) : 0;
 	case RP_OP_RENAME:
