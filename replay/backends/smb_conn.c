@@ -82,6 +82,9 @@ int rp__smb_statfs(smb_conn *cn, smb_file *f)
 	struct statvfs sv;
 	rp__smb_extra(cn, RP_SMB_FB_STATFS);
 	const bool kept = cn->vfs_dir || (f && f->fh) || cn_has_fh(cn);
+	/* The base itself: the connection's check found it, and fstatvfs's own CREATEs are of the share root. */
+	if (f && f->lazy && !f->used && f->path[strspn(f->path, "/")] == '\0' && kept)
+		f->used = true;
 	if (f && f->lazy && !f->used && !f->fh && (!f->dir || !kept)) {
 		/*
 		 * The handle's first op, which says it is there (no stat at its
