@@ -70,7 +70,8 @@ static bool cn_has_fh(const smb_conn *cn)
  * libsmbclient asks the share root's size and attributes, each a CREATE,
  * QUERY_INFO and CLOSE of its own, through any file it has open; by name,
  * a stat and a listing of the path come first.  A lazy handle's statfs is
- * its first op: a file is opened for it, a directory listed when the
+ * its first op: a file is opened for it (read-only: one it may not read
+ * is confirmed at its close instead), a directory listed when the
  * connection has nothing open (the listing kept for the next statfs: 4
  * requests once where a stat at the close costs 3 each time).  Otherwise
  * the kept listing or any open file serves, a listing of the client
@@ -85,6 +86,7 @@ int rp__smb_statfs(smb_conn *cn, smb_file *f)
 	/* The base itself: the connection's check found it, and fstatvfs's own CREATEs are of the share root. */
 	if (f && f->lazy && !f->used && f->path[strspn(f->path, "/")] == '\0' && kept)
 		f->used = true;
+	SMBCFILE *fh = NULL;
 	if (f && f->lazy && !f->used && !f->fh && (!f->dir || !kept)) {
 		/*
 		 * The handle's first op, which says it is there (no stat at its
@@ -92,16 +94,18 @@ int rp__smb_statfs(smb_conn *cn, smb_file *f)
 		 * a directory's listing (libsmbclient opens no directory otherwise:
 		 * two requests more), kept for the connection's next statfs.
 		 */
-		int rc = rp__smb_url(cn, cn->url, f->path);
+		const int rc = rp__smb_url(cn, cn->url, f->path);
 		if (rc)
 			return rc;
 		errno = 0;
-		SMBCFILE *const fh = f->dir ? smbc_getFunctionOpendir(ctx)(ctx, cn->url)
-					    : smbc_getFunctionOpen(ctx)(ctx, cn->url, O_RDONLY, 0);
-		if (!fh)
+		fh = f->dir ? smbc_getFunctionOpendir(ctx)(ctx, cn->url)
+		       : smbc_getFunctionOpen(ctx)(ctx, cn->url, O_RDONLY, 0);
+		if (!fh && (f->dir || errno != EACCES))
 			return rp__smb_failed(cn);
+	}
+	if (fh) {
 		f->used = true;
-		rc = smbc_getFunctionFstatVFS(ctx)(ctx, fh, &sv) < 0 ? rp__smb_failed(cn) : 0;
+		int rc = smbc_getFunctionFstatVFS(ctx)(ctx, fh, &sv) < 0 ? rp__smb_failed(cn) : 0;
 		if (f->dir)
 			cn->vfs_dir = fh;
 		else if (smbc_getFunctionClose(ctx)(ctx, fh) < 0 && rc == 0)
@@ -111,7 +115,7 @@ int rp__smb_statfs(smb_conn *cn, smb_file *f)
 	const smb_file *any = f && f->fh ? f : cn->files;
 	while (any && !any->fh)
 		any = any->next;
-	SMBCFILE *fh = any ? any->fh : cn->vfs_dir;
+	fh = any ? any->fh : cn->vfs_dir;
 	if (!fh) {
 		errno = 0;
 		if (!(fh = cn->vfs_dir = smbc_getFunctionOpendir(ctx)(ctx, cn->base)))
