@@ -60,8 +60,11 @@ static const rp_opt options[] = {
 	  "of the handles kept ops use are kept too" },
 	{ .name = "path-prefix", .kind = RP_OPT_STRING, .value = &o.path_prefix, .arg = "P",
 	  .help = "only ops on paths under P, component-wise (/a/b keeps /a/b/c, not /a/bc), and on handles opened there" },
+	{ .name = "scale-time", .kind = RP_OPT_DOUBLE, .value = &o.time_scale, .arg = "X",
+	  .help = "multiply every time by X (0.5: twice as fast), after --from/--to; 1e-9 to 1e9; an op still starts after "
+	  "every op that ended before it", .min = RP_FILTER_SCALE_MIN, .max = RP_FILTER_SCALE_MAX },
 	{ .name = "time-scale", .kind = RP_OPT_DOUBLE, .value = &o.time_scale, .arg = "X",
-	  .help = "multiply every time by X (0.5: twice as fast), after --from/--to; 1e-9 to 1e9", .min = RP_FILTER_SCALE_MIN, .max = RP_FILTER_SCALE_MAX },
+	  .help = "the same as --scale-time (its old name)", .min = RP_FILTER_SCALE_MIN, .max = RP_FILTER_SCALE_MAX },
 	RP_CLI_SMB_KEY_OPTS(&sk.list, &sk.file),
 	{ .name = NULL },
 };
@@ -81,8 +84,8 @@ static const rp_cmd spec = {
 		   "fio: .iolog, a fio iolog v3 of the reads, writes, syncs and trims, and fio-job: .fio, a job\n"
 		   "file that lays out the files the iolog reads and replays it (cd DIR && fio JOB; docs/fio.md).\n"
 		   "A slice: --from/--to (trace time; an .rpz with its index starts decoding at the frame\n"
-		   "holding --from), --clients, --ops and --path-prefix keep some ops, --time-scale speeds the\n"
-		   "trace up or slows it down.  Handles stay consistent: an op on a handle whose open was dropped\n"
+		   "holding --from), --clients, --ops and --path-prefix keep some ops, --scale-time speeds the\n"
+		   "trace up or slows it down (every time multiplied alike, so what ended before an op began still does).  Handles stay consistent: an op on a handle whose open was dropped\n"
 		   "(or lies before --from) is dropped too, so the slice replays without unknown handles; an op\n"
 		   "that names its path besides the handle stays (replay issues it by path).  The summary says\n"
 		   "how many ops were kept and dropped (by reason), the clients and the time span kept\n"

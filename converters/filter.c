@@ -566,7 +566,7 @@ int rp_filter_create(rp_filter **out, const rp_filter_opts *opts, rp_sink *inner
 {
 	*out = NULL;
 	if (opts->scale != 0 && !(opts->scale >= RP_FILTER_SCALE_MIN && opts->scale <= RP_FILTER_SCALE_MAX))
-		return rp_fail(errbuf, RP_E_INVAL, "--time-scale must be between %g and %g (got %g)", RP_FILTER_SCALE_MIN,
+		return rp_fail(errbuf, RP_E_INVAL, "--scale-time must be between %g and %g (got %g)", RP_FILTER_SCALE_MIN,
 			       RP_FILTER_SCALE_MAX, opts->scale);
 	if (opts->window && opts->to_ns <= opts->from_ns)
 		return rp_fail(errbuf, RP_E_INVAL, "the time window ends before it starts");

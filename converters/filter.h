@@ -17,7 +17,7 @@
 /* A client list holds at most this many ranges, and a list argument at most this many bytes: more is a typo. */
 #define RP_FILTER_RANGES_MAX 256
 #define RP_FILTER_LIST_MAX 4096
-/* --time-scale: beyond these a trace's times are either all zero or overflow in a second's worth of ns. */
+/* --scale-time: beyond these a trace's times are either all zero or overflow in a second's worth of ns. */
 #define RP_FILTER_SCALE_MIN 1e-9
 #define RP_FILTER_SCALE_MAX 1e9
 

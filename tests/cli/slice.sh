@@ -1,7 +1,7 @@
 #!/bin/sh
 # reprise convert's slices (TAP): --from/--to seek with the .rpz index and give what a full decode
 # filtered by time gives (also for a cut file, which has no index); --until and the old --to FORMAT;
-# --clients, --ops, --path-prefix and --time-scale; handles kept consistent, so slices replay on
+# --clients, --ops, --path-prefix and --scale-time (--time-scale) and the dependencies it keeps; handles kept consistent, so slices replay on
 # tmpfs with no unknown handle and no mismatch; the summary; bad lists, scales and windows.
 #   slice.sh REPRISE SRCDIR
 set -u
@@ -26,7 +26,7 @@ fails() {
 		not_ok "$d"
 	fi
 }
-echo "1..31"
+echo "1..33"
 
 smb=$src/samples/smb2-small-files.rpz
 
@@ -77,6 +77,32 @@ check "component-wise: /100-small-files/1 is not /100-small-files/10.txt" \
 check "--time-scale 0.5: every time halved" \
 	"$("$reprise" cat "$smb" | tail -1 | cut -d' ' -f1-2) $("$reprise" cat "$tmp/fast.rpz" | tail -1 | cut -d' ' -f1-2)" \
 	"12.498530000 12.498635000 6.249265000 6.249317500"
+"$reprise" convert -q "$smb" --scale-time 0.5 "$tmp/fast2.rpz"
+check "--scale-time is the option's name, --time-scale its old one: the same trace" \
+	"$("$reprise" cat "$tmp/fast2.rpz" | md5sum)" "$("$reprise" cat "$tmp/fast.rpz" | md5sum)"
+# Dependencies kept: every op still starts after each op that ended before it (every start and end
+# keeps its place among the others), even at a scale that rounds times to the same nanosecond
+"$reprise" convert -q "$src/samples/syscall/pgbench.rpz" --scale-time 1e-6 "$tmp/squeezed.rpz"
+"$reprise" cat "$src/samples/syscall/pgbench.rpz" >"$tmp/orig.txt"
+"$reprise" cat "$tmp/squeezed.rpz" >"$tmp/sq.txt"
+check "--scale-time 1e-6: what ended before an op began still does" "$(python3 -c 'import sys
+def times(f):
+    out = []
+    for line in open(f):
+        a = line.split(" ", 2)
+        s = float(a[0]); out.append((s, float(a[1]) if a[1] != "-" else s))
+    return out
+a, b = times(sys.argv[1]), times(sys.argv[2])
+assert len(a) == len(b) > 8000
+# points in the original order; their scaled values must not go backwards
+pts = sorted(((t, k, i) for i, (s, e) in enumerate(a) for k, t in ((0, s), (1, e))))
+bad = 0
+prev = -1.0
+for t, k, i in pts:
+    v = b[i][k]
+    bad += v < prev
+    prev = max(prev, v)
+print(len(a), bad)' "$tmp/orig.txt" "$tmp/sq.txt")" "$(wc -l <"$tmp/orig.txt") 0"
 
 # Slices replay with no unknown handle and no mismatch: a window that starts inside open files,
 # a subtree, and an op list without the opens
@@ -115,7 +141,7 @@ fails "a bad client list" 2 '--clients: "x" is no client id or range' "$reprise"
 fails "a backwards client range" 2 "range 5-3 ends before it starts" "$reprise" convert "$smb" --clients 5-3 "$tmp/bad.rpz"
 fails "an unknown op name, with the valid ones listed" 2 'unknown op "reed"; the ops are open,close,read' \
 	"$reprise" convert "$smb" --ops read,reed "$tmp/bad.rpz"
-fails "a zero time scale" 2 "--time-scale: 0 is out of range" "$reprise" convert "$smb" --time-scale 0 "$tmp/bad.rpz"
+fails "a zero time scale" 2 "--scale-time: 0 is out of range" "$reprise" convert "$smb" --scale-time 0 "$tmp/bad.rpz"
 fails "a negative time scale" 2 "--time-scale: -2 is out of range" "$reprise" convert "$smb" --time-scale -2 "$tmp/bad.rpz"
 fails "--from after --to" 2 "--to must be after --from" "$reprise" convert "$smb" --from 5 --to 2 "$tmp/bad.rpz"
 fails "--to neither a time nor a format" 2 "--to takes a time of the trace" "$reprise" convert "$smb" --to 1x "$tmp/bad.rpz"

@@ -327,7 +327,7 @@ static void test_time_scale(void **state)
 	const rp_filter_opts bad[] = { { .scale = -1 }, { .scale = 1e-12 }, { .scale = 1e10 } };
 	for (size_t i = 0; i < 3; i++) {
 		assert_int_equal(rp_filter_create(&f, &bad[i], &m.base, eb), RP_E_INVAL);
-		assert_non_null(strstr(eb, "--time-scale"));
+		assert_non_null(strstr(eb, "--scale-time"));
 	}
 	/* A time that overflows once scaled is an error naming the op, not a wrapped time */
 	assert_int_equal(rp_memsink_init(&m), 0);
