@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The largest client id and handle input m uses (fork results name clients too). */
+/* The largest client id and handle input m uses (fork and wait results name clients too). */
 static void extent(const rp_memsink *m, uint64_t *clients, uint64_t *max_handle)
 {
 	uint64_t c = 0, h = 0;
@@ -14,7 +14,7 @@ static void extent(const rp_memsink *m, uint64_t *clients, uint64_t *max_handle)
 		const rp_op *const op = &m->ops[i];
 		if (op->client >= c)
 			c = (uint64_t)op->client + 1;
-		if (op->op == RP_OP_FORK && op->result < UINT32_MAX && op->result >= c)
+		if ((op->op == RP_OP_FORK || op->op == RP_OP_WAIT) && op->result < UINT32_MAX && op->result >= c)
 			c = op->result + 1;
 		if (op->handle > h)
 			h = op->handle;
@@ -71,7 +71,8 @@ static bool place(const rp_op *in, const rp_merge_map *mp, rp_op *op)
 		op->handle = in->handle + mp->handle_offset;
 	if (in->handle2)
 		op->handle2 = in->handle2 + mp->handle_offset;
-	if (in->op == RP_OP_FORK && in->result < UINT32_MAX)
+	/* A fork's result is its child, a wait's the child it reaped: client ids, which move with the input's */
+	if ((in->op == RP_OP_FORK || in->op == RP_OP_WAIT) && in->result < UINT32_MAX)
 		op->result = in->result + mp->client_offset;
 	if (in->t_start > RP_TIME_UNKNOWN - 1 - mp->t_offset)
 		return false;

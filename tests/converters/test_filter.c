@@ -415,6 +415,39 @@ static void test_merge(void **state)
 	rp_memsink_fini(&b);
 }
 
+/* A fork's child and a wait's reaped child are client ids: they move with their input's clients. */
+static void test_merge_fork_wait(void **state)
+{
+	(void)state;
+	rp_memsink a, out;
+	assert_int_equal(rp_memsink_init(&a), 0);
+	assert_int_equal(rp_memsink_init(&out), 0);
+	const rp_trace_meta meta = { .source = RP_SRC_SYSCALL };
+	assert_int_equal(a.base.meta(&a.base, &meta), 0);
+	const rp_op ops[] = {
+		{ .t_start = 1, .t_end = 1, .client = 0, .op = RP_OP_FORK, .result = 1 },
+		{ .t_start = 2, .t_end = 3, .client = 1, .op = RP_OP_STAT },
+		{ .t_start = 4, .t_end = 4, .client = 0, .op = RP_OP_WAIT, .result = 1 },
+	};
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(a.base.op(&a.base, &ops[i]), 0);
+	assert_int_equal(a.base.finish(&a.base), 0);
+	const rp_memsink *ins[] = { &a, &a };
+	rp_merge_map maps[2];
+	char eb[RP_ERRBUF_SIZE];
+	assert_int_equal(rp_merge_run(ins, 2, RP_MERGE_START, &out.base, maps, eb), 0);
+	assert_int_equal(maps[1].client_offset, 2);
+	assert_int_equal(out.n_ops, 6);
+	for (size_t i = 0; i < 6; i++) {
+		const rp_op *const op = &out.ops[i];
+		if (op->op == RP_OP_FORK || op->op == RP_OP_WAIT)
+			assert_int_equal(op->result, op->client + 1); /* each copy's parent forks and reaps its own child */
+	}
+	rp_memsink_fini(&out);
+
+	rp_memsink_fini(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -429,6 +462,7 @@ int main(void)
 		cmocka_unit_test(test_time_scale),
 		cmocka_unit_test(test_window_bad),
 		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_merge_fork_wait),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
