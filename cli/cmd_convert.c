@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -13,15 +14,16 @@
 #include "converters/filter.h"
 #include "converters/preamble.h"
 #include "converters/registry.h"
+#include "converters/scale.h"
 #include "converters/strace.h"
 #include "formats/loadfile.h"
 
 static struct {
-	bool lenient, strict, quiet, verbose, timestamps, prepare;
+	bool lenient, strict, quiet, verbose, timestamps, prepare, lockstep;
 	const char *format, *to, *client_key, *output, *clients, *ops, *path_prefix, *csv, *iolog_dir;
 	unsigned dialect; /* an index into dialects */
-	uint64_t level;
-	double from, until, time_scale;
+	uint64_t level, scale_space, seed;
+	double from, until, time_scale, scale_spread, scale_jitter;
 } o;
 
 /* SMB3 decryption keys (cli/smbkeys.h) */
@@ -65,6 +67,20 @@ static const rp_opt options[] = {
 	  "every op that ended before it", .min = RP_FILTER_SCALE_MIN, .max = RP_FILTER_SCALE_MAX },
 	{ .name = "time-scale", .kind = RP_OPT_DOUBLE, .value = &o.time_scale, .arg = "X",
 	  .help = "the same as --scale-time (its old name)", .min = RP_FILTER_SCALE_MIN, .max = RP_FILTER_SCALE_MAX },
+	{ .name = "scale-space", .kind = RP_OPT_UINT, .value = &o.scale_space, .arg = "N",
+	  .help = "N copies of every client, copy k's paths under /client<k>, clients and handles renumbered, each copy "
+	  "started at its own offset (1-1024)", .min = 1, .max = RP_SCALE_COPIES_MAX },
+	{ .name = "seed", .kind = RP_OPT_UINT, .value = &o.seed, .arg = "S",
+	  .help = "--scale-space: the seed the copies' offsets are drawn from (default 0): the same seed, the same output",
+	  .min = 0, .max = UINT64_MAX },
+	{ .name = "scale-spread", .kind = RP_OPT_DURATION, .value = &o.scale_spread, .arg = "DURATION",
+	  .help = "--scale-space: draw the offsets from [0, DURATION) (default the trace's span; an untimed trace "
+	  "has none)", .min = 0, .max = 1e6 },
+	{ .name = "scale-jitter", .kind = RP_OPT_DOUBLE, .value = &o.scale_jitter, .arg = "F",
+	  .help = "--scale-space: each copy's clock runs at a rate drawn from [1-F, 1+F] in each 32nd of the span, "
+	  "its length and the order of every start and end kept (default 0.5; 0 to 0.9; 0: none)", .min = 0, .max = RP_SCALE_JITTER_MAX },
+	{ .name = "lockstep", .kind = RP_OPT_FLAG, .value = &o.lockstep,
+	  .help = "--scale-space: every copy starts at the trace's start and keeps its times, as dbench's clones do" },
 	RP_CLI_SMB_KEY_OPTS(&sk.list, &sk.file),
 	{ .name = NULL },
 };
@@ -93,6 +109,11 @@ static const rp_cmd spec = {
 		   "OUT is written as OUT.part-XXXXXX beside it and renamed to OUT only once complete: a failed\n"
 		   "convert, or one ended by SIGINT, SIGTERM or SIGHUP (the .part- file removed), leaves OUT as it\n"
 		   "was.  OUT naming IN (also through a symlink or hard link) is refused.\n"
+		   "--scale-space N: N copies of the clients, copy k's paths under /client<k> (as replay --clients),\n"
+		   "clients and handles renumbered (a shared file stays shared within a copy, never across), each\n"
+		   "copy offset by a draw from --seed within the trace's span (--scale-spread) and its clock rate\n"
+		   "jittered (--scale-jitter; --lockstep: neither), every start and end kept in order; an\n"
+		   "untimed trace gets its offset as a first sleep in each client.  It reads the input into memory.\n"
 		   "A capture prints a conversion summary on stderr: frames, ops, and how many messages were\n"
 		   "truncated, invalid, unsupported (by name), unmatched or encrypted (encrypted SMB3 is decrypted\n"
 		   "with the sessions' keys from --smb-key or --smb-keys; docs/capture.md); a capture that ends inside\n"
@@ -314,6 +335,86 @@ static int convert_prepared(const char *in, rp_outfile *of, rp_loadfile_dialect 
 	return rc;
 }
 
+/* --scale-space reads the input whole: more ops than this is a trace to cut first (152 bytes an op in memory). */
+#define SCALE_OPS_MAX (1u << 24)
+
+/* What the copies are, on stderr: clients, namespaces, offsets. */
+static void scale_report(const rp_scale_stats *st, const uint64_t *off, uint32_t n)
+{
+	if (o.quiet)
+		return;
+	fprintf(stderr, "scale: %" PRIu32 " copies, client ids + %" PRIu32 " a copy (0-%" PRIu64 " in all), paths under /client1 to /client%" PRIu32
+		", handles + %" PRIu64 " a copy; %" PRIu64 " ops", n, st->clients, (uint64_t)st->clients * n - (st->clients ? 1 : 0), n,
+		st->handles, st->ops);
+	if (o.lockstep || !st->spread_ns) {
+		fprintf(stderr, "; in lockstep (every copy at the start)\n");
+		return;
+	}
+	fprintf(stderr, "; offsets %.6f s to %.6f s drawn from seed %" PRIu64 " within %.6f s%s (", (double)st->offset_min / 1e9,
+		(double)st->offset_max / 1e9, o.seed, (double)st->spread_ns / 1e9,
+		st->timed ? "" : " as a sleep before each copy's clients");
+	for (uint32_t k = 0; k < n && k < 8; k++)
+		fprintf(stderr, "%s%.3f", k ? " " : "", (double)off[k] / 1e9);
+	fprintf(stderr, "%s)", n > 8 ? " ..." : "");
+	if (st->jitter > 0)
+		fprintf(stderr, ", clock rates jittered by %g", st->jitter);
+	fprintf(stderr, "\n");
+}
+
+/* --scale-space: the (sliced) input in memory, then its copies into the writer. */
+static int convert_scaled(const char *in, rp_outfile *of, const rp_conv_consumer *kind, rp_loadfile_dialect dialect,
+			  const rp_input_opts *io, slice *sl)
+{
+	rp_memsink m;
+	if (rp_memsink_init(&m) < 0) {
+		rp__cli_err("convert", "out of memory");
+		return 1;
+	}
+	rp_sink *into;
+	int rc = slice_wrap(sl, &m.base, &into);
+	if (!rc)
+		rc = rp__cli_pump(in, into, io);
+	slice_report(sl, in);
+	if (!rc && m.n_ops > SCALE_OPS_MAX) {
+		rp__cli_err("convert", "--scale-space: %zu ops, more than %u held in memory: cut the input first "
+			    "(--from/--to, --clients, --ops)", m.n_ops, SCALE_OPS_MAX);
+		rc = 1;
+	}
+	const uint32_t n = (uint32_t)o.scale_space;
+	uint64_t *const off = rc ? NULL : calloc(n, sizeof(*off));
+	if (!rc && !off) {
+		rp__cli_err("convert", "out of memory");
+		rc = 1;
+	}
+	char errbuf[RP_ERRBUF_SIZE] = "";
+	writer w;
+	if (!rc && writer_open(&w, kind, of, dialect, errbuf) < 0) {
+		rp__cli_err("convert", "%s", errbuf);
+		rc = 1;
+	} else if (!rc) {
+		const rp_scale_opts so = { .copies = n, .seed = o.seed, .lockstep = o.lockstep,
+					   .spread_ns = (uint64_t)(o.scale_spread * 1e9 + 0.5),
+					   .jitter = o.scale_jitter < 0 ? 0.5 : o.scale_jitter };
+		rp_scale_stats st;
+		if (rp_scale_space_run(&m, &so, w.sink, off, &st, errbuf) < 0) {
+			rp__cli_err("convert", "%s", errbuf);
+			rc = 1;
+		} else {
+			scale_report(&st, off, n);
+			if (!st.timed && !st.spread_ns && !o.lockstep && n > 1)
+				rp__cli_err("convert", "warning: the trace is untimed: its copies start together; "
+					    "--scale-spread DURATION starts them apart (a sleep first in each client)");
+		}
+		if (writer_close(&w, io->cut && *io->cut, of->name, errbuf) < 0 && !rc) {
+			rp__cli_err("convert", "%s", errbuf);
+			rc = 1;
+		}
+	}
+	free(off);
+	rp_memsink_fini(&m);
+	return rc;
+}
+
 static int convert_stream(const char *in, rp_outfile *of, const rp_conv_consumer *kind, rp_loadfile_dialect dialect,
 			  const rp_input_opts *io, slice *sl)
 {
@@ -381,6 +482,7 @@ static int run(int argc, char **argv)
 {
 	memset(&o, 0, sizeof(o));
 	memset(&sk, 0, sizeof(sk));
+	o.scale_jitter = -1; /* not given: 0.5 */
 	char *pos[RP_OPTS_MAX_POS];
 	int npos = 0;
 	const int prc = rp_opts_parse(&spec, argc, argv, pos, &npos);
@@ -466,6 +568,15 @@ static int convert(const char *in, const char *outp, int npos, char **pos, const
 		rp__cli_err("convert", "%s: cannot tell the output format: use --format rpz|loadfile|fio|fio-job", outp);
 		return 2;
 	}
+	if (o.prepare && o.scale_space) {
+		rp__cli_err("convert", "--prepare and --scale-space: convert --scale-space to .rpz first, then --prepare it");
+		return 2;
+	}
+	if (!o.scale_space && (o.seed || o.lockstep || o.scale_spread > 0 || o.scale_jitter >= 0))
+		rp__cli_err("convert", "warning: --seed, --scale-spread, --scale-jitter and --lockstep place --scale-space's copies: "
+			    "they do nothing without it");
+	if (o.lockstep && (o.scale_spread > 0 || o.scale_jitter > 0))
+		rp__cli_err("convert", "warning: --lockstep keeps every copy at the trace's times: --scale-spread and --scale-jitter do nothing with it");
 	if (o.prepare && strcmp(kind->name, "loadfile") != 0) {
 		rp__cli_err("convert", "--prepare writes loadfiles only (replay prepares an .rpz itself)");
 		return 2;
@@ -494,6 +605,11 @@ static int convert(const char *in, const char *outp, int npos, char **pos, const
 	}
 	const char *const *const ins = n_ff ? (const char *const *)ff : (const char *const *)pos;
 	const size_t n_ins = n_ff ? n_ff : (size_t)n_in;
+	if ((n_ff || n_in > 1) && o.scale_space) {
+		rp__cli_err("convert", "--scale-space reads one input; convert the -ff files to .rpz first");
+		rp_strace_ff_free(ff, n_ff);
+		return 2;
+	}
 	if ((n_ff || n_in > 1) && o.prepare) {
 		rp__cli_err("convert", "--prepare reads one input; convert the -ff files to .rpz first");
 		rp_strace_ff_free(ff, n_ff);
@@ -516,8 +632,9 @@ static int convert(const char *in, const char *outp, int npos, char **pos, const
 	if (n_ins > 1 || n_ff)
 		rc = convert_ff(ins, n_ins, in, &of, kind, dialect, &io, &sl);
 	else
-		rc = o.prepare ? convert_prepared(in, &of, dialect, &io, &sl)
-			       : convert_stream(in, &of, kind, dialect, &io, &sl);
+		rc = o.prepare       ? convert_prepared(in, &of, dialect, &io, &sl)
+		     : o.scale_space ? convert_scaled(in, &of, kind, dialect, &io, &sl)
+				     : convert_stream(in, &of, kind, dialect, &io, &sl);
 	rp_filter_destroy(sl.f);
 	rp_strace_ff_free(ff, n_ff);
 	if (rc) {

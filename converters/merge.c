@@ -1,10 +1,13 @@
 /* Merging traces in time order, each input's clients, handles and strings kept apart (converters/merge.h). */
 #include "converters/merge.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "formats/path.h"
 
 /* The largest client id and handle input m uses (fork and wait results name clients too). */
 static void extent(const rp_memsink *m, uint64_t *clients, uint64_t *max_handle)
@@ -62,9 +65,20 @@ static void merged_meta(const rp_memsink *const *ins, size_t n, rp_merge_align a
 	}
 }
 
-/* Input i's op renumbered into the merged trace; false if its time overflows. */
-static bool place(const rp_op *in, const rp_merge_map *mp, rp_op *op)
+/* t through place pl's warp, if any. */
+static uint64_t warped(const rp_merge_place *pl, uint64_t t)
 {
+	return pl && pl->warp ? pl->warp(pl->warp_ctx, t) : t;
+}
+
+/* Input i's op renumbered into the merged trace (its times warped by pl's map); false if its time overflows. */
+static bool place(const rp_op *in0, const rp_merge_map *mp, const rp_merge_place *pl, rp_op *op)
+{
+	rp_op w = *in0;
+	w.t_start = warped(pl, in0->t_start);
+	if (in0->t_end != RP_TIME_UNKNOWN)
+		w.t_end = warped(pl, in0->t_end);
+	const rp_op *const in = &w;
 	*op = *in;
 	op->client = in->client + mp->client_offset;
 	if (in->handle)
@@ -99,8 +113,120 @@ static int64_t remap(const rp_memsink *m, rp_sink *out, rp_strtab *tab, uint32_t
 	return r;
 }
 
-static int plan(const rp_memsink *const *ins, size_t n, rp_merge_align align, rp_merge_map *maps, int64_t *base,
-		char *errbuf)
+/* remap for a path: under prefix (normalised) when there is one; buf holds RP_STR_MAX + 1 bytes. */
+static int64_t remap_path(const rp_memsink *m, rp_sink *out, rp_strtab *tab, uint32_t id, const char *prefix, char *buf,
+			  char *errbuf)
+{
+	if (!id || !prefix || !prefix[0])
+		return remap(m, out, tab, id, errbuf);
+	uint32_t len = 0;
+	const char *const s = rp_strtab_get(m->strings, id, &len);
+	if (!s)
+		return rp_fail(errbuf, RP_E_CORRUPT, "string id %u used before it was defined", id);
+	const size_t pl = strlen(prefix);
+	if (pl >= RP_STR_MAX)
+		return rp_fail(errbuf, RP_E_LIMIT, "a path prefix of %zu bytes", pl);
+	memcpy(buf, prefix, pl);
+	buf[pl] = '/';
+	const int n = rp_path_norm(s, len, buf + pl + 1, RP_STR_MAX - pl);
+	if (n == -EXDEV)
+		return remap(m, out, tab, id, errbuf); /* above the top: outside every copy, as it was outside the trace */
+	if (n < 0)
+		return rp_fail(errbuf, RP_E_LIMIT, "a path of %u bytes does not fit under %s", len, prefix);
+	const uint32_t total = n ? (uint32_t)(pl + 1 + (size_t)n) : (uint32_t)pl; /* the top itself is the prefix */
+	const int64_t r = rp_sink_intern(out, tab, buf, total);
+	if (r < 0)
+		rp_fail(errbuf, (int)r, "%s", out->errbuf);
+	return r;
+}
+
+/* ---- a set of client ids, for the clients' first ops --------------------------- */
+
+typedef struct cset {
+	uint64_t *s; /* client + 1; 0 empty */
+	size_t cap, used;
+} cset;
+
+static bool cset_has(const cset *c, uint32_t v)
+{
+	for (size_t i = c->cap ? ((uint64_t)v * 0x9e3779b97f4a7c15ull) >> 20 & (c->cap - 1) : 0; c->cap; i = (i + 1) & (c->cap - 1)) {
+		if (c->s[i] == 0)
+			return false;
+		if (c->s[i] == (uint64_t)v + 1)
+			return true;
+	}
+	return false;
+}
+
+static int cset_add(cset *c, uint32_t v)
+{
+	if (cset_has(c, v))
+		return 0;
+	if ((c->used + 1) * 2 > c->cap) {
+		const size_t cap = c->cap ? 2 * c->cap : 64;
+		cset n = { .s = calloc(cap, sizeof(uint64_t)), .cap = cap };
+		if (!n.s)
+			return RP_E_NOMEM;
+		for (size_t i = 0; i < c->cap; i++)
+			if (c->s[i])
+				(void)cset_add(&n, (uint32_t)(c->s[i] - 1));
+		free(c->s);
+		*c = n;
+	}
+	for (size_t i = ((uint64_t)v * 0x9e3779b97f4a7c15ull) >> 20 & (c->cap - 1);; i = (i + 1) & (c->cap - 1)) {
+		if (c->s[i] == 0) {
+			c->s[i] = (uint64_t)v + 1;
+			c->used++;
+			return 0;
+		}
+	}
+}
+
+/*
+ * The indices of m's ops that are the first of a client no fork started (a
+ * fork's child waits for its fork, so a delay before it would be counted
+ * twice), ascending, in *out (malloc'd; NULL when there are none).
+ */
+static int first_ops(const rp_memsink *m, size_t **out, size_t *n_out)
+{
+	*out = NULL;
+	*n_out = 0;
+	cset seen = { 0 }, children = { 0 };
+	size_t *firsts = NULL, n = 0, cap = 0;
+	int rc = 0;
+	for (size_t i = 0; i < m->n_ops && rc == 0; i++) {
+		const rp_op *const op = &m->ops[i];
+		if (op->op == RP_OP_FORK && op->result < UINT32_MAX)
+			rc = cset_add(&children, (uint32_t)op->result);
+		if (rc || cset_has(&seen, op->client))
+			continue;
+		rc = cset_add(&seen, op->client);
+		if (rc || cset_has(&children, op->client))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			size_t *const nf = realloc(firsts, cap * sizeof(*nf));
+			if (!nf) {
+				rc = RP_E_NOMEM;
+				break;
+			}
+			firsts = nf;
+		}
+		firsts[n++] = i;
+	}
+	free(seen.s);
+	free(children.s);
+	if (rc) {
+		free(firsts);
+		return rc;
+	}
+	*out = firsts;
+	*n_out = n;
+	return 0;
+}
+
+static int plan(const rp_memsink *const *ins, size_t n, rp_merge_align align, const rp_merge_place *places,
+		rp_merge_map *maps, int64_t *base, char *errbuf)
 {
 	*base = 0;
 	if (align == RP_MERGE_WALLCLOCK) {
@@ -127,6 +253,10 @@ static int plan(const rp_memsink *const *ins, size_t n, rp_merge_align align, rp
 					  .t_offset = (uint64_t)(ins[i]->meta.capture_start_ns - *base) };
 		if (align != RP_MERGE_WALLCLOCK)
 			maps[i].t_offset = 0;
+		if (places && places[i].t_offset > UINT64_MAX - maps[i].t_offset)
+			return rp_fail(errbuf, RP_E_LIMIT, "input %zu: its time offset overflows 64 bits", i + 1);
+		if (places)
+			maps[i].t_offset += places[i].t_offset;
 		clients += c;
 		handles += h;
 	}
@@ -136,17 +266,41 @@ static int plan(const rp_memsink *const *ins, size_t n, rp_merge_align align, rp
 int rp_merge_run(const rp_memsink *const *ins, size_t n, rp_merge_align align, rp_sink *out, rp_merge_map *maps,
 		 char *errbuf)
 {
+	return rp_merge_run_placed(ins, n, align, NULL, out, maps, errbuf);
+}
+
+/* The lead sleep before op (input i's first of a client): a sleep op of that client, at its time. */
+static int lead_sleep(rp_sink *out, const rp_op *op, uint64_t ns, char *errbuf)
+{
+	const rp_op sl = { .t_start = op->t_start, .t_end = RP_TIME_UNKNOWN, .length = ns, .client = op->client,
+			   .op = RP_OP_SLEEP };
+	const int rc = out->op(out, &sl);
+	return rc < 0 ? rp_fail(errbuf, rc, "%s", out->errbuf) : 0;
+}
+
+int rp_merge_run_placed(const rp_memsink *const *ins, size_t n, rp_merge_align align, const rp_merge_place *places,
+			rp_sink *out, rp_merge_map *maps, char *errbuf)
+{
 	if (n == 0)
 		return rp_fail(errbuf, RP_E_INVAL, "no input to merge");
 	int64_t base;
-	int rc = plan(ins, n, align, maps, &base, errbuf);
+	int rc = plan(ins, n, align, places, maps, &base, errbuf);
 	if (rc < 0)
 		return rc;
 	size_t *const pos = calloc(n, sizeof(*pos));
+	size_t **const firsts = calloc(n, sizeof(*firsts));
+	size_t *const n_firsts = calloc(n, sizeof(*n_firsts)), *const fpos = calloc(n, sizeof(*fpos));
+	char *const pbuf = places ? malloc(RP_STR_MAX + 1) : NULL;
 	rp_strtab *const tab = rp_strtab_create();
-	if (!pos || !tab) {
+	if (!pos || !firsts || !n_firsts || !fpos || (places && !pbuf) || !tab) {
 		rc = rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 		goto out;
+	}
+	for (size_t i = 0; places && i < n; i++) {
+		if (places[i].lead_sleep_ns && (rc = first_ops(ins[i], &firsts[i], &n_firsts[i])) < 0) {
+			rp_fail(errbuf, rc, "input %zu: out of memory", i + 1);
+			goto out;
+		}
 	}
 	rp_trace_meta meta;
 	merged_meta(ins, n, align, base, &meta);
@@ -161,7 +315,7 @@ int rp_merge_run(const rp_memsink *const *ins, size_t n, rp_merge_align align, r
 		for (size_t i = 0; i < n; i++) {
 			if (pos[i] == ins[i]->n_ops)
 				continue;
-			const uint64_t t = ins[i]->ops[pos[i]].t_start;
+			const uint64_t t = warped(places ? &places[i] : NULL, ins[i]->ops[pos[i]].t_start);
 			const uint64_t placed = t > UINT64_MAX - maps[i].t_offset ? UINT64_MAX : t + maps[i].t_offset;
 			if (best == n || placed < bt) {
 				best = i;
@@ -171,15 +325,23 @@ int rp_merge_run(const rp_memsink *const *ins, size_t n, rp_merge_align align, r
 		if (best == n)
 			break;
 		const rp_memsink *const m = ins[best];
-		const rp_op *const in = &m->ops[pos[best]++];
+		const size_t at = pos[best]++;
+		const rp_op *const in = &m->ops[at];
 		rp_op op;
-		if (!place(in, &maps[best], &op)) {
+		if (!place(in, &maps[best], places ? &places[best] : NULL, &op)) {
 			rc = rp_fail(errbuf, RP_E_LIMIT, "input %zu: op %zu: its time overflows once aligned", best + 1,
 				     pos[best]);
 			goto out;
 		}
-		const int64_t p1 = remap(m, out, tab, in->path, errbuf);
-		const int64_t p2 = p1 < 0 ? p1 : remap(m, out, tab, in->path2, errbuf);
+		if (fpos[best] < n_firsts[best] && firsts[best][fpos[best]] == at) {
+			fpos[best]++;
+			if ((rc = lead_sleep(out, &op, places[best].lead_sleep_ns, errbuf)) < 0)
+				goto out;
+		}
+		const char *const prefix = places ? places[best].prefix : NULL;
+		const bool path2_is_path = in->op == RP_OP_RENAME || in->op == RP_OP_LINK;
+		const int64_t p1 = remap_path(m, out, tab, in->path, prefix, pbuf, errbuf);
+		const int64_t p2 = p1 < 0 ? p1 : remap_path(m, out, tab, in->path2, path2_is_path ? prefix : NULL, pbuf, errbuf);
 		if (p2 < 0) {
 			rc = (int)p2;
 			goto out;
@@ -194,6 +356,12 @@ int rp_merge_run(const rp_memsink *const *ins, size_t n, rp_merge_align align, r
 	if ((rc = out->finish(out)) < 0)
 		rp_fail(errbuf, rc, "%s", out->errbuf);
 out:
+	for (size_t i = 0; firsts && i < n; i++)
+		free(firsts[i]);
+	free(firsts);
+	free(n_firsts);
+	free(fpos);
+	free(pbuf);
 	free(pos);
 	rp_strtab_destroy(tab);
 	return rc;

@@ -39,4 +39,26 @@ typedef struct rp_merge_map {
 int rp_merge_run(const rp_memsink *const *ins, size_t n, rp_merge_align align, rp_sink *out, rp_merge_map *maps,
 		 char *errbuf);
 
+/*
+ * Where an input goes besides its renumbering (convert --scale-space: one
+ * input given n times, each copy on its own namespace and clock).
+ */
+typedef struct rp_merge_place {
+	/* Its paths (and rename's and link's second paths) normalised and put under this directory, "/client2";
+	 * NULL or "": left as they are.  A path that climbs above the top (..) is left as it is: replay refuses it. */
+	const char *prefix;
+	uint64_t t_offset;   /* ns added to its times, after the alignment's */
+	/* Its times through this map first (NULL: none); it must never reverse two times (t <= u: warp(t) <= warp(u)),
+	 * so the input's order, and every op's place among the others' starts and ends, stay as they were */
+	uint64_t (*warp)(const void *ctx, uint64_t t);
+	const void *warp_ctx;
+	/* A sleep op of this many ns before the first op of each of its clients that no fork of it starts
+	 * (an untimed trace's delay: replay pauses a client on an explicit sleep in every timing); 0: none */
+	uint64_t lead_sleep_ns;
+} rp_merge_place;
+
+/* rp_merge_run with places[i] for input i (places NULL: rp_merge_run).  RP_E_LIMIT also for a prefixed path over RP_STR_MAX. */
+int rp_merge_run_placed(const rp_memsink *const *ins, size_t n, rp_merge_align align, const rp_merge_place *places,
+			rp_sink *out, rp_merge_map *maps, char *errbuf);
+
 #endif

@@ -445,6 +445,17 @@ static void test_merge_fork_wait(void **state)
 	}
 	rp_memsink_fini(&out);
 
+	/* placed: paths under a prefix, a shift, a lead sleep before the parent only (the child waits for its fork) */
+	assert_int_equal(rp_memsink_init(&out), 0);
+	const rp_merge_place pl[] = { { .prefix = "/client1", .lead_sleep_ns = 7 }, { .prefix = "/client2", .t_offset = 10 } };
+	assert_int_equal(rp_merge_run_placed(ins, 2, RP_MERGE_START, pl, &out.base, maps, eb), 0);
+	assert_int_equal(out.n_ops, 7);
+	assert_int_equal(out.ops[0].op, RP_OP_SLEEP);
+	assert_int_equal(out.ops[0].length, 7);
+	assert_int_equal(out.ops[0].client, 0);
+	assert_int_equal(out.ops[6].op, RP_OP_WAIT);
+	assert_int_equal(out.ops[6].t_start, 14);
+	rp_memsink_fini(&out);
 	rp_memsink_fini(&a);
 }
 

@@ -31,10 +31,10 @@ PUBLIC = {
     'replay': {'replay/replay.h', 'replay/backend.h', 'replay/merge.h', 'replay/mpi_run.h',
                'replay/bench_mkfs.h'},
     # the registry of producers and consumers, any input pumped into a sink through it, and the
-    # converters cli/ drives by name: anonymize, the slice filter, merge, the loadfile preamble,
+    # converters cli/ drives by name: anonymize, the slice filter, merge, --scale-space, the loadfile preamble,
     # strace and CTF options, CSV traces (--csv)
     'converters': {'converters/registry.h', 'converters/pump.h', 'converters/anonymize.h', 'converters/filter.h',
-                   'converters/merge.h', 'converters/preamble.h', 'converters/strace.h',
+                   'converters/merge.h', 'converters/scale.h', 'converters/preamble.h', 'converters/strace.h',
                    'converters/ctf.h', 'converters/csv.h'},
     # compare's table, bench's report, stat's sink, JSON and --diff, provenance
     'results': {'results/benchtab.h', 'results/bench.h', 'results/stat_json.h',
@@ -105,7 +105,7 @@ def self_test():
         'replay/bench_mkfs.h': '',
         'replay/engine.h': '#include "formats/loadfile_cmds.h"\n',    # formats' named internal
         'converters/registry.h': '', 'converters/pump.h': '', 'converters/anonymize.h': '', 'converters/filter.h': '',
-        'converters/merge.h': '', 'converters/preamble.h': '', 'converters/strace.h': '',
+        'converters/merge.h': '', 'converters/scale.h': '', 'converters/preamble.h': '', 'converters/strace.h': '',
         'converters/ctf.h': '', 'converters/csv.h': '',
         'converters/strace_int.h': '',
         'results/benchtab.h': '', 'results/bench.h': '', 'results/stat_json.h': '',
