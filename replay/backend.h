@@ -251,6 +251,8 @@ typedef struct rp_backend_report {
 		uint64_t count;
 	} fallbacks[RP_BACKEND_REPORT_MAX];
 	size_t n_fallbacks;     /* reasons, each with a count > 0 */
+	/* Requests of the backend's own that the trace did not make (NFSv4 lease renewals): not the trace's ops. */
+	uint64_t own_requests;
 } rp_backend_report;
 
 /* Every op (a backend's op_mask of 0 also means every op). */
@@ -304,7 +306,11 @@ typedef struct rp_backend_ops {
 	 * that status, whatever the backend's version and caps.
 	 */
 	int (*submit)(void *backend, void *client, rp_breq *req);
-	/* Async backends (required with RP_BCAP_ASYNC): run completions, waiting up to timeout_ns; returns how many completed. */
+	/*
+	 * Async backends (required with RP_BCAP_ASYNC): run completions, waiting up to timeout_ns; returns how many
+	 * completed.  A client waiting for a recorded time with nothing in flight polls it (timeout 0) once a
+	 * second of the wait: what it keeps up by requests of its own (a lease) it renews then.
+	 */
 	int (*poll)(void *backend, void *client, uint64_t timeout_ns);
 	/* Release a backend handle without a trace op (end of a loop pass, cleanup). */
 	void (*release)(void *backend, void *client, uint64_t bh);

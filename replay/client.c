@@ -691,7 +691,7 @@ static inline __attribute__((always_inline)) void run_impl(rp_client *c, const b
 			if (op->op == RP_OP_SLEEP) {
 				/* An explicit pause; in trace timing the timestamps already hold it. */
 				if (timing != RP_TIMING_TRACE)
-					prev_done = rp__wait_until(r, &c->late_est, (sched ? sched : prev_done) + scale(r, op->length));
+					prev_done = rp__win_idle_wait(c, (sched ? sched : prev_done) + scale(r, op->length));
 				if (timing == RP_TIMING_THINK)
 					think_slept += scale(r, op->length);
 				prev_rec_end = rec_end;
@@ -723,7 +723,7 @@ static inline __attribute__((always_inline)) void run_impl(rp_client *c, const b
 					c->stop = RP_STOP_TIME;
 					return;
 				}
-				t = windowed ? rp__win_wait_until(c, sched) : rp__wait_until(r, &c->late_est, sched);
+				t = windowed ? rp__win_wait_until(c, sched) : rp__win_idle_wait(c, sched);
 				if (stopping(r))
 					continue; /* reported at the top of the loop */
 			}

@@ -270,6 +270,7 @@ static void backend_report(rp_replay *r)
 	rp_replay_results *const res = &r->res;
 	res->backend_mode = rep.mode;
 	res->protocol_ops = rep.protocol_ops;
+	res->own_requests = rep.own_requests;
 	res->n_fallbacks = 0;
 	for (size_t i = 0; i < rep.n_fallbacks && i < RP_BACKEND_REPORT_MAX && i < RP_REPLAY_FALLBACKS; i++) {
 		if (!rep.fallbacks[i].reason || !rep.fallbacks[i].count)

@@ -243,6 +243,7 @@ int rp_replay_results_pack(const rp_replay_results *res, uint8_t **out, size_t *
 		str(&b, res->fallbacks[i].reason);
 		u64(&b, res->fallbacks[i].count);
 	}
+	u64(&b, res->own_requests); /* version 6 */
 	if (b.oom) {
 		free(b.p);
 		return RP_E_NOMEM;
@@ -544,6 +545,7 @@ static int unpack(part *p, rp_cur *c, char *errbuf)
 		res->fallbacks[i].reason = p->reasons[i];
 		res->fallbacks[i].count = rp_cur_le64(c);
 	}
+	res->own_requests = rp_cur_le64(c);
 	if (c->err)
 		return rp_fail(errbuf, RP_E_CORRUPT, "packed results cut short or inconsistent");
 	if (rp_cur_left(c))
@@ -711,6 +713,7 @@ static void merge_scalars(rp_replay_results *res, const rp_replay_results *p, bo
 	if (first)
 		res->backend_mode = p->backend_mode; /* one backend, one mode for every share */
 	res->protocol_ops += p->protocol_ops;
+	res->own_requests += p->own_requests;
 	for (size_t i = 0; i < p->n_fallbacks; i++) {
 		size_t k = 0;
 		while (k < res->n_fallbacks && strcmp(res->fallbacks[k].reason, p->fallbacks[i].reason) != 0)

@@ -437,6 +437,7 @@ typedef struct rp_replay_results {
 		uint64_t count;
 	} fallbacks[RP_REPLAY_FALLBACKS];
 	size_t n_fallbacks;
+	uint64_t own_requests; /* the backend's requests of its own, no op's (NFSv4 lease renewals) */
 } rp_replay_results;
 
 /* ---- Running ---------------------------------------------------------------------------- */

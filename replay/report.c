@@ -267,7 +267,11 @@ void rp_replay_write_table(const rp_replay_results *res, FILE *f)
 		for (size_t i = 0; i < res->n_fallbacks; i++)
 			fprintf(f, "%s%s %llu", i ? ", " : "; not sent as recorded: ", res->fallbacks[i].reason,
 				(unsigned long long)res->fallbacks[i].count);
-		fputs(res->protocol_ops || res->n_fallbacks ? ")\n" : "\n", f);
+		fputs(res->protocol_ops || res->n_fallbacks ? ")" : "", f);
+		if (res->own_requests)
+			fprintf(f, "; %llu request%s of its own (lease renewals)", (unsigned long long)res->own_requests,
+				res->own_requests == 1 ? "" : "s");
+		fputc('\n', f);
 	}
 	if (res->final_sync.asked) {
 		const rp_replay_flush *const fs = &res->final_sync;
@@ -611,6 +615,7 @@ static json_t *build(jb *b, const rp_replay_results *res, const rp_replay_proven
 	for (size_t i = 0; i < res->n_fallbacks; i++)
 		jput(b, fb, res->fallbacks[i].reason, ju64(res->fallbacks[i].count));
 	jput(b, d, "fallbacks", fb);
+	jput(b, d, "backend_own_requests", ju64(res->own_requests));
 
 	json_t *const counts = json_object(), *const ops = json_object();
 	for (unsigned op = 0; op < RP_OP__COUNT; op++) {

@@ -372,7 +372,32 @@ uint64_t rp__win_wait_until(rp_client *c, uint64_t deadline)
 		rp__req_poll(r->bops, r->bstate, c->bstate, deadline - margin - now);
 		rp__win_reap(c);
 	}
-	return rp__wait_until(r, &c->late_est, deadline);
+	return rp__win_idle_wait(c, deadline);
+}
+
+/* An idle client's asynchronous backend is polled at least this often while it waits (its housekeeping). */
+#define IDLE_POLL_NS 1000000000ull
+
+uint64_t rp__win_idle_wait(rp_client *c, uint64_t deadline)
+{
+	const rp_replay *const r = c->r;
+	if (!c->async)
+		return rp__wait_until(r, &c->late_est, deadline);
+	/*
+	 * In slices of the engine's own sleep, each ended by a poll that waits
+	 * for nothing: the backend renews what it holds (the nfs backend's
+	 * NFSv4 lease) through a gap of the trace longer than that lasts,
+	 * and the deadline is kept as precisely as by one sleep.
+	 */
+	for (;;) {
+		const uint64_t now = rp__now(r);
+		if (now + IDLE_POLL_NS >= deadline || atomic_load_explicit(&r->stop, memory_order_relaxed))
+			return rp__wait_until(r, &c->late_est, deadline);
+		(void)rp__wait_until(r, &c->late_est, now + IDLE_POLL_NS);
+		rp__req_poll(r->bops, r->bstate, c->bstate, 0);
+		if (c->win)
+			rp__win_reap(c);
+	}
 }
 
 static void async_cb(rp_breq *req)

@@ -105,6 +105,12 @@ bool rp__win_progress(rp_client *c, _Atomic uint32_t *word, uint32_t v);
 /* Wait until deadline; an asynchronous backend's completions run meanwhile. */
 uint64_t rp__win_wait_until(rp_client *c, uint64_t deadline);
 /*
+ * Wait until deadline with nothing in flight (c->win may be NULL): an
+ * asynchronous backend is polled, waiting for nothing, once a second of the
+ * wait, so that it can keep up what it holds (an NFSv4 lease).
+ */
+uint64_t rp__win_idle_wait(rp_client *c, uint64_t deadline);
+/*
  * Where the next request, of op kind `op`, goes (rp__win_ready said there
  * is room): a free slot to fill and hand over with rp__win_post, when an
  * asynchronous backend takes it or an idle worker does (the next request

@@ -331,6 +331,8 @@ int rp__nfs_wait(nfs_client *c, uint64_t timeout_ns)
 	const uint64_t before = c->completed;
 	const uint64_t end = rp__nfs_mono_ns() + timeout_ns;
 	while (!c->lost && c->completed == before) {
+		if (c->x4)
+			rp__nfs4_exact_idle(c);
 		const uint64_t now = rp__nfs_mono_ns();
 		const uint64_t left = now < end ? end - now : 0;
 		const uint64_t wait = left < SERVICE_PERIOD_NS ? left : SERVICE_PERIOD_NS;
@@ -409,6 +411,7 @@ static void nfs_report(void *backend, rp_backend_report *out)
 	nfs_backend *const nb = backend;
 	out->mode = nb->exact ? "exact" : "semantic";
 	out->protocol_ops = atomic_load(&nb->exact_ops);
+	out->own_requests = atomic_load(&nb->renewals);
 	for (unsigned i = 0; i < RP_NFS_FB__COUNT && out->n_fallbacks < RP_BACKEND_REPORT_MAX; i++) {
 		const uint64_t n = atomic_load(&nb->fallbacks[i]);
 		if (!n)

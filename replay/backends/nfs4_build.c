@@ -88,7 +88,23 @@ typedef struct sync_res {
 	nfsstat4 status;
 	uint64_t clientid;
 	char verf[NFS4_VERIFIER_SIZE];
+	uint32_t lease_s; /* a GETATTR's lease_time (0: none in the reply) */
 } sync_res;
+
+/* lease_time (a uint32 of seconds, RFC 7530 §5.8.1.11) of a GETATTR's reply that asked for it alone. */
+static uint32_t lease_of(const nfs_resop4 *r)
+{
+	if (r->resop != OP_GETATTR || r->nfs_resop4_u.opgetattr.status != NFS4_OK)
+		return 0;
+	const fattr4 *const f = &r->nfs_resop4_u.opgetattr.GETATTR4res_u.resok4.obj_attributes;
+	uint32_t mask0 = 0;
+	if (f->attrmask.bitmap4_len >= 1)
+		memcpy(&mask0, f->attrmask.bitmap4_val, sizeof(mask0));
+	if (!(mask0 & (1u << FATTR4_LEASE_TIME)) || f->attr_vals.attrlist4_len < 4)
+		return 0;
+	const unsigned char *const p = (const unsigned char *)f->attr_vals.attrlist4_val;
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
 
 static void sync_cb(struct rpc_context *rpc, int status, void *data, void *priv)
 {
@@ -103,7 +119,8 @@ static void sync_cb(struct rpc_context *rpc, int status, void *data, void *priv)
 	if (res->status != NFS4_OK || res->resarray.resarray_len < 1)
 		return;
 	nfs_resop4 r0;
-	rp__nfs4x_resop(res, 0, &r0);
+	rp__nfs4x_resop(res, res->resarray.resarray_len - 1, &r0);
+	r->lease_s = lease_of(&r0);
 	if (r0.resop == OP_SETCLIENTID) {
 		const SETCLIENTID4resok *const ok = &r0.nfs_resop4_u.opsetclientid.SETCLIENTID4res_u.resok4;
 		r->clientid = ok->clientid;
@@ -111,10 +128,11 @@ static void sync_cb(struct rpc_context *rpc, int status, void *data, void *priv)
 	}
 }
 
-static int sync_call(nfs_client *c, nfs_argop4 *op, sync_res *r)
+/* A COMPOUND of n_ops ops, waited for; its last op's result in r. */
+static int sync_call(nfs_client *c, nfs_argop4 *op, u_int n_ops, sync_res *r)
 {
 	struct rpc_context *const rpc = nfs_get_rpc_context(c->nfs);
-	COMPOUND4args a = { .minorversion = 0, .argarray = { .argarray_len = 1, .argarray_val = op } };
+	COMPOUND4args a = { .minorversion = 0, .argarray = { .argarray_len = n_ops, .argarray_val = op } };
 	memset(r, 0, sizeof(*r));
 	if (rpc_nfs4_compound_async(rpc, sync_cb, &a, r) < 0)
 		return -1;
@@ -156,7 +174,7 @@ int rp__nfs4_exact_init(nfs_client *c, char *errbuf)
 	sa->callback.cb_location.r_netid = (char *)"tcp";
 	sa->callback.cb_location.r_addr = (char *)"127.0.0.1.0.0";
 	sync_res r;
-	if (sync_call(c, &op, &r) < 0) {
+	if (sync_call(c, &op, 1, &r) < 0) {
 		free(x);
 		return rp_fail(errbuf, RP_E_IO, "%s: SETCLIENTID for exact mode failed (%s)", c->nb->url,
 			       r.rpc_status ? "no reply" : rp_status_proto_name(RP_SK_NFS4, r.status));
@@ -166,10 +184,24 @@ int rp__nfs4_exact_init(nfs_client *c, char *errbuf)
 	op.nfs_argop4_u.opsetclientid_confirm.clientid = r.clientid;
 	memcpy(op.nfs_argop4_u.opsetclientid_confirm.setclientid_confirm, r.verf, sizeof(r.verf));
 	x->clientid = r.clientid;
-	if (sync_call(c, &op, &r) < 0) {
+	if (sync_call(c, &op, 1, &r) < 0) {
 		free(x);
 		return rp_fail(errbuf, RP_E_IO, "%s: SETCLIENTID_CONFIRM for exact mode failed", c->nb->url);
 	}
+	/* The server's lease: a third of it between renewals (a GETATTR of the root's lease_time). */
+	nfs_argop4 ga[2];
+	memset(ga, 0, sizeof(ga));
+	ga[0].argop = OP_PUTFH;
+	ga[0].nfs_argop4_u.opputfh.object.nfs_fh4_len = (u_int)rh->len;
+	ga[0].nfs_argop4_u.opputfh.object.nfs_fh4_val = rh->val;
+	uint32_t lease_mask[1] = { 1u << FATTR4_LEASE_TIME };
+	ga[1].argop = OP_GETATTR;
+	ga[1].nfs_argop4_u.opgetattr.attr_request.bitmap4_len = 1;
+	ga[1].nfs_argop4_u.opgetattr.attr_request.bitmap4_val = lease_mask;
+	const uint32_t lease_s = sync_call(c, ga, 2, &r) == 0 && r.lease_s ? r.lease_s : LEASE_DEFAULT_S;
+	x->renew_ns = (uint64_t)lease_s * 1000000000ull / 3;
+	if (x->renew_ns < RENEW_MIN_NS)
+		x->renew_ns = RENEW_MIN_NS;
 	x->last_ns = rp__nfs4x_now_ns();
 	c->x4 = x;
 	pthread_mutex_lock(&c->group->lock);
@@ -177,6 +209,40 @@ int rp__nfs4_exact_init(nfs_client *c, char *errbuf)
 		rp__nfs_fhmap_set_root(&c->group->fhmap, rh->val, (size_t)rh->len);
 	pthread_mutex_unlock(&c->group->lock);
 	return 0;
+}
+
+/* ---- the lease, renewed by a RENEW of our own through a gap of the trace ---- */
+
+static void renew_cb(struct rpc_context *rpc, int status, void *data, void *priv)
+{
+	(void)rpc;
+	(void)status;
+	(void)data;
+	nfs_client *const c = priv;
+	/* Its status is not the trace's: a lease lost shows in the next op of the trace that needs it. */
+	if (c->x4)
+		c->x4->renewing = false;
+}
+
+void rp__nfs4_exact_idle(nfs_client *c)
+{
+	struct nfs4x *const x = c->x4;
+	if (!x || x->renewing || c->lost)
+		return;
+	const uint64_t now = rp__nfs4x_now_ns();
+	if (now - x->last_ns < x->renew_ns)
+		return;
+	nfs_argop4 op;
+	memset(&op, 0, sizeof(op));
+	op.argop = OP_RENEW;
+	op.nfs_argop4_u.oprenew.clientid = x->clientid;
+	COMPOUND4args a = { .minorversion = 0, .argarray = { .argarray_len = 1, .argarray_val = &op } };
+	/* Tried again a period later when it cannot be queued. */
+	x->last_ns = now;
+	if (rpc_nfs4_compound_async(nfs_get_rpc_context(c->nfs), renew_cb, &a, c) < 0)
+		return;
+	x->renewing = true;
+	atomic_fetch_add_explicit(&c->nb->renewals, 1u, memory_order_relaxed);
 }
 
 void rp__nfs4x_drop_pre(struct nfs4x *x)

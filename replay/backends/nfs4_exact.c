@@ -88,7 +88,6 @@ static bool big_pdu_ok(struct rpc_context *rpc)
 static int send_compound(nfs_client *c, COMPOUND4args *a, nreq *q, size_t data)
 {
 	struct rpc_context *const rpc = nfs_get_rpc_context(c->nfs);
-	c->x4->last_ns = rp__nfs4x_now_ns();
 	if (data <= SMALL_DATA_MAX)
 		return rpc_nfs4_compound_async(rpc, x4_cb, a, q);
 	struct rpc_pdu *const pdu = rpc_allocate_pdu2(rpc, NFS4_PROGRAM, NFS_V4, NFSPROC4_COMPOUND, x4_cb, q,
@@ -198,6 +197,7 @@ static bool confirm_open(nreq *q)
 	a->nfs_argop4_u.opopen_confirm.seqid = c->x4->own[q->xowner].seqid;
 	COMPOUND4args ca = { .argarray = { .argarray_len = b.n, .argarray_val = b.a } };
 	q->xstage = 1;
+	c->x4->last_ns = rp__nfs4x_now_ns();
 	return send_compound(c, &ca, q, 0) == 0;
 }
 
@@ -422,11 +422,14 @@ static bool set_current(nfs_client *c, cbuild *b, const char *at, bool dir_of, u
 	return true;
 }
 
-static void send_built(nfs_client *c, cbuild *b, nreq *q, size_t data, bool seq)
+/* renews: the COMPOUND renews the lease (RFC 7530 §9.6: an op with a clientid or a stateid not special). */
+static void send_built(nfs_client *c, cbuild *b, nreq *q, size_t data, bool seq, bool renews)
 {
 	struct nfs4x *const x = c->x4;
 	COMPOUND4args ca = { .argarray = { .argarray_len = b->n, .argarray_val = b->a } };
 	const unsigned pre = x->n_pre;
+	if (renews)
+		x->last_ns = rp__nfs4x_now_ns();
 	const int rc = send_compound(c, &ca, q, data);
 	rp__nfs4x_drop_pre(x);
 	if (rc < 0) {
@@ -473,8 +476,6 @@ static bool send_op(nfs_client *c, rp_breq *req, unsigned k)
 		return true;
 	}
 	b->n = 0;
-	if (rp__nfs4x_now_ns() - x->last_ns > RENEW_NS)
-		rp__nfs4x_add(b, OP_RENEW)->nfs_argop4_u.oprenew.clientid = x->clientid;
 	unsigned char fh[RP_NFS_FH_MAX], fh2[RP_NFS_FH_MAX];
 	uint32_t len = 0, len2 = 0;
 	const char *const at = req->path ? req->path : "";
@@ -651,7 +652,9 @@ static bool send_op(nfs_client *c, rp_breq *req, unsigned k)
 	q->xowner = (uint8_t)owner;
 	if (rp__nfs_changes_names(op->op))
 		rp__nfs_names_changed(c, q->path, q->path2);
-	send_built(c, b, q, data, seq);
+	/* An op on the stateid of an OPEN of ours renews the lease; the anonymous one does not. */
+	const bool renews = seq || ((k == K_READ || k == K_WRITE || k == K_SETATTR) && f && f->exact && f->sid_ok);
+	send_built(c, b, q, data, seq, renews);
 	free(b);
 	return true;
 }

@@ -13,10 +13,16 @@
 
 /* Leading LOOKUPs of one COMPOUND gathered (a deeper path is sent from its nearest known directory). */
 #define PRE_MAX 16
-/* Ops in one COMPOUND of ours: RENEW, PUTFH, PRE_MAX LOOKUPs, the op and its SAVEFH/PUTFH/GETFH/GETATTR. */
+/* Ops in one COMPOUND of ours: PUTFH, PRE_MAX LOOKUPs, the op and its SAVEFH/PUTFH/GETFH/GETATTR. */
 #define ARGS_MAX (PRE_MAX + 8)
-/* A RENEW goes with the next COMPOUND once this long passed without one (ganesha's lease: 60 s). */
-#define RENEW_NS (15ull * 1000000000ull)
+/*
+ * The lease is renewed (a RENEW of our own) once a third of it passed
+ * without an op that renews it; the server's lease_time is read at client
+ * start (ganesha's default: 60 s), this when it cannot be.
+ */
+#define LEASE_DEFAULT_S 45u
+/* Renewals no more often than this (the engine polls an idle client once a second). */
+#define RENEW_MIN_NS 1000000000ull
 /*
  * Open-owners per client.  A second OPEN of a file by one open-owner gets
  * the same open state back (upgraded), so a CLOSE of either ends both; each
@@ -58,7 +64,9 @@ struct nfs4x {
 	unsigned n_opens;
 	bool seq_busy;         /* an OPEN or CLOSE is in flight: the next waits (seqids go in order) */
 	wait_node *wq, **wq_tail;
-	uint64_t last_ns;      /* when the last COMPOUND went (renewal) */
+	uint64_t last_ns;      /* when the last COMPOUND that renews the lease went (one with state: OPEN, CLOSE, I/O, RENEW) */
+	uint64_t renew_ns;     /* a RENEW of our own once this long passed since then: a third of the lease */
+	bool renewing;         /* our RENEW is in flight */
 	unsigned n_pre;        /* gathered LOOKUPs */
 	char *pre[PRE_MAX];
 };

@@ -287,6 +287,7 @@ typedef struct nfs_backend {
 	uint32_t fhmap_max;    /* names per mount's map (RP_NFS_FHMAP_TOTAL shared among the clients) */
 	_Atomic uint64_t exact_ops; /* sent as their RPC */
 	_Atomic uint64_t fallbacks[RP_NFS_FB__COUNT];
+	_Atomic uint64_t renewals; /* NFSv4 exact: RENEWs of our own (the trace made none of them) */
 	_Atomic uint64_t verf; /* exclusive CREATEs' verifiers */
 } nfs_backend;
 
@@ -367,6 +368,8 @@ typedef struct nfs_client {
 int rp__nfs4_exact_init(nfs_client *c, char *errbuf);
 bool rp__nfs4_exact_start(nfs_client *c, rp_breq *req);
 void rp__nfs4_exact_fini(nfs_client *c);
+/* From the event loop (rp__nfs_wait): a RENEW of our own once a third of the server's lease passed without one. */
+void rp__nfs4_exact_idle(nfs_client *c);
 
 /* nfs.c: the event loop. */
 /* Wait for and run libnfs completions, up to timeout_ns; returns the engine requests completed (0 on timeout). */

@@ -404,7 +404,7 @@ static void test_subset(void **state)
 	wl_fini(&t);
 }
 
-/* A backend's mode and its fallbacks travel with a share; the merge adds them up by reason. */
+/* A backend's mode, its fallbacks and its own requests travel with a share; the merge adds them up (by reason). */
 static void test_merge_backend_report(void **state)
 {
 	(void)state;
@@ -415,6 +415,8 @@ static void test_merge_backend_report(void **state)
 	ra.backend_mode = rb.backend_mode = "exact";
 	ra.protocol_ops = 10;
 	rb.protocol_ops = 5;
+	ra.own_requests = 2;
+	rb.own_requests = 1;
 	ra.n_fallbacks = 2;
 	ra.fallbacks[0].reason = "unknown fh";
 	ra.fallbacks[0].count = 3;
@@ -434,6 +436,7 @@ static void test_merge_backend_report(void **state)
 	const rp_replay_results *const g = rp_replay_merge_results(m);
 	assert_string_equal(g->backend_mode, "exact");
 	assert_int_equal(g->protocol_ops, 15);
+	assert_int_equal(g->own_requests, 3);
 	assert_int_equal(g->n_fallbacks, 2);
 	assert_string_equal(g->fallbacks[0].reason, "unknown fh");
 	assert_int_equal(g->fallbacks[0].count, 7);
