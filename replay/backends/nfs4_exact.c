@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,7 +48,7 @@ void rpc_free_pdu(struct rpc_context *rpc, struct rpc_pdu *pdu);
 #define SMALL_DATA_MAX 2048u
 
 enum { K_LOOKUP = 1, K_OPEN, K_CLOSE, K_READ, K_WRITE, K_COMMIT, K_GETATTR, K_SETATTR, K_REMOVE, K_RENAME, K_MKDIR,
-       K_READDIR };
+       K_READDIR, K_ACCESS, K_READLINK, K_STATFS, K_SYMLINK, K_LINK, K_MKNOD };
 
 static bool is_prepare(const rp_breq *req)
 {
@@ -295,6 +296,27 @@ static void x4_cb(struct rpc_context *rpc, int status, void *data, void *priv)
 		if (!st)
 			learn_reply(c, q, res, RP_NFS_FK_DIR);
 		break;
+	case K_SYMLINK:
+	case K_MKNOD:
+		if (!st)
+			learn_reply(c, q, res, q->xproc == K_SYMLINK ? RP_NFS_FK_LINK : RP_NFS_FK_OTHER);
+		break;
+	case K_LINK: {
+		/* The new name is the file's: its handle as the map knows the old name. */
+		unsigned char lfh[RP_NFS_FH_MAX];
+		uint32_t llen = 0;
+		if (!st && q->path2 && rp__nfs4x_map_get(c, q->path, lfh, &llen))
+			rp__nfs4x_learn(c, q->path2, lfh, llen, RP_NFS_FK_FILE);
+		break;
+	}
+	case K_READLINK:
+		for (u_int i = 0; !st && i < res->resarray.resarray_len; i++) {
+			nfs_resop4 rc;
+			rp__nfs4x_resop(res, i, &rc);
+			if (rc.resop == OP_READLINK && rc.nfs_resop4_u.opreadlink.status == NFS4_OK)
+				q->req->result = rc.nfs_resop4_u.opreadlink.READLINK4res_u.resok4.link.utf8string_len;
+		}
+		break;
 	case K_OPEN:
 		if (q->xstage == 1) {
 			nfile *const f = (nfile *)(uintptr_t)q->req->bh;
@@ -378,13 +400,20 @@ static unsigned kind_of_op(const rp_op *op)
 	case RP_OP_RENAME: return K_RENAME;
 	case RP_OP_MKDIR: return K_MKDIR;
 	case RP_OP_READDIR: return op->path2 ? 0 : K_READDIR; /* a pattern is SMB's, no READDIR's */
+	case RP_OP_ACCESS: return K_ACCESS;
+	case RP_OP_READLINK: return K_READLINK;
+	case RP_OP_STATFS: return K_STATFS;
+	case RP_OP_SYMLINK: return K_SYMLINK;
+	case RP_OP_LINK: return K_LINK;
+	case RP_OP_MKNOD: return K_MKNOD;
 	default: return 0;
 	}
 }
 
 static bool names_dir(unsigned k)
 {
-	return k == K_LOOKUP || k == K_OPEN || k == K_REMOVE || k == K_RENAME || k == K_MKDIR;
+	return k == K_LOOKUP || k == K_OPEN || k == K_REMOVE || k == K_RENAME || k == K_MKDIR || k == K_SYMLINK ||
+	       k == K_MKNOD;
 }
 
 static const char *last_name(const char *path)
@@ -458,8 +487,12 @@ static bool send_op(nfs_client *c, rp_breq *req, unsigned k)
 	}
 	if ((k == K_CLOSE || k == K_READ || k == K_WRITE || k == K_COMMIT) && !(f && f->exact))
 		return fall_back(c, req, RP_NFS_FB_NO_FH); /* an open the semantic path made: its own state */
-	if (k == K_RENAME && (op->oflags || !req->path2))
+	if ((k == K_RENAME && (op->oflags || !req->path2)) || ((k == K_SYMLINK || k == K_LINK) && !req->path2))
 		return fall_back(c, req, RP_NFS_FB_RAW);
+	/* mknod: a FIFO is a CREATE; a regular file is the semantic path's exclusive OPEN; devices are refused there. */
+	if (k == K_MKNOD && (op->mode & S_IFMT) != S_IFIFO)
+		return fall_back(c, req, (op->mode & S_IFMT) && (op->mode & S_IFMT) != S_IFREG ? RP_NFS_FB_DEVICE
+											 : RP_NFS_FB_NO_OP4);
 	if (k == K_CLOSE && (f->owner >= OWNERS_MAX || f->gen != x->own[f->owner].gen)) {
 		/* Its owner was given up (BAD_SEQID): no seqid of it is right now; the open is let go unclosed. */
 		(void)fall_back(c, req, RP_NFS_FB_OWNER_LOST);
@@ -588,6 +621,51 @@ static bool send_op(nfs_client *c, rp_breq *req, unsigned k)
 	case K_REMOVE:
 		rp__nfs4x_component(&rp__nfs4x_add(b, OP_REMOVE)->nfs_argop4_u.opremove.target, name);
 		break;
+	case K_ACCESS:
+		/* The bits the trace asked (raw access; all six when it kept none). */
+		rp__nfs4x_add(b, OP_ACCESS)->nfs_argop4_u.opaccess.access = op->raw.access ? op->raw.access : 0x3fu;
+		break;
+	case K_READLINK:
+		rp__nfs4x_add(b, OP_READLINK);
+		break;
+	case K_STATFS: {
+		static uint32_t fs_mask[2] = { 1u << FATTR4_FILES_AVAIL | 1u << FATTR4_FILES_FREE | 1u << FATTR4_FILES_TOTAL,
+					       1u << (FATTR4_SPACE_AVAIL - 32) | 1u << (FATTR4_SPACE_FREE - 32) |
+					       1u << (FATTR4_SPACE_TOTAL - 32) };
+		a = rp__nfs4x_add(b, OP_GETATTR);
+		a->nfs_argop4_u.opgetattr.attr_request.bitmap4_len = 2;
+		a->nfs_argop4_u.opgetattr.attr_request.bitmap4_val = fs_mask;
+		break;
+	}
+	case K_SYMLINK:
+	case K_MKNOD:
+		/* A symlink's path2 is its text: stored by the server, never resolved by us. */
+		a = rp__nfs4x_add(b, OP_CREATE);
+		if (k == K_SYMLINK) {
+			a->nfs_argop4_u.opcreate.objtype.type = NF4LNK;
+			rp__nfs4x_component(&a->nfs_argop4_u.opcreate.objtype.createtype4_u.linkdata, req->path2);
+		} else {
+			a->nfs_argop4_u.opcreate.objtype.type = NF4FIFO;
+		}
+		rp__nfs4x_component(&a->nfs_argop4_u.opcreate.objname, name);
+		(void)rp__nfs4x_make_fattr(c, b, &a->nfs_argop4_u.opcreate.createattrs,
+					   k == K_MKNOD || op->mode & 07777 ? RP_SA_MODE : 0, 0,
+					   k == K_MKNOD && !(op->mode & 07777) ? 0666u : op->mode, NULL);
+		rp__nfs4x_add(b, OP_GETFH);
+		break;
+	case K_LINK: {
+		/* The file is the current handle; the new name's directory after a SAVEFH of it. */
+		const char *nm2;
+		if (!rp__nfs4x_map_parent(c, req->path2, fh2, &len2, &nm2) || name_refused(nm2)) {
+			free(b);
+			rp__nfs4x_drop_pre(x);
+			return fall_back(c, req, RP_NFS_FB_NO_PARENT);
+		}
+		rp__nfs4x_add(b, OP_SAVEFH);
+		rp__nfs4x_putfh(b, fh2, len2);
+		rp__nfs4x_component(&rp__nfs4x_add(b, OP_LINK)->nfs_argop4_u.oplink.newname, nm2);
+		break;
+	}
 	case K_READDIR: {
 		/* The recorded cookie is the original server's: a listing that goes on, goes on from our own. */
 		static uint32_t list_mask[2] = { 1u << FATTR4_TYPE | 1u << FATTR4_FILEID, 0 };

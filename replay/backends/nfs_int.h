@@ -266,7 +266,7 @@ typedef struct nfs_group {
 	X(UNCHECKED_EXISTING, "unchecked create of an existing file, checked first") /* GUARDED, LOOKUP, UNCHECKED */ \
 	X(NOT_NFS4, "not from nfs4.0")                  /* NFSv4 exact mode: the op's producer was no NFSv4 decoder */ \
 	X(SESSION, "nfs4.1 session")                    /* sent in a 4.1 session (SEQUENCE): no 4.0 seqids to map */ \
-	X(NO_OP4, "no nfs4.0 exact path")               /* an op nfs4_exact.c does not send (links, locks, listings...) */ \
+	X(NO_OP4, "no nfs4.0 exact path")               /* an op nfs4_exact.c does not send (locks, a regular file's mknod...) */ \
 	X(OWNERS, "more opens of one file than open-owners") /* NFSv4 exact: each open of a file has an owner of its own */ \
 	X(OWNER_LOST, "open-owner out of step")         /* NFSv4 exact: a CLOSE of an owner the server refused (BAD_SEQID) */
 

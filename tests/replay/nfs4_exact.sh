@@ -4,7 +4,8 @@
 # close/remove/rename mix replayed the semantic way to version=4 is captured on lo (tcpdump; `reprise
 # convert` decodes it: what a libnfs NFSv4.0 client sent), replayed exact while captured again, and
 # tshark counts the COMPOUNDs and each operation of both: at most 1.2x the recorded ones (plus the
-# SETCLIENTIDs and mount lookups of each connection), and `stat --diff` finds the same core ops.  A
+# SETCLIENTIDs and mount lookups of each connection), and `stat --diff` finds the same core ops; the same
+# for a text-form trace of symlinks, readlinks, links, statfs, access and FIFOs' mknod.  A
 # text-form NFSv4 trace with writes of 64 KiB and 1 MiB sends each as one WRITE; an NFSv4.1 trace's ops
 # fall back as sessions; a loadfile stays semantic.
 #   nfs4_exact.sh REPRISE SOURCE_ROOT
@@ -73,7 +74,7 @@ loop() {
 ops() {
 	tshark -r "$1" -Y 'rpc.msgtyp == 0 && nfs' -T fields -e nfs.opcode 2>/dev/null | awk '
 	BEGIN { split("3 ACCESS 4 CLOSE 5 COMMIT 6 CREATE 9 GETATTR 10 GETFH 15 LOOKUP 18 OPEN 20 OPEN_CONFIRM " \
-		      "22 PUTFH 24 PUTROOTFH 25 READ 26 READDIR 28 REMOVE 29 RENAME 30 RENEW 32 SAVEFH 34 SETATTR " \
+		      "11 LINK 22 PUTFH 24 PUTROOTFH 25 READ 26 READDIR 27 READLINK 28 REMOVE 29 RENAME 30 RENEW 32 SAVEFH 34 SETATTR " \
 		      "35 SETCLIENTID 36 SETCLIENTID_CONFIRM 38 WRITE", a, " "); for (i = 1; i < length(a); i += 2) m[a[i]] = a[i + 1] }
 	$0 != "" { n["COMPOUND"]++; k = split($0, o, ","); for (i = 1; i <= k; i++) n[o[i] in m ? m[o[i]] : "OP" o[i]]++ }
 	END { for (p in n) print p, n[p] }' | sort
@@ -95,7 +96,7 @@ closed() {
 	ops "$rec" >"$tmp/rec.txt"
 	ops "$got" >"$tmp/got.txt"
 	if join -a1 -a2 -e0 -o 0,1.2,2.2 "$tmp/rec.txt" "$tmp/got.txt" | awk -v k="$k" '
-		{ folded = ($1 !~ /^(OPEN|CLOSE|READ|WRITE|COMMIT|REMOVE|RENAME|SETATTR|CREATE|LOOKUP|READDIR)$/)
+		{ folded = ($1 !~ /^(OPEN|CLOSE|READ|WRITE|COMMIT|REMOVE|RENAME|SETATTR|CREATE|LOOKUP|READDIR|LINK|READLINK)$/)
 		  if ($3 > 1.2 * $2 + 4 * k || (!folded && $3 < $2 - 4 * k)) { print "# " $1 ": recorded " $2 ", on the wire " $3; bad = 1 }
 		  if ($1 == "COMPOUND") printf "# COMPOUNDs: recorded %d, on the wire %d (%.2fx)\n", $2, $3, $3 / $2 }
 		END { exit bad }'; then
@@ -119,10 +120,31 @@ closed() {
 		[ $((i % 5)) = 2 ] && echo "Rename \"\\d\\f$i\" \"\\d\\g$i\" NT_STATUS_OK"
 	done
 } >"$tmp/mix.txt"
-traces=mix
+# The ops beyond those: symlink, readlink, link, statfs, access, a FIFO's mknod, in a text-form NFSv4 trace.
+{
+	t=0
+	line() { t=$((t + 1)); printf '%d.%03d %d.%03d c1 %s -> OK (NFS4_OK)\n' $((t / 1000)) $((t % 1000)) $((t / 1000)) $((t % 1000)) "$1"; }
+	line 'mkdir path="/m" mode=0755 raw=nfs4'
+	for i in $(seq 0 29); do
+		h=$((100 + i))
+		line "open path=\"/m/f$i\" fh=$h want=read,write disp=create of=excl_verify raw=nfs4:access=0x3,disp=1,opts=0x2"
+		line "write path=\"/m/f$i\" fh=$h off=0 len=100 ret=100 raw=nfs4"
+		line "close path=\"/m/f$i\" fh=$h raw=nfs4"
+		line "symlink path=\"/m/l$i\" path2=\"f$i\" raw=nfs4"
+		line "readlink path=\"/m/l$i\" ret=$((1 + ${#i})) raw=nfs4"
+		line "link path=\"/m/f$i\" path2=\"/m/h$i\" raw=nfs4"
+		line 'statfs path="/m" raw=nfs4'
+		line "access path=\"/m/f$i\" want=read,write raw=nfs4:access=0x7"
+		line "mknod path=\"/m/p$i\" mode=010644 raw=nfs4"
+		line "unlink path=\"/m/h$i\" raw=nfs4"
+		line "unlink path=\"/m/l$i\" raw=nfs4"
+		line "unlink path=\"/m/p$i\" raw=nfs4"
+	done
+} >"$tmp/more.txt"
+traces="mix more"
 client=/usr/share/dbench/client.txt
-[ -r "$client" ] && head -n 6000 "$client" >"$tmp/client.txt" && traces="mix client"
-for t in mix client; do
+[ -r "$client" ] && head -n 6000 "$client" >"$tmp/client.txt" && traces="mix more client"
+for t in mix more client; do
 	if [[ " $traces " != *" $t "* ]]; then
 		for d in "captured" "opens" "cont" "exact captured" "exact" "0 mismatched" "JSON" "closed loop" "writes" \
 			"core ops" "requests"; do ok "$t: $d # skip no $client"; done
@@ -200,6 +222,12 @@ if [ -n "$dropped" ]; then ok "big: two WRITEs on the wire # skip tcpdump lost p
 else has "big: two WRITEs on the wire" bx.txt '^WRITE 2$'; fi
 if [ "$(stat -c %s "$export_dir/$d/big")" = 1114112 ]; then ok "big: the file has the bytes written"
 else not_ok "big: the file has the bytes written"; fi
+
+# 4a. The ops beyond the mix's, straight from their text: each sent exact (the closed loop above has them as
+# libnfs's semantic path sent them: its access is a GETATTR), none fallen back, 0 mismatched.
+check "symlink, readlink, link, statfs, access, mknod replayed" "$reprise" replay "$tmp/more.txt" --target "$(url "$(fresh)")"
+has "each of them exact" out "^Backend mode: exact \\($(wc -l <"$tmp/more.txt") ops sent as the request they were recorded as\\)\$"
+has "each of them: 0 mismatched" out '^Failed 0, mismatched 0$'
 
 # 4b. The root itself: a LOOKUP of it (a LOOKUPP or "." the engine made ""), a GETATTR, a READDIR.
 printf '0.01 0.02 c1 lookup path="/" raw=nfs4 -> OK (NFS4_OK)\n0.03 0.04 c1 stat path="/" raw=nfs4 -> OK (NFS4_OK)\n0.05 0.06 c1 readdir path="/" len=8192 raw=nfs4 -> OK (NFS4_OK)\n' >"$tmp/root.txt"
