@@ -423,6 +423,65 @@ static const char *last_name(const char *path)
 }
 
 /*
+ * Neither known: LOOKUPs from the nearest directory above that the map
+ * knows, ahead of the op in its COMPOUND (a capture that began mid-session
+ * names handles whose LOOKUPs it never saw), at most PRE_MAX of them.  The
+ * names point into at, which lives as long as the request.
+ */
+static bool walk_to(nfs_client *c, cbuild *b, const char *at, bool dir_of, unsigned char *fh, uint32_t *len)
+{
+	size_t end = strlen(at);
+	while (end && at[end - 1] == '/')
+		end--;
+	if (dir_of) {
+		while (end && at[end - 1] != '/')
+			end--;
+		while (end && at[end - 1] == '/')
+			end--;
+	}
+	char *const prefix = strndup(at, end);
+	if (!prefix)
+		return false;
+	/* The longest known prefix at a component's end ("" the root). */
+	size_t cut = end;
+	unsigned steps = 0;
+	bool known = false;
+	for (;;) {
+		prefix[cut] = '\0';
+		if ((known = rp__nfs4x_map_get(c, prefix, fh, len)) || !cut || ++steps > PRE_MAX)
+			break;
+		while (cut && at[cut - 1] != '/')
+			cut--;
+		while (cut && at[cut - 1] == '/')
+			cut--;
+	}
+	free(prefix);
+	if (!known)
+		return false;
+	const size_t first = b->n;
+	rp__nfs4x_putfh(b, fh, *len);
+	for (size_t i = cut; i < end;) {
+		while (i < end && at[i] == '/')
+			i++;
+		size_t j = i;
+		while (j < end && at[j] != '/')
+			j++;
+		if (j == i)
+			break;
+		const size_t n = j - i;
+		if ((n == 1 && at[i] == '.') || (n == 2 && at[i] == '.' && at[i + 1] == '.')) {
+			b->n = (unsigned)first;
+			return false;
+		}
+		nfs_argop4 *const a = rp__nfs4x_add(b, OP_LOOKUP);
+		a->nfs_argop4_u.oplookup.objname.utf8string_len = (u_int)n;
+		a->nfs_argop4_u.oplookup.objname.utf8string_val = (char *)at + i;
+		i = j;
+	}
+	return true;
+}
+
+/*
  * The current handle the op needs (at: its directory for a name, else its
  * object): the gathered LOOKUPs when they lead there from a known
  * directory (sent as they were), else a PUTFH of the handle known for it.
@@ -445,10 +504,11 @@ static bool set_current(nfs_client *c, cbuild *b, const char *at, bool dir_of, u
 		return true;
 	}
 	const char *nm;
-	if (dir_of ? !rp__nfs4x_map_parent(c, at, fh, len, &nm) : !rp__nfs4x_map_get(c, at, fh, len))
-		return false;
-	rp__nfs4x_putfh(b, fh, *len);
-	return true;
+	if (dir_of ? rp__nfs4x_map_parent(c, at, fh, len, &nm) : rp__nfs4x_map_get(c, at, fh, len)) {
+		rp__nfs4x_putfh(b, fh, *len);
+		return true;
+	}
+	return walk_to(c, b, at, dir_of, fh, len);
 }
 
 /* renews: the COMPOUND renews the lease (RFC 7530 §9.6: an op with a clientid or a stateid not special). */
