@@ -1,10 +1,10 @@
 #!/bin/bash
 # The closed loop (docs/network-fidelity.md): each trace replayed to each network backend on loopback, the
 # replay's own traffic captured (reprise capture --iface lo) and compared with the trace (stat --diff's
-# closed loop): requests sent per recorded one, the core ops and each file's order of them, the mean in
+# closed loop): the backend's mode, requests sent per recorded one, the core ops and each file's order of them, the mean in
 # flight recorded and on the wire, the span ratio, the inter-arrival KS distance.  Prepare runs first,
 # outside the capture (replay --prepare-only, then --no-prepare).  Prints a markdown table.
-#   usage: bench/closed_loop.sh     REPRISE=build/cli/reprise LINES=4000 BACKENDS="nfs3 nfs4 smb3"
+#   usage: bench/closed_loop.sh     REPRISE=build/cli/reprise LINES=4000 BACKENDS="nfs3 nfs4 smb3" TRACES="client.txt ..."
 # Root (the VFS export, capturing on lo).  Servers: tests/fixtures/ganesha.sh and smbd.sh, stopped at the end.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,10 +48,12 @@ declare -A traces=(
 	[nfs3-suricata]=$data/suricata-verify__nfs3-01__input.pcap
 	[nfs3-2sessions]=$data/nfstrace__2sessions-tcp-wsize32k-tcp-wsize512k__pkts1-2400.pcap
 	[nfs41-linux]=$data/nfstrace__eth-ipv4-tcp-nfsv41.pcap
+	[nfs40-774]=$data/nfstrace__nfsv3-4-41-cifs1-2__nfsv40-port774-head.pcap
+	[nfs40-locks]=$data/reprise__nfs4-locks.pcap
 	[smb3-smbclient]=$data/reprise__smb3-smbclient.pcap
 	[smb2-peter]=$data/suricata-verify__smb2-01__smb2-peter.pcap
 )
-order="client.txt nfs3-zeek nfs3-suricata nfs3-2sessions nfs41-linux smb3-smbclient smb2-peter"
+order=${TRACES:-client.txt nfs3-zeek nfs3-suricata nfs3-2sessions nfs41-linux nfs40-774 nfs40-locks smb3-smbclient smb2-peter}
 head -n "$lines" /usr/share/dbench/client.txt >"$tmp/client.txt"
 "$reprise" convert -q "$tmp/client.txt" "$tmp/client.txt.rpz"
 for name in "${!traces[@]}"; do
@@ -60,8 +62,8 @@ done
 
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg), $("$reprise" -V | head -n 1)"
 echo
-echo "| trace | backend | ops | requests B/A | core ops | files in order | in flight A / B | span B/A | KS | mismatches |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| trace | backend | mode | ops | requests B/A | core ops | files in order | in flight A / B | span B/A | KS | mismatches |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 n=0
 for name in $order; do
 	rpz=$tmp/$name.rpz
@@ -74,7 +76,7 @@ for name in $order; do
 		target=$(url "$b" "$dir")
 		# shellcheck disable=SC2046 # --user root is two words
 		if ! "$reprise" replay "$rpz" --target "$target" $(user_of "$b") --prepare-only >"$tmp/prep.out" 2>&1; then
-			echo "| $name | $b | prepare failed: $(tail -n 1 "$tmp/prep.out") |||||||"
+			echo "| $name | $b | | prepare failed: $(tail -n 1 "$tmp/prep.out") |||||||"
 			continue
 		fi
 		"$reprise" capture --iface lo --filter "tcp port $(port_of "$b")" -o "$tmp/cap$n.rpz" >/dev/null 2>"$tmp/cap.err" &
@@ -90,7 +92,7 @@ for name in $order; do
 		wait "$capture_pid" 2>/dev/null
 		capture_pid=
 		if ! "$reprise" stat --diff --json "$rpz" "$tmp/cap$n.rpz" >"$tmp/diff$n.json" 2>"$tmp/diff.err"; then
-			echo "| $name | $b | no capture to compare: $(tail -n 1 "$tmp/diff.err") |||||||"
+			echo "| $name | $b | | no capture to compare: $(tail -n 1 "$tmp/diff.err") |||||||"
 			continue
 		fi
 		python3 - "$name" "$b" "$tmp/diff$n.json" "$tmp/run$n.json" <<'PY'
@@ -101,15 +103,16 @@ c = d["diff"]["closed_loop"]
 try:
     r = json.load(open(run))
     mism = r.get("mismatches", "?")
+    mode = r.get("backend_mode") or "-"
 except (OSError, ValueError):
-    mism = "run failed"
+    mism, mode = "run failed", "?"
 f = c["files"]
 differ = ", ".join(c["core_differs"]) or "same"
 order = "%d/%d" % (f["same_order"], f["a"] + f["b"] - f["both"]) if f else "-"
 ratio = lambda v: "-" if v is None else "%.2f" % v
 fl = c["in_flight_mean"]
-print("| %s | %s | %d | %s | %s | %s | %.2f / %.2f | %s | %.3f | %s |" % (
-    name, b, d["a"]["ops"], ratio(c["request_ratio"]["all"]), differ, order, fl["a"], fl["b"],
+print("| %s | %s | %s | %d | %s | %s | %s | %.2f / %.2f | %s | %.3f | %s |" % (
+    name, b, mode, d["a"]["ops"], ratio(c["request_ratio"]["all"]), differ, order, fl["a"], fl["b"],
     ratio(c["span_ratio"]), c["interarrival_ks"], mism))
 PY
 	done
