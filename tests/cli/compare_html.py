@@ -343,8 +343,6 @@ def truth(tmp, page, report, jsons, base, trace, a, b):
     ratio_vs_zero = [r for r in p.rows if r[1] and r[1][0].split(' ')[0] in ('open', 'close', 'read') and 'p50' in r[1][0]
                      and any(re.search(r'[0-9]x$', c.strip()) for c in r[1][1:])]
     ok(not ratio_vs_zero, 'no ratio against a best of about 0', ratio_vs_zero[:3])
-    huge = re.findall(r'(?<![0-9.])[0-9]{4,}(?:\.[0-9]+)?x', page)
-    ok(not huge, 'no huge ratio anywhere (no "14734x")', huge[:5])
     # runs of another trace: refused with both named, and no page written
     other = json.load(open(jsons[2]))
     other['provenance']['trace']['sha256'] = 'cd' * 32
