@@ -18,5 +18,7 @@ extern const rp_command rp__cmd_replay;
 extern const rp_command rp__cmd_bench;
 extern const rp_command rp__cmd_compare;
 extern const rp_command rp__cmd_anonymize;
+extern const rp_command rp__cmd_model;
+extern const rp_command rp__cmd_generate;
 
 #endif

@@ -22,6 +22,8 @@ static const rp_command *const commands[] = {
 	&rp__cmd_bench,
 	&rp__cmd_compare,
 	&rp__cmd_anonymize,
+	&rp__cmd_model,
+	&rp__cmd_generate,
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -91,6 +93,9 @@ static const char man_description[] =
 	"side by side; saved results compared as a table, JSON or an HTML report with charts\n"
 	".TP\n\\fBanonymize\\fR\n"
 	"a trace's names and ids replaced by keyed pseudonyms, its structure and timing kept, to share it\n"
+	".TP\n\\fBmodel\\fR, \\fBgenerate\\fR\n"
+	"a trace's workload as compact histograms per time chunk and client class (JSON), and synthetic\n"
+	"traces drawn from such a model, chunk by chunk, the same for the same seed\n"
 	".PP\n"
 	"Inputs are recognised by content, not by name: an \\fB.rpz\\fR trace, the text form that\n"
 	"\\fBreprise cat\\fR prints (so cat, edit, convert round\\-trips), a dbench loadfile (SMB or NFS\n"
