@@ -30,7 +30,7 @@ typedef struct ghandle {
 
 typedef struct gclient {
 	rp_rng rng;
-	uint32_t cls;
+	uint32_t cls, rank; /* its class and its place among the class's generated clients */
 	uint64_t t;
 	ghandle h[GEN_MAX_HANDLES];
 	uint32_t nh;
@@ -59,6 +59,7 @@ typedef struct gen {
 	size_t n_buf, cap_buf;
 	uint64_t next_handle;
 	double p_shared, p_create;
+	uint32_t ngen[RP_MODEL_MAX_CLASSES]; /* generated clients per class */
 } gen;
 
 static int64_t intern(gen *g, const char *s)
@@ -480,15 +481,18 @@ static void place(gen *g, gclient *c, const rp_model_cell *cell, size_t from, ui
 }
 
 /* One generated client's ops of one chunk into g->buf. */
-static int client_chunk(gen *g, gclient *c, const rp_model_cell *cell, uint64_t t0, uint64_t chunk_ns, bool timed)
+static int client_chunk(gen *g, gclient *c, const rp_model_cell *cell, uint64_t ch, uint64_t t0, uint64_t chunk_ns,
+			bool timed)
 {
-	const uint32_t per = g->m->classes[c->cls].clients ? g->m->classes[c->cls].clients : 1;
+	const uint64_t per = g->m->classes[c->cls].clients ? g->m->classes[c->cls].clients : 1;
+	const uint64_t ng = g->ngen[c->cls];
 	size_t n = 0;
 	uint64_t counts[RP_OP__COUNT];
 	for (unsigned op = 0; op < RP_OP__COUNT; op++) {
-		counts[op] = cell->ops[op] / per;
-		if (rp_rng_below(&c->rng, per) < cell->ops[op] % per)
-			counts[op]++;
+		/* the class's generated clients do the model's clients' ops scaled by their number, rounded, and share
+		 * them out whole, the remainder going round the clients chunk by chunk: the mix stays the model's */
+		const uint64_t total = (cell->ops[op] * ng + per / 2) / per;
+		counts[op] = total / ng + ((c->rank + ch + op) % ng < total % ng);
 		if (!generated(op)) {
 			g->st->unsupported += counts[op];
 			counts[op] = 0;
@@ -573,8 +577,9 @@ static void assign_classes(gen *g)
 				best = k;
 			}
 		}
-		given[best]++;
 		g->cl[i].cls = best;
+		g->cl[i].rank = (uint32_t)given[best]++;
+		g->ngen[best]++;
 	}
 }
 
@@ -635,7 +640,7 @@ int rp_model_generate(const rp_model *m, const rp_gen_opts *o, rp_sink *sink, rp
 			if (c->t < t0)
 				c->t = t0;
 			if (row[c->cls].clients)
-				rc = client_chunk(&g, c, &row[c->cls], t0, m->chunk_ns, timed);
+				rc = client_chunk(&g, c, &row[c->cls], ch, t0, m->chunk_ns, timed);
 		}
 		if (rc == 0)
 			rc = flush_chunk(&g);
