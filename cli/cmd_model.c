@@ -59,7 +59,7 @@ static int model_run(int argc, char **argv)
 		return 2;
 	}
 	struct stat sb;
-	if (stat(pos[0], &sb) == 0 && !S_ISREG(sb.st_mode)) {
+	if (!strcmp(pos[0], "-") || (stat(pos[0], &sb) == 0 && !S_ISREG(sb.st_mode))) {
 		rp__cli_err("model", "%s: not a regular file: the model reads its input twice (save a stream to a file first)", pos[0]);
 		return 2;
 	}

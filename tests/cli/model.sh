@@ -51,7 +51,7 @@ fails() {
 		not_ok "$d"
 	fi
 }
-echo "1..21"
+echo "1..22"
 
 # 1. dbench's client.txt (458,344 ops): a model of at most 5 % of its .rpz, the same trace for a seed
 client=/usr/share/dbench/client.txt
@@ -101,3 +101,7 @@ sed 's/"rsize":\[/"rsize":[99,1,/' "$tmp/pg.json" >"$tmp/bucket.json"
 fails "a bucket past 64" "rsize: first bucket" "$reprise" generate "$tmp/bucket.json" -o "$tmp/bad.rpz"
 sed 's/"open":/"nosuchop":/' "$tmp/pg.json" >"$tmp/op.json"
 fails "an unknown op" "unknown op \"nosuchop\"" "$reprise" generate "$tmp/op.json" -o "$tmp/bad.rpz"
+rm -f "$tmp/s.json"
+"$reprise" model - -o "$tmp/s.json" <"$pg" 2>"$tmp/err"
+rc=$?
+if [ "$rc" = 2 ] && grep -qF "reads its input twice" "$tmp/err" && [ ! -e "$tmp/s.json" ]; then ok "model -: a usage error (it reads TRACE twice)"; else not_ok "model -: a usage error"; fi
