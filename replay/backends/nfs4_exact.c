@@ -62,6 +62,14 @@ static bool fall_back(nfs_client *c, const rp_breq *req, unsigned reason)
 	return false;
 }
 
+/* A COMPOUND being built that cannot go exactly: its buffer and the leading LOOKUPs dropped, the op counted. */
+static bool abandon(nfs_client *c, const rp_breq *req, cbuild *b, unsigned reason)
+{
+	free(b);
+	rp__nfs4x_drop_pre(c->x4);
+	return fall_back(c, req, reason);
+}
+
 static bool name_refused(const char *name)
 {
 	return !name[0] || !strcmp(name, ".") || !strcmp(name, "..") || strchr(name, '/');
@@ -585,9 +593,7 @@ static bool send_op(nfs_client *c, rp_breq *req, unsigned k)
 		ok = set_current(c, b, at, in_dir, fh, &len);
 	}
 	if (!ok) {
-		free(b);
-		rp__nfs4x_drop_pre(x);
-		return fall_back(c, req, in_dir ? RP_NFS_FB_NO_PARENT : RP_NFS_FB_NO_FH);
+		return abandon(c, req, b, in_dir ? RP_NFS_FB_NO_PARENT : RP_NFS_FB_NO_FH);
 	}
 	const char *const name = last_name(at);
 	if (in_dir && name_refused(name)) {
@@ -622,9 +628,7 @@ static bool send_op(nfs_client *c, rp_breq *req, unsigned k)
 		const bool known = rp__nfs4x_map_get(c, at, ofh, &olen);
 		const int ko = rp__nfs4x_pick_owner(x, known ? ofh : NULL, olen);
 		if (ko < 0) {
-			free(b);
-			rp__nfs4x_drop_pre(x);
-			return fall_back(c, req, RP_NFS_FB_OWNERS);
+			return abandon(c, req, b, RP_NFS_FB_OWNERS);
 		}
 		owner = (unsigned)ko;
 		a = rp__nfs4x_add(b, OP_OPEN);
@@ -673,9 +677,7 @@ static bool send_op(nfs_client *c, rp_breq *req, unsigned k)
 		rp__nfs4x_sid_of(f, &a->nfs_argop4_u.opsetattr.stateid);
 		ok = rp__nfs4x_make_fattr(c, b, &a->nfs_argop4_u.opsetattr.obj_attributes, op->attrs, op->length, op->mode, op);
 		if (!ok) {
-			free(b);
-			rp__nfs4x_drop_pre(x);
-			return fall_back(c, req, RP_NFS_FB_ATTRS);
+			return abandon(c, req, b, RP_NFS_FB_ATTRS);
 		}
 		break;
 	case K_REMOVE:
@@ -717,9 +719,7 @@ static bool send_op(nfs_client *c, rp_breq *req, unsigned k)
 		/* The file is the current handle; the new name's directory after a SAVEFH of it. */
 		const char *nm2;
 		if (!rp__nfs4x_map_parent(c, req->path2, fh2, &len2, &nm2) || name_refused(nm2)) {
-			free(b);
-			rp__nfs4x_drop_pre(x);
-			return fall_back(c, req, RP_NFS_FB_NO_PARENT);
+			return abandon(c, req, b, RP_NFS_FB_NO_PARENT);
 		}
 		rp__nfs4x_add(b, OP_SAVEFH);
 		rp__nfs4x_putfh(b, fh2, len2);
@@ -742,9 +742,7 @@ static bool send_op(nfs_client *c, rp_breq *req, unsigned k)
 			}
 			pthread_mutex_unlock(&c->group->lock);
 			if (!known) {
-				free(b);
-				rp__nfs4x_drop_pre(x);
-				return fall_back(c, req, RP_NFS_FB_COOKIE);
+				return abandon(c, req, b, RP_NFS_FB_COOKIE);
 			}
 		}
 		const uint32_t count = op->length > 1048576u ? 1048576u : op->length < 1024u ? 8192u : (uint32_t)op->length;
@@ -757,9 +755,7 @@ static bool send_op(nfs_client *c, rp_breq *req, unsigned k)
 	case K_RENAME: {
 		const char *nm2;
 		if (!rp__nfs4x_map_parent(c, req->path2, fh2, &len2, &nm2) || name_refused(nm2)) {
-			free(b);
-			rp__nfs4x_drop_pre(x);
-			return fall_back(c, req, RP_NFS_FB_NO_PARENT);
+			return abandon(c, req, b, RP_NFS_FB_NO_PARENT);
 		}
 		rp__nfs4x_add(b, OP_SAVEFH);
 		rp__nfs4x_putfh(b, fh2, len2);
@@ -773,9 +769,7 @@ static bool send_op(nfs_client *c, rp_breq *req, unsigned k)
 		break;
 	}
 	if (!ok) {
-		free(b);
-		rp__nfs4x_drop_pre(x);
-		return fall_back(c, req, RP_NFS_FB_RAW);
+		return abandon(c, req, b, RP_NFS_FB_RAW);
 	}
 	nreq *const q = rp__nfs_req_new(c, req);
 	if (!q) {
