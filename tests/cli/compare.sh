@@ -272,8 +272,13 @@ def with_wait(r, us):
                         'p99_us': us, 'max_us': us, 'histogram': h}
     r['latency_us']['max'] = us
     return r
-json.dump(with_wait(a, 47.7e6), open('$tmp/wa.json', 'w'))
-json.dump(with_wait(b, 1e6), open('$tmp/wb.json', 'w'))
+# The open p50s pinned: a measured posix open can itself be under the 1 µs resolution, and the
+# rows below are about a best of about 0 against a value above it.
+def with_open_p50(r, us):
+    r['ops']['open']['p50_us'] = us
+    return r
+json.dump(with_open_p50(with_wait(a, 47.7e6), 25.0), open('$tmp/wa.json', 'w'))
+json.dump(with_open_p50(with_wait(b, 1e6), 0.02), open('$tmp/wb.json', 'w'))
 for n, r in (('ta', a), ('tb', b)):
     r = copy.deepcopy(r); r['timing'] = 'trace'; json.dump(r, open('$tmp/%s.json' % n, 'w'))
 o = copy.deepcopy(b); o['provenance']['trace']['sha256'] = 'ab' * 32; o['provenance']['trace']['path'] = 'other.rpz'
