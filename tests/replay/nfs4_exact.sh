@@ -244,11 +244,13 @@ else
 	for t in "an NFSv4.1 capture" "sessions counted"; do ok "$t # skip no sample"; done
 fi
 # A capture that began mid-session (its handles' LOOKUPs never seen): each op walks from the nearest known
-# directory in its own COMPOUND, exact, but the listing whose cookie the replay never had.
+# directory in its own COMPOUND, exact, but a listing whose cookie the replay may not have: the
+# continued READDIR is exact when the first listing's end was kept for its directory, a counted
+# fallback when not, and a fresh-clone CI run saw both (74 exact once); either way 0 mismatched.
 p=nfstrace__nfsv3-4-41-cifs1-2__nfsv40-port774-head
 if [ -r "$pcaps/$p.pcap" ] && run "$reprise" convert "$pcaps/$p.pcap" -o "$tmp/v40.rpz"; then
 	check "a mid-session NFSv4.0 capture" "$reprise" replay "$tmp/v40.rpz" --target "$(url "$(fresh)")" -q
-	has "its ops exact but one listing" out '^Backend mode: exact \(73 ops sent as the request they were recorded as; not sent as recorded: readdir cookie 1\)$'
+	has "its ops exact but one listing" out '^Backend mode: exact \((74 ops sent as the request they were recorded as|73 ops sent as the request they were recorded as; not sent as recorded: readdir cookie 1)\)$'
 	has "its failures as recorded" out '^Failed [0-9]+ \(all as recorded\), mismatched 0$'
 else
 	for t in "a mid-session NFSv4.0 capture" "its ops exact but one listing" "its failures as recorded"; do ok "$t # skip no sample"; done
