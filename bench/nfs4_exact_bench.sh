@@ -51,7 +51,7 @@ loop() {
 }
 # ops PCAP: "NAME COUNT": COMPOUND and each operation inside them.
 ops() {
-	tshark -r "$1" -Y 'rpc.msgtyp == 0 && nfs' -T fields -e nfs.opcode 2>/dev/null | awk '
+	tshark -r "$1" -d "tcp.port==$nport,rpc" -Y 'rpc.msgtyp == 0 && nfs' -T fields -e nfs.opcode 2>/dev/null | awk '
 	BEGIN { split("3 ACCESS 4 CLOSE 5 COMMIT 6 CREATE 9 GETATTR 10 GETFH 12 LOCK 14 LOCKU 15 LOOKUP 18 OPEN " \
 		      "20 OPEN_CONFIRM 22 PUTFH 24 PUTROOTFH 25 READ 26 READDIR 28 REMOVE 29 RENAME 30 RENEW 32 SAVEFH " \
 		      "34 SETATTR 35 SETCLIENTID 36 SETCLIENTID_CONFIRM 38 WRITE", a, " "); for (i = 1; i < length(a); i += 2) m[a[i]] = a[i + 1] }
