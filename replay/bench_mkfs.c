@@ -317,7 +317,7 @@ static int make_one(rp_bench_fs *fs, const char *dir, uint64_t size)
 	const int il = snprintf(fs->img, sizeof(fs->img), "%s/reprise-mkfs-%s.img", dir, fs->type);
 	if (ml < 0 || il < 0 || (size_t)ml >= sizeof(fs->mnt) || (size_t)il >= sizeof(fs->img)) {
 		fs->mnt[0] = fs->img[0] = '\0';
-		say(fs->why, sizeof(fs->why), "--mkfs-dir: the path is too long");
+		say(fs->why, sizeof(fs->why), "%s/reprise-mkfs-%s.img: the path is too long", dir, fs->type);
 		return -1;
 	}
 	if (!kernel_has(fs->type)) {
@@ -407,6 +407,11 @@ int rp_bench_mkfs_setup(rp_bench_fsset *s, const char *dir, uint64_t size, bool 
 	char real[PATH_MAX];
 	if (!realpath(dir, real))
 		return rp_fail(errbuf, RP_E_SYSTEM, "%s: %s", dir, strerror(errno));
+	/* Every image's path fits, or nothing is made: the directory is the caller's to change. */
+	for (size_t i = 0; i < s->n; i++)
+		if (strlen(real) + sizeof("/reprise-mkfs-.img") + strlen(s->fs[i].type) > sizeof(s->fs[i].img))
+			return rp_fail(errbuf, RP_E_LIMIT, "%s: the path is too long for reprise-mkfs-%s.img under it",
+				       real, s->fs[i].type);
 	int ready = 0;
 	for (size_t i = 0; i < s->n && !stop(); i++) {
 		rp_bench_fs *const fs = &s->fs[i];

@@ -58,7 +58,9 @@ typedef void rp_bench_mkfs_note(void *ctx, const rp_bench_fs *fs, const char *ms
  * between file systems (SIGINT or SIGTERM arrived: make no more).  Returns
  * how many are ready (0: none could be made), or before any is tried
  * RP_E_STATE when not root ("needs root (mount, loop devices)") or
- * RP_E_SYSTEM when dir cannot be resolved ("DIR: why"), the message in
+ * RP_E_SYSTEM when dir cannot be resolved ("DIR: why") or RP_E_LIMIT when
+ * an image's path under it would pass PATH_MAX ("DIR: the path is too long
+ * for reprise-mkfs-TYPE.img under it"), the message in
  * errbuf (RP_ERRBUF_SIZE bytes).  Whatever was made is recorded in s for
  * rp_bench_mkfs_teardown, on every path.
  */

@@ -96,6 +96,15 @@ static bool at_once(void)
 	return true;
 }
 
+/* A scratch directory for teardown's files. */
+#define SCRATCH_MAX 1024
+static void scratch(char *dir)
+{
+	const char *const t = getenv("TMPDIR");
+	snprintf(dir, SCRATCH_MAX, "%.900s/rp-mkfs-XXXXXX", t && t[0] ? t : "/tmp");
+	assert_non_null(mkdtemp(dir));
+}
+
 static void setup_refuses_before_making_anything(void **state)
 {
 	(void)state;
@@ -110,20 +119,30 @@ static void setup_refuses_before_making_anything(void **state)
 		assert_int_equal(rp_bench_mkfs_setup(&s, "/nonexistent-rp-mkfs", 1ull << 30, never, note, NULL, eb),
 				 RP_E_SYSTEM);
 		assert_string_equal(eb, "/nonexistent-rp-mkfs: No such file or directory");
+		/* A directory so deep that an image's path under it would pass PATH_MAX: said of the directory. */
+		char deep[PATH_MAX], want[PATH_MAX + 128];
+		scratch(deep);
+		const size_t top = strlen(deep);
+		for (size_t l = top; PATH_MAX - 8 - l > 1; l = strlen(deep)) { /* 4087 or 4088 bytes in all */
+			const size_t c = PATH_MAX - 8 - l - 1 > 200 ? 200 : PATH_MAX - 8 - l - 1;
+			deep[l] = '/';
+			memset(deep + l + 1, 'd', c);
+			deep[l + 1 + c] = '\0';
+			assert_int_equal(mkdir(deep, 0755), 0);
+		}
+		assert_int_equal(rp_bench_mkfs_setup(&s, deep, 1ull << 30, never, note, NULL, eb), RP_E_LIMIT);
+		snprintf(want, sizeof(want), "%s: the path is too long for reprise-mkfs-tmpfs.img under it", deep);
+		assert_int_equal(strncmp(eb, want, RP_ERRBUF_SIZE - 1), 0);
+		while (strlen(deep) > top) {
+			assert_int_equal(rmdir(deep), 0);
+			*strrchr(deep, '/') = '\0';
+		}
+		assert_int_equal(rmdir(deep), 0);
 		/* A stop already asked: nothing is tried, nothing is ready. */
 		assert_int_equal(rp_bench_mkfs_setup(&s, "/", 1ull << 30, at_once, note, NULL, eb), 0);
 	}
 	assert_int_equal(notes, 0);
 	assert_false(s.fs[0].made_mnt || s.fs[0].made_img || s.fs[0].mounted || s.fs[0].ready);
-}
-
-/* A scratch directory for teardown's files. */
-#define SCRATCH_MAX 1024
-static void scratch(char *dir)
-{
-	const char *const t = getenv("TMPDIR");
-	snprintf(dir, SCRATCH_MAX, "%.900s/rp-mkfs-XXXXXX", t && t[0] ? t : "/tmp");
-	assert_non_null(mkdtemp(dir));
 }
 
 static void teardown_removes_what_setup_made(void **state)
