@@ -106,6 +106,8 @@ static int read_input(const char *arg, stat_input *in, const rp_input_opts *base
 	if (o.diff)
 		io.cut = &cut;
 	int rc = rp__cli_pump(arg, &in->s.base, &io);
+	if (in->s.timeline_full) /* the library says what failed; the option to change is the command's to name */
+		rp__cli_err("stat", "--timeline %g: use a longer step (a timeline holds %d)", o.timeline, RP_TIMELINE_MAX);
 	if (rc == 0 && cut) {
 		rp__cli_err("stat", "%s: the input was cut: comparing a part of a trace with another would mislead", arg);
 		rc = 1;

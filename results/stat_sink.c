@@ -28,10 +28,13 @@ static int st_op(rp_sink *s, const rp_op *op)
 	int rc = rp_summary_add(ss->sum, op);
 	if (rc < 0)
 		return rp_fail(s->errbuf, rc, "summary: %s", rp_strerror(rc));
-	if (ss->timeline && (rc = rp_timeline_add(ss->timeline, op)) < 0)
-		return rc == RP_E_LIMIT ? rp_fail(s->errbuf, rc, "--timeline: an op at %.3f s is past %d steps: use a longer step",
-						  (double)op->t_start / 1e9, RP_TIMELINE_MAX)
-					: rp_fail(s->errbuf, rc, "timeline: %s", rp_strerror(rc));
+	if (ss->timeline && (rc = rp_timeline_add(ss->timeline, op)) == RP_E_LIMIT) {
+		ss->timeline_full = true;
+		return rp_fail(s->errbuf, rc, "timeline: an op at %.3f s is past the last of its %d steps",
+			       (double)op->t_start / 1e9, RP_TIMELINE_MAX);
+	}
+	if (rc < 0)
+		return rp_fail(s->errbuf, rc, "timeline: %s", rp_strerror(rc));
 	if (ss->fid && rp_fid_op(ss->fid, op) < 0)
 		return rp_fail(s->errbuf, RP_E_NOMEM, "closed loop: out of memory");
 	rp_sink *const p = rp_plan_sink_base(ss->plan_sink);

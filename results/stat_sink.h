@@ -2,6 +2,7 @@
 #ifndef REPRISE_RESULTS_STAT_SINK_H
 #define REPRISE_RESULTS_STAT_SINK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "formats/plan.h"
@@ -15,6 +16,7 @@ typedef struct rp_stat_sink {
 	rp_summary *sum;
 	rp_plan_sink *plan_sink; /* what replay's prepare would create (formats/plan.h), fed the same ops */
 	rp_timeline *timeline;   /* NULL without a step */
+	bool timeline_full;      /* an op fell past its last step (the pump failed RP_E_LIMIT): the step is too short */
 	rp_fid *fid;             /* the closed loop's measures (results/fidelity.h); NULL unless asked for */
 	rp_trace_meta meta;
 	rp_plan plan;            /* after rp_stat_sink_plan */

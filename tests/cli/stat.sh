@@ -11,7 +11,7 @@ has() { # description file fixed-string
 	if grep -qF -- "$3" "$2"; then ok "$1"; else echo "# no '$3' in:"; sed 's/^/# /' "$2"; not_ok "$1"; fi
 }
 check() { if [ "$2" = "$3" ]; then ok "$1"; else echo "# got '$2', want '$3'"; not_ok "$1"; fi; }
-echo "1..34"
+echo "1..36"
 
 cap=$src/tests/data/pcap/reprise__smb3-smbclient.pcap
 locks=$src/tests/data/pcap/reprise__smb2-locks-smbtorture.pcap
@@ -112,6 +112,8 @@ a, b, d = (json.load(open(f))["ops"] for f in sys.argv[1:]); print(a + b == d an
 check "--until before --from is a usage error" "$?" "2"
 "$reprise" stat --timeline 0.000001 "$tmp/p.rpz" >/dev/null 2>"$tmp/err"
 check "a step too short for the trace is an error, not a huge table" "$?" "1"
+has "the library says what failed" "$tmp/err" "is past the last of its 100000 steps"
+has "the command names the option to change" "$tmp/err" "reprise stat: --timeline 1e-06: use a longer step (a timeline holds 100000)"
 # SMB makes a directory by a CREATE of one (FILE_DIRECTORY_FILE, FILE_CREATE): a mkdir in the op mix, as NFS's
 # MKDIR; deletes done by a close share the mix with the records, so a row of them alone is not at 0.00 %.
 smbc=$2/tests/data/pcap/reprise__smb3-smbclient.pcap

@@ -95,7 +95,8 @@ static void an_op_past_the_timeline_is_named(void **state)
 	const rp_trace_meta m = { .source_name = "t.rpz" };
 	assert_int_equal(s.base.meta(&s.base, &m), 0);
 	assert_int_equal(s.base.op(&s.base, &ops[3]), RP_E_LIMIT);
-	assert_string_equal(s.base.errbuf, "--timeline: an op at 2.500 s is past 100000 steps: use a longer step");
+	assert_string_equal(s.base.errbuf, "timeline: an op at 2.500 s is past the last of its 100000 steps");
+	assert_true(s.timeline_full);
 	rp_stat_sink_fini(&s);
 }
 
