@@ -309,7 +309,7 @@ struct rp_summary {
 	bool has_decode;
 	rp_summary_decode decode;
 	uint64_t at_close[RP_OP__COUNT]; /* unlink/rmdir done by a close (delete-on-close) */
-	uint64_t dir_creates;            /* opens counted as mkdir (kind_of) */
+	uint64_t dir_creates;            /* opens counted as mkdir (rp_summary_kind) */
 	htab doc;
 	uint64_t count[RP_OP__COUNT];
 	uint64_t failed[RP_OP__COUNT]; /* status neither OK nor unknown */
@@ -393,13 +393,7 @@ static int track_delete(rp_summary *s, const rp_op *op)
 	}
 }
 
-/*
- * The kind an op counts as: an open that must create a directory (SMB's
- * CREATE with FILE_DIRECTORY_FILE and FILE_CREATE, how SMB clients make
- * one) is a mkdir in the op mix, as NFS's MKDIR and mkdir(2) are; the record
- * stays an open, and its recorded latency is an open's (the CREATE's).
- */
-static unsigned kind_of(const rp_op *op)
+unsigned rp_summary_kind(const rp_op *op)
 {
 	if (op->op == RP_OP_OPEN && (op->oflags & RP_OF_DIRECTORY) && op->disp == RP_DISP_CREATE)
 		return RP_OP_MKDIR;
@@ -409,7 +403,7 @@ static unsigned kind_of(const rp_op *op)
 int rp_summary_add(rp_summary *s, const rp_op *op)
 {
 	s->ops++;
-	const unsigned kind = kind_of(op);
+	const unsigned kind = rp_summary_kind(op);
 	s->dir_creates += kind != op->op;
 	if (kind < RP_OP__COUNT) {
 		s->count[kind]++;

@@ -19,6 +19,14 @@ void rp_summary_destroy(rp_summary *s); /* NULL is a no-op */
 /* Account one op (string ids as in the trace being read). */
 int rp_summary_add(rp_summary *s, const rp_op *op);
 /*
+ * The kind an op counts as in an op mix (the summary's, the timeline's, stat
+ * --diff's): its own, except that an open that must create a directory
+ * (SMB's CREATE with FILE_DIRECTORY_FILE and FILE_CREATE, how SMB clients
+ * make one) is a mkdir, as NFS's MKDIR and mkdir(2) are.  The record stays
+ * an open, and its recorded latency is an open's (the CREATE's).
+ */
+unsigned rp_summary_kind(const rp_op *op);
+/*
  * How a packet capture decoded (its outcome counters: capture/'s
  * rp_capture_stats, copied by the caller, since formats/ sees no capture/),
  * shown by `reprise stat` for pcap input.

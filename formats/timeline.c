@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "formats/error.h"
+#include "formats/summary.h"
 #include "formats/timeline.h"
 
 struct rp_timeline {
@@ -50,8 +51,9 @@ int rp_timeline_add(rp_timeline *t, const rp_op *op)
 		t->n = i + 1;
 	rp_timeline_bin *const b = &t->bins[i];
 	b->ops++;
-	if (op->op < RP_OP__COUNT)
-		b->count[op->op]++;
+	const unsigned kind = rp_summary_kind(op); /* as the summary's op mix counts it: SMB's directory creates are mkdirs */
+	if (kind < RP_OP__COUNT)
+		b->count[kind]++;
 	/* bytes as `reprise stat` counts them: moved when the reply was seen, asked when it was not */
 	const uint64_t moved = op->status == RP_STATUS_UNKNOWN ? op->length : op->status == RP_STATUS_OK ? op->result : 0;
 	if (op->op == RP_OP_READ)

@@ -11,7 +11,7 @@ has() { # description file fixed-string
 	if grep -qF -- "$3" "$2"; then ok "$1"; else echo "# no '$3' in:"; sed 's/^/# /' "$2"; not_ok "$1"; fi
 }
 check() { if [ "$2" = "$3" ]; then ok "$1"; else echo "# got '$2', want '$3'"; not_ok "$1"; fi; }
-echo "1..36"
+echo "1..39"
 
 cap=$src/tests/data/pcap/reprise__smb3-smbclient.pcap
 locks=$src/tests/data/pcap/reprise__smb2-locks-smbtorture.pcap
@@ -123,3 +123,11 @@ check "delete-on-close unlinks have a share" "$(grep -c '^unlink  *2  *3\.45%  *
 check "the shares add up to 100 %" "$(awk '/^op  +count +share/ { t = 1; next } t && /^$/ { t = 0 } t { sub("%", "", $3); s += $3 } END { printf "%.0f", s }' "$tmp/smbc.txt")" "100"
 "$reprise" stat --json "$smbc" >"$tmp/smbc.json" 2>/dev/null
 check "and in the JSON's op_counts" "$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["op_counts"].get("mkdir"), d["op_counts"]["open"])' "$tmp/smbc.json")" "2 16"
+"$reprise" stat --json --timeline 0.05 "$smbc" >"$tmp/smbtl.json" 2>/dev/null
+check "the timeline counts them as mkdir too" "$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+bins = d["timeline"]["bins"]; print(sum(b["op_counts"].get("mkdir", 0) for b in bins), sum(b["op_counts"].get("open", 0) for b in bins))' "$tmp/smbtl.json")" "2 16"
+"$reprise" stat --timeline 0.002 "$smbc" >"$tmp/smbtl.txt" 2>/dev/null
+check "and its text table" "$(grep -c '^ *0\.054 - *0\.056 *1 .* mkdir 1$' "$tmp/smbtl.txt")" "1"
+"$reprise" stat --diff --json "$smbc" "$smbc" >"$tmp/smbd.json" 2>/dev/null
+check "and stat --diff's op mix" "$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))["diff"]["op_counts"]
+print(d["mkdir"]["a"], d["open"]["b"])' "$tmp/smbd.json")" "2 16"
