@@ -710,8 +710,10 @@ static void merge_scalars(rp_replay_results *res, const rp_replay_results *p, bo
 	res->order_bytes += p->order_bytes;
 	res->order_waits += p->order_waits;
 	res->order_wait_us += p->order_wait_us;
-	if (first)
-		res->backend_mode = p->backend_mode; /* one backend, one mode for every share */
+	/* One backend for every share; a share whose ops all fell back says semantic, so one that sent some exact
+	 * says the run's mode. */
+	if (first || (p->protocol_ops && !res->protocol_ops))
+		res->backend_mode = p->backend_mode;
 	res->protocol_ops += p->protocol_ops;
 	res->own_requests += p->own_requests;
 	for (size_t i = 0; i < p->n_fallbacks; i++) {

@@ -409,7 +409,6 @@ static void nfs_release(void *backend, void *client, uint64_t bh)
 static void nfs_report(void *backend, rp_backend_report *out)
 {
 	nfs_backend *const nb = backend;
-	out->mode = nb->exact ? "exact" : "semantic";
 	out->protocol_ops = atomic_load(&nb->exact_ops);
 	out->own_requests = atomic_load(&nb->renewals);
 	for (unsigned i = 0; i < RP_NFS_FB__COUNT && out->n_fallbacks < RP_BACKEND_REPORT_MAX; i++) {
@@ -420,6 +419,12 @@ static void nfs_report(void *backend, rp_backend_report *out)
 		out->fallbacks[out->n_fallbacks].count = n;
 		out->n_fallbacks++;
 	}
+	/*
+	 * The mode the ops went: exact asked (or chosen by auto) but every op fell
+	 * back (an NFSv4.1 capture's sessions, a loadfile forced exact) is a
+	 * semantic run, its fallbacks still counted by reason.
+	 */
+	out->mode = nb->exact && (out->protocol_ops || !out->n_fallbacks) ? "exact" : "semantic";
 }
 
 static int nfs_client_error(void *backend, void *client, char *errbuf)

@@ -450,6 +450,48 @@ static void test_merge_backend_report(void **state)
 	wl_fini(&t);
 }
 
+/* A share whose ops all fell back reports semantic (replay/backends/nfs.c): one that sent some exact says the run's. */
+static void merged_mode(const char *mode_a, uint64_t ops_a, const char *mode_b, uint64_t ops_b, const char *want)
+{
+	wl t;
+	workload(&t);
+	rp_replay *const a = share(&t, 1, 0), *const b = share(&t, 1, 1);
+	rp_replay_results ra = *rp_replay_get_results(a), rb = *rp_replay_get_results(b);
+	ra.backend_mode = mode_a;
+	rb.backend_mode = mode_b;
+	ra.protocol_ops = ops_a;
+	rb.protocol_ops = ops_b;
+	ra.n_fallbacks = rb.n_fallbacks = 1;
+	ra.fallbacks[0].reason = rb.fallbacks[0].reason = "nfs4.1 session";
+	ra.fallbacks[0].count = rb.fallbacks[0].count = 4;
+	size_t na, nb;
+	uint8_t *const pa = pack(&ra, &na), *const pb = pack(&rb, &nb);
+	rp_replay_merge *m = NULL;
+	char eb[RP_ERRBUF_SIZE];
+	assert_int_equal(rp_replay_merge_create(&m, 2), 0);
+	assert_int_equal(rp_replay_merge_add(m, 0, pa, na, eb), 0);
+	assert_int_equal(rp_replay_merge_add(m, 1, pb, nb, eb), 0);
+	assert_int_equal(rp_replay_merge_run(m, eb), 0);
+	const rp_replay_results *const g = rp_replay_merge_results(m);
+	assert_string_equal(g->backend_mode, want);
+	assert_int_equal(g->protocol_ops, ops_a + ops_b);
+	assert_int_equal(g->fallbacks[0].count, 8);
+	rp_replay_merge_destroy(m);
+	free(pa);
+	free(pb);
+	rp_replay_destroy(a);
+	rp_replay_destroy(b);
+	wl_fini(&t);
+}
+
+static void test_merge_mode_actually_used(void **state)
+{
+	(void)state;
+	merged_mode("semantic", 0, "exact", 5, "exact"); /* the first share fell back whole, the second did not */
+	merged_mode("exact", 5, "semantic", 0, "exact");
+	merged_mode("semantic", 0, "semantic", 0, "semantic"); /* every op of every share fell back */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -458,6 +500,7 @@ int main(void)
 		cmocka_unit_test(test_merge_stop),
 		cmocka_unit_test(test_merge_schedule),
 		cmocka_unit_test(test_merge_backend_report),
+		cmocka_unit_test(test_merge_mode_actually_used),
 		cmocka_unit_test(test_unpack_hostile),
 		cmocka_unit_test(test_subset),
 	};

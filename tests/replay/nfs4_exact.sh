@@ -239,7 +239,7 @@ has "the root's own ops: 0 mismatched" out '^Failed 0, mismatched 0$'
 p=nfstrace__eth-ipv4-tcp-nfsv41
 if [ -r "$pcaps/$p.pcap" ] && run "$reprise" convert "$pcaps/$p.pcap" -o "$tmp/v41.rpz"; then
 	check "an NFSv4.1 capture to version=4" "$reprise" replay "$tmp/v41.rpz" --target "$(url "$(fresh)")" -q
-	has "its ops fall back as sessions, counted" out '^Backend mode: exact \(0 ops .*; not sent as recorded: .*nfs4\.1 session [1-9]'
+	has "its ops fall back as sessions, counted" out '^Backend mode: semantic \(0 ops .*; not sent as recorded: .*nfs4\.1 session [1-9]'
 else
 	for t in "an NFSv4.1 capture" "sessions counted"; do ok "$t # skip no sample"; done
 fi
@@ -256,7 +256,7 @@ else
 	for t in "a mid-session NFSv4.0 capture" "its ops exact but one listing" "its failures as recorded"; do ok "$t # skip no sample"; done
 fi
 check "a loadfile with mode=exact" "$reprise" replay "$tmp/mix.txt" --target "$(url "$(fresh)")" -O mode=exact -q
-has "every op fell back as not from nfs4.0" out "^Backend mode: exact \\(0 ops .*; not sent as recorded: not from nfs4\\.0 $(wc -l <"$tmp/mix.txt")\\)\$"
+has "every op fell back as not from nfs4.0" out "^Backend mode: semantic \\(0 ops .*; not sent as recorded: not from nfs4\\.0 $(wc -l <"$tmp/mix.txt")\\)\$"
 check "a loadfile by default" "$reprise" replay "$tmp/mix.txt" --target "$(url "$(fresh)")" -q
 has "a loadfile goes semantic by default" out '^Backend mode: semantic$'
 

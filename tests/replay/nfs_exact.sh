@@ -213,7 +213,7 @@ else
 	for d in "no-prepare" "fell back" "JSON" "with prepare" "nothing falls back"; do ok "$d # skip no sample"; done
 fi
 check "a loadfile with mode=exact" "$reprise" replay "$tmp/mix.txt" --target "$(url "$(fresh)")" -O mode=exact -q
-has "every op fell back as not from nfs3" out "^Backend mode: exact \\(0 ops .*; not sent as recorded: not from nfs3 $(wc -l <"$tmp/mix.txt")\\)\$"
+has "every op fell back as not from nfs3" out "^Backend mode: semantic \\(0 ops .*; not sent as recorded: not from nfs3 $(wc -l <"$tmp/mix.txt")\\)\$"
 check "a loadfile by default" "$reprise" replay "$tmp/mix.txt" --target "$(url "$(fresh)")" -q
 has "a loadfile goes semantic by default" out '^Backend mode: semantic$'
 check "an NFSv3 trace to version=4" "$reprise" replay "$tmp/mix.rpz" --target "$(url "$(fresh)" 4)" -q
