@@ -406,6 +406,22 @@ static void test_subset(void **state)
 }
 
 /* A backend's mode, its fallbacks and its own requests travel with a share; the merge adds them up (by reason). */
+/* Two shares' results packed, as two ranks send them, and merged. */
+static rp_replay_merge *merge_two(const rp_replay_results *ra, const rp_replay_results *rb)
+{
+	size_t na, nb;
+	uint8_t *const pa = pack(ra, &na), *const pb = pack(rb, &nb);
+	rp_replay_merge *m = NULL;
+	char eb[RP_ERRBUF_SIZE];
+	assert_int_equal(rp_replay_merge_create(&m, 2), 0);
+	assert_int_equal(rp_replay_merge_add(m, 0, pa, na, eb), 0);
+	assert_int_equal(rp_replay_merge_add(m, 1, pb, nb, eb), 0);
+	assert_int_equal(rp_replay_merge_run(m, eb), 0);
+	free(pa);
+	free(pb);
+	return m;
+}
+
 static void test_merge_backend_report(void **state)
 {
 	(void)state;
@@ -426,14 +442,7 @@ static void test_merge_backend_report(void **state)
 	rb.n_fallbacks = 1;
 	rb.fallbacks[0].reason = "unknown fh";
 	rb.fallbacks[0].count = 4;
-	size_t na, nb;
-	uint8_t *const pa = pack(&ra, &na), *const pb = pack(&rb, &nb);
-	rp_replay_merge *m = NULL;
-	char eb[RP_ERRBUF_SIZE];
-	assert_int_equal(rp_replay_merge_create(&m, 2), 0);
-	assert_int_equal(rp_replay_merge_add(m, 0, pa, na, eb), 0);
-	assert_int_equal(rp_replay_merge_add(m, 1, pb, nb, eb), 0);
-	assert_int_equal(rp_replay_merge_run(m, eb), 0);
+	rp_replay_merge *const m = merge_two(&ra, &rb);
 	const rp_replay_results *const g = rp_replay_merge_results(m);
 	assert_string_equal(g->backend_mode, "exact");
 	assert_int_equal(g->protocol_ops, 15);
@@ -444,8 +453,6 @@ static void test_merge_backend_report(void **state)
 	assert_string_equal(g->fallbacks[1].reason, "readdir cookie");
 	assert_int_equal(g->fallbacks[1].count, 1);
 	rp_replay_merge_destroy(m);
-	free(pa);
-	free(pb);
 	rp_replay_destroy(a);
 	rp_replay_destroy(b);
 	wl_fini(&t);
@@ -465,21 +472,12 @@ static void merged_mode(const char *mode_a, uint64_t ops_a, const char *mode_b, 
 	ra.n_fallbacks = rb.n_fallbacks = 1;
 	ra.fallbacks[0].reason = rb.fallbacks[0].reason = "nfs4.1 session";
 	ra.fallbacks[0].count = rb.fallbacks[0].count = 4;
-	size_t na, nb;
-	uint8_t *const pa = pack(&ra, &na), *const pb = pack(&rb, &nb);
-	rp_replay_merge *m = NULL;
-	char eb[RP_ERRBUF_SIZE];
-	assert_int_equal(rp_replay_merge_create(&m, 2), 0);
-	assert_int_equal(rp_replay_merge_add(m, 0, pa, na, eb), 0);
-	assert_int_equal(rp_replay_merge_add(m, 1, pb, nb, eb), 0);
-	assert_int_equal(rp_replay_merge_run(m, eb), 0);
+	rp_replay_merge *const m = merge_two(&ra, &rb);
 	const rp_replay_results *const g = rp_replay_merge_results(m);
 	assert_string_equal(g->backend_mode, want);
 	assert_int_equal(g->protocol_ops, ops_a + ops_b);
 	assert_int_equal(g->fallbacks[0].count, 8);
 	rp_replay_merge_destroy(m);
-	free(pa);
-	free(pb);
 	rp_replay_destroy(a);
 	rp_replay_destroy(b);
 	wl_fini(&t);
