@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "formats/doc_track.h"
 #include "formats/error.h"
 #include "formats/op.h"
 
@@ -35,74 +36,6 @@ static int idset_add(idset *b, uint64_t id)
 		b->words[w] |= bit;
 		b->count++;
 	}
-	return 0;
-}
-
-/*
- * Open handles that delete their object at close (delete-on-close at open or
- * set by set-info) or that are directories: an open-addressing table of
- * (client, handle), bounded by the handles open at once.
- */
-typedef struct hent {
-	uint64_t handle; /* 0 = empty */
-	uint32_t client;
-	uint8_t bits; /* H_DELETE, H_DIR */
-	uint8_t used; /* 1 live, 2 removed (a tombstone) */
-} hent;
-enum { H_DELETE = 1, H_DIR = 2 };
-
-typedef struct htab {
-	hent *e;
-	size_t cap, used; /* used counts tombstones too */
-} htab;
-
-static size_t hslot(const htab *t, uint32_t client, uint64_t handle)
-{
-	return (size_t)(((handle ^ (uint64_t)client << 40) * 0x9e3779b97f4a7c15ull) >> 17) & (t->cap - 1);
-}
-
-static hent *hfind(const htab *t, uint32_t client, uint64_t handle)
-{
-	if (!t->cap)
-		return NULL;
-	for (size_t i = hslot(t, client, handle);; i = (i + 1) & (t->cap - 1)) {
-		hent *const e = &t->e[i];
-		if (!e->used)
-			return NULL;
-		if (e->used == 1 && e->handle == handle && e->client == client)
-			return e;
-	}
-}
-
-static int hset(htab *t, uint32_t client, uint64_t handle, uint8_t bits)
-{
-	hent *const old = hfind(t, client, handle);
-	if (old) {
-		old->bits = bits;
-		return 0;
-	}
-	if ((t->used + 1) * 2 > t->cap) {
-		htab n = { .cap = t->cap ? t->cap * 2 : 64 };
-		n.e = calloc(n.cap, sizeof(*n.e));
-		if (!n.e)
-			return RP_E_NOMEM;
-		for (size_t i = 0; i < t->cap; i++)
-			if (t->e[i].used == 1) {
-				size_t j = hslot(&n, t->e[i].client, t->e[i].handle);
-				while (n.e[j].used)
-					j = (j + 1) & (n.cap - 1);
-				n.e[j] = t->e[i];
-				n.used++;
-			}
-		free(t->e);
-		*t = n;
-	}
-	size_t i = hslot(t, client, handle);
-	while (t->e[i].used == 1)
-		i = (i + 1) & (t->cap - 1);
-	if (!t->e[i].used)
-		t->used++;
-	t->e[i] = (hent){ .handle = handle, .client = client, .bits = bits, .used = 1 };
 	return 0;
 }
 
@@ -310,7 +243,7 @@ struct rp_summary {
 	rp_summary_decode decode;
 	uint64_t at_close[RP_OP__COUNT]; /* unlink/rmdir done by a close (delete-on-close) */
 	uint64_t dir_creates;            /* opens counted as mkdir (rp_summary_kind) */
-	htab doc;
+	rp_doc_track doc;
 	uint64_t count[RP_OP__COUNT];
 	uint64_t failed[RP_OP__COUNT]; /* status neither OK nor unknown */
 	uint64_t unknown_status;
@@ -335,7 +268,7 @@ void rp_summary_destroy(rp_summary *s)
 		return;
 	free(s->paths.words);
 	free(s->clients.words);
-	free(s->doc.e);
+	rp_doc_track_free(&s->doc);
 	for (size_t i = 0; i < s->per_client.cap; i++)
 		if (s->per_client.e[i].used)
 			gaps_free(&s->per_client.e[i].arrivals);
@@ -359,38 +292,14 @@ static unsigned size_bucket(uint64_t n)
 /* Delete-on-close: an object deleted by the close of a handle that was to delete it counts as an unlink or rmdir. */
 static int track_delete(rp_summary *s, const rp_op *op)
 {
-	if (!op->handle || op->status != RP_STATUS_OK)
-		return 0;
-	hent *const e = hfind(&s->doc, op->client, op->handle);
-	switch (op->op) {
-	case RP_OP_OPEN: {
-		const uint8_t bits = (uint8_t)((op->oflags & RP_OF_DELETE_ON_CLOSE ? H_DELETE : 0) |
-					       ((op->oflags & RP_OF_DIRECTORY) || (op->flags & RP_OPF_DIRECTORY) ? H_DIR : 0));
-		if (bits)
-			return hset(&s->doc, op->client, op->handle, bits);
-		if (e)
-			e->used = 2; /* a handle id used again */
-		return 0;
+	const int as = rp_doc_track_op(&s->doc, op);
+	if (as < 0)
+		return as;
+	if (as != RP_OP__COUNT) {
+		s->count[as]++;
+		s->at_close[as]++;
 	}
-	case RP_OP_SETATTR:
-		if (op->attrs & RP_SA_DELETE_SET)
-			return hset(&s->doc, op->client, op->handle, (uint8_t)((e ? e->bits : 0) | H_DELETE));
-		if (e && (op->attrs & RP_SA_DELETE_CLEAR))
-			e->bits &= (uint8_t)~H_DELETE;
-		return 0;
-	case RP_OP_CLOSE:
-		if (e) {
-			if (e->bits & H_DELETE) {
-				const unsigned as = e->bits & H_DIR ? RP_OP_RMDIR : RP_OP_UNLINK;
-				s->count[as]++;
-				s->at_close[as]++;
-			}
-			e->used = 2;
-		}
-		return 0;
-	default:
-		return 0;
-	}
+	return 0;
 }
 
 unsigned rp_summary_kind(const rp_op *op)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/doc_track.h"
 #include "formats/error.h"
 #include "formats/summary.h"
 #include "formats/timeline.h"
@@ -11,6 +12,7 @@ struct rp_timeline {
 	uint64_t step;
 	rp_timeline_bin *bins;
 	uint64_t n, cap;
+	rp_doc_track doc; /* deletes done by a close count as unlink or rmdir, as the summary counts them */
 };
 
 rp_timeline *rp_timeline_create(uint64_t step_ns)
@@ -26,6 +28,7 @@ void rp_timeline_destroy(rp_timeline *t)
 	if (!t)
 		return;
 	free(t->bins);
+	rp_doc_track_free(&t->doc);
 	free(t);
 }
 
@@ -54,6 +57,11 @@ int rp_timeline_add(rp_timeline *t, const rp_op *op)
 	const unsigned kind = rp_summary_kind(op); /* as the summary's op mix counts it: SMB's directory creates are mkdirs */
 	if (kind < RP_OP__COUNT)
 		b->count[kind]++;
+	const int deleted = rp_doc_track_op(&t->doc, op);
+	if (deleted < 0)
+		return deleted;
+	if (deleted != RP_OP__COUNT)
+		b->count[deleted]++;
 	/* bytes as `reprise stat` counts them: moved when the reply was seen, asked when it was not */
 	const uint64_t moved = op->status == RP_STATUS_UNKNOWN ? op->length : op->status == RP_STATUS_OK ? op->result : 0;
 	if (op->op == RP_OP_READ)

@@ -14,7 +14,7 @@ typedef struct rp_timeline rp_timeline;
 
 typedef struct rp_timeline_bin {
 	uint64_t ops, bytes_read, bytes_written;
-	uint64_t count[RP_OP__COUNT]; /* by rp_summary_kind, as the summary's op mix counts */
+	uint64_t count[RP_OP__COUNT]; /* by rp_summary_kind, deletes done by a close too: as the summary's op mix counts */
 } rp_timeline_bin;
 
 /* step_ns >= 1. */

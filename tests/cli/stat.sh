@@ -11,7 +11,7 @@ has() { # description file fixed-string
 	if grep -qF -- "$3" "$2"; then ok "$1"; else echo "# no '$3' in:"; sed 's/^/# /' "$2"; not_ok "$1"; fi
 }
 check() { if [ "$2" = "$3" ]; then ok "$1"; else echo "# got '$2', want '$3'"; not_ok "$1"; fi; }
-echo "1..39"
+echo "1..40"
 
 cap=$src/tests/data/pcap/reprise__smb3-smbclient.pcap
 locks=$src/tests/data/pcap/reprise__smb2-locks-smbtorture.pcap
@@ -126,6 +126,8 @@ check "and in the JSON's op_counts" "$(python3 -c 'import json, sys; d = json.lo
 "$reprise" stat --json --timeline 0.05 "$smbc" >"$tmp/smbtl.json" 2>/dev/null
 check "the timeline counts them as mkdir too" "$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
 bins = d["timeline"]["bins"]; print(sum(b["op_counts"].get("mkdir", 0) for b in bins), sum(b["op_counts"].get("open", 0) for b in bins))' "$tmp/smbtl.json")" "2 16"
+check "and the deletes done by a close as unlink, as the summary does" "$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+bins = d["timeline"]["bins"]; print(sum(b["op_counts"].get("unlink", 0) for b in bins), d["op_counts"]["unlink"])' "$tmp/smbtl.json")" "2 2"
 "$reprise" stat --timeline 0.002 "$smbc" >"$tmp/smbtl.txt" 2>/dev/null
 check "and its text table" "$(grep -c '^ *0\.054 - *0\.056 *1 .* mkdir 1$' "$tmp/smbtl.txt")" "1"
 "$reprise" stat --diff --json "$smbc" "$smbc" >"$tmp/smbd.json" 2>/dev/null

@@ -1,0 +1,29 @@
+/* Deletes done by a close: which open handles delete their object when closed (SMB's delete-on-close). */
+#ifndef REPRISE_FORMATS_DOC_TRACK_H
+#define REPRISE_FORMATS_DOC_TRACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats/op.h"
+
+/*
+ * Open handles that delete their object at close (delete-on-close at open or
+ * set by set-info) or that are directories: an open-addressing table of
+ * (client, handle), bounded by the handles open at once.
+ */
+typedef struct rp_doc_track {
+	struct rp__doc_ent *e;
+	size_t cap, used; /* used counts tombstones too */
+} rp_doc_track;
+
+/* Zero-initialised is empty. */
+void rp_doc_track_free(rp_doc_track *t);
+/*
+ * Account one op, in trace order: RP_OP_UNLINK or RP_OP_RMDIR when op is a
+ * close that deleted its object, RP_OP__COUNT when it deleted nothing, or
+ * RP_E_NOMEM. Only successful ops with a handle count.
+ */
+int rp_doc_track_op(rp_doc_track *t, const rp_op *op);
+
+#endif
