@@ -1,6 +1,7 @@
 /* The prepare plan (formats/plan.h): over an op source, ops in memory, a reader, or as a sink; the scan is formats/plan_scan.c. */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "formats/plan_int.h"
 #include "formats/strtab.h"
@@ -37,6 +38,47 @@ static int scan_pass(rp_op_source *src, scan *s, bool track, rp_plan *p, char *e
 	}
 }
 
+/* strcasecmp order: SMB targets fold case, so a name is taken whatever its case. */
+static int cmp_top(const void *a, const void *b)
+{
+	return strcasecmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The first component of every path the trace names, sorted and distinct (rp_plan.tops).  0 or -1. */
+static int collect_tops(rp_plan *p, const scan *s)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->cap; i++)
+		n += s->e[i].path != NULL;
+	p->tops = calloc(n ? n : 1, sizeof(*p->tops));
+	if (!p->tops)
+		return -1;
+	for (size_t i = 0; i < s->cap; i++) {
+		const char *const path = s->e[i].path;
+		if (!path)
+			continue;
+		const char *const slash = strchr(path, '/');
+		if (!(p->tops[p->n_tops] = strndup(path, slash ? (size_t)(slash - path) : strlen(path))))
+			return -1;
+		p->n_tops++;
+	}
+	qsort(p->tops, p->n_tops, sizeof(*p->tops), cmp_top);
+	size_t k = 0;
+	for (size_t i = 0; i < p->n_tops; i++) {
+		if (k && strcasecmp(p->tops[k - 1], p->tops[i]) == 0)
+			free(p->tops[i]);
+		else
+			p->tops[k++] = p->tops[i];
+	}
+	p->n_tops = k;
+	return 0;
+}
+
+bool rp_plan_uses_top(const rp_plan *p, const char *name)
+{
+	return p->n_tops && bsearch(&name, p->tops, p->n_tops, sizeof(*p->tops), cmp_top) != NULL;
+}
+
 int rp_plan_build(rp_plan *p, rp_op_source *src, const rp_plan_opts *opts, char *errbuf)
 {
 	memset(p, 0, sizeof(*p));
@@ -69,7 +111,7 @@ int rp_plan_build(rp_plan *p, rp_op_source *src, const rp_plan_opts *opts, char 
 			goto nomem;
 		p->conflicts = conflicts;
 	}
-	if (opts->items && rp__plan_make_items(p, &s) < 0)
+	if (opts->items && (rp__plan_make_items(p, &s) < 0 || collect_tops(p, &s) < 0))
 		goto nomem;
 	rp__plan_scan_free(&s);
 	return 0;
@@ -146,7 +188,7 @@ rp_sink *rp_plan_sink_base(rp_plan_sink *w)
 
 int rp_plan_sink_finish(rp_plan_sink *w, rp_plan *p, char *errbuf)
 {
-	if (rp__plan_pass_end(&w->s) < 0 || rp__plan_first_done(&w->s, &w->p) < 0 || (w->items && rp__plan_make_items(&w->p, &w->s) < 0)) {
+	if (rp__plan_pass_end(&w->s) < 0 || rp__plan_first_done(&w->s, &w->p) < 0 || (w->items && (rp__plan_make_items(&w->p, &w->s) < 0 || collect_tops(&w->p, &w->s) < 0))) {
 		rp_plan_free(&w->p);
 		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 	}
@@ -184,5 +226,8 @@ void rp_plan_free(rp_plan *p)
 	free(p->depth);
 	free(p->parent);
 	free(p->conflicts);
+	for (size_t i = 0; i < p->n_tops; i++)
+		free(p->tops[i]);
+	free(p->tops);
 	memset(p, 0, sizeof(*p));
 }

@@ -81,6 +81,13 @@ typedef struct rp_plan {
 	 */
 	uint64_t *conflicts;
 	size_t n_conflicts;
+	/*
+	 * rp_plan_opts.items: the first component of every path the trace
+	 * names, distinct, in strcasecmp order, so that what prepare adds
+	 * beside the trace's paths (an image) takes a name none of them uses.
+	 */
+	char **tops;
+	size_t n_tops;
 } rp_plan;
 
 /*
@@ -108,6 +115,8 @@ void rp_plan_sink_destroy(rp_plan_sink *w); /* NULL is a no-op */
 
 /* Whether the plan lists (client, index) as a loop conflict. */
 bool rp_plan_conflict(const rp_plan *p, uint32_t client, uint64_t index);
+/* Whether a path of the trace begins with the component name, whatever its case (rp_plan.tops). */
+bool rp_plan_uses_top(const rp_plan *p, const char *name);
 void rp_plan_free(rp_plan *p); /* and leave it empty; NULL is a no-op */
 
 #endif
