@@ -47,6 +47,11 @@ void rp__cli_ropts_defaults(rp_cli_ropts *r)
 	r->order = RP_ORDER_AUTO;
 	r->behind_span = 1.05;
 	r->behind_lag = 0.010;
+	r->image_scale = 1;
+	r->seed = 1;
+	r->image_max_files = RP_IMAGE_FILES_DEFAULT;
+	r->image_max_bytes = RP_IMAGE_BYTES_DEFAULT;
+	r->image_max_file_size = RP_IMAGE_FILE_SIZE_DEFAULT;
 }
 
 bool rp__cli_ropts_args_ok(const rp_cli_ropts *r, int npos)
@@ -77,6 +82,10 @@ void rp__cli_ropts_warn(const rp_cli_ropts *r, const char *cmd)
 		rp__cli_err(cmd, "warning: --warmup does nothing without -t/--time (one pass measures everything)");
 	if (r->clone_offset > 0 && r->clients == 0)
 		rp__cli_err(cmd, "warning: --clone-offset does nothing without --clients N (it delays copy k after copy k-1)");
+	if (r->no_prepare && r->image)
+		rp__cli_err(cmd, "warning: --image does nothing with --no-prepare (prepare makes the image)");
+	if (!r->image && (r->image_scale != 1 || r->seed != 1))
+		rp__cli_err(cmd, "warning: %s does nothing without --image", r->seed != 1 ? "--seed" : "--image-scale");
 	if (r->no_prepare && (r->prepare_fill != RP_FILL_DATA || r->prepare_overwrite))
 		rp__cli_err(cmd, "warning: %s does nothing with --no-prepare", r->prepare_overwrite ? "--prepare-overwrite"
 												  : "--prepare-fill");
@@ -246,6 +255,21 @@ int rp__cli_ropts_apply(const rp_cli_ropts *r, const char *cmd, rp_replay_opts *
 	ro->order = (rp_order_mode)r->order;
 	ro->behind_span = r->behind_span;
 	ro->behind_lag_s = r->behind_lag;
+	if (r->image && !r->no_prepare) {
+		const int irc = rp__cli_image_spec(cmd, r->image, &bopts->image_spec);
+		if (irc) {
+			rp__cli_bopts_free(bopts);
+			return irc;
+		}
+		rp_image_opts_init(&bopts->image);
+		bopts->image.spec = &bopts->image_spec;
+		bopts->image.scale = r->image_scale;
+		bopts->image.seed = r->seed;
+		bopts->image.max_files = r->image_max_files;
+		bopts->image.max_bytes = r->image_max_bytes;
+		bopts->image.max_file_size = r->image_max_file_size;
+		ro->image = &bopts->image;
+	}
 	return 0;
 }
 

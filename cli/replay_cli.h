@@ -19,6 +19,9 @@ typedef struct rp_cli_ropts {
 	double clone_offset, duration, warmup, speed;
 	double behind_span, behind_lag; /* --behind-span, --behind-lag (seconds) */
 	bool no_prepare, prepare_overwrite, sync, fsync_writes, quiet, lenient, clients_from;
+	const char *image;       /* --image MODEL|impressions (NULL: none) */
+	double image_scale;
+	uint64_t seed, image_max_files, image_max_bytes, image_max_file_size;
 } rp_cli_ropts;
 
 /* Table entries (cli/opts.h) for an rp_cli_ropts r, in the order --help lists them: how the workload runs ... */
@@ -66,7 +69,28 @@ typedef struct rp_cli_ropts {
 	  "written), sparse (only the size: one byte at the end, reads hit holes)" }, \
 	{ .name = "prepare-overwrite", .kind = RP_OPT_FLAG, .value = &(r).prepare_overwrite, \
 	  .help = "let prepare rewrite files that are already there, whole (by default it never rewrites a byte: it " \
-	  "keeps a file long enough and writes only beyond the end of one too short, with a warning)" }
+	  "keeps a file long enough and writes only beyond the end of one too short, with a warning)" }, \
+	{ .name = "image", .kind = RP_OPT_STRING, .value = &(r).image, .arg = "MODEL|impressions", \
+	  .help = "prepare also makes a realistic initial image beside what the trace uses, under TARGET/rp-image " \
+	  "(a name no path of the trace uses): files and directories the trace never touches, their sizes, depths " \
+	  "and files per directory drawn from a reprise model's file set (MODEL.json) or Impressions' defaults " \
+	  "(impressions: 20000 files in 4000 directories, lognormal body and Pareto tail of sizes), every byte " \
+	  "written (docs/image.md)" }, \
+	{ .name = "image-scale", .kind = RP_OPT_DOUBLE, .value = &(r).image_scale, .arg = "F", \
+	  .help = "multiply the image's file and directory counts (and so its bytes) by F (default 1; up to 1e6)", \
+	  .min = 1e-6, .max = 1e6 }, \
+	{ .name = "seed", .kind = RP_OPT_UINT, .value = &(r).seed, .arg = "S", \
+	  .help = "the image's seed: the same seed, spec and scale make the same tree, names, sizes and bytes (default 1; 0 to 2^53)", \
+	  .min = 0, .max = 9007199254740992.0 }, \
+	{ .name = "image-max-files", .kind = RP_OPT_UINT, .value = &(r).image_max_files, .arg = "N", \
+	  .help = "refuse an image of more than N files and directories in all (default 1000000; at most 100000000)", \
+	  .min = 1, .max = RP_IMAGE_FILES_HARD }, \
+	{ .name = "image-max-bytes", .kind = RP_OPT_SIZE, .value = &(r).image_max_bytes, .arg = "SIZE", \
+	  .help = "refuse an image whose drawn sizes add up to more than SIZE, before anything is written (default 16G; at most 1P)", \
+	  .min = 0, .max = 1125899906842624.0 }, \
+	{ .name = "image-max-file-size", .kind = RP_OPT_SIZE, .value = &(r).image_max_file_size, .arg = "SIZE", \
+	  .help = "cut a drawn file size above SIZE to SIZE, counted in the summary (default 1G; at most 1P)", \
+	  .min = 0, .max = 1125899906842624.0 }
 /* ... when trace and think timing fell behind their schedule ... */
 #define RP_CLI_REPLAY_OPTS_TIMING(r) \
 	{ .name = "behind-span", .kind = RP_OPT_DOUBLE, .value = &(r).behind_span, .arg = "X", \
@@ -131,6 +155,8 @@ typedef struct rp_cli_bopts {
 	char *list;             /* -O's list split in place */
 	size_t list_len;
 	char *text;             /* the items as one "a=1,sync,user=U%***" line (bench's JSON); never a password */
+	rp_image_spec image_spec; /* --image's, read once; ro->image points to image */
+	rp_image_opts image;
 } rp_cli_bopts;
 
 /*
@@ -143,6 +169,12 @@ typedef struct rp_cli_bopts {
 int rp__cli_ropts_apply(const rp_cli_ropts *r, const char *cmd, rp_replay_opts *ro, rp_cli_bopts *bopts);
 /* Free what rp__cli_ropts_apply put in *bopts, zeroed first: it may hold a password.  Zeroed *bopts: nothing. */
 void rp__cli_bopts_free(rp_cli_bopts *bopts);
+/*
+ * --image's argument into *s: "impressions" (Impressions' defaults) or a
+ * model file (cli/image_cli.c), its name kept by pointer.  0, or 2 after a
+ * message (a file that cannot be read, is not a model, or has no file set).
+ */
+int rp__cli_image_spec(const char *cmd, const char *what, rp_image_spec *s);
 
 /*
  * Start r and wait for it with a progress line each second (unless quiet),

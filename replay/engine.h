@@ -48,6 +48,10 @@ struct rp_replay {
 	uint64_t spin_ns, offset_ns;
 	double inv_speed;
 
+	rp_image_opts image_opts; /* opts.image's, copied (spec points to image_spec) */
+	rp_image_spec image_spec;
+	rp_image image;          /* drawn by the scan when opts.image (formats/image.h) */
+	unsigned image_try;      /* which name its directory has: rp-image (0), rp-image-2 (1), ... */
 	rp_plan plan;            /* the scan's (formats/plan.h): clients, what prepare makes, loop conflicts */
 	uint32_t *trace_clients; /* plan.clients */
 	uint32_t n_trace_clients;

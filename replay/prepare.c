@@ -13,6 +13,32 @@
 #include "replay/engine.h"
 #include "replay/req.h"
 
+/* Tries at a name for the image's directory: rp-image, rp-image-2, ... */
+#define IMAGE_ROOT_TRIES 100
+
+/*
+ * Draw the image beneath the first name from the try'th on that no path of
+ * the trace begins with (a name the target already holds is found by
+ * prepare, which draws again beneath the next): the same seed draws the
+ * same tree whatever its root.  The try it took, or an error (a limit, out of names).
+ */
+static int draw_image(rp_replay *r, unsigned try, char *errbuf)
+{
+	rp_image_free(&r->image);
+	for (; try < IMAGE_ROOT_TRIES; try++) {
+		char root[32];
+		if (try == 0)
+			snprintf(root, sizeof(root), "rp-image");
+		else
+			snprintf(root, sizeof(root), "rp-image-%u", try + 1);
+		if (!rp_plan_uses_top(&r->plan, root)) {
+			const int rc = rp_image_build(&r->image, &r->image_opts, root, errbuf);
+			return rc < 0 ? rc : (int)try;
+		}
+	}
+	return rp_fail(errbuf, RP_E_EXISTS, "image: rp-image to rp-image-%u are all taken", IMAGE_ROOT_TRIES);
+}
+
 int rp__scan(rp_replay *r, char *errbuf)
 {
 	rp_op_source *src = NULL;
@@ -36,6 +62,15 @@ int rp__scan(rp_replay *r, char *errbuf)
 	r->trace_clients = r->plan.clients;
 	r->n_trace_clients = (uint32_t)r->plan.n_clients;
 	r->rec_depth = r->plan.depth;
+	if (r->opts.image && !r->opts.no_prepare) {
+		r->image_opts = *r->opts.image;
+		r->image_spec = *r->opts.image->spec;
+		r->image_opts.spec = &r->image_spec;
+		r->opts.image = &r->image_opts;
+		if ((rc = draw_image(r, 0, errbuf)) < 0)
+			return rc;
+		r->image_try = (unsigned)rc;
+	}
 	/* The client loop looks each creation up in a pass after the first: a hash table, not a search. */
 	for (size_t i = 0; i < r->plan.n_conflicts; i++)
 		if (rp__handles_put(&r->loop_conflicts, r->plan.conflicts[i], 1) < 0)
@@ -92,17 +127,16 @@ static int prep_submit(prep *p, rp_breq *req)
  * end for one that is too short): written whole (data, zero), so reads of
  * it read blocks rather than holes, or one byte at the end (sparse).
  */
-static int fill_file(prep *p, uint64_t bh, uint64_t from, uint64_t size, uint64_t *written)
+static int fill_file(prep *p, uint64_t bh, uint64_t from, uint64_t size, rp_prepare_fill fill, uint64_t *written)
 {
-	const rp_replay *const r = p->r;
 	if (from >= size)
 		return 0;
-	const bool sparse = r->opts.prepare_fill == RP_FILL_SPARSE;
+	const bool sparse = fill == RP_FILL_SPARSE;
 	uint64_t off = sparse ? size - 1 : from;
 	while (off < size) {
 		const uint64_t n = size - off < FILL_CHUNK ? size - off : FILL_CHUNK;
 		rp_op op = { .op = RP_OP_WRITE, .offset = off, .length = n };
-		rp_breq req = { .op = &op, .bh = bh, .zero = r->opts.prepare_fill == RP_FILL_ZERO };
+		rp_breq req = { .op = &op, .bh = bh, .zero = fill == RP_FILL_ZERO };
 		const int st = prep_submit(p, &req);
 		if (st != 0)
 			return st;
@@ -199,7 +233,7 @@ static int prepare_existing(prep *p, const rp_plan_item *it)
 	if ((st = prep_open(p, it->path, RP_DISP_OPEN, RP_WANT_READ | RP_WANT_WRITE, &bh)) != 0)
 		return st;
 	uint64_t written = 0;
-	st = fill_file(p, bh, size, it->size, &written);
+	st = fill_file(p, bh, size, it->size, r->opts.prepare_fill, &written);
 	r->res.prepare.written += written;
 	prep_close(p, bh);
 	r->res.prepare.extended += st == 0;
@@ -219,7 +253,7 @@ static int prepare_file(prep *p, const rp_plan_item *it)
 	if (st != 0)
 		return st;
 	uint64_t written = 0;
-	st = fill_file(p, bh, 0, it->size, &written);
+	st = fill_file(p, bh, 0, it->size, r->opts.prepare_fill, &written);
 	r->res.prepare.written += written;
 	prep_close(p, bh);
 	return st;
@@ -271,6 +305,77 @@ static int prepare_dir(rp_replay *r, void *cs, char *errbuf)
 }
 
 /*
+ * The image (rp_replay_opts.image), at the target's root: its directory made
+ * first, exclusively (one the target holds already: the next name, drawn
+ * again), then its directories, then its files, every byte written as data,
+ * whatever --prepare-fill says: an image is there to be read.
+ */
+static int prepare_image(rp_replay *r, void *cs, char *errbuf)
+{
+	const uint64_t t = mono_ns();
+	rp_replay_image *const res = &r->res.prepare.image;
+	res->asked = true;
+	res->source = r->image_spec.name;
+	res->seed = r->image_opts.seed;
+	res->scale = r->image_opts.scale;
+	int rc = r->bops->client_init(r->bstate, cs, "", errbuf);
+	if (rc < 0) {
+		char why[RP_ERRBUF_SIZE];
+		snprintf(why, sizeof(why), "%s", errbuf);
+		return rp_fail(errbuf, rc, "prepare: image: %s", why);
+	}
+	prep p = { .r = r, .cs = cs };
+	for (;;) {
+		rp_op op = { .op = RP_OP_MKDIR, .mode = 0777 };
+		rp_breq req = { .op = &op, .path = r->image.root };
+		const int st = prep_submit(&p, &req);
+		if (p.rc || st == 0)
+			break;
+		if (st != EEXIST) {
+			rc = rp_fail(errbuf, RP_E_IO, "prepare: image: %s: mkdir failed: %s", r->image.root,
+				     rp_replay_errno_name(st) ? rp_replay_errno_name(st) : "an error");
+			goto out;
+		}
+		/* there already (an earlier run's): beneath the next free name, the same tree */
+		if ((rc = draw_image(r, r->image_try + 1, errbuf)) < 0)
+			goto out;
+		r->image_try = (unsigned)rc;
+	}
+	snprintf(res->root, sizeof(res->root), "%s", r->image.root);
+	res->capped = r->image.capped;
+	res->shallow = r->image.shallow;
+	res->dirs += p.rc == 0;
+	for (size_t i = 1; i < r->image.n_items && !p.rc; i++) {
+		const rp_plan_item *const it = &r->image.items[i];
+		if (r->client_error && (rc = r->client_error(r->bstate, cs, errbuf)) < 0)
+			goto out;
+		if (it->dir) {
+			rp_op op = { .op = RP_OP_MKDIR, .mode = 0777 };
+			rp_breq req = { .op = &op, .path = it->path };
+			const int st = prep_submit(&p, &req);
+			res->dirs += st == 0;
+			res->failures += st != 0;
+			continue;
+		}
+		uint64_t bh = 0, written = 0;
+		int st = prep_open(&p, it->path, RP_DISP_CREATE, RP_WANT_READ | RP_WANT_WRITE, &bh);
+		if (st == 0) {
+			st = fill_file(&p, bh, 0, it->size, RP_FILL_DATA, &written);
+			prep_close(&p, bh);
+		}
+		res->bytes += written;
+		res->files += st == 0;
+		res->failures += st != 0;
+	}
+	rc = p.rc ? prep_fatal(&p, &r->image.items[0], errbuf) : 0;
+out:
+	if (r->bops->client_fini)
+		r->bops->client_fini(r->bstate, cs);
+	res->seconds = (double)(mono_ns() - t) / 1e9;
+	return rc;
+}
+
+/*
  * Write back what prepare wrote and drop the clean page cache, dentries and
  * inodes (proc(5), /proc/sys/vm/drop_caches), so the run's first reads come
  * from the device: 1, or the errno that prevented it (EPERM when not root).
@@ -294,13 +399,13 @@ int rp__prepare_run(rp_replay *r, char *errbuf)
 	const uint64_t t = mono_ns();
 	r->res.prepare.ran = true;
 	r->res.prepare.fill = r->opts.prepare_fill;
-	if (r->plan.n_items == 0) {
+	if (r->plan.n_items == 0 && !(r->opts.image && !r->opts.no_prepare)) {
 		if (r->opts.drop_caches)
 			r->res.prepare.caches = rp__drop_caches();
 		r->res.prepare.seconds = (double)(mono_ns() - t) / 1e9;
 		return 0;
 	}
-	const uint32_t copies = r->opts.clones ? r->opts.clones : 1;
+	const uint32_t copies = r->plan.n_items == 0 ? 0 : r->opts.clones ? r->opts.clones : 1;
 	void *const cs = calloc(1, r->bops->client_size ? r->bops->client_size : 1);
 	if (!cs)
 		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
@@ -321,6 +426,9 @@ int rp__prepare_run(rp_replay *r, char *errbuf)
 			r->bops->client_fini(r->bstate, cs);
 		memset(cs, 0, r->bops->client_size ? r->bops->client_size : 1);
 	}
+	/* One image for the whole run: processes that each run a share of the copies leave it to the first share's. */
+	if (rc == 0 && r->opts.image && !r->opts.no_prepare && r->opts.clone_base == 0)
+		rc = prepare_image(r, cs, errbuf);
 	free(cs);
 	if (rc == 0 && r->opts.drop_caches)
 		r->res.prepare.caches = rp__drop_caches();
@@ -330,6 +438,7 @@ int rp__prepare_run(rp_replay *r, char *errbuf)
 
 void rp__prepare_free(rp_replay *r)
 {
+	rp_image_free(&r->image);
 	rp__handles_fini(&r->loop_conflicts);
 	r->trace_clients = NULL; /* the plan's */
 	r->n_trace_clients = 0;

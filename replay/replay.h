@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "formats/error.h"
+#include "formats/image.h"
 #include "formats/op.h"
 #include "formats/sink.h"
 #include "formats/source.h"
@@ -135,6 +136,14 @@ typedef struct rp_replay_opts {
 	 * file that is too short beyond its end only.
 	 */
 	bool prepare_overwrite;
+	/*
+	 * Prepare also makes a realistic initial image (--image, docs/image.md):
+	 * files and directories drawn from these distributions beneath one
+	 * top-level directory no path of the trace names, at the target's root
+	 * (beside client1..N with clones), whole data written.  NULL: none.
+	 * Drawn when the run is created (limits checked then), copied.
+	 */
+	const rp_image_opts *image;
 	/* After prepare: sync and drop the page cache (root only; the result says what happened). */
 	bool drop_caches;
 	/*
@@ -356,6 +365,19 @@ typedef enum rp_cause {
 /* At most this many fallback reasons in the results. */
 #define RP_REPLAY_FALLBACKS 16
 
+/* What prepare's image (rp_replay_opts.image) made. */
+typedef struct rp_replay_image {
+	bool asked;              /* rp_replay_opts.image */
+	const char *source;      /* the spec's name ("impressions", a model file) */
+	uint64_t seed;           /* --seed */
+	double scale;            /* --image-scale */
+	char root[32];           /* its directory at the target's root */
+	uint64_t files, dirs, bytes; /* made (dirs: the root included); bytes written into them */
+	uint64_t failures;       /* entries that could not be made */
+	uint64_t capped, shallow; /* sizes cut to --image-max-file-size; files less deep than drawn */
+	double seconds;          /* making it (within prepare's seconds) */
+} rp_replay_image;
+
 /* errno values counted individually; larger ones are counted under 0 ("other"). */
 #define RP_REPLAY_ERRNO_MAX 160
 
@@ -394,6 +416,7 @@ typedef struct rp_replay_results {
 		double seconds;        /* making them, and dropping the caches */
 		/* 0: not asked; 1: synced and dropped; else the errno that prevented it (EPERM: not root) */
 		int caches;
+		rp_replay_image image; /* --image's part of prepare */
 	} prepare;
 	rp_replay_flush final_sync; /* the sync at the end, when asked, and the dirty bytes (always) */
 	char error[RP_ERRBUF_SIZE]; /* a client that failed (reader error): what and where */

@@ -111,6 +111,19 @@ void rp_replay_write_prepare(const rp_replay_results *res, FILE *f)
 	else if (res->prepare.caches)
 		fprintf(f, "; caches NOT dropped (/proc/sys/vm/drop_caches: %s)", strerror(res->prepare.caches));
 	fputc('\n', f);
+	const rp_replay_image *const im = &res->prepare.image;
+	if (!im->asked)
+		return;
+	fprintf(f, "Image: %llu director%s, %llu file%s, %s written (data) beneath %s/ (%s, scale %g, seed %llu) in %.2f s",
+		(unsigned long long)im->dirs, im->dirs == 1 ? "y" : "ies", (unsigned long long)im->files,
+		im->files == 1 ? "" : "s", human_bytes(im->bytes, b1, sizeof(b1)), im->root[0] ? im->root : "?",
+		im->source ? im->source : "?", im->scale, (unsigned long long)im->seed, im->seconds);
+	if (im->capped)
+		fprintf(f, ", %llu size%s cut to --image-max-file-size", (unsigned long long)im->capped,
+			im->capped == 1 ? "" : "s");
+	if (im->failures)
+		fprintf(f, ", %llu failed", (unsigned long long)im->failures);
+	fputc('\n', f);
 }
 
 /* "Failed N (all as recorded)": a failure the trace recorded too is the workload, not a problem. */
@@ -685,6 +698,23 @@ static json_t *build(jb *b, const rp_replay_results *res, const rp_replay_proven
 	jput(b, prep, "kept", ju64(res->prepare.kept));
 	jput(b, prep, "extended", ju64(res->prepare.extended));
 	jput(b, prep, "caches_dropped", res->prepare.caches == 0 ? json_null() : json_boolean(res->prepare.caches == 1));
+	const rp_replay_image *const im = &res->prepare.image;
+	json_t *imj = json_null();
+	if (im->asked) {
+		imj = json_object();
+		jput(b, imj, "source", im->source ? jname(im->source) : json_null());
+		jput(b, imj, "root", jname(im->root));
+		jput(b, imj, "seed", ju64(im->seed));
+		jput(b, imj, "scale", jnum(im->scale));
+		jput(b, imj, "dirs", ju64(im->dirs));
+		jput(b, imj, "files", ju64(im->files));
+		jput(b, imj, "bytes", ju64(im->bytes));
+		jput(b, imj, "failures", ju64(im->failures));
+		jput(b, imj, "capped", ju64(im->capped));
+		jput(b, imj, "shallow", ju64(im->shallow));
+		jput(b, imj, "seconds", jnum(im->seconds));
+	}
+	jput(b, prep, "image", imj);
 	jput(b, d, "prepare", prep);
 
 	const rp_replay_flush *const fs = &res->final_sync;

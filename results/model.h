@@ -134,4 +134,15 @@ typedef struct rp_gen_stats {
 /* Generate a trace from m into sink (meta, strings, ops, finish).  0 or a negative rp error with why in errbuf. */
 int rp_model_generate(const rp_model *m, const rp_gen_opts *o, rp_sink *sink, rp_gen_stats *st, char *errbuf);
 
+/*
+ * The model's file set as an image's distributions (formats/image.h): its
+ * files and directories counted, sizes, depths and names per directory as
+ * its histograms; name (the model's file, kept by pointer) for the summary.
+ * 0, or -1 with why in err (no files, an empty histogram).
+ */
+struct rp_image_spec;
+int rp_model_image_spec(const rp_model *m, const char *name, struct rp_image_spec *s, char *err, size_t errsize);
+/* The same from a model's JSON bytes (rp_model_read_json's checks first). */
+int rp_model_image_read(const char *buf, size_t len, const char *name, struct rp_image_spec *s, char *err, size_t errsize);
+
 #endif
