@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "formats/error.h"
+#include "formats/rng.h"
 
 void rp_image_spec_impressions(rp_image_spec *s)
 {
@@ -39,49 +40,14 @@ void rp_image_opts_init(rp_image_opts *o)
 	o->max_file_size = RP_IMAGE_FILE_SIZE_DEFAULT;
 }
 
-/* ---- Randomness: splitmix64 seeding xoshiro256** (both published generators, written from their definitions) ---- */
+/* ---- Randomness: formats/rng.h ---- */
 
-typedef struct rng {
-	uint64_t s[4];
-} rng;
-
-static uint64_t rotl(uint64_t x, int k)
-{
-	return x << k | x >> (64 - k);
-}
-
-static void rng_seed(rng *r, uint64_t seed)
-{
-	for (int i = 0; i < 4; i++) {
-		uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
-		z = (z ^ z >> 30) * 0xbf58476d1ce4e5b9ull;
-		z = (z ^ z >> 27) * 0x94d049bb133111ebull;
-		r->s[i] = z ^ z >> 31;
-	}
-}
-
-static uint64_t rng_next(rng *r)
-{
-	uint64_t *const s = r->s;
-	const uint64_t out = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return out;
-}
+typedef rp_rng rng;
 
 /* Uniform in (0, 1): never 0 or 1, so logs and divisions by it are finite. */
 static double rng_u01(rng *r)
 {
-	return ((double)(rng_next(r) >> 11) + 0.5) * 0x1p-53;
-}
-
-static uint64_t rng_below(rng *r, uint64_t n)
-{
-	return n ? rng_next(r) % n : 0; /* the bias is under n / 2^64: nothing a histogram could see */
+	return ((double)(rp_rng_next(r) >> 11) + 0.5) * 0x1p-53;
 }
 
 static double rng_normal(rng *r)
@@ -102,14 +68,14 @@ static uint64_t hist_total(const uint64_t *h)
 /* A value from a log2 histogram: a bucket by its count, then uniformly within [2^(b-1), 2^b). */
 static uint64_t hist_draw(const uint64_t *h, uint64_t total, rng *r)
 {
-	uint64_t x = rng_below(r, total);
+	uint64_t x = rp_rng_below(r, total);
 	unsigned b = 0;
 	for (; b < RP_IMAGE_BUCKETS - 1 && x >= h[b]; b++)
 		x -= h[b];
 	if (b == 0)
 		return 0;
 	const uint64_t lo = 1ull << (b - 1);
-	return lo + rng_below(r, b == 64 ? UINT64_MAX - lo : lo);
+	return lo + rp_rng_below(r, b == 64 ? UINT64_MAX - lo : lo);
 }
 
 static double hist_cdf(const uint64_t *h, double x)
@@ -296,7 +262,7 @@ int rp_image_build(rp_image *img, const rp_image_opts *o, const char *root, char
 			       (double)s->dirs * o->scale, (unsigned long long)max);
 	snprintf(img->root, sizeof(img->root), "%s", root);
 	rng r;
-	rng_seed(&r, o->seed);
+	rp_rng_seed(&r, o->seed);
 	const uint64_t ndirs = nd + 1;
 	dnode *const d = calloc(ndirs, sizeof(*d));
 	uint64_t *const order = calloc(ndirs, sizeof(*order));

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "formats/op.h"
+#include "formats/rng.h"
 #include "formats/sink.h"
 
 /* log2 buckets: 0 holds the value 0, bucket b >= 1 the values [2^(b-1), 2^b). */
@@ -33,14 +34,7 @@ uint64_t rp_mh_total(const rp_mhist *h);
 /* The mean of the bucket midpoints (0 for an empty histogram). */
 double rp_mh_mean(const rp_mhist *h);
 
-/* xoshiro256** seeded by splitmix64: the generator's one source of randomness, so a seed fixes the output. */
-typedef struct rp_rng {
-	uint64_t s[4];
-} rp_rng;
-void rp_rng_seed(rp_rng *r, uint64_t seed);
-uint64_t rp_rng_next(rp_rng *r);
-/* Uniform in [0, n); 0 when n is 0. */
-uint64_t rp_rng_below(rp_rng *r, uint64_t n);
+/* rp_rng, the generator's one source of randomness (xoshiro256**): formats/rng.h. */
 /* A value drawn from h: a bucket by its count, then uniformly within it; 0 for an empty histogram. */
 uint64_t rp_mh_sample(const rp_mhist *h, rp_rng *r);
 
