@@ -224,6 +224,14 @@ typedef struct rp_backend_args {
 	 * exact mode) picks its default from it.
 	 */
 	uint32_t protos;
+	/*
+	 * (version 11 engines) The ops the engine will send (the backend's
+	 * op_mask and its own), which create may narrow: clear the bits of ops
+	 * it cannot express with the options and trace given, and they are
+	 * counted unsupported as if its op_mask lacked them.  NULL from an older
+	 * engine: the op_mask holds.
+	 */
+	uint64_t *op_mask;
 } rp_backend_args;
 
 /* One entry beneath the target, as a backend's walk finds it (rp_backend_ops.walk). */

@@ -240,18 +240,23 @@ int rp_replay_create(rp_replay **out, const rp_replay_opts *opts, rp_workload *w
 	rc = count_clients(r, &n_clients, errbuf);
 	if (rc < 0)
 		goto fail;
+	uint64_t mask = r->op_mask;
 	const rp_backend_args args = { .target = r->target,
 				       .kv = r->bopts.kv,
 				       .n_kv = r->bopts.n_kv,
 				       .vals = r->bopts.vals,
 				       .n_vals = r->bopts.n_vals,
 				       .n_clients = n_clients,
-				       .protos = r->plan.protos };
+				       .protos = r->plan.protos,
+				       .op_mask = &mask };
 	rc = r->bops->create(&r->bstate, &args, errbuf);
 	if (rc < 0) {
 		r->bstate = NULL;
 		goto fail;
 	}
+	/* Narrowed only (dup, fork and wait stay the engine's own). */
+	r->op_mask &= mask | UINT64_C(1) << RP_OP_DUP | UINT64_C(1) << RP_OP_FORK | UINT64_C(1) << RP_OP_WAIT;
+	r->fast_mask &= r->op_mask;
 	*out = r;
 	return 0;
 fail:

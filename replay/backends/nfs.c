@@ -36,7 +36,8 @@ static const rp_backend_opt nfs_opts[] = {
 			 .help = "exact: each op of an NFSv3 trace is the one RPC it was, of an NFSv4.0 trace the COMPOUND "
 				 "it came in, on handles and stateids from the server's replies (what cannot be falls back, "
 				 "counted); semantic: ops as path calls; auto: exact when the trace is of the target's "
-				 "version (NFSv3 to version=3, NFSv4 to version=4)" },
+				 "version (NFSv3 to version=3, NFSv4 to version=4); locks (LOCK, LOCKT, LOCKU) go only in "
+				 "NFSv4.0 exact mode, counted unsupported otherwise" },
 	[N_OPT__COUNT] = { .name = NULL },
 };
 
@@ -65,6 +66,9 @@ static int nfs_create_backend(void **out, const rp_backend_args *args, char *err
 	/* NFSv4.0 and 4.1 ops look alike (op.proto NFS4): a 4.1 session's ops fall back, counted (flag session). */
 	const unsigned same = nb->version == 3 ? 1u << RP_PROTO_NFS3 : 1u << RP_PROTO_NFS4;
 	nb->exact = mode == MODE_EXACT || (mode == MODE_AUTO && others == same);
+	/* Locks go as LOCK, LOCKT, LOCKU of exact NFSv4.0 (nfs4_lock.c); the semantic path has no lock state to name. */
+	if (args->op_mask && !(nb->exact && nb->version == 4))
+		*args->op_mask &= ~(UINT64_C(1) << RP_OP_LOCK | UINT64_C(1) << RP_OP_UNLOCK);
 	const uint32_t share = RP_NFS_FHMAP_TOTAL / (args->n_clients ? args->n_clients : 1);
 	nb->fhmap_max = share > RP_NFS_FHMAP_MAX ? RP_NFS_FHMAP_MAX : share < RP_NFS_FHMAP_MIN ? RP_NFS_FHMAP_MIN : share;
 	*out = nb;
@@ -447,10 +451,14 @@ static int nfs_remove(void *backend, void *client, const char *path, bool dir)
 	return rp__nfs_remove(client, path, dir);
 }
 
-/* The ops libnfs 4.0 can express (docs/replay.md, "NFS backend"): no locks, xattrs, fallocate, copy or mmap. */
+/*
+ * The ops libnfs 4.0 can express (docs/replay.md, "NFS backend"): no xattrs,
+ * fallocate, copy or mmap; locks in NFSv4.0 exact mode only (create narrows
+ * the mask otherwise).
+ */
 #define NFS_OPS                                                                                                    \
 	(RP_BACKEND_ALL_OPS &                                                                                      \
-	 ~(UINT64_C(1) << RP_OP_LOCK | UINT64_C(1) << RP_OP_UNLOCK | UINT64_C(1) << RP_OP_GETXATTR |              \
+	 ~(UINT64_C(1) << RP_OP_GETXATTR |                                                                         \
 	   UINT64_C(1) << RP_OP_SETXATTR | UINT64_C(1) << RP_OP_LISTXATTR | UINT64_C(1) << RP_OP_REMOVEXATTR |    \
 	   UINT64_C(1) << RP_OP_FALLOCATE | UINT64_C(1) << RP_OP_COPY | UINT64_C(1) << RP_OP_MMAP))
 

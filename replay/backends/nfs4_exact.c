@@ -47,9 +47,6 @@ void rpc_free_pdu(struct rpc_context *rpc, struct rpc_pdu *pdu);
 /* What the inline API encodes at most besides the header: the WRITE data above this goes the big way. */
 #define SMALL_DATA_MAX 2048u
 
-enum { K_LOOKUP = 1, K_OPEN, K_CLOSE, K_READ, K_WRITE, K_COMMIT, K_GETATTR, K_SETATTR, K_REMOVE, K_RENAME, K_MKDIR,
-       K_READDIR, K_ACCESS, K_READLINK, K_STATFS, K_SYMLINK, K_LINK, K_MKNOD };
-
 static bool is_prepare(const rp_breq *req)
 {
 	return req->op->proto == RP_PROTO_NONE;
@@ -73,6 +70,12 @@ static bool abandon(nfs_client *c, const rp_breq *req, cbuild *b, unsigned reaso
 static bool name_refused(const char *name)
 {
 	return !name[0] || !strcmp(name, ".") || !strcmp(name, "..") || strchr(name, '/');
+}
+
+/* The ops of an owner's seqid (open-owner, lock-owner): one of them on the wire at a time. */
+static bool is_seq(unsigned k)
+{
+	return k == K_OPEN || k == K_CLOSE || k == K_LOCK || k == K_LOCKU;
 }
 
 /* ---- sending and replies ---- */
@@ -248,7 +251,7 @@ static void x4_cb(struct rpc_context *rpc, int status, void *data, void *priv)
 	(void)rpc;
 	nreq *const q = priv;
 	nfs_client *const c = q->c;
-	const bool seq = q->xproc == K_OPEN || q->xproc == K_CLOSE;
+	const bool seq = is_seq(q->xproc);
 	if (rp__nfs_reply_ends(q, status == RPC_STATUS_TIMEOUT ? -ETIMEDOUT : 0)) {
 		if (seq && c->x4) {
 			c->x4->seq_busy = false;
@@ -268,7 +271,8 @@ static void x4_cb(struct rpc_context *rpc, int status, void *data, void *priv)
 	/*
 	 * The owner's seqid moves with each OPEN, OPEN_CONFIRM and CLOSE the
 	 * server got to; one it refused as out of step (BAD_SEQID) is given up
-	 * for a new owner of the next generation (seqid 0, confirmed anew).
+	 * for a new owner of the next generation (seqid 0, confirmed anew).  A
+	 * LOCK's moves are nfs4_lock.c's.
 	 */
 	owner4 *const ow = &c->x4->own[q->xowner < OWNERS_MAX ? q->xowner : 0];
 	for (u_int i = 0; seq && i < res->resarray.resarray_len; i++) {
@@ -277,13 +281,7 @@ static void x4_cb(struct rpc_context *rpc, int status, void *data, void *priv)
 		const nfs_resop4 *const r = &rc;
 		if (r->resop != OP_OPEN && r->resop != OP_OPEN_CONFIRM && r->resop != OP_CLOSE)
 			continue;
-		const nfsstat4 s4 = r->nfs_resop4_u.opopen.status;
-		if (s4 == NFS4ERR_BAD_SEQID) {
-			ow->gen++;
-			ow->seqid = 0;
-		} else if (rp__nfs4_seqid_moves((uint32_t)s4)) {
-			ow->seqid++;
-		}
+		rp__nfs4x_owner_moved(ow, (uint32_t)r->nfs_resop4_u.opopen.status);
 	}
 	const int st = res->status == NFS4_OK ? 0 : rp_status_from_proto(RP_SK_NFS4, (uint32_t)res->status);
 	int out = st;
@@ -352,6 +350,10 @@ static void x4_cb(struct rpc_context *rpc, int status, void *data, void *priv)
 		q->req->bh = 0;
 		break;
 	}
+	case K_LOCK:
+	case K_LOCKU:
+		rp__nfs4x_locked(c, (nfile *)(uintptr_t)q->req->bh, q->xproc, q->xstage == 1, q->xowner, res);
+		break;
 	case K_READ:
 	case K_WRITE:
 		for (u_int i = 0; !st && i < res->resarray.resarray_len; i++) {
@@ -414,6 +416,8 @@ static unsigned kind_of_op(const rp_op *op)
 	case RP_OP_SYMLINK: return K_SYMLINK;
 	case RP_OP_LINK: return K_LINK;
 	case RP_OP_MKNOD: return K_MKNOD;
+	case RP_OP_LOCK: return op->flags & RP_OPF_TEST ? K_LOCKT : K_LOCK;
+	case RP_OP_UNLOCK: return K_LOCKU;
 	default: return 0;
 	}
 }
@@ -519,6 +523,22 @@ static bool set_current(nfs_client *c, cbuild *b, const char *at, bool dir_of, u
 	return walk_to(c, b, at, dir_of, fh, len);
 }
 
+/*
+ * LINK's and RENAME's second directory, the current handle (the file, the
+ * old name's directory) saved first: a SAVEFH and a PUTFH of path2's
+ * directory (its handle into fh2, its name into nm2); false when it is not
+ * known or the name is refused.
+ */
+static bool second_dir(nfs_client *c, cbuild *b, const char *path2, unsigned char *fh2, const char **nm2)
+{
+	uint32_t len2 = 0;
+	if (!rp__nfs4x_map_parent(c, path2, fh2, &len2, nm2) || name_refused(*nm2))
+		return false;
+	rp__nfs4x_add(b, OP_SAVEFH);
+	rp__nfs4x_putfh(b, fh2, len2);
+	return true;
+}
+
 /* renews: the COMPOUND renews the lease (RFC 7530 §9.6: an op with a clientid or a stateid not special). */
 static void send_built(nfs_client *c, cbuild *b, nreq *q, size_t data, bool seq, bool renews)
 {
@@ -570,7 +590,7 @@ static bool send_op(nfs_client *c, rp_breq *req, unsigned k)
 		rp__nfs_complete(c, req, 0);
 		return true;
 	}
-	const bool seq = k == K_OPEN || k == K_CLOSE;
+	const bool seq = is_seq(k);
 	cbuild *const b = malloc(sizeof(*b));
 	if (!b) {
 		rp__nfs_complete(c, req, ENOMEM);
@@ -578,7 +598,7 @@ static bool send_op(nfs_client *c, rp_breq *req, unsigned k)
 	}
 	b->n = 0;
 	unsigned char fh[RP_NFS_FH_MAX], fh2[RP_NFS_FH_MAX];
-	uint32_t len = 0, len2 = 0;
+	uint32_t len = 0;
 	const char *const at = req->path ? req->path : "";
 	/* A LOOKUP of the root itself ("." or ".." in it, made "" by the engine): its handle, no name. */
 	const bool self = k == K_LOOKUP && !at[strspn(at, "/")];
@@ -605,6 +625,7 @@ static bool send_op(nfs_client *c, rp_breq *req, unsigned k)
 	}
 	size_t data = 0;
 	unsigned owner = 0;
+	bool fresh = false; /* a LOCK naming its lock-owner for the first time */
 	nfs_argop4 *a;
 	switch (k) {
 	case K_LOOKUP:
@@ -718,11 +739,8 @@ static bool send_op(nfs_client *c, rp_breq *req, unsigned k)
 	case K_LINK: {
 		/* The file is the current handle; the new name's directory after a SAVEFH of it. */
 		const char *nm2;
-		if (!rp__nfs4x_map_parent(c, req->path2, fh2, &len2, &nm2) || name_refused(nm2)) {
+		if (!second_dir(c, b, req->path2, fh2, &nm2))
 			return abandon(c, req, b, RP_NFS_FB_NO_PARENT);
-		}
-		rp__nfs4x_add(b, OP_SAVEFH);
-		rp__nfs4x_putfh(b, fh2, len2);
 		rp__nfs4x_component(&rp__nfs4x_add(b, OP_LINK)->nfs_argop4_u.oplink.newname, nm2);
 		break;
 	}
@@ -754,14 +772,21 @@ static bool send_op(nfs_client *c, rp_breq *req, unsigned k)
 	}
 	case K_RENAME: {
 		const char *nm2;
-		if (!rp__nfs4x_map_parent(c, req->path2, fh2, &len2, &nm2) || name_refused(nm2)) {
+		if (!second_dir(c, b, req->path2, fh2, &nm2))
 			return abandon(c, req, b, RP_NFS_FB_NO_PARENT);
-		}
-		rp__nfs4x_add(b, OP_SAVEFH);
-		rp__nfs4x_putfh(b, fh2, len2);
 		a = rp__nfs4x_add(b, OP_RENAME);
 		rp__nfs4x_component(&a->nfs_argop4_u.oprename.oldname, name);
 		rp__nfs4x_component(&a->nfs_argop4_u.oprename.newname, nm2);
+		break;
+	}
+	case K_LOCK:
+	case K_LOCKT:
+	case K_LOCKU: {
+		unsigned why = RP_NFS_FB_NO_LOCK;
+		fresh = k == K_LOCK && f && rp__nfs4x_lock_new(f);
+		if (!rp__nfs4x_lock_args(c, b, op, f, k, &why))
+			return abandon(c, req, b, why);
+		owner = f ? f->owner : 0;
 		break;
 	}
 	default:
@@ -780,18 +805,19 @@ static bool send_op(nfs_client *c, rp_breq *req, unsigned k)
 	q->step = S_SIMPLE;
 	q->reply = NULL;
 	q->xproc = k;
-	q->xstage = 0;
+	q->xstage = fresh ? 1 : 0;
 	q->xowner = (uint8_t)owner;
 	if (rp__nfs_changes_names(op->op))
 		rp__nfs_names_changed(c, q->path, q->path2);
-	/* An op on the stateid of an OPEN of ours renews the lease; the anonymous one does not. */
-	const bool renews = seq || ((k == K_READ || k == K_WRITE || k == K_SETATTR) && f && f->exact && f->sid_ok);
+	/* An op on the stateid of an OPEN of ours (or LOCKT's clientid) renews the lease; the anonymous one does not. */
+	const bool renews = seq || k == K_LOCKT ||
+			    ((k == K_READ || k == K_WRITE || k == K_SETATTR) && f && f->exact && f->sid_ok);
 	send_built(c, b, q, data, seq, renews);
 	free(b);
 	return true;
 }
 
-/* Seqid ops wait their turn: one OPEN or CLOSE of the open-owner on the wire at a time. */
+/* Seqid ops wait their turn: one OPEN, CLOSE, LOCK or LOCKU on the wire at a time. */
 static void next_waiting(nfs_client *c)
 {
 	struct nfs4x *const x = c->x4;
@@ -842,7 +868,7 @@ bool rp__nfs4_exact_start(nfs_client *c, rp_breq *req)
 			return true;
 		}
 	}
-	if ((k == K_OPEN || k == K_CLOSE) && x->seq_busy) {
+	if (is_seq(k) && x->seq_busy) {
 		wait_node *const w = malloc(sizeof(*w));
 		if (!w) {
 			rp__nfs_complete(c, req, ENOMEM);

@@ -35,6 +35,10 @@
 /* The SETCLIENTID handshake's wait per reply. */
 #define SYNC_TIMEOUT_MS 30000
 
+/* The COMPOUND an op goes as (nreq.xproc). */
+enum { K_LOOKUP = 1, K_OPEN, K_CLOSE, K_READ, K_WRITE, K_COMMIT, K_GETATTR, K_SETATTR, K_REMOVE, K_RENAME, K_MKDIR,
+       K_READDIR, K_ACCESS, K_READLINK, K_STATFS, K_SYMLINK, K_LINK, K_MKNOD, K_LOCK, K_LOCKT, K_LOCKU };
+
 /* A request that waits its turn (an OPEN or CLOSE while another is in flight). */
 typedef struct wait_node {
 	struct wait_node *next;
@@ -62,7 +66,8 @@ struct nfs4x {
 	owner4 own[OWNERS_MAX];
 	xopen *opens;
 	unsigned n_opens;
-	bool seq_busy;         /* an OPEN or CLOSE is in flight: the next waits (seqids go in order) */
+	bool seq_busy;         /* an OPEN, CLOSE, LOCK or LOCKU is in flight: the next waits (seqids go in order) */
+	uint32_t n_lockowners; /* lock-owners named so far (one per open that locks: nfile.lk_id) */
 	wait_node *wq, **wq_tail;
 	uint64_t last_ns;      /* when the last COMPOUND that renews the lease went (one with state: OPEN, CLOSE, I/O, RENEW) */
 	uint64_t renew_ns;     /* a RENEW of our own once this long passed since then: a third of the lease */
@@ -77,7 +82,7 @@ typedef struct cbuild {
 	unsigned n;
 	uint32_t mask[2];
 	char attrs[64]; /* fattr4 values of a SETATTR, OPEN or CREATE */
-	char owner[64]; /* an OPEN's open-owner name */
+	char owner[64]; /* an OPEN's open-owner name, a LOCK's or LOCKT's lock-owner name */
 } cbuild;
 
 uint64_t rp__nfs4x_now_ns(void);
@@ -112,5 +117,18 @@ void rp__nfs4x_sid_of(const nfile *f, stateid4 *s);
 void rp__nfs4x_component(component4 *s, const char *name);
 /* OPEN's arguments from the op's semantics for owner k: false for what one CLAIM_NULL OPEN is not. */
 bool rp__nfs4x_open_args(nfs_client *c, cbuild *b, const rp_op *op, OPEN4args *o, const char *name, unsigned k);
+
+/*
+ * Locks (nfs4_lock.c, RFC 7530 s16.10-16.12), the current handle set: the
+ * LOCK, LOCKT or LOCKU (k) of op on f's open appended to b; false and the
+ * fallback reason in *why when it cannot go so (f NULL: a LOCKT by path).
+ */
+bool rp__nfs4x_lock_args(nfs_client *c, cbuild *b, const rp_op *op, nfile *f, unsigned k, unsigned *why);
+/* Whether a LOCK of f names its lock-owner for the first time (open_to_lock_owner4). */
+bool rp__nfs4x_lock_new(const nfile *f);
+/* A LOCK's or LOCKU's reply (fresh: it carried open_to_lock_owner4): the seqids moved, f's lock stateid kept. */
+void rp__nfs4x_locked(nfs_client *c, nfile *f, unsigned k, bool fresh, unsigned owner, const COMPOUND4res *res);
+/* The open-owner's seqid after a reply of status s4 to one of its seqid ops (BAD_SEQID: a new generation). */
+void rp__nfs4x_owner_moved(owner4 *ow, uint32_t s4);
 
 #endif

@@ -266,9 +266,10 @@ typedef struct nfs_group {
 	X(UNCHECKED_EXISTING, "unchecked create of an existing file, checked first") /* GUARDED, LOOKUP, UNCHECKED */ \
 	X(NOT_NFS4, "not from nfs4.0")                  /* NFSv4 exact mode: the op's producer was no NFSv4 decoder */ \
 	X(SESSION, "nfs4.1 session")                    /* sent in a 4.1 session (SEQUENCE): no 4.0 seqids to map */ \
-	X(NO_OP4, "no nfs4.0 exact path")               /* an op nfs4_exact.c does not send (locks, a regular file's mknod...) */ \
+	X(NO_OP4, "no nfs4.0 exact path")               /* an op nfs4_exact.c does not send (a regular file's mknod, ...) */ \
 	X(OWNERS, "more opens of one file than open-owners") /* NFSv4 exact: each open of a file has an owner of its own */ \
-	X(OWNER_LOST, "open-owner out of step")         /* NFSv4 exact: a CLOSE of an owner the server refused (BAD_SEQID) */
+	X(OWNER_LOST, "open-owner out of step")         /* NFSv4 exact: a CLOSE of an owner the server refused (BAD_SEQID) */ \
+	X(NO_LOCK, "lock on no open of ours")           /* NFSv4 exact: a LOCK or LOCKU with no OPEN (or LOCK) of ours to name */
 
 #define RP__NFS_FB_ENUM(e, name) RP_NFS_FB_##e,
 enum { RP_NFS_FALLBACK_MAP(RP__NFS_FB_ENUM) RP_NFS_FB__COUNT };
@@ -324,6 +325,15 @@ typedef struct nfile {
 	uint32_t gen;
 	uint32_t sid_seq;
 	unsigned char sid_other[12];
+	/*
+	 * NFSv4 exact: the lock-owner of this open (nfs4_lock.c), named by lk_id
+	 * and lk_gen; lk_ok once a LOCK of it was granted (its stateid lk_seq,
+	 * lk_other; its next seqid lk_seqid), until then its first LOCK carries
+	 * open_to_lock_owner4.
+	 */
+	bool lk_ok;
+	uint32_t lk_id, lk_gen, lk_seqid, lk_seq;
+	unsigned char lk_other[12];
 } nfile;
 
 typedef struct nfs_client {
@@ -455,8 +465,9 @@ struct nreq {
 	uint32_t chk_fhlen;
 	unsigned char chk_fh[RP_NFS_FH_MAX]; /* exact LINK: the file's handle */
 	uint32_t xproc;     /* exact mode: the NFSv3 procedure sent */
-	uint8_t xowner;     /* NFSv4 exact mode: the open-owner of an OPEN or CLOSE */
-	uint8_t xstage;     /* exact mode, an UNCHECKED CREATE sent GUARDED first: 1 sent so, 2 its LOOKUP (nfs_exact.c) */
+	uint8_t xowner;     /* NFSv4 exact mode: the open-owner of an OPEN, CLOSE or LOCK */
+	uint8_t xstage;     /* exact mode, an UNCHECKED CREATE sent GUARDED first: 1 sent so, 2 its LOOKUP (nfs_exact.c);
+	                       NFSv4: an OPEN's OPEN_CONFIRM 1, a LOCK with open_to_lock_owner4 1 */
 	/* NFSv4 (nfs_req.c): the open-owner's one seqid call, the opens of one file. */
 	int send_flags;     /* the flags of the OPEN it sends when its turn comes */
 	bool seq;           /* its OPEN or CLOSE is the open-owner's call in flight */

@@ -752,6 +752,15 @@ void rp__nfs_start(nfs_client *c, rp_breq *req)
 		rp__nfs_complete(c, req, EBADF); /* what an invalid handle gets, without resolving any path */
 		return;
 	}
+	if (op->op == RP_OP_LOCK || op->op == RP_OP_UNLOCK) {
+		/*
+		 * Only NFSv4.0 exact mode takes locks (nfs.c's op mask; the engine
+		 * counts them unsupported otherwise): one it could not send on a lock
+		 * state of its own is not sent (its fallback counted by reason).
+		 */
+		rp__nfs_complete(c, req, EOPNOTSUPP);
+		return;
+	}
 	nreq *const q = rp__nfs_req_new(c, req);
 	if (!q)
 		return;
