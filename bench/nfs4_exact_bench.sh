@@ -5,13 +5,17 @@
 # modes; and ops/s of each mode, ROUNDS alternating runs without capture, medians.  Traces: a
 # create/write/read/commit/close/remove/rename mix (FILES files) and client.txt's first LINES lines, each
 # made by capturing a semantic replay of the loadfile to version=4 (what libnfs's NFSv4.0 client sends),
-# decoded by `reprise convert`.  Server: tests/fixtures/ganesha.sh, stopped at the end.
-#   usage: bench/nfs4_exact_bench.sh     REPRISE=build/cli/reprise LINES=6000 FILES=1000 ROUNDS=3
+# decoded by `reprise convert`; and `locks`, LOCK_FILES files each opened twice, locked, denied, tested and
+# unlocked (LOCK, LOCKT, LOCKU), a text-form NFSv4 trace made a capture by an exact replay of it (the
+# semantic path sends no locks: they are counted unsupported there).  Server: tests/fixtures/ganesha.sh,
+# stopped at the end.
+#   usage: bench/nfs4_exact_bench.sh     REPRISE=build/cli/reprise LINES=6000 FILES=1000 LOCK_FILES=100 ROUNDS=3
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 reprise=${REPRISE:-$top/build/cli/reprise}
 lines=${LINES:-6000}
 files=${FILES:-1000}
+lock_files=${LOCK_FILES:-100}
 rounds=${ROUNDS:-3}
 fixtures=$top/tests/fixtures
 [ -x "$reprise" ] || { echo "nfs4_exact_bench: no $reprise (build first, or set REPRISE)" >&2; exit 1; }
@@ -52,7 +56,7 @@ loop() {
 # ops PCAP: "NAME COUNT": COMPOUND and each operation inside them.
 ops() {
 	tshark -r "$1" -d "tcp.port==$nport,rpc" -Y 'rpc.msgtyp == 0 && nfs' -T fields -e nfs.opcode 2>/dev/null | awk '
-	BEGIN { split("3 ACCESS 4 CLOSE 5 COMMIT 6 CREATE 9 GETATTR 10 GETFH 12 LOCK 14 LOCKU 15 LOOKUP 18 OPEN " \
+	BEGIN { split("3 ACCESS 4 CLOSE 5 COMMIT 6 CREATE 9 GETATTR 10 GETFH 12 LOCK 13 LOCKT 14 LOCKU 15 LOOKUP 18 OPEN " \
 		      "20 OPEN_CONFIRM 22 PUTFH 24 PUTROOTFH 25 READ 26 READDIR 28 REMOVE 29 RENAME 30 RENEW 32 SAVEFH " \
 		      "34 SETATTR 35 SETCLIENTID 36 SETCLIENTID_CONFIRM 38 WRITE", a, " "); for (i = 1; i < length(a); i += 2) m[a[i]] = a[i + 1] }
 	$0 != "" { n["COMPOUND"]++; k = split($0, o, ","); for (i = 1; i <= k; i++) n[o[i] in m ? m[o[i]] : "OP" o[i]]++ }
@@ -77,10 +81,41 @@ median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] 
 traces=mix
 client=/usr/share/dbench/client.txt
 [ -r "$client" ] && head -n "$lines" "$client" >"$tmp/client.txt" && traces="mix client"
+# Per file: two opens (two open-owners, so conflicting lock-owners), 6 LOCKs (one denied), 4 LOCKTs (2
+# denied), 3 LOCKUs, the closes, the unlink.
+{
+	t=0
+	line() { t=$((t + 1)); printf '%d.%03d %d.%03d c1 %s\n' $((t / 1000)) $((t % 1000)) $((t / 1000)) $((t % 1000)) "$1"; }
+	ok4='-> OK (NFS4_OK)' denied='-> EAGAIN (NFS4ERR_DENIED)'
+	for i in $(seq 0 $((lock_files - 1))); do
+		a=$((200 + 2 * i)) b=$((201 + 2 * i)) k="path=\"/k$i\""
+		line "open $k fh=$a want=read,write disp=create of=excl_verify raw=nfs4:access=0x3,disp=1,opts=0x2 $ok4"
+		line "write $k fh=$a off=0 len=512 ret=512 raw=nfs4 $ok4"
+		line "open $k fh=$b want=read,write raw=nfs4:access=0x3 $ok4"
+		line "lock $k fh=$a off=0 len=100 raw=nfs4 $ok4"
+		line "lock $k fh=$a off=200 len=50 flags=excl raw=nfs4 $ok4"
+		line "lock $k fh=$b off=50 len=20 raw=nfs4 $ok4"
+		line "lock $k fh=$b off=210 len=10 flags=excl raw=nfs4 $denied"
+		line "lock $k fh=0 off=0 len=100 flags=excl,test raw=nfs4 $denied"
+		line "unlock $k fh=$a off=0 len=250 flags=excl raw=nfs4 $ok4"
+		line "lock $k fh=$b off=200 len=50 flags=excl,wait raw=nfs4 $ok4"
+		line "lock $k fh=0 off=300 len=10 flags=excl,test raw=nfs4 $ok4"
+		line "lock $k fh=0 off=200 len=10 flags=excl,test raw=nfs4 $denied"
+		line "lock $k fh=$a off=0 len=10 raw=nfs4 $ok4"
+		line "unlock $k fh=$a off=0 len=10 raw=nfs4 $ok4"
+		line "unlock $k fh=$b off=0 len=250 flags=excl raw=nfs4 $ok4"
+		line "lock $k fh=0 off=0 len=250 flags=excl,test raw=nfs4 $ok4"
+		line "close $k fh=$b raw=nfs4 $ok4"
+		line "close $k fh=$a raw=nfs4 $ok4"
+		line "unlink $k raw=nfs4 $ok4"
+	done
+} >"$tmp/locks.txt"
+[ "$lock_files" -gt 0 ] && traces="$traces locks"
 
 printf '%-8s %10s %14s %16s %12s %14s\n' trace recorded exact semantic "exact ops/s" "semantic ops/s"
 for t in $traces; do
-	loop "$tmp/$t" "$tmp/$t.txt" -O mode=semantic
+	# The trace: what a replay to version=4 sent (semantic: libnfs's client; the locks' text: exact mode's).
+	if [ "$t" = locks ]; then loop "$tmp/$t" "$tmp/$t.txt"; else loop "$tmp/$t" "$tmp/$t.txt" -O mode=semantic; fi
 	"$reprise" convert "$tmp/$t.pcap" -o "$tmp/$t.rpz" 2>/dev/null
 	loop "$tmp/$t.x" "$tmp/$t.rpz"
 	grep -E '^(Backend mode|Failed)' "$tmp/out" | sed 's/^/# exact: /'
