@@ -71,7 +71,7 @@ static const rp_opt options[] = {
 	  .help = "N copies of every client, copy k's paths under /client<k>, clients and handles renumbered, each copy "
 	  "started at its own offset (1-1024)", .min = 1, .max = RP_SCALE_COPIES_MAX },
 	{ .name = "seed", .kind = RP_OPT_UINT, .value = &o.seed, .arg = "S",
-	  .help = "--scale-space: the seed the copies' offsets are drawn from (default 0): the same seed, the same output",
+	  .help = "--scale-space: the seed the copies' offsets and clocks are drawn from (default 0): the same seed, the same output",
 	  .min = 0, .max = UINT64_MAX },
 	{ .name = "scale-spread", .kind = RP_OPT_DURATION, .value = &o.scale_spread, .arg = "DURATION",
 	  .help = "--scale-space: draw the offsets from [0, DURATION) (default the trace's span; an untimed trace "
@@ -112,7 +112,8 @@ static const rp_cmd spec = {
 		   "--scale-space N: N copies of the clients, copy k's paths under /client<k> (as replay --clients),\n"
 		   "clients and handles renumbered (a shared file stays shared within a copy, never across), each\n"
 		   "copy offset by a draw from --seed within the trace's span (--scale-spread) and its clock rate\n"
-		   "jittered (--scale-jitter; --lockstep: neither), every start and end kept in order; an\n"
+		   "jittered (--scale-jitter; --lockstep: neither), every start and end kept in order, drawn again\n"
+		   "while two copies' op counts per 100 ms correlate over 0.05 (the summary says how much); an\n"
 		   "untimed trace gets its offset as a first sleep in each client.  It reads the input into memory.\n"
 		   "A capture prints a conversion summary on stderr: frames, ops, and how many messages were\n"
 		   "truncated, invalid, unsupported (by name), unmatched or encrypted (encrypted SMB3 is decrypted\n"
@@ -338,6 +339,19 @@ static int convert_prepared(const char *in, rp_outfile *of, rp_loadfile_dialect 
 /* --scale-space reads the input whole: more ops than this is a trace to cut first (152 bytes an op in memory). */
 #define SCALE_OPS_MAX (1u << 24)
 
+/* The copies' correlation (converters/scale.h), its own line: tests and users read it. */
+static void scale_corr_report(const rp_scale_stats *st, uint32_t n)
+{
+	if (!st->corr_measured) {
+		fprintf(stderr, "scale: correlation not measured (%s)\n", !st->timed ? "an untimed trace: its times are the replay's"
+			: n < 2 ? "one copy" : "over 16,777,216 op starts in all copies (RP_SCALE_CORR_STARTS_MAX)");
+		return;
+	}
+	fprintf(stderr, "scale: correlation of the copies' op starts per 100 ms: mean %.3f, worst pair %.3f, over %" PRIu32
+		" pairs (%" PRIu32 " sharing under %u bins not counted), %" PRIu32 " redraws\n",
+		st->corr_mean, st->corr_max, st->corr_pairs, st->corr_short, RP_SCALE_BINS_MIN, st->redraws);
+}
+
 /* What the copies are, on stderr: clients, namespaces, offsets. */
 static void scale_report(const rp_scale_stats *st, const uint64_t *off, uint32_t n)
 {
@@ -348,6 +362,7 @@ static void scale_report(const rp_scale_stats *st, const uint64_t *off, uint32_t
 		st->handles, st->ops);
 	if (o.lockstep || !st->spread_ns) {
 		fprintf(stderr, "; in lockstep (every copy at the start)\n");
+		scale_corr_report(st, n);
 		return;
 	}
 	fprintf(stderr, "; offsets %.6f s to %.6f s drawn from seed %" PRIu64 " within %.6f s%s (", (double)st->offset_min / 1e9,
@@ -359,6 +374,7 @@ static void scale_report(const rp_scale_stats *st, const uint64_t *off, uint32_t
 	if (st->jitter > 0)
 		fprintf(stderr, ", clock rates jittered by %g", st->jitter);
 	fprintf(stderr, "\n");
+	scale_corr_report(st, n);
 }
 
 /* --scale-space: the (sliced) input in memory, then its copies into the writer. */

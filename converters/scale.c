@@ -2,6 +2,7 @@
 #include "converters/scale.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +128,251 @@ static uint64_t first_start(const rp_memsink *m)
 	return m->n_ops ? lo : 0;
 }
 
+/*
+ * The correlation's inputs: the trace's op starts (sleeps left out, they are
+ * no load) in order, and each copy's, as placed (its clock, then its offset;
+ * both never decreasing, so still in order).
+ */
+typedef struct corr {
+	uint64_t *base; /* the trace's starts */
+	size_t n;
+	uint64_t *starts; /* copy k's at starts + k * n */
+	uint32_t *a, *b;  /* a pair's counts per bin, RP_SCALE_BINS_MAX each */
+	uint64_t work;    /* starts and bins the redraws may still visit (RP_SCALE_CORR_WORK) */
+} corr;
+
+static int cmp_u64(const void *x, const void *y)
+{
+	const uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return (a > b) - (a < b);
+}
+
+/*
+ * 0, or 1 when the trace is not to be measured (too many starts, or
+ * measuring every pair once would visit more than RP_SCALE_CORR_WORK starts
+ * and bins: 1024 copies of a short trace), or RP_E_NOMEM.
+ */
+static int corr_init(corr *c, const rp_memsink *in, uint32_t copies, uint64_t span, uint64_t spread)
+{
+	memset(c, 0, sizeof(*c));
+	for (size_t i = 0; i < in->n_ops; i++)
+		c->n += in->ops[i].op != RP_OP_SLEEP;
+	if (!c->n || c->n > RP_SCALE_CORR_STARTS_MAX / copies)
+		return 1;
+	const long double pairs = (long double)copies * (copies - 1) / 2;
+	if (pairs * (2.0L * c->n + 3.0L * (long double)(span + spread) / RP_SCALE_BIN_NS) > (long double)RP_SCALE_CORR_WORK)
+		return 1;
+	c->work = RP_SCALE_CORR_WORK;
+	c->base = malloc(c->n * sizeof(*c->base));
+	c->starts = malloc(c->n * copies * sizeof(*c->starts));
+	c->a = malloc(RP_SCALE_BINS_MAX * sizeof(*c->a));
+	c->b = malloc(RP_SCALE_BINS_MAX * sizeof(*c->b));
+	if (!c->base || !c->starts || !c->a || !c->b)
+		return RP_E_NOMEM;
+	size_t j = 0;
+	for (size_t i = 0; i < in->n_ops; i++)
+		if (in->ops[i].op != RP_OP_SLEEP)
+			c->base[j++] = in->ops[i].t_start;
+	qsort(c->base, c->n, sizeof(*c->base), cmp_u64);
+	return 0;
+}
+
+static void corr_fini(corr *c)
+{
+	free(c->base);
+	free(c->starts);
+	free(c->a);
+	free(c->b);
+}
+
+/* Copy k's starts through its clock w (NULL: none) and its offset (saturating: an overflow fails the merge later). */
+static void corr_place(corr *c, uint32_t k, const warp *w, uint64_t off)
+{
+	uint64_t *const s = c->starts + (size_t)k * c->n;
+	for (size_t i = 0; i < c->n; i++) {
+		const uint64_t t = w ? warp_time(w, c->base[i]) : c->base[i];
+		s[i] = t > UINT64_MAX - off ? UINT64_MAX : t + off;
+	}
+}
+
+/* ts's starts per bin from lo into bins counts. */
+static void corr_bin(const uint64_t *ts, size_t n, uint64_t lo, uint64_t bins, uint32_t *cnt)
+{
+	memset(cnt, 0, bins * sizeof(*cnt));
+	for (size_t i = 0; i < n; i++)
+		if (ts[i] >= lo && (ts[i] - lo) / RP_SCALE_BIN_NS < bins)
+			cnt[(ts[i] - lo) / RP_SCALE_BIN_NS]++;
+}
+
+/* The correlation of copies i and j (above); false when they share too few bins (or too many to count). */
+static bool corr_pair(corr *c, uint32_t i, uint32_t j, double *r)
+{
+	const uint64_t *const si = c->starts + (size_t)i * c->n, *const sj = c->starts + (size_t)j * c->n;
+	const uint64_t lo = si[0] > sj[0] ? si[0] : sj[0];
+	const uint64_t hi = si[c->n - 1] < sj[c->n - 1] ? si[c->n - 1] : sj[c->n - 1];
+	const uint64_t bins = hi > lo ? (hi - lo) / RP_SCALE_BIN_NS : 0;
+	const uint64_t cost = 2 * c->n + 3 * bins;
+	c->work = c->work > cost ? c->work - cost : 0;
+	if (bins < RP_SCALE_BINS_MIN || bins > RP_SCALE_BINS_MAX)
+		return false;
+	corr_bin(si, c->n, lo, bins, c->a);
+	corr_bin(sj, c->n, lo, bins, c->b);
+	double ma = 0, mb = 0;
+	for (uint64_t x = 0; x < bins; x++) {
+		ma += c->a[x];
+		mb += c->b[x];
+	}
+	ma /= (double)bins;
+	mb /= (double)bins;
+	double cov = 0, va = 0, vb = 0;
+	for (uint64_t x = 0; x < bins; x++) {
+		const double da = c->a[x] - ma, db = c->b[x] - mb;
+		cov += da * db;
+		va += da * da;
+		vb += db * db;
+	}
+	if (va > 0 && vb > 0)
+		*r = cov / sqrt(va * vb);
+	else /* a flat copy: in step only with its equal */
+		*r = memcmp(c->a, c->b, bins * sizeof(*c->a)) ? 0 : 1;
+	return true;
+}
+
+/* The worst (largest) correlation of copy k with copies 0 .. upto-1 but itself; -2 when no pair counts. */
+static double corr_worst(corr *c, uint32_t k, uint32_t upto)
+{
+	double worst = -2, r;
+	for (uint32_t j = 0; j < upto; j++)
+		if (j != k && corr_pair(c, j, k, &r) && r > worst)
+			worst = r;
+	return worst;
+}
+
+/* Every pair of the n copies into st. */
+static void corr_all(corr *c, uint32_t n, rp_scale_stats *st)
+{
+	double sum = 0, r;
+	st->corr_max = -1;
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t j = i + 1; j < n; j++) {
+			if (!corr_pair(c, i, j, &r)) {
+				st->corr_short++;
+				continue;
+			}
+			sum += r;
+			st->corr_max = r > st->corr_max ? r : st->corr_max;
+			st->corr_pairs++;
+		}
+	st->corr_measured = true;
+	st->corr_mean = st->corr_pairs ? sum / st->corr_pairs : 0;
+	if (!st->corr_pairs)
+		st->corr_max = 0;
+}
+
+/* What a copy's draws come from: the seed, the spread, the span and the jitter; the warps (NULL: no jitter). */
+typedef struct drawer {
+	uint64_t seed, spread, t0, span;
+	double jitter;
+	warp *warps;
+	uint32_t *draws; /* each copy's draws so far: the next one's counter */
+	uint32_t redraws;
+} drawer;
+
+/*
+ * Copy k's offset and clock against copies 0 .. upto-1: while its
+ * correlation with one of them is over the target, another draw (an offset
+ * anywhere in the spread, another clock), each from the seed, the copy and
+ * its draw count, RP_SCALE_DRAWS at most; the one of the smallest worst pair
+ * is kept (what it had counts as a draw).  Drawing again checks what
+ * independent draws only make likely: a trace of long phases (bonnie++'s
+ * create, stat and delete) lines two copies' phases up at some seeds.
+ */
+static void place_copy(corr *c, drawer *dr, uint32_t k, uint32_t upto, uint64_t *off)
+{
+	warp *const w = dr->warps ? &dr->warps[k] : NULL;
+	warp best_w;
+	if (w)
+		best_w = *w;
+	uint64_t best_off = *off;
+	corr_place(c, k, w, *off);
+	double best = corr_worst(c, k, upto);
+	for (uint32_t d = 0; d < RP_SCALE_DRAWS && best > RP_SCALE_CORR_TARGET && c->work; d++) {
+		const uint64_t s = mix64(dr->seed ^ ((uint64_t)++dr->draws[k] << 40));
+		const double v = draw(s, (uint64_t)k << 20 | 2) * (double)dr->spread;
+		const uint64_t o = v < (double)dr->spread ? (uint64_t)v : dr->spread - 1;
+		if (w)
+			warp_draw(w, s, k + 1, dr->t0, dr->span, dr->jitter);
+		dr->redraws++;
+		corr_place(c, k, w, o);
+		const double worst = corr_worst(c, k, upto);
+		if (worst < best) {
+			best = worst;
+			best_off = o;
+			if (w)
+				best_w = *w;
+		}
+	}
+	*off = best_off;
+	if (w)
+		*w = best_w;
+	corr_place(c, k, w, best_off);
+}
+
+/*
+ * Every copy's offset and clock: each copy drawn against the copies before
+ * it, then rounds over all of them, each copy over the target with another
+ * drawn again against all the others, until none is or RP_SCALE_ROUNDS.
+ */
+static void place_all(corr *c, drawer *dr, uint32_t n, uint64_t *off)
+{
+	corr_place(c, 0, dr->warps ? &dr->warps[0] : NULL, off[0]);
+	for (uint32_t k = 1; k < n; k++)
+		place_copy(c, dr, k, k, &off[k]);
+	for (uint32_t round = 0; round < RP_SCALE_ROUNDS && c->work; round++) {
+		bool over = false;
+		for (uint32_t k = 0; k < n; k++)
+			if (corr_worst(c, k, n) > RP_SCALE_CORR_TARGET) {
+				over = true;
+				place_copy(c, dr, k, n, &off[k]);
+			}
+		if (!over)
+			break;
+	}
+}
+
+/*
+ * A timed trace's copies measured (st's correlation) and, unless in
+ * lockstep, placed under the target (place_all); off and warps (NULL: no
+ * jitter) hold the first draws and get the kept ones.  0 or RP_E_NOMEM.
+ */
+static int measure_place(const rp_memsink *in, const rp_scale_opts *opts, rp_scale_stats *st, uint64_t t0, warp *warps,
+			 uint64_t *off)
+{
+	const uint32_t n = opts->copies;
+	corr c = { 0 };
+	const int skip = st->timed && n > 1 ? corr_init(&c, in, n, st->span_ns, st->spread_ns) : 1;
+	uint32_t *const draws = skip ? NULL : calloc(n, sizeof(*draws));
+	if (skip < 0 || (!skip && !draws)) {
+		corr_fini(&c);
+		return RP_E_NOMEM;
+	}
+	if (!skip) {
+		drawer dr = { .seed = opts->seed, .spread = st->spread_ns, .t0 = t0, .span = st->span_ns,
+			      .jitter = opts->jitter, .warps = warps, .draws = draws };
+		if (st->spread_ns) {
+			place_all(&c, &dr, n, off);
+		} else {
+			for (uint32_t k = 0; k < n; k++)
+				corr_place(&c, k, NULL, off[k]);
+		}
+		st->redraws = dr.redraws;
+		corr_all(&c, n, st);
+	}
+	free(draws);
+	corr_fini(&c);
+	return 0;
+}
+
 int rp_scale_space_run(const rp_memsink *in, const rp_scale_opts *opts, rp_sink *out, uint64_t *offsets,
 		       rp_scale_stats *st, char *errbuf)
 {
@@ -154,12 +400,19 @@ int rp_scale_space_run(const rp_memsink *in, const rp_scale_opts *opts, rp_sink 
 	}
 	if (st->spread_ns)
 		offsets_draw(opts->seed, n, st->spread_ns, perm, off);
+	const uint64_t t0 = first_start(in);
+	for (uint32_t k = 0; jitter && k < n; k++)
+		warp_draw(&warps[k], opts->seed, k + 1, t0, st->span_ns, opts->jitter);
+	if ((rc = measure_place(in, opts, st, t0, jitter ? warps : NULL, off)) < 0) {
+		rc = rp_fail(errbuf, rc, "out of memory");
+		goto out;
+	}
 	uint64_t lo = UINT64_MAX;
 	for (uint32_t k = 0; k < n; k++)
 		lo = off[k] < lo ? off[k] : lo;
 	st->offset_min = UINT64_MAX;
 	for (uint32_t k = 0; k < n; k++) {
-		off[k] -= lo; /* the first copy to start starts at the trace's own start */
+		off[k] -= lo; /* the first copy to start starts at the trace's own start (the correlation does not move) */
 		st->offset_min = off[k] < st->offset_min ? off[k] : st->offset_min;
 		st->offset_max = off[k] > st->offset_max ? off[k] : st->offset_max;
 		snprintf(dirs[k], sizeof(dirs[k]), "/client%" PRIu32, k + 1);
@@ -169,7 +422,6 @@ int rp_scale_space_run(const rp_memsink *in, const rp_scale_opts *opts, rp_sink 
 		if (offsets)
 			offsets[k] = off[k];
 		if (jitter) {
-			warp_draw(&warps[k], opts->seed, k + 1, first_start(in), st->span_ns, opts->jitter);
 			places[k].warp = warp_time;
 			places[k].warp_ctx = &warps[k];
 		}

@@ -18,6 +18,28 @@
 #define RP_SCALE_SEGMENTS 32u
 #define RP_SCALE_JITTER_MAX 0.9
 
+/*
+ * The copies' correlation (issue 27: at most 0.1 between any two copies): the Pearson correlation
+ * of two copies' op starts (sleeps left out) per RP_SCALE_BIN_NS bin, over the whole bins from the
+ * later first start to the earlier last start; a pair of fewer than RP_SCALE_BINS_MIN bins is not
+ * counted.  Each copy's offset and clock are drawn again (RP_SCALE_DRAWS draws at most) until its
+ * correlation with every copy before it is at most RP_SCALE_CORR_TARGET, else the draw of the
+ * smallest worst pair is kept; then, in up to RP_SCALE_ROUNDS rounds, each copy still over the
+ * target with another is drawn again against all the others, the redraws visiting at most
+ * RP_SCALE_CORR_WORK starts and bins (seconds).  Above RP_SCALE_CORR_STARTS_MAX starts of all
+ * copies together, or when measuring every pair once would visit more than RP_SCALE_CORR_WORK,
+ * nothing is measured (and nothing drawn again); a pair of over RP_SCALE_BINS_MAX bins is not
+ * counted.
+ */
+#define RP_SCALE_BIN_NS 100000000ull
+#define RP_SCALE_BINS_MIN 10u
+#define RP_SCALE_CORR_TARGET 0.05
+#define RP_SCALE_DRAWS 64u /* draws of one copy at a time at most */
+#define RP_SCALE_ROUNDS 8u  /* rounds over every copy after the first placing at most */
+#define RP_SCALE_CORR_STARTS_MAX (1ull << 24) /* 128 MiB of times */
+#define RP_SCALE_BINS_MAX (1ull << 22)        /* 4.8 days at 100 ms: 32 MiB of counts */
+#define RP_SCALE_CORR_WORK (1ull << 30)       /* starts and bins visited: about a second */
+
 /* Copies of one trace at most: a client is a replay thread, and replay runs at most 8192 of them. */
 #define RP_SCALE_COPIES_MAX 1024u
 
@@ -40,6 +62,12 @@ typedef struct rp_scale_stats {
 	uint64_t handles;     /* handle offset between two copies */
 	uint64_t ops;         /* the copies' ops (the lead sleeps not counted) */
 	uint64_t offset_min, offset_max; /* of the copies' offsets (ns) */
+	/* The copies' correlation (above): over corr_pairs pairs (corr_short more too short to count);
+	 * corr_measured false: not measured (an untimed trace, one copy, over the limits) */
+	bool corr_measured;
+	double corr_mean, corr_max;
+	uint32_t corr_pairs, corr_short;
+	uint32_t redraws; /* draws of offset and clock past each copy's first, all copies together */
 } rp_scale_stats;
 
 /*

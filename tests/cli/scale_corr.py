@@ -5,40 +5,48 @@
 
 CAT_TEXT is `reprise cat` of the scaled trace; copy k (0-based) holds the client ids
 k*IDS_PER_COPY .. (k+1)*IDS_PER_COPY-1.  Prints the largest and the mean Pearson correlation over
-every pair of copies of their op counts per bin (default 0.1 s), over the span where both copies
-run (from the later first start to the earlier last start), and the pairs that share fewer than 10
-bins (not counted).  Sleeps are no load and are left out.
+every pair of copies of their op counts per bin (default 0.1 s), over the whole bins from the later
+first start to the earlier last start, and the pairs that share fewer than 10 bins (not counted).
+Sleeps are no load and are left out.  Times are read as integer ns, so the bins are those of
+convert's own measure (converters/scale.h, its summary's "correlation" line) to the op.
 """
 import math
 import sys
 
 
+def ns(text):
+    """reprise cat's seconds (9 decimals) as an integer of ns."""
+    whole, _, frac = text.partition('.')
+    return int(whole) * 1000000000 + int((frac + '000000000')[:9])
+
+
 def main():
     path, per, copies = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    step = float(sys.argv[4]) if len(sys.argv) > 4 else 0.1
+    step = ns(sys.argv[4]) if len(sys.argv) > 4 else 100000000
     starts = [[] for _ in range(copies)]
     for line in open(path):
         f = line.split(' ', 4)
         if f[3] == 'sleep':
             continue
         k = int(f[2][1:]) // per
-        starts[k].append(float(f[0]))
+        starts[k].append(ns(f[0]))
     worst, total, pairs, short = -1.0, 0.0, 0, 0
     for i in range(copies):
         for j in range(i + 1, copies):
             lo = max(min(starts[i]), min(starts[j]))
             hi = min(max(starts[i]), max(starts[j]))
-            bins = int((hi - lo) / step)
+            bins = (hi - lo) // step if hi > lo else 0
             if bins < 10:
                 short += 1
                 continue
             a, b = [0] * bins, [0] * bins
+            # an op before lo is in no bin (int() of a small negative quotient, the first version's, put it in the first)
             for t in starts[i]:
-                x = int((t - lo) / step)
+                x = (t - lo) // step
                 if 0 <= x < bins:
                     a[x] += 1
             for t in starts[j]:
-                x = int((t - lo) / step)
+                x = (t - lo) // step
                 if 0 <= x < bins:
                     b[x] += 1
             ma, mb = sum(a) / bins, sum(b) / bins
