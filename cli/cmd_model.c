@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/input.h"
+#include "cli/model_cli.h"
 #include "cli/output.h"
 #include "formats/rpz.h"
 #include "results/model.h"
@@ -17,14 +18,25 @@
 
 static struct {
 	const char *output;
+	const char *target;
 	double chunk;
-	bool lenient, quiet;
+	uint64_t runs;
+	bool lenient, quiet, check, json, afap;
 } mo;
 
 static const rp_opt model_options[] = {
 	{ .name = "output", .short_name = 'o', .kind = RP_OPT_STRING, .value = &mo.output, .arg = "MODEL.json", .help = "write the model here (required; renamed into place when complete)" },
 	{ .name = "chunk", .kind = RP_OPT_DURATION, .value = &mo.chunk, .arg = "TIME",
 	  .help = "the time chunk the histograms are kept per (default 1s; 1 ms to 1 day; widened to keep at most 4096 chunks)", .min = 1e-3, .max = 86400 },
+	{ .name = "check", .kind = RP_OPT_FLAG, .value = &mo.check,
+	  .help = "no model file: build the model, generate from it, replay both and report how far apart they are" },
+	{ .name = "target", .kind = RP_OPT_STRING, .value = &mo.target, .arg = "DIR",
+	  .help = "--check: replay in fresh directories beneath DIR (default: a temporary directory)" },
+	{ .name = "runs", .kind = RP_OPT_UINT, .value = &mo.runs, .arg = "N",
+	  .help = "--check: replays of each trace, alternating (default 3; 1-100)", .min = 1, .max = 100 },
+	{ .name = "afap", .kind = RP_OPT_FLAG, .value = &mo.afap,
+	  .help = "--check: replay as fast as possible (default: at the recorded times when the trace is timed)" },
+	{ .name = "json", .kind = RP_OPT_FLAG, .value = &mo.json, .help = "--check: the report as JSON on stdout" },
 	{ .name = "lenient", .kind = RP_OPT_FLAG, .value = &mo.lenient, .help = "loadfile, text or strace input: skip bad lines, count and report them" },
 	{ .name = "quiet", .short_name = 'q', .kind = RP_OPT_FLAG, .value = &mo.quiet, .help = "print nothing but errors" },
 	{ .name = NULL },
@@ -32,7 +44,7 @@ static const rp_opt model_options[] = {
 
 static const rp_cmd model_spec = {
 	.name = "model",
-	.usage = "[options] TRACE -o MODEL.json",
+	.usage = "[options] TRACE -o MODEL.json | --check [--target DIR] [--runs N] [--json] TRACE",
 	.summary = "a trace's workload as histograms per time chunk and client class (JSON, docs/model.md)",
 	.details = "TRACE is any input stat reads, as a file (it is read twice).  Each client is put in a class by its most\n"
 		   "frequent op; per time chunk (--chunk) and class the model keeps the op mix and failures, request\n"
@@ -40,11 +52,39 @@ static const rp_cmd model_spec = {
 		   "each op's recorded latency, all as log2 histograms; and for the whole trace the file set: files,\n"
 		   "directories, those created, those shared between clients, sizes, depths and directory widths.\n"
 		   "`reprise generate` makes a trace from it.  What was capped (clients, files, handles, the chunk\n"
-		   "widened) is printed and kept in the model's \"capped\".",
+		   "widened) is printed and kept in the model's \"capped\".\n"
+		   "--check measures the model's accuracy: it builds the model, generates a trace from it (seed 1),\n"
+		   "replays the trace and the generated one on the same target, alternating, and reports the op mix\n"
+		   "difference (percentage points per op), the throughput and p50/p99 latency ratios (medians of the\n"
+		   "runs, with their spread), the inter-arrival KS statistic and the file-size KS (docs/model.md).",
 	.opts = model_options,
 	.min_args = 1,
 	.max_args = 1,
 };
+
+int rp__cli_model_build(const char *path, double chunk_s, bool lenient, rp_model *m)
+{
+	rp_model_builder *const b = rp_model_builder_create(chunk_s > 0 ? (uint64_t)(chunk_s * 1e9 + 0.5) : 0);
+	if (!b) {
+		rp__cli_err("model", "out of memory");
+		return 1;
+	}
+	const rp_input_opts io = { .lenient = lenient, .quiet = true, .cmd = "model" };
+	char eb[RP_ERRBUF_SIZE];
+	int rc = rp__cli_pump(path, rp_model_builder_pass1(b), &io);
+	if (rc == 0 && rp_model_builder_pass2_begin(b, eb) < 0) {
+		rp__cli_err("model", "%s", eb);
+		rc = 1;
+	}
+	if (rc == 0)
+		rc = rp__cli_pump(path, rp_model_builder_pass2(b), &io);
+	if (rc == 0 && rp_model_builder_finish(b, m, eb) < 0) {
+		rp__cli_err("model", "%s", eb);
+		rc = 1;
+	}
+	rp_model_builder_destroy(b);
+	return rc;
+}
 
 static int model_run(int argc, char **argv)
 {
@@ -54,7 +94,15 @@ static int model_run(int argc, char **argv)
 	const int prc = rp_opts_parse(&model_spec, argc, argv, pos, &npos);
 	if (prc)
 		return prc > 0 ? 0 : 2;
-	if (!mo.output) {
+	if (mo.check && mo.output) {
+		rp__cli_err("model", "--check writes no model: leave out -o");
+		return 2;
+	}
+	if (!mo.check && (mo.target || mo.runs || mo.afap || mo.json)) {
+		rp__cli_err("model", "--target, --runs, --afap and --json go with --check");
+		return 2;
+	}
+	if (!mo.check && !mo.output) {
 		rp__cli_err("model", "-o MODEL.json is required");
 		return 2;
 	}
@@ -63,29 +111,17 @@ static int model_run(int argc, char **argv)
 		rp__cli_err("model", "%s: not a regular file: the model reads its input twice (save a stream to a file first)", pos[0]);
 		return 2;
 	}
+	if (mo.check) {
+		const rp_check_opts co = { .target = mo.target, .runs = mo.runs ? (unsigned)mo.runs : 3, .chunk_s = mo.chunk,
+					   .afap = mo.afap, .json = mo.json, .lenient = mo.lenient, .quiet = mo.quiet };
+		return rp__cli_model_check(pos[0], &co);
+	}
 	int rc = rp__cli_out_check("model", mo.output, pos[0]);
 	if (rc)
 		return rc;
-	rp_model_builder *const b = rp_model_builder_create(mo.chunk > 0 ? (uint64_t)(mo.chunk * 1e9 + 0.5) : 0);
-	if (!b) {
-		rp__cli_err("model", "out of memory");
-		return 1;
-	}
-	const rp_input_opts io = { .lenient = mo.lenient, .quiet = true, .cmd = "model" };
-	char eb[RP_ERRBUF_SIZE];
 	rp_model m = { 0 };
-	rc = rp__cli_pump(pos[0], rp_model_builder_pass1(b), &io);
-	if (rc == 0 && rp_model_builder_pass2_begin(b, eb) < 0) {
-		rp__cli_err("model", "%s", eb);
-		rc = 1;
-	}
-	if (rc == 0)
-		rc = rp__cli_pump(pos[0], rp_model_builder_pass2(b), &io);
-	if (rc == 0 && rp_model_builder_finish(b, &m, eb) < 0) {
-		rp__cli_err("model", "%s", eb);
-		rc = 1;
-	}
-	rp_model_builder_destroy(b);
+	rc = rp__cli_model_build(pos[0], mo.chunk, mo.lenient, &m);
+	char eb[RP_ERRBUF_SIZE];
 	rp_outfile of = { .f = NULL };
 	if (rc == 0 && rp__cli_out_open(&of, "model", mo.output))
 		rc = 1;

@@ -38,7 +38,8 @@ PUBLIC = {
                    'converters/ctf.h', 'converters/csv.h'},
     # compare's table, bench's report, stat's sink, JSON and --diff, provenance
     'results': {'results/benchtab.h', 'results/bench.h', 'results/stat_json.h',
-                'results/stat_diff.h', 'results/stat_sink.h', 'results/runenv.h', 'results/model.h'},
+                'results/stat_diff.h', 'results/stat_sink.h', 'results/runenv.h', 'results/model.h',
+                'results/model_check.h'},
 }
 # formats/'s internals, besides any *_int.h and *_internal.h.
 FORMATS_INTERNAL = {'formats/loadfile_cmds.h', 'formats/loadfile_rd.h'}
@@ -110,6 +111,7 @@ def self_test():
         'converters/strace_int.h': '',
         'results/benchtab.h': '', 'results/bench.h': '', 'results/stat_json.h': '',
         'results/stat_diff.h': '', 'results/stat_sink.h': '', 'results/runenv.h': '', 'results/model.h': '',
+        'results/model_check.h': '',
         'results/benchtab_int.h': '',
         'cli/cmd_capture.c': '#include "capture/session.h"\n#include "capture/preload/spool.h"\n',
         'cli/cmd_replay.c': '#include "replay/replay.h"\n#include "replay/engine.h"\n',
