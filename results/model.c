@@ -509,6 +509,8 @@ static int op2_cb(rp_sink *s, const rp_op *op)
 	cell->ops[op->op]++;
 	if (op->status > 0 || op->status == RP_STATUS_OTHER)
 		cell->failed[op->op]++;
+	if (op->op == RP_OP_OPEN && !(op->oflags & RP_OF_DIRECTORY) && op_creates(op))
+		m->fs.creates++;
 	timing(cell, c, op);
 	if (op->t_end != RP_TIME_UNKNOWN && op->t_end >= op->t_start) {
 		rp_mhist *const l = lat_of(&m->classes[c->cls], op->op);
@@ -522,6 +524,8 @@ static int op2_cb(rp_sink *s, const rp_op *op)
 	int err = 0;
 	if (op->op == RP_OP_READ || op->op == RP_OP_WRITE) {
 		rp_mh_add(op->op == RP_OP_READ ? &cell->rsize : &cell->wsize, op->length);
+		if (op->length && !(op->length & (op->length - 1)))
+			rp_mh_add(op->op == RP_OP_READ ? &m->classes[c->cls].rexact : &m->classes[c->cls].wexact, op->length);
 		uint64_t *const v = map_get(&b->handles, op->handle);
 		if (v) {
 			handle_io(cell, &b->hs[*v], op->offset, op->length);

@@ -55,6 +55,7 @@ typedef struct rp_model_class {
 	char name[32]; /* the dominant op's name */
 	uint32_t clients;
 	rp_mhist *lat[RP_OP__COUNT]; /* recorded latency per op over the whole trace, ns; NULL when none */
+	rp_mhist rexact, wexact;     /* requested lengths that were a power of two (their bucket's low end), whole trace */
 } rp_model_class;
 
 /* The file set: the paths the ops named. */
@@ -62,6 +63,7 @@ typedef struct rp_model_files {
 	uint64_t files, dirs;   /* regular-file paths, directories */
 	uint64_t created;       /* files the trace created (the rest existed before it) */
 	uint64_t shared;        /* files more than one client touched */
+	uint64_t creates;       /* successful opens of a file (not a directory) that created it, every time */
 	rp_mhist size;          /* largest extent seen (I/O end, size set or shown) per file */
 	rp_mhist depth;         /* path components per file */
 	rp_mhist width;         /* entries per parent directory */

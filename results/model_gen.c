@@ -1,4 +1,5 @@
 /* `reprise generate`: a synthetic trace drawn from a model chunk by chunk, the same for the same seed (docs/model.md). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,8 @@ typedef struct gclient {
 	size_t n_own, cap_own;
 	uint32_t *dirs; /* mkdir'ed, not yet removed */
 	size_t n_dirs, cap_dirs;
+	uint32_t *dead; /* indexes of its files it unlinked: names failures name and creates take again */
+	size_t n_dead, cap_dead;
 	uint64_t seq;
 	uint32_t dir; /* its directory's path id */
 } gclient;
@@ -60,6 +63,7 @@ typedef struct gen {
 	uint64_t next_handle;
 	double p_shared, p_create;
 	uint32_t ngen[RP_MODEL_MAX_CLASSES]; /* generated clients per class */
+	rp_mhist rtot[RP_MODEL_MAX_CLASSES], wtot[RP_MODEL_MAX_CLASSES]; /* the class's request lengths over all chunks */
 } gen;
 
 static int64_t intern(gen *g, const char *s)
@@ -175,11 +179,25 @@ static int64_t pick_file(gen *g, gclient *c, bool closed_own)
 		if (f->alive && (!closed_own || f->opens == 0))
 			return idx;
 	}
+	/* an unlink or rename drawn among many gone or open files: the first that fits from a random place */
+	if (closed_own && c->n_own) {
+		const size_t s = (size_t)rp_rng_below(&c->rng, c->n_own);
+		for (size_t j = 0; j < c->n_own && j < 1024; j++) { /* bounded: a generated trace stays linear */
+			const uint32_t idx = c->own[(s + j) % c->n_own];
+			if (g->files[idx].alive && g->files[idx].opens == 0)
+				return idx;
+		}
+	}
 	return -1;
 }
 
+/* A name that is not there: one the client unlinked (as a trace's failures name what went), else a new one. */
 static int missing_path(gen *g, gclient *c, uint32_t *id)
 {
+	if (c->n_dead) {
+		*id = g->files[c->dead[rp_rng_below(&c->rng, c->n_dead)]].path;
+		return 0;
+	}
 	char p[64];
 	snprintf(p, sizeof(p), "/gen/c%u/missing%llu", (unsigned)(c - g->cl), (unsigned long long)c->seq++);
 	const int64_t r = intern(g, p);
@@ -217,6 +235,15 @@ static int do_open(gen *g, gclient *c, bool fail)
 	if (fail) {
 		if (missing_path(g, c, &path) < 0)
 			return -1;
+	} else if (create && c->n_dead) {
+		/* a name the client unlinked is created again (a trace's files come and go under their names) */
+		const size_t k = (size_t)rp_rng_below(&c->rng, c->n_dead);
+		idx = c->dead[k];
+		c->dead[k] = c->dead[--c->n_dead];
+		gfile *const f = &g->files[idx];
+		f->alive = f->created = true;
+		f->size = 0;
+		path = f->path;
 	} else if (create) {
 		snprintf(p, sizeof(p), "/gen/c%u/n%llu", (unsigned)(c - g->cl), (unsigned long long)c->seq++);
 		const int64_t id = intern(g, p);
@@ -247,6 +274,21 @@ static int do_open(gen *g, gclient *c, bool fail)
 	return 0;
 }
 
+/*
+ * A request length from the cell's histogram: the bucket's low end (a power of two) in the share of the
+ * class's lengths in that bucket that were exactly that, uniform in the bucket otherwise.
+ */
+static uint64_t io_length(gen *g, gclient *c, const rp_model_cell *cell, bool rd)
+{
+	const uint64_t len = rp_mh_sample(rd ? &cell->rsize : &cell->wsize, &c->rng);
+	const unsigned b = rp_mh_bucket(len);
+	const rp_model_class *const k = &g->m->classes[c->cls];
+	const uint64_t exact = (rd ? &k->rexact : &k->wexact)->n[b], all = (rd ? &g->rtot[c->cls] : &g->wtot[c->cls])->n[b];
+	if (b == 0 || !exact || !all)
+		return len;
+	return rp_rng_below(&c->rng, all) < exact ? UINT64_C(1) << (b - 1) : len;
+}
+
 /* The offset of the next I/O of len bytes on h: sequential or a seek drawn from the cell, within the file for a read. */
 static uint64_t io_offset(gen *g, gclient *c, const rp_model_cell *cell, const ghandle *h, uint64_t len, bool rd)
 {
@@ -274,7 +316,7 @@ static int do_io(gen *g, gclient *c, const rp_model_cell *cell, unsigned opcode)
 	op->handle = h->id;
 	op->path = f->path;
 	if (opcode == RP_OP_READ || opcode == RP_OP_WRITE) {
-		uint64_t len = rp_mh_sample(opcode == RP_OP_READ ? &cell->rsize : &cell->wsize, &c->rng);
+		uint64_t len = io_length(g, c, cell, opcode == RP_OP_READ);
 		if (len > (UINT64_C(16) << 20))
 			len = UINT64_C(16) << 20;
 		op->length = len;
@@ -375,6 +417,11 @@ static int do_name_op(gen *g, gclient *c, unsigned opcode, bool *done)
 	op->path = f->path;
 	if (opcode == RP_OP_UNLINK) {
 		f->alive = false;
+		if (f->owner == (int32_t)(c - g->cl)) {
+			if (grow((void **)&c->dead, &c->cap_dead, c->n_dead + 1, sizeof(uint32_t)) < 0)
+				return RP_E_NOMEM;
+			c->dead[c->n_dead++] = (uint32_t)idx;
+		}
 	} else {
 		snprintf(p, sizeof(p), "/gen/c%u/r%llu", (unsigned)(c - g->cl), (unsigned long long)c->seq++);
 		const int64_t id = intern(g, p);
@@ -457,27 +504,74 @@ static int step(gen *g, gclient *c, const rp_model_cell *cell, uint16_t *seq, si
 	return do_path_op(g, c, op, fail);
 }
 
-/* The times of a client's ops buf[from..) in its chunk: gaps drawn from the cell, squeezed into the chunk. */
-static void place(gen *g, gclient *c, const rp_model_cell *cell, size_t from, uint64_t t0, uint64_t chunk_ns, bool timed)
+/* A time from h: its bucket as drawn, the value log-uniform in it (times spread over decades, not evenly in a bucket). */
+static uint64_t time_sample(const rp_mhist *h, rp_rng *r)
 {
-	if (!timed)
-		return;
+	const uint64_t v = rp_mh_sample(h, r);
+	const unsigned b = rp_mh_bucket(v);
+	if (b < 2)
+		return v;
+	const double u = (double)(rp_rng_next(r) >> 11) * 0x1p-53;
+	const double d = ldexp(exp2(u), (int)b - 1);
+	if (d >= ldexp(1.0, (int)b)) /* rounding at the top: the bucket's highest value */
+		return b == 64 ? UINT64_MAX : (UINT64_C(1) << b) - 1;
+	const uint64_t t = (uint64_t)d;
+	return t < (UINT64_C(1) << (b - 1)) ? UINT64_C(1) << (b - 1) : t;
+}
+
+static int cmp_u64(const void *pa, const void *pb)
+{
+	const uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+	return (a > b) - (a < b);
+}
+
+/*
+ * The times of a client's ops buf[from..) in its chunk of len ns: gaps drawn from the cell.  When they add up
+ * to more than the chunk, the longest are cut down to one level until they fit (a trace's long idle gap spans
+ * chunks but is counted in one): the short gaps, most of them, stay as drawn.
+ */
+static int place(gen *g, gclient *c, const rp_model_cell *cell, size_t from, uint64_t t0, uint64_t len, bool timed)
+{
+	if (!timed || from == g->n_buf)
+		return 0;
+	const size_t n = g->n_buf - from;
 	uint64_t sum = 0;
 	for (size_t i = from; i < g->n_buf; i++) {
-		const uint64_t gap = rp_mh_sample(&cell->gap, &c->rng);
+		uint64_t gap = time_sample(&cell->gap, &c->rng);
+		if (gap > len)
+			gap = len;
 		sum = sum + gap < sum ? UINT64_MAX : sum + gap;
-		g->buf[i].t_start = sum; /* relative for now */
+		g->buf[i].t_start = gap; /* the gap for now */
 	}
-	const double scale = sum > chunk_ns ? (double)chunk_ns / (double)sum : 1.0;
+	uint64_t cap = UINT64_MAX;
+	if (sum > len) {
+		uint64_t *const a = malloc(n * sizeof(*a));
+		if (!a)
+			return RP_E_NOMEM;
+		for (size_t i = 0; i < n; i++)
+			a[i] = g->buf[from + i].t_start;
+		qsort(a, n, sizeof(*a), cmp_u64);
+		uint64_t acc = 0;
+		for (size_t k = 0; k < n; k++) {
+			if ((double)acc + (double)(n - k) * (double)a[k] >= (double)len) { /* acc <= len here */
+				cap = (len - acc) / (uint64_t)(n - k);
+				break;
+			}
+			acc += a[k];
+		}
+		free(a);
+	}
+	uint64_t t = t0;
 	for (size_t i = from; i < g->n_buf; i++) {
 		rp_op *const op = &g->buf[i];
-		uint64_t t = t0 + (uint64_t)((double)op->t_start * scale);
+		t += op->t_start < cap ? op->t_start : cap;
 		if (t < c->t)
 			t = c->t;
 		op->t_start = c->t = t;
 		const rp_mhist *const lat = g->m->classes[c->cls].lat[op->op];
 		op->t_end = t + (lat ? rp_mh_sample(lat, &c->rng) : 0);
 	}
+	return 0;
 }
 
 /* One generated client's ops of one chunk into g->buf. */
@@ -522,7 +616,8 @@ static int client_chunk(gen *g, gclient *c, const rp_model_cell *cell, uint64_t 
 	free(seq);
 	if (rc < 0)
 		return g->errbuf[0] ? rc : rp_fail(g->errbuf, RP_E_NOMEM, "generate: out of memory");
-	place(g, c, cell, from, t0, chunk_ns, timed);
+	if (place(g, c, cell, from, t0, chunk_ns, timed) < 0)
+		return rp_fail(g->errbuf, RP_E_NOMEM, "generate: out of memory");
 	return 0;
 }
 
@@ -592,7 +687,25 @@ static int setup(gen *g, const rp_gen_opts *o, uint32_t model_clients)
 		return rp_fail(g->errbuf, rc, "generate: %s", g->sink->errbuf);
 	const rp_model_files *const fs = &g->m->fs;
 	g->p_shared = fs->files ? (double)fs->shared / (double)fs->files : 0;
-	g->p_create = fs->files ? (double)fs->created / (double)fs->files : 0;
+	/* the share of successful opens that created a file; a model without "creates" (older) has files created / files */
+	uint64_t opens = 0;
+	for (uint32_t ch = 0; ch < g->m->n_chunks; ch++)
+		for (uint32_t k = 0; k < g->m->n_classes; k++) {
+			const rp_model_cell *const cell = rp_model_cell_at(g->m, ch, k);
+			opens += cell->ops[RP_OP_OPEN] > cell->failed[RP_OP_OPEN] ? cell->ops[RP_OP_OPEN] - cell->failed[RP_OP_OPEN] : 0;
+		}
+	for (uint32_t ch = 0; ch < g->m->n_chunks; ch++)
+		for (uint32_t k = 0; k < g->m->n_classes; k++) {
+			const rp_model_cell *const cell = rp_model_cell_at(g->m, ch, k);
+			for (unsigned b = 0; b < RP_MH_BUCKETS; b++) {
+				g->rtot[k].n[b] += cell->rsize.n[b];
+				g->wtot[k].n[b] += cell->wsize.n[b];
+			}
+		}
+	if (fs->creates)
+		g->p_create = opens ? (double)(fs->creates < opens ? fs->creates : opens) / (double)opens : 0;
+	else
+		g->p_create = fs->files ? (double)fs->created / (double)fs->files : 0;
 	assign_classes(g);
 	char p[64];
 	for (uint32_t i = 0; i < g->n; i++) {
@@ -635,12 +748,19 @@ int rp_model_generate(const rp_model *m, const rp_gen_opts *o, rp_sink *sink, rp
 	for (uint64_t ch = 0; ch < chunks && rc == 0; ch++) {
 		const rp_model_cell *const row = rp_model_cell_at(m, (uint32_t)(ch % m->n_chunks), 0);
 		const uint64_t t0 = timed ? ch * m->chunk_ns : 0;
+		/* the model's last chunk is as long as what is left of its span, the last generated one of --duration */
+		uint64_t len = m->chunk_ns;
+		const uint64_t last0 = (uint64_t)(m->n_chunks - 1) * m->chunk_ns;
+		if (timed && ch % m->n_chunks == m->n_chunks - 1 && m->span_ns > last0 && m->span_ns - last0 < len)
+			len = m->span_ns - last0;
+		if (timed && o->duration_ns && o->duration_ns > t0 && o->duration_ns - t0 < len)
+			len = o->duration_ns - t0;
 		for (uint32_t i = 0; i < n && rc == 0; i++) {
 			gclient *const c = &g.cl[i];
 			if (c->t < t0)
 				c->t = t0;
 			if (row[c->cls].clients)
-				rc = client_chunk(&g, c, &row[c->cls], ch, t0, m->chunk_ns, timed);
+				rc = client_chunk(&g, c, &row[c->cls], ch, t0, len, timed);
 		}
 		if (rc == 0)
 			rc = flush_chunk(&g);
@@ -656,6 +776,7 @@ int rp_model_generate(const rp_model *m, const rp_gen_opts *o, rp_sink *sink, rp
 	st->chunks = (uint32_t)chunks;
 	for (uint32_t i = 0; g.cl && i < n; i++) {
 		free(g.cl[i].own);
+		free(g.cl[i].dead);
 		free(g.cl[i].dirs);
 	}
 	free(g.cl);

@@ -125,8 +125,11 @@ int rp_model_write_json(const rp_model *m, FILE *f, char *err, size_t errsize)
 		json_t *const c = json_pack("{s:s,s:I}", "name", m->classes[i].name, "clients", (json_int_t)m->classes[i].clients);
 		if (!c || json_array_append_new(cls, c))
 			oom = true;
-		else
+		else {
 			put(c, "lat", lat_json(m->classes[i].lat, &oom), &oom);
+			put_hist(c, "rexact", &m->classes[i].rexact, &oom);
+			put_hist(c, "wexact", &m->classes[i].wexact, &oom);
+		}
 	}
 	json_t *const fs = json_object();
 	put(d, "files", fs, &oom);
@@ -135,6 +138,7 @@ int rp_model_write_json(const rp_model *m, FILE *f, char *err, size_t errsize)
 		put(fs, "dirs", json_integer((json_int_t)m->fs.dirs), &oom);
 		put(fs, "created", json_integer((json_int_t)m->fs.created), &oom);
 		put(fs, "shared", json_integer((json_int_t)m->fs.shared), &oom);
+		put(fs, "creates", json_integer((json_int_t)m->fs.creates), &oom);
 		put_hist(fs, "size", &m->fs.size, &oom);
 		put_hist(fs, "depth", &m->fs.depth, &oom);
 		put_hist(fs, "width", &m->fs.width, &oom);
@@ -327,7 +331,9 @@ static int get_header(rd *r, const json_t *d, rp_model *m)
 		if (get_uint(r, c, where, "clients", RP_MODEL_MAX_CLIENTS, true, &v) < 0)
 			return -1;
 		m->classes[i].clients = (uint32_t)v;
-		if (get_lat(r, json_object_get(c, "lat"), where, m->classes[i].lat) < 0)
+		if (get_lat(r, json_object_get(c, "lat"), where, m->classes[i].lat) < 0 ||
+		    get_hist(r, json_object_get(c, "rexact"), where, "rexact", &m->classes[i].rexact) < 0 ||
+		    get_hist(r, json_object_get(c, "wexact"), where, "wexact", &m->classes[i].wexact) < 0)
 			return -1;
 	}
 	return 0;
@@ -341,6 +347,7 @@ static int get_files(rd *r, const json_t *fs, rp_model_files *f)
 	    get_uint(r, fs, "files.", "dirs", RP_MODEL_MAX_FILES, true, &f->dirs) < 0 ||
 	    get_uint(r, fs, "files.", "created", f->files, true, &f->created) < 0 ||
 	    get_uint(r, fs, "files.", "shared", f->files, true, &f->shared) < 0 ||
+	    get_uint(r, fs, "files.", "creates", RP_MODEL_MAX_COUNT, false, &f->creates) < 0 ||
 	    get_hist(r, json_object_get(fs, "size"), "files.", "size", &f->size) < 0 ||
 	    get_hist(r, json_object_get(fs, "depth"), "files.", "depth", &f->depth) < 0 ||
 	    get_hist(r, json_object_get(fs, "width"), "files.", "width", &f->width) < 0)

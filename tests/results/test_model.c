@@ -114,6 +114,8 @@ static void builder(void **state)
 	assert_int_equal(c0->think.n[rp_mh_bucket(1000)], 4);
 	assert_non_null(m.classes[0].lat[RP_OP_READ]);
 	assert_int_equal(m.classes[0].lat[RP_OP_READ]->n[rp_mh_bucket(1000)], 3);
+	assert_int_equal(m.classes[0].rexact.n[13], 3); /* 4096 is a power of two */
+	assert_int_equal(m.fs.creates, 0);
 	const rp_model_cell *const c1 = rp_model_cell_at(&m, 1, 1);
 	assert_int_equal(c1->ops[RP_OP_STAT], 2);
 	assert_int_equal(c1->failed[RP_OP_STAT], 1);
@@ -216,7 +218,10 @@ static void generate(void **state)
 			assert_true(op->t_start >= a.ops[i - 1].t_start);
 		if (op->op == RP_OP_OPEN && op->status == 0 && n_open < 16)
 			open_h[n_open++] = op->handle;
+		/* the model's span is 1.7 s: its last chunk is only what is left of it */
+		assert_true(op->t_start <= m.span_ns);
 		if (op->op == RP_OP_READ) {
+			assert_int_equal(op->length, 4096); /* every read of the trace was exactly 4096: rexact */
 			bool found = false;
 			for (size_t k = 0; k < n_open; k++)
 				found |= open_h[k] == op->handle;
