@@ -19,6 +19,16 @@ typedef struct rp_rpz_wopts {
 	 * and clear than such a frame does to compress.
 	 */
 	int table_log;
+	/*
+	 * Pattern layer (docs/rpz-format.md §4.4): frames repeat runs of ops found
+	 * up to `window` ops back (0 = the default, 524,288), looked up in a table
+	 * of 2^table_bits slots (0 = the default, 20; 10 to 26).  Writer memory:
+	 * about 150 bytes per window op plus 8 per slot; a reader holds the window
+	 * too.  no_pattern writes plain frames.
+	 */
+	bool no_pattern;
+	uint32_t window;
+	uint32_t table_bits;
 } rp_rpz_wopts;
 
 /*

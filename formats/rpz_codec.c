@@ -110,6 +110,8 @@ struct rpz_enc {
 	uint32_t *slots; /* 0 = empty, else key index + 1 */
 	uint32_t slot_mask;
 	hcache_entry hc[1u << RPZ_HCACHE_BITS];
+	rpz_hist hist; /* pattern layer (hist.window = 0: off): the ops written so far, the repeat finder */
+	rpz_match match;
 };
 
 rpz_enc *rp__rpz_enc_create(uint32_t max_ops)
@@ -140,7 +142,18 @@ void rp__rpz_enc_destroy(rpz_enc *e)
 	free(e->out.p);
 	free(e->keys);
 	free(e->slots);
+	rp__rpz_hist_fini(&e->hist);
+	rp__rpz_match_fini(&e->match);
 	free(e);
+}
+
+int rp__rpz_enc_pattern(rpz_enc *e, uint32_t window, uint32_t table_bits)
+{
+	if (window > RPZ_WINDOW_MAX)
+		return RP_E_RANGE;
+	rp__rpz_match_fini(&e->match);
+	e->hist.window = window;
+	return window ? rp__rpz_match_init(&e->match, table_bits) : 0;
 }
 
 /*
@@ -214,8 +227,49 @@ int rp__rpz_encode(rpz_enc *e, const rpz_frame_id *id, const rp_op *ops, const u
 	uint64_t t_prev = 0, h_prev = 0, a_prev = 0;
 	uint32_t client_prev = 0;
 	bbuf *const c = e->col;
+	const bool pattern = e->hist.window != 0;
+	if (pattern && rp__rpz_match_frame(&e->match, ops, n) < 0)
+		return RP_E_NOMEM;
+	uint32_t lit_from = 0; /* first op after the last repeat */
 	for (uint32_t i = 0; i < n; i++) {
 		const rp_op *const o = &ops[i];
+		rpz_repeat rp;
+		if (pattern && rp__rpz_match_find(&e->match, &e->hist, ops, i, n, &rp)) {
+			bbuf *const r = &c[RPZ_COL_REPEAT];
+			put(r, i - lit_from);
+			put(r, rp.len);
+			put(r, rp.dist);
+			put(r, rp.mode);
+			if (!(rp.mode & RPZ_R_TIMES))
+				put(r, zz(o->t_start - t_prev));
+			if (rp.mode & RPZ_R_HANDLE)
+				put(r, zz(rp.dh));
+			for (uint32_t j = 0; j < rp.len; j++) {
+				const rp_op *const q = &ops[i + j];
+				if (j)
+					(void)rp__rpz_match_find(&e->match, &e->hist, ops, i + j, n, NULL);
+				if (rp.mode & RPZ_R_TIMES) {
+					put(&c[RPZ_COL_TIME], zz(q->t_start - t_prev));
+					if (q->t_end != RP_TIME_UNKNOWN)
+						put(&c[RPZ_COL_DUR], zz(q->t_end - q->t_start));
+				}
+				/* the state a literal op would have left (rp__rpz_next's copy_op does the same) */
+				t_prev = q->t_start;
+				client_prev = q->client;
+				if (q->handle) {
+					h_prev = q->handle;
+					if (q->offset || q->length)
+						e->hc[hslot(q->handle)] = (hcache_entry){ q->handle, q->offset + q->length };
+				}
+				if (q->atime || q->mtime)
+					a_prev = q->mtime ? q->mtime : q->atime;
+				if (rp__rpz_hist_push(&e->hist, q) < 0)
+					return RP_E_NOMEM;
+			}
+			i += rp.len - 1;
+			lit_from = i + 1;
+			continue;
+		}
 		uint32_t mask = 0;
 		mask |= o->t_end != RP_TIME_UNKNOWN ? RPZ_M_TEND : 0;
 		mask |= o->client != client_prev ? RPZ_M_CLIENT : 0;
@@ -274,6 +328,8 @@ int rp__rpz_encode(rpz_enc *e, const rpz_frame_id *id, const rp_op *ops, const u
 			put(&c[RPZ_COL_MTIME], zz(o->mtime - (mask & RPZ_M_ATIME ? o->atime : a_prev)));
 		if (mask & (RPZ_M_ATIME | RPZ_M_MTIME))
 			a_prev = mask & RPZ_M_MTIME ? o->mtime : o->atime;
+		if (pattern && rp__rpz_hist_push(&e->hist, o) < 0)
+			return RP_E_NOMEM;
 	}
 
 	size_t total = strings_len + e->shapes.len + 16 * 10;
@@ -360,7 +416,7 @@ static inline uint16_t rd16(rp_cur *c)
 
 static const char *const col_names[RPZ_NCOLS] = {
 	"shape", "time", "duration", "client", "handle", "offset", "length", "result", "path", "path2",
-	"handle2", "offset2", "atime", "mtime",
+	"handle2", "offset2", "atime", "mtime", "repeat",
 };
 
 static int grow(void **p, size_t *cap, size_t n, size_t size)
@@ -504,14 +560,16 @@ int64_t rp__rpz_open(rpz_dec *d, const uint8_t *content, size_t len, uint64_t ex
 	if (first_op != expect_first)
 		return rp_fail(errbuf, RP_E_CORRUPT, "first op is %llu, expected %llu", (unsigned long long)first_op,
 			       (unsigned long long)expect_first);
-	/* every op takes at least two bytes (shape and time), every string one */
-	if (n_ops > RPZ_FRAME_OPS_MAX || n_ops > len / 2)
+	/* every literal op takes at least two bytes (shape and time), every string one; with the
+	 * pattern layer one repeat stands for many ops, which the frame-size limit still bounds */
+	if (n_ops > RPZ_FRAME_OPS_MAX || (!d->hist.window && n_ops > len / 2))
 		return rp_fail(errbuf, RP_E_CORRUPT, "%llu ops cannot fit in %zu bytes", (unsigned long long)n_ops, len);
 	if (n_strings > len || first_string != (uint64_t)d->strings_end + 1 ||
 	    first_string + n_strings > (uint64_t)UINT32_MAX)
 		return rp_fail(errbuf, RP_E_CORRUPT, "bad string range %llu+%llu", (unsigned long long)first_string,
 			       (unsigned long long)n_strings);
-	const unsigned want_cols = d->major == 1 ? RPZ_NCOLS_V1 : RPZ_NCOLS;
+	const unsigned want_cols = d->major == 1 ? RPZ_NCOLS_V1 : RPZ_NCOLS_V20;
+	const unsigned keep_cols = d->major == 1 ? RPZ_NCOLS_V1 : RPZ_NCOLS;
 	if (n_shapes > n_ops || n_cols < want_cols || n_cols > RPZ_NCOLS_MAX)
 		return rp_fail(errbuf, RP_E_CORRUPT, "bad counts: %llu shapes, %llu columns",
 			       (unsigned long long)n_shapes, (unsigned long long)n_cols);
@@ -525,7 +583,7 @@ int64_t rp__rpz_open(rpz_dec *d, const uint8_t *content, size_t len, uint64_t ex
 	rp_cur hcur = rp_cur_sub(&c, shapes_len > len ? len + 1 : (size_t)shapes_len);
 	for (uint64_t i = 0; i < n_cols; i++) {
 		const rp_cur sub = rp_cur_sub(&c, col_len[i] > len ? len + 1 : (size_t)col_len[i]);
-		if (i < want_cols)
+		if (i < keep_cols)
 			d->col[i] = sub; /* columns of later minor versions are skipped */
 	}
 	if (c.err)
@@ -542,12 +600,20 @@ int64_t rp__rpz_open(rpz_dec *d, const uint8_t *content, size_t len, uint64_t ex
 		return rc;
 	d->n_shapes = n_shapes;
 	d->n_ops = (uint32_t)n_ops;
-	for (unsigned i = (unsigned)n_cols; i < RPZ_NCOLS; i++)
-		d->col[i] = rp_cur_make(NULL, 0); /* a 1.0 frame: no ops use them (the mask bits are refused) */
+	for (unsigned i = n_cols < keep_cols ? (unsigned)n_cols : keep_cols; i < RPZ_NCOLS; i++)
+		d->col[i] = rp_cur_make(NULL, 0); /* 1.0, 2.0: no ops use them (the mask bits are refused) */
 	d->t = d->h_prev = d->a_prev = 0;
 	d->client = 0;
+	d->lit_left = d->copy_left = 0;
 	memset(d->hc, 0, sizeof(d->hc));
-	rp_cur peek = d->col[RPZ_COL_TIME];
+	/* the first op's time: in the repeat column when the frame opens with a repeat of copied times */
+	rp_cur peek = d->col[RPZ_COL_TIME], rpeek = d->col[RPZ_COL_REPEAT];
+	if (n_ops && rp_cur_left(&rpeek) && rdv(&rpeek) == 0) {
+		(void)rdv(&rpeek); /* length */
+		(void)rdv(&rpeek); /* distance */
+		if (!(rdv(&rpeek) & RPZ_R_TIMES))
+			peek = rpeek;
+	}
 	d->t_first = n_ops ? unzz(rdv(&peek)) : 0;
 	return (int64_t)n_ops;
 }
@@ -561,6 +627,76 @@ static int bad_op(const rpz_dec *d, char *errbuf)
 	return rp_fail(errbuf, RP_E_CORRUPT, "op %u is bad", d->done);
 }
 
+/* The next repeat instruction, or, with none left, the rest of the frame as literal ops. */
+static int load_repeat(rpz_dec *d, char *errbuf)
+{
+	rp_cur *const r = &d->col[RPZ_COL_REPEAT];
+	const uint32_t remaining = d->n_ops - d->done;
+	if (!rp_cur_left(r)) {
+		d->lit_left = remaining;
+		return 0;
+	}
+	const uint64_t lits = rdv(r), len = rdv(r), dist = rdv(r), mode = rdv(r);
+	d->copy_dt = mode & RPZ_R_TIMES ? 0 : unzz(rdv(r));
+	d->copy_dh = mode & RPZ_R_HANDLE ? unzz(rdv(r)) : 0;
+	if (r->err || mode & ~(uint64_t)RPZ_R_ALL)
+		return rp_fail(errbuf, RP_E_CORRUPT, "op %u: repeat column is short or holds a bad mode", d->done);
+	if (len == 0 || lits > remaining || len > remaining - lits)
+		return rp_fail(errbuf, RP_E_CORRUPT, "op %u: a repeat of %llu ops after %llu literal ops overruns the frame",
+			       d->done, (unsigned long long)len, (unsigned long long)lits);
+	if (dist == 0 || dist > d->hist.window || dist > d->hist.n + lits)
+		return rp_fail(errbuf, RP_E_CORRUPT, "op %u: a repeat reaches %llu ops back (window %llu, %llu ops read)",
+			       d->done + (uint32_t)lits, (unsigned long long)dist, (unsigned long long)d->hist.window,
+			       (unsigned long long)(d->hist.n + lits));
+	d->lit_left = (uint32_t)lits;
+	d->copy_left = (uint32_t)len;
+	d->copy_dist = dist;
+	d->copy_mode = (uint32_t)mode;
+	d->copy_first = true;
+	return 0;
+}
+
+/* One op of the current repeat: the op dist back, shifted, its times copied or coded. */
+static int copy_op(rpz_dec *d, rp_op *o, char *errbuf)
+{
+	const uint64_t abs = d->hist.n;
+	const rp_op *const s = rp__rpz_hist_at(&d->hist, abs - d->copy_dist);
+	*o = *s;
+	rp_cur *const col = d->col;
+	if (d->copy_mode & RPZ_R_TIMES) {
+		d->t += unzz(rdv(&col[RPZ_COL_TIME]));
+		o->t_start = d->t;
+		if (s->t_end != RP_TIME_UNKNOWN)
+			o->t_end = d->t + unzz(rdv(&col[RPZ_COL_DUR]));
+		if (col[RPZ_COL_TIME].err | col[RPZ_COL_DUR].err)
+			return bad_op(d, errbuf);
+	} else {
+		d->t += d->copy_first ? d->copy_dt : s->t_start - rp__rpz_hist_at(&d->hist, abs - d->copy_dist - 1)->t_start;
+		o->t_start = d->t;
+		if (s->t_end != RP_TIME_UNKNOWN)
+			o->t_end = d->t + (s->t_end - s->t_start);
+	}
+	if (s->handle)
+		o->handle = s->handle + d->copy_dh;
+	if (s->handle2)
+		o->handle2 = s->handle2 + d->copy_dh;
+	/* the state a literal op leaves (rp__rpz_encode does the same) */
+	d->client = o->client;
+	if (o->handle) {
+		d->h_prev = o->handle;
+		if (o->offset || o->length)
+			d->hc[hslot(o->handle)] = (hcache_entry){ o->handle, o->offset + o->length };
+	}
+	if (o->atime || o->mtime)
+		d->a_prev = o->mtime ? o->mtime : o->atime;
+	if (rp__rpz_hist_push(&d->hist, o) < 0)
+		return rp_fail(errbuf, RP_E_NOMEM, "out of memory for the pattern window");
+	d->copy_first = false;
+	d->copy_left--;
+	d->done++;
+	return 1;
+}
+
 int rp__rpz_next(rpz_dec *d, rp_op *o, char *errbuf)
 {
 	if (d->done == d->n_ops) {
@@ -570,6 +706,16 @@ int rp__rpz_next(rpz_dec *d, rp_op *o, char *errbuf)
 					       rp_cur_left(&d->col[i]));
 		return 0;
 	}
+	if (d->lit_left == 0) {
+		if (d->copy_left == 0) {
+			const int rc = load_repeat(d, errbuf);
+			if (rc < 0)
+				return rc;
+		}
+		if (d->lit_left == 0)
+			return copy_op(d, o, errbuf);
+	}
+	d->lit_left--;
 	rp_cur *const col = d->col;
 	const uint64_t s = rdv(&col[RPZ_COL_SHAPE]);
 	if (s >= d->n_shapes)
@@ -628,6 +774,8 @@ int rp__rpz_next(rpz_dec *d, rp_op *o, char *errbuf)
 			       o->path > d->strings_end ? o->path : o->path2);
 	if (d->major == 1)
 		rp_sem_lift_v1(o, d->source, o->flags);
+	if (d->hist.window && rp__rpz_hist_push(&d->hist, o) < 0)
+		return rp_fail(errbuf, RP_E_NOMEM, "out of memory for the pattern window");
 	d->done++;
 	return 1;
 }
@@ -635,5 +783,6 @@ int rp__rpz_next(rpz_dec *d, rp_op *o, char *errbuf)
 void rp__rpz_dec_fini(rpz_dec *d)
 {
 	free(d->shapes);
+	rp__rpz_hist_fini(&d->hist);
 	memset(d, 0, sizeof(*d));
 }

@@ -14,10 +14,14 @@
 #define RPZ_MAGIC_LEN 8
 extern const uint8_t rp__rpz_magic[RPZ_MAGIC_LEN]; /* 'R' 'P' 'Z' 0x89 '\r' '\n' 0x1a '\n' */
 #define RPZ_VERSION_MAJOR 2
-#define RPZ_VERSION_MINOR 0
+#define RPZ_VERSION_MINOR 1
 #define RPZ_VERSION_MAJOR_MIN 1 /* 1.0 files are read and lifted (rp_sem_lift_v1) */
 #define RPZ_HEADER_FIXED 38     /* bytes before host and source name */
 #define RPZ_HEADER_MAX 4096     /* a longer header is corruption: ours is < 250 bytes */
+/* 2.1 header fields after the source name (§2): required features, pattern window. */
+#define RPZ_HEADER_V21 8
+#define RPZ_FEAT_PATTERN 1u     /* frames may repeat ops of earlier frames (§4.4) */
+#define RPZ_FEAT_KNOWN RPZ_FEAT_PATTERN
 
 /* Skippable-frame magics (zstd reserves 0x184D2A50..0x184D2A5F). */
 #define RPZ_SKIP_FRAME 0x184D2A5Au /* a record frame's header, before its zstd frame */
@@ -54,6 +58,8 @@ enum rpz_col {
 	RPZ_COL_OFFSET2,
 	RPZ_COL_ATIME,
 	RPZ_COL_MTIME,
+	RPZ_NCOLS_V20, /* 2.0 has the fourteen columns above */
+	RPZ_COL_REPEAT = RPZ_NCOLS_V20, /* 2.1: the pattern layer's repeat instructions (§4.4) */
 	RPZ_NCOLS
 };
 #define RPZ_NCOLS_MAX 64 /* later minor versions may append columns */
@@ -102,6 +108,74 @@ enum rpz_shape_field {
 /* Per-handle offset prediction: a direct-mapped cache reset at each frame. */
 #define RPZ_HCACHE_BITS 10
 
+/*
+ * Pattern layer (§4.4): a frame may repeat runs of earlier ops, named by their
+ * distance back in the op stream, up to `window` ops.  Both sides keep those
+ * ops in a ring that grows to the window as the stream does.
+ */
+#define RPZ_WINDOW_DEFAULT (512u * 1024u)   /* ops: a pass of client.txt (458,344) fits */
+#define RPZ_WINDOW_MAX (4u * 1024u * 1024u) /* ops (about 600 MiB of ring): more is corruption */
+#define RPZ_TABLE_BITS_DEFAULT 20          /* writer: 2^20 match-table slots (8 MiB) */
+#define RPZ_TABLE_BITS_MIN 10
+#define RPZ_TABLE_BITS_MAX 26
+#define RPZ_MATCH_KEY 4  /* ops hashed together to find a repeat */
+#define RPZ_MATCH_MIN 16 /* shorter repeats stay literal: zstd does as well on them */
+enum rpz_repeat_mode {
+	RPZ_R_TIMES = 1u << 0,  /* the copied ops' times are coded in the time and duration columns */
+	RPZ_R_HANDLE = 1u << 1, /* a handle shift follows */
+	RPZ_R_ALL = 0x3u,
+};
+
+typedef struct rpz_hist {
+	rp_op *ops;
+	uint64_t cap;    /* a power of two > window once full-grown; 0 before the first op */
+	uint64_t window; /* 0: no pattern layer */
+	uint64_t n;      /* ops pushed on this pass */
+} rpz_hist;
+/* Make room for op number h->n; RP_E_NOMEM. */
+int rp__rpz_hist_grow(rpz_hist *h);
+static inline int rp__rpz_hist_push(rpz_hist *h, const rp_op *o)
+{
+	if (h->n >= h->cap) {
+		const int rc = rp__rpz_hist_grow(h);
+		if (rc < 0)
+			return rc;
+	}
+	h->ops[h->n++ & (h->cap - 1)] = *o;
+	return 0;
+}
+static inline const rp_op *rp__rpz_hist_at(const rpz_hist *h, uint64_t abs)
+{
+	return &h->ops[abs & (h->cap - 1)];
+}
+void rp__rpz_hist_fini(rpz_hist *h);
+
+/* The writer's repeat finder: a hash of RPZ_MATCH_KEY op signatures -> the latest op number. */
+typedef struct rpz_match {
+	uint64_t *slots; /* op number + 1, 0 empty */
+	uint32_t bits;
+	uint64_t *sig;   /* per op of the frame being encoded */
+	uint32_t cap_sig;
+} rpz_match;
+/* A repeat found at frame position i. */
+typedef struct rpz_repeat {
+	uint32_t len;
+	uint32_t mode; /* rpz_repeat_mode */
+	uint64_t dist, dh;
+} rpz_repeat;
+int rp__rpz_match_init(rpz_match *m, uint32_t bits);
+void rp__rpz_match_fini(rpz_match *m);
+/* Signatures of a frame's ops (before looking for repeats in it). */
+int rp__rpz_match_frame(rpz_match *m, const rp_op *ops, uint32_t n);
+/*
+ * The longest repeat of ops[i..n) that starts at an earlier op in the window
+ * (h holds ops before frame position i; ops[i] is op number h->n), with
+ * t_prev the time of the op before ops[i] in this frame (0 at its start).
+ * Returns its length (0: none of RPZ_MATCH_MIN ops) and records position i.
+ */
+uint32_t rp__rpz_match_find(rpz_match *m, const rpz_hist *h, const rp_op *ops, uint32_t i, uint32_t n,
+			    rpz_repeat *out);
+
 /* CRC-32C (Castagnoli), reflected, init and final xor 0xffffffff. */
 uint32_t rp__crc32c(uint32_t crc, const void *buf, size_t len);
 
@@ -117,6 +191,8 @@ typedef struct rpz_frame_id {
 /* Frame encoder: reusable buffers. */
 typedef struct rpz_enc rpz_enc;
 rpz_enc *rp__rpz_enc_create(uint32_t max_ops);
+/* Turn the pattern layer on: window ops (0 = off), 2^table_bits match slots. */
+int rp__rpz_enc_pattern(rpz_enc *e, uint32_t window, uint32_t table_bits);
 void rp__rpz_enc_destroy(rpz_enc *e);
 /*
  * Encode ops and the strings the frame defines (`strings`: each a varint
@@ -150,6 +226,13 @@ typedef struct rpz_dec {
 	uint32_t client;
 	rp_cur col[RPZ_NCOLS];
 	rpz_hcache_entry hc[1u << RPZ_HCACHE_BITS];
+	/* pattern layer: ops of this pass (hist.window = 0: none), the repeat being copied */
+	rpz_hist hist;
+	uint32_t lit_left;  /* literal ops before the next repeat */
+	uint32_t copy_left; /* ops of the current repeat still to copy */
+	uint32_t copy_mode;
+	bool copy_first;
+	uint64_t copy_dist, copy_dh, copy_dt;
 } rpz_dec;
 
 /*

@@ -162,7 +162,21 @@ static int read_header(rpz_reader *r, char *errbuf)
 		return rp_fail(errbuf, RP_E_CORRUPT, "%s: header host or source name too long", r->name);
 	memcpy(m->host, host, host_len);
 	memcpy(m->source_name, name, name_len);
-	/* Bytes after the name belong to later minor versions: skipped. */
+	if (major == 2 && r->version_minor >= 1) { /* 2.1: required features, pattern window */
+		const uint32_t feat = rp_cur_le32(&rest), window = rp_cur_le32(&rest);
+		if (rest.err)
+			return rp_fail(errbuf, RP_E_CORRUPT, "%s: header too short for version 2.%u", r->name,
+				       r->version_minor);
+		if (feat & ~RPZ_FEAT_KNOWN)
+			return rp_fail(errbuf, RP_E_VERSION,
+				       "%s: header: format 2.%u needs features 0x%x this reader does not know: "
+				       "a newer reprise can read it", r->name, r->version_minor, feat & ~RPZ_FEAT_KNOWN);
+		if ((feat & RPZ_FEAT_PATTERN) && (window == 0 || window > RPZ_WINDOW_MAX))
+			return rp_fail(errbuf, RP_E_CORRUPT, "%s: header: pattern window of %u ops (1 to %u)", r->name,
+				       window, RPZ_WINDOW_MAX);
+		r->dec.hist.window = feat & RPZ_FEAT_PATTERN ? window : 0;
+	}
+	/* Bytes after these belong to later minor versions: skipped. */
 	r->body = hlen;
 	return 0;
 }
@@ -410,6 +424,7 @@ static int rpz_rewind(rp_reader *base)
 	r->ops_done = 0;
 	r->in_frame = false;
 	r->dec.strings_end = 0;
+	r->dec.hist.n = 0;
 	r->state = 0;
 	base->note[0] = '\0';
 	return 0;
@@ -462,7 +477,19 @@ int rp_rpz_reader_seek_time(rp_reader *base, uint64_t t, uint64_t *skipped, char
 		const int rc = next_frame(r);
 		if (rc < 0 || r->state != 0)
 			return rp_fail(errbuf, rc < 0 ? rc : RP_E_CORRUPT, "%s", rc < 0 ? base->errbuf : "index: frame missing");
-		/* Its strings are defined; its ops are passed over undecoded. */
+		/* Its strings are defined; its ops are passed over undecoded, unless later
+		 * frames may repeat them (the pattern layer): then they fill the window. */
+		if (r->dec.hist.window) {
+			rp_op op;
+			char detail[RP_ERRBUF_SIZE];
+			int k;
+			while ((k = rp__rpz_next(&r->dec, &op, detail)) > 0) {
+			}
+			if (k < 0) {
+				fail(r, k, "frame %llu: %s", (unsigned long long)r->frame_no, detail);
+				return rp_fail(errbuf, k, "%s", base->errbuf);
+			}
+		}
 		r->in_frame = false;
 		r->frame_no++;
 		r->ops_done += r->dec.n_ops;

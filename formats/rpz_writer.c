@@ -22,8 +22,9 @@ struct rp_rpz_writer {
 	char name[256];
 	int level;
 	uint32_t frame_ops;
+	uint32_t window; /* pattern layer: 0 = off */
 	uint64_t offset; /* bytes written so far */
-	uint8_t hdr[RPZ_HEADER_FIXED + 2 + RP_META_HOST_MAX + RP_META_NAME_MAX + 4]; /* as written */
+	uint8_t hdr[RPZ_HEADER_FIXED + 2 + RP_META_HOST_MAX + RP_META_NAME_MAX + RPZ_HEADER_V21 + 4]; /* as written */
 	size_t hdr_len;
 	long hdr_pos;       /* where the header starts in f; -1 if f cannot seek */
 	uint32_t add_flags; /* rp_rpz_writer_add_flags before the header was written */
@@ -67,9 +68,9 @@ static int write_header(rp_rpz_writer *w, const rp_trace_meta *m)
 {
 	const size_t host_len = strnlen(m->host, RP_META_HOST_MAX - 1);
 	const size_t name_len = strnlen(m->source_name, RP_META_NAME_MAX - 1);
-	uint8_t h[RPZ_HEADER_FIXED + 2 + RP_META_HOST_MAX + RP_META_NAME_MAX + 4];
+	uint8_t h[RPZ_HEADER_FIXED + 2 + RP_META_HOST_MAX + RP_META_NAME_MAX + RPZ_HEADER_V21 + 4];
 	memcpy(h, rp__rpz_magic, RPZ_MAGIC_LEN);
-	const size_t total = RPZ_HEADER_FIXED + 1 + host_len + 1 + name_len + 4;
+	const size_t total = RPZ_HEADER_FIXED + 1 + host_len + 1 + name_len + RPZ_HEADER_V21 + 4;
 	rp_put_le16(h + 8, RPZ_VERSION_MAJOR);
 	rp_put_le16(h + 10, RPZ_VERSION_MINOR);
 	rp_put_le32(h + 12, (uint32_t)total);
@@ -85,6 +86,9 @@ static int write_header(rp_rpz_writer *w, const rp_trace_meta *m)
 	h[n++] = (uint8_t)name_len;
 	memcpy(h + n, m->source_name, name_len);
 	n += name_len;
+	rp_put_le32(h + n, w->window ? RPZ_FEAT_PATTERN : 0); /* 2.1: features a reader must know */
+	rp_put_le32(h + n + 4, w->window);                    /* 2.1: pattern window in ops */
+	n += RPZ_HEADER_V21;
 	rp_put_le32(h + n, rp__crc32c(0, h, n));
 	n += 4;
 	w->header_done = true;
@@ -330,10 +334,18 @@ static int setup(rp_rpz_writer *w, const rp_rpz_wopts *opts, char *errbuf)
 		return rp_fail(errbuf, RP_E_RANGE, "%s: at most %u ops per frame", w->name, RPZ_FRAME_OPS_MAX);
 	if (w->level < ZSTD_minCLevel() || w->level > ZSTD_maxCLevel())
 		return rp_fail(errbuf, RP_E_RANGE, "%s: zstd level %d out of range", w->name, w->level);
+	w->window = opts && opts->no_pattern ? 0 : opts && opts->window ? opts->window : RPZ_WINDOW_DEFAULT;
+	const uint32_t bits = opts && opts->table_bits ? opts->table_bits : RPZ_TABLE_BITS_DEFAULT;
+	if (w->window > RPZ_WINDOW_MAX)
+		return rp_fail(errbuf, RP_E_RANGE, "%s: pattern window of %u ops: at most %u", w->name, w->window,
+			       RPZ_WINDOW_MAX);
+	if (bits < RPZ_TABLE_BITS_MIN || bits > RPZ_TABLE_BITS_MAX)
+		return rp_fail(errbuf, RP_E_RANGE, "%s: pattern table of 2^%u slots: %u to %u bits", w->name, bits,
+			       RPZ_TABLE_BITS_MIN, RPZ_TABLE_BITS_MAX);
 	w->ops = malloc((size_t)w->frame_ops * sizeof(*w->ops));
 	w->enc = rp__rpz_enc_create(w->frame_ops);
 	w->cctx = ZSTD_createCCtx();
-	if (!w->ops || !w->enc || !w->cctx)
+	if (!w->ops || !w->enc || !w->cctx || rp__rpz_enc_pattern(w->enc, w->window, bits) < 0)
 		return rp_fail(errbuf, RP_E_NOMEM, "%s: out of memory", w->name);
 	/* One thread and fixed parameters: the same ops give the same bytes. */
 	if (ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, w->level)) ||

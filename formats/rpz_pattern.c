@@ -1,0 +1,171 @@
+/* .rpz pattern layer: the op history and the writer's repeat finder (docs/rpz-format.md §4.4). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/rpz_internal.h"
+
+/* ---- history ring ------------------------------------------------------- */
+
+int rp__rpz_hist_grow(rpz_hist *h)
+{
+	/* Grows by doubling while the ring has not wrapped, so op a sits at a & (cap - 1) throughout;
+	 * it stops at the first power of two above the window (a repeat reaches back at most window ops,
+	 * and the op before its source, for time deltas, must still be there). */
+	uint64_t full = 1;
+	while (full <= h->window)
+		full <<= 1;
+	if (h->cap >= full)
+		return 0;
+	const uint64_t cap = h->cap ? h->cap * 2 : 1024;
+	const uint64_t want = cap < full ? cap : full;
+	rp_op *const p = realloc(h->ops, (size_t)want * sizeof(*p));
+	if (!p)
+		return RP_E_NOMEM;
+	h->ops = p;
+	h->cap = want;
+	return 0;
+}
+
+void rp__rpz_hist_fini(rpz_hist *h)
+{
+	free(h->ops);
+	h->ops = NULL;
+	h->cap = h->n = 0;
+}
+
+/* ---- repeat finder -------------------------------------------------------- */
+
+int rp__rpz_match_init(rpz_match *m, uint32_t bits)
+{
+	memset(m, 0, sizeof(*m));
+	if (bits < RPZ_TABLE_BITS_MIN || bits > RPZ_TABLE_BITS_MAX)
+		return RP_E_RANGE;
+	m->slots = calloc((size_t)1 << bits, sizeof(*m->slots));
+	if (!m->slots)
+		return RP_E_NOMEM;
+	m->bits = bits;
+	return 0;
+}
+
+void rp__rpz_match_fini(rpz_match *m)
+{
+	free(m->slots);
+	free(m->sig);
+	memset(m, 0, sizeof(*m));
+}
+
+static inline uint64_t mix(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 0xff51afd7ed558ccdull;
+}
+
+/* Everything a repeat copies unchanged: not the times, and of the handles only whether they are set. */
+static uint64_t signature(const rp_op *o)
+{
+	uint64_t a = 0x9e3779b97f4a7c15ull, b = 0xc2b2ae3d27d4eb4full;
+	a = mix(a, (uint64_t)o->op | (uint64_t)o->flags << 16 | (uint64_t)o->status_kind << 32 |
+			   (uint64_t)o->disp << 40 | (uint64_t)o->proto << 48 | (uint64_t)(o->t_end == RP_TIME_UNKNOWN) << 56 |
+			   (uint64_t)(o->handle != 0) << 57 | (uint64_t)(o->handle2 != 0) << 58);
+	b = mix(b, (uint64_t)o->client << 32 | o->path);
+	a = mix(a, (uint64_t)o->path2 << 32 | (uint32_t)o->status);
+	b = mix(b, o->offset);
+	a = mix(a, o->length);
+	b = mix(b, o->result);
+	a = mix(a, o->offset2 ^ (o->atime << 1) ^ (o->mtime << 2));
+	b = mix(b, (uint64_t)o->want << 32 | o->oflags);
+	a = mix(a, (uint64_t)o->attrs << 32 | o->mode);
+	b = mix(b, (uint64_t)o->uid << 32 | o->gid);
+	a = mix(a, (uint64_t)o->proto_status << 32 | o->raw.access);
+	b = mix(b, (uint64_t)o->raw.disposition << 32 | o->raw.options);
+	a = mix(a, o->raw.level);
+	return a ^ (b >> 29) ^ (b << 35);
+}
+
+int rp__rpz_match_frame(rpz_match *m, const rp_op *ops, uint32_t n)
+{
+	if (n > m->cap_sig) {
+		uint64_t *const p = realloc(m->sig, (size_t)n * sizeof(*p));
+		if (!p)
+			return RP_E_NOMEM;
+		m->sig = p;
+		m->cap_sig = n;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		m->sig[i] = signature(&ops[i]);
+	return 0;
+}
+
+/* The fields a repeat copies as they are (handles and times are checked by the caller). */
+static inline bool same_fields(const rp_op *a, const rp_op *b)
+{
+	return a->op == b->op && a->flags == b->flags && a->status_kind == b->status_kind && a->status == b->status &&
+	       a->proto_status == b->proto_status && a->proto == b->proto && a->client == b->client &&
+	       a->path == b->path && a->path2 == b->path2 && a->offset == b->offset && a->length == b->length &&
+	       a->result == b->result && a->offset2 == b->offset2 && a->atime == b->atime && a->mtime == b->mtime &&
+	       a->want == b->want && a->disp == b->disp && a->oflags == b->oflags && a->attrs == b->attrs &&
+	       a->mode == b->mode && a->uid == b->uid && a->gid == b->gid && a->raw.access == b->raw.access &&
+	       a->raw.disposition == b->raw.disposition && a->raw.options == b->raw.options &&
+	       a->raw.level == b->raw.level && (a->t_end == RP_TIME_UNKNOWN) == (b->t_end == RP_TIME_UNKNOWN);
+}
+
+/* A handle of a copied op: 0 stays 0, others move by the repeat's shift, set by the first one seen. */
+static inline bool same_handle(uint64_t src, uint64_t cur, bool *dh_set, uint64_t *dh)
+{
+	if (!src)
+		return cur == 0;
+	if (!*dh_set) {
+		*dh = cur - src;
+		*dh_set = true;
+	}
+	return cur == src + *dh;
+}
+
+uint32_t rp__rpz_match_find(rpz_match *m, const rpz_hist *h, const rp_op *ops, uint32_t i, uint32_t n,
+			    rpz_repeat *out)
+{
+	if (!m->slots || i + RPZ_MATCH_KEY > n)
+		return 0;
+	const uint64_t *const s = m->sig + i;
+	uint64_t key = 0x165667b19e3779f9ull;
+	for (int k = 0; k < RPZ_MATCH_KEY; k++)
+		key = mix(key, s[k]);
+	uint64_t *const slot = &m->slots[key >> (64 - m->bits)];
+	const uint64_t cand = *slot, cur = h->n;
+	*slot = cur + 1;
+	if (!out || cand == 0 || cand - 1 >= cur || cur - (cand - 1) > h->window)
+		return 0;
+	const uint64_t src = cand - 1, dist = cur - src;
+	bool dh_set = false, times_ok = true;
+	uint64_t dh = 0;
+	uint32_t len = 0, len_timed = 0;
+	const rp_op *sp = NULL, *cp = NULL;
+	for (uint32_t j = 0; i + j < n; j++) {
+		const uint64_t a = src + j;
+		const rp_op *const so = a < cur ? rp__rpz_hist_at(h, a) : &ops[i + (a - cur)];
+		const rp_op *const co = &ops[i + j];
+		if (!same_fields(so, co) || !same_handle(so->handle, co->handle, &dh_set, &dh) ||
+		    !same_handle(so->handle2, co->handle2, &dh_set, &dh))
+			break;
+		if (times_ok) {
+			if (j && co->t_start - cp->t_start != so->t_start - sp->t_start)
+				times_ok = false;
+			else if (co->t_end != RP_TIME_UNKNOWN && co->t_end - co->t_start != so->t_end - so->t_start)
+				times_ok = false;
+			else
+				len_timed = j + 1;
+		}
+		len = j + 1;
+		sp = so;
+		cp = co;
+	}
+	if (len_timed >= RPZ_MATCH_MIN) {
+		*out = (rpz_repeat){ .len = len_timed, .mode = 0, .dist = dist, .dh = dh };
+	} else if (len >= RPZ_MATCH_MIN) {
+		*out = (rpz_repeat){ .len = len, .mode = RPZ_R_TIMES, .dist = dist, .dh = dh };
+	} else {
+		return 0;
+	}
+	if (dh)
+		out->mode |= RPZ_R_HANDLE;
+	return out->len;
+}
