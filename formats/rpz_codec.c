@@ -561,7 +561,7 @@ int64_t rp__rpz_open(rpz_dec *d, const uint8_t *content, size_t len, uint64_t ex
 		return rp_fail(errbuf, RP_E_CORRUPT, "first op is %llu, expected %llu", (unsigned long long)first_op,
 			       (unsigned long long)expect_first);
 	/* every literal op takes at least two bytes (shape and time), every string one; with the
-	 * pattern layer one repeat stands for many ops, which the frame-size limit still bounds */
+	 * pattern layer see below */
 	if (n_ops > RPZ_FRAME_OPS_MAX || (!d->hist.window && n_ops > len / 2))
 		return rp_fail(errbuf, RP_E_CORRUPT, "%llu ops cannot fit in %zu bytes", (unsigned long long)n_ops, len);
 	if (n_strings > len || first_string != (uint64_t)d->strings_end + 1 ||
@@ -578,6 +578,15 @@ int64_t rp__rpz_open(rpz_dec *d, const uint8_t *content, size_t len, uint64_t ex
 		col_len[i] = rdv(&c);
 	if (c.err)
 		return rp_fail(errbuf, RP_E_CORRUPT, "column table is cut");
+	if (d->hist.window) {
+		/* a literal op takes two bytes or more outside the repeat column, a repeat four or more
+		 * in it (literal count, length, distance, mode) and copies at most a window of ops */
+		const uint64_t rep = n_cols > RPZ_COL_REPEAT ? col_len[RPZ_COL_REPEAT] : 0;
+		const uint64_t span = d->hist.window < RPZ_FRAME_OPS_MAX ? d->hist.window : RPZ_FRAME_OPS_MAX;
+		if (rep > len || n_ops > (len - rep) / 2 + rep / 4 * span)
+			return rp_fail(errbuf, RP_E_CORRUPT, "%llu ops cannot fit in %zu bytes with %llu of repeats",
+				       (unsigned long long)n_ops, len, (unsigned long long)rep);
+	}
 
 	rp_cur sc = rp_cur_sub(&c, strings_len > len ? len + 1 : (size_t)strings_len);
 	rp_cur hcur = rp_cur_sub(&c, shapes_len > len ? len + 1 : (size_t)shapes_len);

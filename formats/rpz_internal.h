@@ -16,6 +16,10 @@ extern const uint8_t rp__rpz_magic[RPZ_MAGIC_LEN]; /* 'R' 'P' 'Z' 0x89 '\r' '\n'
 #define RPZ_VERSION_MAJOR 2
 #define RPZ_VERSION_MINOR 1
 #define RPZ_VERSION_MAJOR_MIN 1 /* 1.0 files are read and lifted (rp_sem_lift_v1) */
+/* A 2.1 file whose frames use the pattern layer says major 3 in its header: 2.0 readers accept
+ * any 2.x and would misread its frames; 3 makes them refuse it at their version check (§9). */
+#define RPZ_VERSION_MAJOR_PATTERN 3
+#define RPZ_VERSION_MAJOR_READ RPZ_VERSION_MAJOR_PATTERN
 #define RPZ_HEADER_FIXED 38     /* bytes before host and source name */
 #define RPZ_HEADER_MAX 4096     /* a longer header is corruption: ours is < 250 bytes */
 /* 2.1 header fields after the source name (§2): required features, pattern window. */
@@ -156,6 +160,7 @@ typedef struct rpz_match {
 	uint32_t bits;
 	uint64_t *sig;   /* per op of the frame being encoded */
 	uint32_t cap_sig;
+	uint64_t last_dist; /* the last repeat's distance: the first candidate for the next */
 } rpz_match;
 /* A repeat found at frame position i. */
 typedef struct rpz_repeat {

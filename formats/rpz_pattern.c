@@ -120,21 +120,11 @@ static inline bool same_handle(uint64_t src, uint64_t cur, bool *dh_set, uint64_
 	return cur == src + *dh;
 }
 
-uint32_t rp__rpz_match_find(rpz_match *m, const rpz_hist *h, const rp_op *ops, uint32_t i, uint32_t n,
-			    rpz_repeat *out)
+/* The repeat of ops[i..n) whose source starts dist ops back (cur = h->n is op number of ops[i]). */
+static uint32_t extend(const rpz_hist *h, const rp_op *ops, uint32_t i, uint32_t n, uint64_t dist,
+		       rpz_repeat *out)
 {
-	if (!m->slots || i + RPZ_MATCH_KEY > n)
-		return 0;
-	const uint64_t *const s = m->sig + i;
-	uint64_t key = 0x165667b19e3779f9ull;
-	for (int k = 0; k < RPZ_MATCH_KEY; k++)
-		key = mix(key, s[k]);
-	uint64_t *const slot = &m->slots[key >> (64 - m->bits)];
-	const uint64_t cand = *slot, cur = h->n;
-	*slot = cur + 1;
-	if (!out || cand == 0 || cand - 1 >= cur || cur - (cand - 1) > h->window)
-		return 0;
-	const uint64_t src = cand - 1, dist = cur - src;
+	const uint64_t cur = h->n, src = cur - dist;
 	bool dh_set = false, times_ok = true;
 	uint64_t dh = 0;
 	uint32_t len = 0, len_timed = 0;
@@ -158,14 +148,43 @@ uint32_t rp__rpz_match_find(rpz_match *m, const rpz_hist *h, const rp_op *ops, u
 		sp = so;
 		cp = co;
 	}
-	if (len_timed >= RPZ_MATCH_MIN) {
+	/* copied times are worth more than a few more ops whose times are coded */
+	if (len_timed >= RPZ_MATCH_MIN && len_timed * 2 >= len)
 		*out = (rpz_repeat){ .len = len_timed, .mode = 0, .dist = dist, .dh = dh };
-	} else if (len >= RPZ_MATCH_MIN) {
+	else if (len >= RPZ_MATCH_MIN)
 		*out = (rpz_repeat){ .len = len, .mode = RPZ_R_TIMES, .dist = dist, .dh = dh };
-	} else {
+	else
 		return 0;
-	}
 	if (dh)
 		out->mode |= RPZ_R_HANDLE;
+	return out->len;
+}
+
+uint32_t rp__rpz_match_find(rpz_match *m, const rpz_hist *h, const rp_op *ops, uint32_t i, uint32_t n,
+			    rpz_repeat *out)
+{
+	if (!m->slots || i + RPZ_MATCH_KEY > n)
+		return 0;
+	const uint64_t *const s = m->sig + i;
+	uint64_t key = 0x165667b19e3779f9ull;
+	for (int k = 0; k < RPZ_MATCH_KEY; k++)
+		key = mix(key, s[k]);
+	uint64_t *const slot = &m->slots[key >> (64 - m->bits)];
+	const uint64_t cand = *slot, cur = h->n;
+	*slot = cur + 1;
+	if (!out)
+		return 0;
+	/* Two candidates: the latest op of the same key, and the distance of the last repeat (a
+	 * whole pass repeated is one distance throughout; the latest match may be a nearer loop). */
+	rpz_repeat a = { 0 }, b = { 0 };
+	uint32_t la = 0, lb = 0;
+	if (cand != 0 && cand - 1 < cur && cur - (cand - 1) <= h->window)
+		la = extend(h, ops, i, n, cur - (cand - 1), &a);
+	if (m->last_dist && m->last_dist <= cur && m->last_dist <= h->window && m->last_dist != a.dist)
+		lb = extend(h, ops, i, n, m->last_dist, &b);
+	if (!la && !lb)
+		return 0;
+	*out = lb >= la ? b : a;
+	m->last_dist = out->dist;
 	return out->len;
 }

@@ -131,9 +131,11 @@ static int read_header(rpz_reader *r, char *errbuf)
 	const uint16_t major = rp_cur_le16(&c);
 	r->version_minor = rp_cur_le16(&c);
 	const uint32_t hlen = rp_cur_le32(&c);
-	if (major < RPZ_VERSION_MAJOR_MIN || major > RPZ_VERSION_MAJOR)
-		return rp_fail(errbuf, RP_E_VERSION, "%s: header: format version %u.%u; this reader knows %u.x to %u.x",
-			       r->name, major, r->version_minor, RPZ_VERSION_MAJOR_MIN, RPZ_VERSION_MAJOR);
+	if (major < RPZ_VERSION_MAJOR_MIN || major > RPZ_VERSION_MAJOR_READ ||
+	    (major == RPZ_VERSION_MAJOR_PATTERN && r->version_minor < 1))
+		return rp_fail(errbuf, RP_E_VERSION,
+			       "%s: header: format version %u.%u; this reader knows 1.x, 2.x and 3.1 (2.1 with patterns): "
+			       "a newer reprise can read it", r->name, major, r->version_minor);
 	r->dec.major = major;
 	if (hlen < RPZ_HEADER_FIXED + 2 + 4 || hlen > RPZ_HEADER_MAX)
 		return rp_fail(errbuf, RP_E_CORRUPT, "%s: header length %u", r->name, hlen);
@@ -162,18 +164,21 @@ static int read_header(rpz_reader *r, char *errbuf)
 		return rp_fail(errbuf, RP_E_CORRUPT, "%s: header host or source name too long", r->name);
 	memcpy(m->host, host, host_len);
 	memcpy(m->source_name, name, name_len);
-	if (major == 2 && r->version_minor >= 1) { /* 2.1: required features, pattern window */
+	if (major >= 2 && r->version_minor >= 1) { /* 2.1: required features, pattern window */
 		const uint32_t feat = rp_cur_le32(&rest), window = rp_cur_le32(&rest);
 		if (rest.err)
-			return rp_fail(errbuf, RP_E_CORRUPT, "%s: header too short for version 2.%u", r->name,
-				       r->version_minor);
+			return rp_fail(errbuf, RP_E_CORRUPT, "%s: header too short for version %u.%u", r->name,
+				       major, r->version_minor);
 		if (feat & ~RPZ_FEAT_KNOWN)
 			return rp_fail(errbuf, RP_E_VERSION,
-				       "%s: header: format 2.%u needs features 0x%x this reader does not know: "
-				       "a newer reprise can read it", r->name, r->version_minor, feat & ~RPZ_FEAT_KNOWN);
+				       "%s: header: format %u.%u needs features 0x%x this reader does not know: "
+				       "a newer reprise can read it", r->name, major, r->version_minor, feat & ~RPZ_FEAT_KNOWN);
 		if ((feat & RPZ_FEAT_PATTERN) && (window == 0 || window > RPZ_WINDOW_MAX))
 			return rp_fail(errbuf, RP_E_CORRUPT, "%s: header: pattern window of %u ops (1 to %u)", r->name,
 				       window, RPZ_WINDOW_MAX);
+		if (!(feat & RPZ_FEAT_PATTERN) != (major != RPZ_VERSION_MAJOR_PATTERN))
+			return rp_fail(errbuf, RP_E_CORRUPT, "%s: header: version %u.%u with features 0x%x (major 3 is "
+				       "the pattern layer's)", r->name, major, r->version_minor, feat);
 		r->dec.hist.window = feat & RPZ_FEAT_PATTERN ? window : 0;
 	}
 	/* Bytes after these belong to later minor versions: skipped. */

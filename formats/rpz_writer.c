@@ -71,7 +71,7 @@ static int write_header(rp_rpz_writer *w, const rp_trace_meta *m)
 	uint8_t h[RPZ_HEADER_FIXED + 2 + RP_META_HOST_MAX + RP_META_NAME_MAX + RPZ_HEADER_V21 + 4];
 	memcpy(h, rp__rpz_magic, RPZ_MAGIC_LEN);
 	const size_t total = RPZ_HEADER_FIXED + 1 + host_len + 1 + name_len + RPZ_HEADER_V21 + 4;
-	rp_put_le16(h + 8, RPZ_VERSION_MAJOR);
+	rp_put_le16(h + 8, w->window ? RPZ_VERSION_MAJOR_PATTERN : RPZ_VERSION_MAJOR);
 	rp_put_le16(h + 10, RPZ_VERSION_MINOR);
 	rp_put_le32(h + 12, (uint32_t)total);
 	rp_put_le32(h + 16, m->source);

@@ -582,7 +582,7 @@ static void test_not_a_trace(void **state)
 	uint8_t *buf = NULL;
 	size_t len = 0;
 	assert_int_equal(tl_write(&t, NULL, &buf, &len), 0);
-	buf[8] = 3;
+	buf[8] = 4;
 	const uint32_t hlen = (uint32_t)buf[12] | (uint32_t)buf[13] << 8;
 	rp_put_le32(buf + hlen - 4, rp__crc32c(0, buf, hlen - 4));
 	read_all(buf, len, NULL, &rb);

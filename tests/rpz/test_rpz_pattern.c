@@ -1,0 +1,410 @@
+/*
+ * The .rpz pattern layer (docs/rpz-format.md §4.4): repeated passes round trip exactly and cost
+ * little, repeats cross frames, seek and rewind land inside them, cut files read up to their last
+ * whole frame, and a damaged repeat column is refused with RP_E_CORRUPT.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "formats/reader.h"
+#include "formats/rpz_internal.h"
+#include "rpz_testlib.h"
+
+/*
+ * `passes` copies of a synthetic pass of n ops (tl_make's fields) in time order: op i of pass p
+ * starts at (p * n + i) * 1000 ns, plus a jitter on odd passes when `jitter` (their times are then
+ * coded, not copied); handles move by p * hshift on pass p.
+ */
+static void make_passes(tl_trace *t, size_t n, int passes, uint64_t hshift, bool jitter)
+{
+	tl_trace base;
+	tl_make(&base, n, 24, 77);
+	*t = base;
+	t->ops = calloc(n * (size_t)passes, sizeof(*t->ops));
+	assert_non_null(t->ops);
+	t->n_ops = n * (size_t)passes;
+	for (int p = 0; p < passes; p++)
+		for (size_t i = 0; i < n; i++) {
+			rp_op *const o = &t->ops[(size_t)p * n + i];
+			*o = base.ops[i];
+			o->t_start = ((uint64_t)p * n + i) * 1000 + (jitter && p % 2 ? (i * 7) % 13 : 0);
+			if (o->t_end != RP_TIME_UNKNOWN)
+				o->t_end = o->t_start + i % 97;
+			if (o->handle)
+				o->handle += (uint64_t)p * hshift;
+			if (o->handle2)
+				o->handle2 += (uint64_t)p * hshift;
+		}
+	free(base.ops);
+}
+
+/* Write t with every string defined first (tl_write spreads them over one pass's length). */
+static void write_passes(const tl_trace *t, const rp_rpz_wopts *o, uint8_t **buf, size_t *len)
+{
+	char *mem = NULL;
+	size_t mlen = 0;
+	FILE *const f = open_memstream(&mem, &mlen);
+	assert_non_null(f);
+	rp_rpz_writer *w = NULL;
+	char eb[RP_ERRBUF_SIZE];
+	assert_int_equal(rp_rpz_writer_open_file(&w, f, "passes.rpz", o, eb), 0);
+	rp_sink *const s = rp_rpz_writer_sink(w);
+	assert_int_equal(s->meta(s, &t->meta), 0);
+	for (uint32_t i = 0; i < t->n_strs; i++)
+		assert_int_equal(s->string(s, i + 1, t->strs[i], t->lens[i]), 0);
+	for (size_t i = 0; i < t->n_ops; i++)
+		assert_int_equal(s->op(s, &t->ops[i]), 0);
+	assert_int_equal(s->finish(s), 0);
+	assert_int_equal(rp_rpz_writer_close(w, eb), 0);
+	fclose(f);
+	*buf = (uint8_t *)mem;
+	*len = mlen;
+}
+
+/* Read every op of buf[0..len) and check them against t's first ones; returns how many. */
+static size_t read_check(const uint8_t *buf, size_t len, const tl_trace *t, int *rc_out)
+{
+	rp_reader *r = NULL;
+	char eb[RP_ERRBUF_SIZE];
+	assert_int_equal(rp_rpz_reader_open_mem(&r, buf, len, NULL, eb), 0);
+	size_t n = 0;
+	rp_op op;
+	int rc;
+	while ((rc = rp_reader_next(r, &op)) > 0) {
+		assert_true(n < t->n_ops);
+		assert_true(tl_op_eq(&op, &t->ops[n]));
+		n++;
+	}
+	*rc_out = rc;
+	rp_reader_close(r);
+	return n;
+}
+
+static void test_passes_round_trip(void **state)
+{
+	(void)state;
+	static const struct {
+		uint32_t frame_ops;
+		uint64_t hshift;
+		bool jitter;
+	} cases[] = { { 0, 0, false }, { 128, 0, false }, { 100, 1000, false }, { 64, 5, true } };
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		tl_trace t;
+		make_passes(&t, 300, 10, cases[c].hshift, cases[c].jitter);
+		uint8_t *buf = NULL, *plain = NULL;
+		size_t len = 0, plain_len = 0;
+		const rp_rpz_wopts o = { .frame_ops = cases[c].frame_ops };
+		const rp_rpz_wopts op = { .frame_ops = cases[c].frame_ops, .no_pattern = true };
+		write_passes(&t, &o, &buf, &len);
+		write_passes(&t, &op, &plain, &plain_len);
+		assert_int_equal(buf[8], RPZ_VERSION_MAJOR_PATTERN);
+		assert_int_equal(plain[8], RPZ_VERSION_MAJOR);
+		int rc;
+		assert_int_equal(read_check(buf, len, &t, &rc), t.n_ops);
+		assert_int_equal(rc, 0);
+		assert_int_equal(read_check(plain, plain_len, &t, &rc), t.n_ops);
+		assert_int_equal(rc, 0);
+		/* nine of the ten passes are repeats: with copied times they cost a frame header and an
+		 * instruction per frame (a single-pass file's frames are the bound); coded times cost more */
+		tl_trace one = t;
+		one.n_ops = 300;
+		uint8_t *b1 = NULL;
+		size_t l1 = 0;
+		write_passes(&one, &o, &b1, &l1);
+		const size_t frames = cases[c].frame_ops ? t.n_ops / cases[c].frame_ops + 1 : 1;
+		print_message("# case %zu: %zu bytes, %zu plain, %zu one pass\n", c, len, plain_len, l1);
+		if (cases[c].jitter)
+			assert_true(len * 3 < plain_len * 2);
+		else
+			assert_true(len <= l1 + l1 / 10 + 64 * frames);
+		free(b1);
+		/* rewind: the window starts again */
+		rp_reader *r = NULL;
+		char eb[RP_ERRBUF_SIZE];
+		assert_int_equal(rp_rpz_reader_open_mem(&r, buf, len, NULL, eb), 0);
+		rp_op x;
+		for (int k = 0; k < 1234; k++)
+			assert_int_equal(rp_reader_next(r, &x), 1);
+		assert_int_equal(rp_reader_rewind(r), 0);
+		size_t n = 0;
+		while (rp_reader_next(r, &x) > 0)
+			assert_true(tl_op_eq(&x, &t.ops[n++]));
+		assert_int_equal(n, t.n_ops);
+		rp_reader_close(r);
+		free(buf);
+		free(plain);
+		tl_free(&t);
+	}
+}
+
+/* A window shorter than a pass finds no whole-pass repeats, and a window of 0 means the default. */
+static void test_window_option(void **state)
+{
+	(void)state;
+	tl_trace t;
+	make_passes(&t, 300, 6, 0, false);
+	uint8_t *small = NULL, *dflt = NULL;
+	size_t small_len = 0, dflt_len = 0;
+	const rp_rpz_wopts os = { .frame_ops = 128, .window = 200, .table_bits = 10 };
+	const rp_rpz_wopts od = { .frame_ops = 128 };
+	write_passes(&t, &os, &small, &small_len);
+	write_passes(&t, &od, &dflt, &dflt_len);
+	int rc;
+	assert_int_equal(read_check(small, small_len, &t, &rc), t.n_ops);
+	assert_int_equal(rc, 0);
+	assert_true(dflt_len < small_len);
+	/* out-of-range options are refused by name */
+	rp_rpz_writer *w = NULL;
+	char eb[RP_ERRBUF_SIZE];
+	const rp_rpz_wopts big = { .window = RPZ_WINDOW_MAX + 1 };
+	assert_int_equal(rp_rpz_writer_open(&w, "/dev/null", &big, eb), RP_E_RANGE);
+	assert_non_null(strstr(eb, "window"));
+	const rp_rpz_wopts bits = { .table_bits = 9 };
+	assert_int_equal(rp_rpz_writer_open(&w, "/dev/null", &bits, eb), RP_E_RANGE);
+	assert_non_null(strstr(eb, "table"));
+	free(small);
+	free(dflt);
+	tl_free(&t);
+}
+
+/* Seeking by time lands in a repeated pass: the ops from there on are the trace's. */
+static void test_seek_inside_repeats(void **state)
+{
+	(void)state;
+	tl_trace t;
+	make_passes(&t, 300, 8, 3, false);
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	const rp_rpz_wopts o = { .frame_ops = 70 };
+	write_passes(&t, &o, &buf, &len);
+	const uint64_t times[] = { 0, 450000, 1234567, 2000000, 2399000, 9999999 };
+	for (size_t k = 0; k < sizeof(times) / sizeof(times[0]); k++) {
+		rp_reader *r = NULL;
+		char eb[RP_ERRBUF_SIZE];
+		assert_int_equal(rp_rpz_reader_open_mem(&r, buf, len, NULL, eb), 0);
+		uint64_t skipped = 0;
+		assert_int_equal(rp_rpz_reader_seek_time(r, times[k], &skipped, eb), 0);
+		assert_true(skipped <= t.n_ops);
+		assert_true(skipped == t.n_ops || t.ops[skipped].t_start <= times[k] || skipped == 0);
+		size_t n = (size_t)skipped;
+		rp_op x;
+		while (rp_reader_next(r, &x) > 0)
+			assert_true(tl_op_eq(&x, &t.ops[n++]));
+		assert_int_equal(n, t.n_ops);
+		if (times[k] >= 450000)
+			assert_true(skipped > 0);
+		rp_reader_close(r);
+	}
+	free(buf);
+	tl_free(&t);
+}
+
+/* Cut anywhere: the ops of the whole frames before the cut, in order, then a clean end. */
+static void test_cut_reads_whole_frames(void **state)
+{
+	(void)state;
+	tl_trace t;
+	make_passes(&t, 200, 5, 0, true);
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	const rp_rpz_wopts o = { .frame_ops = 90 };
+	write_passes(&t, &o, &buf, &len);
+	size_t last = 0;
+	for (size_t cut = 100; cut <= len; cut += cut + 37 < len ? 37 : (len - cut ? len - cut : 1)) {
+		int rc;
+		const size_t n = read_check(buf, cut, &t, &rc);
+		assert_int_equal(rc, 0);
+		assert_true(n % 90 == 0 || n == t.n_ops);
+		assert_true(n >= last);
+		last = n;
+		if (cut == len)
+			break;
+	}
+	assert_int_equal(last, t.n_ops);
+	free(buf);
+	tl_free(&t);
+}
+
+/* ---- the repeat column itself ---------------------------------------------- */
+
+typedef struct frame_parts {
+	uint64_t head[9]; /* frame_no ... n_cols */
+	uint64_t col_len[RPZ_NCOLS_MAX];
+	const uint8_t *body; /* strings, shapes, columns */
+	size_t body_len;
+} frame_parts;
+
+static void split(const uint8_t *c, size_t len, frame_parts *f)
+{
+	rp_cur cur = rp_cur_make(c, len);
+	for (int i = 0; i < 9; i++)
+		f->head[i] = rp_cur_uvarint(&cur);
+	assert_true(f->head[8] == RPZ_NCOLS);
+	for (uint64_t i = 0; i < f->head[8]; i++)
+		f->col_len[i] = rp_cur_uvarint(&cur);
+	assert_false(cur.err);
+	f->body_len = rp_cur_left(&cur);
+	f->body = rp_cur_take(&cur, f->body_len);
+}
+
+/* The frame again with its repeat column (the last section) replaced by rep[0..rep_len). */
+static size_t join(const frame_parts *f, const uint8_t *rep, size_t rep_len, uint8_t *out)
+{
+	size_t n = 0;
+	for (int i = 0; i < 9; i++)
+		n += rp_put_uvarint(out + n, f->head[i]);
+	for (uint64_t i = 0; i < f->head[8]; i++)
+		n += rp_put_uvarint(out + n, i == RPZ_COL_REPEAT ? rep_len : f->col_len[i]);
+	const size_t keep = f->body_len - f->col_len[RPZ_COL_REPEAT];
+	memcpy(out + n, f->body, keep);
+	memcpy(out + n + keep, rep, rep_len);
+	return n + keep + rep_len;
+}
+
+/* Decode one frame with a pattern window: the ops decoded, or the first error. */
+static int decode(const uint8_t *c, size_t len, uint32_t window, size_t *n_ops)
+{
+	rp_strtab *const tab = rp_strtab_create();
+	assert_non_null(tab);
+	rpz_dec d = { 0 };
+	d.hist.window = window;
+	char eb[RP_ERRBUF_SIZE];
+	int rc = (int)rp__rpz_open(&d, c, len, 0, 0, tab, eb);
+	*n_ops = 0;
+	if (rc >= 0) {
+		rp_op op;
+		while ((rc = rp__rpz_next(&d, &op, eb)) > 0)
+			(*n_ops)++;
+	}
+	rp__rpz_dec_fini(&d);
+	rp_strtab_destroy(tab);
+	return rc;
+}
+
+static void test_corrupt_repeat_column(void **state)
+{
+	(void)state;
+	tl_trace t;
+	make_passes(&t, 100, 4, 9, false);
+	uint8_t strs[4096];
+	size_t sl = 0;
+	for (uint32_t i = 0; i < t.n_strs; i++) {
+		sl += rp_put_uvarint(strs + sl, t.lens[i]);
+		memcpy(strs + sl, t.strs[i], t.lens[i]);
+		sl += t.lens[i];
+	}
+	rpz_enc *const e = rp__rpz_enc_create((uint32_t)t.n_ops);
+	assert_non_null(e);
+	assert_int_equal(rp__rpz_enc_pattern(e, 1000, 12), 0);
+	const rpz_frame_id id = { .n_ops = (uint32_t)t.n_ops, .first_string = 1, .n_strings = t.n_strs };
+	const uint8_t *out = NULL;
+	size_t len = 0;
+	assert_int_equal(rp__rpz_encode(e, &id, t.ops, strs, sl, &out, &len), 0);
+	uint8_t *const good = malloc(len);
+	memcpy(good, out, len);
+	size_t n = 0;
+	assert_int_equal(decode(good, len, 1000, &n), 0);
+	assert_int_equal(n, t.n_ops);
+
+	frame_parts f;
+	split(good, len, &f);
+	const size_t rl = f.col_len[RPZ_COL_REPEAT];
+	const uint8_t *const rep = f.body + f.body_len - rl;
+	assert_true(rl >= 4); /* three passes repeat the first */
+	uint8_t *const buf = malloc(len + 64);
+	/* the repeat column cut at every length: refused, never read past */
+	for (size_t k = 0; k < rl; k++) {
+		const size_t m = join(&f, rep, k, buf);
+		assert_int_equal(decode(buf, m, 1000, &n), RP_E_CORRUPT);
+	}
+	/* the first instruction rewritten: literal count, length, distance, mode out of range */
+	rp_cur rc = rp_cur_make(rep, rl);
+	const uint64_t lits = rp_cur_uvarint(&rc), rlen = rp_cur_uvarint(&rc), dist = rp_cur_uvarint(&rc);
+	const uint64_t mode = rp_cur_uvarint(&rc);
+	assert_false(rc.err);
+	const size_t tail = rp_cur_left(&rc);
+	const uint8_t *const rest = rp_cur_take(&rc, tail);
+	const uint64_t bad[][4] = {
+		{ lits, 0, dist, mode },		 /* empty repeat */
+		{ lits, t.n_ops + 1, dist, mode },	 /* past the frame */
+		{ t.n_ops, rlen, dist, mode },		 /* literals past the frame */
+		{ lits, rlen, 0, mode },		 /* distance 0 */
+		{ lits, rlen, 1001, mode },		 /* beyond the window */
+		{ lits, rlen, lits + 1, mode },		 /* before the first op */
+		{ lits, rlen, dist, mode | 0x80 },	 /* unknown mode bit */
+		{ lits, rlen, dist, (uint64_t)1 << 40 }, /* absurd mode */
+	};
+	for (size_t b = 0; b < sizeof(bad) / sizeof(bad[0]); b++) {
+		uint8_t r2[512];
+		size_t m = 0;
+		for (int k = 0; k < 4; k++)
+			m += rp_put_uvarint(r2 + m, bad[b][k]);
+		assert_true(m + tail <= sizeof(r2));
+		memcpy(r2 + m, rest, tail);
+		const size_t fl = join(&f, r2, m + tail, buf);
+		assert_int_equal(decode(buf, fl, 1000, &n), RP_E_CORRUPT);
+	}
+	/* any byte of the column flipped: a clean result either way, mostly RP_E_CORRUPT */
+	size_t refused = 0;
+	for (size_t k = 0; k < rl; k++) {
+		uint8_t r2[512];
+		assert_true(rl <= sizeof(r2));
+		memcpy(r2, rep, rl);
+		r2[k] ^= 0x41;
+		const size_t fl = join(&f, r2, rl, buf);
+		const int got = decode(buf, fl, 1000, &n);
+		assert_true(got == 0 || got == RP_E_CORRUPT);
+		refused += got == RP_E_CORRUPT;
+	}
+	assert_true(refused > 0);
+	/* the same frame without a window (a reader that saw no pattern feature): refused */
+	assert_int_equal(decode(good, len, 0, &n), RP_E_CORRUPT);
+	free(buf);
+	free(good);
+	rp__rpz_enc_destroy(e);
+	tl_free(&t);
+}
+
+/* The header: a pattern file names major 3; a 2.x header with the pattern feature is damage. */
+static void test_header_versions(void **state)
+{
+	(void)state;
+	tl_trace t;
+	make_passes(&t, 50, 3, 0, false);
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	write_passes(&t, NULL, &buf, &len);
+	const uint32_t hlen = (uint32_t)buf[12] | (uint32_t)buf[13] << 8;
+	rp_reader *r = NULL;
+	char eb[RP_ERRBUF_SIZE];
+	buf[8] = 2;
+	rp_put_le32(buf + hlen - 4, rp__crc32c(0, buf, hlen - 4));
+	assert_int_equal(rp_rpz_reader_open_mem(&r, buf, len, NULL, eb), RP_E_CORRUPT);
+	assert_non_null(strstr(eb, "pattern"));
+	buf[8] = 3;
+	buf[hlen - 12] = 0x81; /* a feature bit this reader does not know */
+	rp_put_le32(buf + hlen - 4, rp__crc32c(0, buf, hlen - 4));
+	assert_int_equal(rp_rpz_reader_open_mem(&r, buf, len, NULL, eb), RP_E_VERSION);
+	assert_non_null(strstr(eb, "newer reprise"));
+	buf[hlen - 12] = 1;
+	rp_put_le32(buf + hlen - 8, RPZ_WINDOW_MAX + 1); /* window out of range */
+	rp_put_le32(buf + hlen - 4, rp__crc32c(0, buf, hlen - 4));
+	assert_int_equal(rp_rpz_reader_open_mem(&r, buf, len, NULL, eb), RP_E_CORRUPT);
+	assert_non_null(strstr(eb, "window"));
+	free(buf);
+	tl_free(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_passes_round_trip),    cmocka_unit_test(test_window_option),
+		cmocka_unit_test(test_seek_inside_repeats),  cmocka_unit_test(test_cut_reads_whole_frames),
+		cmocka_unit_test(test_corrupt_repeat_column), cmocka_unit_test(test_header_versions),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
