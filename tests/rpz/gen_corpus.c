@@ -89,11 +89,77 @@ static int contents(const char *dir)
 	return bad;
 }
 
+/*
+ * fuzz_rpz_pattern inputs: a le16 window, then frames of repeated passes (each a le16 length and
+ * the content), encoded with the pattern layer so that repeats reach into earlier frames.
+ */
+static int patterns(const char *dir)
+{
+	static const struct {
+		uint32_t pass_ops, passes, frame_ops, window;
+		uint64_t hshift;
+	} kinds[] = { { 20, 6, 40, 100, 0 }, { 30, 5, 25, 64, 7 }, { 16, 8, 64, 1000, 1 } };
+	int bad = 0;
+	for (size_t k = 0; !bad && k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		tl_trace t;
+		tl_make(&t, kinds[k].pass_ops, 3, 3000 + k);
+		const uint32_t n = kinds[k].pass_ops * kinds[k].passes;
+		rp_op *const ops = calloc(n, sizeof(*ops));
+		rpz_enc *const e = rp__rpz_enc_create(kinds[k].frame_ops);
+		uint8_t *const file = malloc(2 + (size_t)n * 200 + 4096);
+		if (!ops || !e || !file || rp__rpz_enc_pattern(e, kinds[k].window, RPZ_TABLE_BITS_MIN) < 0) {
+			bad = 1;
+		} else {
+			for (uint32_t i = 0; i < n; i++) {
+				const uint32_t p = i / kinds[k].pass_ops;
+				ops[i] = t.ops[i % kinds[k].pass_ops];
+				ops[i].t_start = (uint64_t)i * 1000 + (p % 2 ? i % 3 : 0);
+				if (ops[i].t_end != RP_TIME_UNKNOWN)
+					ops[i].t_end = ops[i].t_start + i % kinds[k].pass_ops;
+				if (ops[i].handle)
+					ops[i].handle += p * kinds[k].hshift;
+			}
+			rp_put_le16(file, (uint16_t)kinds[k].window);
+			size_t fl = 2;
+			for (uint32_t f = 0, first = 0; !bad && first < n; f++, first += kinds[k].frame_ops) {
+				const uint32_t m = n - first < kinds[k].frame_ops ? n - first : kinds[k].frame_ops;
+				uint8_t strs[256];
+				size_t sl = 0;
+				for (uint32_t i = 0; f == 0 && i < t.n_strs; i++) {
+					sl += rp_put_uvarint(strs + sl, t.lens[i]);
+					memcpy(strs + sl, t.strs[i], t.lens[i]);
+					sl += t.lens[i];
+				}
+				const rpz_frame_id id = { .frame_no = f, .first_op = first, .n_ops = m,
+							  .first_string = f == 0 ? 1 : t.n_strs + 1,
+						  .n_strings = f == 0 ? t.n_strs : 0 };
+				const uint8_t *out = NULL;
+				size_t len = 0;
+				bad |= rp__rpz_encode(e, &id, ops + first, strs, sl, &out, &len) < 0 || len > 65535;
+				if (!bad) {
+					rp_put_le16(file + fl, (uint16_t)len);
+					memcpy(file + fl + 2, out, len);
+					fl += 2 + len;
+				}
+			}
+			char name[64];
+			snprintf(name, sizeof(name), "passes-%zu.bin", k);
+			if (!bad)
+				bad |= save(dir, name, file, fl);
+		}
+		free(file);
+		free(ops);
+		rp__rpz_enc_destroy(e);
+		tl_free(&t);
+	}
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s CORPUS_RPZ_DIR CORPUS_FRAME_DIR\n", argv[0]);
+	if (argc != 4) {
+		fprintf(stderr, "usage: %s CORPUS_RPZ_DIR CORPUS_FRAME_DIR CORPUS_PATTERN_DIR\n", argv[0]);
 		return 2;
 	}
-	return traces(argv[1]) | contents(argv[2]);
+	return traces(argv[1]) | contents(argv[2]) | patterns(argv[3]);
 }
