@@ -36,6 +36,9 @@ typedef struct rp_syscap_opts {
 	const char *spool_dir; /* where the spool directory is made and orphans are swept; NULL: the default */
 	int clock;           /* enum rp_syscap_clock */
 	bool no_stdio, process_clients;
+	/* the trace's pattern layer (rp_rpz_wopts): window and table bits, 0 = the defaults; or none */
+	uint32_t pattern_window, pattern_table_bits;
+	bool no_pattern;
 	/*
 	 * Optional, before the program starts: what the caller may want to show
 	 * (the program will run untraced, orphaned spools were removed), one

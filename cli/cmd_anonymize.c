@@ -21,6 +21,8 @@
 #define NEW_KEY_BYTES 32
 
 static struct {
+	uint64_t pattern_window, pattern_table;
+	bool no_patterns;
 	bool lenient, strict, quiet, verbose, keep_ext;
 	const char *format, *to, *key, *new_key, *map, *output;
 	uint64_t level;
@@ -35,6 +37,7 @@ static const rp_opt options[] = {
 	RP_CLI_CONVERT_OPT_FORMAT(o.format, "rpz or loadfile"),
 	{ .name = "to", .kind = RP_OPT_STRING, .value = &o.to, .arg = "FORMAT", .help = "the old spelling of --format (as convert's)" },
 	RP_CLI_CONVERT_OPT_LEVEL(o.level, ""),
+	RP_CLI_RPZ_PATTERN_OPTS(o.pattern_window, o.pattern_table, o.no_patterns),
 	RP_CLI_CONVERT_OPT_LENIENT(o.lenient),
 	RP_CLI_CONVERT_OPT_STRICT(o.strict, ""),
 	RP_CLI_CONVERT_OPT_QUIET(o.quiet, "summary"),

@@ -14,6 +14,7 @@
 #include "capture/lttng/lttng.h"
 #include "capture/session.h"
 #include "cli/commands.h"
+#include "cli/convert_opts.h"
 #include "cli/input.h"
 
 #define RP__STR(x) #x
@@ -29,6 +30,8 @@ static struct {
 	double duration;
 	uint64_t buffer_mib, max_flows, ring_kb;
 	bool strict, quiet, no_stdio, lttng, process_clients;
+	uint64_t pattern_window, pattern_table;
+	bool no_patterns;
 } o;
 
 /* SMB3 decryption keys (cli/smbkeys.h) */
@@ -70,6 +73,7 @@ static const rp_opt options[] = {
 	  .help = "fail when anything was truncated, invalid, unsupported, unmatched, encrypted or dropped, or no NFS or "
 	  "SMB message came (CMD: lost or untraced)" },
 	{ .name = "quiet", .short_name = 'q', .kind = RP_OPT_FLAG, .value = &o.quiet, .help = "no summary on stderr" },
+	RP_CLI_RPZ_PATTERN_OPTS(o.pattern_window, o.pattern_table, o.no_patterns),
 	RP_CLI_SMB_KEY_OPTS(&sk.list, &sk.file),
 	{ .name = NULL },
 };
@@ -343,6 +347,9 @@ static int run_capture(int argc, char **argv)
 			.no_stdio = o.no_stdio,
 			.lttng = o.lttng,
 			.process_clients = o.process_clients,
+			.pattern_window = (uint32_t)o.pattern_window,
+			.pattern_table_bits = (uint32_t)o.pattern_table,
+			.no_pattern = o.no_patterns,
 		};
 		return capture_cmd(argv + ci, &so);
 	}
@@ -373,7 +380,9 @@ static int run_capture(int argc, char **argv)
 	if (rp__cli_out_open(&of, "capture", o.out))
 		return 1;
 	rp_rpz_writer *w = NULL;
-	if (rp_rpz_writer_open_file(&w, of.f, of.std ? "<stdout>" : o.out, NULL, errbuf) < 0) {
+	const rp_rpz_wopts wo = { .window = (uint32_t)o.pattern_window, .table_bits = (uint32_t)o.pattern_table,
+				  .no_pattern = o.no_patterns };
+	if (rp_rpz_writer_open_file(&w, of.f, of.std ? "<stdout>" : o.out, &wo, errbuf) < 0) {
 		rp__cli_err("capture", "%s", errbuf);
 		rp_outfile_abort(&of);
 		return 1;

@@ -19,6 +19,8 @@
 #include "formats/loadfile.h"
 
 static struct {
+	uint64_t pattern_window, pattern_table;
+	bool no_patterns;
 	bool lenient, strict, quiet, verbose, timestamps, prepare, lockstep;
 	const char *format, *to, *client_key, *output, *clients, *ops, *path_prefix, *csv, *iolog_dir;
 	unsigned dialect; /* an index into dialects */
@@ -46,6 +48,7 @@ static const rp_opt options[] = {
 	{ .name = "timestamps", .kind = RP_OPT_FLAG, .value = &o.timestamps, .help = "loadfile: write the timestamped form (a leading time in seconds)" },
 	{ .name = "prepare", .kind = RP_OPT_FLAG, .value = &o.prepare, .help = "loadfile output: first create what the trace uses but never creates (replay's prepare plan), so dbench can run it" },
 	RP_CLI_CONVERT_OPT_LEVEL(o.level, "; 19 is ~7 % smaller and 5x slower to write"),
+	RP_CLI_RPZ_PATTERN_OPTS(o.pattern_window, o.pattern_table, o.no_patterns),
 	RP_CLI_CONVERT_OPT_LENIENT(o.lenient),
 	RP_CLI_CSV_OPT(&o.csv),
 	RP_CLI_CONVERT_OPT_STRICT(o.strict, " (TCP gaps)"),
@@ -182,7 +185,9 @@ static int writer_open(writer *w, const rp_conv_consumer *c, rp_outfile *of, rp_
 {
 	memset(w, 0, sizeof(*w));
 	w->c = c;
-	rp_conv_out_opts wo = { .rpz_level = (int)o.level, .lf_stats = &w->lf, .summary = w->summary,
+	rp_conv_out_opts wo = { .rpz_level = (int)o.level,
+				.rpz_window = (uint32_t)o.pattern_window, .rpz_table_bits = (uint32_t)o.pattern_table,
+				.rpz_no_pattern = o.no_patterns, .lf_stats = &w->lf, .summary = w->summary,
 				.summary_size = sizeof(w->summary), .fio_iolog_dir = o.iolog_dir };
 	rp_conv_lf_opts_init(&wo.lf); /* the dbench-compatible policy (docs/loadfile.md) */
 	wo.lf.dialect = dialect;

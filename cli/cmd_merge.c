@@ -15,6 +15,8 @@
 #include "converters/registry.h"
 
 static struct {
+	uint64_t pattern_window, pattern_table;
+	bool no_patterns;
 	bool quiet, lenient;
 	const char *output, *align, *format;
 	uint64_t level;
@@ -27,6 +29,7 @@ static const rp_opt options[] = {
 	  "an error when one is unknown)" },
 	RP_CLI_CONVERT_OPT_FORMAT(o.format, "rpz or loadfile"),
 	RP_CLI_CONVERT_OPT_LEVEL(o.level, ""),
+	RP_CLI_RPZ_PATTERN_OPTS(o.pattern_window, o.pattern_table, o.no_patterns),
 	RP_CLI_CONVERT_OPT_LENIENT(o.lenient),
 	RP_CLI_CONVERT_OPT_QUIET(o.quiet, "summary"),
 	{ .name = NULL },
@@ -256,7 +259,9 @@ static int run(int argc, char **argv)
 	}
 	char errbuf[RP_ERRBUF_SIZE] = "";
 	rp_conv_lf_stats lf;
-	rp_conv_out_opts wo = { .rpz_level = (int)o.level, .lf_stats = &lf };
+	rp_conv_out_opts wo = { .rpz_level = (int)o.level,
+				.rpz_window = (uint32_t)o.pattern_window, .rpz_table_bits = (uint32_t)o.pattern_table,
+				.rpz_no_pattern = o.no_patterns, .lf_stats = &lf };
 	rp_conv_lf_opts_init(&wo.lf);
 	rp_conv_out *co = NULL;
 	rp_sink *sink = NULL;

@@ -300,7 +300,10 @@ static int open_rpz(rp_conv_out **out, FILE *f, const char *name, const rp_conv_
 	rp_conv_out *const o = calloc(1, sizeof(*o));
 	if (!o)
 		return rp_fail(errbuf, RP_E_NOMEM, "out of memory");
-	const rp_rpz_wopts wo = { .level = opts ? opts->rpz_level : 0 };
+	const rp_rpz_wopts wo = { .level = opts ? opts->rpz_level : 0,
+				  .window = opts ? opts->rpz_window : 0,
+				  .table_bits = opts ? opts->rpz_table_bits : 0,
+				  .no_pattern = opts && opts->rpz_no_pattern };
 	const int rc = rp_rpz_writer_open_file(&o->rpz, f, name, &wo, errbuf);
 	if (rc < 0) {
 		free(o);

@@ -63,6 +63,9 @@ int rp_conv_unknown_input(const void *head, size_t len, const char *path, char *
 
 typedef struct rp_conv_out_opts {
 	int rpz_level;        /* rpz: zstd level, 0 = the writer's default */
+	/* rpz: the pattern layer's window and table bits (0: the writer's defaults), or none */
+	uint32_t rpz_window, rpz_table_bits;
+	bool rpz_no_pattern;
 	rp_conv_lf_opts lf;   /* loadfile: dialect, timestamps, policy */
 	rp_conv_lf_stats *lf_stats; /* loadfile: if not NULL, close fills it (what was merged or written as comments) */
 	/*

@@ -502,7 +502,8 @@ int rp_capture_cmd(char **argv, const rp_syscap_opts *co, FILE *out, const char 
 	if (rp_spool_create(&sp, co->spool_dir, co->ring_kb, (rp_spool_clock)co->clock, errbuf) < 0)
 		goto out;
 	const rp_rpz_wopts wo = {
-		.level = CAPTURE_ZSTD_LEVEL, .frame_ops = CAPTURE_FRAME_OPS, .table_log = CAPTURE_TABLE_LOG
+		.level = CAPTURE_ZSTD_LEVEL, .frame_ops = CAPTURE_FRAME_OPS, .table_log = CAPTURE_TABLE_LOG,
+		.window = co->pattern_window, .table_bits = co->pattern_table_bits, .no_pattern = co->no_pattern,
 	};
 	if (rp_rpz_writer_open_file(&w, out, out_name, &wo, errbuf) < 0)
 		goto out;
