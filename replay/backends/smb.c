@@ -306,40 +306,39 @@ static int smb_client_init(void *backend, void *client, const char *dir, char *e
 	}
 	cn->ctx = ctx;
 	/*
-	 * Connect now (a stat of the share), so a refused connection, a wrong
-	 * password or an unknown share is the run's error, not every op's
-	 * status; then make the client's directory, as every backend does.
+	 * Connect now, so a refused connection, a wrong password or an unknown
+	 * share is the run's error, not every op's status; then make the
+	 * client's directory, as every backend does.  The connection is all
+	 * that is asked: libsmbclient (4.17) connects for a getxattr (NEGOTIATE,
+	 * SESSION_SETUP, TREE_CONNECT, the FileFsAttributeInformation query it
+	 * makes of every share, and the ECHO of a connection it finds again)
+	 * before it looks at the name, and refuses one it does not know with
+	 * EINVAL, sending nothing for it.  The target's directory is found by
+	 * the trace's own first op (rp__smb_conn_check): no stat of it here.
 	 */
-	struct stat st;
+	char none[1];
 	errno = 0;
 	call_begin(sb);
-	const int src = smbc_getFunctionStat(ctx)(ctx, sb->t.base, &st);
+	const int lrc = smbc_getFunctionGetxattr(ctx)(ctx, sb->t.base, "user.reprise.connect", none, sizeof(none));
+	const int lerr = lrc < 0 ? (errno ? errno : EIO) : 0;
 	call_end(sb);
-	if (src < 0) {
-		const int err = atomic_load(&sb->gone) ? atomic_load(&sb->gone) : errno ? errno : EIO;
+	pthread_mutex_lock(&sb->peers_mu);
+	const int peers = rp__smb_peers_learn(&sb->peers, sb->t.port);
+	pthread_mutex_unlock(&sb->peers_mu);
+	if ((lerr && lerr != EINVAL) || peers == 0) {
+		const int err = atomic_load(&sb->gone) ? atomic_load(&sb->gone) : lerr && lerr != EINVAL ? lerr : EIO;
 		pthread_mutex_unlock(&smbc_mu);
 		conn_put(cn);
-		const char *const hint = (err == EACCES || err == EPERM) && sb->creds.has_user
-						 ? " (wrong user or password; or a user the server does not know, for which it"
-						   " offers a guest session: with a user given, a guest session is refused)"
-					 : err == EACCES || err == EPERM ? " (no guest access?)"
-					 : err == ENOENT || err == ENODEV ? " (no such share or directory on the server?)"
-					 : err == ECONNREFUSED ? " (no SMB server on that port?)"
-					 : "";
-		return rp_fail(errbuf, RP_E_IO, "%s: %s%s", sb->t.base, strerror(err), hint);
+		return rp_fail(errbuf, RP_E_IO, "%s: %s%s", sb->t.base, strerror(err), rp__smb_conn_hint(sb, err));
 	}
-	pthread_mutex_lock(&sb->peers_mu);
-	rp__smb_peers_learn(&sb->peers, sb->t.port);
-	pthread_mutex_unlock(&sb->peers_mu);
 	if (dir[0] && smbc_getFunctionMkdir(ctx)(ctx, cn->base, 0777) < 0 && errno != EEXIST) {
 		const int err = errno;
 		pthread_mutex_unlock(&smbc_mu);
 		conn_put(cn);
-		return rp_fail(errbuf, RP_E_IO, "%s/%s: mkdir: %s", sb->t.base, dir, strerror(err));
+		return rp_fail(errbuf, RP_E_IO, "%s/%s: mkdir: %s%s", sb->t.base, dir, strerror(err), rp__smb_conn_hint(sb, err));
 	}
-	/* The target's FileId, when it is the client's directory: the symlink check needs no stat of it again. */
-	if (!dir[0])
-		rp__smb_beneath_seed(cn, (uint64_t)st.st_ino);
+	/* The share itself was found by the TREE_CONNECT; a client's directory by its mkdir. */
+	cn->checked = dir[0] || !sb->t.dir[0];
 	pthread_mutex_unlock(&smbc_mu);
 	c->conn = cn;
 	return 0;
@@ -733,6 +732,14 @@ static int smb_do(smb_conn *cn, rp_breq *req)
 	}
 }
 
+/* The target not there (rp__smb_conn_check): the client stops with what it is, as a failed connect would. */
+static int smb_client_error(void *backend, void *client, char *errbuf)
+{
+	(void)backend;
+	const smb_client *const c = client;
+	return c->conn ? rp__smb_conn_bad(c->conn, errbuf) : 0;
+}
+
 /*
  * A connection that went (server gone, connection refused on a reconnect)
  * fails the op with its errno and returns RP_E_IO: the engine stops the run
@@ -766,6 +773,7 @@ static int smb_submit(void *backend, void *client, rp_breq *req)
 		req->sent_ns = mono_ns();
 		const int err = smb_do(cn, req);
 		req->done_ns = mono_ns();
+		rp__smb_conn_check(cn, req, err);
 		call_end(cn->sb);
 		if (!cn->extra)
 			atomic_fetch_add_explicit(&cn->sb->as_recorded, 1u, memory_order_relaxed);
@@ -867,6 +875,7 @@ const rp_backend_ops rp__backend_smb = {
 	.submit = smb_submit,
 	.poll = NULL,
 	.release = smb_release,
+	.client_error = smb_client_error,
 	.walk = smb_walk,
 	.remove = smb_remove,
 	.report = rp__smb_report,

@@ -1,4 +1,4 @@
-/* smb backend: no walk through a symlink the server follows (Samba's "follow symlinks"; MS-SMB2 2.2.32 listings). */
+/* smb backend: the target found by its first op; no walk through a symlink the server follows (MS-SMB2 2.2.32). */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -210,7 +210,7 @@ int rp__smb_beneath(smb_conn *cn, const char *path, bool last)
 	if (!cn->dirs && !(cn->dirs = calloc(1, sizeof(*cn->dirs))))
 		return ENOMEM;
 	uint64_t id = 0;
-	int rc = dir_check(cn, "", 0, 0, 0, &id);
+	int rc = 0;
 	for (size_t i = 0, up = 0; rc == 0 && path[i];) {
 		while (path[i] == '/')
 			i++;
@@ -218,6 +218,9 @@ int rp__smb_beneath(smb_conn *cn, const char *path, bool last)
 		if (end == i)
 			break;
 		if (!path[end] && !last)
+			break;
+		/* The base's own FileId only when a directory in it is listed: a path through none asks nothing. */
+		if (up == 0 && !dirs_get(cn->dirs, path, end) && (rc = dir_check(cn, "", 0, 0, 0, &id)))
 			break;
 		rc = dir_check(cn, path, end, up, id, &id);
 		up = i = end;
@@ -232,6 +235,41 @@ void rp__smb_beneath_seed(smb_conn *cn, uint64_t base_id)
 		return; /* not kept: checked by the first op */
 	if (!dirs_get(cn->dirs, "", 0))
 		dirs_put(cn->dirs, "", 0, base_id, false);
+}
+
+/*
+ * The target's directory, which the connect did not check (smb_client_init):
+ * the connection's first op the server answers says it is there, every path
+ * being beneath it; a lazy open that sent nothing says nothing.  A failure
+ * before any success is asked of the target itself (a stat, counted): one
+ * that is not there, or no directory, is the client's error (rp__smb_conn_bad,
+ * the backend's client_error: the run stops with it before the next op), not
+ * every op's status.  The stat also gives the symlink check the target's FileId.
+ */
+void rp__smb_conn_check(smb_conn *cn, const rp_breq *req, int err)
+{
+	if (cn->checked || cn->lost)
+		return;
+	if (err == 0) {
+		const smb_file *const f = req->op->op == RP_OP_OPEN ? (const smb_file *)(uintptr_t)req->bh : NULL;
+		cn->checked = !(f && f->lazy && !f->used);
+		return;
+	}
+	struct stat st;
+	rp__smb_extra(cn, RP_SMB_FB_CHECK);
+	errno = 0;
+	if (smbc_getFunctionStat(cn->ctx)(cn->ctx, cn->base, &st) < 0) {
+		const int bad = rp__smb_failed(cn);
+		if (!cn->lost)
+			atomic_store(&cn->bad, bad);
+		return;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		atomic_store(&cn->bad, ENOTDIR);
+		return;
+	}
+	cn->checked = true;
+	rp__smb_beneath_seed(cn, (uint64_t)st.st_ino);
 }
 
 bool rp__smb_beneath_known(smb_conn *cn, const char *path)
@@ -252,7 +290,17 @@ int rp__smb_beneath_listed(smb_conn *cn, const char *path, bool has_ids, uint64_
 		k--;
 	if (k)
 		k--; /* the parent's key ends before its '/': "/a/b" -> "/a", "/a" -> "" (the base) */
-	dir_ent *const up = n && cn->dirs ? (dir_ent *)dirs_get(cn->dirs, path, k) : NULL;
+	dir_ent *up = n && cn->dirs ? (dir_ent *)dirs_get(cn->dirs, path, k) : NULL;
+	if (!up && n && k == 0) {
+		/* A directory in the base: the base's FileId (a stat, once) is all its listing's ".." is checked against. */
+		uint64_t base_id = 0;
+		if (!cn->dirs && !(cn->dirs = calloc(1, sizeof(*cn->dirs))))
+			return ENOMEM;
+		const int rc = dir_check(cn, "", 0, 0, 0, &base_id);
+		if (rc)
+			return rc;
+		up = (dir_ent *)dirs_get(cn->dirs, path, 0);
+	}
 	if (!up)
 		return rp__smb_beneath(cn, path, true); /* the parent unchecked (or path is the base): a check of its own */
 	if (dirs_get(cn->dirs, path, n))
@@ -279,9 +327,14 @@ void rp__smb_beneath_made(smb_conn *cn, const char *path)
 		k--;
 	if (k)
 		k--;
-	/* Beneath a directory checked (the mkdir's walk checked its parents): the new one needs no listing. */
-	if (!n || !cn->dirs || !dirs_get(cn->dirs, path, k))
+	/*
+	 * Beneath a directory checked (the mkdir's walk checked its parents), or
+	 * the base itself (the user's, never checked): the new one needs no listing.
+	 */
+	if (!n || (k && (!cn->dirs || !dirs_get(cn->dirs, path, k))))
 		return;
+	if (!cn->dirs && !(cn->dirs = calloc(1, sizeof(*cn->dirs))))
+		return; /* not kept: checked when a path goes through it */
 	rp__smb_beneath_forget(cn, path);
 	dirs_put(cn->dirs, path, n, 0, true);
 }

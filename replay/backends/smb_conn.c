@@ -57,6 +57,24 @@ void rp__smb_by_handle(smb_conn *cn, smb_file *f)
 	f->used = true;
 }
 
+/* What a failed connect or check of the target likely means. */
+const char *rp__smb_conn_hint(const smb_backend *sb, int err)
+{
+	return (err == EACCES || err == EPERM) && sb->creds.has_user
+		       ? " (wrong user or password; or a user the server does not know, for which it"
+			 " offers a guest session: with a user given, a guest session is refused)"
+	       : err == EACCES || err == EPERM ? " (no guest access?)"
+	       : err == ENOENT || err == ENODEV ? " (no such share or directory on the server?)"
+	       : err == ECONNREFUSED ? " (no SMB server on that port?)"
+				     : "";
+}
+
+int rp__smb_conn_bad(smb_conn *cn, char *errbuf)
+{
+	const int bad = atomic_load(&cn->bad);
+	return bad ? rp_fail(errbuf, RP_E_IO, "%s: %s%s", cn->base, strerror(bad), rp__smb_conn_hint(cn->sb, bad)) : 0;
+}
+
 static bool cn_has_fh(const smb_conn *cn)
 {
 	for (const smb_file *o = cn->files; o; o = o->next)
@@ -135,6 +153,7 @@ static const char *const fb_names[RP_SMB_FB__COUNT] = {
 	[RP_SMB_FB_WRONLY] = "query of a write-only handle, by name",
 	[RP_SMB_FB_DOC] = "delete-on-close of a handle with data, by name",
 	[RP_SMB_FB_RETRY_RO] = "open of unrecorded access retried read-only",
+	[RP_SMB_FB_CHECK] = "target checked after a first op failed",
 };
 
 /* What went in the recorded requests, and what cost more, by reason (docs/replay.md, "SMB backend"). */

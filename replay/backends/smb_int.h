@@ -28,6 +28,7 @@ typedef enum rp_smb_fb {
 	RP_SMB_FB_WRONLY,      /* a query of a write-only handle, by name */
 	RP_SMB_FB_DOC,         /* delete-on-close set on a handle with data: the delete by name after the close */
 	RP_SMB_FB_RETRY_RO,    /* an open of unrecorded access refused read-write, then read-only */
+	RP_SMB_FB_CHECK,       /* the target asked after (a stat) when the connection's first op failed */
 	RP_SMB_FB__COUNT
 } rp_smb_fb;
 
@@ -57,6 +58,9 @@ typedef struct smb_backend {
 	pthread_t watchdog;
 } smb_backend;
 
+/* A listing of at most this many entries is kept for statfs when the connection keeps none (smb_names.c). */
+#define SMB_VFS_KEEP_MAX 1024u
+
 typedef struct smb_file smb_file;
 struct smb_dirs; /* smb_beneath.c */
 
@@ -80,8 +84,10 @@ typedef struct smb_conn {
 	smb_file *files; /* its open files, under smbc_mu (delete-on-close, renames) */
 	int lost;        /* the errno that said the server is gone; every later op fails fast with it */
 	struct smb_dirs *dirs; /* the directories checked not to be symlinks (smb_beneath.c), under smbc_mu */
-	SMBCFILE *vfs_dir;     /* a listing of the base kept for statfs (rp__smb_statfs), under smbc_mu */
+	SMBCFILE *vfs_dir;     /* a listing kept for statfs (rp__smb_statfs), under smbc_mu */
 	bool extra;            /* the op being done cost a request the trace lacks (under smbc_mu) */
+	bool checked;          /* the target's directory is known to be there (smb.c, conn_check) */
+	_Atomic int bad;       /* the errno that said the target is not there: the client cannot go on */
 } smb_conn;
 
 /* What a backend handle points at. */
@@ -126,6 +132,13 @@ void rp__smb_extra(smb_conn *cn, rp_smb_fb reason);
 int rp__smb_statfs(smb_conn *cn, smb_file *f);
 /* The backend's report hook (rp_backend_ops.report). */
 void rp__smb_report(void *backend, rp_backend_report *out);
+/* The hint after a failed connect's or target check's errno text ("" when none fits). */
+const char *rp__smb_conn_hint(const smb_backend *sb, int err);
+/* After an op (err its errno): whether it showed the target there, else asks (smb_beneath.c). */
+void rp__smb_conn_check(smb_conn *cn, const rp_breq *req, int err);
+/* 0, or the rp error of a target found missing by rp__smb_conn_check (what the client stops with). */
+int rp__smb_conn_bad(smb_conn *cn, char *errbuf);
+
 /* A by-name call for handle f (NULL: none): its second and later are counted (RP_SMB_FB_AGAIN). */
 void rp__smb_by_handle(smb_conn *cn, smb_file *f);
 /* Remove what path names (a file, else a directory; dir: a directory): delete-on-close's act, and deltree's; ENOENT is 0. */

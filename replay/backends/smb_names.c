@@ -191,11 +191,11 @@ int rp__smb_readdir(smb_conn *cn, rp_breq *req, smb_file *f)
 	SMBCFILE *const d = smbc_getFunctionOpendir(ctx)(ctx, cn->url);
 	if (!d)
 		return rp__smb_failed(cn);
-	uint64_t n = 0, self = 0, up = 0;
+	uint64_t n = 0, all = 0, self = 0, up = 0;
 	unsigned ids = 0;
 	errno = 0;
 	struct stat st;
-	for (const struct libsmb_file_info *e; (e = smbc_getFunctionReaddirPlus2(ctx)(ctx, d, &st));) {
+	for (const struct libsmb_file_info *e; (e = smbc_getFunctionReaddirPlus2(ctx)(ctx, d, &st)); all++) {
 		const bool dot = strcmp(e->name, ".") == 0, dotdot = strcmp(e->name, "..") == 0;
 		if (dot && !(ids & 1u))
 			self = (uint64_t)st.st_ino, ids |= 1u;
@@ -206,7 +206,15 @@ int rp__smb_readdir(smb_conn *cn, rp_breq *req, smb_file *f)
 	}
 	if (errno && errno != ENOENT)
 		rc = rp__smb_failed(cn);
-	smbc_getFunctionClosedir(ctx)(ctx, d);
+	/*
+	 * The connection's first listing, when small, is kept for statfs: any of
+	 * the connection's handles carries libsmbclient's share-root queries, and
+	 * a listing (whole when made, closed on the server) holds nothing open.
+	 */
+	if (rc == 0 && !cn->vfs_dir && all <= SMB_VFS_KEEP_MAX)
+		cn->vfs_dir = d;
+	else
+		smbc_getFunctionClosedir(ctx)(ctx, d);
 	if (rc == 0 && check && (rc = rp__smb_beneath_listed(cn, path, ids == 3u, self, up)) == EXDEV) {
 		req->escape = true;
 		return rc;
