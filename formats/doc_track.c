@@ -72,7 +72,12 @@ static int hset(rp_doc_track *t, uint32_t client, uint64_t handle, uint8_t bits)
 
 int rp_doc_track_op(rp_doc_track *t, const rp_op *op)
 {
-	if (!op->handle || op->status != RP_STATUS_OK)
+	return op->status == RP_STATUS_OK ? rp_doc_track_apply(t, op) : RP_OP__COUNT;
+}
+
+int rp_doc_track_apply(rp_doc_track *t, const rp_op *op)
+{
+	if (!op->handle)
 		return RP_OP__COUNT;
 	hent *const e = hfind(t, op->client, op->handle);
 	switch (op->op) {

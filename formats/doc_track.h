@@ -25,5 +25,11 @@ void rp_doc_track_free(rp_doc_track *t);
  * RP_E_NOMEM. Only successful ops with a handle count.
  */
 int rp_doc_track_op(rp_doc_track *t, const rp_op *op);
+/*
+ * rp_doc_track_op whatever op's status, for a caller that decides which ops
+ * count (one that counts an op whose reply was lost, as it may have been
+ * done).  An op with no handle counts for nothing.
+ */
+int rp_doc_track_apply(rp_doc_track *t, const rp_op *op);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/doc_track.h"
 #include "formats/error.h"
 #include "formats/hash.h"
 
@@ -59,9 +60,6 @@ typedef struct map {
 	size_t cap, live, taken; /* taken: live + tombstones */
 } map;
 
-/* A handle the trace opened: its file, and whether its close deletes it. */
-enum { H_DELETE = 1, H_DIR = 2 };
-
 struct rp_fid {
 	map names;   /* string id -> index in keys */
 	pathkey *keys;
@@ -69,7 +67,8 @@ struct rp_fid {
 	map files;   /* h[0] -> index in fl */
 	file *fl;
 	size_t nfiles, files_cap;
-	map handles; /* (handle, client) -> index in fl, H_* bits in the top byte */
+	map handles; /* (handle, client) -> index in fl */
+	rp_doc_track doc; /* which of those handles delete their file at close: fed only the ops on them */
 	char *arena; /* the names, for samples */
 	size_t arena_len, arena_cap;
 	bool capped;
@@ -166,6 +165,7 @@ void rp_fid_destroy(rp_fid *f)
 	free(f->names.e);
 	free(f->files.e);
 	free(f->handles.e);
+	rp_doc_track_free(&f->doc);
 	free(f->keys);
 	free(f->fl);
 	free(f->arena);
@@ -316,7 +316,7 @@ static uint32_t file_index(const rp_fid *f, const file *fl)
 /* A handle's file now: the one it was opened on, through the renames of it since (a rename moves open files). */
 static file *handle_file(const rp_fid *f, const slot *h)
 {
-	file *fl = &f->fl[h->v & 0xffffffu];
+	file *fl = &f->fl[h->v];
 	for (int i = 0; i < MOVES_MAX && fl->moved_to != NO_FILE && fl->moved_at > h->aux; i++)
 		fl = &f->fl[fl->moved_to];
 	return fl;
@@ -370,12 +370,12 @@ static int track_open(rp_fid *f, const rp_op *op)
 		f->capped = true;
 		return RP_OK;
 	}
-	const uint32_t bits = (op->oflags & RP_OF_DELETE_ON_CLOSE ? H_DELETE : 0) | (dir ? H_DIR : 0);
-	const int rc2 = map_put(&f->handles, op->handle, op->client, file_index(f, fl) | bits << 24);
-	slot *const h = rc2 == RP_OK ? map_find(&f->handles, op->handle, op->client) : NULL;
-	if (h)
-		h->aux = f->nops;
-	return rc2;
+	const int rc2 = map_put(&f->handles, op->handle, op->client, file_index(f, fl));
+	if (rc2 < 0)
+		return rc2;
+	map_find(&f->handles, op->handle, op->client)->aux = f->nops;
+	/* Only a handle kept here is tracked, so the tracker holds no more than RP_FID_HANDLES_MAX. */
+	return rp_doc_track_apply(&f->doc, op) < 0 ? RP_E_NOMEM : RP_OK;
 }
 
 static int track_close(rp_fid *f, const rp_op *op)
@@ -383,12 +383,13 @@ static int track_close(rp_fid *f, const rp_op *op)
 	slot *const h = op->handle ? map_find(&f->handles, op->handle, op->client) : NULL;
 	if (!h)
 		return RP_OK;
-	if (h->v >> 24 & H_DELETE) {
+	const int deleted = rp_doc_track_apply(&f->doc, op);
+	if (deleted == RP_OP_UNLINK || deleted == RP_OP_RMDIR) {
 		f->core.deletes++;
 		token(handle_file(f, h), T_DELETE);
 	}
 	map_del(&f->handles, h);
-	return RP_OK;
+	return deleted < 0 ? RP_E_NOMEM : RP_OK;
 }
 
 static void gap_add(rp_fid *f, uint64_t t_start)
@@ -476,12 +477,9 @@ int rp_fid_op(rp_fid *f, const rp_op *op)
 			f->core.truncates++;
 			token(op_file(f, op, &rc), T_TRUNC);
 		}
-		if ((op->attrs & (RP_SA_DELETE_SET | RP_SA_DELETE_CLEAR)) && op->handle) {
-			slot *const h = map_find(&f->handles, op->handle, op->client);
-			if (h)
-				h->v = op->attrs & RP_SA_DELETE_SET ? h->v | (uint32_t)H_DELETE << 24
-								    : h->v & ~((uint32_t)H_DELETE << 24);
-		}
+		if ((op->attrs & (RP_SA_DELETE_SET | RP_SA_DELETE_CLEAR)) && op->handle &&
+		    map_find(&f->handles, op->handle, op->client) && rp_doc_track_apply(&f->doc, op) < 0)
+			rc = RP_E_NOMEM;
 		break;
 	default:
 		break;

@@ -297,6 +297,65 @@ static void hostile_names(void **state)
 	rp_fid_destroy(NULL);
 }
 
+/*
+ * Which closes delete (SMB's delete-on-close): set at the open, even one whose
+ * reply was lost, or by set-info; cleared by set-info; not by a failed open
+ * or close, nor by a handle id opened again without it.
+ */
+static void delete_on_close_rules(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "/a", "/b", "/c", "/d", "/e" };
+	trace t;
+	begin(&t, names, 5);
+	const rp_op ops[] = {
+		{ .op = RP_OP_OPEN, .client = 1, .path = 1, .handle = 1, .oflags = RP_OF_DELETE_ON_CLOSE,
+		  .status = RP_STATUS_UNKNOWN },
+		{ .op = RP_OP_CLOSE, .client = 1, .handle = 1 }, /* deletes /a */
+		{ .op = RP_OP_OPEN, .client = 1, .path = 2, .handle = 2, .oflags = RP_OF_DELETE_ON_CLOSE },
+		{ .op = RP_OP_SETATTR, .client = 1, .handle = 2, .attrs = RP_SA_DELETE_CLEAR },
+		{ .op = RP_OP_CLOSE, .client = 1, .handle = 2 },
+		{ .op = RP_OP_OPEN, .client = 1, .path = 3, .handle = 3, .oflags = RP_OF_DIRECTORY },
+		{ .op = RP_OP_SETATTR, .client = 1, .handle = 3, .attrs = RP_SA_DELETE_SET },
+		{ .op = RP_OP_CLOSE, .client = 2, .handle = 3 }, /* another client's handle 3: nothing */
+		{ .op = RP_OP_CLOSE, .client = 1, .handle = 3 }, /* deletes /c */
+		{ .op = RP_OP_OPEN, .client = 1, .path = 4, .handle = 4, .oflags = RP_OF_DELETE_ON_CLOSE },
+		{ .op = RP_OP_CLOSE, .client = 1, .handle = 4, .status = 5 }, /* failed: the handle stays open */
+		{ .op = RP_OP_OPEN, .client = 1, .path = 4, .handle = 4 },   /* its id again, no delete-on-close */
+		{ .op = RP_OP_CLOSE, .client = 1, .handle = 4 },
+		{ .op = RP_OP_OPEN, .client = 1, .path = 5, .handle = 5, .oflags = RP_OF_DELETE_ON_CLOSE, .status = 2 },
+		{ .op = RP_OP_CLOSE, .client = 1, .handle = 5 }, /* its open failed: no handle, nothing */
+		{ .op = RP_OP_CLOSE, .client = 1, .handle = 1 }, /* closed already */
+	};
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		op(&t, ops[i]);
+	rp_fid_view v;
+	rp_fid_get(t.f, &v);
+	assert_int_equal(v.core.deletes, 2);
+	/* The deletes are /a's and /c's steps: a trace deleting them by name has the same files' order. */
+	trace n;
+	begin(&n, names, 5);
+	const rp_op by_name[] = {
+		{ .op = RP_OP_OPEN, .client = 1, .path = 1, .handle = 1, .status = RP_STATUS_UNKNOWN },
+		{ .op = RP_OP_UNLINK, .client = 1, .path = 1 },
+		{ .op = RP_OP_OPEN, .client = 1, .path = 2, .handle = 2 },
+		{ .op = RP_OP_OPEN, .client = 1, .path = 3, .handle = 3, .oflags = RP_OF_DIRECTORY },
+		{ .op = RP_OP_RMDIR, .client = 1, .path = 3 },
+		{ .op = RP_OP_OPEN, .client = 1, .path = 4, .handle = 4 },
+		{ .op = RP_OP_OPEN, .client = 1, .path = 4, .handle = 4 },
+	};
+	for (size_t i = 0; i < sizeof(by_name) / sizeof(by_name[0]); i++)
+		op(&n, by_name[i]);
+	rp_fid_cmp c;
+	assert_int_equal(rp_fid_compare(t.f, n.f, &c), RP_OK);
+	assert_true(c.compared);
+	assert_int_equal(c.files_same, c.files_a);
+	assert_int_equal(c.files_a, c.files_b);
+	assert_true(c.order_agree_pct == 100.0);
+	rp_fid_destroy(t.f);
+	rp_fid_destroy(n.f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -304,6 +363,7 @@ int main(void)
 		cmocka_unit_test(reordered_file_differs), cmocka_unit_test(missing_file_counts),
 		cmocka_unit_test(load_measures),         cmocka_unit_test(hostile_names),
 		cmocka_unit_test(rename_moves_open_handles), cmocka_unit_test(both_sides_stripped),
+		cmocka_unit_test(delete_on_close_rules),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
