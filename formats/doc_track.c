@@ -38,6 +38,12 @@ static hent *hfind(const rp_doc_track *t, uint32_t client, uint64_t handle)
 	}
 }
 
+static void forget(rp_doc_track *t, hent *e)
+{
+	e->used = 2;
+	t->live--;
+}
+
 static int hset(rp_doc_track *t, uint32_t client, uint64_t handle, uint8_t bits)
 {
 	hent *const old = hfind(t, client, handle);
@@ -45,8 +51,12 @@ static int hset(rp_doc_track *t, uint32_t client, uint64_t handle, uint8_t bits)
 		old->bits = bits;
 		return 0;
 	}
+	if (t->live >= RP_DOC_TRACK_MAX)
+		return RP_E_LIMIT;
 	if ((t->used + 1) * 2 > t->cap) {
-		rp_doc_track n = { .cap = t->cap ? t->cap * 2 : 64 };
+		/* grow when live entries fill a quarter; else rebuild at the same size, dropping tombstones,
+		 * so a long trace of opens and closes keeps a table the size of what is open at once */
+		rp_doc_track n = { .cap = !t->cap ? 64 : (t->live + 1) * 4 > t->cap ? t->cap * 2 : t->cap };
 		n.e = calloc(n.cap, sizeof(*n.e));
 		if (!n.e)
 			return RP_E_NOMEM;
@@ -57,6 +67,7 @@ static int hset(rp_doc_track *t, uint32_t client, uint64_t handle, uint8_t bits)
 					j = (j + 1) & (n.cap - 1);
 				n.e[j] = t->e[i];
 				n.used++;
+				n.live++;
 			}
 		free(t->e);
 		*t = n;
@@ -66,6 +77,7 @@ static int hset(rp_doc_track *t, uint32_t client, uint64_t handle, uint8_t bits)
 		i = (i + 1) & (t->cap - 1);
 	if (!t->e[i].used)
 		t->used++;
+	t->live++;
 	t->e[i] = (hent){ .handle = handle, .client = client, .bits = bits, .used = 1 };
 	return 0;
 }
@@ -85,22 +97,27 @@ int rp_doc_track_apply(rp_doc_track *t, const rp_op *op)
 		const uint8_t bits = (uint8_t)((op->oflags & RP_OF_DELETE_ON_CLOSE ? H_DELETE : 0) |
 					       ((op->oflags & RP_OF_DIRECTORY) || (op->flags & RP_OPF_DIRECTORY) ? H_DIR : 0));
 		if (bits)
-			return hset(t, op->client, op->handle, bits) < 0 ? RP_E_NOMEM : RP_OP__COUNT;
+			{
+			const int rc = hset(t, op->client, op->handle, bits);
+			return rc < 0 ? rc : RP_OP__COUNT;
+		}
 		if (e)
-			e->used = 2; /* a handle id used again */
+			forget(t, e); /* a handle id used again */
 		return RP_OP__COUNT;
 	}
 	case RP_OP_SETATTR:
 		if (op->attrs & RP_SA_DELETE_SET)
-			return hset(t, op->client, op->handle, (uint8_t)((e ? e->bits : 0) | H_DELETE)) < 0 ? RP_E_NOMEM
-													    : RP_OP__COUNT;
+		{
+			const int rc = hset(t, op->client, op->handle, (uint8_t)((e ? e->bits : 0) | H_DELETE));
+			return rc < 0 ? rc : RP_OP__COUNT;
+		}
 		if (e && (op->attrs & RP_SA_DELETE_CLEAR))
 			e->bits &= (uint8_t)~H_DELETE;
 		return RP_OP__COUNT;
 	case RP_OP_CLOSE:
 		if (!e)
 			return RP_OP__COUNT;
-		e->used = 2;
+		forget(t, e);
 		if (!(e->bits & H_DELETE))
 			return RP_OP__COUNT;
 		return e->bits & H_DIR ? RP_OP_RMDIR : RP_OP_UNLINK;
