@@ -185,6 +185,10 @@ void rp_model_free(rp_model *m)
 			free(m->classes[k].lat[op]);
 			m->classes[k].lat[op] = NULL;
 		}
+	for (uint32_t k = 0; k < RP_MODEL_MAX_CLASSES; k++) {
+		free(m->classes[k].gapfine);
+		m->classes[k].gapfine = NULL;
+	}
 	free(m->cells);
 	m->cells = NULL;
 }
@@ -466,10 +470,14 @@ static void handle_close(rp_model_builder *b, rp_model_cell *cell, uint64_t hand
 	map_del(&b->handles, handle);
 }
 
-static void timing(rp_model_cell *cell, client_st *c, const rp_op *op)
+static int timing(rp_model_class *cls, rp_model_cell *cell, client_st *c, const rp_op *op)
 {
-	if (c->has_prev && op->t_start >= c->prev_start)
+	if (c->has_prev && op->t_start >= c->prev_start) {
 		rp_mh_add(&cell->gap, op->t_start - c->prev_start);
+		if (!cls->gapfine && !(cls->gapfine = calloc(RP_MH_FINE, sizeof(uint64_t))))
+			return RP_E_NOMEM;
+		cls->gapfine[rp_mh_fine_index(op->t_start - c->prev_start)]++;
+	}
 	if (c->has_prev && c->prev_end != RP_TIME_UNKNOWN && op->t_start >= c->prev_end)
 		rp_mh_add(&cell->think, op->t_start - c->prev_end);
 	/* in flight: the client's ops that end after this one starts, and this one */
@@ -486,6 +494,7 @@ static void timing(rp_model_cell *cell, client_st *c, const rp_op *op)
 	c->has_prev = 1;
 	c->prev_start = op->t_start;
 	c->prev_end = op->t_end;
+	return 0;
 }
 
 static int op2_cb(rp_sink *s, const rp_op *op)
@@ -511,7 +520,8 @@ static int op2_cb(rp_sink *s, const rp_op *op)
 		cell->failed[op->op]++;
 	if (op->op == RP_OP_OPEN && !(op->oflags & RP_OF_DIRECTORY) && op_creates(op))
 		m->fs.creates++;
-	timing(cell, c, op);
+	if (timing(&m->classes[c->cls], cell, c, op) < 0)
+		return rp_fail(s->errbuf, RP_E_NOMEM, "model: out of memory");
 	if (op->t_end != RP_TIME_UNKNOWN && op->t_end >= op->t_start) {
 		rp_mhist *const l = lat_of(&m->classes[c->cls], op->op);
 		if (!l)

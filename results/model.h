@@ -14,6 +14,9 @@
 
 /* log2 buckets: 0 holds the value 0, bucket b >= 1 the values [2^(b-1), 2^b). */
 #define RP_MH_BUCKETS 65
+/* A finer histogram of gaps splits each log2 bucket b >= 1 into RP_MH_SUB equal parts: index b * RP_MH_SUB + part. */
+#define RP_MH_SUB 8
+#define RP_MH_FINE (RP_MH_BUCKETS * RP_MH_SUB)
 
 /* Limits: a model read from a file is refused beyond them, a trace's is capped at them (and says so). */
 #define RP_MODEL_MAX_CHUNKS 4096      /* the chunk widens so that a trace's span fits */
@@ -37,6 +40,13 @@ double rp_mh_mean(const rp_mhist *h);
 /* rp_rng, the generator's one source of randomness (xoshiro256**): formats/rng.h. */
 /* A value drawn from h: a bucket by its count, then uniformly within it; 0 for an empty histogram. */
 uint64_t rp_mh_sample(const rp_mhist *h, rp_rng *r);
+/* v's index in a fine histogram (RP_MH_FINE counts). */
+unsigned rp_mh_fine_index(uint64_t v);
+/*
+ * A value of log2 bucket b drawn from fine's parts of that bucket (a part by its count, then uniformly in it);
+ * false when fine has no value in b (or b is too narrow to split: below 2^4).
+ */
+bool rp_mh_fine_sample(const uint64_t *fine, unsigned b, rp_rng *r, uint64_t *v);
 
 /* What one class of clients did in one chunk. */
 typedef struct rp_model_cell {
@@ -56,6 +66,7 @@ typedef struct rp_model_class {
 	uint32_t clients;
 	rp_mhist *lat[RP_OP__COUNT]; /* recorded latency per op over the whole trace, ns; NULL when none */
 	rp_mhist rexact, wexact;     /* requested lengths that were a power of two (their bucket's low end), whole trace */
+	uint64_t *gapfine;           /* the class's gaps over the whole trace, RP_MH_FINE counts; NULL when none */
 } rp_model_class;
 
 /* The file set: the paths the ops named. */

@@ -1,4 +1,5 @@
 /* The model's log2 histograms, drawn from with formats/rng.h's seeded generator. */
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "results/model.h"
@@ -54,4 +55,36 @@ uint64_t rp_mh_sample(const rp_mhist *h, rp_rng *r)
 		return 0;
 	const uint64_t low = bucket_low(b);
 	return low + rp_rng_below(r, low); /* [2^(b-1), 2^b): the width equals the low end */
+}
+
+unsigned rp_mh_fine_index(uint64_t v)
+{
+	const unsigned b = rp_mh_bucket(v);
+	if (b == 0)
+		return 0;
+	const uint64_t low = bucket_low(b), off = v - low; /* off < low */
+	const unsigned part = b - 1 >= 3 ? (unsigned)(off >> (b - 4)) : (unsigned)(off * RP_MH_SUB / low);
+	return b * RP_MH_SUB + part;
+}
+
+bool rp_mh_fine_sample(const uint64_t *fine, unsigned b, rp_rng *r, uint64_t *v)
+{
+	if (!fine || b < 5 || b >= RP_MH_BUCKETS)
+		return false;
+	const uint64_t *const p = &fine[b * RP_MH_SUB];
+	uint64_t t = 0;
+	for (unsigned s = 0; s < RP_MH_SUB; s++)
+		t += p[s];
+	if (t == 0)
+		return false;
+	uint64_t k = rp_rng_below(r, t);
+	unsigned s = 0;
+	for (; s < RP_MH_SUB - 1; s++) {
+		if (k < p[s])
+			break;
+		k -= p[s];
+	}
+	const uint64_t w = bucket_low(b) / RP_MH_SUB; /* b >= 5: the part's width, a power of two */
+	*v = bucket_low(b) + s * w + rp_rng_below(r, w);
+	return true;
 }

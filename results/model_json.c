@@ -6,14 +6,14 @@
 #include "results/model.h"
 
 #define MODEL_FORMAT "reprise-model"
-#define MODEL_VERSION 1
+#define MODEL_VERSION 2 /* 2 added classes[].gapfine; a version 1 file (without it) reads as before */
 
 /* A histogram as [first bucket, its count, the next bucket's count, ...] up to the last non-empty one; NULL when all are empty. */
-static json_t *hist_json(const rp_mhist *h, bool *oom)
+static json_t *counts_json(const uint64_t *n, int nb, bool *oom)
 {
 	int lo = -1, hi = -1;
-	for (int b = 0; b < RP_MH_BUCKETS; b++)
-		if (h->n[b]) {
+	for (int b = 0; b < nb; b++)
+		if (n[b]) {
 			if (lo < 0)
 				lo = b;
 			hi = b;
@@ -26,9 +26,14 @@ static json_t *hist_json(const rp_mhist *h, bool *oom)
 		return a;
 	}
 	for (int b = lo; b <= hi; b++)
-		if (json_array_append_new(a, json_integer((json_int_t)h->n[b])))
+		if (json_array_append_new(a, json_integer((json_int_t)n[b])))
 			*oom = true;
 	return a;
+}
+
+static json_t *hist_json(const rp_mhist *h, bool *oom)
+{
+	return counts_json(h->n, RP_MH_BUCKETS, oom);
 }
 
 static void put(json_t *o, const char *k, json_t *v, bool *oom)
@@ -129,6 +134,8 @@ int rp_model_write_json(const rp_model *m, FILE *f, char *err, size_t errsize)
 			put(c, "lat", lat_json(m->classes[i].lat, &oom), &oom);
 			put_hist(c, "rexact", &m->classes[i].rexact, &oom);
 			put_hist(c, "wexact", &m->classes[i].wexact, &oom);
+			if (m->classes[i].gapfine)
+				put(c, "gapfine", counts_json(m->classes[i].gapfine, RP_MH_FINE, &oom), &oom);
 		}
 	}
 	json_t *const fs = json_object();
@@ -201,30 +208,46 @@ static int get_uint(rd *r, const json_t *o, const char *where, const char *k, ui
 	return 0;
 }
 
-static int get_hist(rd *r, const json_t *v, const char *where, const char *k, rp_mhist *h)
+/* counts of nb buckets (all 0 when v is absent) from [first, count, ...] */
+static int get_counts(rd *r, const json_t *v, const char *where, const char *k, uint64_t *out, int nb)
 {
-	memset(h, 0, sizeof(*h));
+	memset(out, 0, (size_t)nb * sizeof(*out));
 	if (!v)
 		return 0;
-	if (!json_is_array(v) || json_array_size(v) < 2 || json_array_size(v) > RP_MH_BUCKETS + 1)
-		return bad(r, "%s%s: not a histogram ([first bucket, count, ...], at most %d buckets)", where, k, RP_MH_BUCKETS);
+	if (!json_is_array(v) || json_array_size(v) < 2 || json_array_size(v) > (size_t)nb + 1)
+		return bad(r, "%s%s: not a histogram ([first bucket, count, ...], at most %d buckets)", where, k, nb);
 	const json_t *const first = json_array_get(v, 0);
 	const size_t n = json_array_size(v) - 1;
 	if (!json_is_integer(first) || json_integer_value(first) < 0 ||
-	    (uint64_t)json_integer_value(first) + n > RP_MH_BUCKETS)
-		return bad(r, "%s%s: first bucket not an integer with its %zu counts in [0, %d)", where, k, n, RP_MH_BUCKETS);
+	    (uint64_t)json_integer_value(first) + n > (uint64_t)nb)
+		return bad(r, "%s%s: first bucket not an integer with its %zu counts in [0, %d)", where, k, n, nb);
 	const size_t lo = (size_t)json_integer_value(first);
 	uint64_t total = 0;
 	for (size_t i = 0; i < n; i++) {
 		const json_t *const c = json_array_get(v, i + 1);
 		if (!json_is_integer(c) || json_integer_value(c) < 0 || (uint64_t)json_integer_value(c) > RP_MODEL_MAX_COUNT)
 			return bad(r, "%s%s: bucket %zu: count not in [0, 2^40]", where, k, lo + i);
-		h->n[lo + i] = (uint64_t)json_integer_value(c);
-		total += h->n[lo + i];
+		out[lo + i] = (uint64_t)json_integer_value(c);
+		total += out[lo + i];
 		if (total > RP_MODEL_MAX_COUNT)
 			return bad(r, "%s%s: more than 2^40 values", where, k);
 	}
 	return 0;
+}
+
+static int get_hist(rd *r, const json_t *v, const char *where, const char *k, rp_mhist *h)
+{
+	return get_counts(r, v, where, k, h->n, RP_MH_BUCKETS);
+}
+
+/* classes[i].gapfine: optional (absent in version 1); NULL when absent */
+static int get_fine(rd *r, const json_t *v, const char *where, uint64_t **fine)
+{
+	if (!v)
+		return 0;
+	if (!(*fine = calloc(RP_MH_FINE, sizeof(uint64_t))))
+		return bad(r, "out of memory");
+	return get_counts(r, v, where, "gapfine", *fine, RP_MH_FINE);
 }
 
 static int get_ops(rd *r, const json_t *v, const char *where, const char *k, uint64_t *arr)
@@ -305,8 +328,8 @@ static int get_header(rd *r, const json_t *d, rp_model *m)
 	uint64_t v;
 	if (get_uint(r, d, "", "version", 1000, true, &v) < 0)
 		return -1;
-	if (v != MODEL_VERSION)
-		return bad(r, "version: %llu, this reprise reads %d", (unsigned long long)v, MODEL_VERSION);
+	if (v < 1 || v > MODEL_VERSION)
+		return bad(r, "version: %llu, this reprise reads 1 to %d", (unsigned long long)v, MODEL_VERSION);
 	/* a chunk from 1 µs to a day; the span at most as many chunks as a model holds */
 	if (get_uint(r, d, "", "chunk_ns", UINT64_C(86400000000000), true, &m->chunk_ns) < 0)
 		return -1;
@@ -333,7 +356,8 @@ static int get_header(rd *r, const json_t *d, rp_model *m)
 		m->classes[i].clients = (uint32_t)v;
 		if (get_lat(r, json_object_get(c, "lat"), where, m->classes[i].lat) < 0 ||
 		    get_hist(r, json_object_get(c, "rexact"), where, "rexact", &m->classes[i].rexact) < 0 ||
-		    get_hist(r, json_object_get(c, "wexact"), where, "wexact", &m->classes[i].wexact) < 0)
+		    get_hist(r, json_object_get(c, "wexact"), where, "wexact", &m->classes[i].wexact) < 0 ||
+		    get_fine(r, json_object_get(c, "gapfine"), where, &m->classes[i].gapfine) < 0)
 			return -1;
 	}
 	return 0;

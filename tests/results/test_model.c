@@ -111,6 +111,9 @@ static void builder(void **state)
 	assert_int_equal(c0->run.n[2], 1);   /* a run of 2, then */
 	assert_int_equal(c0->run.n[1], 1);   /* a run of 1 ended by the close */
 	assert_int_equal(c0->gap.n[rp_mh_bucket(2000)], 4);
+	assert_non_null(m.classes[0].gapfine); /* the class's gaps, finer: 2000 ns in [1024, 2048)'s last eighth */
+	assert_int_equal(m.classes[0].gapfine[rp_mh_fine_index(2000)], 4);
+	assert_int_equal(rp_mh_fine_index(2000), 11 * RP_MH_SUB + 7);
 	assert_int_equal(c0->think.n[rp_mh_bucket(1000)], 4);
 	assert_non_null(m.classes[0].lat[RP_OP_READ]);
 	assert_int_equal(m.classes[0].lat[RP_OP_READ]->n[rp_mh_bucket(1000)], 3);
@@ -176,7 +179,12 @@ static void bad_models(void **state)
 	refuse("", "line 1");
 	refuse("[1]", "not a JSON object");
 	refuse("{\"format\":\"x\"}", "format");
-	refuse("{\"format\":\"reprise-model\",\"version\":2}", "version: 2");
+	refuse("{\"format\":\"reprise-model\",\"version\":3}", "version: 3, this reprise reads 1 to 2");
+	refuse("{\"format\":\"reprise-model\",\"version\":0}", "version: 0");
+	refuse(HEAD "\"classes\":[{\"name\":\"read\",\"clients\":1,\"gapfine\":[520,1]}]," FILES "\"chunks\":[[{}]]}",
+	       "classes[0].gapfine: first bucket");
+	refuse(HEAD "\"classes\":[{\"name\":\"read\",\"clients\":1,\"gapfine\":[8,-1]}]," FILES "\"chunks\":[[{}]]}",
+	       "classes[0].gapfine: bucket 8: count");
 	refuse(HEAD CLASSES FILES "\"chunks\":[]}", "chunks: not an array of 1 chunks");
 	refuse(HEAD CLASSES FILES "\"chunks\":[[{\"clients\":1,\"rsize\":[70,1]}]]}", "rsize: first bucket");
 	refuse(HEAD CLASSES FILES "\"chunks\":[[{\"clients\":1,\"rsize\":[3,1,-2,1]}]]}", "rsize: bucket 4: count");
@@ -191,6 +199,34 @@ static void bad_models(void **state)
 	refuse(HEAD "\"classes\":[]," FILES "\"chunks\":[[{}]]}", "classes");
 	refuse(HEAD "\"classes\":[{\"name\":\"read\",\"clients\":1,\"lat\":{\"read\":[64,1,1]}}]," FILES "\"chunks\":[[{}]]}",
 	       "classes[0].lat.read: first bucket");
+}
+
+/* The fine gap histogram: 8 equal parts per log2 bucket, drawn inside the part a value came from. */
+static void fine_gaps(void **state)
+{
+	(void)state;
+	assert_int_equal(rp_mh_fine_index(0), 0);
+	assert_int_equal(rp_mh_fine_index(1), 1 * RP_MH_SUB);
+	assert_int_equal(rp_mh_fine_index(100000), 17 * RP_MH_SUB + 4); /* [65536, 131072): parts of 8192 */
+	assert_int_equal(rp_mh_fine_index(131071), 17 * RP_MH_SUB + 7);
+	uint64_t fine[RP_MH_FINE] = { 0 };
+	fine[rp_mh_fine_index(100000)] = 3;
+	rp_rng r;
+	rp_rng_seed(&r, 7);
+	uint64_t v;
+	for (int i = 0; i < 1000; i++) {
+		assert_true(rp_mh_fine_sample(fine, 17, &r, &v));
+		assert_true(v >= 65536 + 4 * 8192 && v < 65536 + 5 * 8192);
+	}
+	assert_false(rp_mh_fine_sample(fine, 16, &r, &v)); /* nothing in that bucket: the caller draws as before */
+	assert_false(rp_mh_fine_sample(NULL, 17, &r, &v));
+	/* a version 1 model (no gapfine) still reads */
+	const char *const v1 = HEAD CLASSES FILES "\"chunks\":[[{\"clients\":1,\"ops\":{\"read\":1}}]]}";
+	rp_model m;
+	char err[256];
+	assert_int_equal(rp_model_read_json(&m, v1, strlen(v1), err, sizeof(err)), 0);
+	assert_null(m.classes[0].gapfine);
+	rp_model_free(&m);
 }
 
 /* Generation into a memory sink: deterministic, every I/O on an open handle, opens failing on missing names only. */
@@ -242,7 +278,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(buckets),	 cmocka_unit_test(sampling),   cmocka_unit_test(builder),
-		cmocka_unit_test(json_round_trip), cmocka_unit_test(bad_models), cmocka_unit_test(generate),
+		cmocka_unit_test(json_round_trip), cmocka_unit_test(bad_models), cmocka_unit_test(fine_gaps), cmocka_unit_test(generate),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
