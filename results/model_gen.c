@@ -355,7 +355,15 @@ static int do_unlock(gen *g, gclient *c, ghandle *h)
 static int do_path_op(gen *g, gclient *c, unsigned opcode, bool fail)
 {
 	uint32_t path = 0;
-	if (opcode == RP_OP_READDIR) {
+	if (opcode == RP_OP_READDIR && fail) {
+		/* a listing that found nothing (client.txt: half its readdirs): a directory that is not there */
+		char p[64];
+		snprintf(p, sizeof(p), "/gen/c%u/nodir", (unsigned)(c - g->cl));
+		const int64_t id = intern(g, p);
+		if (id < 0)
+			return (int)id;
+		path = (uint32_t)id;
+	} else if (opcode == RP_OP_READDIR) {
 		path = g->n_shared && (rp_rng_next(&c->rng) & 1) ? g->shared_dir : c->dir;
 	} else if (opcode != RP_OP_STATFS) {
 		const int64_t idx = fail ? -1 : pick_file(g, c, false);
@@ -372,7 +380,7 @@ static int do_path_op(gen *g, gclient *c, unsigned opcode, bool fail)
 	op->path = path;
 	if (opcode == RP_OP_ACCESS)
 		op->want = RP_WANT_READ | RP_WANT_KNOWN;
-	if (fail && opcode != RP_OP_READDIR && opcode != RP_OP_STATFS)
+	if (fail && opcode != RP_OP_STATFS)
 		fail_enoent(op);
 	return 0;
 }

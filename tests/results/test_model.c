@@ -271,6 +271,27 @@ static void generate(void **state)
 	}
 	rp_memsink_fini(&a);
 	rp_memsink_fini(&b);
+	/* failed readdirs stay failed: a listing of a directory that is never there, ENOENT recorded */
+	rp_model_cell_at(&m, 0, 0)->ops[RP_OP_READDIR] += 4;
+	uint64_t want = 0;
+	for (uint32_t ch = 0; ch < m.n_chunks; ch++)
+		for (uint32_t k = 0; k < m.n_classes; k++) {
+			rp_model_cell *const cell = rp_model_cell_at(&m, ch, k);
+			want += cell->failed[RP_OP_READDIR] = cell->ops[RP_OP_READDIR];
+		}
+	const rp_gen_opts o1 = { .seed = 9 };
+	assert_int_equal(rp_memsink_init(&a), 0);
+	assert_int_equal(rp_model_generate(&m, &o1, &a.base, &st, eb), 0);
+	unsigned readdirs = 0;
+	for (size_t i = 0; i < a.n_ops; i++)
+		if (a.ops[i].op == RP_OP_READDIR) {
+			uint32_t len;
+			assert_int_equal(a.ops[i].status, 2);
+			assert_non_null(strstr(rp_memsink_string(&a, a.ops[i].path, &len), "/nodir"));
+			readdirs++;
+		}
+	assert_int_equal(readdirs, want);
+	rp_memsink_fini(&a);
 	rp_model_free(&m);
 }
 
