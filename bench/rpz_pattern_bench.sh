@@ -3,7 +3,7 @@
 # same trace repeated PASSES times, and 64 lockstep clients of it (--scale-space 64 --lockstep:
 # paths under /client<k>), as .rpz 2.1, .rpz --no-patterns (the 2.0 layout), and the loadfile text
 # under zstd -19 and xz -9 (SKIP_TEXT=1 leaves the slow text compressors out); then decode and
-# encode speed of the pattern file, pinned to CPU 0, CPU time.
+# encode speed of the pattern file (with the reading, and the writer alone), pinned to CPU 0, CPU time.
 # usage: bench/rpz_pattern_bench.sh [BUILD_DIR] [LOADFILE]   (a release build: meson setup rel --buildtype=release)
 set -euo pipefail
 build=${1:-rel}
@@ -50,4 +50,8 @@ ops=$(taskset -c 0 "$codec" decode "$tmp/many.rpz" 1 | awk '/^ops/ {print $2}')
 for f in many many-plain; do
 	c0=$( { TIMEFORMAT='%U %S'; time taskset -c 0 "$codec" encode "$tmp/$f.rpz" "$tmp/re.rpz" >/dev/null; } 2>&1 | awk '{print $1 + $2}')
 	echo "decode + encode $f ($ops ops): $(awk -v n="$ops" -v c="$c0" 'BEGIN {printf "%.1f", n / c / 1e6}') M ops/s (CPU)"
+done
+# the writer alone: the ops decoded to memory first, only the encode timed (best of 3, CPU)
+for p in 1 "$passes"; do
+	echo "encode alone, $p pass(es): $(taskset -c 0 "$codec" encode-mem "$tmp/one.rpz" "$tmp/re.rpz" "$p" 3 | awk '/^mops_per_cpu_s/ {print $2}') M ops/s (CPU)"
 done
