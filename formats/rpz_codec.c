@@ -228,7 +228,7 @@ int rp__rpz_encode(rpz_enc *e, const rpz_frame_id *id, const rp_op *ops, const u
 	uint32_t client_prev = 0;
 	bbuf *const c = e->col;
 	const bool pattern = e->hist.window != 0;
-	if (pattern && rp__rpz_match_frame(&e->match, ops, n) < 0)
+	if (pattern && rp__rpz_match_frame(&e->match, &e->hist, ops, n) < 0)
 		return RP_E_NOMEM;
 	uint32_t lit_from = 0; /* first op after the last repeat */
 	for (uint32_t i = 0; i < n; i++) {

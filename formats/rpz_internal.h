@@ -120,6 +120,7 @@ enum rpz_shape_field {
 #define RPZ_WINDOW_DEFAULT (512u * 1024u)   /* ops: a pass of client.txt (458,344) fits */
 #define RPZ_WINDOW_MAX (4u * 1024u * 1024u) /* ops (about 600 MiB of ring): more is corruption */
 #define RPZ_TABLE_BITS_DEFAULT 20          /* writer: 2^20 match-table slots (8 MiB) */
+#define RPZ_TABLE_BITS_START 12           /* writer: the table starts at 2^12 slots, doubling as ops come */
 #define RPZ_TABLE_BITS_MIN 10
 #define RPZ_TABLE_BITS_MAX 26
 #define RPZ_MATCH_KEY 4  /* ops hashed together to find a repeat */
@@ -157,7 +158,7 @@ void rp__rpz_hist_fini(rpz_hist *h);
 /* The writer's repeat finder: a hash of RPZ_MATCH_KEY op signatures -> the latest op number. */
 typedef struct rpz_match {
 	uint64_t *slots; /* op number + 1, 0 empty */
-	uint32_t bits;
+	uint32_t bits, bits_max; /* 2^bits slots now, growing to 2^bits_max with the stream */
 	uint64_t *sig;   /* per op of the frame being encoded */
 	uint32_t cap_sig;
 	uint64_t last_dist; /* the last repeat's distance: the first candidate for the next */
@@ -171,7 +172,7 @@ typedef struct rpz_repeat {
 int rp__rpz_match_init(rpz_match *m, uint32_t bits);
 void rp__rpz_match_fini(rpz_match *m);
 /* Signatures of a frame's ops (before looking for repeats in it). */
-int rp__rpz_match_frame(rpz_match *m, const rp_op *ops, uint32_t n);
+int rp__rpz_match_frame(rpz_match *m, const rpz_hist *h, const rp_op *ops, uint32_t n);
 /*
  * The longest repeat of ops[i..n) that starts at an earlier op in the window
  * (h holds ops before frame position i; ops[i] is op number h->n), with

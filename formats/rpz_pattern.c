@@ -59,10 +59,14 @@ int rp__rpz_match_init(rpz_match *m, uint32_t bits)
 	memset(m, 0, sizeof(*m));
 	if (bits < RPZ_TABLE_BITS_MIN || bits > RPZ_TABLE_BITS_MAX)
 		return RP_E_RANGE;
-	m->slots = calloc((size_t)1 << bits, sizeof(*m->slots));
+	/* The table starts small and grows with the stream (rp__rpz_match_frame): a short capture
+	 * would otherwise pay for faulting in 2^bits slots touched at random. */
+	const uint32_t start = bits < RPZ_TABLE_BITS_START ? bits : RPZ_TABLE_BITS_START;
+	m->slots = calloc((size_t)1 << start, sizeof(*m->slots));
 	if (!m->slots)
 		return RP_E_NOMEM;
-	m->bits = bits;
+	m->bits = start;
+	m->bits_max = bits;
 	return 0;
 }
 
@@ -100,8 +104,38 @@ static uint64_t signature(const rp_op *o)
 	return a ^ (b >> 29) ^ (b << 35);
 }
 
-int rp__rpz_match_frame(rpz_match *m, const rp_op *ops, uint32_t n)
+static uint64_t key_at(const rpz_hist *h, uint64_t a);
+
+/* A table of twice the slots, its entries moved by their keys (recomputed from the ring). */
+static int grow_table(rpz_match *m, const rpz_hist *h, uint32_t bits)
 {
+	uint64_t *const p = calloc((size_t)1 << bits, sizeof(*p));
+	if (!p)
+		return RP_E_NOMEM;
+	const size_t old = (size_t)1 << m->bits;
+	for (size_t i = 0; i < old; i++) {
+		const uint64_t v = m->slots[i];
+		/* an entry whose ops have left the ring cannot be a source any more */
+		if (v == 0 || v - 1 + RPZ_MATCH_KEY > h->n || h->n - (v - 1) > h->window || h->n - (v - 1) > h->cap)
+			continue;
+		uint64_t *const slot = &p[key_at(h, v - 1) >> (64 - bits)];
+		if (*slot < v)
+			*slot = v;
+	}
+	free(m->slots);
+	m->slots = p;
+	m->bits = bits;
+	return 0;
+}
+
+int rp__rpz_match_frame(rpz_match *m, const rpz_hist *h, const rp_op *ops, uint32_t n)
+{
+	/* about two slots per op of the stream so far, up to 2^bits_max */
+	uint32_t want = m->bits;
+	while (want < m->bits_max && ((uint64_t)1 << want) < 2 * (h->n + n))
+		want++;
+	if (want > m->bits && grow_table(m, h, want) < 0)
+		return RP_E_NOMEM;
 	if (n > m->cap_sig) {
 		uint64_t *const p = realloc(m->sig, (size_t)n * sizeof(*p));
 		if (!p)
@@ -177,6 +211,15 @@ static uint32_t extend(const rpz_hist *h, const rp_op *ops, uint32_t i, uint32_t
 	if (dh)
 		out->mode |= RPZ_R_HANDLE;
 	return out->len;
+}
+
+/* The key of the RPZ_MATCH_KEY ops from op number a (all in the ring). */
+static uint64_t key_at(const rpz_hist *h, uint64_t a)
+{
+	uint64_t key = 0x165667b19e3779f9ull;
+	for (int k = 0; k < RPZ_MATCH_KEY; k++)
+		key = mix(key, signature(rp__rpz_hist_at(h, a + (uint64_t)k)));
+	return key;
 }
 
 uint32_t rp__rpz_match_find(rpz_match *m, const rpz_hist *h, const rp_op *ops, uint32_t i, uint32_t n,
