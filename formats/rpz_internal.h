@@ -125,6 +125,7 @@ enum rpz_shape_field {
 #define RPZ_TABLE_BITS_MAX 26
 #define RPZ_MATCH_KEY 4  /* ops hashed together to find a repeat */
 #define RPZ_MATCH_MIN 16 /* shorter repeats stay literal: zstd does as well on them */
+#define RPZ_MATCH_PREFETCH 8 /* writer: the match table's slot of the op this far ahead is prefetched */
 enum rpz_repeat_mode {
 	RPZ_R_TIMES = 1u << 0,  /* the copied ops' times are coded in the time and duration columns */
 	RPZ_R_HANDLE = 1u << 1, /* a handle shift follows */
@@ -159,9 +160,11 @@ void rp__rpz_hist_fini(rpz_hist *h);
 typedef struct rpz_match {
 	uint64_t *slots; /* op number + 1, 0 empty */
 	uint32_t bits, bits_max; /* 2^bits slots now, growing to 2^bits_max with the stream */
-	uint64_t *sig;   /* per op of the frame being encoded */
+	uint64_t *sig;   /* per op of the frame being encoded: its key (RPZ_MATCH_KEY signatures hashed) */
 	uint32_t cap_sig;
 	uint64_t last_dist; /* the last repeat's distance: the first candidate for the next */
+	/* distances that failed on a differing op (the table's, the last repeat's), and that op's number */
+	uint64_t miss_dist[2], miss_until[2];
 } rpz_match;
 /* A repeat found at frame position i. */
 typedef struct rpz_repeat {

@@ -106,6 +106,18 @@ static uint64_t signature(const rp_op *o)
 
 static uint64_t key_at(const rpz_hist *h, uint64_t a);
 
+/*
+ * A slot holds op number + 1 in its low SLOT_OP_BITS and, above, the low bits of the op's key
+ * (the index takes the high ones), so a slot another key hashed to is told apart without
+ * touching the op in the ring (a cache miss an op on a stream with few repeats).
+ */
+#define SLOT_OP_BITS 40
+#define SLOT_OP ((UINT64_C(1) << SLOT_OP_BITS) - 1)
+static inline uint64_t slot_value(uint64_t key, uint64_t op1)
+{
+	return key << SLOT_OP_BITS | op1;
+}
+
 /* A table of twice the slots, its entries moved by their keys (recomputed from the ring). */
 static int grow_table(rpz_match *m, const rpz_hist *h, uint32_t bits)
 {
@@ -114,13 +126,14 @@ static int grow_table(rpz_match *m, const rpz_hist *h, uint32_t bits)
 		return RP_E_NOMEM;
 	const size_t old = (size_t)1 << m->bits;
 	for (size_t i = 0; i < old; i++) {
-		const uint64_t v = m->slots[i];
+		const uint64_t v = m->slots[i] & SLOT_OP;
 		/* an entry whose ops have left the ring cannot be a source any more */
 		if (v == 0 || v - 1 + RPZ_MATCH_KEY > h->n || h->n - (v - 1) > h->window || h->n - (v - 1) > h->cap)
 			continue;
-		uint64_t *const slot = &p[key_at(h, v - 1) >> (64 - bits)];
-		if (*slot < v)
-			*slot = v;
+		const uint64_t key = key_at(h, v - 1);
+		uint64_t *const slot = &p[key >> (64 - bits)];
+		if ((*slot & SLOT_OP) < v)
+			*slot = slot_value(key, v);
 	}
 	free(m->slots);
 	m->slots = p;
@@ -145,6 +158,14 @@ int rp__rpz_match_frame(rpz_match *m, const rpz_hist *h, const rp_op *ops, uint3
 	}
 	for (uint32_t i = 0; i < n; i++)
 		m->sig[i] = signature(&ops[i]);
+	/* each position's key in place (key i reads signatures i .. i + RPZ_MATCH_KEY - 1, so writing
+	 * it over signature i leaves what key i + 1 needs) */
+	for (uint32_t i = 0; i + RPZ_MATCH_KEY <= n; i++) {
+		uint64_t key = 0x165667b19e3779f9ull;
+		for (int k = 0; k < RPZ_MATCH_KEY; k++)
+			key = mix(key, m->sig[i + (uint32_t)k]);
+		m->sig[i] = key;
+	}
 	return 0;
 }
 
@@ -173,22 +194,32 @@ static inline bool same_handle(uint64_t src, uint64_t cur, bool *dh_set, uint64_
 	return cur == src + *dh;
 }
 
-/* The repeat of ops[i..n) whose source starts dist ops back (cur = h->n is op number of ops[i]). */
+/*
+ * The repeat of ops[i..n) whose source starts dist ops back (cur = h->n is op number of ops[i]).
+ * When none is found because a copied field differs, *differs is the op number of the first op that
+ * differs from its source dist back (a later start at the same distance up to it meets the same pair
+ * under RPZ_MATCH_MIN ops in, so it fails too); else 0.
+ */
 static uint32_t extend(const rpz_hist *h, const rp_op *ops, uint32_t i, uint32_t n, uint64_t dist,
-		       rpz_repeat *out)
+		       rpz_repeat *out, uint64_t *differs)
 {
+	*differs = 0;
 	const uint64_t cur = h->n, src = cur - dist;
 	bool dh_set = false, times_ok = true;
 	uint64_t dh = 0;
 	uint32_t len = 0, len_timed = 0;
+	uint64_t differs_at = 0;
 	const rp_op *sp = NULL, *cp = NULL;
 	for (uint32_t j = 0; i + j < n; j++) {
 		const uint64_t a = src + j;
 		const rp_op *const so = a < cur ? rp__rpz_hist_at(h, a) : &ops[i + (a - cur)];
 		const rp_op *const co = &ops[i + j];
-		if (!same_fields(so, co) || !same_handle(so->handle, co->handle, &dh_set, &dh) ||
-		    !same_handle(so->handle2, co->handle2, &dh_set, &dh))
+		if (!same_fields(so, co)) {
+			differs_at = cur + j;
 			break;
+		}
+		if (!same_handle(so->handle, co->handle, &dh_set, &dh) || !same_handle(so->handle2, co->handle2, &dh_set, &dh))
+			break; /* a later start may see another shift first: not remembered */
 		if (times_ok) {
 			if (j && co->t_start - cp->t_start != so->t_start - sp->t_start)
 				times_ok = false;
@@ -206,8 +237,10 @@ static uint32_t extend(const rpz_hist *h, const rp_op *ops, uint32_t i, uint32_t
 		*out = (rpz_repeat){ .len = len_timed, .mode = 0, .dist = dist, .dh = dh };
 	else if (len >= RPZ_MATCH_MIN)
 		*out = (rpz_repeat){ .len = len, .mode = RPZ_R_TIMES, .dist = dist, .dh = dh };
-	else
+	else {
+		*differs = differs_at;
 		return 0;
+	}
 	if (dh)
 		out->mode |= RPZ_R_HANDLE;
 	return out->len;
@@ -227,23 +260,42 @@ uint32_t rp__rpz_match_find(rpz_match *m, const rpz_hist *h, const rp_op *ops, u
 {
 	if (!m->slots || i + RPZ_MATCH_KEY > n)
 		return 0;
-	const uint64_t *const s = m->sig + i;
-	uint64_t key = 0x165667b19e3779f9ull;
-	for (int k = 0; k < RPZ_MATCH_KEY; k++)
-		key = mix(key, s[k]);
+	/* the table is touched at random, one slot an op: ask for a later position's slot now */
+	if (i + RPZ_MATCH_PREFETCH + RPZ_MATCH_KEY <= n)
+		__builtin_prefetch(&m->slots[m->sig[i + RPZ_MATCH_PREFETCH] >> (64 - m->bits)], 1);
+	const uint64_t key = m->sig[i], cur = h->n;
+	if (cur + 1 > SLOT_OP)
+		return 0; /* past 2^40 ops the finder stops: the rest of the stream is literal */
 	uint64_t *const slot = &m->slots[key >> (64 - m->bits)];
-	const uint64_t cand = *slot, cur = h->n;
-	*slot = cur + 1;
+	const uint64_t v = *slot, cand = (v >> SLOT_OP_BITS) == (key & (~UINT64_C(0) >> SLOT_OP_BITS)) ? v & SLOT_OP : 0;
+	*slot = slot_value(key, cur + 1);
 	if (!out)
 		return 0;
 	/* Two candidates: the latest op of the same key, and the distance of the last repeat (a
 	 * whole pass repeated is one distance throughout; the latest match may be a nearer loop). */
 	rpz_repeat a = { 0 }, b = { 0 };
 	uint32_t la = 0, lb = 0;
-	if (cand != 0 && cand - 1 < cur && cur - (cand - 1) <= h->window)
-		la = extend(h, ops, i, n, cur - (cand - 1), &a);
-	if (m->last_dist && m->last_dist <= cur && m->last_dist <= h->window && m->last_dist != a.dist)
-		lb = extend(h, ops, i, n, m->last_dist, &b);
+	uint64_t differs;
+	/* a distance that failed on a differing op fails at every start up to that op: not tried again */
+	if (cand != 0 && cand - 1 < cur && cur - (cand - 1) <= h->window) {
+		const uint64_t d = cur - (cand - 1);
+		if (!(d == m->miss_dist[0] && cur <= m->miss_until[0]) && !(d == m->miss_dist[1] && cur <= m->miss_until[1])) {
+			la = extend(h, ops, i, n, d, &a, &differs);
+			if (differs) {
+				m->miss_dist[0] = d;
+				m->miss_until[0] = differs;
+			}
+		}
+	}
+	if (m->last_dist && m->last_dist <= cur && m->last_dist <= h->window && m->last_dist != a.dist &&
+	    !(m->last_dist == m->miss_dist[1] && cur <= m->miss_until[1]) &&
+	    !(m->last_dist == m->miss_dist[0] && cur <= m->miss_until[0])) {
+		lb = extend(h, ops, i, n, m->last_dist, &b, &differs);
+		if (differs) {
+			m->miss_dist[1] = m->last_dist;
+			m->miss_until[1] = differs;
+		}
+	}
 	if (!la && !lb)
 		return 0;
 	*out = lb >= la ? b : a;
