@@ -104,6 +104,15 @@ static uint64_t signature(const rp_op *o)
 	return a ^ (b >> 29) ^ (b << 35);
 }
 
+/* The key of RPZ_MATCH_KEY consecutive ops, from their signatures. */
+static uint64_t key_of(const uint64_t sig[RPZ_MATCH_KEY])
+{
+	uint64_t key = 0x165667b19e3779f9ull;
+	for (int k = 0; k < RPZ_MATCH_KEY; k++)
+		key = mix(key, sig[k]);
+	return key;
+}
+
 static uint64_t key_at(const rpz_hist *h, uint64_t a);
 
 /*
@@ -160,12 +169,8 @@ int rp__rpz_match_frame(rpz_match *m, const rpz_hist *h, const rp_op *ops, uint3
 		m->sig[i] = signature(&ops[i]);
 	/* each position's key in place (key i reads signatures i .. i + RPZ_MATCH_KEY - 1, so writing
 	 * it over signature i leaves what key i + 1 needs) */
-	for (uint32_t i = 0; i + RPZ_MATCH_KEY <= n; i++) {
-		uint64_t key = 0x165667b19e3779f9ull;
-		for (int k = 0; k < RPZ_MATCH_KEY; k++)
-			key = mix(key, m->sig[i + (uint32_t)k]);
-		m->sig[i] = key;
-	}
+	for (uint32_t i = 0; i + RPZ_MATCH_KEY <= n; i++)
+		m->sig[i] = key_of(m->sig + i);
 	return 0;
 }
 
@@ -249,10 +254,22 @@ static uint32_t extend(const rpz_hist *h, const rp_op *ops, uint32_t i, uint32_t
 /* The key of the RPZ_MATCH_KEY ops from op number a (all in the ring). */
 static uint64_t key_at(const rpz_hist *h, uint64_t a)
 {
-	uint64_t key = 0x165667b19e3779f9ull;
+	uint64_t sig[RPZ_MATCH_KEY];
 	for (int k = 0; k < RPZ_MATCH_KEY; k++)
-		key = mix(key, signature(rp__rpz_hist_at(h, a + (uint64_t)k)));
-	return key;
+		sig[k] = signature(rp__rpz_hist_at(h, a + (uint64_t)k));
+	return key_of(sig);
+}
+
+/* Whether distance d failed on a differing op at or after op cur (the table's or the last repeat's). */
+static inline bool known_miss(const rpz_match *m, uint64_t d, uint64_t cur)
+{
+	return (d == m->miss_dist[0] && cur <= m->miss_until[0]) || (d == m->miss_dist[1] && cur <= m->miss_until[1]);
+}
+
+static inline void remember_miss(rpz_match *m, int which, uint64_t d, uint64_t differs)
+{
+	m->miss_dist[which] = d;
+	m->miss_until[which] = differs;
 }
 
 uint32_t rp__rpz_match_find(rpz_match *m, const rpz_hist *h, const rp_op *ops, uint32_t i, uint32_t n,
@@ -279,23 +296,12 @@ uint32_t rp__rpz_match_find(rpz_match *m, const rpz_hist *h, const rp_op *ops, u
 	/* a distance that failed on a differing op fails at every start up to that op: not tried again */
 	if (cand != 0 && cand - 1 < cur && cur - (cand - 1) <= h->window) {
 		const uint64_t d = cur - (cand - 1);
-		if (!(d == m->miss_dist[0] && cur <= m->miss_until[0]) && !(d == m->miss_dist[1] && cur <= m->miss_until[1])) {
-			la = extend(h, ops, i, n, d, &a, &differs);
-			if (differs) {
-				m->miss_dist[0] = d;
-				m->miss_until[0] = differs;
-			}
-		}
+		if (!known_miss(m, d, cur) && !(la = extend(h, ops, i, n, d, &a, &differs)) && differs)
+			remember_miss(m, 0, d, differs);
 	}
 	if (m->last_dist && m->last_dist <= cur && m->last_dist <= h->window && m->last_dist != a.dist &&
-	    !(m->last_dist == m->miss_dist[1] && cur <= m->miss_until[1]) &&
-	    !(m->last_dist == m->miss_dist[0] && cur <= m->miss_until[0])) {
-		lb = extend(h, ops, i, n, m->last_dist, &b, &differs);
-		if (differs) {
-			m->miss_dist[1] = m->last_dist;
-			m->miss_until[1] = differs;
-		}
-	}
+	    !known_miss(m, m->last_dist, cur) && !(lb = extend(h, ops, i, n, m->last_dist, &b, &differs)) && differs)
+		remember_miss(m, 1, m->last_dist, differs);
 	if (!la && !lb)
 		return 0;
 	*out = lb >= la ? b : a;
