@@ -375,7 +375,8 @@ static int track_open(rp_fid *f, const rp_op *op)
 		return rc2;
 	map_find(&f->handles, op->handle, op->client)->aux = f->nops;
 	/* Only a handle kept here is tracked, so the tracker holds no more than RP_FID_HANDLES_MAX. */
-	return rp_doc_track_apply(&f->doc, op) < 0 ? RP_E_NOMEM : RP_OK;
+	const int rc3 = rp_doc_track_apply(&f->doc, op);
+	return rc3 < 0 ? rc3 : RP_OK;
 }
 
 static int track_close(rp_fid *f, const rp_op *op)
@@ -389,7 +390,7 @@ static int track_close(rp_fid *f, const rp_op *op)
 		token(handle_file(f, h), T_DELETE);
 	}
 	map_del(&f->handles, h);
-	return deleted < 0 ? RP_E_NOMEM : RP_OK;
+	return deleted < 0 ? deleted : RP_OK;
 }
 
 static void gap_add(rp_fid *f, uint64_t t_start)
@@ -478,8 +479,11 @@ int rp_fid_op(rp_fid *f, const rp_op *op)
 			token(op_file(f, op, &rc), T_TRUNC);
 		}
 		if ((op->attrs & (RP_SA_DELETE_SET | RP_SA_DELETE_CLEAR)) && op->handle &&
-		    map_find(&f->handles, op->handle, op->client) && rp_doc_track_apply(&f->doc, op) < 0)
-			rc = RP_E_NOMEM;
+		    map_find(&f->handles, op->handle, op->client)) {
+			const int dc = rp_doc_track_apply(&f->doc, op);
+			if (dc < 0)
+				rc = dc;
+		}
 		break;
 	default:
 		break;
