@@ -6,6 +6,7 @@ proto=${1:?smb, nfs3 or nfs4}
 root=${REPRISE_SOURCE_ROOT:?}
 reprise=${REPRISE_BUILD_ROOT:?}/cli/reprise
 fixtures=$root/tests/fixtures
+. "$root/tests/lib/ports.sh"
 
 [ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP needs root to capture on lo"; exit 77; }
 need() { command -v "$1" >/dev/null || { echo "1..0 # SKIP $1 not installed"; exit 77; }; }
@@ -24,8 +25,8 @@ trap cleanup EXIT INT TERM
 
 fail() { echo "FAIL: $*" >&2; echo "--- trace:" >&2; "$reprise" cat "$tmp/t.rpz" >&2 2>/dev/null; exit 1; }
 
-# Ports of our own, away from the usual ones, different per run.
-base=$((30000 + ($$ % 10000) * 2))
+# Free ports of our own (tests/lib/ports.sh), different per run.
+base=$(free_ports $$) || exit 1
 printf 'hello from reprise %s\n' "$proto" > "$tmp/alpha.txt"
 # libnfs 4.0's nfs-cp fails writes of 32 KiB and up over NFSv4 against ganesha: keep v4's file small.
 size=200000

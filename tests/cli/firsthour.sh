@@ -15,6 +15,7 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 . "${0%/*}/../lib/tap.sh"
+. "${0%/*}/../lib/ports.sh"
 
 # Nothing may hang: a command still running after 120 s fails (timeout exits 124).
 run() { timeout -k 5 120 "$@" >"$tmp/out" 2>"$tmp/err"; }
@@ -129,8 +130,7 @@ done
 
 # Targets that cannot be reached fail before any table, as a missing directory does
 listening() { (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; }
-closed=$((45000 + ($$ % 4000) * 2))
-while listening "$closed"; do closed=$((closed + 2)); done
+closed=$(free_ports $$ 1) || exit 1
 status "a missing directory: exit 1" 1 "$reprise" replay "$tmp/c.txt" --target "$tmp/nosuch"
 no_table "a missing directory: no table"
 if "$reprise" replay --list-backends | grep -q '^  smb '; then
@@ -175,8 +175,8 @@ else
 fi
 
 # A real ganesha: an export subdirectory that is not there
-nport=$((closed + 1000)) mport=$((closed + 1001))
-while listening "$nport" || listening "$mport"; do nport=$((nport + 2)) mport=$((mport + 2)); done
+nport=$(free_ports $((closed + 7))) || exit 1
+mport=$((nport + 1))
 if [ -n "$full" ] && "$reprise" replay --list-backends | grep -q '^  nfs ' && [ "$(id -u)" = 0 ] &&
 	"$fixtures/ganesha.sh" start "$tmp/nfs" "$nport" "$mport" >"$tmp/ganesha.out" 2>&1; then
 	u() { echo "nfs://127.0.0.1/export$1?version=3&nfsport=$nport&mountport=$mport"; }

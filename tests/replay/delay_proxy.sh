@@ -15,6 +15,7 @@ proxy=$3
 gen=$4
 fixtures=$root/tests/fixtures
 . "${0%/*}/../lib/tap.sh"
+. "${0%/*}/../lib/ports.sh"
 
 [ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP ganesha's VFS export and tcpdump need root"; exit 77; }
 command -v ganesha.nfsd >/dev/null || { echo "1..0 # SKIP nfs-ganesha not installed"; exit 77; }
@@ -46,11 +47,6 @@ PY
 truth() { desc=$1; shift; val=$(pyj "$@" 2>&1); if [ "$val" = True ]; then ok "$desc"; else echo "# $val"; not_ok "$desc"; fi; }
 
 listening() { (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; }
-free_pair() { # free_pair BASE: the first BASE, BASE+1 (step 2) that nothing listens on
-	local b=$1
-	while listening "$b" || listening $((b + 1)); do b=$((b + 2)); done
-	echo "$b"
-}
 
 # proxy_start NAME PROTOCOL UPSTREAM_PORT: the proxy on a free port ($pport), its stats in $tmp/NAME.json.
 proxy_start() {
@@ -87,7 +83,7 @@ lost_frames() { ! grep -q '^0 packets dropped by kernel' "$tmp/tcpdump.err"; }
 "$gen" "$tmp/t.rpz" 1 40 16 >/dev/null || { echo "1..0 # SKIP cannot write the trace"; exit 1; }
 
 # ---- NFS ----
-nport=$(free_pair $((42000 + ($$ % 4000) * 2)))
+nport=$(free_ports $$) || exit 1
 mport=$((nport + 1))
 if "$fixtures/ganesha.sh" start "$tmp/nfs" "$nport" "$mport" >"$tmp/ganesha.out" 2>&1; then
 	export_dir=$tmp/nfs/export
@@ -142,7 +138,7 @@ if "$fixtures/ganesha.sh" start "$tmp/nfs" "$nport" "$mport" >"$tmp/ganesha.out"
 	fi
 	"$fixtures/ganesha.sh" stop "$tmp/nfs"
 else
-	echo "# ganesha did not start: $(tail -3 "$tmp/ganesha.out" | tr '\n' ' ')"
+	echo "# ganesha did not start: $(tail -n 8 "$tmp/ganesha.out" | tr '\n' ' ')"
 	for d in $(seq 1 29); do ok "NFS through the proxy # skip ganesha did not start"; done
 fi
 
@@ -150,7 +146,7 @@ fi
 client=/usr/share/dbench/client.txt
 if [ -r "$client" ]; then head -n 2000 "$client" >"$tmp/smb.txt"; smbtrace=$tmp/smb.txt
 else smbtrace=$root/samples/smb2-small-files.rpz; fi
-sport=$(free_pair $((37000 + ($$ % 4000) * 2)))
+sport=$(free_ports $((nport + 2))) || exit 1
 if "$reprise" replay --list-backends 2>/dev/null | grep -q '^  smb ' && "$fixtures/smbd.sh" start "$tmp/smb" "$sport" >"$tmp/smbd.out" 2>&1; then
 	proxy_start smb smb "$sport"
 	command -v tshark >/dev/null && capture_start "$sport" "$tmp/smb.pcap"

@@ -10,6 +10,7 @@ root=$2
 fixtures=$root/tests/fixtures
 trace=$root/samples/smb2-small-files.rpz
 . "${0%/*}/../lib/tap.sh"
+. "${0%/*}/../lib/ports.sh"
 unset REPRISE_SMB_PASSWORD
 tmp=$(mktemp -d /tmp/reprise-imgsrv.XXXXXX) || exit 1
 chmod 755 "$tmp" # the guest account (nobody) reaches the share through it
@@ -48,10 +49,9 @@ if [ "$(ls "$tmp/posix" | tr '\n' ' ')" = "100-small-files rp-image " ]; then ok
 # 4-6. smb://
 smb_skip() { for _ in 1 2 3; do ok "# SKIP $1"; done; }
 if ! command -v smbd >/dev/null || ! "$reprise" replay --list-backends | grep -q '^  smb '; then smb_skip "no smbd or smb backend"; else
-	port=$((33000 + ($$ % 8000) * 2))
 	for _ in 1 2 3 4 5; do
+		port=$(free_ports $(($$ + RANDOM)) 1) || break
 		"$fixtures/smbd.sh" start "$tmp/smb" "$port" >"$tmp/err" 2>&1 && break
-		port=$((port + 2))
 	done
 	if ! listening "$port"; then smb_skip "smbd did not start"; else
 		run "$reprise" replay "$trace" --target "smb://127.0.0.1:$port/share" --user 'root%pw' "${opts[@]}"
@@ -65,8 +65,7 @@ nfs_skip() { for _ in 1 2 3 4 5 6; do ok "# SKIP $1"; done; }
 if [ "$(id -u)" -ne 0 ] || ! command -v ganesha.nfsd >/dev/null || ! "$reprise" replay --list-backends | grep -q '^  nfs '; then
 	nfs_skip "no root, ganesha or nfs backend"
 else
-	base=$((42000 + ($$ % 5000) * 2))
-	while listening "$base" || listening $((base + 1)); do base=$((base + 2)); done
+	base=$(free_ports $(($$ + 1))) || exit 1
 	if ! "$fixtures/ganesha.sh" start "$tmp/nfs" "$base" $((base + 1)) >"$tmp/err" 2>&1; then nfs_skip "ganesha did not start"; else
 		export_dir=$tmp/nfs/export
 		run "$reprise" replay "$trace" --target "nfs://127.0.0.1/export?version=3&nfsport=$base&mountport=$((base + 1))" "${opts[@]}"

@@ -14,6 +14,7 @@ root=$2
 fixtures=$root/tests/fixtures
 pcaps=$root/tests/data/pcap
 . "${0%/*}/../lib/tap.sh"
+. "${0%/*}/../lib/ports.sh"
 
 [ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP ganesha's VFS export and capturing on lo need root"; exit 77; }
 command -v ganesha.nfsd >/dev/null || { echo "1..0 # SKIP nfs-ganesha not installed"; exit 77; }
@@ -34,11 +35,10 @@ run() { timeout -k 5 120 "$@" >"$tmp/out" 2>"$tmp/err"; }
 check() { desc=$1; shift; if run "$@"; then ok "$desc"; else echo "# exit $?"; not_ok "$desc"; fi; }
 
 listening() { (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; }
-base=$((45000 + ($$ % 5000) * 2))
-while listening "$base" || listening $((base + 1)); do base=$((base + 2)); done
+base=$(free_ports $$) || exit 1
 nport=$base mport=$((base + 1))
 "$fixtures/ganesha.sh" start "$srv" "$nport" "$mport" >"$tmp/ganesha.out" 2>&1 || {
-	echo "1..0 # SKIP ganesha did not start: $(tail -3 "$tmp/ganesha.out" "$srv/ganesha.log" 2>/dev/null | tr '\n' ' ')"
+	echo "1..0 # SKIP ganesha did not start: $(tail -n 8 "$tmp/ganesha.out" 2>/dev/null | tr '\n' ' ')"
 	exit 77
 }
 export_dir=$srv/export

@@ -16,6 +16,7 @@ root=$2
 fixtures=$root/tests/fixtures
 pcaps=$root/tests/data/pcap
 . "${0%/*}/../lib/tap.sh"
+. "${0%/*}/../lib/ports.sh"
 unset REPRISE_SMB_PASSWORD
 
 [ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP capturing on lo needs root"; exit 0; }
@@ -38,12 +39,10 @@ check() { desc=$1; shift; if run "$@"; then ok "$desc"; else echo "# exit $?"; n
 
 listening() { (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; }
 # A port of our own, different per run; the next ones if taken or if smbd does not come up in time.
-port=$((33000 + ($$ % 8000) * 2))
 for _ in 1 2 3 4 5; do
-	while listening "$port"; do port=$((port + 2)); done
+	port=$(free_ports $(($$ + RANDOM)) 1) || break
 	"$fixtures/smbd.sh" start "$tmp/srv" "$port" >"$tmp/smbd.out" 2>&1 && break
 	"$fixtures/smbd.sh" stop "$tmp/srv" >/dev/null 2>&1
-	port=$((port + 2))
 done
 listening "$port" || { echo "1..0 # SKIP smbd did not start: $(head -c 300 "$tmp/smbd.out" | tr '\n' ' ')"; exit 0; }
 share=$tmp/srv/share

@@ -12,6 +12,7 @@ root=$2
 fixtures=$root/tests/fixtures
 pcaps=$root/tests/data/pcap
 . "${0%/*}/../lib/tap.sh"
+. "${0%/*}/../lib/ports.sh"
 unset REPRISE_SMB_PASSWORD
 
 command -v smbd >/dev/null || { echo "1..0 # SKIP smbd not installed (apt-get install samba)"; exit 0; }
@@ -38,10 +39,9 @@ check_fails() { desc=$1; want=$2; shift 2; run "$@"; rc=$?
 mismatches() { sed -n 's/^Failed .*mismatched \([0-9]*\).*/\1/p' "$tmp/$1"; }
 
 # A port of our own, away from the usual ones, different per run; the next ones if taken.
-port=$((31000 + ($$ % 8000) * 2))
 for _ in 1 2 3 4 5; do
+	port=$(free_ports $(($$ + RANDOM)) 1) || break
 	"$fixtures/smbd.sh" start "$tmp/srv" "$port" >"$tmp/err" 2>&1 && break
-	port=$((port + 2))
 done
 (exec 3<>/dev/tcp/127.0.0.1/"$port") 2>/dev/null || { echo "1..0 # SKIP smbd did not start: $(head -c 300 "$tmp/err")"; exit 0; }
 share=$tmp/srv/share

@@ -15,6 +15,7 @@ proxy=$3
 gen=$4
 fixtures=$root/tests/fixtures
 . "${0%/*}/../lib/tap.sh"
+. "${0%/*}/../lib/ports.sh"
 
 [ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP ganesha's VFS export needs root"; exit 77; }
 command -v ganesha.nfsd >/dev/null || { echo "1..0 # SKIP nfs-ganesha not installed"; exit 77; }
@@ -46,8 +47,7 @@ PY
 truth() { desc=$1; shift; val=$(pyj "$@" 2>&1); if [ "$val" = True ]; then ok "$desc"; else echo "# $val"; not_ok "$desc"; fi; }
 
 listening() { (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; }
-nport=$((43000 + ($$ % 3000) * 2))
-while listening "$nport" || listening $((nport + 1)); do nport=$((nport + 2)); done
+nport=$(free_ports $$) || exit 1
 mport=$((nport + 1))
 
 proxy_start() { # proxy_start DELAY STATS: the proxy in front of ganesha's NFS port, on $pport
@@ -62,7 +62,7 @@ proxy_stop() { kill -TERM "$ppid"; wait "$ppid"; ppid=; }
 
 "$gen" "$tmp/t.rpz" 1 50 16 >/dev/null || { echo "1..0 # SKIP cannot write the trace"; exit 1; }
 "$fixtures/ganesha.sh" start "$tmp/nfs" "$nport" "$mport" >"$tmp/ganesha.out" 2>&1 ||
-	{ echo "1..0 # SKIP ganesha did not start: $(tail -1 "$tmp/ganesha.out")"; exit 77; }
+	{ echo "1..0 # SKIP ganesha did not start: $(tail -n 8 "$tmp/ganesha.out" | tr '\n' ' ')"; exit 77; }
 
 near='abs(%s / %s - 1) <= 0.15'
 for delay in 0 1ms; do

@@ -9,6 +9,7 @@
 set -u
 reprise=$1 root=$2
 . "${0%/*}/../lib/tap.sh"
+. "${0%/*}/../lib/ports.sh"
 [ "$(id -u)" = 0 ] || { echo "1..0 # SKIP needs root (tcpdump on lo)"; exit 0; }
 for t in smbd smbclient tcpdump; do
 	command -v "$t" >/dev/null || { echo "1..0 # SKIP $t not installed"; exit 0; }
@@ -18,8 +19,8 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 ops() { "$reprise" cat "$1" | cut -d' ' -f3-; }
 count() { sed -n "s/.*$1 \([0-9]*\).*/\1/p" "$2" | head -1; }
 
-# A port of our own, away from the usual ones and from smb_server.sh's, different per run.
-port=$((41000 + ($$ % 8000)))
+# A free port of our own (tests/lib/ports.sh), different per run.
+port=$(free_ports $$ 1) || exit 1
 if ! SMB3_CAPTURE_PORT=$port "$root/tests/smb/make-smb3-encrypted-captures.sh" "$tmp/cap" >"$tmp/make.log" 2>&1; then
 	echo "1..0 # SKIP could not make the captures: $(tail -c 300 "$tmp/make.log" | tr '\n' ' ')"
 	exit 0
