@@ -207,9 +207,11 @@ static int client_chunk(gen *g, gclient *c, const rp_model_cell *cell, uint64_t 
 	uint64_t counts[RP_OP__COUNT];
 	for (unsigned op = 0; op < RP_OP__COUNT; op++) {
 		/* the class's generated clients do the model's clients' ops scaled by their number, rounded, and share
-		 * them out whole, the remainder going round the clients chunk by chunk: the mix stays the model's */
+		 * them out whole, the remainder going round the clients chunk by chunk: the mix stays the model's.  Every
+		 * kind's remainder starts at the same client, so a chunk's single open, write and unlink (nfs3-write)
+		 * stay together rather than a write on a client with nothing open */
 		const uint64_t total = (cell->ops[op] * ng + per / 2) / per;
-		counts[op] = total / ng + ((c->rank + ch + op) % ng < total % ng);
+		counts[op] = total / ng + ((c->rank + ch) % ng < total % ng);
 		if (!generated(op)) {
 			g->st->unsupported += counts[op];
 			counts[op] = 0;
@@ -325,6 +327,20 @@ static int setup(gen *g, const rp_gen_opts *o, uint32_t model_clients)
 				g->wtot[k].n[b] += cell->wsize.n[b];
 			}
 		}
+	/* the share of unlinks that take a file the trace created (client.txt, bonnie++: all, creates >= unlinks) */
+	uint64_t unlinks = 0;
+	for (uint32_t ch = 0; ch < g->m->n_chunks; ch++)
+		for (uint32_t k = 0; k < g->m->n_classes; k++) {
+			const rp_model_cell *const cell = rp_model_cell_at(g->m, ch, k);
+			unlinks += cell->ops[RP_OP_UNLINK] - (cell->failed[RP_OP_UNLINK] < cell->ops[RP_OP_UNLINK] ? cell->failed[RP_OP_UNLINK] : cell->ops[RP_OP_UNLINK]);
+		}
+	for (uint32_t k = 0; k < g->m->n_classes; k++) {
+		uint64_t closes = 0;
+		for (uint32_t ch = 0; ch < g->m->n_chunks; ch++)
+			closes += rp_model_cell_at(g->m, ch, k)->ops[RP_OP_CLOSE];
+		g->no_close[k] = closes == 0;
+	}
+	g->p_unlink_made = unlinks ? (fs->creates >= unlinks ? 1 : (double)fs->creates / (double)unlinks) : 0;
 	if (fs->creates)
 		g->p_create = opens ? (double)(fs->creates < opens ? fs->creates : opens) / (double)opens : 0;
 	else
@@ -401,7 +417,10 @@ int rp_model_generate(const rp_model *m, const rp_gen_opts *o, rp_sink *sink, rp
 		free(g.cl[i].own);
 		free(g.cl[i].dead);
 		free(g.cl[i].dirs);
+		free(g.cl[i].made);
+		rp__gen_tree_free(&g.cl[i].tree);
 	}
+	rp__gen_tree_free(&g.stree);
 	free(g.cl);
 	free(g.files);
 	free(g.shared);

@@ -11,7 +11,20 @@
 #define GEN_MAX_OPS (UINT64_C(50) << 20) /* ops a trace may hold */
 #define GEN_MAX_HANDLES 256            /* a client's open handles: at the cap the oldest is closed */
 #define GEN_MAX_LOCKS 64               /* locks on one handle */
+#define GEN_MAX_DIRS 100000            /* directories of the initial tree */
 #define ENOENT_ 2
+
+/* A directory tree of the initial set: one client's (under /gen/cK) or the shared one (/gen/shared). */
+typedef struct gdir {
+	uint32_t path;  /* its path id */
+	uint32_t depth; /* its path components */
+	double cum;     /* the weights (names it holds, drawn from the model's width) of it and those before */
+} gdir;
+
+typedef struct gtree {
+	gdir *d; /* [0] the root */
+	size_t n, cap;
+} gtree;
 
 typedef struct gfile {
 	uint32_t path;
@@ -41,6 +54,9 @@ typedef struct gclient {
 	size_t n_dead, cap_dead;
 	uint64_t seq;
 	uint32_t dir; /* its directory's path id */
+	gtree tree;    /* its directories */
+	uint32_t *made; /* files it created, alive when last seen: what its unlinks take first */
+	size_t n_made, cap_made;
 } gclient;
 
 typedef struct gen {
@@ -56,11 +72,13 @@ typedef struct gen {
 	uint32_t *shared;
 	size_t n_shared, cap_shared;
 	uint32_t shared_dir;
+	gtree stree; /* the shared directories */
 	rp_op *buf; /* one chunk's ops */
 	size_t n_buf, cap_buf;
 	uint64_t next_handle;
-	double p_shared, p_create;
+	double p_shared, p_create, p_unlink_made; /* the last: unlinks of files the trace created, min(1, creates / unlinks) */
 	uint32_t ngen[RP_MODEL_MAX_CLASSES]; /* generated clients per class */
+	bool no_close[RP_MODEL_MAX_CLASSES]; /* the class never closes (NFSv3): its unlinks may take an open file */
 	rp_mhist rtot[RP_MODEL_MAX_CLASSES], wtot[RP_MODEL_MAX_CLASSES]; /* the class's request lengths over all chunks */
 } gen;
 
@@ -73,6 +91,9 @@ void rp__gen_fail_enoent(rp_op *op);
 int rp__gen_add_file(gen *g, uint32_t path, int32_t owner, uint64_t size, bool created);
 int rp__gen_make_files(gen *g, uint32_t model_clients, rp_rng *rng);
 int64_t rp__gen_pick_file(gen *g, gclient *c, bool closed_own);
+int rp__gen_new_name(gen *g, gclient *c, const char *stem, uint32_t *id);
+int rp__gen_made(gen *g, gclient *c, uint32_t idx);
+void rp__gen_tree_free(gtree *t);
 int rp__gen_missing_path(gen *g, gclient *c, uint32_t *id);
 int rp__gen_path_op(gen *g, gclient *c, unsigned opcode, bool fail);
 int rp__gen_name_op(gen *g, gclient *c, unsigned opcode, bool *done);

@@ -32,7 +32,6 @@ int rp__gen_open(gen *g, gclient *c, bool fail)
 	bool create = !fail && (idx = rp__gen_pick_file(g, c, false)) < 0;
 	if (!fail && !create && (double)rp_rng_below(&c->rng, 1000000) < g->p_create * 1e6)
 		create = true;
-	char p[64];
 	if (fail) {
 		if (rp__gen_missing_path(g, c, &path) < 0)
 			return -1;
@@ -45,15 +44,18 @@ int rp__gen_open(gen *g, gclient *c, bool fail)
 		f->alive = f->created = true;
 		f->size = 0;
 		path = f->path;
+		if (rp__gen_made(g, c, (uint32_t)idx) < 0)
+			return RP_E_NOMEM;
 	} else if (create) {
-		snprintf(p, sizeof(p), "/gen/c%u/n%llu", (unsigned)(c - g->cl), (unsigned long long)c->seq++);
-		const int64_t id = rp__gen_intern(g, p);
-		if (id < 0)
-			return (int)id;
-		path = (uint32_t)id;
+		/* a new name in one of the client's directories */
+		const int r = rp__gen_new_name(g, c, "n", &path);
+		if (r < 0)
+			return r;
 		if (rp__gen_add_file(g, path, (int32_t)(c - g->cl), 0, true) < 0)
 			return RP_E_NOMEM;
 		idx = (int64_t)g->n_files - 1;
+		if (rp__gen_made(g, c, (uint32_t)idx) < 0)
+			return RP_E_NOMEM;
 	} else {
 		path = g->files[idx].path;
 	}

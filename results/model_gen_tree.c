@@ -26,40 +26,210 @@ int rp__gen_add_file(gen *g, uint32_t path, int32_t owner, uint64_t size, bool c
 	return 0;
 }
 
-/* The initial file set: the model's files that existed before its trace, their sizes, depths and sharing. */
+static int tree_add(gtree *t, uint32_t path, uint32_t depth, double w)
+{
+	if (rp__gen_grow((void **)&t->d, &t->cap, t->n + 1, sizeof(gdir)) < 0)
+		return RP_E_NOMEM;
+	t->d[t->n] = (gdir){ .path = path, .depth = depth, .cum = (t->n ? t->d[t->n - 1].cum : 0) + w };
+	t->n++;
+	return 0;
+}
+
+void rp__gen_tree_free(gtree *t)
+{
+	free(t->d);
+}
+
+/* A directory of t drawn in proportion to the names it holds. */
+static size_t tree_pick(const gtree *t, rp_rng *r)
+{
+	const double u = (double)(rp_rng_next(r) >> 11) * 0x1p-53 * t->d[t->n - 1].cum;
+	size_t lo = 0, hi = t->n - 1;
+	while (lo < hi) {
+		const size_t mid = (lo + hi) / 2;
+		if (t->d[mid].cum > u)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/*
+ * A tree of ndirs directories under root (depth 2): each one's depth from the model's file depths (a file's
+ * directory has one component fewer), below a directory one level up (the deepest there is when none), and
+ * weighted by a width drawn from the model's names per directory.
+ */
+static int make_tree(gen *g, gtree *t, const char *root, uint64_t ndirs, rp_rng *rng)
+{
+	const rp_model_files *const fs = &g->m->fs;
+	const int64_t id = rp__gen_intern(g, root);
+	char p[256];
+	if (id < 0)
+		return (int)id;
+	for (uint64_t j = 0; j < ndirs; j++) {
+		uint64_t w = rp_mh_sample(&fs->width, rng);
+		if (j && t->n && w < 1)
+			w = 1;
+		if (!j) {
+			const int r = tree_add(t, (uint32_t)id, 2, (double)(w ? w : 1));
+			if (r < 0)
+				return r;
+			continue;
+		}
+		uint64_t depth = rp_mh_sample(&fs->depth, rng);
+		depth = depth < 4 ? 3 : depth > 12 ? 11 : depth - 1; /* path length, not tree shape, is what deeper tests */
+		size_t parent = 0, seen = 0;
+		for (size_t k = 0; k < t->n; k++) {
+			if (t->d[k].depth + 1u == depth && rp_rng_below(rng, ++seen) == 0)
+				parent = k; /* uniform among those one level up */
+			else if (!seen && t->d[k].depth < depth && t->d[k].depth > t->d[parent].depth)
+				parent = k;
+		}
+		uint32_t plen;
+		const char *const ps = rp_strtab_get(g->tab, t->d[parent].path, &plen);
+		if (!ps)
+			return RP_E_NOMEM;
+		snprintf(p, sizeof(p), "%.*s/d%llu", (int)(plen < 200 ? plen : 200), ps, (unsigned long long)j);
+		const int64_t did = rp__gen_intern(g, p);
+		if (did < 0)
+			return (int)did;
+		const int r = tree_add(t, (uint32_t)did, t->d[parent].depth + 1u, (double)w);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/*
+ * The initial file set: the model's files that existed before its trace, their sizes and sharing, in trees of
+ * directories as many to a file as the model's (its parents over its files that existed before), each directory
+ * holding at least one file and the rest in proportion to its drawn width: a listing lists as many names as the
+ * trace's did.
+ */
 int rp__gen_make_files(gen *g, uint32_t model_clients, rp_rng *rng)
 {
 	const rp_model_files *const fs = &g->m->fs;
 	uint64_t want = fs->files > fs->created ? fs->files - fs->created : 0;
+	const uint64_t before = want ? want : 1;
 	want = want * g->n / (model_clients ? model_clients : 1);
 	if (want < g->n)
 		want = g->n;
 	if (want > GEN_MAX_FILES)
 		want = GEN_MAX_FILES;
-	const double width = rp_mh_mean(&fs->width) < 1 ? 1 : rp_mh_mean(&fs->width);
-	char p[256];
-	for (uint64_t i = 0; i < want; i++) {
+	uint64_t parents = 0;
+	for (unsigned b = 0; b < RP_MH_BUCKETS; b++)
+		parents += fs->width.n[b];
+	const double per_file = parents >= before ? 1 : (double)parents / (double)before;
+	int32_t *const owner = malloc(want * sizeof(int32_t));
+	uint64_t *const count = calloc((size_t)g->n + 1, sizeof(uint64_t)); /* files per owner, the shared last */
+	uint32_t **const at = calloc((size_t)g->n + 1, sizeof(uint32_t *)); /* each owner's files' directories */
+	int rc = owner && count && at ? 0 : RP_E_NOMEM;
+	for (uint64_t i = 0; i < want && rc == 0; i++) {
 		const bool shared = g->n > 1 && (double)rp_rng_below(rng, 1000000) < g->p_shared * 1e6;
-		const int32_t owner = shared ? -1 : (int32_t)(i % g->n);
-		int len = shared ? snprintf(p, sizeof(p), "/gen/shared") : snprintf(p, sizeof(p), "/gen/c%d", owner);
-		uint64_t depth = rp_mh_sample(&fs->depth, rng);
-		if (depth > 12)
-			depth = 12; /* path length, not tree shape, is what a deeper tree would test */
-		for (uint64_t d = 3; d < depth; d++)
-			len += snprintf(p + len, sizeof(p) - (size_t)len, "/d%llu",
-					(unsigned long long)rp_rng_below(rng, (uint64_t)(width + 0.5)));
-		snprintf(p + len, sizeof(p) - (size_t)len, "/f%llu", (unsigned long long)i);
+		owner[i] = shared ? -1 : (int32_t)(i % g->n);
+		count[shared ? g->n : (uint32_t)owner[i]]++;
+	}
+	uint64_t dirs_left = GEN_MAX_DIRS;
+	char p[256];
+	for (uint32_t o = 0; o <= g->n && rc == 0; o++) {
+		gtree *const t = o < g->n ? &g->cl[o].tree : &g->stree;
+		if (o == g->n && !count[o])
+			break;
+		uint64_t nd = (uint64_t)((double)count[o] * per_file + 0.5);
+		nd = nd < 1 ? 1 : nd > count[o] && count[o] ? count[o] : nd;
+		nd = nd > dirs_left ? (dirs_left ? dirs_left : 1) : nd;
+		dirs_left -= nd < dirs_left ? nd : dirs_left;
+		if (o < g->n)
+			snprintf(p, sizeof(p), "/gen/c%u", o);
+		else
+			snprintf(p, sizeof(p), "/gen/shared");
+		if ((rc = make_tree(g, t, p, nd, rng)) < 0 || !count[o])
+			continue;
+		if (!(at[o] = malloc(count[o] * sizeof(uint32_t)))) {
+			rc = RP_E_NOMEM;
+			break;
+		}
+		for (uint64_t k = 0; k < count[o]; k++) /* one file each first, the rest by width */
+			at[o][k] = k < t->n ? (uint32_t)k : (uint32_t)tree_pick(t, rng);
+	}
+	uint64_t *const next = rc == 0 ? calloc((size_t)g->n + 1, sizeof(uint64_t)) : NULL;
+	if (rc == 0 && !next)
+		rc = RP_E_NOMEM;
+	for (uint64_t i = 0; i < want && rc == 0; i++) {
+		const uint32_t o = owner[i] < 0 ? g->n : (uint32_t)owner[i];
+		const gtree *const t = o < g->n ? &g->cl[o].tree : &g->stree;
+		uint32_t dlen;
+		const char *const ds = rp_strtab_get(g->tab, t->d[at[o][next[o]++]].path, &dlen);
+		if (!ds) {
+			rc = RP_E_NOMEM;
+			break;
+		}
+		snprintf(p, sizeof(p), "%.*s/f%llu", (int)(dlen < 200 ? dlen : 200), ds, (unsigned long long)i);
 		const int64_t id = rp__gen_intern(g, p);
-		if (id < 0)
-			return (int)id;
+		if (id < 0) {
+			rc = (int)id;
+			break;
+		}
 		uint64_t size = rp_mh_sample(&fs->size, rng);
 		if (size > GEN_MAX_FILE_SIZE)
 			size = GEN_MAX_FILE_SIZE;
-		if (rp__gen_add_file(g, (uint32_t)id, owner, size, false) < 0)
-			return rp_fail(g->errbuf, RP_E_NOMEM, "generate: out of memory");
+		rc = rp__gen_add_file(g, (uint32_t)id, owner[i], size, false);
 	}
+	for (uint32_t o = 0; at && o <= g->n; o++)
+		free(at[o]);
+	free(at);
+	free(next);
+	free(count);
+	free(owner);
+	if (rc < 0)
+		return g->errbuf[0] ? rc : rp_fail(g->errbuf, RP_E_NOMEM, "generate: out of memory");
 	g->st->files = want;
 	return 0;
+}
+
+/* A new name in one of the client's directories (drawn by the names they hold): DIR/STEMn. */
+int rp__gen_new_name(gen *g, gclient *c, const char *stem, uint32_t *id)
+{
+	char p[256];
+	uint32_t dlen = 0;
+	const char *ds = c->tree.n ? rp_strtab_get(g->tab, c->tree.d[tree_pick(&c->tree, &c->rng)].path, &dlen) : NULL;
+	if (!ds)
+		ds = "", dlen = 0;
+	if (dlen)
+		snprintf(p, sizeof(p), "%.*s/%s%llu", (int)(dlen < 200 ? dlen : 200), ds, stem, (unsigned long long)c->seq++);
+	else
+		snprintf(p, sizeof(p), "/gen/c%u/%s%llu", (unsigned)(c - g->cl), stem, (unsigned long long)c->seq++);
+	const int64_t r = rp__gen_intern(g, p);
+	*id = (uint32_t)r;
+	return r < 0 ? (int)r : 0;
+}
+
+/* idx, a file the client just created, among those its unlinks take first. */
+int rp__gen_made(gen *g, gclient *c, uint32_t idx)
+{
+	(void)g;
+	if (rp__gen_grow((void **)&c->made, &c->cap_made, c->n_made + 1, sizeof(uint32_t)) < 0)
+		return RP_E_NOMEM;
+	c->made[c->n_made++] = idx;
+	return 0;
+}
+
+/* A closed, alive file the client created, taken off its list (gone ones met on the way too); -1 when none. */
+static int64_t pick_made(gen *g, gclient *c)
+{
+	for (int tries = 0; tries < 64 && c->n_made; tries++) {
+		const size_t k = (size_t)rp_rng_below(&c->rng, c->n_made);
+		const uint32_t idx = c->made[k];
+		const gfile *const f = &g->files[idx];
+		if (f->alive && f->opens == 0) {
+			c->made[k] = c->made[--c->n_made];
+			return idx;
+		}
+		if (!f->alive || f->owner != (int32_t)(c - g->cl))
+			c->made[k] = c->made[--c->n_made]; /* gone: off the list */
+	}
+	return -1;
 }
 
 /* A file the client may use (its own or a shared one, alive); -1 when none. */
@@ -115,7 +285,10 @@ int rp__gen_path_op(gen *g, gclient *c, unsigned opcode, bool fail)
 			return (int)id;
 		path = (uint32_t)id;
 	} else if (opcode == RP_OP_READDIR) {
-		path = g->n_shared && (rp_rng_next(&c->rng) & 1) ? g->shared_dir : c->dir;
+		/* one of the directories of the initial tree: the shared ones in the model's share of shared files */
+		const bool sh = g->stree.n && (!c->tree.n || (double)rp_rng_below(&c->rng, 1000000) < g->p_shared * 1e6);
+		const gtree *const t = sh ? &g->stree : &c->tree;
+		path = t->n ? t->d[rp_rng_below(&c->rng, t->n)].path : c->dir;
 	} else if (opcode != RP_OP_STATFS) {
 		const int64_t idx = fail ? -1 : rp__gen_pick_file(g, c, false);
 		if (idx < 0)
@@ -140,7 +313,7 @@ int rp__gen_path_op(gen *g, gclient *c, unsigned opcode, bool fail)
 int rp__gen_name_op(gen *g, gclient *c, unsigned opcode, bool *done)
 {
 	*done = false;
-	char p[64];
+	char p[256];
 	if (opcode == RP_OP_MKDIR) {
 		snprintf(p, sizeof(p), "/gen/c%u/m%llu", (unsigned)(c - g->cl), (unsigned long long)c->seq++);
 		const int64_t id = rp__gen_intern(g, p);
@@ -165,7 +338,18 @@ int rp__gen_name_op(gen *g, gclient *c, unsigned opcode, bool *done)
 		*done = true;
 		return 0;
 	}
-	const int64_t idx = rp__gen_pick_file(g, c, true);
+	/* a file the client created first, in the share of unlinks the model's creates account for; renames always */
+	int64_t idx = -1;
+	if (opcode == RP_OP_RENAME || (double)rp_rng_below(&c->rng, 1000000) < g->p_unlink_made * 1e6)
+		idx = pick_made(g, c);
+	if (idx >= 0 && opcode == RP_OP_RENAME && rp__gen_made(g, c, (uint32_t)idx) < 0)
+		return RP_E_NOMEM;
+	if (idx < 0)
+		idx = rp__gen_pick_file(g, c, true);
+	/* a protocol without closes (NFSv3) unlinks what it opened: the file the client opened last, still open */
+	if (idx < 0 && opcode == RP_OP_UNLINK && g->no_close[c->cls] && c->nh && g->files[c->h[c->nh - 1].file].alive &&
+	    g->files[c->h[c->nh - 1].file].owner == (int32_t)(c - g->cl))
+		idx = c->h[c->nh - 1].file;
 	/* a renamed file must be one the trace created: prepare makes only the names a trace uses before it creates them */
 	if (idx < 0 || (opcode == RP_OP_RENAME && !g->files[idx].created))
 		return 0;
@@ -181,8 +365,25 @@ int rp__gen_name_op(gen *g, gclient *c, unsigned opcode, bool *done)
 				return RP_E_NOMEM;
 			c->dead[c->n_dead++] = (uint32_t)idx;
 		}
+	} else if (c->n_dead) {
+		/* onto a name the client unlinked, which then names what is gone (a trace renames among a few names:
+		 * client.txt's 3,355 renames name 252 paths) */
+		gfile *const d = &g->files[c->dead[rp_rng_below(&c->rng, c->n_dead)]];
+		op->path2 = d->path;
+		d->path = f->path;
+		f->path = op->path2;
 	} else {
-		snprintf(p, sizeof(p), "/gen/c%u/r%llu", (unsigned)(c - g->cl), (unsigned long long)c->seq++);
+		/* a new name beside it */
+		uint32_t plen;
+		const char *const ps = rp_strtab_get(g->tab, f->path, &plen);
+		uint32_t cut = 0;
+		for (uint32_t i = 0; ps && i < plen; i++)
+			if (ps[i] == '/')
+				cut = i;
+		if (ps && cut)
+			snprintf(p, sizeof(p), "%.*s/r%llu", (int)(cut < 200 ? cut : 200), ps, (unsigned long long)c->seq++);
+		else
+			snprintf(p, sizeof(p), "/gen/c%u/r%llu", (unsigned)(c - g->cl), (unsigned long long)c->seq++);
 		const int64_t id = rp__gen_intern(g, p);
 		if (id < 0)
 			return (int)id;

@@ -51,7 +51,7 @@ fails() {
 		not_ok "$d"
 	fi
 }
-echo "1..22"
+echo "1..27"
 
 # 1. dbench's client.txt (458,344 ops): a model of at most 5 % of its .rpz, the same trace for a seed
 client=/usr/share/dbench/client.txt
@@ -63,6 +63,14 @@ if [ -f "$client" ]; then
 	check "$reprise" generate -q --seed 7 "$tmp/client.json" -o "$tmp/g2.rpz"
 	same "client.txt: the same seed gives the same bytes" "$tmp/g1.rpz" "$tmp/g2.rpz"
 	mix "client.txt: the generated op mix within 1 point per op" "$tmp/client.rpz" "$tmp/g1.rpz"
+	# the tree: listings of as many directories as the trace's (11; 14 parents in the model), not one per file,
+	# and renames among a few names (the trace: 35 paths; before names they unlinked were reused: 4,277)
+	"$reprise" cat "$tmp/g1.rpz" >"$tmp/g1.txt"
+	nd=$(grep ' readdir ' "$tmp/g1.txt" | grep -- '-> OK' | grep -o 'path="[^"]*"' | sort -u | wc -l)
+	nr=$(grep ' rename ' "$tmp/g1.txt" | grep -oE 'path2?="[^"]*"' | sort -u | wc -l)
+	echo "# client.txt generated: $nd directories listed, $nr paths renamed"
+	if [ "$nd" -ge 5 ] && [ "$nd" -le 30 ]; then ok "client.txt: successful listings of 5-30 directories ($nd)"; else not_ok "client.txt: listings of $nd directories"; fi
+	if [ "$nr" -le 1000 ]; then ok "client.txt: renames name at most 1,000 paths ($nr)"; else not_ok "client.txt: renames name $nr paths"; fi
 	# the replay of a part (its first 20000 lines): all of it is two minutes of a loaded machine
 	head -n 20000 "$client" >"$tmp/part.txt"
 	"$reprise" convert -q "$tmp/part.txt" "$tmp/part.rpz"
@@ -71,7 +79,7 @@ if [ -f "$client" ]; then
 	mix "client.txt's first 20000 lines: the op mix within 1 point" "$tmp/part.rpz" "$tmp/part-g.rpz"
 	replays "client.txt's first 20000 lines: the generated trace replays with 0 mismatches" "$tmp/part-g.rpz"
 else
-	for i in 1 2 3 4 5 6 7 8 9; do ok "# SKIP no /usr/share/dbench/client.txt"; done
+	for i in 1 2 3 4 5 6 7 8 9 10 11; do ok "# SKIP no /usr/share/dbench/client.txt"; done
 fi
 
 # 2. the pgbench sample (timed, 13 processes): generated, replayed (prepare included) with no mismatch
@@ -89,6 +97,14 @@ replays "pgbench: the generated trace replays with 0 mismatches" "$tmp/pg1.rpz"
 if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["clients"] <= 4 and 4 < d["duration_s"] <= 5.5 else 1)' "$tmp/out"; then
 	ok "--clients 4 --duration 5s: at most 4 clients over about 5 s"; else not_ok "--clients 4 --duration 5s"; fi
 replays "--clients 4 --duration 5s: replays with 0 mismatches" "$tmp/pg4.rpz"
+
+# nfs3-write (43 ops, no close): its unlink takes the file still open, its open, write and unlink on one client
+nfs=$src/samples/nfs3-write.rpz
+"$reprise" model -q "$nfs" -o "$tmp/nfs.json" && "$reprise" generate -q "$tmp/nfs.json" -o "$tmp/nfs-g.rpz"
+mix "nfs3-write: the generated op mix within 1 point per op" "$nfs" "$tmp/nfs-g.rpz"
+nu=$("$reprise" cat "$tmp/nfs-g.rpz" | grep -c ' unlink ')
+if [ "$nu" = 1 ]; then ok "nfs3-write: the one unlink is generated"; else not_ok "nfs3-write: $nu unlinks generated, not 1"; fi
+replays "nfs3-write: the generated trace replays with 0 mismatches" "$tmp/nfs-g.rpz"
 
 # 3. bad models: a clear error, no output
 printf '{"format":"reprise-model"' >"$tmp/cut.json"
