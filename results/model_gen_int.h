@@ -82,12 +82,12 @@ typedef struct gen {
 	rp_mhist rtot[RP_MODEL_MAX_CLASSES], wtot[RP_MODEL_MAX_CLASSES]; /* the class's request lengths over all chunks */
 } gen;
 
+/* model_gen_tree.c: the helpers, the file set and the ops on names (calls go model_gen.c -> model_gen_io.c ->
+ * model_gen_tree.c) */
 int64_t rp__gen_intern(gen *g, const char *s);
 int rp__gen_grow(void **p, size_t *cap, size_t need, size_t elem);
 rp_op *rp__gen_emit(gen *g, gclient *c, unsigned opcode);
 void rp__gen_fail_enoent(rp_op *op);
-
-/* model_gen_tree.c: the file set and the ops on names */
 int rp__gen_add_file(gen *g, uint32_t path, int32_t owner, uint64_t size, bool created);
 int rp__gen_make_files(gen *g, uint32_t model_clients, rp_rng *rng);
 int64_t rp__gen_pick_file(gen *g, gclient *c, bool closed_own);

@@ -1,4 +1,4 @@
-/* `reprise generate`: the initial file set and the ops on names (docs/model.md). */
+/* `reprise generate`: the initial file set and the ops on names, and the helpers the others use (docs/model.md). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +6,50 @@
 #include "formats/error.h"
 #include "results/model_gen_int.h"
 
+
+int64_t rp__gen_intern(gen *g, const char *s)
+{
+	const int64_t id = rp_sink_intern(g->sink, g->tab, s, (uint32_t)strlen(s));
+	if (id < 0 && !g->errbuf[0])
+		rp_fail(g->errbuf, (int)id, "generate: %s", rp_strerror((int)id));
+	return id;
+}
+
+int rp__gen_grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	size_t c = *cap ? *cap * 2 : 64;
+	while (c < need)
+		c *= 2;
+	void *const n = realloc(*p, c * elem);
+	if (!n)
+		return RP_E_NOMEM;
+	*p = n;
+	*cap = c;
+	return 0;
+}
+
+rp_op *rp__gen_emit(gen *g, gclient *c, unsigned opcode)
+{
+	if (rp__gen_grow((void **)&g->buf, &g->cap_buf, g->n_buf + 1, sizeof(rp_op)) < 0)
+		return NULL;
+	rp_op *const op = &g->buf[g->n_buf++];
+	memset(op, 0, sizeof(*op));
+	op->op = (uint16_t)opcode;
+	op->client = (uint32_t)(c - g->cl) + 1;
+	op->t_start = c->t;
+	op->t_end = RP_TIME_UNKNOWN;
+	op->proto = RP_PROTO_NONE;
+	return op;
+}
+
+void rp__gen_fail_enoent(rp_op *op)
+{
+	op->status = ENOENT_;
+	op->status_kind = RP_SK_ERRNO;
+	op->proto_status = ENOENT_;
+}
 
 int rp__gen_add_file(gen *g, uint32_t path, int32_t owner, uint64_t size, bool created)
 {
