@@ -22,6 +22,7 @@
 struct rp_replay_snap {
 	rp_handles ids; /* id -> 1 for everything beneath the target before the run */
 	uint64_t top;   /* entries directly in the target */
+	int failed;     /* snap_one's own error (the walk's are said in errbuf) */
 };
 
 /* A client state of the target itself around fn, as prepare makes one. */
@@ -48,17 +49,25 @@ static int snap_one(void *arg, const rp_backend_entry *e)
 	s->top += strchr(e->path, '/') == NULL;
 	if (e->id == 0 || e->id == UINT64_MAX)
 		return 0; /* no identity: the cleanup cannot tell it from the run's, and leaves it */
-	if (s->ids.live >= NET_CLEAN_MAX)
-		return RP_E_LIMIT;
-	return rp__handles_put(&s->ids, e->id, 1);
+	s->failed = s->ids.live >= NET_CLEAN_MAX ? RP_E_LIMIT : rp__handles_put(&s->ids, e->id, 1);
+	return s->failed;
+}
+
+/* The walk's callback failed with rc after n entries: said in errbuf. */
+static int too_many(rp_replay *r, int rc, uint64_t n, char *errbuf)
+{
+	if (rc == RP_E_LIMIT)
+		return rp_fail(errbuf, rc, "%s: cleanup: more than %u entries beneath it (the cleanup's limit)", r->target,
+			       NET_CLEAN_MAX);
+	return rp_fail(errbuf, rc, "%s: cleanup: out of memory after %llu entries beneath it", r->target,
+		       (unsigned long long)n);
 }
 
 static int snap_walk(rp_replay *r, void *cs, void *arg, char *errbuf)
 {
-	const int rc = r->bops->walk(r->bstate, cs, snap_one, arg, errbuf);
-	if (rc == RP_E_LIMIT || rc == RP_E_NOMEM)
-		return rp_fail(errbuf, rc, "%s: more than %u entries beneath it, or out of memory", r->target, NET_CLEAN_MAX);
-	return rc;
+	rp_replay_snap *const s = arg;
+	const int rc = r->bops->walk(r->bstate, cs, snap_one, s, errbuf);
+	return rc && rc == s->failed ? too_many(r, rc, s->ids.live, errbuf) : rc;
 }
 
 int rp_replay_snap_take(rp_replay *r, rp_replay_snap **out, char *errbuf)
@@ -94,11 +103,11 @@ void rp_replay_snap_free(rp_replay_snap *s)
 typedef struct found {
 	rp_backend_entry *v;
 	size_t n, cap;
+	int failed; /* found_one's own error (the walk's are said in errbuf) */
 } found;
 
-static int found_one(void *arg, const rp_backend_entry *e)
+static int keep_found(found *f, const rp_backend_entry *e)
 {
-	found *const f = arg;
 	if (f->n == NET_CLEAN_MAX)
 		return RP_E_LIMIT;
 	if (f->n == f->cap) {
@@ -116,6 +125,13 @@ static int found_one(void *arg, const rp_backend_entry *e)
 	return 0;
 }
 
+static int found_one(void *arg, const rp_backend_entry *e)
+{
+	found *const f = arg;
+	f->failed = keep_found(f, e);
+	return f->failed;
+}
+
 typedef struct clean_arg {
 	const rp_replay_snap *s;
 	rp_tree_clean *st;
@@ -126,8 +142,8 @@ static int clean_walk(rp_replay *r, void *cs, void *arg, char *errbuf)
 	const clean_arg *const a = arg;
 	found f = { 0 };
 	int rc = r->bops->walk(r->bstate, cs, found_one, &f, errbuf);
-	if (rc == RP_E_LIMIT || rc == RP_E_NOMEM)
-		rc = rp_fail(errbuf, rc, "%s: more than %u entries beneath it, or out of memory", r->target, NET_CLEAN_MAX);
+	if (rc && rc == f.failed)
+		rc = too_many(r, rc, f.n, errbuf);
 	for (size_t i = 0; rc == 0 && i < f.n; i++) {
 		const rp_backend_entry *const e = &f.v[i];
 		uint64_t one;

@@ -47,7 +47,7 @@ static int list(void *ctx, const char *path, rp__tw_list *l, char *errbuf)
 	for (struct nfsdirent *e; rc == 0 && (e = nfs_readdir(w->c->nfs, d));)
 		rc = rp__tw_add(l, e->name, v4 ? 0 : e->inode, !v4 && e->type == NF3DIR);
 	nfs_closedir(w->c->nfs, d);
-	return rc ? rp_fail(errbuf, rc, "out of memory") : 0;
+	return rc ? rp__tw_fail(errbuf, rc, w->c->nb->url, path, l) : 0;
 }
 
 /* libnfs 4.0's NFSv4 listing has no fileid: the entry's own attributes have (an lstat: no link followed). */

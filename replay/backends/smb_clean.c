@@ -19,7 +19,7 @@
 #define ATTR_DIR 0x10u
 #define ATTR_REPARSE 0x400u
 
-/* The entries of the directory at path, read whole, and its "." and ".." FileIds: 0, an errno, or RP_E_NOMEM. */
+/* The entries of the directory at path, read whole, and its "." and ".." FileIds: 0, an errno, or rp__tw_add's error. */
 static int read_dir(smb_conn *cn, const char *path, rp__tw_list *l)
 {
 	int rc = rp__smb_url(cn, cn->url, path);
@@ -47,8 +47,8 @@ static int list(void *ctx, const char *path, rp__tw_list *l, char *errbuf)
 {
 	smb_conn *const cn = ctx;
 	const int rc = read_dir(cn, path, l);
-	if (rc == RP_E_NOMEM)
-		return rp_fail(errbuf, rc, "out of memory");
+	if (rc < 0)
+		return rp__tw_fail(errbuf, rc, cn->sb->t.base, path, l);
 	if (rc)
 		return rp_fail(errbuf, RP_E_IO, "%s: cleanup: cannot list %s: %s", cn->sb->t.base, path[0] ? path : "/",
 			       strerror(rc));

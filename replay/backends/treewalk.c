@@ -12,6 +12,7 @@ typedef struct walker {
 	int (*fn)(void *arg, const rp_backend_entry *e);
 	void *arg;
 	char *errbuf;
+	rp__tw_held held;
 	char path[]; /* ops->path_max bytes: the entry's path relative to the root */
 } walker;
 
@@ -20,12 +21,21 @@ static void list_free(rp__tw_list *l)
 	for (size_t i = 0; i < l->n; i++)
 		free(l->v[i].name);
 	free(l->v);
+	if (l->held) {
+		l->held->entries -= l->n;
+		l->held->bytes -= l->bytes;
+	}
 }
 
 int rp__tw_add(rp__tw_list *l, const char *name, uint64_t id, bool dir)
 {
 	if (!name[0] || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strchr(name, '/'))
 		return 0;
+	const size_t len = strlen(name);
+	const size_t entries = l->held ? l->held->entries : l->n;
+	const size_t bytes = l->held ? l->held->bytes : l->bytes;
+	if (entries >= RP_TW_HELD_MAX || len > RP_TW_HELD_BYTES - bytes)
+		return RP_E_LIMIT;
 	if (l->n == l->cap) {
 		const size_t nc = l->cap ? l->cap * 2 : 32;
 		rp__tw_dent *const nv = realloc(l->v, nc * sizeof(*nv));
@@ -38,13 +48,31 @@ int rp__tw_add(rp__tw_list *l, const char *name, uint64_t id, bool dir)
 	if (!copy)
 		return RP_E_NOMEM;
 	l->v[l->n++] = (rp__tw_dent){ .name = copy, .id = id, .dir = dir };
+	l->bytes += len;
+	if (l->held) {
+		l->held->entries++;
+		l->held->bytes += len;
+	}
 	return 0;
+}
+
+int rp__tw_fail(char *errbuf, int rc, const char *target, const char *path, const rp__tw_list *l)
+{
+	const char *const dir = path[0] ? path : "/";
+	if (rc == RP_E_LIMIT)
+		return rp_fail(errbuf, rc,
+			       "%s: cleanup: listing %s: more than %u entries or %u MiB of names in it and the "
+			       "directories above it (the walk's limit)",
+			       target, dir, RP_TW_HELD_MAX, RP_TW_HELD_BYTES >> 20);
+	if (rc == RP_E_NOMEM)
+		return rp_fail(errbuf, rc, "%s: cleanup: listing %s: out of memory after %zu entries", target, dir, l->n);
+	return rp_fail(errbuf, rc, "%s: cleanup: listing %s: %s", target, dir, rp_strerror(rc));
 }
 
 /* Walk the directory at w->path (len bytes), whose identity is id and its parent's parent (id 0: not checked). */
 static int walk_dir(walker *w, size_t len, uint64_t id, uint64_t parent, unsigned depth, bool *sound)
 {
-	rp__tw_list l = { 0 };
+	rp__tw_list l = { .held = &w->held };
 	int rc = w->ops->list(w->ctx, w->path, &l, w->errbuf);
 	*sound = !w->ops->check_dots || !id || (l.self == id && l.up == parent);
 	for (size_t i = 0; *sound && rc == 0 && i < l.n; i++) {

@@ -19,18 +19,45 @@ typedef struct rp__tw_dent {
 	bool dir;    /* walked into */
 } rp__tw_dent;
 
+/*
+ * What one walk holds at once: the listing it reads and those of the
+ * directories above it, which wait while it walks beneath.  A directory a
+ * hostile (or huge) server lists is read whole, so it is bounded here: far
+ * above any replay target's directory, far below what would exhaust memory
+ * (at the limits about 100 MiB).  cleanup_net.c bounds the whole walk.
+ */
+#define RP_TW_HELD_MAX (1u << 20)       /* entries */
+#define RP_TW_HELD_BYTES (64u << 20)    /* bytes of their names */
+
+/* The entries and name bytes the open listings of one walk hold. */
+typedef struct rp__tw_held {
+	size_t entries, bytes;
+} rp__tw_held;
+
 /* One directory's listing, read whole, and the identities its "." and ".." gave (0: none). */
 typedef struct rp__tw_list {
 	rp__tw_dent *v;
 	size_t n, cap;
+	size_t bytes;       /* of the names kept */
+	rp__tw_held *held;  /* the walk's (rp__tw_walk sets it); NULL: this listing alone counts */
 	uint64_t self, up;
 } rp__tw_list;
 
 /*
- * Keep one entry of a listing (name copied): 0, or RP_E_NOMEM.  "", "." and
- * "..", and a name with a '/' (it would be a path), are not kept.
+ * Keep one entry of a listing (name copied): 0, RP_E_LIMIT (the walk would
+ * hold more than RP_TW_HELD_MAX entries or RP_TW_HELD_BYTES of names), or
+ * RP_E_NOMEM.  "", "." and "..", and a name with a '/' (it would be a path),
+ * are not kept.
  */
 int rp__tw_add(rp__tw_list *l, const char *name, uint64_t id, bool dir);
+
+/*
+ * A listing's call that rp__tw_add failed with rc, said in errbuf: what
+ * lists (the target's URL) and the directory (relative to the root, "" the
+ * root), the limit it went past or the entries read when memory ran out.
+ * Returns rc.
+ */
+int rp__tw_fail(char *errbuf, int rc, const char *target, const char *path, const rp__tw_list *l);
 
 /* A backend's part of the walk. */
 typedef struct rp__tw_ops {
