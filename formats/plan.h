@@ -72,6 +72,7 @@ typedef struct rp_plan {
 	size_t n_clients;
 	uint64_t ops;        /* ops scanned (one pass) */
 	uint32_t protos;     /* bit (1 << rp_proto) for each producer its ops name (op.proto) */
+	uint32_t flags_every; /* the op flags (rp_op.flags) every op with a producer carries (0: no such op) */
 	bool timed;          /* some op has a start time */
 	rp_plan_share share; /* rp_plan_opts.shares: what the clients share (zero: nothing, or not asked) */
 	/*

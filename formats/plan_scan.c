@@ -783,6 +783,8 @@ int rp__plan_one_op(scan *s, const rp_op *op, rp_string_fn str, void *ctx, bool 
 	const uint64_t index = ++s->last_count;
 	p->timed = p->timed || op->t_start != 0;
 	p->ops += !s->loop;
+	if (op->proto != RP_PROTO_NONE) /* the first op with a producer sets it (protos has no such bit yet) */
+		p->flags_every = p->protos & ~(1u << RP_PROTO_NONE) ? p->flags_every & op->flags : op->flags;
 	if (op->proto < 32)
 		p->protos |= 1u << op->proto;
 	if (!s->loop && depth_op(s, op) < 0)

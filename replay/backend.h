@@ -34,9 +34,11 @@
  *     target and when its answer came back (the depth and latency "at the target"); a
  *     synchronous submit the engine times itself, unless the backend has RP_BCAP_TIMES.
  *     Older async backends: not measured.
+ * 12: rp_backend_args.flags_every (the op flags every op of the trace carries),
+ *     rp_backend_report.mode_why (why the backend chose its mode).
  * The engine drives every version from RP_BACKEND_VERSION_MIN on.
  */
-#define RP_BACKEND_VERSION 11
+#define RP_BACKEND_VERSION 12
 #define RP_BACKEND_VERSION_MIN 1
 
 /*
@@ -232,6 +234,13 @@ typedef struct rp_backend_args {
 	 * engine: the op_mask holds.
 	 */
 	uint64_t *op_mask;
+	/*
+	 * (version 12 engines) The op flags (rp_op.flags) every op with a
+	 * producer carries (0: none): a backend whose default mode cannot send
+	 * what a flag marks (the nfs backend's exact mode, an NFSv4.1 session)
+	 * chooses the other one up front.  0 from an older engine.
+	 */
+	uint32_t flags_every;
 } rp_backend_args;
 
 /* One entry beneath the target, as a backend's walk finds it (rp_backend_ops.walk). */
@@ -261,6 +270,8 @@ typedef struct rp_backend_report {
 	size_t n_fallbacks;     /* reasons, each with a count > 0 */
 	/* Requests of the backend's own that the trace did not make (NFSv4 lease renewals): not the trace's ops. */
 	uint64_t own_requests;
+	/* (version 12) Why the backend chose its mode when the user left it to it ("auto: ..."); NULL: nothing to say. */
+	const char *mode_why;
 } rp_backend_report;
 
 /* Every op (a backend's op_mask of 0 also means every op). */

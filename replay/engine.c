@@ -248,7 +248,8 @@ int rp_replay_create(rp_replay **out, const rp_replay_opts *opts, rp_workload *w
 				       .n_vals = r->bopts.n_vals,
 				       .n_clients = n_clients,
 				       .protos = r->plan.protos,
-				       .op_mask = &mask };
+				       .op_mask = &mask,
+				       .flags_every = r->plan.flags_every };
 	rc = r->bops->create(&r->bstate, &args, errbuf);
 	if (rc < 0) {
 		r->bstate = NULL;
@@ -274,6 +275,7 @@ static void backend_report(rp_replay *r)
 	r->bops->report(r->bstate, &rep);
 	rp_replay_results *const res = &r->res;
 	res->backend_mode = rep.mode;
+	res->backend_mode_why = r->bops->version >= 12 ? rep.mode_why : NULL;
 	res->protocol_ops = rep.protocol_ops;
 	res->own_requests = rep.own_requests;
 	res->n_fallbacks = 0;

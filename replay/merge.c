@@ -244,6 +244,7 @@ int rp_replay_results_pack(const rp_replay_results *res, uint8_t **out, size_t *
 		u64(&b, res->fallbacks[i].count);
 	}
 	u64(&b, res->own_requests); /* version 6 */
+	str(&b, res->backend_mode_why ? res->backend_mode_why : ""); /* version 7 */
 	if (b.oom) {
 		free(b.p);
 		return RP_E_NOMEM;
@@ -262,12 +263,14 @@ int rp_replay_results_pack(const rp_replay_results *res, uint8_t **out, size_t *
 /* A backend's mode ("exact") and a fallback's reason, as its report gives them. */
 #define MODE_MAX 32
 #define REASON_MAX 96
+#define WHY_MAX 256
 
 typedef struct part {
 	bool added;
 	rp_replay_results res;
 	char backend[BACKEND_MAX];
 	char mode[MODE_MAX];
+	char why[WHY_MAX];
 	char reasons[RP_REPLAY_FALLBACKS][REASON_MAX];
 	char (*dirs)[DIR_MAX];
 } part;
@@ -546,6 +549,8 @@ static int unpack(part *p, rp_cur *c, char *errbuf)
 		res->fallbacks[i].count = rp_cur_le64(c);
 	}
 	res->own_requests = rp_cur_le64(c);
+	rstr(c, p->why, sizeof(p->why));
+	res->backend_mode_why = p->why[0] ? p->why : NULL;
 	if (c->err)
 		return rp_fail(errbuf, RP_E_CORRUPT, "packed results cut short or inconsistent");
 	if (rp_cur_left(c))
@@ -712,8 +717,10 @@ static void merge_scalars(rp_replay_results *res, const rp_replay_results *p, bo
 	res->order_wait_us += p->order_wait_us;
 	/* One backend for every share; a share whose ops all fell back says semantic, so one that sent some exact
 	 * says the run's mode. */
-	if (first || (p->protocol_ops && !res->protocol_ops))
+	if (first || (p->protocol_ops && !res->protocol_ops)) {
 		res->backend_mode = p->backend_mode;
+		res->backend_mode_why = p->backend_mode_why;
+	}
 	res->protocol_ops += p->protocol_ops;
 	res->own_requests += p->own_requests;
 	for (size_t i = 0; i < p->n_fallbacks; i++) {

@@ -454,6 +454,7 @@ typedef struct rp_replay_results {
 	 * (static words), warm-up and every pass included, prepare's excluded.
 	 */
 	const char *backend_mode;
+	const char *backend_mode_why; /* why the backend chose that mode itself ("auto: ..."); NULL: nothing to say */
 	uint64_t protocol_ops;
 	struct {
 		const char *reason;

@@ -284,6 +284,8 @@ void rp_replay_write_table(const rp_replay_results *res, FILE *f)
 		if (res->own_requests)
 			fprintf(f, "; %llu request%s of its own (lease renewals)", (unsigned long long)res->own_requests,
 				res->own_requests == 1 ? "" : "s");
+		if (res->backend_mode_why)
+			fprintf(f, "; %s", res->backend_mode_why);
 		fputc('\n', f);
 	}
 	if (res->final_sync.asked) {
@@ -623,6 +625,7 @@ static json_t *build(jb *b, const rp_replay_results *res, const rp_replay_proven
 	jput(b, d, "special_files", ju64(res->specials));
 	/* The backend's mode (null when it has none), what went as recorded, what fell back by reason. */
 	jput(b, d, "backend_mode", res->backend_mode ? json_string(res->backend_mode) : json_null());
+	jput(b, d, "backend_mode_why", res->backend_mode_why ? json_string(res->backend_mode_why) : json_null());
 	jput(b, d, "protocol_ops", ju64(res->protocol_ops));
 	json_t *const fb = json_object();
 	for (size_t i = 0; i < res->n_fallbacks; i++)

@@ -36,7 +36,8 @@ static const rp_backend_opt nfs_opts[] = {
 			 .help = "exact: each op of an NFSv3 trace is the one RPC it was, of an NFSv4.0 trace the COMPOUND "
 				 "it came in, on handles and stateids from the server's replies (what cannot be falls back, "
 				 "counted); semantic: ops as path calls; auto: exact when the trace is of the target's "
-				 "version (NFSv3 to version=3, NFSv4 to version=4); locks (LOCK, LOCKT, LOCKU) go only in "
+				 "version (NFSv3 to version=3, NFSv4.0 to version=4; an NFSv4.1 trace, all sessions, "
+				 "semantic, said in the summary); locks (LOCK, LOCKT, LOCKU) go only in "
 				 "NFSv4.0 exact mode, counted unsupported otherwise" },
 	[N_OPT__COUNT] = { .name = NULL },
 };
@@ -60,12 +61,12 @@ static int nfs_create_backend(void **out, const rp_backend_args *args, char *err
 	nb->mountport = info.mountport;
 	nb->timeout_ms = (int)(args->vals[N_OPT_TIMEOUT].u / 1000000u);
 	nb->setid = args->vals[N_OPT_SETID].u != 0;
-	/* auto: exact for a trace whose ops all came from the target version's decoder (prepare's have no producer). */
-	const uint32_t others = args->protos & ~(1u << RP_PROTO_NONE);
+	/* auto: exact for a trace exact mode can send; forced exact, a 4.1 session's ops fall back, counted. */
 	const uint64_t mode = args->vals[N_OPT_MODE].u;
-	/* NFSv4.0 and 4.1 ops look alike (op.proto NFS4): a 4.1 session's ops fall back, counted (flag session). */
-	const unsigned same = nb->version == 3 ? 1u << RP_PROTO_NFS3 : 1u << RP_PROTO_NFS4;
-	nb->exact = mode == MODE_EXACT || (mode == MODE_AUTO && others == same);
+	const char *why = NULL;
+	const bool auto_exact = rp__nfs_auto_exact(nb->version, args->protos, args->flags_every, &why);
+	nb->exact = mode == MODE_EXACT || (mode == MODE_AUTO && auto_exact);
+	nb->mode_why = mode == MODE_AUTO ? why : NULL;
 	/* Locks go as LOCK, LOCKT, LOCKU of exact NFSv4.0 (nfs4_lock.c); the semantic path has no lock state to name. */
 	if (args->op_mask && !(nb->exact && nb->version == 4))
 		*args->op_mask &= ~(UINT64_C(1) << RP_OP_LOCK | UINT64_C(1) << RP_OP_UNLOCK);
@@ -429,6 +430,7 @@ static void nfs_report(void *backend, rp_backend_report *out)
 	 * semantic run, its fallbacks still counted by reason.
 	 */
 	out->mode = nb->exact && (out->protocol_ops || !out->n_fallbacks) ? "exact" : "semantic";
+	out->mode_why = nb->mode_why;
 }
 
 static int nfs_client_error(void *backend, void *client, char *errbuf)

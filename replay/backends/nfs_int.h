@@ -214,6 +214,16 @@ bool rp__nfs_fhmap_rename(rp_nfs_fhmap *m, const char *from, const char *to);
 /* The node of path (NULL: not known), for its listing's state: valid until the map's next change. */
 rp_nfs_fhnode *rp__nfs_fhmap_node(rp_nfs_fhmap *m, const char *path);
 
+/*
+ * mode=auto's choice for a target of version (3, 4) and a trace whose ops
+ * came from the producers protos (rp_backend_args.protos) and all carry the
+ * flags flags_every: exact when every op came from that version's decoder
+ * and exact mode can send them (an NFSv4.1 session's cannot: no 4.0
+ * seqids), else semantic.  *why: the reason when it is not the producers
+ * (a static string for the report), else NULL.
+ */
+bool rp__nfs_auto_exact(unsigned version, uint32_t protos, uint32_t flags_every, const char **why);
+
 #ifdef RP_NFS_LIBNFS
 /* The rest needs libnfs: every file of the backend but nfs_util.c and nfs_names.c. */
 #include <pthread.h>
@@ -285,6 +295,7 @@ typedef struct nfs_backend {
 	pthread_mutex_t lock;  /* groups */
 	nfs_group *groups;
 	bool exact;            /* mode: trace ops as their own RPCs (NFSv3: nfs_exact.c; NFSv4.0: nfs4_exact.c) */
+	const char *mode_why;  /* why mode=auto chose semantic when the producers would say exact (static); NULL: none */
 	uint32_t fhmap_max;    /* names per mount's map (RP_NFS_FHMAP_TOTAL shared among the clients) */
 	_Atomic uint64_t exact_ops; /* sent as their RPC */
 	_Atomic uint64_t fallbacks[RP_NFS_FB__COUNT];

@@ -167,6 +167,22 @@ void rp__nfs_mount_why(const rp_nfs_mount_fail *f, char *buf, size_t cap)
 	}
 }
 
+bool rp__nfs_auto_exact(unsigned version, uint32_t protos, uint32_t flags_every, const char **why)
+{
+	*why = NULL;
+	/* prepare's ops have no producer; NFSv4.0 and 4.1 ops look alike (op.proto NFS4) but for the session flag */
+	const uint32_t others = protos & ~(1u << RP_PROTO_NONE);
+	const uint32_t same = version == 3 ? 1u << RP_PROTO_NFS3 : 1u << RP_PROTO_NFS4;
+	if (others != same)
+		return false;
+	if (version == 4 && (flags_every & RP_OPF_SESSION)) {
+		*why = "chosen by mode=auto: every op of the trace was sent in an NFSv4.1 session, which exact mode "
+		       "(NFSv4.0) cannot send";
+		return false;
+	}
+	return true;
+}
+
 bool rp__nfs4_seqid_moves(uint32_t st)
 {
 	switch (st) {

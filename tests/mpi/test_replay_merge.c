@@ -483,6 +483,31 @@ static void merged_mode(const char *mode_a, uint64_t ops_a, const char *mode_b, 
 	wl_fini(&t);
 }
 
+/* Why a share's backend chose its mode crosses the packed form and is the merged run's. */
+static void test_merge_mode_why(void **state)
+{
+	(void)state;
+	wl t;
+	workload(&t);
+	rp_replay *const a = share(&t, 1, 0), *const b = share(&t, 1, 1);
+	rp_replay_results ra = *rp_replay_get_results(a), rb = *rp_replay_get_results(b);
+	ra.backend_mode = rb.backend_mode = "semantic";
+	ra.backend_mode_why = rb.backend_mode_why = "auto: an NFSv4.1 trace";
+	rp_replay_merge *const m = merge_two(&ra, &rb);
+	const rp_replay_results *const g = rp_replay_merge_results(m);
+	assert_string_equal(g->backend_mode, "semantic");
+	assert_non_null(g->backend_mode_why);
+	assert_string_equal(g->backend_mode_why, "auto: an NFSv4.1 trace");
+	rp_replay_merge_destroy(m);
+	ra.backend_mode_why = rb.backend_mode_why = NULL;
+	rp_replay_merge *const m2 = merge_two(&ra, &rb);
+	assert_null(rp_replay_merge_results(m2)->backend_mode_why);
+	rp_replay_merge_destroy(m2);
+	rp_replay_destroy(a);
+	rp_replay_destroy(b);
+	wl_fini(&t);
+}
+
 static void test_merge_mode_actually_used(void **state)
 {
 	(void)state;
@@ -531,6 +556,7 @@ int main(void)
 		cmocka_unit_test(test_merge_schedule),
 		cmocka_unit_test(test_merge_backend_report),
 		cmocka_unit_test(test_merge_mode_actually_used),
+		cmocka_unit_test(test_merge_mode_why),
 		cmocka_unit_test(test_fuzz_seed_is_current),
 		cmocka_unit_test(test_unpack_hostile),
 		cmocka_unit_test(test_subset),

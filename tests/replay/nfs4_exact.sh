@@ -243,9 +243,11 @@ has "the root's own ops: 0 mismatched" out '^Failed 0, mismatched 0$'
 p=nfstrace__eth-ipv4-tcp-nfsv41
 if [ -r "$pcaps/$p.pcap" ] && run "$reprise" convert "$pcaps/$p.pcap" -o "$tmp/v41.rpz"; then
 	check "an NFSv4.1 capture to version=4" "$reprise" replay "$tmp/v41.rpz" --target "$(url "$(fresh)")" -q
+	has "auto: semantic up front, said why" out '^Backend mode: semantic; chosen by mode=auto: every op of the trace was sent in an NFSv4\.1 session'
+	check "an NFSv4.1 capture forced exact" "$reprise" replay "$tmp/v41.rpz" --target "$(url "$(fresh)")" -O mode=exact -q
 	has "its ops fall back as sessions, counted" out '^Backend mode: semantic \(0 ops .*; not sent as recorded: .*nfs4\.1 session [1-9]'
 else
-	for t in "an NFSv4.1 capture" "sessions counted"; do ok "$t # skip no sample"; done
+	for t in "an NFSv4.1 capture" "auto semantic" "forced exact" "sessions counted"; do ok "$t # skip no sample"; done
 fi
 # A capture that began mid-session (its handles' LOOKUPs never seen): each op walks from the nearest known
 # directory in its own COMPOUND, exact, but a listing whose cookie the replay may not have: the

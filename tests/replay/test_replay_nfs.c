@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "formats/plan.h"
 #include "formats/status.h"
 #include "replay/backends/nfs_int.h"
 
@@ -358,6 +359,62 @@ static void test_fhmap(void **state)
 	rp__nfs_fhmap_fini(&m);
 }
 
+/* mode=auto's choice: exact for a trace of the target's version that exact mode can send, the why when not. */
+static void test_auto_mode(void **state)
+{
+	(void)state;
+	const uint32_t none = 1u << RP_PROTO_NONE, v3 = 1u << RP_PROTO_NFS3, v4 = 1u << RP_PROTO_NFS4;
+	const char *why = "x";
+	assert_true(rp__nfs_auto_exact(3, v3 | none, 0, &why));
+	assert_null(why);
+	assert_true(rp__nfs_auto_exact(4, v4, RP_OPF_CONT, &why));
+	assert_null(why);
+	/* Another version's ops, a loadfile's, a mix, none with a producer: semantic, the producers say why. */
+	assert_false(rp__nfs_auto_exact(4, v3, 0, &why));
+	assert_null(why);
+	assert_false(rp__nfs_auto_exact(3, v4, 0, &why));
+	assert_false(rp__nfs_auto_exact(3, 1u << RP_PROTO_DBENCH_NFS, 0, &why));
+	assert_false(rp__nfs_auto_exact(4, v3 | v4, 0, &why));
+	assert_false(rp__nfs_auto_exact(4, none, 0, &why));
+	assert_null(why);
+	/* An NFSv4.1 trace (every op in a session): semantic up front, said. */
+	assert_false(rp__nfs_auto_exact(4, v4 | none, RP_OPF_SESSION | RP_OPF_CONT, &why));
+	assert_non_null(why);
+	assert_non_null(strstr(why, "NFSv4.1 session"));
+	assert_non_null(strstr(why, "mode=auto"));
+	/* Some ops outside a session (a 4.0 client beside a 4.1 one): exact, the sessions' ops fall back, counted. */
+	assert_true(rp__nfs_auto_exact(4, v4, 0, &why));
+	assert_null(why);
+	/* The flag means nothing to NFSv3. */
+	assert_true(rp__nfs_auto_exact(3, v3, RP_OPF_SESSION, &why));
+}
+
+/* The plan says which flags every op with a producer carries: what auto's choice reads. */
+static void test_plan_flags_every(void **state)
+{
+	(void)state;
+	rp_op ops[3];
+	memset(ops, 0, sizeof(ops));
+	for (int i = 0; i < 3; i++) {
+		ops[i].op = RP_OP_STAT;
+		ops[i].client = 1;
+		ops[i].proto = RP_PROTO_NFS4;
+		ops[i].flags = RP_OPF_SESSION | (i ? RP_OPF_CONT : 0);
+	}
+	ops[0].proto = RP_PROTO_NONE; /* prepare's kind: no producer, not counted */
+	ops[0].flags = 0;
+	rp_plan p;
+	char eb[RP_ERRBUF_SIZE] = "";
+	const rp_plan_opts po = { 0 };
+	assert_int_equal(rp_plan_ops(&p, ops, 3, NULL, NULL, &po, eb), 0);
+	assert_int_equal(p.flags_every, RP_OPF_SESSION | RP_OPF_CONT);
+	rp_plan_free(&p);
+	ops[2].flags = RP_OPF_CONT; /* one op outside a session */
+	assert_int_equal(rp_plan_ops(&p, ops, 3, NULL, NULL, &po, eb), 0);
+	assert_int_equal(p.flags_every, RP_OPF_CONT);
+	rp_plan_free(&p);
+}
+
 /* NFSv4.0 exact mode: the open-owner's seqid rule and the gathered LOOKUPs of a COMPOUND. */
 static void test_nfs4_exact_rules(void **state)
 {
@@ -403,6 +460,8 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_fhmap),
 		cmocka_unit_test(test_nfs4_exact_rules),
+		cmocka_unit_test(test_auto_mode),
+		cmocka_unit_test(test_plan_flags_every),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
