@@ -278,6 +278,50 @@ static int lead_sleep(rp_sink *out, const rp_op *op, uint64_t ns, char *errbuf)
 	return rc < 0 ? rp_fail(errbuf, rc, "%s", out->errbuf) : 0;
 }
 
+/* An input's next op in the merge: its placed start and the input's index, ordered by both (a min-heap). */
+typedef struct head {
+	uint64_t t;
+	size_t i;
+} head;
+
+static bool head_before(const head *a, const head *b)
+{
+	return a->t < b->t || (a->t == b->t && a->i < b->i);
+}
+
+static void heap_down(head *h, size_t n, size_t k)
+{
+	for (;;) {
+		const size_t l = 2 * k + 1, r = l + 1;
+		size_t m = k;
+		if (l < n && head_before(&h[l], &h[m]))
+			m = l;
+		if (r < n && head_before(&h[r], &h[m]))
+			m = r;
+		if (m == k)
+			return;
+		const head t = h[k];
+		h[k] = h[m];
+		h[m] = t;
+		k = m;
+	}
+}
+
+static void heap_push(head *h, size_t *n, head e)
+{
+	size_t k = (*n)++;
+	for (; k && head_before(&e, &h[(k - 1) / 2]); k = (k - 1) / 2)
+		h[k] = h[(k - 1) / 2];
+	h[k] = e;
+}
+
+/* Where input in's op at places in the merged trace (saturated, as the order compares it). */
+static uint64_t head_time(const rp_memsink *in, size_t at, const rp_merge_place *pl, const rp_merge_map *map)
+{
+	const uint64_t t = warped(pl, in->ops[at].t_start);
+	return t > UINT64_MAX - map->t_offset ? UINT64_MAX : t + map->t_offset;
+}
+
 int rp_merge_run_placed(const rp_memsink *const *ins, size_t n, rp_merge_align align, const rp_merge_place *places,
 			rp_sink *out, rp_merge_map *maps, char *errbuf)
 {
@@ -292,7 +336,9 @@ int rp_merge_run_placed(const rp_memsink *const *ins, size_t n, rp_merge_align a
 	size_t *const n_firsts = calloc(n, sizeof(*n_firsts)), *const fpos = calloc(n, sizeof(*fpos));
 	char *const pbuf = places ? malloc(RP_STR_MAX + 1) : NULL;
 	rp_strtab *const tab = rp_strtab_create();
-	if (!pos || !firsts || !n_firsts || !fpos || (places && !pbuf) || !tab) {
+	head *const heap = malloc(n * sizeof(*heap));
+	size_t n_heap = 0;
+	if (!pos || !firsts || !n_firsts || !fpos || (places && !pbuf) || !tab || !heap) {
 		rc = rp_fail(errbuf, RP_E_NOMEM, "out of memory");
 		goto out;
 	}
@@ -308,25 +354,21 @@ int rp_merge_run_placed(const rp_memsink *const *ins, size_t n, rp_merge_align a
 		rp_fail(errbuf, rc, "%s", out->errbuf);
 		goto out;
 	}
-	for (;;) {
-		/* The input whose next op starts first; a linear scan, as n is at most a few hundred */
-		size_t best = n;
-		uint64_t bt = 0;
-		for (size_t i = 0; i < n; i++) {
-			if (pos[i] == ins[i]->n_ops)
-				continue;
-			const uint64_t t = warped(places ? &places[i] : NULL, ins[i]->ops[pos[i]].t_start);
-			const uint64_t placed = t > UINT64_MAX - maps[i].t_offset ? UINT64_MAX : t + maps[i].t_offset;
-			if (best == n || placed < bt) {
-				best = i;
-				bt = placed;
-			}
-		}
-		if (best == n)
-			break;
+	/* The inputs with ops left, by their next op's placed start, then index (the lowest first on a tie). */
+	for (size_t i = 0; i < n; i++) {
+		if (pos[i] < ins[i]->n_ops)
+			heap_push(heap, &n_heap, (head){ head_time(ins[i], pos[i], places ? &places[i] : NULL, &maps[i]), i });
+	}
+	while (n_heap) {
+		const size_t best = heap[0].i;
 		const rp_memsink *const m = ins[best];
 		const size_t at = pos[best]++;
 		const rp_op *const in = &m->ops[at];
+		if (pos[best] < m->n_ops)
+			heap[0].t = head_time(m, pos[best], places ? &places[best] : NULL, &maps[best]);
+		else
+			heap[0] = heap[--n_heap];
+		heap_down(heap, n_heap, 0);
 		rp_op op;
 		if (!place(in, &maps[best], places ? &places[best] : NULL, &op)) {
 			rc = rp_fail(errbuf, RP_E_LIMIT, "input %zu: op %zu: its time overflows once aligned", best + 1,
@@ -363,6 +405,7 @@ out:
 	free(fpos);
 	free(pbuf);
 	free(pos);
+	free(heap);
 	rp_strtab_destroy(tab);
 	return rc;
 }
