@@ -135,9 +135,10 @@ static inline void tl_free(tl_trace *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* Feed t to a sink, defining each string just before the first op that may use it. */
-static inline int tl_feed(const tl_trace *t, rp_sink *s)
+/* Feed the tl_trace arg to a sink, defining each string just before the first op that may use it. */
+static inline int tl_feed(rp_sink *s, void *arg)
 {
+	const tl_trace *const t = arg;
 	int rc = s->meta(s, &t->meta);
 	uint32_t defined = 0;
 	for (size_t i = 0; rc == 0 && i <= t->n_ops; i++) {
@@ -153,8 +154,12 @@ static inline int tl_feed(const tl_trace *t, rp_sink *s)
 	return rc;
 }
 
-/* Write t as .rpz into a malloc'ed buffer. */
-static inline int tl_write(const tl_trace *t, const rp_rpz_wopts *o, uint8_t **buf, size_t *len)
+/* Gives the writer's sink its content; returns 0 or an RP_E_* code. */
+typedef int tl_feed_fn(rp_sink *s, void *arg);
+
+/* Write feed(sink, arg)'s content (none if NULL) as .rpz into a malloc'ed buffer; errors in eb. */
+static inline int tl_write_fn(const rp_rpz_wopts *o, tl_feed_fn *feed, void *arg, uint8_t **buf, size_t *len,
+			      char eb[RP_ERRBUF_SIZE])
 {
 	char *mem = NULL;
 	size_t mlen = 0;
@@ -162,10 +167,10 @@ static inline int tl_write(const tl_trace *t, const rp_rpz_wopts *o, uint8_t **b
 	if (!f)
 		return RP_E_NOMEM;
 	rp_rpz_writer *w = NULL;
-	char eb[RP_ERRBUF_SIZE];
 	int rc = rp_rpz_writer_open_file(&w, f, "mem.rpz", o, eb);
 	if (rc == 0) {
-		rc = tl_feed(t, rp_rpz_writer_sink(w));
+		if (feed)
+			rc = feed(rp_rpz_writer_sink(w), arg);
 		const int rc2 = rp_rpz_writer_close(w, eb);
 		if (rc == 0)
 			rc = rc2;
@@ -174,6 +179,13 @@ static inline int tl_write(const tl_trace *t, const rp_rpz_wopts *o, uint8_t **b
 	*buf = (uint8_t *)mem;
 	*len = mlen;
 	return rc;
+}
+
+/* Write t as .rpz into a malloc'ed buffer. */
+static inline int tl_write(const tl_trace *t, const rp_rpz_wopts *o, uint8_t **buf, size_t *len)
+{
+	char eb[RP_ERRBUF_SIZE];
+	return tl_write_fn(o, tl_feed, (void *)t, buf, len, eb);
 }
 
 #endif

@@ -14,17 +14,9 @@
 #define N_OPS 1000 /* 20 frames */
 
 /* A trace in time order whose op i names a string first defined at op i (so every frame defines some). */
-static uint8_t *make_trace(size_t *len, bool backwards)
+static int feed_trace(rp_sink *s, void *arg)
 {
-	char *buf = NULL;
-	size_t blen = 0;
-	FILE *const f = open_memstream(&buf, &blen);
-	assert_non_null(f);
-	rp_rpz_writer *w = NULL;
-	char eb[RP_ERRBUF_SIZE];
-	const rp_rpz_wopts wo = { .frame_ops = FRAME_OPS };
-	assert_int_equal(rp_rpz_writer_open_file(&w, f, "seek", &wo, eb), 0);
-	rp_sink *const s = rp_rpz_writer_sink(w);
+	const bool backwards = *(const bool *)arg;
 	const rp_trace_meta meta = { .source = RP_SRC_SYNTHETIC, .flags = RP_META_TIMED };
 	assert_int_equal(s->meta(s, &meta), 0);
 	for (uint32_t i = 0; i < N_OPS; i++) {
@@ -37,11 +29,16 @@ static uint8_t *make_trace(size_t *len, bool backwards)
 				   .path = i + 1, .path2 = i ? i : 0 /* an earlier frame's string too */ };
 		assert_int_equal(s->op(s, &op), 0);
 	}
-	assert_int_equal(s->finish(s), 0);
-	assert_int_equal(rp_rpz_writer_close(w, eb), 0);
-	fclose(f);
-	*len = blen;
-	return (uint8_t *)buf;
+	return s->finish(s);
+}
+
+static uint8_t *make_trace(size_t *len, bool backwards)
+{
+	uint8_t *buf = NULL;
+	char eb[RP_ERRBUF_SIZE];
+	const rp_rpz_wopts wo = { .frame_ops = FRAME_OPS };
+	assert_int_equal(tl_write_fn(&wo, feed_trace, &backwards, &buf, len, eb), 0);
+	return buf;
 }
 
 /* The ops at or after t, each with its path and path2 as text: "t path path2\n" lines. */
