@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "formats/rpz_internal.h"
+#include "fuzz_rpz_decode.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -20,13 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* the first pass defines strings; the second compares them as a rewind does */
 	for (int pass = 0; pass < 2; pass++) {
 		d.strings_end = 0;
-		if (rp__rpz_open(&d, data, size, 0, 0, tab, eb) < 0)
-			break;
-		rp_op op;
-		int rc;
-		while ((rc = rp__rpz_next(&d, &op, eb)) > 0) {
-		}
-		if (rc < 0)
+		if (fz_decode_frame(&d, data, size, 0, 0, tab, eb) < 0)
 			break;
 	}
 	rp__rpz_dec_fini(&d);

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "formats/rpz_internal.h"
+#include "fuzz_rpz_decode.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -29,13 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pos += 2;
 		if (len > size - pos)
 			break;
-		if (rp__rpz_open(&d, data + pos, len, frame, ops, tab, eb) < 0)
-			break;
-		rp_op op;
-		int rc;
-		while ((rc = rp__rpz_next(&d, &op, eb)) > 0) {
-		}
-		if (rc < 0)
+		if (fz_decode_frame(&d, data + pos, len, frame, ops, tab, eb) < 0)
 			break;
 		ops += d.n_ops;
 		frame++;
