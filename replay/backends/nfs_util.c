@@ -173,8 +173,20 @@ bool rp__nfs_auto_exact(unsigned version, uint32_t protos, uint32_t flags_every,
 	/* prepare's ops have no producer; NFSv4.0 and 4.1 ops look alike (op.proto NFS4) but for the session flag */
 	const uint32_t others = protos & ~(1u << RP_PROTO_NONE);
 	const uint32_t same = version == 3 ? 1u << RP_PROTO_NFS3 : 1u << RP_PROTO_NFS4;
-	if (others != same)
+	if (others != same) {
+		const uint32_t other_version = version == 3 ? 1u << RP_PROTO_NFS4 : 1u << RP_PROTO_NFS3;
+		if (others == other_version)
+			*why = version == 3 ? "chosen by mode=auto: the trace was recorded from NFSv4, and exact mode sends "
+					      "an NFSv3 target only what an NFSv3 client sent"
+					    : "chosen by mode=auto: the trace was recorded from NFSv3, and exact mode sends "
+					      "an NFSv4 target only what an NFSv4.0 client sent";
+		else
+			*why = version == 3 ? "chosen by mode=auto: not every op of the trace was recorded from NFSv3 "
+					      "(a loadfile, SMB or syscalls), and exact mode sends only those"
+					    : "chosen by mode=auto: not every op of the trace was recorded from NFSv4.0 "
+					      "(a loadfile, SMB or syscalls), and exact mode sends only those";
 		return false;
+	}
 	if (version == 4 && (flags_every & RP_OPF_SESSION)) {
 		*why = "chosen by mode=auto: every op of the trace was sent in an NFSv4.1 session, which exact mode "
 		       "(NFSv4.0) cannot send";

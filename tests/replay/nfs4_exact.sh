@@ -264,7 +264,7 @@ fi
 check "a loadfile with mode=exact" "$reprise" replay "$tmp/mix.txt" --target "$(url "$(fresh)")" -O mode=exact -q
 has "every op fell back as not from nfs4.0" out "^Backend mode: semantic \\(0 ops .*; not sent as recorded: not from nfs4\\.0 $(wc -l <"$tmp/mix.txt")\\)\$"
 check "a loadfile by default" "$reprise" replay "$tmp/mix.txt" --target "$(url "$(fresh)")" -q
-has "a loadfile goes semantic by default" out '^Backend mode: semantic$'
+has "a loadfile goes semantic by default, said why" out '^Backend mode: semantic; chosen by mode=auto: not every op of the trace was recorded from NFSv4\.0 \(a loadfile'
 
 # 6. Safety: a name with ".." in a trace is never sent; the file outside is untouched.
 printf 'outside\n' >"$tmp/outside"

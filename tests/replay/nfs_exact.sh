@@ -216,9 +216,9 @@ fi
 check "a loadfile with mode=exact" "$reprise" replay "$tmp/mix.txt" --target "$(url "$(fresh)")" -O mode=exact -q
 has "every op fell back as not from nfs3" out "^Backend mode: semantic \\(0 ops .*; not sent as recorded: not from nfs3 $(wc -l <"$tmp/mix.txt")\\)\$"
 check "a loadfile by default" "$reprise" replay "$tmp/mix.txt" --target "$(url "$(fresh)")" -q
-has "a loadfile goes semantic by default" out '^Backend mode: semantic$'
+has "a loadfile goes semantic by default, said why" out '^Backend mode: semantic; chosen by mode=auto: not every op of the trace was recorded from NFSv3 \(a loadfile'
 check "an NFSv3 trace to version=4" "$reprise" replay "$tmp/mix.rpz" --target "$(url "$(fresh)" 4)" -q
-has "NFSv4 stays semantic" out '^Backend mode: semantic$'
+has "NFSv4 stays semantic, said why" out '^Backend mode: semantic; chosen by mode=auto: the trace was recorded from NFSv3, and exact mode'
 check "an NFSv3 trace to version=4 with mode=exact" "$reprise" replay "$tmp/mix.rpz" --target "$(url "$(fresh)" 4)" -O mode=exact -q
 has "its ops fall back as not from nfs4.0" out '^Backend mode: semantic \(0 ops .*; not sent as recorded: not from nfs4\.0 [1-9]'
 has "and replay the semantic way, 0 mismatched" out '^Failed .*mismatched 0$'

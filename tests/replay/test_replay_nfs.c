@@ -369,14 +369,18 @@ static void test_auto_mode(void **state)
 	assert_null(why);
 	assert_true(rp__nfs_auto_exact(4, v4, RP_OPF_CONT, &why));
 	assert_null(why);
-	/* Another version's ops, a loadfile's, a mix, none with a producer: semantic, the producers say why. */
+	/* Another version's ops, a loadfile's, a mix, none with a producer: semantic, said why. */
 	assert_false(rp__nfs_auto_exact(4, v3, 0, &why));
-	assert_null(why);
+	assert_non_null(why);
+	assert_non_null(strstr(why, "recorded from NFSv3"));
 	assert_false(rp__nfs_auto_exact(3, v4, 0, &why));
+	assert_non_null(strstr(why, "recorded from NFSv4,"));
 	assert_false(rp__nfs_auto_exact(3, 1u << RP_PROTO_DBENCH_NFS, 0, &why));
+	assert_non_null(strstr(why, "not every op of the trace was recorded from NFSv3"));
 	assert_false(rp__nfs_auto_exact(4, v3 | v4, 0, &why));
+	assert_non_null(strstr(why, "not every op of the trace was recorded from NFSv4.0"));
 	assert_false(rp__nfs_auto_exact(4, none, 0, &why));
-	assert_null(why);
+	assert_non_null(strstr(why, "mode=auto"));
 	/* An NFSv4.1 trace (every op in a session): semantic up front, said. */
 	assert_false(rp__nfs_auto_exact(4, v4 | none, RP_OPF_SESSION | RP_OPF_CONT, &why));
 	assert_non_null(why);
