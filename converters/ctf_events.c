@@ -7,6 +7,7 @@
 
 #include "converters/ctf.h"
 #include "formats/error.h"
+#include "formats/heap.h"
 
 /* ---- decoding ---- */
 
@@ -181,43 +182,12 @@ static bool before(const held *a, const held *b)
 	return a->ev.t_start != b->ev.t_start ? a->ev.t_start < b->ev.t_start : a->seq < b->seq;
 }
 
-static void sift_up(held *h, size_t i)
-{
-	while (i > 0) {
-		const size_t parent = (i - 1) / 2;
-		if (!before(&h[i], &h[parent]))
-			break;
-		const held t = h[i];
-		h[i] = h[parent];
-		h[parent] = t;
-		i = parent;
-	}
-}
-
-static void sift_down(held *h, size_t n, size_t i)
-{
-	for (;;) {
-		const size_t l = 2 * i + 1, r = l + 1;
-		size_t m = i;
-		if (l < n && before(&h[l], &h[m]))
-			m = l;
-		if (r < n && before(&h[r], &h[m]))
-			m = r;
-		if (m == i)
-			break;
-		const held t = h[i];
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
-}
+RP_HEAP_DEFINE(held_heap, held, before)
 
 /* The earliest held event to fn. */
 static int release_one(rp_ctf_order *o)
 {
-	held top = o->heap[0];
-	o->heap[0] = o->heap[--o->n];
-	sift_down(o->heap, o->n, 0);
+	held top = held_heap_pop(o->heap, &o->n);
 	o->bytes -= top.bytes;
 	if (o->any_out && top.ev.t_start < o->last_out)
 		o->late++;
@@ -265,8 +235,7 @@ int rp_ctf_order_push(rp_ctf_order *o, const rp_sysev *ev, uint64_t now_ns)
 			x.ev.p[i] = ""; /* present and empty */
 		}
 	}
-	o->heap[o->n] = x;
-	sift_up(o->heap, o->n++);
+	held_heap_push(o->heap, &o->n, x);
 	o->bytes += bytes;
 	/* Every later event started at or after now - max_lag, unless it lasts longer than any so far. */
 	const uint64_t horizon = now_ns > o->max_lag ? now_ns - o->max_lag : 0;

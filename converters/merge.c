@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/heap.h"
 #include "formats/path.h"
 
 /* The largest client id and handle input m uses (fork and wait results name clients too). */
@@ -289,31 +290,7 @@ static bool head_before(const head *a, const head *b)
 	return a->t < b->t || (a->t == b->t && a->i < b->i);
 }
 
-static void heap_down(head *h, size_t n, size_t k)
-{
-	for (;;) {
-		const size_t l = 2 * k + 1, r = l + 1;
-		size_t m = k;
-		if (l < n && head_before(&h[l], &h[m]))
-			m = l;
-		if (r < n && head_before(&h[r], &h[m]))
-			m = r;
-		if (m == k)
-			return;
-		const head t = h[k];
-		h[k] = h[m];
-		h[m] = t;
-		k = m;
-	}
-}
-
-static void heap_push(head *h, size_t *n, head e)
-{
-	size_t k = (*n)++;
-	for (; k && head_before(&e, &h[(k - 1) / 2]); k = (k - 1) / 2)
-		h[k] = h[(k - 1) / 2];
-	h[k] = e;
-}
+RP_HEAP_DEFINE(heads, head, head_before)
 
 /* Where input in's op at places in the merged trace (saturated, as the order compares it). */
 static uint64_t head_time(const rp_memsink *in, size_t at, const rp_merge_place *pl, const rp_merge_map *map)
@@ -357,18 +334,19 @@ int rp_merge_run_placed(const rp_memsink *const *ins, size_t n, rp_merge_align a
 	/* The inputs with ops left, by their next op's placed start, then index (the lowest first on a tie). */
 	for (size_t i = 0; i < n; i++) {
 		if (pos[i] < ins[i]->n_ops)
-			heap_push(heap, &n_heap, (head){ head_time(ins[i], pos[i], places ? &places[i] : NULL, &maps[i]), i });
+			heads_push(heap, &n_heap, (head){ head_time(ins[i], pos[i], places ? &places[i] : NULL, &maps[i]), i });
 	}
 	while (n_heap) {
 		const size_t best = heap[0].i;
 		const rp_memsink *const m = ins[best];
 		const size_t at = pos[best]++;
 		const rp_op *const in = &m->ops[at];
-		if (pos[best] < m->n_ops)
+		if (pos[best] < m->n_ops) {
 			heap[0].t = head_time(m, pos[best], places ? &places[best] : NULL, &maps[best]);
-		else
-			heap[0] = heap[--n_heap];
-		heap_down(heap, n_heap, 0);
+			heads_down(heap, n_heap, 0);
+		} else {
+			heads_pop(heap, &n_heap);
+		}
 		rp_op op;
 		if (!place(in, &maps[best], places ? &places[best] : NULL, &op)) {
 			rc = rp_fail(errbuf, RP_E_LIMIT, "input %zu: op %zu: its time overflows once aligned", best + 1,

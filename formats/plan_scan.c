@@ -10,35 +10,23 @@
 #include <string.h>
 
 #include "formats/hash.h"
+#include "formats/heap.h"
 #include "formats/path.h"
 #include "formats/plan_int.h"
 
-static void heap_pop(sweep *w)
+static inline bool end_before(const uint64_t *a, const uint64_t *b)
 {
-	uint64_t *const h = w->ends;
-	h[0] = h[--w->n];
-	for (size_t i = 0;;) {
-		size_t m = i;
-		const size_t l = 2 * i + 1, r = l + 1;
-		if (l < w->n && h[l] < h[m])
-			m = l;
-		if (r < w->n && h[r] < h[m])
-			m = r;
-		if (m == i)
-			return;
-		const uint64_t t = h[i];
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
+	return *a < *b;
 }
+
+RP_HEAP_DEFINE(ends, uint64_t, end_before)
 
 /* One op of the client: the intervals ended by its start go, its own joins; the depth at its start counts. */
 static int sweep_add(sweep *w, uint64_t t_start, uint64_t t_end)
 {
 	const uint64_t end = t_end != RP_TIME_UNKNOWN && t_end > t_start ? t_end : t_start;
 	while (w->n && w->ends[0] <= t_start)
-		heap_pop(w);
+		ends_pop(w->ends, &w->n);
 	if (end == t_start) {
 		/* no recorded end (a loadfile): it covers its start only, so it need not wait in the heap */
 		w->d.ops++;
@@ -55,10 +43,7 @@ static int sweep_add(sweep *w, uint64_t t_start, uint64_t t_end)
 		w->ends = e;
 		w->cap = cap;
 	}
-	size_t i = w->n++;
-	for (; i > 0 && w->ends[(i - 1) / 2] > end; i = (i - 1) / 2)
-		w->ends[i] = w->ends[(i - 1) / 2];
-	w->ends[i] = end;
+	ends_push(w->ends, &w->n, end);
 	w->d.ops++;
 	w->d.sum += w->n;
 	if (w->n > w->d.max)
