@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "formats/json_build.h"
 #include "replay/hist.h"
 #include "replay/replay.h"
 
@@ -357,35 +358,15 @@ void rp_replay_write_table(const rp_replay_results *res, FILE *f)
 }
 
 /*
- * The JSON, built with jansson.  A failed allocation anywhere marks the
- * builder; the document is then not written (RP_E_NOMEM), never written
- * with holes.
+ * The JSON, built with jansson through formats/json_build.h: a failed step
+ * anywhere marks the builder; the document is then not written
+ * (RP_E_NOMEM), never written with holes.
  */
-typedef struct jb {
-	bool oom;
-} jb;
-
-static void jput(jb *b, json_t *obj, const char *key, json_t *v)
-{
-	if (!v || !obj || json_object_set_new(obj, key, v) < 0)
-		b->oom = true;
-}
-
-static void jadd(jb *b, json_t *arr, json_t *v)
-{
-	if (!v || !arr || json_array_append_new(arr, v) < 0)
-		b->oom = true;
-}
 
 /* JSON has no NaN or infinity. */
 static json_t *jnum(double v)
 {
 	return json_real(isfinite(v) ? v : 0);
-}
-
-static json_t *ju64(uint64_t v)
-{
-	return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
 }
 
 /* A name from a trace or the command line: valid UTF-8 always, control and stray bytes as \xNN. */
@@ -407,33 +388,33 @@ static json_t *jname(const char *s)
 }
 
 /* A latency distribution in µs: the keys docs/replay.md lists under "latency object". */
-static json_t *jlat(jb *b, const rp_replay_lat *l)
+static json_t *jlat(rp_jb *b, const rp_replay_lat *l)
 {
 	json_t *const o = json_object();
-	jput(b, o, "count", ju64(l->count));
-	jput(b, o, "min", jnum(l->min_us));
-	jput(b, o, "mean", jnum(l->avg_us));
-	jput(b, o, "stddev", jnum(l->stddev_us));
-	jput(b, o, "p50", jnum(l->p50_us));
-	jput(b, o, "p90", jnum(l->p90_us));
-	jput(b, o, "p95", jnum(l->p95_us));
-	jput(b, o, "p99", jnum(l->p99_us));
-	jput(b, o, "p999", jnum(l->p999_us));
-	jput(b, o, "p9999", jnum(l->p9999_us));
-	jput(b, o, "max", jnum(l->max_us));
+	rp_jb_put(b, o, "count", rp_jb_u64(l->count));
+	rp_jb_put(b, o, "min", jnum(l->min_us));
+	rp_jb_put(b, o, "mean", jnum(l->avg_us));
+	rp_jb_put(b, o, "stddev", jnum(l->stddev_us));
+	rp_jb_put(b, o, "p50", jnum(l->p50_us));
+	rp_jb_put(b, o, "p90", jnum(l->p90_us));
+	rp_jb_put(b, o, "p95", jnum(l->p95_us));
+	rp_jb_put(b, o, "p99", jnum(l->p99_us));
+	rp_jb_put(b, o, "p999", jnum(l->p999_us));
+	rp_jb_put(b, o, "p9999", jnum(l->p9999_us));
+	rp_jb_put(b, o, "max", jnum(l->max_us));
 	return o;
 }
 
 /* A histogram: its non-empty buckets as [lowest value in ns, count], by increasing value. */
-static json_t *jhist(jb *b, const rp_hist *h)
+static json_t *jhist(rp_jb *b, const rp_hist *h)
 {
 	if (!h || !h->count)
 		return json_null();
 	json_t *const o = json_object();
-	jput(b, o, "count", ju64(h->count));
-	jput(b, o, "sum_ns", ju64(h->sum));
-	jput(b, o, "min_ns", ju64(h->min));
-	jput(b, o, "max_ns", ju64(h->max));
+	rp_jb_put(b, o, "count", rp_jb_u64(h->count));
+	rp_jb_put(b, o, "sum_ns", rp_jb_u64(h->sum));
+	rp_jb_put(b, o, "min_ns", rp_jb_u64(h->min));
+	rp_jb_put(b, o, "max_ns", rp_jb_u64(h->max));
 	json_t *const buckets = json_array();
 	for (unsigned i = 0; i < RP_HIST_BUCKETS; i++) {
 		if (!h->bucket[i])
@@ -441,21 +422,21 @@ static json_t *jhist(jb *b, const rp_hist *h)
 		uint64_t lo, hi;
 		rp__hist_bucket_range(i, &lo, &hi);
 		json_t *const pair = json_array();
-		jadd(b, pair, ju64(lo));
-		jadd(b, pair, ju64(h->bucket[i]));
-		jadd(b, buckets, pair);
+		rp_jb_add(b, pair, rp_jb_u64(lo));
+		rp_jb_add(b, pair, rp_jb_u64(h->bucket[i]));
+		rp_jb_add(b, buckets, pair);
 	}
-	jput(b, o, "buckets", buckets);
+	rp_jb_put(b, o, "buckets", buckets);
 	return o;
 }
 
-static json_t *jlayout(jb *b)
+static json_t *jlayout(rp_jb *b)
 {
 	json_t *const o = json_object();
-	jput(b, o, "unit", json_string("ns"));
-	jput(b, o, "sub_bits", json_integer(RP_HIST_SUB_BITS));
-	jput(b, o, "max_bits", json_integer(RP_HIST_MAX_BITS));
-	jput(b, o, "buckets", json_integer(RP_HIST_BUCKETS));
+	rp_jb_put(b, o, "unit", json_string("ns"));
+	rp_jb_put(b, o, "sub_bits", json_integer(RP_HIST_SUB_BITS));
+	rp_jb_put(b, o, "max_bits", json_integer(RP_HIST_MAX_BITS));
+	rp_jb_put(b, o, "buckets", json_integer(RP_HIST_BUCKETS));
 	return o;
 }
 
@@ -474,60 +455,60 @@ static json_t *jtime(int64_t ns)
 	return json_string(buf);
 }
 
-static json_t *jprov(jb *b, const rp_replay_provenance *p)
+static json_t *jprov(rp_jb *b, const rp_replay_provenance *p)
 {
 	if (!p)
 		return json_null();
 	json_t *const o = json_object();
-	jput(b, o, "reprise_version", jname(p->version));
+	rp_jb_put(b, o, "reprise_version", jname(p->version));
 	json_t *const feat = json_array();
 	for (const char *const *f = p->features; f && *f; f++)
-		jadd(b, feat, jname(*f));
-	jput(b, o, "build_features", feat);
+		rp_jb_add(b, feat, jname(*f));
+	rp_jb_put(b, o, "build_features", feat);
 	json_t *const argv = json_array();
 	for (int i = 0; p->argv && i < p->argc; i++)
-		jadd(b, argv, jname(p->argv[i]));
-	jput(b, o, "command_line", argv);
-	jput(b, o, "start_time", jtime(p->start_epoch_ns));
-	jput(b, o, "start_epoch_ns", p->start_epoch_ns < 0 ? json_null() : json_integer(p->start_epoch_ns));
-	jput(b, o, "host", jname(p->host));
-	jput(b, o, "kernel", jname(p->kernel));
+		rp_jb_add(b, argv, jname(p->argv[i]));
+	rp_jb_put(b, o, "command_line", argv);
+	rp_jb_put(b, o, "start_time", jtime(p->start_epoch_ns));
+	rp_jb_put(b, o, "start_epoch_ns", p->start_epoch_ns < 0 ? json_null() : json_integer(p->start_epoch_ns));
+	rp_jb_put(b, o, "host", jname(p->host));
+	rp_jb_put(b, o, "kernel", jname(p->kernel));
 	json_t *const trace = json_object();
-	jput(b, trace, "path", jname(p->trace_path));
-	jput(b, trace, "sha256", jname(p->trace_sha256));
-	jput(b, trace, "hash_seconds", p->hash_seconds < 0 ? json_null() : jnum(p->hash_seconds));
-	jput(b, o, "trace", trace);
+	rp_jb_put(b, trace, "path", jname(p->trace_path));
+	rp_jb_put(b, trace, "sha256", jname(p->trace_sha256));
+	rp_jb_put(b, trace, "hash_seconds", p->hash_seconds < 0 ? json_null() : jnum(p->hash_seconds));
+	rp_jb_put(b, o, "trace", trace);
 	json_t *const target = json_object();
-	jput(b, target, "path", jname(p->target));
-	jput(b, target, "fs_type", jname(p->target_fs));
-	jput(b, target, "fs_magic", jname(p->target_fs_magic));
-	jput(b, target, "mount_point", jname(p->target_mount));
-	jput(b, target, "mount_options", jname(p->target_mount_opts));
-	jput(b, target, "fs_options", jname(p->target_fs_opts));
-	jput(b, o, "target", target);
+	rp_jb_put(b, target, "path", jname(p->target));
+	rp_jb_put(b, target, "fs_type", jname(p->target_fs));
+	rp_jb_put(b, target, "fs_magic", jname(p->target_fs_magic));
+	rp_jb_put(b, target, "mount_point", jname(p->target_mount));
+	rp_jb_put(b, target, "mount_options", jname(p->target_mount_opts));
+	rp_jb_put(b, target, "fs_options", jname(p->target_fs_opts));
+	rp_jb_put(b, o, "target", target);
 	return o;
 }
 
-static json_t *jopstats(jb *b, const rp_replay_opstats *o)
+static json_t *jopstats(rp_jb *b, const rp_replay_opstats *o)
 {
 	json_t *const j = json_object();
-	jput(b, j, "count", ju64(o->count));
-	jput(b, j, "bytes", ju64(o->bytes));
-	jput(b, j, "avg_us", jnum(o->avg_us));
-	jput(b, j, "p50_us", jnum(o->p50_us));
-	jput(b, j, "p99_us", jnum(o->p99_us));
-	jput(b, j, "p999_us", jnum(o->p999_us));
-	jput(b, j, "max_us", jnum(o->max_us));
-	jput(b, j, "failures", ju64(o->failures));
-	jput(b, j, "failures_expected", ju64(o->failures_expected));
-	jput(b, j, "mismatches", ju64(o->mismatches));
-	jput(b, j, "unknown_handles", ju64(o->unknown_handles));
-	jput(b, j, "skipped", ju64(o->skipped));
-	jput(b, j, "escapes", ju64(o->escapes));
-	jput(b, j, "unsupported", ju64(o->unsupported));
-	jput(b, j, "special_files", ju64(o->specials));
-	jput(b, j, "latency_us", jlat(b, &o->lat));
-	jput(b, j, "histogram", jhist(b, o->hist));
+	rp_jb_put(b, j, "count", rp_jb_u64(o->count));
+	rp_jb_put(b, j, "bytes", rp_jb_u64(o->bytes));
+	rp_jb_put(b, j, "avg_us", jnum(o->avg_us));
+	rp_jb_put(b, j, "p50_us", jnum(o->p50_us));
+	rp_jb_put(b, j, "p99_us", jnum(o->p99_us));
+	rp_jb_put(b, j, "p999_us", jnum(o->p999_us));
+	rp_jb_put(b, j, "max_us", jnum(o->max_us));
+	rp_jb_put(b, j, "failures", rp_jb_u64(o->failures));
+	rp_jb_put(b, j, "failures_expected", rp_jb_u64(o->failures_expected));
+	rp_jb_put(b, j, "mismatches", rp_jb_u64(o->mismatches));
+	rp_jb_put(b, j, "unknown_handles", rp_jb_u64(o->unknown_handles));
+	rp_jb_put(b, j, "skipped", rp_jb_u64(o->skipped));
+	rp_jb_put(b, j, "escapes", rp_jb_u64(o->escapes));
+	rp_jb_put(b, j, "unsupported", rp_jb_u64(o->unsupported));
+	rp_jb_put(b, j, "special_files", rp_jb_u64(o->specials));
+	rp_jb_put(b, j, "latency_us", jlat(b, &o->lat));
+	rp_jb_put(b, j, "histogram", jhist(b, o->hist));
 	return j;
 }
 
@@ -535,114 +516,116 @@ static json_t *jopstats(jb *b, const rp_replay_opstats *o)
  * d, and in d's "target" what was in flight at the target with its latency
  * (lat NULL: none); the run's (total) with its histogram too.
  */
-static json_t *jdepth(jb *b, const rp_replay_depth *d, json_t *j, const rp_replay_lat *lat, bool total, const rp_hist *hist)
+static json_t *jdepth(rp_jb *b, const rp_replay_depth *d, json_t *j, const rp_replay_lat *lat, bool total,
+		      const rp_hist *hist)
 {
-	jput(b, j, "max", json_integer(d->max));
-	jput(b, j, "mean", jnum(d->mean));
-	jput(b, j, "recorded_max", json_integer(d->rec_max));
-	jput(b, j, "recorded_mean", jnum(d->rec_mean));
-	jput(b, j, "bound", json_integer(d->bound));
+	rp_jb_put(b, j, "max", json_integer(d->max));
+	rp_jb_put(b, j, "mean", jnum(d->mean));
+	rp_jb_put(b, j, "recorded_max", json_integer(d->rec_max));
+	rp_jb_put(b, j, "recorded_mean", jnum(d->rec_mean));
+	rp_jb_put(b, j, "bound", json_integer(d->bound));
 	/* At the target (rp_replay_depth.tgt_*): measured false when the backend does not say when it sends. */
 	static const rp_replay_lat none;
 	json_t *const t = json_object();
-	jput(b, t, "measured", json_boolean(d->tgt_requests != 0));
-	jput(b, t, "max", json_integer(d->tgt_max));
-	jput(b, t, "mean", jnum(d->tgt_mean));
-	jput(b, t, "busy_mean", jnum(d->tgt_busy_mean));
-	jput(b, t, "busy_s", jnum((double)d->tgt_busy_ns / 1e9));
-	jput(b, t, "requests", ju64(d->tgt_requests));
-	jput(b, t, "unmeasured", ju64(d->tgt_unmeasured));
-	jput(b, t, "latency_us", jlat(b, lat ? lat : &none));
+	rp_jb_put(b, t, "measured", json_boolean(d->tgt_requests != 0));
+	rp_jb_put(b, t, "max", json_integer(d->tgt_max));
+	rp_jb_put(b, t, "mean", jnum(d->tgt_mean));
+	rp_jb_put(b, t, "busy_mean", jnum(d->tgt_busy_mean));
+	rp_jb_put(b, t, "busy_s", jnum((double)d->tgt_busy_ns / 1e9));
+	rp_jb_put(b, t, "requests", rp_jb_u64(d->tgt_requests));
+	rp_jb_put(b, t, "unmeasured", rp_jb_u64(d->tgt_unmeasured));
+	rp_jb_put(b, t, "latency_us", jlat(b, lat ? lat : &none));
 	if (total)
-		jput(b, t, "histogram", jhist(b, hist));
-	jput(b, j, "target", t);
+		rp_jb_put(b, t, "histogram", jhist(b, hist));
+	rp_jb_put(b, j, "target", t);
 	return j;
 }
 
-static json_t *build(jb *b, const rp_replay_results *res, const rp_replay_provenance *prov)
+static json_t *build(rp_jb *b, const rp_replay_results *res, const rp_replay_provenance *prov)
 {
 	json_t *const d = json_object();
-	jput(b, d, "schema", json_string("reprise-replay"));
-	jput(b, d, "schema_version", json_integer(RP_REPLAY_JSON_SCHEMA));
-	jput(b, d, "provenance", jprov(b, prov));
-	jput(b, d, "backend", jname(res->backend ? res->backend : ""));
-	jput(b, d, "timing", json_string(rp_timing_name(res->timing)));
-	jput(b, d, "speed", jnum(res->speed));
-	jput(b, d, "order", json_string(rp_order_name(res->order)));
-	jput(b, d, "order_auto", json_boolean(res->order_auto));
-	jput(b, d, "order_why", res->order_auto ? jname(res->order_why) : json_null());
-	jput(b, d, "order_fallback", json_boolean(res->order_fallback));
-	jput(b, d, "order_resources", ju64(res->order_resources));
-	jput(b, d, "order_bytes", ju64(res->order_bytes));
-	jput(b, d, "order_waits", ju64(res->order_waits));
-	jput(b, d, "order_wait_us", jnum(res->order_wait_us));
-	jput(b, d, "clients", ju64(res->clients));
-	jput(b, d, "stop", json_string(rp_stop_name(res->stop)));
-	jput(b, d, "elapsed_s", jnum(res->elapsed_s));
-	jput(b, d, "warmup_s", jnum(res->warmup_s));
-	jput(b, d, "total_ops", ju64(res->ops));
-	jput(b, d, "bytes", ju64(res->bytes));
-	jput(b, d, "ops_per_sec", jnum(res->ops_per_sec));
-	jput(b, d, "mb_per_sec", jnum(res->mb_per_sec));
+	rp_jb_put(b, d, "schema", json_string("reprise-replay"));
+	rp_jb_put(b, d, "schema_version", json_integer(RP_REPLAY_JSON_SCHEMA));
+	rp_jb_put(b, d, "provenance", jprov(b, prov));
+	rp_jb_put(b, d, "backend", jname(res->backend ? res->backend : ""));
+	rp_jb_put(b, d, "timing", json_string(rp_timing_name(res->timing)));
+	rp_jb_put(b, d, "speed", jnum(res->speed));
+	rp_jb_put(b, d, "order", json_string(rp_order_name(res->order)));
+	rp_jb_put(b, d, "order_auto", json_boolean(res->order_auto));
+	rp_jb_put(b, d, "order_why", res->order_auto ? jname(res->order_why) : json_null());
+	rp_jb_put(b, d, "order_fallback", json_boolean(res->order_fallback));
+	rp_jb_put(b, d, "order_resources", rp_jb_u64(res->order_resources));
+	rp_jb_put(b, d, "order_bytes", rp_jb_u64(res->order_bytes));
+	rp_jb_put(b, d, "order_waits", rp_jb_u64(res->order_waits));
+	rp_jb_put(b, d, "order_wait_us", jnum(res->order_wait_us));
+	rp_jb_put(b, d, "clients", rp_jb_u64(res->clients));
+	rp_jb_put(b, d, "stop", json_string(rp_stop_name(res->stop)));
+	rp_jb_put(b, d, "elapsed_s", jnum(res->elapsed_s));
+	rp_jb_put(b, d, "warmup_s", jnum(res->warmup_s));
+	rp_jb_put(b, d, "total_ops", rp_jb_u64(res->ops));
+	rp_jb_put(b, d, "bytes", rp_jb_u64(res->bytes));
+	rp_jb_put(b, d, "ops_per_sec", jnum(res->ops_per_sec));
+	rp_jb_put(b, d, "mb_per_sec", jnum(res->mb_per_sec));
 	json_t *cpu = json_object();
-	jput(b, cpu, "user_s", !prov || prov->cpu_user_s < 0 ? json_null() : jnum(prov->cpu_user_s));
-	jput(b, cpu, "sys_s", !prov || prov->cpu_sys_s < 0 ? json_null() : jnum(prov->cpu_sys_s));
-	jput(b, d, "cpu", cpu);
+	rp_jb_put(b, cpu, "user_s", !prov || prov->cpu_user_s < 0 ? json_null() : jnum(prov->cpu_user_s));
+	rp_jb_put(b, cpu, "sys_s", !prov || prov->cpu_sys_s < 0 ? json_null() : jnum(prov->cpu_sys_s));
+	rp_jb_put(b, d, "cpu", cpu);
 	json_t *const lag = json_object();
-	jput(b, lag, "p50", jnum(res->lag_p50_us));
-	jput(b, lag, "p99", jnum(res->lag_p99_us));
-	jput(b, lag, "max", jnum(res->lag_max_us));
-	jput(b, lag, "count", ju64(res->lag_count));
-	jput(b, d, "lag_us", lag);
+	rp_jb_put(b, lag, "p50", jnum(res->lag_p50_us));
+	rp_jb_put(b, lag, "p99", jnum(res->lag_p99_us));
+	rp_jb_put(b, lag, "max", jnum(res->lag_max_us));
+	rp_jb_put(b, lag, "count", rp_jb_u64(res->lag_count));
+	rp_jb_put(b, d, "lag_us", lag);
 	/* afap has no schedule: null, the thresholds only */
 	const rp_replay_schedule *const sc = &res->schedule;
 	json_t *const sched = json_object();
-	jput(b, sched, "span_s", sc->known ? jnum(sc->span_s) : json_null());
-	jput(b, sched, "recorded_span_s", sc->known ? jnum(sc->rec_span_s) : json_null());
-	jput(b, sched, "span_ratio", sc->known && sc->ratio >= 0 ? jnum(sc->ratio) : json_null());
-	jput(b, sched, "behind", sc->known ? json_boolean(sc->behind) : json_null());
-	jput(b, sched, "behind_span", jnum(sc->max_ratio));
-	jput(b, sched, "behind_lag_us", jnum(sc->max_lag_us));
-	jput(b, d, "schedule", sched);
+	rp_jb_put(b, sched, "span_s", sc->known ? jnum(sc->span_s) : json_null());
+	rp_jb_put(b, sched, "recorded_span_s", sc->known ? jnum(sc->rec_span_s) : json_null());
+	rp_jb_put(b, sched, "span_ratio", sc->known && sc->ratio >= 0 ? jnum(sc->ratio) : json_null());
+	rp_jb_put(b, sched, "behind", sc->known ? json_boolean(sc->behind) : json_null());
+	rp_jb_put(b, sched, "behind_span", jnum(sc->max_ratio));
+	rp_jb_put(b, sched, "behind_lag_us", jnum(sc->max_lag_us));
+	rp_jb_put(b, d, "schedule", sched);
 	char why[512];
 	rp_replay_cause_text(res, why, sizeof(why));
-	jput(b, d, "mismatch_share", jnum(res->mismatch_share));
-	jput(b, d, "representative", json_boolean(res->representative));
-	jput(b, d, "likely_cause", rp_cause_name(res->likely_cause) ? json_string(rp_cause_name(res->likely_cause)) : json_null());
-	jput(b, d, "likely_cause_text", why[0] ? json_string(why) : json_null());
-	jput(b, d, "latency_us", jlat(b, &res->lat));
-	jput(b, d, "histogram_layout", jlayout(b));
-	jput(b, d, "histogram", jhist(b, res->hist));
-	jput(b, d, "warmup_ops", ju64(res->warmup_ops));
-	jput(b, d, "passes", ju64(res->passes));
-	jput(b, d, "failures", ju64(res->failures));
-	jput(b, d, "failures_expected", ju64(res->failures_expected));
-	jput(b, d, "mismatches", ju64(res->mismatches));
-	jput(b, d, "unknown_handles", ju64(res->unknown_handles));
-	jput(b, d, "skipped", ju64(res->skipped));
-	jput(b, d, "escapes", ju64(res->escapes));
-	jput(b, d, "unsupported", ju64(res->unsupported));
-	jput(b, d, "special_files", ju64(res->specials));
+	rp_jb_put(b, d, "mismatch_share", jnum(res->mismatch_share));
+	rp_jb_put(b, d, "representative", json_boolean(res->representative));
+	rp_jb_put(b, d, "likely_cause",
+		  rp_cause_name(res->likely_cause) ? json_string(rp_cause_name(res->likely_cause)) : json_null());
+	rp_jb_put(b, d, "likely_cause_text", why[0] ? json_string(why) : json_null());
+	rp_jb_put(b, d, "latency_us", jlat(b, &res->lat));
+	rp_jb_put(b, d, "histogram_layout", jlayout(b));
+	rp_jb_put(b, d, "histogram", jhist(b, res->hist));
+	rp_jb_put(b, d, "warmup_ops", rp_jb_u64(res->warmup_ops));
+	rp_jb_put(b, d, "passes", rp_jb_u64(res->passes));
+	rp_jb_put(b, d, "failures", rp_jb_u64(res->failures));
+	rp_jb_put(b, d, "failures_expected", rp_jb_u64(res->failures_expected));
+	rp_jb_put(b, d, "mismatches", rp_jb_u64(res->mismatches));
+	rp_jb_put(b, d, "unknown_handles", rp_jb_u64(res->unknown_handles));
+	rp_jb_put(b, d, "skipped", rp_jb_u64(res->skipped));
+	rp_jb_put(b, d, "escapes", rp_jb_u64(res->escapes));
+	rp_jb_put(b, d, "unsupported", rp_jb_u64(res->unsupported));
+	rp_jb_put(b, d, "special_files", rp_jb_u64(res->specials));
 	/* The backend's mode (null when it has none), what went as recorded, what fell back by reason. */
-	jput(b, d, "backend_mode", res->backend_mode ? json_string(res->backend_mode) : json_null());
-	jput(b, d, "backend_mode_why", res->backend_mode_why ? json_string(res->backend_mode_why) : json_null());
-	jput(b, d, "protocol_ops", ju64(res->protocol_ops));
+	rp_jb_put(b, d, "backend_mode", res->backend_mode ? json_string(res->backend_mode) : json_null());
+	rp_jb_put(b, d, "backend_mode_why", res->backend_mode_why ? json_string(res->backend_mode_why) : json_null());
+	rp_jb_put(b, d, "protocol_ops", rp_jb_u64(res->protocol_ops));
 	json_t *const fb = json_object();
 	for (size_t i = 0; i < res->n_fallbacks; i++)
-		jput(b, fb, res->fallbacks[i].reason, ju64(res->fallbacks[i].count));
-	jput(b, d, "fallbacks", fb);
-	jput(b, d, "backend_own_requests", ju64(res->own_requests));
+		rp_jb_put(b, fb, res->fallbacks[i].reason, rp_jb_u64(res->fallbacks[i].count));
+	rp_jb_put(b, d, "fallbacks", fb);
+	rp_jb_put(b, d, "backend_own_requests", rp_jb_u64(res->own_requests));
 
 	json_t *const counts = json_object(), *const ops = json_object();
 	for (unsigned op = 0; op < RP_OP__COUNT; op++) {
 		const rp_replay_opstats *const o = &res->op[op];
 		if (o->count)
-			jput(b, counts, rp_op_name(op), ju64(o->count));
+			rp_jb_put(b, counts, rp_op_name(op), rp_jb_u64(o->count));
 		if (o->count || o->skipped || o->escapes || o->unsupported)
-			jput(b, ops, rp_op_name(op), jopstats(b, o));
+			rp_jb_put(b, ops, rp_op_name(op), jopstats(b, o));
 	}
-	jput(b, d, "op_counts", counts);
-	jput(b, d, "ops", ops);
+	rp_jb_put(b, d, "op_counts", counts);
+	rp_jb_put(b, d, "ops", ops);
 
 	json_t *const errs = json_object();
 	for (unsigned e = 0; e < RP_REPLAY_ERRNO_MAX; e++) {
@@ -651,131 +634,131 @@ static json_t *build(jb *b, const rp_replay_results *res, const rp_replay_proven
 		const char *const name = e ? rp_replay_errno_name((int)e) : "other";
 		char num[16];
 		snprintf(num, sizeof(num), "%u", e);
-		jput(b, errs, name ? name : num, ju64(res->errnos[e]));
+		rp_jb_put(b, errs, name ? name : num, rp_jb_u64(res->errnos[e]));
 	}
-	jput(b, d, "errors", errs);
+	rp_jb_put(b, d, "errors", errs);
 
 	json_t *const inflight = json_object();
-	jput(b, inflight, "max_inflight", json_integer(res->max_inflight));
-	jput(b, inflight, "auto", json_boolean(res->inflight_auto));
-	jput(b, inflight, "cap", res->inflight_auto ? json_integer(res->inflight_cap) : json_null());
+	rp_jb_put(b, inflight, "max_inflight", json_integer(res->max_inflight));
+	rp_jb_put(b, inflight, "auto", json_boolean(res->inflight_auto));
+	rp_jb_put(b, inflight, "cap", res->inflight_auto ? json_integer(res->inflight_cap) : json_null());
 	jdepth(b, &res->depth, inflight, &res->tgt_lat, true, res->tgt_hist);
 	json_t *const dclients = json_array();
 	for (size_t i = 0; i < res->n_client_depth; i++)
-		jadd(b, dclients, jdepth(b, &res->client_depth[i], json_object(), res->client ? &res->client[i].tgt_lat : NULL,
-					 false, NULL));
-	jput(b, inflight, "clients", dclients);
-	jput(b, d, "inflight", inflight);
+		rp_jb_add(b, dclients, jdepth(b, &res->client_depth[i], json_object(), res->client ? &res->client[i].tgt_lat : NULL,
+					      false, NULL));
+	rp_jb_put(b, inflight, "clients", dclients);
+	rp_jb_put(b, d, "inflight", inflight);
 
 	json_t *const cres = json_array();
 	for (size_t i = 0; res->client && i < res->n_client_depth; i++) {
 		const rp_replay_client *const c = &res->client[i];
 		json_t *const j = json_object();
-		jput(b, j, "client", ju64(i));
-		jput(b, j, "trace_client", json_integer(c->trace_client));
-		jput(b, j, "clone", json_integer(c->clone));
-		jput(b, j, "dir", jname(c->dir ? c->dir : ""));
-		jput(b, j, "stop", jname(rp_stop_name(c->stop)));
-		jput(b, j, "ops", ju64(c->ops));
-		jput(b, j, "bytes", ju64(c->bytes));
-		jput(b, j, "failures", ju64(c->failures));
-		jput(b, j, "mismatches", ju64(c->mismatches));
-		jput(b, j, "warmup_ops", ju64(c->warmup_ops));
-		jput(b, j, "passes", ju64(c->passes));
-		jput(b, j, "order_waits", ju64(c->order_waits));
-		jput(b, j, "order_wait_us", jnum(c->order_wait_us));
-		jput(b, j, "latency_us", jlat(b, &c->lat));
-		jadd(b, cres, j);
+		rp_jb_put(b, j, "client", rp_jb_u64(i));
+		rp_jb_put(b, j, "trace_client", json_integer(c->trace_client));
+		rp_jb_put(b, j, "clone", json_integer(c->clone));
+		rp_jb_put(b, j, "dir", jname(c->dir ? c->dir : ""));
+		rp_jb_put(b, j, "stop", jname(rp_stop_name(c->stop)));
+		rp_jb_put(b, j, "ops", rp_jb_u64(c->ops));
+		rp_jb_put(b, j, "bytes", rp_jb_u64(c->bytes));
+		rp_jb_put(b, j, "failures", rp_jb_u64(c->failures));
+		rp_jb_put(b, j, "mismatches", rp_jb_u64(c->mismatches));
+		rp_jb_put(b, j, "warmup_ops", rp_jb_u64(c->warmup_ops));
+		rp_jb_put(b, j, "passes", rp_jb_u64(c->passes));
+		rp_jb_put(b, j, "order_waits", rp_jb_u64(c->order_waits));
+		rp_jb_put(b, j, "order_wait_us", jnum(c->order_wait_us));
+		rp_jb_put(b, j, "latency_us", jlat(b, &c->lat));
+		rp_jb_add(b, cres, j);
 	}
-	jput(b, d, "client_results", cres);
+	rp_jb_put(b, d, "client_results", cres);
 
 	json_t *const prep = json_object();
-	jput(b, prep, "ran", json_boolean(res->prepare.ran));
-	jput(b, prep, "dirs", ju64(res->prepare.dirs));
-	jput(b, prep, "files", ju64(res->prepare.files));
-	jput(b, prep, "bytes", ju64(res->prepare.bytes));
-	jput(b, prep, "failures", ju64(res->prepare.failures));
-	jput(b, prep, "seconds", jnum(res->prepare.seconds));
-	jput(b, prep, "fill", json_string(rp_prepare_fill_name(res->prepare.fill)));
-	jput(b, prep, "written", ju64(res->prepare.written));
-	jput(b, prep, "kept", ju64(res->prepare.kept));
-	jput(b, prep, "extended", ju64(res->prepare.extended));
-	jput(b, prep, "caches_dropped", res->prepare.caches == 0 ? json_null() : json_boolean(res->prepare.caches == 1));
+	rp_jb_put(b, prep, "ran", json_boolean(res->prepare.ran));
+	rp_jb_put(b, prep, "dirs", rp_jb_u64(res->prepare.dirs));
+	rp_jb_put(b, prep, "files", rp_jb_u64(res->prepare.files));
+	rp_jb_put(b, prep, "bytes", rp_jb_u64(res->prepare.bytes));
+	rp_jb_put(b, prep, "failures", rp_jb_u64(res->prepare.failures));
+	rp_jb_put(b, prep, "seconds", jnum(res->prepare.seconds));
+	rp_jb_put(b, prep, "fill", json_string(rp_prepare_fill_name(res->prepare.fill)));
+	rp_jb_put(b, prep, "written", rp_jb_u64(res->prepare.written));
+	rp_jb_put(b, prep, "kept", rp_jb_u64(res->prepare.kept));
+	rp_jb_put(b, prep, "extended", rp_jb_u64(res->prepare.extended));
+	rp_jb_put(b, prep, "caches_dropped", res->prepare.caches == 0 ? json_null() : json_boolean(res->prepare.caches == 1));
 	const rp_replay_image *const im = &res->prepare.image;
 	json_t *imj = json_null();
 	if (im->asked) {
 		imj = json_object();
-		jput(b, imj, "source", im->source ? jname(im->source) : json_null());
-		jput(b, imj, "root", jname(im->root));
-		jput(b, imj, "seed", ju64(im->seed));
-		jput(b, imj, "scale", jnum(im->scale));
-		jput(b, imj, "dirs", ju64(im->dirs));
-		jput(b, imj, "files", ju64(im->files));
-		jput(b, imj, "bytes", ju64(im->bytes));
-		jput(b, imj, "failures", ju64(im->failures));
-		jput(b, imj, "capped", ju64(im->capped));
-		jput(b, imj, "shallow", ju64(im->shallow));
-		jput(b, imj, "seconds", jnum(im->seconds));
+		rp_jb_put(b, imj, "source", im->source ? jname(im->source) : json_null());
+		rp_jb_put(b, imj, "root", jname(im->root));
+		rp_jb_put(b, imj, "seed", rp_jb_u64(im->seed));
+		rp_jb_put(b, imj, "scale", jnum(im->scale));
+		rp_jb_put(b, imj, "dirs", rp_jb_u64(im->dirs));
+		rp_jb_put(b, imj, "files", rp_jb_u64(im->files));
+		rp_jb_put(b, imj, "bytes", rp_jb_u64(im->bytes));
+		rp_jb_put(b, imj, "failures", rp_jb_u64(im->failures));
+		rp_jb_put(b, imj, "capped", rp_jb_u64(im->capped));
+		rp_jb_put(b, imj, "shallow", rp_jb_u64(im->shallow));
+		rp_jb_put(b, imj, "seconds", jnum(im->seconds));
 	}
-	jput(b, prep, "image", imj);
-	jput(b, d, "prepare", prep);
+	rp_jb_put(b, prep, "image", imj);
+	rp_jb_put(b, d, "prepare", prep);
 
 	const rp_replay_flush *const fs = &res->final_sync;
 	json_t *const fsj = json_object();
-	jput(b, fsj, "asked", json_boolean(fs->asked));
-	jput(b, fsj, "ran", json_boolean(fs->ran));
-	jput(b, fsj, "seconds", jnum((double)fs->ns / 1e9));
-	jput(b, fsj, "error", rp_replay_flush_why(fs) ? json_string(rp_replay_flush_why(fs)) : json_null());
-	jput(b, fsj, "dirty_bytes_at_end", fs->dirty_start >= 0 && fs->dirty_end >= 0
-						   ? json_integer(fs->dirty_end - fs->dirty_start) : json_null());
-	jput(b, d, "final_sync", fsj);
+	rp_jb_put(b, fsj, "asked", json_boolean(fs->asked));
+	rp_jb_put(b, fsj, "ran", json_boolean(fs->ran));
+	rp_jb_put(b, fsj, "seconds", jnum((double)fs->ns / 1e9));
+	rp_jb_put(b, fsj, "error", rp_replay_flush_why(fs) ? json_string(rp_replay_flush_why(fs)) : json_null());
+	rp_jb_put(b, fsj, "dirty_bytes_at_end", fs->dirty_start >= 0 && fs->dirty_end >= 0
+							? json_integer(fs->dirty_end - fs->dirty_start) : json_null());
+	rp_jb_put(b, d, "final_sync", fsj);
 
 	json_t *const samples = json_array();
 	for (size_t i = 0; i < res->n_samples; i++) {
 		const rp_replay_sample *const s = &res->samples[i];
 		char b1[16], b2[16];
 		json_t *const j = json_object();
-		jput(b, j, "client", json_integer(s->client));
-		jput(b, j, "trace_client", json_integer(s->client)); /* the same: named as cat and stat name clients */
-		jput(b, j, "copy", json_integer(s->copy));
-		jput(b, j, "index", ju64(s->index));
-		jput(b, j, "op", json_string(rp_op_name(s->op) ? rp_op_name(s->op) : "?"));
-		jput(b, j, "path", jname(s->path));
-		jput(b, j, "handle", ju64(s->handle));
-		jput(b, j, "count", ju64(s->count));
-		jput(b, j, "expected", json_string(status_text(s->expected, b1, sizeof(b1))));
-		jput(b, j, "actual", json_string(status_text(s->actual, b2, sizeof(b2))));
-		jadd(b, samples, j);
+		rp_jb_put(b, j, "client", json_integer(s->client));
+		rp_jb_put(b, j, "trace_client", json_integer(s->client)); /* the same: named as cat and stat name clients */
+		rp_jb_put(b, j, "copy", json_integer(s->copy));
+		rp_jb_put(b, j, "index", rp_jb_u64(s->index));
+		rp_jb_put(b, j, "op", json_string(rp_op_name(s->op) ? rp_op_name(s->op) : "?"));
+		rp_jb_put(b, j, "path", jname(s->path));
+		rp_jb_put(b, j, "handle", rp_jb_u64(s->handle));
+		rp_jb_put(b, j, "count", rp_jb_u64(s->count));
+		rp_jb_put(b, j, "expected", json_string(status_text(s->expected, b1, sizeof(b1))));
+		rp_jb_put(b, j, "actual", json_string(status_text(s->actual, b2, sizeof(b2))));
+		rp_jb_add(b, samples, j);
 	}
-	jput(b, d, "mismatch_samples", samples);
-	jput(b, d, "mismatch_other_kinds", ju64(res->sample_others));
+	rp_jb_put(b, d, "mismatch_samples", samples);
+	rp_jb_put(b, d, "mismatch_other_kinds", rp_jb_u64(res->sample_others));
 
 	json_t *const series = json_array();
 	for (size_t i = 0; i < res->n_series; i++) {
 		const rp_replay_second *const s = &res->series[i];
 		json_t *const j = json_object();
-		jput(b, j, "t", ju64(i));
-		jput(b, j, "ops", ju64(s->ops));
-		jput(b, j, "bytes", ju64(s->bytes));
-		jput(b, j, "failures", ju64(s->failures));
-		jput(b, j, "lag_max_us", jnum(s->lag_max_us));
-		jput(b, j, "lat_count", ju64(s->lat_count));
-		jput(b, j, "lat_avg_us", jnum(s->lat_avg_us));
-		jput(b, j, "lat_max_us", jnum(s->lat_max_us));
-		jput(b, j, "warmup", json_boolean(s->warmup));
-		jadd(b, series, j);
+		rp_jb_put(b, j, "t", rp_jb_u64(i));
+		rp_jb_put(b, j, "ops", rp_jb_u64(s->ops));
+		rp_jb_put(b, j, "bytes", rp_jb_u64(s->bytes));
+		rp_jb_put(b, j, "failures", rp_jb_u64(s->failures));
+		rp_jb_put(b, j, "lag_max_us", jnum(s->lag_max_us));
+		rp_jb_put(b, j, "lat_count", rp_jb_u64(s->lat_count));
+		rp_jb_put(b, j, "lat_avg_us", jnum(s->lat_avg_us));
+		rp_jb_put(b, j, "lat_max_us", jnum(s->lat_max_us));
+		rp_jb_put(b, j, "warmup", json_boolean(s->warmup));
+		rp_jb_add(b, series, j);
 	}
-	jput(b, d, "series", series);
-	jput(b, d, "error", res->error[0] ? jname(res->error) : json_null());
+	rp_jb_put(b, d, "series", series);
+	rp_jb_put(b, d, "error", res->error[0] ? jname(res->error) : json_null());
 	return d;
 }
 
 int rp_replay_write_json(const rp_replay_results *res, const rp_replay_provenance *prov, FILE *f)
 {
-	jb b = { .oom = false };
+	rp_jb b = { .failed = false };
 	json_t *const d = build(&b, res, prov);
 	int rc = 0;
-	if (!d || b.oom)
+	if (!d || b.failed)
 		rc = RP_E_NOMEM;
 	else if (json_dumpf(d, f, JSON_INDENT(2) | JSON_REAL_PRECISION(9)) < 0 || fputc('\n', f) == EOF)
 		rc = RP_E_IO;
