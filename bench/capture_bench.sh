@@ -36,8 +36,13 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
+# Ports as the tests pick them (tests/lib/ports.sh): free of every socket, below the ephemeral range.
+. "$top/tests/lib/ports.sh"
+
 make_capture() {
-	local out=$1 smbport=45445 nfsport=42049 mntport=42048
+	local out=$1 base
+	base=$(free_ports $$ 3) || return 1
+	local smbport=$base nfsport=$((base + 1)) mntport=$((base + 2))
 	"$top/tests/fixtures/smbd.sh" start "$work/smb" $smbport
 	"$top/tests/fixtures/ganesha.sh" start "$work/nfs" $nfsport $mntport
 	tcpdump -i lo -s 0 -B 65536 --immediate-mode -U -w "$out" \

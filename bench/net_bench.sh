@@ -31,9 +31,10 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT INT TERM
-listening() { (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; }
-free_port() { p=$1; while listening "$p"; do p=$((p + 1)); done; echo "$p"; }
-nport=$(free_port 42049); mport=$(free_port $((nport + 1))); sport=$(free_port $((mport + 1)))
+# Ports as the tests pick them (tests/lib/ports.sh): free of every socket, below the ephemeral range.
+. "$top/tests/lib/ports.sh"
+base=$(free_ports $$ 3) || exit 1
+nport=$base mport=$((base + 1)) sport=$((base + 2))
 "$fixtures/ganesha.sh" start "$tmp/nfs" "$nport" "$mport" >"$tmp/ganesha.out" 2>&1 || { cat "$tmp/ganesha.out" >&2; exit 1; }
 "$fixtures/smbd.sh" start "$tmp/smb" "$sport" >"$tmp/smbd.out" 2>&1 || { cat "$tmp/smbd.out" >&2; exit 1; }
 nfs_export=$tmp/nfs/export smb_share=$tmp/smb/share

@@ -35,9 +35,10 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT INT TERM
-listening() { (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; }
-free_port() { p=$1; while listening "$p"; do p=$((p + 1)); done; echo "$p"; }
-nport=$(free_port 46049); mport=$(free_port $((nport + 1)))
+# Ports as the tests pick them (tests/lib/ports.sh): free of every socket, below the ephemeral range.
+. "$top/tests/lib/ports.sh"
+nport=$(free_ports $$ 2) || exit 1
+mport=$((nport + 1))
 "$fixtures/ganesha.sh" start "$tmp/nfs" "$nport" "$mport" >"$tmp/ganesha.out" 2>&1 || { cat "$tmp/ganesha.out" >&2; exit 1; }
 export_dir=$tmp/nfs/export
 fresh() { basename "$(mktemp -d "$export_dir/rXXXXXX")"; }

@@ -85,9 +85,9 @@ PY
 	;;
 esac
 case " $parts " in *" nfs "*) ;; *) exit 0 ;; esac
-listening() { (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; }
-nport=42149
-while listening "$nport" || listening $((nport + 1)); do nport=$((nport + 2)); done
+# Ports as the tests pick them (tests/lib/ports.sh): free of every socket, below the ephemeral range.
+. "$top/tests/lib/ports.sh"
+nport=$(free_ports $$ 2) || exit 1
 mport=$((nport + 1))
 "$fixtures/ganesha.sh" start "$tmp/nfs" "$nport" "$mport" >"$tmp/ganesha.out" 2>&1 || { cat "$tmp/ganesha.out" >&2; exit 1; }
 "$gen" "$tmp/t.rpz" 1 "$bursts" 16 >/dev/null || exit 1

@@ -23,22 +23,8 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-# free_port: a TCP port nobody listens on (and the next one, for ganesha's mount port)
-free_port() {
-	python3 -c 'import socket
-for p in range(20000 + __import__("os").getpid() % 20000, 65000, 2):
-    ok = True
-    for q in (p, p + 1):
-        s = socket.socket()
-        try:
-            s.bind(("127.0.0.1", q))
-        except OSError:
-            ok = False
-        s.close()
-    if ok:
-        print(p)
-        break'
-}
+# Ports as the tests pick them (tests/lib/ports.sh): free of every socket, below the ephemeral range.
+. "$(dirname "$0")/../tests/lib/ports.sh"
 
 # counts JSON: "failures mismatches" of a replay's --json
 counts() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["failures"], d["mismatches"])' "$1"; }
@@ -90,14 +76,14 @@ if [ -r /usr/share/dbench/client.txt ]; then
 	rows client.txt "$tmp/client.txt" tmpfs --scale-spread 2
 fi
 if [ "${SERVERS:-0}" = 1 ]; then
-	port=$(free_port)
+	port=$(free_ports $$ 1) || exit 1
 	if "$fixtures/smbd.sh" start "$tmp/smb" "$port" >"$tmp/smbd.out" 2>&1; then
 		smb_url=smb://127.0.0.1:$port/share
 		rows smb "$tmp/smb.rpz" smbd
 	else
 		echo "# smbd did not start: $(tail -1 "$tmp/smbd.out")"
 	fi
-	port=$(free_port)
+	port=$(free_ports $(($$ + 1)) 2) || exit 1
 	if "$fixtures/ganesha.sh" start "$tmp/nfs" "$port" "$((port + 1))" >"$tmp/ganesha.out" 2>&1; then
 		nfs_url="nfs://127.0.0.1/export?version=4&nfsport=$port"
 		rows nfs "$tmp/nfs.rpz" ganesha

@@ -20,7 +20,9 @@ files=${FILES:-1500}
 big_mb=${BIG_MB:-16}
 runs=${RUNS:-5}
 rounds=${ROUNDS:-3}
-port=${SMB3_BENCH_PORT:-44455}
+# Ports as the tests pick them (tests/lib/ports.sh): free of every socket, below the ephemeral range.
+. "$top/tests/lib/ports.sh"
+port=${SMB3_BENCH_PORT:-$(free_ports $$ 1)} || exit 1
 [ -x "$reprise" ] || { echo "smb3_bench: no $reprise (build first, or set REPRISE)" >&2; exit 1; }
 for t in tshark tcpdump perf smbclient smbd; do
 	command -v $t >/dev/null || { echo "smb3_bench: $t not installed" >&2; exit 1; }

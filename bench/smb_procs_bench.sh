@@ -17,9 +17,9 @@ client=/usr/share/dbench/client.txt
 [ -r "$client" ] || { echo "smb_procs_bench: no $client (apt-get install dbench)" >&2; exit 1; }
 tmp=$(mktemp -d /tmp/reprise-smbprocs.XXXXXX) || exit 1
 trap '"$top/tests/fixtures/smbd.sh" stop "$tmp/smb" >/dev/null 2>&1; rm -rf "$tmp"' EXIT INT TERM
-listening() { (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; }
-port=44451
-while listening "$port"; do port=$((port + 1)); done
+# Ports as the tests pick them (tests/lib/ports.sh): free of every socket, below the ephemeral range.
+. "$top/tests/lib/ports.sh"
+port=$(free_ports $$ 1) || exit 1
 "$top/tests/fixtures/smbd.sh" start "$tmp/smb" "$port" >"$tmp/smbd.out" 2>&1 || { cat "$tmp/smbd.out" >&2; exit 1; }
 head -n "$lines" "$client" >"$tmp/w.txt"
 smbd_cpu() { # the CPU seconds of the smbd master and the per-connection smbds it has reaped (and those alive)

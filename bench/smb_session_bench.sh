@@ -20,9 +20,9 @@ tmp=$(mktemp -d /tmp/reprise-smbsess.XXXXXX) || exit 1
 chmod 755 "$tmp"
 cap=
 trap '[ -n "$cap" ] && kill -INT "$cap" 2>/dev/null; "$top/tests/fixtures/smbd.sh" stop "$tmp/smb" >/dev/null 2>&1; rm -rf "$tmp"' EXIT INT TERM
-listening() { (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; }
-port=44551
-while listening "$port"; do port=$((port + 1)); done
+# Ports as the tests pick them (tests/lib/ports.sh): free of every socket, below the ephemeral range.
+. "$top/tests/lib/ports.sh"
+port=$(free_ports $$ 1) || exit 1
 "$top/tests/fixtures/smbd.sh" start "$tmp/smb" "$port" >"$tmp/smbd.out" 2>&1 || { cat "$tmp/smbd.out" >&2; exit 1; }
 share=$tmp/smb/share
 head -c "$size" /dev/urandom >"$tmp/a.bin"
