@@ -104,7 +104,7 @@ _Static_assert(KEY_WORDS == 4 + RPZ_SF__COUNT - RPZ_SF_WANT, "a key word per sha
 
 struct rpz_enc {
 	bbuf col[RPZ_NCOLS];
-	bbuf shapes, out;
+	bbuf shapes, out, out_repeat;
 	shape_key *keys;
 	uint32_t n_keys;
 	uint32_t *slots; /* 0 = empty, else key index + 1 */
@@ -112,6 +112,10 @@ struct rpz_enc {
 	hcache_entry hc[1u << RPZ_HCACHE_BITS];
 	rpz_hist hist; /* pattern layer (hist.window = 0: off): the ops written so far, the repeat finder */
 	rpz_match match;
+	bool shifted; /* the last frame encoded used a shifted repeat (§4.5) */
+	uint32_t n_repeats; /* the last frame's instructions, the first of them */
+	rpz_repeat first;
+	uint64_t first_dt;
 };
 
 rpz_enc *rp__rpz_enc_create(uint32_t max_ops)
@@ -140,6 +144,7 @@ void rp__rpz_enc_destroy(rpz_enc *e)
 		free(e->col[i].p);
 	free(e->shapes.p);
 	free(e->out.p);
+	free(e->out_repeat.p);
 	free(e->keys);
 	free(e->slots);
 	rp__rpz_hist_fini(&e->hist);
@@ -154,6 +159,81 @@ int rp__rpz_enc_pattern(rpz_enc *e, uint32_t window, uint32_t table_bits)
 	rp__rpz_match_fini(&e->match);
 	e->hist.window = window;
 	return window ? rp__rpz_match_init(&e->match, table_bits) : 0;
+}
+
+void rp__rpz_enc_shift(rpz_enc *e, bool on, const uint32_t *const *next, const uint32_t *n_next)
+{
+	e->match.shift = on && e->hist.window;
+	e->match.next = next;
+	e->match.n_next = n_next;
+}
+
+bool rp__rpz_enc_shifted(const rpz_enc *e)
+{
+	return e->shifted;
+}
+
+bool rp__rpz_enc_single(const rpz_enc *e, uint32_t n, rpz_repeat *rp, uint64_t *dt)
+{
+	if (e->n_repeats != 1 || e->first.len != n || (e->first.mode & RPZ_R_TIMES))
+		return false;
+	*rp = e->first;
+	*dt = e->first_dt;
+	return true;
+}
+
+bool rp__rpz_enc_continues(const rpz_enc *e, uint64_t a, const rpz_repeat *rp)
+{
+	/* op a's time step is its source's, as a copy that goes on from op a - 1 would make it */
+	const rpz_hist *const h = &e->hist;
+	if (a < rp->dist + 1 || a >= h->n || h->n - (a - rp->dist - 1) > h->cap)
+		return false;
+	const uint64_t src = a - rp->dist;
+	return rp__rpz_hist_at(h, a)->t_start - rp__rpz_hist_at(h, a - 1)->t_start ==
+	       rp__rpz_hist_at(h, src)->t_start - rp__rpz_hist_at(h, src - 1)->t_start;
+}
+
+int rp__rpz_encode_repeat(rpz_enc *e, const rpz_frame_id *id, const uint8_t *strings, size_t strings_len,
+			  const rpz_repeat *rp, uint64_t dt, const uint8_t **out, size_t *out_len)
+{
+	uint8_t rep[60];
+	size_t r = 0;
+	r += rp_put_uvarint(rep + r, 0);
+	r += rp_put_uvarint(rep + r, rp->len);
+	r += rp_put_uvarint(rep + r, rp->dist);
+	r += rp_put_uvarint(rep + r, rp->mode);
+	r += rp_put_uvarint(rep + r, zz(dt));
+	if (rp->mode & RPZ_R_HANDLE)
+		r += rp_put_uvarint(rep + r, zz(rp->dh));
+	if (rp->mode & RPZ_R_CLIENT)
+		r += rp_put_uvarint(rep + r, zz32(rp->dc));
+	if (rp->mode & RPZ_R_OFFSET)
+		r += rp_put_uvarint(rep + r, zz(rp->doff));
+	bbuf *const b = &e->out_repeat; /* the writer holds it while it encodes the next frame */
+	b->len = 0;
+	if (reserve(b, strings_len + r + 30 * 10) < 0)
+		return RP_E_NOMEM;
+	put(b, id->frame_no);
+	put(b, id->first_op);
+	put(b, id->n_ops);
+	put(b, id->first_string);
+	put(b, id->n_strings);
+	put(b, strings_len);
+	put(b, 0); /* shapes */
+	put(b, 0);
+	put(b, RPZ_NCOLS);
+	for (int i = 0; i < RPZ_NCOLS; i++)
+		put(b, i == RPZ_COL_REPEAT ? r : 0);
+	if (strings_len)
+		memcpy(b->p + b->len, strings, strings_len);
+	b->len += strings_len;
+	memcpy(b->p + b->len, rep, r);
+	b->len += r;
+	if (b->len > RPZ_CONTENT_MAX)
+		return RP_E_LIMIT;
+	*out = b->p;
+	*out_len = b->len;
+	return 0;
 }
 
 /*
@@ -231,6 +311,9 @@ int rp__rpz_encode(rpz_enc *e, const rpz_frame_id *id, const rp_op *ops, const u
 	if (pattern && rp__rpz_match_frame(&e->match, &e->hist, ops, n) < 0)
 		return RP_E_NOMEM;
 	uint32_t lit_from = 0; /* first op after the last repeat */
+	e->shifted = false;
+	e->n_repeats = 0;
+	e->first.len = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		const rp_op *const o = &ops[i];
 		rpz_repeat rp;
@@ -244,6 +327,15 @@ int rp__rpz_encode(rpz_enc *e, const rpz_frame_id *id, const rp_op *ops, const u
 				put(r, zz(o->t_start - t_prev));
 			if (rp.mode & RPZ_R_HANDLE)
 				put(r, zz(rp.dh));
+			if (rp.mode & RPZ_R_CLIENT)
+				put(r, zz32(rp.dc));
+			if (rp.mode & RPZ_R_OFFSET)
+				put(r, zz(rp.doff));
+			e->shifted |= (rp.mode & ~(uint32_t)RPZ_R_ALL) != 0;
+			if (!e->n_repeats++ && i == 0) {
+				e->first = rp;
+				e->first_dt = o->t_start - t_prev;
+			}
 			for (uint32_t j = 0; j < rp.len; j++) {
 				const rp_op *const q = &ops[i + j];
 				if (j)
@@ -431,36 +523,6 @@ static int grow(void **p, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
-static int decode_strings(rp_cur *sc, uint32_t first, uint32_t count, rp_strtab *tab, char *errbuf)
-{
-	const uint32_t have = rp_strtab_count(tab);
-	if (count && first > have + 1)
-		return rp_fail(errbuf, RP_E_CORRUPT, "strings start at id %u but only %u are defined", first, have);
-	for (uint32_t i = 0; i < count; i++) {
-		const uint64_t len = rdv(sc);
-		if (len > RP_STR_MAX)
-			return rp_fail(errbuf, RP_E_CORRUPT, "string %u is %llu bytes long", first + i,
-				       (unsigned long long)len);
-		const char *const s = (const char *)rp_cur_take(sc, (size_t)len);
-		if (sc->err)
-			return rp_fail(errbuf, RP_E_CORRUPT, "string %u runs past its section", first + i);
-		const uint32_t sid = first + i;
-		if (sid <= have) { /* defined on an earlier pass: must be the same */
-			uint32_t old_len = 0;
-			const char *const old = rp_strtab_get(tab, sid, &old_len);
-			if (old_len != len || memcmp(old, s, (size_t)len) != 0)
-				return rp_fail(errbuf, RP_E_CORRUPT, "string %u differs from the first pass", sid);
-			continue;
-		}
-		const int64_t got = rp_strtab_append(tab, s, (uint32_t)len);
-		if (got < 0)
-			return rp_fail(errbuf, (int)got, "string %u: %s", sid, rp_strerror((int)got));
-	}
-	if (rp_cur_left(sc))
-		return rp_fail(errbuf, RP_E_CORRUPT, "%zu stray bytes after the strings", rp_cur_left(sc));
-	return 0;
-}
-
 /* A 1.0 shape: mask, op, flags, status_kind (a byte), status, proto_status, then the protocol's fields. */
 static void shape_v1(dshape *s, rp_cur *hc)
 {
@@ -562,9 +624,10 @@ int64_t rp__rpz_open(rpz_dec *d, const uint8_t *content, size_t len, uint64_t ex
 			       (unsigned long long)expect_first);
 	/* every literal op takes at least two bytes (shape and time), every string one; with the
 	 * pattern layer see below */
-	if (n_ops > RPZ_FRAME_OPS_MAX || (!d->hist.window && n_ops > len / 2))
+	const uint64_t ops_max = d->shift ? RPZ_LONG_FRAME_OPS_MAX : RPZ_FRAME_OPS_MAX;
+	if (n_ops > ops_max || (!d->hist.window && n_ops > len / 2))
 		return rp_fail(errbuf, RP_E_CORRUPT, "%llu ops cannot fit in %zu bytes", (unsigned long long)n_ops, len);
-	if (n_strings > len || first_string != (uint64_t)d->strings_end + 1 ||
+	if (n_strings > len + (d->shift ? RPZ_DERIVE_STRINGS_MAX : 0) || first_string != (uint64_t)d->strings_end + 1 ||
 	    first_string + n_strings > (uint64_t)UINT32_MAX)
 		return rp_fail(errbuf, RP_E_CORRUPT, "bad string range %llu+%llu", (unsigned long long)first_string,
 			       (unsigned long long)n_strings);
@@ -582,7 +645,7 @@ int64_t rp__rpz_open(rpz_dec *d, const uint8_t *content, size_t len, uint64_t ex
 		/* a literal op takes two bytes or more outside the repeat column, a repeat four or more
 		 * in it (literal count, length, distance, mode) and copies at most a window of ops */
 		const uint64_t rep = n_cols > RPZ_COL_REPEAT ? col_len[RPZ_COL_REPEAT] : 0;
-		const uint64_t span = d->hist.window < RPZ_FRAME_OPS_MAX ? d->hist.window : RPZ_FRAME_OPS_MAX;
+		const uint64_t span = d->hist.window < ops_max ? d->hist.window : ops_max;
 		if (rep > len || n_ops > (len - rep) / 2 + rep / 4 * span)
 			return rp_fail(errbuf, RP_E_CORRUPT, "%llu ops cannot fit in %zu bytes with %llu of repeats",
 				       (unsigned long long)n_ops, len, (unsigned long long)rep);
@@ -600,7 +663,7 @@ int64_t rp__rpz_open(rpz_dec *d, const uint8_t *content, size_t len, uint64_t ex
 	if (rp_cur_left(&c))
 		return rp_fail(errbuf, RP_E_CORRUPT, "%zu stray bytes after the columns", rp_cur_left(&c));
 
-	int rc = decode_strings(&sc, (uint32_t)first_string, (uint32_t)n_strings, tab, errbuf);
+	int rc = rp__rpz_strings_decode(d, &sc, (uint32_t)first_string, (uint32_t)n_strings, tab, errbuf);
 	if (rc < 0)
 		return rc;
 	d->strings_end += (uint32_t)n_strings;
@@ -648,8 +711,13 @@ static int load_repeat(rpz_dec *d, char *errbuf)
 	const uint64_t lits = rdv(r), len = rdv(r), dist = rdv(r), mode = rdv(r);
 	d->copy_dt = mode & RPZ_R_TIMES ? 0 : unzz(rdv(r));
 	d->copy_dh = mode & RPZ_R_HANDLE ? unzz(rdv(r)) : 0;
-	if (r->err || mode & ~(uint64_t)RPZ_R_ALL)
+	d->copy_dc = mode & RPZ_R_CLIENT ? unzz32(rd32(r)) : 0;
+	d->copy_do = mode & RPZ_R_OFFSET ? unzz(rdv(r)) : 0;
+	if (r->err || mode & ~(uint64_t)RPZ_R_ALL_SHIFT)
 		return rp_fail(errbuf, RP_E_CORRUPT, "op %u: repeat column is short or holds a bad mode", d->done);
+	if (!d->shift && (mode & ~(uint64_t)RPZ_R_ALL))
+		return rp_fail(errbuf, RP_E_CORRUPT, "op %u: repeat mode 0x%llx needs header feature 0x%x", d->done,
+			       (unsigned long long)mode, RPZ_FEAT_SHIFT);
 	if (len == 0 || lits > remaining || len > remaining - lits)
 		return rp_fail(errbuf, RP_E_CORRUPT, "op %u: a repeat of %llu ops after %llu literal ops overruns the frame",
 			       d->done, (unsigned long long)len, (unsigned long long)lits);
@@ -689,6 +757,17 @@ static int copy_op(rpz_dec *d, rp_op *o, char *errbuf)
 		o->handle = s->handle + d->copy_dh;
 	if (s->handle2)
 		o->handle2 = s->handle2 + d->copy_dh;
+	if (d->copy_mode & ~(uint32_t)(RPZ_R_TIMES | RPZ_R_HANDLE)) { /* shifted (§4.5) */
+		o->client += d->copy_dc;
+		if (s->offset)
+			o->offset = s->offset + d->copy_do;
+		if (d->copy_mode & RPZ_R_PATHS) {
+			if (s->path && s->path < d->n_next && d->next[s->path])
+				o->path = d->next[s->path];
+			if (s->path2 && s->path2 < d->n_next && d->next[s->path2])
+				o->path2 = d->next[s->path2];
+		}
+	}
 	/* the state a literal op leaves (rp__rpz_encode does the same) */
 	d->client = o->client;
 	if (o->handle) {
@@ -792,6 +871,8 @@ int rp__rpz_next(rpz_dec *d, rp_op *o, char *errbuf)
 void rp__rpz_dec_fini(rpz_dec *d)
 {
 	free(d->shapes);
+	free(d->next);
+	free(d->sbuf);
 	rp__rpz_hist_fini(&d->hist);
 	memset(d, 0, sizeof(*d));
 }

@@ -25,7 +25,8 @@ extern const uint8_t rp__rpz_magic[RPZ_MAGIC_LEN]; /* 'R' 'P' 'Z' 0x89 '\r' '\n'
 /* 2.1 header fields after the source name (§2): required features, pattern window. */
 #define RPZ_HEADER_V21 8
 #define RPZ_FEAT_PATTERN 1u     /* frames may repeat ops of earlier frames (§4.4) */
-#define RPZ_FEAT_KNOWN RPZ_FEAT_PATTERN
+#define RPZ_FEAT_SHIFT 2u       /* repeats may shift clients, strings, offsets; derived strings (§4.5) */
+#define RPZ_FEAT_KNOWN (RPZ_FEAT_PATTERN | RPZ_FEAT_SHIFT)
 
 /* Skippable-frame magics (zstd reserves 0x184D2A50..0x184D2A5F). */
 #define RPZ_SKIP_FRAME 0x184D2A5Au /* a record frame's header, before its zstd frame */
@@ -38,6 +39,9 @@ extern const uint8_t rp__rpz_magic[RPZ_MAGIC_LEN]; /* 'R' 'P' 'Z' 0x89 '\r' '\n'
 /* Limits.  Ours never come near them; beyond them a file is corrupt, not big. */
 #define RPZ_FRAME_OPS_DEFAULT 65536u
 #define RPZ_FRAME_OPS_MAX (256u * 1024u)
+/* With RPZ_FEAT_SHIFT, a frame that is one repeat may hold more (§4.5): consecutive frames of one
+ * repeat are written as one, up to the window and at most this. */
+#define RPZ_LONG_FRAME_OPS_MAX (4u * 1024u * 1024u)
 #define RPZ_CONTENT_MAX (64u * 1024u * 1024u) /* decompressed frame bytes */
 #define RPZ_STRINGS_FLUSH (16u * 1024u * 1024u) /* writer: start a new frame past this */
 /* Level 9: on client.txt 7 % larger than level 19 (104,961 vs 97,903 bytes) and five
@@ -130,7 +134,19 @@ enum rpz_repeat_mode {
 	RPZ_R_TIMES = 1u << 0,  /* the copied ops' times are coded in the time and duration columns */
 	RPZ_R_HANDLE = 1u << 1, /* a handle shift follows */
 	RPZ_R_ALL = 0x3u,
+	/* with header feature RPZ_FEAT_SHIFT (§4.5) */
+	RPZ_R_CLIENT = 1u << 2, /* a client shift follows */
+	RPZ_R_PATHS = 1u << 3,  /* paths become their latest derived strings */
+	RPZ_R_OFFSET = 1u << 4, /* an offset shift follows */
+	RPZ_R_ALL_SHIFT = 0x1fu,
 };
+/* Derived strings (§4.5): a strings-section entry whose length varint is above RP_STR_MAX. */
+#define RPZ_DERIVE_MIN 4                       /* writer: shorter runs of derivable strings stay literal */
+#define RPZ_DERIVE_BYTES_MAX (64u * 1024u * 1024u) /* derived bytes a frame may define; writer: kept strings */
+#define RPZ_DERIVE_STRINGS_MAX (1u << 20)     /* derived strings a frame may define */
+#define RPZ_DERIVE_TABLE_BITS 16               /* writer: suffix hash -> latest string id */
+#define RPZ_NEW_CLIENTS 4                      /* writer: recent first appearances of clients tried as sources */
+#define RPZ_CLIENT_SET_BITS 12                 /* writer: clients remembered as seen (3/4 of 2^bits at most) */
 
 typedef struct rpz_hist {
 	rp_op *ops;
@@ -165,12 +181,21 @@ typedef struct rpz_match {
 	uint64_t last_dist; /* the last repeat's distance: the first candidate for the next */
 	/* distances that failed on a differing op (the table's, the last repeat's), and that op's number */
 	uint64_t miss_dist[2], miss_until[2];
+	/* shifted repeats (§4.5), only when `shift` is set */
+	bool shift, last_shifted;
+	const uint32_t *const *next; /* the latest string derived from each id (0: none), *n_next entries */
+	const uint32_t *n_next;
+	uint32_t *clients;           /* seen clients + 1, open addressing; NULL until the first */
+	uint32_t n_clients, client_prev;
+	uint64_t new_at[RPZ_NEW_CLIENTS]; /* op numbers where the latest new clients first appeared */
+	uint32_t n_new;
 } rpz_match;
 /* A repeat found at frame position i. */
 typedef struct rpz_repeat {
 	uint32_t len;
 	uint32_t mode; /* rpz_repeat_mode */
-	uint64_t dist, dh;
+	uint64_t dist, dh, doff;
+	uint32_t dc;
 } rpz_repeat;
 int rp__rpz_match_init(rpz_match *m, uint32_t bits);
 void rp__rpz_match_fini(rpz_match *m);
@@ -202,6 +227,18 @@ typedef struct rpz_enc rpz_enc;
 rpz_enc *rp__rpz_enc_create(uint32_t max_ops);
 /* Turn the pattern layer on: window ops (0 = off), 2^table_bits match slots. */
 int rp__rpz_enc_pattern(rpz_enc *e, uint32_t window, uint32_t table_bits);
+/* Shifted repeats (§4.5) on or off; *next (*n_next entries) is the writer's derived-string map. */
+void rp__rpz_enc_shift(rpz_enc *e, bool on, const uint32_t *const *next, const uint32_t *n_next);
+/* Whether the last frame encoded used a shifted repeat (the header then needs RPZ_FEAT_SHIFT). */
+bool rp__rpz_enc_shifted(const rpz_enc *e);
+/* Whether the last frame encoded (n ops) was one repeat of copied times: *rp and its dt. */
+bool rp__rpz_enc_single(const rpz_enc *e, uint32_t n, rpz_repeat *rp, uint64_t *dt);
+/* Whether op number a (encoded) takes its source's time step under *rp, as a repeat going on would. */
+bool rp__rpz_enc_continues(const rpz_enc *e, uint64_t a, const rpz_repeat *rp);
+/* The content of a frame that is strings and one repeat (rp->len ops, first time step dt), in a
+ * buffer of its own (valid until the next call). */
+int rp__rpz_encode_repeat(rpz_enc *e, const rpz_frame_id *id, const uint8_t *strings, size_t strings_len,
+			  const rpz_repeat *rp, uint64_t dt, const uint8_t **out, size_t *out_len);
 void rp__rpz_enc_destroy(rpz_enc *e);
 /*
  * Encode ops and the strings the frame defines (`strings`: each a varint
@@ -241,7 +278,13 @@ typedef struct rpz_dec {
 	uint32_t copy_left; /* ops of the current repeat still to copy */
 	uint32_t copy_mode;
 	bool copy_first;
-	uint64_t copy_dist, copy_dh, copy_dt;
+	uint64_t copy_dist, copy_dh, copy_dt, copy_do;
+	uint32_t copy_dc;
+	/* shifted repeats and derived strings (header feature RPZ_FEAT_SHIFT, §4.5) */
+	bool shift;
+	uint32_t *next; /* the latest string derived from each id (0: none) */
+	uint32_t n_next, cap_next;
+	char *sbuf;     /* a derived string being built */
 } rpz_dec;
 
 /*
@@ -259,5 +302,27 @@ int64_t rp__rpz_open(rpz_dec *d, const uint8_t *content, size_t len, uint64_t ex
  */
 int rp__rpz_next(rpz_dec *d, rp_op *op, char *errbuf);
 void rp__rpz_dec_fini(rpz_dec *d);
+/* A frame's strings section (literal and, with d->shift, derived entries) into tab. */
+int rp__rpz_strings_decode(rpz_dec *d, rp_cur *sc, uint32_t first, uint32_t count, rp_strtab *tab, char *errbuf);
+
+/* The writer's derived strings (§4.5): every string so far, and the latest string with each suffix. */
+typedef struct rpz_derive {
+	rp_strtab *tab; /* NULL: off (past RPZ_DERIVE_BYTES_MAX of strings, or out of memory) */
+	size_t bytes;
+	bool any; /* a run was derived: later runs may be of one string */
+	uint32_t *next; /* the latest string derived from each id (0: none), as the reader's */
+	uint32_t n_next, cap_next;
+	uint32_t *suf[2]; /* hash of the text after 1, 2 path components -> the latest such id */
+	uint8_t *out;     /* the section built */
+	size_t out_len, out_cap;
+} rpz_derive;
+int rp__rpz_derive_init(rpz_derive *v);
+void rp__rpz_derive_fini(rpz_derive *v);
+/* The next string id's text (ids in order). */
+int rp__rpz_derive_add(rpz_derive *v, const char *s, uint32_t len);
+/* The strings section of ids first .. first + count - 1 with derived runs: *derived false leaves
+ * *out alone (no run: the literal section, as without derivation). */
+int rp__rpz_derive_section(rpz_derive *v, uint32_t first, uint32_t count, const uint8_t **out, size_t *out_len,
+			   bool *derived);
 
 #endif

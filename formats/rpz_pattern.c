@@ -74,6 +74,7 @@ void rp__rpz_match_fini(rpz_match *m)
 {
 	free(m->slots);
 	free(m->sig);
+	free(m->clients);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -251,6 +252,127 @@ static uint32_t extend(const rpz_hist *h, const rp_op *ops, uint32_t i, uint32_t
 	return out->len;
 }
 
+/* ---- shifted repeats (§4.5) ------------------------------------------------ */
+
+/* same_fields without the fields a shifted repeat may move: client, paths and offset. */
+static inline bool same_unshifted(const rp_op *a, const rp_op *b)
+{
+	return a->op == b->op && a->flags == b->flags && a->status_kind == b->status_kind && a->status == b->status &&
+	       a->proto_status == b->proto_status && a->proto == b->proto && a->length == b->length &&
+	       a->result == b->result && a->offset2 == b->offset2 && a->atime == b->atime && a->mtime == b->mtime &&
+	       a->want == b->want && a->disp == b->disp && a->oflags == b->oflags && a->attrs == b->attrs &&
+	       a->mode == b->mode && a->uid == b->uid && a->gid == b->gid && a->raw.access == b->raw.access &&
+	       a->raw.disposition == b->raw.disposition && a->raw.options == b->raw.options &&
+	       a->raw.level == b->raw.level && (a->t_end == RP_TIME_UNKNOWN) == (b->t_end == RP_TIME_UNKNOWN);
+}
+
+static inline uint32_t derived_of(const rpz_match *m, uint32_t p)
+{
+	return p && p < *m->n_next ? (*m->next)[p] : 0;
+}
+
+/* A path of a copied op: with PATHS (*paths 1) a path with a derived string becomes it, without
+ * (*paths 2) it stays; the first path that has a derived string decides. */
+static inline bool same_path(const rpz_match *m, uint32_t src, uint32_t cur, int *paths)
+{
+	const uint32_t d = derived_of(m, src);
+	if (!d)
+		return cur == src;
+	if (!*paths) {
+		if (cur != d && cur != src)
+			return false;
+		*paths = cur == d ? 1 : 2;
+		return true;
+	}
+	return cur == (*paths == 1 ? d : src);
+}
+
+/* A non-zero offset of a copied op moves by the repeat's shift, set by the first one seen. */
+static inline bool same_offset(uint64_t src, uint64_t cur, bool *set, uint64_t *d)
+{
+	if (!src)
+		return cur == 0;
+	if (!*set) {
+		*d = cur - src;
+		*set = true;
+	}
+	return cur == src + *d;
+}
+
+/* extend() for a repeat whose client, strings, handles and offsets may be shifted (one shift each,
+ * set by the first pair that shows it). */
+static uint32_t extend_shift(const rpz_match *m, const rpz_hist *h, const rp_op *ops, uint32_t i, uint32_t n,
+			     uint64_t dist, rpz_repeat *out)
+{
+	const uint64_t cur = h->n, src = cur - dist;
+	bool dh_set = false, do_set = false, times_ok = true;
+	uint64_t dh = 0, doff = 0;
+	uint32_t len = 0, len_timed = 0, dc = 0;
+	int paths = 0;
+	const rp_op *sp = NULL, *cp = NULL;
+	for (uint32_t j = 0; i + j < n; j++) {
+		const uint64_t a = src + j;
+		const rp_op *const so = a < cur ? rp__rpz_hist_at(h, a) : &ops[i + (a - cur)];
+		const rp_op *const co = &ops[i + j];
+		if (!j)
+			dc = co->client - so->client;
+		if (!same_unshifted(so, co) || co->client != so->client + dc || !same_path(m, so->path, co->path, &paths) ||
+		    !same_path(m, so->path2, co->path2, &paths) || !same_offset(so->offset, co->offset, &do_set, &doff) ||
+		    !same_handle(so->handle, co->handle, &dh_set, &dh) || !same_handle(so->handle2, co->handle2, &dh_set, &dh))
+			break;
+		if (times_ok) {
+			if (j && co->t_start - cp->t_start != so->t_start - sp->t_start)
+				times_ok = false;
+			else if (co->t_end != RP_TIME_UNKNOWN && co->t_end - co->t_start != so->t_end - so->t_start)
+				times_ok = false;
+			else
+				len_timed = j + 1;
+		}
+		len = j + 1;
+		sp = so;
+		cp = co;
+	}
+	if (len_timed >= RPZ_MATCH_MIN && len_timed * 2 >= len)
+		*out = (rpz_repeat){ .len = len_timed, .mode = 0, .dist = dist };
+	else if (len >= RPZ_MATCH_MIN)
+		*out = (rpz_repeat){ .len = len, .mode = RPZ_R_TIMES, .dist = dist };
+	else
+		return 0;
+	/* shifts seen only past the repeat's end are not needed: the ops kept agree with 0 as well as
+	 * with them only if no op before the end set them, so they are kept as found */
+	out->dh = dh;
+	out->doff = doff;
+	out->dc = dc;
+	out->mode |= (dh ? RPZ_R_HANDLE : 0) | (dc ? RPZ_R_CLIENT : 0) | (paths == 1 ? RPZ_R_PATHS : 0) |
+		     (doff ? RPZ_R_OFFSET : 0);
+	return out->len;
+}
+
+/* Whether client c is seen for the first time (remembered while the set is under 3/4 full). */
+static bool client_new(rpz_match *m, uint32_t c)
+{
+	const uint32_t size = 1u << RPZ_CLIENT_SET_BITS;
+	if (!m->clients) {
+		m->clients = calloc(size, sizeof(*m->clients));
+		if (!m->clients) {
+			m->shift = false; /* out of memory: the finder goes on without shifts */
+			return false;
+		}
+	}
+	uint32_t s = (uint32_t)(((uint64_t)c * 0x9e3779b97f4a7c15ull) >> (64 - RPZ_CLIENT_SET_BITS));
+	for (;; s = (s + 1) & (size - 1)) {
+		if (m->clients[s] == c + 1u && c != UINT32_MAX)
+			return false;
+		if (!m->clients[s])
+			break;
+	}
+	if (m->n_clients >= size / 4 * 3 || c == UINT32_MAX)
+		return false;
+	m->clients[s] = c + 1;
+	m->n_clients++;
+	return true;
+}
+
 /* The key of the RPZ_MATCH_KEY ops from op number a (all in the ring). */
 static uint64_t key_at(const rpz_hist *h, uint64_t a)
 {
@@ -275,6 +397,20 @@ static inline void remember_miss(rpz_match *m, int which, uint64_t d, uint64_t d
 uint32_t rp__rpz_match_find(rpz_match *m, const rpz_hist *h, const rp_op *ops, uint32_t i, uint32_t n,
 			    rpz_repeat *out)
 {
+	/* a client's first appearance: the latest earlier ones are sources for a shifted repeat (the
+	 * same trace again under other clients), tried below */
+	uint64_t fresh_from[RPZ_NEW_CLIENTS];
+	uint32_t n_fresh = 0;
+	if (m->shift && ops[i].client != m->client_prev) {
+		m->client_prev = ops[i].client;
+		if (client_new(m, ops[i].client)) {
+			n_fresh = m->n_new;
+			memcpy(fresh_from, m->new_at, sizeof(fresh_from));
+			memmove(m->new_at + 1, m->new_at, (RPZ_NEW_CLIENTS - 1) * sizeof(*m->new_at));
+			m->new_at[0] = h->n;
+			m->n_new += m->n_new < RPZ_NEW_CLIENTS;
+		}
+	}
 	if (!m->slots || i + RPZ_MATCH_KEY > n)
 		return 0;
 	/* the table is touched at random, one slot an op: ask for a later position's slot now */
@@ -299,12 +435,30 @@ uint32_t rp__rpz_match_find(rpz_match *m, const rpz_hist *h, const rp_op *ops, u
 		if (!known_miss(m, d, cur) && !(la = extend(h, ops, i, n, d, &a, &differs)) && differs)
 			remember_miss(m, 0, d, differs);
 	}
-	if (m->last_dist && m->last_dist <= cur && m->last_dist <= h->window && m->last_dist != a.dist &&
-	    !known_miss(m, m->last_dist, cur) && !(lb = extend(h, ops, i, n, m->last_dist, &b, &differs)) && differs)
+	if (m->last_shifted) {
+		if (m->last_dist && m->last_dist <= cur && m->last_dist <= h->window && m->last_dist != a.dist)
+			lb = extend_shift(m, h, ops, i, n, m->last_dist, &b);
+	} else if (m->last_dist && m->last_dist <= cur && m->last_dist <= h->window && m->last_dist != a.dist &&
+		   !known_miss(m, m->last_dist, cur) && !(lb = extend(h, ops, i, n, m->last_dist, &b, &differs)) &&
+		   differs)
 		remember_miss(m, 1, m->last_dist, differs);
-	if (!la && !lb)
+	if (lb >= la) {
+		a = b;
+		la = lb;
+	}
+	for (uint32_t k = 0; k < n_fresh; k++) {
+		const uint64_t d = cur - fresh_from[k];
+		rpz_repeat c;
+		uint32_t lc;
+		if (d <= h->window && d != a.dist && (lc = extend_shift(m, h, ops, i, n, d, &c)) > la) {
+			a = c;
+			la = lc;
+		}
+	}
+	if (!la)
 		return 0;
-	*out = lb >= la ? b : a;
+	*out = a;
 	m->last_dist = out->dist;
+	m->last_shifted = (out->mode & (RPZ_R_CLIENT | RPZ_R_PATHS | RPZ_R_OFFSET)) != 0;
 	return out->len;
 }

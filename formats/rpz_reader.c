@@ -179,7 +179,11 @@ static int read_header(rpz_reader *r, char *errbuf)
 		if (!(feat & RPZ_FEAT_PATTERN) != (major != RPZ_VERSION_MAJOR_PATTERN))
 			return rp_fail(errbuf, RP_E_CORRUPT, "%s: header: version %u.%u with features 0x%x (major 3 is "
 				       "the pattern layer's)", r->name, major, r->version_minor, feat);
+		if ((feat & RPZ_FEAT_SHIFT) && !(feat & RPZ_FEAT_PATTERN))
+			return rp_fail(errbuf, RP_E_CORRUPT, "%s: header: feature 0x%x without the pattern layer", r->name,
+				       RPZ_FEAT_SHIFT);
 		r->dec.hist.window = feat & RPZ_FEAT_PATTERN ? window : 0;
+		r->dec.shift = (feat & RPZ_FEAT_SHIFT) != 0;
 	}
 	/* Bytes after these belong to later minor versions: skipped. */
 	r->body = hlen;
@@ -344,7 +348,7 @@ static int next_frame(rpz_reader *r)
 	memcpy(fh + 8, p, RPZ_FHDR_LEN - 8);
 	const uint32_t no = le32(fh + 8), n_ops = le32(fh + 12), content_len = le32(fh + 16);
 	const uint32_t comp_len = le32(fh + 20), crc = le32(fh + 28);
-	if (no != (uint32_t)k || n_ops > RPZ_FRAME_OPS_MAX || content_len > RPZ_CONTENT_MAX ||
+	if (no != (uint32_t)k || n_ops > (r->dec.shift ? RPZ_LONG_FRAME_OPS_MAX : RPZ_FRAME_OPS_MAX) || content_len > RPZ_CONTENT_MAX ||
 	    comp_len > ZSTD_compressBound(RPZ_CONTENT_MAX) || comp_len < 4)
 		return fail(r, RP_E_CORRUPT, "frame %llu: bad frame header (number %u, %u ops, %u -> %u bytes)", k, no,
 			    n_ops, comp_len, content_len);
@@ -430,6 +434,9 @@ static int rpz_rewind(rp_reader *base)
 	r->in_frame = false;
 	r->dec.strings_end = 0;
 	r->dec.hist.n = 0;
+	if (r->dec.n_next) /* derived strings are derived again, in order */
+		memset(r->dec.next, 0, (size_t)r->dec.n_next * sizeof(*r->dec.next));
+	r->dec.n_next = 0;
 	r->state = 0;
 	base->note[0] = '\0';
 	return 0;

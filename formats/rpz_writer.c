@@ -38,12 +38,28 @@ struct rp_rpz_writer {
 	uint32_t strings_defined; /* ids 1..strings_defined exist */
 
 	rpz_enc *enc;
+	rpz_derive dv;      /* derived strings (§4.5), with `shift` */
+	bool shift;         /* shifted repeats and derived strings: a pattern file that can rewrite its header */
+	bool shift_said;    /* the header says RPZ_FEAT_SHIFT */
+	/* with it, a frame that is one repeat is held: the next frames that go on with it join it */
+	struct {
+		bool on;
+		rpz_frame_id id;
+		uint64_t t_first;
+		uint32_t strings_end;
+		uint8_t *strs;
+		size_t strs_len, strs_cap;
+		rpz_repeat rp;
+		uint64_t dt;
+	} held;
 	ZSTD_CCtx *cctx;
 	uint8_t *comp;
 	size_t comp_cap;
 	index_entry *index;
 	size_t n_index, cap_index;
 };
+
+static int rewrite_header(rp_rpz_writer *w, char *errbuf);
 
 static int write_bytes(rp_rpz_writer *w, const void *buf, size_t len)
 {
@@ -95,6 +111,12 @@ static int write_header(rp_rpz_writer *w, const rp_trace_meta *m)
 	memcpy(w->hdr, h, n);
 	w->hdr_len = n;
 	w->hdr_pos = ftell(w->f);
+	/* shifted repeats need a header feature bit set when the first is written: a stream that
+	 * cannot seek keeps to exact repeats */
+	if (w->window && w->hdr_pos >= 0 && rp__rpz_derive_init(&w->dv) == 0) {
+		w->shift = true;
+		rp__rpz_enc_shift(w->enc, true, (const uint32_t *const *)&w->dv.next, &w->dv.n_next);
+	}
 	const int rc = write_bytes(w, h, n);
 	return rc < 0 ? rc : flush_file(w);
 }
@@ -107,24 +129,10 @@ static int ensure_header(rp_rpz_writer *w)
 	return write_header(w, &none);
 }
 
-/* Encode, compress and write the pending ops and strings as one frame. */
-static int flush_frame(rp_rpz_writer *w)
+/* Compress and write one frame's content, and its index entry. */
+static int write_frame(rp_rpz_writer *w, const rpz_frame_id *id, const uint8_t *content, size_t content_len,
+		       uint64_t t_first, uint32_t strings_end)
 {
-	if (w->n_ops == 0 && w->n_strs == 0)
-		return 0;
-	const rpz_frame_id id = {
-		.frame_no = w->n_index,
-		.first_op = w->ops_total,
-		.n_ops = w->n_ops,
-		.first_string = w->strings_defined - w->n_strs + 1,
-		.n_strings = w->n_strs,
-	};
-	const uint8_t *content = NULL;
-	size_t content_len = 0;
-	int rc = rp__rpz_encode(w->enc, &id, w->ops, w->strs, w->strs_len, &content, &content_len);
-	if (rc < 0)
-		return rp_fail(w->sink.errbuf, rc, "%s: frame %llu: encoding: %s", w->name,
-			       (unsigned long long)id.frame_no, rp_strerror(rc));
 	const size_t bound = ZSTD_compressBound(content_len);
 	if (bound > w->comp_cap) {
 		uint8_t *const p = realloc(w->comp, bound);
@@ -136,7 +144,7 @@ static int flush_frame(rp_rpz_writer *w)
 	const size_t clen = ZSTD_compress2(w->cctx, w->comp, w->comp_cap, content, content_len);
 	if (ZSTD_isError(clen))
 		return rp_fail(w->sink.errbuf, RP_E_SYSTEM, "%s: frame %llu: zstd: %s", w->name,
-			       (unsigned long long)id.frame_no, ZSTD_getErrorName(clen));
+			       (unsigned long long)id->frame_no, ZSTD_getErrorName(clen));
 	if (clen > UINT32_MAX)
 		return rp_fail(w->sink.errbuf, RP_E_LIMIT, "%s: frame too large", w->name);
 
@@ -150,31 +158,117 @@ static int flush_frame(rp_rpz_writer *w)
 	}
 	w->index[w->n_index++] = (index_entry){
 		.offset = w->offset,
-		.first_op = w->ops_total,
-		.t_first = w->n_ops ? w->ops[0].t_start : 0,
-		.n_ops = w->n_ops,
-		.strings_end = w->strings_defined,
+		.first_op = id->first_op,
+		.t_first = t_first,
+		.n_ops = id->n_ops,
+		.strings_end = strings_end,
 	};
 
 	uint8_t fh[RPZ_FHDR_LEN];
 	rp_put_le32(fh, RPZ_SKIP_FRAME);
 	rp_put_le32(fh + 4, RPZ_FHDR_LEN - 8);
-	rp_put_le32(fh + 8, (uint32_t)id.frame_no);
-	rp_put_le32(fh + 12, w->n_ops);
+	rp_put_le32(fh + 8, (uint32_t)id->frame_no);
+	rp_put_le32(fh + 12, id->n_ops);
 	rp_put_le32(fh + 16, (uint32_t)content_len);
 	rp_put_le32(fh + 20, (uint32_t)clen);
 	rp_put_le32(fh + 24, 0); /* reserved */
 	rp_put_le32(fh + 28, rp__crc32c(rp__crc32c(0, fh + 8, 20), w->comp, clen));
-	rc = write_bytes(w, fh, sizeof(fh));
+	int rc = write_bytes(w, fh, sizeof(fh));
 	if (rc == 0)
 		rc = write_bytes(w, w->comp, clen);
 	if (rc == 0)
 		rc = flush_file(w); /* a killed writer leaves every written frame whole */
+	return rc;
+}
+
+/* The held frame (one repeat, §4.5), written now. */
+static int write_held(rp_rpz_writer *w)
+{
+	if (!w->held.on)
+		return 0;
+	w->held.on = false;
+	w->held.id.frame_no = w->n_index;
+	w->held.rp.len = w->held.id.n_ops;
+	const uint8_t *content = NULL;
+	size_t content_len = 0;
+	const int rc = rp__rpz_encode_repeat(w->enc, &w->held.id, w->held.strs, w->held.strs_len, &w->held.rp,
+					     w->held.dt, &content, &content_len);
+	if (rc < 0)
+		return rp_fail(w->sink.errbuf, rc, "%s: frame %llu: encoding: %s", w->name,
+			       (unsigned long long)w->held.id.frame_no, rp_strerror(rc));
+	return write_frame(w, &w->held.id, content, content_len, w->held.t_first, w->held.strings_end);
+}
+
+static bool same_repeat(const rpz_repeat *a, const rpz_repeat *b)
+{
+	return a->dist == b->dist && a->mode == b->mode && a->dh == b->dh && a->dc == b->dc && a->doff == b->doff;
+}
+
+/* Encode, compress and write the pending ops and strings as one frame (or hold it, or join it to the
+ * held one). */
+static int flush_frame(rp_rpz_writer *w)
+{
+	if (w->n_ops == 0 && w->n_strs == 0)
+		return 0;
+	const rpz_frame_id id = {
+		.frame_no = w->n_index + w->held.on,
+		.first_op = w->ops_total,
+		.n_ops = w->n_ops,
+		.first_string = w->strings_defined - w->n_strs + 1,
+		.n_strings = w->n_strs,
+	};
+	const uint8_t *content = NULL, *strs = w->strs;
+	size_t content_len = 0, strs_len = w->strs_len;
+	bool derived = false;
+	int rc = w->shift ? rp__rpz_derive_section(&w->dv, id.first_string, id.n_strings, &strs, &strs_len, &derived) : 0;
+	if (rc == 0)
+		rc = rp__rpz_encode(w->enc, &id, w->ops, strs, strs_len, &content, &content_len);
+	if (rc < 0)
+		return rp_fail(w->sink.errbuf, rc, "%s: frame %llu: encoding: %s", w->name,
+			       (unsigned long long)id.frame_no, rp_strerror(rc));
+	if ((derived || rp__rpz_enc_shifted(w->enc)) && !w->shift_said) {
+		/* before the frame that needs it: a reader that does not know the bit refuses the file */
+		rp_put_le32(w->hdr + w->hdr_len - 12, RPZ_FEAT_PATTERN | RPZ_FEAT_SHIFT);
+		w->shift_said = true;
+		if ((rc = rewrite_header(w, w->sink.errbuf)) < 0)
+			return rc;
+	}
+	rpz_repeat rp;
+	uint64_t dt = 0;
+	const bool single = w->shift_said && w->n_ops && rp__rpz_enc_single(w->enc, w->n_ops, &rp, &dt);
+	const uint64_t long_max = w->window < RPZ_LONG_FRAME_OPS_MAX ? w->window : RPZ_LONG_FRAME_OPS_MAX;
+	const uint64_t t_first = w->n_ops ? w->ops[0].t_start : 0;
+	const uint32_t n = w->n_ops;
 	w->ops_total += w->n_ops;
 	w->n_ops = 0;
 	w->n_strs = 0;
 	w->strs_len = 0;
-	return rc;
+	if (single && w->held.on && !id.n_strings && same_repeat(&w->held.rp, &rp) &&
+	    (uint64_t)w->held.id.n_ops + n <= long_max && rp__rpz_enc_continues(w->enc, id.first_op, &rp)) {
+		w->held.id.n_ops += n;
+		return 0;
+	}
+	if ((rc = write_held(w)) < 0)
+		return rc;
+	if (!single)
+		return write_frame(w, &id, content, content_len, t_first, w->strings_defined);
+	if (w->held.strs_cap < strs_len) {
+		uint8_t *const p = realloc(w->held.strs, strs_len);
+		if (!p)
+			return rp_fail(w->sink.errbuf, RP_E_NOMEM, "%s: out of memory", w->name);
+		w->held.strs = p;
+		w->held.strs_cap = strs_len;
+	}
+	if (strs_len)
+		memcpy(w->held.strs, strs, strs_len);
+	w->held.strs_len = strs_len;
+	w->held.id = id;
+	w->held.t_first = t_first;
+	w->held.strings_end = w->strings_defined;
+	w->held.rp = rp;
+	w->held.dt = dt;
+	w->held.on = true;
+	return 0;
 }
 
 static rp_rpz_writer *of(rp_sink *s)
@@ -220,6 +314,8 @@ static int sink_string(rp_sink *s, uint32_t id, const char *str, uint32_t len)
 		memcpy(w->strs + w->strs_len, str, len);
 	w->strs_len += len;
 	w->n_strs++;
+	if (w->shift)
+		(void)rp__rpz_derive_add(&w->dv, str, len);
 	w->strings_defined = id;
 	return 0;
 }
@@ -251,6 +347,8 @@ int rp_rpz_writer_flush(rp_rpz_writer *w, char *errbuf)
 	if (!w->header_done)
 		return 0;
 	int rc = flush_frame(w);
+	if (rc == 0)
+		rc = write_held(w);
 	if (rc == 0)
 		rc = flush_file(w);
 	return rc < 0 ? rp_fail(errbuf, rc, "%s", w->sink.errbuf) : 0;
@@ -299,6 +397,8 @@ static int sink_finish(rp_sink *s)
 	int rc = ensure_header(w);
 	if (rc == 0)
 		rc = flush_frame(w);
+	if (rc == 0)
+		rc = write_held(w);
 	if (rc == 0)
 		rc = write_index(w);
 	if (rc < 0) {
@@ -359,9 +459,11 @@ static void destroy(rp_rpz_writer *w)
 {
 	free(w->ops);
 	free(w->strs);
+	free(w->held.strs);
 	free(w->comp);
 	free(w->index);
 	rp__rpz_enc_destroy(w->enc);
+	rp__rpz_derive_fini(&w->dv);
 	ZSTD_freeCCtx(w->cctx);
 	free(w);
 }
@@ -426,6 +528,20 @@ int rp_rpz_writer_close(rp_rpz_writer *w, char *errbuf)
 	return rc;
 }
 
+/* The header written again in place (its length does not change), from w->hdr. */
+static int rewrite_header(rp_rpz_writer *w, char *errbuf)
+{
+	rp_put_le32(w->hdr + w->hdr_len - 4, rp__crc32c(0, w->hdr, w->hdr_len - 4));
+	long end;
+	if (fflush(w->f) != 0 || (end = ftell(w->f)) < 0 || fseek(w->f, w->hdr_pos, SEEK_SET) != 0 ||
+	    fwrite(w->hdr, 1, w->hdr_len, w->f) != w->hdr_len || fflush(w->f) != 0 ||
+	    fseek(w->f, end, SEEK_SET) != 0) {
+		w->failed = true;
+		return rp_fail(errbuf, RP_E_IO, "%s: rewriting the header: %s", w->name, strerror(errno));
+	}
+	return 0;
+}
+
 int rp_rpz_writer_add_flags(rp_rpz_writer *w, uint32_t flags, char *errbuf)
 {
 	w->add_flags |= flags;
@@ -438,15 +554,7 @@ int rp_rpz_writer_add_flags(rp_rpz_writer *w, uint32_t flags, char *errbuf)
 	/* Flags sit at a fixed offset and the header's length does not change: rewrite it in place. */
 	rp_put_le32(w->hdr + 20, ((uint32_t)w->hdr[20] | (uint32_t)w->hdr[21] << 8 | (uint32_t)w->hdr[22] << 16 |
 				  (uint32_t)w->hdr[23] << 24) | flags);
-	rp_put_le32(w->hdr + w->hdr_len - 4, rp__crc32c(0, w->hdr, w->hdr_len - 4));
-	long end;
-	if (fflush(w->f) != 0 || (end = ftell(w->f)) < 0 || fseek(w->f, w->hdr_pos, SEEK_SET) != 0 ||
-	    fwrite(w->hdr, 1, w->hdr_len, w->f) != w->hdr_len || fflush(w->f) != 0 ||
-	    fseek(w->f, end, SEEK_SET) != 0) {
-		w->failed = true;
-		return rp_fail(errbuf, RP_E_IO, "%s: rewriting the header: %s", w->name, strerror(errno));
-	}
-	return 0;
+	return rewrite_header(w, errbuf);
 }
 
 uint64_t rp_rpz_writer_bytes(const rp_rpz_writer *w)

@@ -1,7 +1,7 @@
 /*
  * Fuzz target: the pattern layer's repeat column (docs/rpz-format.md §4.4) through the frame
- * decoder, over several frames that share one window.  Input: a le16 window in ops (0 means
- * 1), then frames, each a le16 length and that many bytes of frame content; the frames decode
+ * decoder, over several frames that share one window.  Input: a le16 window in ops (its low 15
+ * bits, 0 meaning 1; bit 15: the header feature of shifted repeats and derived strings, §4.5), then frames, each a le16 length and that many bytes of frame content; the frames decode
  * in order as a reader's do (frame numbers and first ops counted on, the window kept).
  */
 #include <stddef.h>
@@ -20,7 +20,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	rpz_dec d = { 0 };
 	const uint32_t window = (uint32_t)data[0] | (uint32_t)data[1] << 8;
-	d.hist.window = window ? window : 1;
+	d.hist.window = window & 0x7fff ? window & 0x7fff : 1;
+	d.shift = (window & 0x8000) != 0;
 	char eb[RP_ERRBUF_SIZE];
 	size_t pos = 2;
 	uint64_t frame = 0, ops = 0;
