@@ -1,7 +1,7 @@
 #!/bin/bash
 # The .rpz pattern layer (issue 28, docs/rpz-format.md §4.4): sizes of one pass of a loadfile, the
 # same trace repeated PASSES times, and 64 lockstep clients of it (--scale-space 64 --lockstep:
-# paths under /client<k>), as .rpz 2.1, .rpz --no-patterns (the 2.0 layout), and the loadfile text
+# paths under /client<k>, which §4.5 codes as shifted repeats of copy 0), as .rpz 2.1, .rpz --no-patterns (the 2.0 layout), and the loadfile text
 # under zstd -19 and xz -9 (SKIP_TEXT=1 leaves the slow text compressors out); then decode and
 # encode speed of the pattern file (with the reading, and the writer alone), pinned to CPU 0, CPU time.
 # usage: bench/rpz_pattern_bench.sh [BUILD_DIR] [LOADFILE]   (a release build: meson setup rel --buildtype=release)
@@ -40,7 +40,7 @@ for k in one many c64; do
 	printf '%-22s %12s %12s %12s %12s\n' "$k" "$(size "$tmp/$k.rpz")" "$(size "$tmp/$k-plain.rpz")" "$z" "$x"
 done
 echo "$passes passes / one pass: .rpz 2.1 $(ratio "$(size "$tmp/many.rpz")" "$(size "$tmp/one.rpz")") (target <= 1.1), --no-patterns $(ratio "$(size "$tmp/many-plain.rpz")" "$(size "$tmp/one-plain.rpz")")"
-echo "64 clients / one: .rpz 2.1 $(ratio "$(size "$tmp/c64.rpz")" "$(size "$tmp/one.rpz")") (target <= 1.2), --no-patterns $(ratio "$(size "$tmp/c64-plain.rpz")" "$(size "$tmp/one-plain.rpz")")"
+echo "64 clients / one: .rpz 2.1 $(ratio "$(size "$tmp/c64.rpz")" "$(size "$tmp/one.rpz")") (shifted repeats and derived strings, rpz-format §4.5; target <= 1.2), --no-patterns $(ratio "$(size "$tmp/c64-plain.rpz")" "$(size "$tmp/one-plain.rpz")")"
 for k in one many; do
 	for f in "$k" "$k-plain"; do
 		echo "decode $f: $(taskset -c 0 "$codec" decode "$tmp/$f.rpz" 5 | awk '/^mops_per_cpu_s/ {print $2}') M ops/s (CPU)"
