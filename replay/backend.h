@@ -272,6 +272,13 @@ typedef struct rp_backend_report {
 	uint64_t own_requests;
 	/* (version 12) Why the backend chose its mode when the user left it to it ("auto: ..."); NULL: nothing to say. */
 	const char *mode_why;
+	/*
+	 * (appended; zeroed for a backend that does not know them) Of
+	 * own_requests: blocking locks sent again after the target denied them
+	 * (NFSv4 LOCK polls), lock-owners released (RELEASE_LOCKOWNER); and the
+	 * blocking locks still denied when the backend's bound ran out (failed).
+	 */
+	uint64_t lock_polls, lock_releases, lock_expired;
 } rp_backend_report;
 
 /* Every op (a backend's op_mask of 0 also means every op). */

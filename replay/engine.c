@@ -278,6 +278,9 @@ static void backend_report(rp_replay *r)
 	res->backend_mode_why = r->bops->version >= 12 ? rep.mode_why : NULL;
 	res->protocol_ops = rep.protocol_ops;
 	res->own_requests = rep.own_requests;
+	res->lock_polls = rep.lock_polls;
+	res->lock_releases = rep.lock_releases;
+	res->lock_expired = rep.lock_expired;
 	res->n_fallbacks = 0;
 	for (size_t i = 0; i < rep.n_fallbacks && i < RP_BACKEND_REPORT_MAX && i < RP_REPLAY_FALLBACKS; i++) {
 		if (!rep.fallbacks[i].reason || !rep.fallbacks[i].count)

@@ -245,6 +245,9 @@ int rp_replay_results_pack(const rp_replay_results *res, uint8_t **out, size_t *
 	}
 	u64(&b, res->own_requests); /* version 6 */
 	str(&b, res->backend_mode_why ? res->backend_mode_why : ""); /* version 7 */
+	u64(&b, res->lock_polls); /* version 8 */
+	u64(&b, res->lock_releases);
+	u64(&b, res->lock_expired);
 	if (b.oom) {
 		free(b.p);
 		return RP_E_NOMEM;
@@ -551,6 +554,9 @@ static int unpack(part *p, rp_cur *c, char *errbuf)
 	res->own_requests = rp_cur_le64(c);
 	rstr(c, p->why, sizeof(p->why));
 	res->backend_mode_why = p->why[0] ? p->why : NULL;
+	res->lock_polls = rp_cur_le64(c);
+	res->lock_releases = rp_cur_le64(c);
+	res->lock_expired = rp_cur_le64(c);
 	if (c->err)
 		return rp_fail(errbuf, RP_E_CORRUPT, "packed results cut short or inconsistent");
 	if (rp_cur_left(c))
@@ -723,6 +729,9 @@ static void merge_scalars(rp_replay_results *res, const rp_replay_results *p, bo
 	}
 	res->protocol_ops += p->protocol_ops;
 	res->own_requests += p->own_requests;
+	res->lock_polls += p->lock_polls;
+	res->lock_releases += p->lock_releases;
+	res->lock_expired += p->lock_expired;
 	for (size_t i = 0; i < p->n_fallbacks; i++) {
 		size_t k = 0;
 		while (k < res->n_fallbacks && strcmp(res->fallbacks[k].reason, p->fallbacks[i].reason) != 0)

@@ -8,7 +8,7 @@
 #include "replay/replay.h"
 
 /* The packed form's version (docs/mpi.md, "Results on the wire"); a reader refuses others. */
-#define RP_MERGE_WIRE_VERSION 7
+#define RP_MERGE_WIRE_VERSION 8
 
 /*
  * A packed share over 64 MiB is corruption, not results: the largest run

@@ -461,7 +461,9 @@ typedef struct rp_replay_results {
 		uint64_t count;
 	} fallbacks[RP_REPLAY_FALLBACKS];
 	size_t n_fallbacks;
-	uint64_t own_requests; /* the backend's requests of its own, no op's (NFSv4 lease renewals) */
+	uint64_t own_requests; /* the backend's requests of its own, no op's (NFSv4 lease renewals, lock polls, releases) */
+	/* Of those: blocking locks sent again while denied, lock-owners released; blocking locks that gave up. */
+	uint64_t lock_polls, lock_releases, lock_expired;
 } rp_replay_results;
 
 /* ---- Running ---------------------------------------------------------------------------- */

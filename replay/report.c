@@ -233,6 +233,30 @@ static void write_unrepresentative(const rp_replay_results *res, FILE *f)
 }
 
 /* dbench's max_latency: the slowest file op of the measured period (sleeps, forks and waits are not file ops). */
+/* "; N requests of its own (lease renewals)", or by kind when some were blocking-lock polls or lock-owner releases. */
+static void own_requests(FILE *f, const rp_replay_results *res)
+{
+	const unsigned long long n = res->own_requests, polls = res->lock_polls, rel = res->lock_releases;
+	fprintf(f, "; %llu request%s of its own (", n, n == 1 ? "" : "s");
+	if (!polls && !rel) {
+		fputs("lease renewals)", f);
+		return;
+	}
+	const unsigned long long renew = n > polls + rel ? n - polls - rel : 0;
+	const char *sep = "";
+	if (renew) {
+		fprintf(f, "%llu lease renewal%s", renew, renew == 1 ? "" : "s");
+		sep = ", ";
+	}
+	if (polls) {
+		fprintf(f, "%s%llu blocking-lock poll%s", sep, polls, polls == 1 ? "" : "s");
+		sep = ", ";
+	}
+	if (rel)
+		fprintf(f, "%s%llu lock-owner release%s", sep, rel, rel == 1 ? "" : "s");
+	fputc(')', f);
+}
+
 static double max_latency_ms(const rp_replay_results *res)
 {
 	double m = 0;
@@ -283,8 +307,10 @@ void rp_replay_write_table(const rp_replay_results *res, FILE *f)
 				(unsigned long long)res->fallbacks[i].count);
 		fputs(res->protocol_ops || res->n_fallbacks ? ")" : "", f);
 		if (res->own_requests)
-			fprintf(f, "; %llu request%s of its own (lease renewals)", (unsigned long long)res->own_requests,
-				res->own_requests == 1 ? "" : "s");
+			own_requests(f, res);
+		if (res->lock_expired)
+			fprintf(f, "; %llu blocking lock%s still denied when its wait ran out (ETIMEDOUT)",
+				(unsigned long long)res->lock_expired, res->lock_expired == 1 ? "" : "s");
 		if (res->backend_mode_why)
 			fprintf(f, "; %s", res->backend_mode_why);
 		fputc('\n', f);
@@ -615,6 +641,9 @@ static json_t *build(rp_jb *b, const rp_replay_results *res, const rp_replay_pro
 		rp_jb_put(b, fb, res->fallbacks[i].reason, rp_jb_u64(res->fallbacks[i].count));
 	rp_jb_put(b, d, "fallbacks", fb);
 	rp_jb_put(b, d, "backend_own_requests", rp_jb_u64(res->own_requests));
+	rp_jb_put(b, d, "backend_lock_polls", rp_jb_u64(res->lock_polls));
+	rp_jb_put(b, d, "backend_lockowner_releases", rp_jb_u64(res->lock_releases));
+	rp_jb_put(b, d, "backend_lock_wait_expired", rp_jb_u64(res->lock_expired));
 
 	json_t *const counts = json_object(), *const ops = json_object();
 	for (unsigned op = 0; op < RP_OP__COUNT; op++) {

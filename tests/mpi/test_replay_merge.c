@@ -432,8 +432,13 @@ static void test_merge_backend_report(void **state)
 	ra.backend_mode = rb.backend_mode = "exact";
 	ra.protocol_ops = 10;
 	rb.protocol_ops = 5;
-	ra.own_requests = 2;
+	ra.own_requests = 9;
 	rb.own_requests = 1;
+	ra.lock_polls = 4; /* version 8: of the own requests, blocking-lock polls and lock-owner releases */
+	ra.lock_releases = 3;
+	rb.lock_releases = 1;
+	ra.lock_expired = 1;
+	rb.lock_expired = 2;
 	ra.n_fallbacks = 2;
 	ra.fallbacks[0].reason = "unknown fh";
 	ra.fallbacks[0].count = 3;
@@ -446,7 +451,10 @@ static void test_merge_backend_report(void **state)
 	const rp_replay_results *const g = rp_replay_merge_results(m);
 	assert_string_equal(g->backend_mode, "exact");
 	assert_int_equal(g->protocol_ops, 15);
-	assert_int_equal(g->own_requests, 3);
+	assert_int_equal(g->own_requests, 10);
+	assert_int_equal(g->lock_polls, 4);
+	assert_int_equal(g->lock_releases, 4);
+	assert_int_equal(g->lock_expired, 3);
 	assert_int_equal(g->n_fallbacks, 2);
 	assert_string_equal(g->fallbacks[0].reason, "unknown fh");
 	assert_int_equal(g->fallbacks[0].count, 7);
