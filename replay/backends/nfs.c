@@ -22,7 +22,7 @@
 
 #include <nfsc/libnfs-raw-nfs.h>
 
-enum { N_OPT_TIMEOUT, N_OPT_SETID, N_OPT_MODE, N_OPT__COUNT };
+enum { N_OPT_TIMEOUT, N_OPT_SETID, N_OPT_MODE, N_OPT_LOCK_WAIT, N_OPT__COUNT };
 enum { MODE_AUTO, MODE_EXACT, MODE_SEMANTIC };
 static const char *const mode_choices[] = { "auto", "exact", "semantic", NULL };
 
@@ -39,6 +39,10 @@ static const rp_backend_opt nfs_opts[] = {
 				 "version (NFSv3 to version=3, NFSv4.0 to version=4; an NFSv4.1 trace, all sessions, "
 				 "semantic, said in the summary); locks (LOCK, LOCKT, LOCKU) go only in "
 				 "NFSv4.0 exact mode, counted unsupported otherwise" },
+	[N_OPT_LOCK_WAIT] = { .name = "lock-wait", .type = RP_BOPT_DURATION, .def = "30s", .max = 3600000000000u,
+			      .help = "NFSv4.0 exact mode: a blocking lock (READW_LT, WRITEW_LT; the trace saw it granted) "
+				      "the server denies is sent again, after 10 ms, then twice as long each time up to "
+				      "500 ms, for this long from the first denial, then fails ETIMEDOUT (counted); 0: sent once" },
 	[N_OPT__COUNT] = { .name = NULL },
 };
 
@@ -61,6 +65,7 @@ static int nfs_create_backend(void **out, const rp_backend_args *args, char *err
 	nb->mountport = info.mountport;
 	nb->timeout_ms = (int)(args->vals[N_OPT_TIMEOUT].u / 1000000u);
 	nb->setid = args->vals[N_OPT_SETID].u != 0;
+	nb->lock_wait_ns = args->vals[N_OPT_LOCK_WAIT].u;
 	/* auto: exact for a trace exact mode can send; forced exact, a 4.1 session's ops fall back, counted. */
 	const uint64_t mode = args->vals[N_OPT_MODE].u;
 	const char *why = NULL;
@@ -340,7 +345,11 @@ int rp__nfs_wait(nfs_client *c, uint64_t timeout_ns)
 			rp__nfs4_exact_idle(c);
 		const uint64_t now = rp__nfs_mono_ns();
 		const uint64_t left = now < end ? end - now : 0;
-		const uint64_t wait = left < SERVICE_PERIOD_NS ? left : SERVICE_PERIOD_NS;
+		uint64_t wait = left < SERVICE_PERIOD_NS ? left : SERVICE_PERIOD_NS;
+		/* A denied blocking LOCK due to be sent again sooner: woken for it. */
+		const uint64_t due = c->x4 ? rp__nfs4_exact_due(c) : 0;
+		if (due && due - now < wait)
+			wait = due > now ? due - now : 0;
 		struct pollfd pfd = { .fd = nfs_get_fd(c->nfs), .events = (short)nfs_which_events(c->nfs) };
 		const struct timespec ts = { .tv_sec = (time_t)(wait / 1000000000u), .tv_nsec = (long)(wait % 1000000000u) };
 		const int n = ppoll(&pfd, 1, &ts, NULL);
@@ -415,7 +424,10 @@ static void nfs_report(void *backend, rp_backend_report *out)
 {
 	nfs_backend *const nb = backend;
 	out->protocol_ops = atomic_load(&nb->exact_ops);
-	out->own_requests = atomic_load(&nb->renewals);
+	out->lock_polls = atomic_load(&nb->lock_polls);
+	out->lock_releases = atomic_load(&nb->lock_releases);
+	out->lock_expired = atomic_load(&nb->lock_expired);
+	out->own_requests = atomic_load(&nb->renewals) + out->lock_polls + out->lock_releases;
 	for (unsigned i = 0; i < RP_NFS_FB__COUNT && out->n_fallbacks < RP_BACKEND_REPORT_MAX; i++) {
 		const uint64_t n = atomic_load(&nb->fallbacks[i]);
 		if (!n)

@@ -1,7 +1,7 @@
 /*
  * The nfs backend's NFSv4.0 exact mode, below nfs4_exact.c: its own client
  * id (SETCLIENTID and SETCLIENTID_CONFIRM at client start, RFC 7530 §16.33,
- * §16.34), its open-owners and the opens each holds, the handle map under
+ * §16.34), the sending of a COMPOUND, its open-owners and the opens each holds, the handle map under
  * the group's lock, and the arguments of a COMPOUND (fattr4 values, OPEN).
  */
 #define RP_NFS_LIBNFS 1
@@ -19,6 +19,61 @@
 #include <nfsc/libnfs-raw.h>
 
 #include "formats/status.h"
+
+/*
+ * libnfs 4.0 encodes a COMPOUND into a fixed 4 KiB buffer (a WRITE past
+ * 3,944 bytes fails to encode).  Its exported rpc_allocate_pdu2 takes the
+ * room needed beyond that, and rpc_queue_pdu sends what was encoded; the
+ * encoder is the PDU's ZDR, 16 bytes in (what rpc_nfs4_compound_async
+ * itself passes), looked at once per client before the first big WRITE:
+ * a library laid out otherwise sends big WRITEs the semantic way, counted
+ * as larger than the transfer size.
+ */
+struct rpc_pdu;
+struct rpc_pdu *rpc_allocate_pdu2(struct rpc_context *rpc, int program, int version, int procedure, rpc_cb cb,
+				  void *private_data, zdrproc_t zdr_decode_fn, int zdr_decode_bufsize, size_t alloc_hint);
+int rpc_queue_pdu(struct rpc_context *rpc, struct rpc_pdu *pdu);
+void rpc_free_pdu(struct rpc_context *rpc, struct rpc_pdu *pdu);
+#define PDU_ZDR_OFFSET 16
+#define PDU_ENCODE_MIN 4096
+
+/* ---- sending ---- */
+
+bool rp__nfs4x_big_ok(struct rpc_context *rpc)
+{
+	const size_t room = 1u << 16;
+	struct rpc_pdu *const pdu = rpc_allocate_pdu2(rpc, NFS4_PROGRAM, NFS_V4, NFSPROC4_COMPOUND, NULL, NULL,
+						      (zdrproc_t)zdr_COMPOUND4res, sizeof(COMPOUND4res), room);
+	if (!pdu)
+		return false;
+	const ZDR *const z = (const ZDR *)(const void *)((const char *)pdu + PDU_ZDR_OFFSET);
+	const bool ok = z->x_op == ZDR_ENCODE && z->size == (int)(PDU_ENCODE_MIN + room) && z->pos > 0 && z->pos <= 1024;
+	rpc_free_pdu(rpc, pdu);
+	return ok;
+}
+
+int rp__nfs4x_send(nfs_client *c, COMPOUND4args *a, rpc_cb cb, void *priv, size_t data)
+{
+	struct rpc_context *const rpc = nfs_get_rpc_context(c->nfs);
+	if (data <= SMALL_DATA_MAX)
+		return rpc_nfs4_compound_async(rpc, cb, a, priv);
+	struct rpc_pdu *const pdu = rpc_allocate_pdu2(rpc, NFS4_PROGRAM, NFS_V4, NFSPROC4_COMPOUND, cb, priv,
+						      (zdrproc_t)zdr_COMPOUND4res, sizeof(COMPOUND4res), data + 1024);
+	if (!pdu)
+		return -1;
+	ZDR *const z = (ZDR *)(void *)((char *)pdu + PDU_ZDR_OFFSET);
+	if (z->x_op != ZDR_ENCODE || z->size != (int)(PDU_ENCODE_MIN + data + 1024) || z->pos <= 0 || z->pos > 1024 ||
+	    !zdr_COMPOUND4args(z, a)) {
+		rpc_free_pdu(rpc, pdu);
+		return -2;
+	}
+	if (rpc_queue_pdu(rpc, pdu) != 0) {
+		rpc_free_pdu(rpc, pdu);
+		return -1;
+	}
+	return 0;
+}
+
 
 void rp__nfs4x_resop(const COMPOUND4res *res, u_int i, nfs_resop4 *out)
 {
@@ -224,7 +279,7 @@ static void renew_cb(struct rpc_context *rpc, int status, void *data, void *priv
 		c->x4->renewing = false;
 }
 
-void rp__nfs4_exact_idle(nfs_client *c)
+void rp__nfs4x_renew(nfs_client *c)
 {
 	struct nfs4x *const x = c->x4;
 	if (!x || x->renewing || c->lost)
@@ -245,6 +300,38 @@ void rp__nfs4_exact_idle(nfs_client *c)
 	atomic_fetch_add_explicit(&c->nb->renewals, 1u, memory_order_relaxed);
 }
 
+void rp__nfs4x_listed(nreq *q, const COMPOUND4res *res)
+{
+	nfs_resop4 rc;
+	const READDIR4resok *ok = NULL;
+	for (u_int i = 0; i < res->resarray.resarray_len && !ok; i++) {
+		rp__nfs4x_resop(res, i, &rc);
+		if (rc.resop == OP_READDIR)
+			ok = &rc.nfs_resop4_u.opreaddir.READDIR4res_u.resok4;
+	}
+	if (!ok)
+		return;
+	uint64_t n = 0, last = 0;
+	for (const entry4 *p = ok->reply.entries; p && n < UINT32_MAX; n++) {
+		entry4 e;
+		memcpy(&e, p, sizeof(e)); /* unaligned, as every struct the decoder packs */
+		last = e.cookie;
+		p = e.nextentry;
+	}
+	q->req->result = n;
+	nfs_group *const g = q->c->group;
+	pthread_mutex_lock(&g->lock);
+	rp_nfs_fhnode *const d = rp__nfs_fhmap_node(&g->fhmap, q->path);
+	if (d) {
+		if (n)
+			d->list_cookie = last;
+		d->list_eof = ok->reply.eof != 0;
+		d->list_known = true;
+		memcpy(d->list_verf, ok->cookieverf, sizeof(d->list_verf));
+	}
+	pthread_mutex_unlock(&g->lock);
+}
+
 void rp__nfs4x_drop_pre(struct nfs4x *x)
 {
 	for (unsigned i = 0; i < x->n_pre; i++)
@@ -252,21 +339,6 @@ void rp__nfs4x_drop_pre(struct nfs4x *x)
 	x->n_pre = 0;
 }
 
-void rp__nfs4_exact_fini(nfs_client *c)
-{
-	struct nfs4x *const x = c->x4;
-	if (!x)
-		return;
-	rp__nfs4x_drop_pre(x);
-	free(x->opens);
-	for (wait_node *w = x->wq, *next; w; w = next) {
-		next = w->next;
-		rp__nfs_complete(c, w->req, EIO);
-		free(w);
-	}
-	free(x);
-	c->x4 = NULL;
-}
 
 
 /* ---- open-owners ---- */

@@ -28,25 +28,6 @@
 #include "formats/semantics.h"
 #include "formats/status.h"
 
-/*
- * libnfs 4.0 encodes a COMPOUND into a fixed 4 KiB buffer (a WRITE past
- * 3,944 bytes fails to encode).  Its exported rpc_allocate_pdu2 takes the
- * room needed beyond that, and rpc_queue_pdu sends what was encoded; the
- * encoder is the PDU's ZDR, 16 bytes in (what rpc_nfs4_compound_async
- * itself passes), looked at once per client before the first big WRITE:
- * a library laid out otherwise sends big WRITEs the semantic way, counted
- * as larger than the transfer size.
- */
-struct rpc_pdu;
-struct rpc_pdu *rpc_allocate_pdu2(struct rpc_context *rpc, int program, int version, int procedure, rpc_cb cb,
-				  void *private_data, zdrproc_t zdr_decode_fn, int zdr_decode_bufsize, size_t alloc_hint);
-int rpc_queue_pdu(struct rpc_context *rpc, struct rpc_pdu *pdu);
-void rpc_free_pdu(struct rpc_context *rpc, struct rpc_pdu *pdu);
-#define PDU_ZDR_OFFSET 16
-#define PDU_ENCODE_MIN 4096
-/* What the inline API encodes at most besides the header: the WRITE data above this goes the big way. */
-#define SMALL_DATA_MAX 2048u
-
 static bool is_prepare(const rp_breq *req)
 {
 	return req->op->proto == RP_PROTO_NONE;
@@ -81,43 +62,6 @@ static bool is_seq(unsigned k)
 /* ---- sending and replies ---- */
 
 static void x4_cb(struct rpc_context *rpc, int status, void *data, void *priv);
-
-/* Whether a PDU of room beyond the 4 KiB has its encoder where rpc_nfs4_compound_async finds it. */
-static bool big_pdu_ok(struct rpc_context *rpc)
-{
-	const size_t room = 1u << 16;
-	struct rpc_pdu *const pdu = rpc_allocate_pdu2(rpc, NFS4_PROGRAM, NFS_V4, NFSPROC4_COMPOUND, NULL, NULL,
-						      (zdrproc_t)zdr_COMPOUND4res, sizeof(COMPOUND4res), room);
-	if (!pdu)
-		return false;
-	const ZDR *const z = (const ZDR *)(const void *)((const char *)pdu + PDU_ZDR_OFFSET);
-	const bool ok = z->x_op == ZDR_ENCODE && z->size == (int)(PDU_ENCODE_MIN + room) && z->pos > 0 && z->pos <= 1024;
-	rpc_free_pdu(rpc, pdu);
-	return ok;
-}
-
-/* Queue the COMPOUND (data: the bytes a WRITE carries): 0, or < 0 when it was not queued. */
-static int send_compound(nfs_client *c, COMPOUND4args *a, nreq *q, size_t data)
-{
-	struct rpc_context *const rpc = nfs_get_rpc_context(c->nfs);
-	if (data <= SMALL_DATA_MAX)
-		return rpc_nfs4_compound_async(rpc, x4_cb, a, q);
-	struct rpc_pdu *const pdu = rpc_allocate_pdu2(rpc, NFS4_PROGRAM, NFS_V4, NFSPROC4_COMPOUND, x4_cb, q,
-						      (zdrproc_t)zdr_COMPOUND4res, sizeof(COMPOUND4res), data + 1024);
-	if (!pdu)
-		return -1;
-	ZDR *const z = (ZDR *)(void *)((char *)pdu + PDU_ZDR_OFFSET);
-	if (z->x_op != ZDR_ENCODE || z->size != (int)(PDU_ENCODE_MIN + data + 1024) || z->pos <= 0 || z->pos > 1024 ||
-	    !zdr_COMPOUND4args(z, a)) {
-		rpc_free_pdu(rpc, pdu);
-		return -2;
-	}
-	if (rpc_queue_pdu(rpc, pdu) != 0) {
-		rpc_free_pdu(rpc, pdu);
-		return -1;
-	}
-	return 0;
-}
 
 static void next_waiting(nfs_client *c);
 
@@ -210,40 +154,76 @@ static bool confirm_open(nreq *q)
 	COMPOUND4args ca = { .argarray = { .argarray_len = b.n, .argarray_val = b.a } };
 	q->xstage = 1;
 	c->x4->last_ns = rp__nfs4x_now_ns();
-	return send_compound(c, &ca, q, 0) == 0;
+	return rp__nfs4x_send(c, &ca, x4_cb, q, 0) == 0;
 }
 
-/* A listing's reply: its entries counted, where it ended kept for the next READDIR of the directory. */
-static void listed(nreq *q, const COMPOUND4res *res)
+/* The same LOCK again, on the wire (its lock-owner a new one if the last, a first LOCK, was refused). */
+static void poll_send(nreq *q)
 {
-	nfs_resop4 rc;
-	const READDIR4resok *ok = NULL;
-	for (u_int i = 0; i < res->resarray.resarray_len && !ok; i++) {
-		rp__nfs4x_resop(res, i, &rc);
-		if (rc.resop == OP_READDIR)
-			ok = &rc.nfs_resop4_u.opreaddir.READDIR4res_u.resok4;
-	}
-	if (!ok)
+	nfs_client *const c = q->c;
+	struct nfs4x *const x = c->x4;
+	nfile *const f = (nfile *)(uintptr_t)q->req->bh;
+	cbuild *const b = malloc(sizeof(*b));
+	if (!b) {
+		rp__nfs_finish(q, ENOMEM);
 		return;
-	uint64_t n = 0, last = 0;
-	for (const entry4 *p = ok->reply.entries; p && n < UINT32_MAX; n++) {
-		entry4 e;
-		memcpy(&e, p, sizeof(e)); /* unaligned, as every struct the decoder packs */
-		last = e.cookie;
-		p = e.nextentry;
 	}
-	q->req->result = n;
-	nfs_group *const g = q->c->group;
-	pthread_mutex_lock(&g->lock);
-	rp_nfs_fhnode *const d = rp__nfs_fhmap_node(&g->fhmap, q->path);
-	if (d) {
-		if (n)
-			d->list_cookie = last;
-		d->list_eof = ok->reply.eof != 0;
-		d->list_known = true;
-		memcpy(d->list_verf, ok->cookieverf, sizeof(d->list_verf));
+	b->n = 0;
+	rp__nfs4x_putfh(b, f->xfh, f->xfhlen);
+	const bool fresh = rp__nfs4x_lock_new(f);
+	unsigned why = 0;
+	if (!rp__nfs4x_lock_args(c, b, q->req->op, f, K_LOCK, &why)) {
+		free(b);
+		rp__nfs_finish(q, EAGAIN); /* its open-owner was given up meanwhile: denied, as the last answer said */
+		return;
 	}
-	pthread_mutex_unlock(&g->lock);
+	q->xstage = fresh ? 1 : 0;
+	q->xowner = f->owner;
+	COMPOUND4args ca = { .argarray = { .argarray_len = b->n, .argarray_val = b->a } };
+	x->last_ns = rp__nfs4x_now_ns();
+	const int rc = rp__nfs4x_send(c, &ca, x4_cb, q, 0);
+	free(b);
+	if (rc < 0) {
+		rp__nfs_finish(q, EIO);
+		return;
+	}
+	x->seq_busy = true;
+	atomic_fetch_add_explicit(&c->nb->lock_polls, 1u, memory_order_relaxed);
+}
+
+/* The polls whose time came, while no seqid op is in flight (a LOCK is one: they go one at a time). */
+static void polls_due(nfs_client *c)
+{
+	const uint64_t now = rp__nfs4x_now_ns();
+	nreq *q;
+	while (!c->x4->seq_busy && !c->lost && !c->ending && (q = rp__nfs4x_poll_take(c->x4, now)) != NULL)
+		poll_send(q);
+}
+
+void rp__nfs4_exact_fini(nfs_client *c)
+{
+	struct nfs4x *const x = c->x4;
+	if (!x)
+		return;
+	/* Its last RELEASE_LOCKOWNERs (after its last CLOSEs) answered before the connection goes. */
+	rp__nfs4x_release_drain(c);
+	rp__nfs4x_drop_pre(x);
+	free(x->opens);
+	for (wait_node *w = x->wq, *next; w; w = next) {
+		next = w->next;
+		rp__nfs_complete(c, w->req, EIO);
+		free(w);
+	}
+	free(x);
+	c->x4 = NULL;
+}
+
+void rp__nfs4_exact_idle(nfs_client *c)
+{
+	if (!c->x4 || c->lost)
+		return;
+	rp__nfs4x_renew(c);
+	polls_due(c);
 }
 
 static void x4_cb(struct rpc_context *rpc, int status, void *data, void *priv)
@@ -346,13 +326,20 @@ static void x4_cb(struct rpc_context *rpc, int status, void *data, void *priv)
 		const nfile *const f = (const nfile *)(uintptr_t)q->req->bh;
 		if (f)
 			rp__nfs4x_open_ref(c->x4, f->xfh, f->xfhlen, f->owner, -1);
+		/* The open's lock-owner is named by no request after its CLOSE: the target may forget it. */
+		if (f && f->lk_ok)
+			rp__nfs4x_release_owner(c, f->lk_id, f->lk_gen);
 		rp__nfs_release(c, q->req->bh);
 		q->req->bh = 0;
 		break;
 	}
 	case K_LOCK:
 	case K_LOCKU:
-		rp__nfs4x_locked(c, (nfile *)(uintptr_t)q->req->bh, q->xproc, q->xstage == 1, q->xowner, res);
+		if (rp__nfs4x_lock_reply(q, res, &out)) {
+			c->x4->seq_busy = false; /* sent again later: its turn passes on meanwhile */
+			next_waiting(c);
+			return;
+		}
 		break;
 	case K_READ:
 	case K_WRITE:
@@ -372,7 +359,7 @@ static void x4_cb(struct rpc_context *rpc, int status, void *data, void *priv)
 		break;
 	case K_READDIR:
 		if (!st)
-			listed(q, res);
+			rp__nfs4x_listed(q, res);
 		break;
 	case K_RENAME:
 		if (!st) {
@@ -547,7 +534,7 @@ static void send_built(nfs_client *c, cbuild *b, nreq *q, size_t data, bool seq,
 	const unsigned pre = x->n_pre;
 	if (renews)
 		x->last_ns = rp__nfs4x_now_ns();
-	const int rc = send_compound(c, &ca, q, data);
+	const int rc = rp__nfs4x_send(c, &ca, x4_cb, q, data);
 	rp__nfs4x_drop_pre(x);
 	if (rc < 0) {
 		rp__nfs_finish(q, EIO);
@@ -569,7 +556,7 @@ static bool send_op(nfs_client *c, rp_breq *req, unsigned k)
 		return fall_back(c, req, RP_NFS_FB_SIZE);
 	if (k == K_WRITE && op->length > SMALL_DATA_MAX) {
 		if (!x->big)
-			x->big = big_pdu_ok(nfs_get_rpc_context(c->nfs)) ? 1 : -1;
+			x->big = rp__nfs4x_big_ok(nfs_get_rpc_context(c->nfs)) ? 1 : -1;
 		if (x->big < 0)
 			return fall_back(c, req, RP_NFS_FB_SIZE);
 	}
@@ -821,6 +808,8 @@ static bool send_op(nfs_client *c, rp_breq *req, unsigned k)
 static void next_waiting(nfs_client *c)
 {
 	struct nfs4x *const x = c->x4;
+	if (x && x->polls)
+		polls_due(c);
 	while (x && !x->seq_busy && x->wq) {
 		wait_node *const w = x->wq;
 		x->wq = w->next;

@@ -32,6 +32,14 @@
 #define OWNERS_MAX 8
 /* Files open at once per client (their owners' records). */
 #define OPENS_MAX 4096
+/*
+ * A blocking LOCK (READW_LT, WRITEW_LT) the target denies is sent again, as
+ * RFC 7530 s9.4.1 and s16.10.5 have a client poll (NFSv4.0 has no callback
+ * for it): first after this, then twice as long each time up to the cap,
+ * for as long as the backend option lock-wait says.
+ */
+#define LOCK_POLL_MIN_NS 10000000ull
+#define LOCK_POLL_MAX_NS 500000000ull
 /* The SETCLIENTID handshake's wait per reply. */
 #define SYNC_TIMEOUT_MS 30000
 
@@ -72,6 +80,8 @@ struct nfs4x {
 	uint64_t last_ns;      /* when the last COMPOUND that renews the lease went (one with state: OPEN, CLOSE, I/O, RENEW) */
 	uint64_t renew_ns;     /* a RENEW of our own once this long passed since then: a third of the lease */
 	bool renewing;         /* our RENEW is in flight */
+	unsigned releasing;    /* RELEASE_LOCKOWNERs of ours not answered yet (waited for at the client's end) */
+	nreq *polls;           /* blocking LOCKs denied, waiting to be sent again (nreq.poll_next), in no order */
 	unsigned n_pre;        /* gathered LOOKUPs */
 	char *pre[PRE_MAX];
 };
@@ -87,6 +97,17 @@ typedef struct cbuild {
 
 uint64_t rp__nfs4x_now_ns(void);
 /*
+ * Queue a COMPOUND (data: the bytes a WRITE carries, above 2 KiB into a PDU
+ * of its own room) with its callback: 0, or < 0 when it was not queued.
+ * big_ok: whether such a PDU is laid out as expected (looked at once).
+ */
+int rp__nfs4x_send(nfs_client *c, COMPOUND4args *a, rpc_cb cb, void *priv, size_t data);
+bool rp__nfs4x_big_ok(struct rpc_context *rpc);
+/* What the inline API encodes at most besides the header: the WRITE data above this goes the big way. */
+#define SMALL_DATA_MAX 2048u
+/* The lease renewed by a RENEW of our own once a third of it passed without one (from the event loop). */
+void rp__nfs4x_renew(nfs_client *c);
+/*
  * Result i of a COMPOUND's reply, copied out: libnfs 4.0's XDR decoder
  * packs what it allocates without aligning it (UBSan: a misaligned
  * nfs_resop4), so no field of its structs is read in place.
@@ -98,6 +119,8 @@ bool rp__nfs4x_map_parent(nfs_client *c, const char *path, unsigned char *fh, ui
 /* Learn path's handle and kind (RP_NFS_FK_*) from a reply; that nothing is at path. */
 void rp__nfs4x_learn(nfs_client *c, const char *path, const void *fh, size_t len, int kind);
 void rp__nfs4x_absent(nfs_client *c, const char *path);
+/* A READDIR's reply: its entries counted, where it ended kept for the next READDIR of the directory. */
+void rp__nfs4x_listed(nreq *q, const COMPOUND4res *res);
 /* Forget the gathered LOOKUPs. */
 void rp__nfs4x_drop_pre(struct nfs4x *x);
 /* The first open-owner with no open of the file (fh NULL: not known, owner 0), or -1 when all have one. */
@@ -126,8 +149,40 @@ bool rp__nfs4x_open_args(nfs_client *c, cbuild *b, const rp_op *op, OPEN4args *o
 bool rp__nfs4x_lock_args(nfs_client *c, cbuild *b, const rp_op *op, nfile *f, unsigned k, unsigned *why);
 /* Whether a LOCK of f names its lock-owner for the first time (open_to_lock_owner4). */
 bool rp__nfs4x_lock_new(const nfile *f);
-/* A LOCK's or LOCKU's reply (fresh: it carried open_to_lock_owner4): the seqids moved, f's lock stateid kept. */
-void rp__nfs4x_locked(nfs_client *c, nfile *f, unsigned k, bool fresh, unsigned owner, const COMPOUND4res *res);
+/*
+ * A LOCK's or LOCKU's reply (fresh: it carried open_to_lock_owner4): the
+ * seqids moved, f's lock stateid kept.  True when the lock-owner's name of
+ * generation *gave_up (f->lk_id's) was given up for the next one: the
+ * caller releases it (rp__nfs4x_release_owner).
+ */
+bool rp__nfs4x_locked(nfs_client *c, nfile *f, unsigned k, bool fresh, unsigned owner, const COMPOUND4res *res,
+		      uint32_t *gave_up);
+/*
+ * RELEASE_LOCKOWNER (RFC 7530 s16.37) of the lock-owner lk_id of generation
+ * lk_gen, a COMPOUND of our own whose answer nothing waits for, counted;
+ * NFSv4.0 only (RFC 8881 s18.56: 4.1 has none).
+ */
+void rp__nfs4x_release_owner(nfs_client *c, uint32_t lk_id, uint32_t lk_gen);
+/* At the client's end: its RELEASE_LOCKOWNERs still unanswered are written and answered (2 s at most). */
+void rp__nfs4x_release_drain(nfs_client *c);
+/* Whether a LOCK of op that the target denies is polled: a blocking one the trace saw granted (or no answer of). */
+bool rp__nfs4x_lock_polls(const rp_op *op);
+/*
+ * The time of a denied blocking LOCK's next send, first sent at first_ns,
+ * now now_ns, *backoff_ns the wait before it (0 at first; doubled here up to
+ * LOCK_POLL_MAX_NS): never past first_ns + bound_ns; 0 when that has come
+ * (the lock gives up).
+ */
+/*
+ * A LOCK's or LOCKU's reply to q: the lock-owner's state moved (a name given
+ * up is released); true when q is a denied blocking LOCK to be sent again
+ * (in the client's polls, due at q->poll_due_ns), else *out is its status
+ * (ETIMEDOUT: still denied when lock-wait ran out, counted).
+ */
+bool rp__nfs4x_lock_reply(nreq *q, const COMPOUND4res *res, int *out);
+/* A polled LOCK due by now_ns, out of the client's polls; NULL: none. */
+nreq *rp__nfs4x_poll_take(struct nfs4x *x, uint64_t now_ns);
+uint64_t rp__nfs4x_poll_next(uint64_t first_ns, uint64_t now_ns, uint64_t *backoff_ns, uint64_t bound_ns);
 /* The open-owner's seqid after a reply of status s4 to one of its seqid ops (BAD_SEQID: a new generation). */
 void rp__nfs4x_owner_moved(owner4 *ow, uint32_t s4);
 

@@ -300,6 +300,13 @@ typedef struct nfs_backend {
 	_Atomic uint64_t exact_ops; /* sent as their RPC */
 	_Atomic uint64_t fallbacks[RP_NFS_FB__COUNT];
 	_Atomic uint64_t renewals; /* NFSv4 exact: RENEWs of our own (the trace made none of them) */
+	/*
+	 * NFSv4 exact, blocking locks (nfs4_lock.c): LOCKs sent again after
+	 * NFS4ERR_DENIED, those still denied when lock_wait_ns ran out (ETIMEDOUT),
+	 * and the RELEASE_LOCKOWNERs of the lock-owners given up.
+	 */
+	_Atomic uint64_t lock_polls, lock_expired, lock_releases;
+	uint64_t lock_wait_ns; /* backend option lock-wait: how long a blocking lock polls (0: sent once) */
 	_Atomic uint64_t verf; /* exclusive CREATEs' verifiers */
 } nfs_backend;
 
@@ -389,8 +396,10 @@ typedef struct nfs_client {
 int rp__nfs4_exact_init(nfs_client *c, char *errbuf);
 bool rp__nfs4_exact_start(nfs_client *c, rp_breq *req);
 void rp__nfs4_exact_fini(nfs_client *c);
-/* From the event loop (rp__nfs_wait): a RENEW of our own once a third of the server's lease passed without one. */
+/* From the event loop (rp__nfs_wait): a RENEW of our own once a third of the server's lease passed without one, and the blocking LOCKs due to be sent again. */
 void rp__nfs4_exact_idle(nfs_client *c);
+/* The earliest time a denied blocking LOCK is sent again (CLOCK_MONOTONIC ns; 0: none waits): the loop wakes for it. */
+uint64_t rp__nfs4_exact_due(const nfs_client *c);
 
 /* nfs.c: the event loop. */
 /* Wait for and run libnfs completions, up to timeout_ns; returns the engine requests completed (0 on timeout). */
@@ -487,6 +496,14 @@ struct nreq {
 	nopen *waits;       /* S_V4WAIT: the entry it waits on */
 	nreq *wnext;        /* in that entry's waiters, or in the open-owner's line */
 	nreq_fn *resume;    /* what it does when its wait ends */
+	/*
+	 * NFSv4 exact: a blocking LOCK (READW_LT, WRITEW_LT) denied and polled
+	 * (nfs4_lock.c): first sent at poll_first_ns, sent again at poll_due_ns
+	 * (0: on the wire), the back-off before the next; in the client's list of
+	 * such requests (struct nfs4x.polls) by poll_next.
+	 */
+	uint64_t poll_first_ns, poll_due_ns, poll_backoff_ns;
+	nreq *poll_next;
 	struct nfsfh *close_fh; /* a close that no engine request waits for (req NULL): its handle, until sent */
 };
 

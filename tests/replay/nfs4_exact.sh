@@ -329,7 +329,8 @@ for try in 1 2 3; do
 	echo "# locks: capture $try incomplete (${dropped:-exit $rc}), again"
 done
 if [ "$rc" = 0 ]; then ok "locks: the text trace replayed exact, captured"; else not_ok "locks: the text trace replayed exact, captured"; fi
-has "locks: every op exact" out "^Backend mode: exact \\($(wc -l <"$tmp/locks.txt") ops sent as the request they were recorded as\\)\$"
+# Its own requests besides: a RELEASE_LOCKOWNER of each lock-owner it named (RFC 7530 s16.37), counted apart.
+has "locks: every op exact" out "^Backend mode: exact \\($(wc -l <"$tmp/locks.txt") ops sent as the request they were recorded as\\); [0-9]+ requests of its own \\([0-9]+ lock-owner releases\\)\$"
 has "locks: the denied ones failed as recorded, 0 mismatched" out "^Failed $ndenied \\(all as recorded\\), mismatched 0\$"
 ops "$tmp/locks.pcap" >"$tmp/locks.ops"
 if [ -n "$dropped" ]; then
@@ -340,6 +341,14 @@ elif grep -qx "LOCK $nlock" "$tmp/locks.ops" && grep -qx "LOCKT $ntest" "$tmp/lo
 else
 	grep '^LOCK' "$tmp/locks.ops" | sed 's/^/# /'
 	not_ok "locks: LOCK $nlock, LOCKT $ntest, LOCKU $nunlock on the wire as in the trace"
+fi
+# One RELEASE_LOCKOWNER per lock-owner a LOCK named (open_to_lock_owner4), none for LOCKT's; as many as counted.
+if [ -z "$dropped" ]; then
+	nnew=$(tshark -r "$tmp/locks.pcap" -d "tcp.port==$nport,rpc" -Y 'rpc.msgtyp == 0 && nfs.lock.locker.new_lock_owner == 1' 2>/dev/null | wc -l)
+	nrel=$(awk '$1 == "RELEASE_LOCKOWNER" { print $2 }' "$tmp/locks.ops")
+	if [ "${nrel:-0}" = "$nnew" ] && grep -Eq "; $nnew requests of its own \($nnew lock-owner releases\)" "$tmp/out"; then
+		ok "locks: RELEASE_LOCKOWNER once per lock-owner ($nnew)"
+	else not_ok "locks: RELEASE_LOCKOWNER once per lock-owner (${nrel:-0} for $nnew)"; fi
 fi
 "$reprise" cat "$tmp/locks.rpz" >"$tmp/locks.cat"
 has "locks: the capture has the denied LOCKs" locks.cat 'c[0-9]+ lock path=.* -> EAGAIN \(NFS4ERR_DENIED\)'
@@ -371,7 +380,7 @@ fi
 p=reprise__nfs4-locks
 if [ -r "$pcaps/$p.pcap" ] && run "$reprise" convert "$pcaps/$p.pcap" -o "$tmp/nl.rpz"; then
 	check "the bundled lock capture replayed" "$reprise" replay "$tmp/nl.rpz" --target "$(url "$(fresh)")"
-	has "its locks exact" out '^Backend mode: exact \(17 ops sent as the request they were recorded as; not sent as recorded: unknown fh 1\)$'
+	has "its locks exact" out '^Backend mode: exact \(17 ops sent as the request they were recorded as; not sent as recorded: unknown fh 1\); [0-9]+ requests of its own \([0-9]+ lock-owner releases\)$'
 	has "its locks: 9, 3 denied as recorded, none mismatched" out '^ lock +9 .* 3 +0$'
 	has "its unlocks: none failed or mismatched" out '^ unlock +2 .* 0 +0$'
 	has "its only mismatches the two recorded BAD_SEQID closes" out '^ close +2 .* 0 +2$'

@@ -52,8 +52,8 @@ static const nfs_argop4 *build(rig *r, uint16_t opc, uint16_t flags, uint64_t of
 	return &r->b.a[0];
 }
 
-/* A reply of one LOCK or LOCKU result: status, and the stateid of a success. */
-static void reply(rig *r, unsigned k, bool fresh, nfsstat4 st, uint32_t sid_seq)
+/* A reply of one LOCK or LOCKU result: status, and the stateid of a success; the generation given up, or -1. */
+static long reply(rig *r, unsigned k, bool fresh, nfsstat4 st, uint32_t sid_seq)
 {
 	nfs_resop4 op;
 	memset(&op, 0, sizeof(op));
@@ -72,7 +72,8 @@ static void reply(rig *r, unsigned k, bool fresh, nfsstat4 st, uint32_t sid_seq)
 	res.status = st;
 	res.resarray.resarray_len = 1;
 	res.resarray.resarray_val = &op;
-	rp__nfs4x_locked(&r->c, &r->f, k, fresh, r->f.owner, &res);
+	uint32_t gen = UINT32_MAX;
+	return rp__nfs4x_locked(&r->c, &r->f, k, fresh, r->f.owner, &res, &gen) ? (long)gen : -1;
 }
 
 /* The first LOCK names a new lock-owner from the open; the next ones and the LOCKUs the lock state. */
@@ -99,7 +100,7 @@ static void test_lock_owner_sequence(void **state)
 	snprintf(name, sizeof(name), "reprise-lock-7-%u-0", r->f.lk_id);
 	assert_int_equal(o->lock_owner.owner.owner_len, strlen(name));
 	assert_memory_equal(o->lock_owner.owner.owner_val, name, strlen(name));
-	reply(r, K_LOCK, true, NFS4_OK, 1);
+	assert_int_equal(reply(r, K_LOCK, true, NFS4_OK, 1), -1);
 	assert_true(r->f.lk_ok);
 	assert_int_equal(r->f.lk_seqid, 1);
 	assert_int_equal(r->x.own[1].seqid, 6); /* open_to_lock_owner4 moved the open-owner's seqid */
@@ -113,7 +114,7 @@ static void test_lock_owner_sequence(void **state)
 	assert_int_equal(l->locker.locker4_u.lock_owner.lock_stateid.seqid, 1);
 	assert_int_equal((unsigned char)l->locker.locker4_u.lock_owner.lock_stateid.other[0], 0xcd);
 	/* Denied: the lock-owner's seqid moves all the same (s9.1.7), its stateid stays, the open-owner's too. */
-	reply(r, K_LOCK, false, NFS4ERR_DENIED, 0);
+	assert_int_equal(reply(r, K_LOCK, false, NFS4ERR_DENIED, 0), -1); /* the lock-owner holds its locks still */
 	assert_true(r->f.lk_ok);
 	assert_int_equal(r->f.lk_seqid, 2);
 	assert_int_equal(r->f.lk_seq, 1);
@@ -128,13 +129,13 @@ static void test_lock_owner_sequence(void **state)
 	assert_int_equal(u->lock_stateid.seqid, 1);
 	assert_int_equal(u->offset, 0);
 	assert_int_equal(u->length, 250);
-	reply(r, K_LOCKU, false, NFS4_OK, 2);
+	assert_int_equal(reply(r, K_LOCKU, false, NFS4_OK, 2), -1);
 	assert_int_equal(r->f.lk_seqid, 3);
 	assert_int_equal(r->f.lk_seq, 2);
 
 	/* BAD_SEQID: the lock-owner is given up; the next LOCK names one of the next generation. */
 	(void)build(r, RP_OP_LOCK, 0, 0, 10, K_LOCK, true);
-	reply(r, K_LOCK, false, NFS4ERR_BAD_SEQID, 0);
+	assert_int_equal(reply(r, K_LOCK, false, NFS4ERR_BAD_SEQID, 0), 0); /* generation 0 given up: released */
 	assert_false(r->f.lk_ok);
 	assert_int_equal(r->f.lk_gen, 1);
 	a = build(r, RP_OP_LOCK, 0, 0, 10, K_LOCK, true);
@@ -154,7 +155,8 @@ static void test_fresh_denied(void **state)
 	(void)build(r, RP_OP_LOCK, RP_OPF_EXCLUSIVE, 210, 10, K_LOCK, true);
 	const uint32_t id = r->f.lk_id;
 	assert_int_not_equal(id, 0);
-	reply(r, K_LOCK, true, NFS4ERR_DENIED, 0);
+	/* The refused name (generation 0) is given up: the caller releases it. */
+	assert_int_equal(reply(r, K_LOCK, true, NFS4ERR_DENIED, 0), 0);
 	assert_false(r->f.lk_ok);
 	assert_int_equal(r->f.lk_gen, 1);
 	assert_int_equal(r->f.lk_seqid, 0);
@@ -206,6 +208,56 @@ static void test_refused(void **state)
 	free(r);
 }
 
+/* A blocking LOCK polls only when the trace saw it granted (or saw no answer); a test or a plain lock never. */
+static void test_lock_polls(void **state)
+{
+	(void)state;
+	rp_op op = { .op = RP_OP_LOCK, .flags = RP_OPF_WAIT | RP_OPF_EXCLUSIVE };
+	assert_true(rp__nfs4x_lock_polls(&op));
+	op.status = 11; /* EAGAIN: the recorded client saw it denied (its own polls are ops of the trace) */
+	assert_false(rp__nfs4x_lock_polls(&op));
+	op.flags |= RP_OPF_NO_REPLY;
+	assert_true(rp__nfs4x_lock_polls(&op));
+	op = (rp_op){ .op = RP_OP_LOCK, .flags = RP_OPF_EXCLUSIVE };
+	assert_false(rp__nfs4x_lock_polls(&op));
+	op.flags = RP_OPF_WAIT | RP_OPF_TEST;
+	assert_false(rp__nfs4x_lock_polls(&op));
+	op = (rp_op){ .op = RP_OP_UNLOCK, .flags = RP_OPF_WAIT };
+	assert_false(rp__nfs4x_lock_polls(&op));
+}
+
+/* The back-off: 10 ms, doubling to 500 ms, never past the bound, which then gives up; bound 0 never polls. */
+static void test_poll_next(void **state)
+{
+	(void)state;
+	const uint64_t ms = 1000000u, t0 = 1000 * ms, bound = 3000 * ms;
+	uint64_t backoff = 0, now = t0, total = 0;
+	const uint64_t want[] = { 10, 20, 40, 80, 160, 320, 500, 500, 500, 500, 500 };
+	unsigned n = 0;
+	for (;;) {
+		const uint64_t due = rp__nfs4x_poll_next(t0, now, &backoff, bound);
+		if (!due)
+			break;
+		assert_true(due > now);
+		assert_true(due <= t0 + bound);
+		if (n < sizeof(want) / sizeof(want[0]))
+			assert_true(due - now == want[n] * ms || due == t0 + bound);
+		total = due - t0;
+		now = due;
+		n++;
+		assert_true(n < 100);
+	}
+	/* 10+20+...+320 = 630 ms, then 500 ms steps: the last send at the bound itself, then none. */
+	assert_int_equal(total, bound);
+	assert_int_equal(n, 11); /* at 10, 30, 70, 150, 310, 630, 1130, ... 2630 ms and 3 s */
+	backoff = 0;
+	assert_int_equal(rp__nfs4x_poll_next(t0, t0, &backoff, 0), 0);
+	assert_int_equal(rp__nfs4x_poll_next(t0, t0 + bound, &backoff, bound), 0);
+	/* A bound shorter than the first step: one send at the bound. */
+	backoff = 0;
+	assert_int_equal(rp__nfs4x_poll_next(t0, t0, &backoff, 4 * ms), t0 + 4 * ms);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +265,8 @@ int main(void)
 		cmocka_unit_test(test_fresh_denied),
 		cmocka_unit_test(test_lockt),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_lock_polls),
+		cmocka_unit_test(test_poll_next),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
