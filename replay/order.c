@@ -6,7 +6,8 @@
  * the workload (--clients: copy k's resources are its own).  An op's
  * resources are its path (an op on a handle without one: the path of that
  * handle's open), and path2 for rename and link (copy: its destination
- * handle's path).  The scan gives every such op its place on each resource in
+ * handle's path).  A blocking lock that was granted goes by its t_end
+ * (when it was granted), not its t_start.  The scan gives every such op its place on each resource in
  * the global recorded order, (key, client, index), where key is the op's
  * t_start raised as described at clamp() below; at run time a client waits
  * before an op until each resource's done count equals the op's place, and
@@ -190,8 +191,17 @@ static int scan_op(scan *s, rp_op_source *src, const rp_op *op, uint64_t *n_ops,
 			       UINT32_MAX - 1);
 	const uint32_t index = ++s->count[slot];
 	(*n_ops)++;
-	if (op->t_start > s->last_key[slot])
-		s->last_key[slot] = op->t_start;
+	/*
+	 * A blocking lock granted in the recording (F_SETLKW, NFSv4 READW_LT)
+	 * took its place on the file when it was granted, after the unlock
+	 * that let it go: keyed by its t_start it would come before that
+	 * unlock, which would then wait for it while it waited for the unlock.
+	 */
+	const bool granted_wait = op->op == RP_OP_LOCK && (op->flags & RP_OPF_WAIT) && !(op->flags & RP_OPF_TEST) &&
+				  op->status == 0 && !(op->flags & RP_OPF_NO_REPLY) && op->t_end > op->t_start;
+	const uint64_t at = granted_wait ? op->t_end : op->t_start;
+	if (at > s->last_key[slot])
+		s->last_key[slot] = at;
 	const uint64_t key = s->last_key[slot];
 	ev e = { .key = key, .slot = slot, .index = index };
 	if (op->op == RP_OP_FORK || op->op == RP_OP_WAIT) {

@@ -191,6 +191,39 @@ static void test_two_clients(void **state)
 	}
 }
 
+/*
+ * A blocking lock granted in the recording (client 2's, started at 20 us while
+ * client 1 held the range, granted at 60 us after client 1's unlock at 50 us)
+ * takes its place on the file when it was granted: after that unlock, which
+ * keyed by its start would wait for the lock that waits for it.  A blocking
+ * lock the recording saw denied keeps its start.
+ */
+static void test_blocking_lock(void **state)
+{
+	(void)state;
+	wl t;
+	wl_init(&t, RP_SRC_SYSCALL);
+	at(&t, 1, 10, RP_OP_LOCK, "/f", 1, 0)->flags = RP_OPF_EXCLUSIVE;
+	rp_op *const w = at(&t, 2, 20, RP_OP_LOCK, "/f", 2, 0);
+	w->flags = RP_OPF_EXCLUSIVE | RP_OPF_WAIT;
+	w->t_end = 60 * 1000u;
+	at(&t, 1, 50, RP_OP_UNLOCK, "/f", 3, 0);
+	at(&t, 2, 70, RP_OP_UNLOCK, "/f", 4, 0);
+	rp_op *const d = at(&t, 3, 80, RP_OP_LOCK, "/f", 5, 0); /* denied as recorded: by its start */
+	d->flags = RP_OPF_EXCLUSIVE | RP_OPF_WAIT;
+	d->status = EAGAIN;
+	d->t_end = 200 * 1000u;
+	at(&t, 1, 90, RP_OP_STAT, "/f", 6, 0);
+	rp_replay_opts o;
+	opts(&o);
+	rp_replay *r;
+	(void)run(&t, &o, &r);
+	static const uint32_t want[] = { 1, 3, 2, 4, 5, 6 };
+	expect_tags("", want, 6);
+	rp_replay_destroy(r);
+	wl_fini(&t);
+}
+
 /* The default keeps no order across clients: nothing is scanned, and no op waits. */
 static void test_client_order_default(void **state)
 {
@@ -530,6 +563,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_two_clients),
+		cmocka_unit_test(test_blocking_lock),
 		cmocka_unit_test(test_client_order_default),
 		cmocka_unit_test(test_three_clients_rename),
 		cmocka_unit_test(test_copies),
