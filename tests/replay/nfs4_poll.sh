@@ -7,7 +7,8 @@
 # its latency at least c1's hold; every lock-owner a LOCK named (each LOCK with new_lock_owner) is released
 # once (RELEASE_LOCKOWNER on the wire, the count the JSON gives).  With -O lock-wait=1s and c1 holding for
 # 5 s the wait runs out: ETIMEDOUT, said and counted; lock-wait=0 sends the lock once (denied, a mismatch).
-# The same trace as NFSv4.1 (flag session) goes the semantic way: no lock and no RELEASE_LOCKOWNER sent.
+# With the default order (resource) the lock goes after c1's unlock, as recorded, and is granted.  The same
+# trace as NFSv4.1 (flag session) goes the semantic way: no lock and no RELEASE_LOCKOWNER sent.
 #   nfs4_poll.sh REPRISE SOURCE_ROOT
 set -u
 reprise=$1
@@ -139,6 +140,15 @@ else
 	tail -n 2 "$tmp/wait.calls" | grep -q ' RELEASE_LOCKOWNER$' && ok "the last calls are releases after the CLOSEs" ||
 		not_ok "the last calls are releases after the CLOSEs"
 fi
+
+# 1b. The default order (auto: resource, the clients share /f) places the granted blocking lock at its
+# recorded end, after c1's unlock: sent then and granted, never waiting for the unlock that waits for it.
+timeout -k 5 60 "$reprise" replay "$tmp/wait.txt" --target "$(url "$(fresh)")" --timing trace -O lock-wait=5s \
+	--json "$tmp/auto.json" >"$tmp/out" 2>"$tmp/err"
+has "default order: resource, chosen by auto" out '^Order across clients \(resource, auto\)'
+has "default order: 0 failed, 0 mismatched" out '^Failed 0, mismatched 0$'
+[ "$(jnum auto.json backend_lock_wait_expired)" = 0 ] && ok "default order: no lock wait ran out" ||
+	not_ok "default order: no lock wait ran out"
 
 # 2. The wait runs out: c1 holds for 5 s, lock-wait is 1 s.
 trace 5.000 >"$tmp/long.txt"
