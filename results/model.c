@@ -160,7 +160,10 @@ struct rp_model_builder {
 	rp_strtab *strings;
 	uint64_t max_start;
 	bool timed;
+	u64map gapvals[RP_MODEL_MAX_CLASSES]; /* per class: exact gap -> count, at most GAPVALS_MAX values */
 };
+
+#define GAPVALS_MAX 65536 /* distinct exact gaps counted per class: later new values are left to gapfine alone */
 
 rp_model_builder *rp_model_builder_create(uint64_t chunk_ns)
 {
@@ -200,6 +203,8 @@ void rp_model_builder_destroy(rp_model_builder *b)
 	rp_model_free(&b->m);
 	map_free(&b->clients);
 	map_free(&b->handles);
+	for (uint32_t k = 0; k < RP_MODEL_MAX_CLASSES; k++)
+		map_free(&b->gapvals[k]);
 	free(b->cl);
 	free(b->hs);
 	free(b->free_hs);
@@ -470,13 +475,22 @@ static void handle_close(rp_model_builder *b, rp_model_cell *cell, uint64_t hand
 	map_del(&b->handles, handle);
 }
 
-static int timing(rp_model_class *cls, rp_model_cell *cell, client_st *c, const rp_op *op)
+static int timing(rp_model_class *cls, u64map *vals, rp_model_cell *cell, client_st *c, const rp_op *op)
 {
 	if (c->has_prev && op->t_start >= c->prev_start) {
-		rp_mh_add(&cell->gap, op->t_start - c->prev_start);
+		const uint64_t gap = op->t_start - c->prev_start;
+		rp_mh_add(&cell->gap, gap);
 		if (!cls->gapfine && !(cls->gapfine = calloc(RP_MH_FINE, sizeof(uint64_t))))
 			return RP_E_NOMEM;
-		cls->gapfine[rp_mh_fine_index(op->t_start - c->prev_start)]++;
+		cls->gapfine[rp_mh_fine_index(gap)]++;
+		if (gap >= 16) { /* narrower buckets are not split: their values need no exact ones */
+			uint64_t *n = map_get(vals, gap);
+			bool added;
+			if (!n && vals->n < GAPVALS_MAX && !(n = map_put(vals, gap, &added)))
+				return RP_E_NOMEM;
+			if (n)
+				++*n;
+		}
 	}
 	if (c->has_prev && c->prev_end != RP_TIME_UNKNOWN && op->t_start >= c->prev_end)
 		rp_mh_add(&cell->think, op->t_start - c->prev_end);
@@ -520,7 +534,7 @@ static int op2_cb(rp_sink *s, const rp_op *op)
 		cell->failed[op->op]++;
 	if (op->op == RP_OP_OPEN && !(op->oflags & RP_OF_DIRECTORY) && op_creates(op))
 		m->fs.creates++;
-	if (timing(&m->classes[c->cls], cell, c, op) < 0)
+	if (timing(&m->classes[c->cls], &b->gapvals[c->cls], cell, c, op) < 0)
 		return rp_fail(s->errbuf, RP_E_NOMEM, "model: out of memory");
 	if (op->t_end != RP_TIME_UNKNOWN && op->t_end >= op->t_start) {
 		rp_mhist *const l = lat_of(&m->classes[c->cls], op->op);
@@ -584,8 +598,47 @@ static unsigned path_depth(const char *s, uint32_t len, uint32_t *parent_len)
 	return d;
 }
 
+static int cmp_exact(const void *pa, const void *pb)
+{
+	const rp_mh_exact *const a = pa, *const b = pb;
+	return (a->v > b->v) - (a->v < b->v);
+}
+
+/*
+ * A class's exact gaps: the RP_MH_EXACT_MAX most frequent (ties: the smaller value) of at least 2 and 1/256 of
+ * its gaps, ascending.  gapfine counts them too, so each part's exact counts stay within the part's.
+ */
+static void exact_gaps(rp_model_class *cls, const u64map *vals)
+{
+	uint64_t total = 0;
+	for (size_t i = 0; i < vals->cap; i++)
+		total += vals->keys[i] ? vals->vals[i] : 0;
+	const uint64_t min = total / 256 > 2 ? total / 256 : 2;
+	uint32_t n = 0;
+	for (size_t i = 0; i < vals->cap; i++) {
+		if (!vals->keys[i] || vals->vals[i] < min)
+			continue;
+		const rp_mh_exact e = { .v = vals->keys[i], .n = vals->vals[i] };
+		uint32_t k = n < RP_MH_EXACT_MAX ? n++ : RP_MH_EXACT_MAX;
+		/* keep the array by count descending (then value ascending): insert e, dropping the last when full */
+		while (k > 0 && (cls->gapexact[k - 1].n < e.n || (cls->gapexact[k - 1].n == e.n && cls->gapexact[k - 1].v > e.v))) {
+			if (k < RP_MH_EXACT_MAX)
+				cls->gapexact[k] = cls->gapexact[k - 1];
+			k--;
+		}
+		if (k < RP_MH_EXACT_MAX)
+			cls->gapexact[k] = e;
+	}
+	cls->n_gapexact = n;
+	qsort(cls->gapexact, n, sizeof(cls->gapexact[0]), cmp_exact);
+}
+
 int rp_model_builder_finish(rp_model_builder *b, rp_model *m, char *errbuf)
 {
+	for (uint32_t k = 0; k < b->m.n_classes; k++) {
+		exact_gaps(&b->m.classes[k], &b->gapvals[k]);
+		map_free(&b->gapvals[k]);
+	}
 	rp_model_files *const fs = &b->m.fs;
 	u64map parents = { 0 };
 	for (size_t id = 1; id < b->cap_paths; id++) {

@@ -17,6 +17,8 @@
 /* A finer histogram of gaps splits each log2 bucket b >= 1 into RP_MH_SUB equal parts: index b * RP_MH_SUB + part. */
 #define RP_MH_SUB 8
 #define RP_MH_FINE (RP_MH_BUCKETS * RP_MH_SUB)
+/* Exact gaps a class keeps (the most frequent, each at least 1/256 of its gaps and 2 of them; values >= 16 ns). */
+#define RP_MH_EXACT_MAX 32
 
 /* Limits: a model read from a file is refused beyond them, a trace's is capped at them (and says so). */
 #define RP_MODEL_MAX_CHUNKS 4096      /* the chunk widens so that a trace's span fits */
@@ -29,6 +31,11 @@
 typedef struct rp_mhist {
 	uint64_t n[RP_MH_BUCKETS];
 } rp_mhist;
+
+/* One exact value and how many times it was seen. */
+typedef struct rp_mh_exact {
+	uint64_t v, n;
+} rp_mh_exact;
 
 /* The bucket of v. */
 unsigned rp_mh_bucket(uint64_t v);
@@ -44,9 +51,11 @@ uint64_t rp_mh_sample(const rp_mhist *h, rp_rng *r);
 unsigned rp_mh_fine_index(uint64_t v);
 /*
  * A value of log2 bucket b drawn from fine's parts of that bucket (a part by its count, then uniformly in it);
- * false when fine has no value in b (or b is too narrow to split: below 2^4).
+ * ex[0..nex) (ascending values >= 16, each part's exact counts at most the part's count) are exact values inside
+ * the parts: a part's count is its exact values' counts, drawn as those values, and the rest, drawn uniformly.
+ * False when fine has no value in b (or b is too narrow to split: below 2^4).
  */
-bool rp_mh_fine_sample(const uint64_t *fine, unsigned b, rp_rng *r, uint64_t *v);
+bool rp_mh_fine_sample(const uint64_t *fine, const rp_mh_exact *ex, uint32_t nex, unsigned b, rp_rng *r, uint64_t *v);
 
 /* What one class of clients did in one chunk. */
 typedef struct rp_model_cell {
@@ -67,6 +76,8 @@ typedef struct rp_model_class {
 	rp_mhist *lat[RP_OP__COUNT]; /* recorded latency per op over the whole trace, ns; NULL when none */
 	rp_mhist rexact, wexact;     /* requested lengths that were a power of two (their bucket's low end), whole trace */
 	uint64_t *gapfine;           /* the class's gaps over the whole trace, RP_MH_FINE counts; NULL when none */
+	rp_mh_exact gapexact[RP_MH_EXACT_MAX]; /* its most frequent exact gaps, ascending values (counted in gapfine too) */
+	uint32_t n_gapexact;
 } rp_model_class;
 
 /* The file set: the paths the ops named. */

@@ -80,12 +80,12 @@ static int step(gen *g, gclient *c, const rp_model_cell *cell, uint16_t *seq, si
  * A time from h: its bucket as drawn, the value from the class's fine histogram of that bucket when it has one
  * (gaps crowd inside a bucket), else log-uniform in it (times spread over decades, not evenly in a bucket).
  */
-static uint64_t time_sample(const rp_mhist *h, const uint64_t *fine, rp_rng *r)
+static uint64_t time_sample(const rp_mhist *h, const rp_model_class *cls, rp_rng *r)
 {
 	const uint64_t v = rp_mh_sample(h, r);
 	const unsigned b = rp_mh_bucket(v);
 	uint64_t f;
-	if (rp_mh_fine_sample(fine, b, r, &f))
+	if (cls && rp_mh_fine_sample(cls->gapfine, cls->gapexact, cls->n_gapexact, b, r, &f))
 		return f;
 	if (b < 2)
 		return v;
@@ -115,7 +115,7 @@ static int place(gen *g, gclient *c, const rp_model_cell *cell, size_t from, uin
 	const size_t n = g->n_buf - from;
 	uint64_t sum = 0;
 	for (size_t i = from; i < g->n_buf; i++) {
-		uint64_t gap = time_sample(&cell->gap, g->m->classes[c->cls].gapfine, &c->rng);
+		uint64_t gap = time_sample(&cell->gap, &g->m->classes[c->cls], &c->rng);
 		if (gap > len)
 			gap = len;
 		sum = sum + gap < sum ? UINT64_MAX : sum + gap;

@@ -67,7 +67,7 @@ unsigned rp_mh_fine_index(uint64_t v)
 	return b * RP_MH_SUB + part;
 }
 
-bool rp_mh_fine_sample(const uint64_t *fine, unsigned b, rp_rng *r, uint64_t *v)
+bool rp_mh_fine_sample(const uint64_t *fine, const rp_mh_exact *ex, uint32_t nex, unsigned b, rp_rng *r, uint64_t *v)
 {
 	if (!fine || b < 5 || b >= RP_MH_BUCKETS)
 		return false;
@@ -83,6 +83,17 @@ bool rp_mh_fine_sample(const uint64_t *fine, unsigned b, rp_rng *r, uint64_t *v)
 		if (k < p[s])
 			break;
 		k -= p[s];
+	}
+	/* inside part s: its exact values first, by their counts; k past them is the rest, drawn uniformly */
+	const unsigned idx = b * RP_MH_SUB + s;
+	for (uint32_t i = 0; i < nex; i++) {
+		if (ex[i].v < 16 || rp_mh_fine_index(ex[i].v) != idx)
+			continue;
+		if (k < ex[i].n) {
+			*v = ex[i].v;
+			return true;
+		}
+		k -= ex[i].n;
 	}
 	const uint64_t w = bucket_low(b) / RP_MH_SUB; /* b >= 5: the part's width, a power of two */
 	*v = bucket_low(b) + s * w + rp_rng_below(r, w);

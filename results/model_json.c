@@ -6,7 +6,7 @@
 #include "results/model.h"
 
 #define MODEL_FORMAT "reprise-model"
-#define MODEL_VERSION 2 /* 2 added classes[].gapfine; a version 1 file (without it) reads as before */
+#define MODEL_VERSION 3 /* 2 added classes[].gapfine, 3 classes[].gapexact; older files (without them) read as before */
 
 /* A histogram as [first bucket, its count, the next bucket's count, ...] up to the last non-empty one; NULL when all are empty. */
 static json_t *counts_json(const uint64_t *n, int nb, bool *oom)
@@ -34,6 +34,22 @@ static json_t *counts_json(const uint64_t *n, int nb, bool *oom)
 static json_t *hist_json(const rp_mhist *h, bool *oom)
 {
 	return counts_json(h->n, RP_MH_BUCKETS, oom);
+}
+
+/* Exact values as [[value, count], ...]; NULL when there are none. */
+static json_t *exact_json(const rp_mh_exact *ex, uint32_t n, bool *oom)
+{
+	if (!n)
+		return NULL;
+	json_t *const a = json_array();
+	if (!a) {
+		*oom = true;
+		return NULL;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (json_array_append_new(a, json_pack("[I,I]", (json_int_t)ex[i].v, (json_int_t)ex[i].n)))
+			*oom = true;
+	return a;
 }
 
 static void put(json_t *o, const char *k, json_t *v, bool *oom)
@@ -136,6 +152,7 @@ int rp_model_write_json(const rp_model *m, FILE *f, char *err, size_t errsize)
 			put_hist(c, "wexact", &m->classes[i].wexact, &oom);
 			if (m->classes[i].gapfine)
 				put(c, "gapfine", counts_json(m->classes[i].gapfine, RP_MH_FINE, &oom), &oom);
+			put(c, "gapexact", exact_json(m->classes[i].gapexact, m->classes[i].n_gapexact, &oom), &oom);
 		}
 	}
 	json_t *const fs = json_object();
@@ -250,6 +267,42 @@ static int get_fine(rd *r, const json_t *v, const char *where, uint64_t **fine)
 	return get_counts(r, v, where, "gapfine", *fine, RP_MH_FINE);
 }
 
+/*
+ * classes[i].gapexact: optional (absent before version 3): at most RP_MH_EXACT_MAX [value, count] pairs, values
+ * ascending from 16, counts from 1, and within each gapfine part the exact counts at most the part's.
+ */
+static int get_exact(rd *r, const json_t *v, const char *where, rp_model_class *cls)
+{
+	cls->n_gapexact = 0;
+	if (!v)
+		return 0;
+	if (!json_is_array(v) || json_array_size(v) < 1 || json_array_size(v) > RP_MH_EXACT_MAX)
+		return bad(r, "%sgapexact: not an array of 1 to %d [value, count] pairs", where, RP_MH_EXACT_MAX);
+	if (!cls->gapfine)
+		return bad(r, "%sgapexact: without gapfine", where);
+	for (size_t i = 0; i < json_array_size(v); i++) {
+		const json_t *const e = json_array_get(v, i), *const ev = json_array_get(e, 0), *const en = json_array_get(e, 1);
+		if (!json_is_array(e) || json_array_size(e) != 2 || !json_is_integer(ev) || !json_is_integer(en) ||
+		    json_integer_value(ev) < 16 || json_integer_value(en) < 1 ||
+		    (uint64_t)json_integer_value(en) > RP_MODEL_MAX_COUNT)
+			return bad(r, "%sgapexact[%zu]: not a [value >= 16, count in [1, 2^40]] pair", where, i);
+		const rp_mh_exact x = { .v = (uint64_t)json_integer_value(ev), .n = (uint64_t)json_integer_value(en) };
+		if (i && x.v <= cls->gapexact[i - 1].v)
+			return bad(r, "%sgapexact[%zu]: values not ascending", where, i);
+		/* the part's exact counts so far, this one's included */
+		const unsigned idx = rp_mh_fine_index(x.v);
+		uint64_t sum = x.n;
+		for (size_t j = i; j-- > 0 && rp_mh_fine_index(cls->gapexact[j].v) == idx;)
+			sum += cls->gapexact[j].n;
+		if (sum > cls->gapfine[idx])
+			return bad(r, "%sgapexact[%zu]: more than gapfine's %llu in its part", where, i,
+				   (unsigned long long)cls->gapfine[idx]);
+		cls->gapexact[i] = x;
+		cls->n_gapexact = (uint32_t)i + 1;
+	}
+	return 0;
+}
+
 static int get_ops(rd *r, const json_t *v, const char *where, const char *k, uint64_t *arr)
 {
 	if (!v)
@@ -357,7 +410,8 @@ static int get_header(rd *r, const json_t *d, rp_model *m)
 		if (get_lat(r, json_object_get(c, "lat"), where, m->classes[i].lat) < 0 ||
 		    get_hist(r, json_object_get(c, "rexact"), where, "rexact", &m->classes[i].rexact) < 0 ||
 		    get_hist(r, json_object_get(c, "wexact"), where, "wexact", &m->classes[i].wexact) < 0 ||
-		    get_fine(r, json_object_get(c, "gapfine"), where, &m->classes[i].gapfine) < 0)
+		    get_fine(r, json_object_get(c, "gapfine"), where, &m->classes[i].gapfine) < 0 ||
+		    get_exact(r, json_object_get(c, "gapexact"), where, &m->classes[i]) < 0)
 			return -1;
 	}
 	return 0;

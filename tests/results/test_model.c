@@ -114,6 +114,9 @@ static void builder(void **state)
 	assert_non_null(m.classes[0].gapfine); /* the class's gaps, finer: 2000 ns in [1024, 2048)'s last eighth */
 	assert_int_equal(m.classes[0].gapfine[rp_mh_fine_index(2000)], 4);
 	assert_int_equal(rp_mh_fine_index(2000), 11 * RP_MH_SUB + 7);
+	assert_int_equal(m.classes[0].n_gapexact, 1); /* 2000 ns, 4 times: an exact gap */
+	assert_int_equal(m.classes[0].gapexact[0].v, 2000);
+	assert_int_equal(m.classes[0].gapexact[0].n, 4);
 	assert_int_equal(c0->think.n[rp_mh_bucket(1000)], 4);
 	assert_non_null(m.classes[0].lat[RP_OP_READ]);
 	assert_int_equal(m.classes[0].lat[RP_OP_READ]->n[rp_mh_bucket(1000)], 3);
@@ -179,7 +182,21 @@ static void bad_models(void **state)
 	refuse("", "line 1");
 	refuse("[1]", "not a JSON object");
 	refuse("{\"format\":\"x\"}", "format");
-	refuse("{\"format\":\"reprise-model\",\"version\":3}", "version: 3, this reprise reads 1 to 2");
+	refuse("{\"format\":\"reprise-model\",\"version\":4}", "version: 4, this reprise reads 1 to 3");
+	refuse(HEAD "\"classes\":[{\"name\":\"read\",\"clients\":1,\"gapexact\":[[100,1]]}]," FILES "\"chunks\":[[{}]]}",
+	       "classes[0].gapexact: without gapfine");
+	refuse(HEAD "\"classes\":[{\"name\":\"read\",\"clients\":1,\"gapfine\":[60,3],\"gapexact\":[[100,2],[101,2]]}]," FILES
+		    "\"chunks\":[[{}]]}",
+	       "classes[0].gapexact[1]: more than gapfine's 3 in its part");
+	refuse(HEAD "\"classes\":[{\"name\":\"read\",\"clients\":1,\"gapfine\":[60,3],\"gapexact\":[[101,1],[100,1]]}]," FILES
+		    "\"chunks\":[[{}]]}",
+	       "classes[0].gapexact[1]: values not ascending");
+	refuse(HEAD "\"classes\":[{\"name\":\"read\",\"clients\":1,\"gapfine\":[60,3],\"gapexact\":[[15,1]]}]," FILES
+		    "\"chunks\":[[{}]]}",
+	       "classes[0].gapexact[0]: not a [value >= 16");
+	refuse(HEAD "\"classes\":[{\"name\":\"read\",\"clients\":1,\"gapfine\":[60,3],\"gapexact\":[]}]," FILES
+		    "\"chunks\":[[{}]]}",
+	       "classes[0].gapexact: not an array of 1 to 32");
 	refuse("{\"format\":\"reprise-model\",\"version\":0}", "version: 0");
 	refuse(HEAD "\"classes\":[{\"name\":\"read\",\"clients\":1,\"gapfine\":[520,1]}]," FILES "\"chunks\":[[{}]]}",
 	       "classes[0].gapfine: first bucket");
@@ -215,17 +232,38 @@ static void fine_gaps(void **state)
 	rp_rng_seed(&r, 7);
 	uint64_t v;
 	for (int i = 0; i < 1000; i++) {
-		assert_true(rp_mh_fine_sample(fine, 17, &r, &v));
+		assert_true(rp_mh_fine_sample(fine, NULL, 0, 17, &r, &v));
 		assert_true(v >= 65536 + 4 * 8192 && v < 65536 + 5 * 8192);
 	}
-	assert_false(rp_mh_fine_sample(fine, 16, &r, &v)); /* nothing in that bucket: the caller draws as before */
-	assert_false(rp_mh_fine_sample(NULL, 17, &r, &v));
+	assert_false(rp_mh_fine_sample(fine, NULL, 0, 16, &r, &v)); /* nothing in that bucket: the caller draws as before */
+	assert_false(rp_mh_fine_sample(NULL, NULL, 0, 17, &r, &v));
+	/* an exact value of the part: 2 of its 3 counts, so about 2 draws in 3 are it, the rest uniform in the part */
+	const rp_mh_exact ex[] = { { 1000, 5 }, { 100000, 2 } }; /* 1000 is in another bucket: never drawn here */
+	unsigned exact = 0, other = 0;
+	for (int i = 0; i < 3000; i++) {
+		assert_true(rp_mh_fine_sample(fine, ex, 2, 17, &r, &v));
+		assert_true(v >= 65536 + 4 * 8192 && v < 65536 + 5 * 8192);
+		exact += v == 100000;
+		other += v == 1000;
+	}
+	assert_int_equal(other, 0);
+	assert_true(exact > 1800 && exact < 2200);
 	/* a version 1 model (no gapfine) still reads */
 	const char *const v1 = HEAD CLASSES FILES "\"chunks\":[[{\"clients\":1,\"ops\":{\"read\":1}}]]}";
 	rp_model m;
 	char err[256];
 	assert_int_equal(rp_model_read_json(&m, v1, strlen(v1), err, sizeof(err)), 0);
 	assert_null(m.classes[0].gapfine);
+	assert_int_equal(m.classes[0].n_gapexact, 0);
+	rp_model_free(&m);
+	/* a version 3 model's exact gaps read back */
+	const char *const v3 = "{\"format\":\"reprise-model\",\"version\":3,\"chunk_ns\":1000000000,\"span_ns\":0,\"ops\":1,"
+			       "\"classes\":[{\"name\":\"read\",\"clients\":1,\"gapfine\":[60,3],\"gapexact\":[[100,2]]}]," FILES
+			       "\"chunks\":[[{\"clients\":1,\"ops\":{\"read\":1}}]]}";
+	assert_int_equal(rp_model_read_json(&m, v3, strlen(v3), err, sizeof(err)), 0);
+	assert_int_equal(m.classes[0].n_gapexact, 1);
+	assert_int_equal(m.classes[0].gapexact[0].v, 100);
+	assert_int_equal(m.classes[0].gapexact[0].n, 2);
 	rp_model_free(&m);
 }
 
