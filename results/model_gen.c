@@ -26,6 +26,10 @@ static int step(gen *g, gclient *c, const rp_model_cell *cell, uint16_t *seq, si
 	const bool fail = cell->ops[op] && rp_rng_below(&c->rng, cell->ops[op]) < cell->failed[op];
 	if (op == RP_OP_OPEN)
 		return rp__gen_open(g, c, fail);
+	if (op == RP_OP_UNLOCK && c->owed) {
+		c->owed--; /* made already, when its handle was closed */
+		return 0;
+	}
 	if (op == RP_OP_UNLOCK)
 		for (uint32_t k = c->nh; k-- > 0;)
 			if (c->h[k].locks)
@@ -62,8 +66,13 @@ static int step(gen *g, gclient *c, const rp_model_cell *cell, uint16_t *seq, si
 			return r;
 		g->st->added_opens++;
 	}
-	if (op == RP_OP_CLOSE)
-		return rp__gen_close(g, c, c->nh - 1);
+	if (op == RP_OP_CLOSE) {
+		/* the most recent handle holding no lock: a locked one stays open for the unlock that pairs with it */
+		uint32_t k = c->nh - 1;
+		while (k > 0 && c->h[k].locks)
+			k--;
+		return rp__gen_close(g, c, c->h[k].locks ? c->nh - 1 : k);
+	}
 	if (needs_handle(op))
 		return rp__gen_io(g, c, cell, op);
 	if (op == RP_OP_UNLINK || op == RP_OP_RENAME || op == RP_OP_MKDIR || op == RP_OP_RMDIR) {

@@ -44,6 +44,7 @@ typedef struct gclient {
 	rp_rng rng;
 	uint32_t cls, rank; /* its class and its place among the class's generated clients */
 	uint64_t t;
+	uint64_t owed; /* unlocks made before their turn (a locked handle closed): later unlocks are them */
 	ghandle h[GEN_MAX_HANDLES];
 	uint32_t nh;
 	uint32_t *own; /* indexes of the files it owns (alive or not) */

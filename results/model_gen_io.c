@@ -8,6 +8,12 @@
 
 int rp__gen_close(gen *g, gclient *c, uint32_t k)
 {
+	/* its locks are released first: a later unlock of the chunk's (owed) is then the one already made */
+	while (c->h[k].locks) {
+		if (rp__gen_unlock(g, c, &c->h[k]) < 0)
+			return RP_E_NOMEM;
+		c->owed++;
+	}
 	rp_op *const op = rp__gen_emit(g, c, RP_OP_CLOSE);
 	if (!op)
 		return RP_E_NOMEM;
@@ -22,7 +28,10 @@ int rp__gen_close(gen *g, gclient *c, uint32_t k)
 int rp__gen_open(gen *g, gclient *c, bool fail)
 {
 	if (c->nh == GEN_MAX_HANDLES) {
-		const int r = rp__gen_close(g, c, 0);
+		uint32_t k = 0; /* the oldest holding no lock, else the oldest */
+		while (k < c->nh - 1 && c->h[k].locks)
+			k++;
+		const int r = rp__gen_close(g, c, c->h[k].locks ? 0 : k);
 		if (r < 0)
 			return r;
 		g->st->added_closes++;

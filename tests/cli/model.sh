@@ -51,7 +51,7 @@ fails() {
 		not_ok "$d"
 	fi
 }
-echo "1..27"
+echo "1..29"
 
 # 1. dbench's client.txt (458,344 ops): a model of at most 5 % of its .rpz, the same trace for a seed
 client=/usr/share/dbench/client.txt
@@ -71,6 +71,12 @@ if [ -f "$client" ]; then
 	echo "# client.txt generated: $nd directories listed, $nr paths renamed"
 	if [ "$nd" -ge 5 ] && [ "$nd" -le 30 ]; then ok "client.txt: successful listings of 5-30 directories ($nd)"; else not_ok "client.txt: listings of $nd directories"; fi
 	if [ "$nr" -le 1000 ]; then ok "client.txt: renames name at most 1,000 paths ($nr)"; else not_ok "client.txt: renames name $nr paths"; fi
+	# every unlock the trace has (258; 27 when a close of a locked handle took its lock along)
+	"$reprise" cat "$tmp/client.rpz" >"$tmp/c.txt"
+	lk=$(grep -c ' lock ' "$tmp/c.txt") ul=$(grep -c ' unlock ' "$tmp/c.txt")
+	glk=$(grep -c ' lock ' "$tmp/g1.txt") gul=$(grep -c ' unlock ' "$tmp/g1.txt")
+	echo "# client.txt: $lk locks, $ul unlocks; generated $glk, $gul"
+	if [ "$glk" = "$lk" ] && [ "$gul" = "$ul" ]; then ok "client.txt: the trace's locks and unlocks, each"; else not_ok "client.txt: $glk locks, $gul unlocks generated"; fi
 	# the replay of a part (its first 20000 lines): all of it is two minutes of a loaded machine
 	head -n 20000 "$client" >"$tmp/part.txt"
 	"$reprise" convert -q "$tmp/part.txt" "$tmp/part.rpz"
@@ -79,7 +85,7 @@ if [ -f "$client" ]; then
 	mix "client.txt's first 20000 lines: the op mix within 1 point" "$tmp/part.rpz" "$tmp/part-g.rpz"
 	replays "client.txt's first 20000 lines: the generated trace replays with 0 mismatches" "$tmp/part-g.rpz"
 else
-	for i in 1 2 3 4 5 6 7 8 9 10 11; do ok "# SKIP no /usr/share/dbench/client.txt"; done
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12; do ok "# SKIP no /usr/share/dbench/client.txt"; done
 fi
 
 # 2. the pgbench sample (timed, 13 processes): generated, replayed (prepare included) with no mismatch
@@ -105,6 +111,13 @@ mix "nfs3-write: the generated op mix within 1 point per op" "$nfs" "$tmp/nfs-g.
 nu=$("$reprise" cat "$tmp/nfs-g.rpz" | grep -c ' unlink ')
 if [ "$nu" = 1 ]; then ok "nfs3-write: the one unlink is generated"; else not_ok "nfs3-write: $nu unlinks generated, not 1"; fi
 replays "nfs3-write: the generated trace replays with 0 mismatches" "$tmp/nfs-g.rpz"
+
+# the dbench sample (syscalls, 24 fcntl locks and their unlocks over 2 chunks): every unlock generated
+db=$src/samples/syscall/dbench.rpz
+"$reprise" model -q "$db" -o "$tmp/db.json" && "$reprise" generate -q "$tmp/db.json" -o "$tmp/db-g.rpz"
+"$reprise" cat "$tmp/db-g.rpz" >"$tmp/db-g.txt"
+glk=$(grep -c ' lock ' "$tmp/db-g.txt") gul=$(grep -c ' unlock ' "$tmp/db-g.txt")
+if [ "$glk" = 24 ] && [ "$gul" = 24 ]; then ok "dbench sample: 24 locks, 24 unlocks generated"; else not_ok "dbench sample: $glk locks, $gul unlocks generated"; fi
 
 # 3. bad models: a clear error, no output
 printf '{"format":"reprise-model"' >"$tmp/cut.json"
