@@ -192,6 +192,8 @@ void rp_model_free(rp_model *m)
 		free(m->classes[k].gapfine);
 		m->classes[k].gapfine = NULL;
 	}
+	for (size_t i = 0; m->cells && i < (size_t)m->n_chunks * m->n_classes; i++)
+		free(m->cells[i].first);
 	free(m->cells);
 	m->cells = NULL;
 }
@@ -534,6 +536,13 @@ static int op2_cb(rp_sink *s, const rp_op *op)
 		cell->failed[op->op]++;
 	if (op->op == RP_OP_OPEN && !(op->oflags & RP_OF_DIRECTORY) && op_creates(op))
 		m->fs.creates++;
+	if (!c->has_prev && m->span_ns) { /* the client's first op: when in its chunk it began */
+		if (!cell->first && !(cell->first = calloc(RP_MODEL_FIRST_BINS, sizeof(uint64_t))))
+			return rp_fail(s->errbuf, RP_E_NOMEM, "model: out of memory");
+		const uint64_t off = op->t_start - (uint64_t)chunk * m->chunk_ns; /* the last chunk takes what is past it */
+		const uint64_t bin = off / (m->chunk_ns / RP_MODEL_FIRST_BINS);
+		cell->first[bin < RP_MODEL_FIRST_BINS ? bin : RP_MODEL_FIRST_BINS - 1]++;
+	}
 	if (timing(&m->classes[c->cls], &b->gapvals[c->cls], cell, c, op) < 0)
 		return rp_fail(s->errbuf, RP_E_NOMEM, "model: out of memory");
 	if (op->t_end != RP_TIME_UNKNOWN && op->t_end >= op->t_start) {

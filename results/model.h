@@ -26,6 +26,7 @@
 #define RP_MODEL_MAX_CLIENTS 65536    /* clients tracked by the builder; more share the last slot */
 #define RP_MODEL_MAX_FILES 1000000    /* paths tracked for the file set */
 #define RP_MODEL_MAX_HANDLES 1000000  /* open handles tracked for offsets */
+#define RP_MODEL_FIRST_BINS 256       /* equal bins of a chunk for when its clients' first ops start */
 #define RP_MODEL_MAX_COUNT (UINT64_C(1) << 40) /* any count in a model file: more is absurd */
 
 typedef struct rp_mhist {
@@ -68,6 +69,7 @@ typedef struct rp_model_cell {
 	rp_mhist gap;                    /* ns between a client's successive op starts */
 	rp_mhist think;                  /* ns from a client's op end to its next op's start */
 	rp_mhist depth;                  /* the client's ops in flight when one starts (itself included) */
+	uint64_t *first; /* clients' first ops: RP_MODEL_FIRST_BINS counts of their offset in the chunk; NULL: none */
 } rp_model_cell;
 
 typedef struct rp_model_class {

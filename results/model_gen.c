@@ -113,7 +113,8 @@ static int cmp_u64(const void *pa, const void *pb)
 }
 
 /*
- * The times of a client's ops buf[from..) in its chunk of len ns: gaps drawn from the cell.  When they add up
+ * The times of a client's ops buf[from..) in its chunk of len ns: gaps drawn from the cell, the first from the
+ * client's previous op (or, for its first op ever, at an offset drawn from the cell's first).  When they add up
  * to more than the chunk, the longest are cut down to one level until they fit (a trace's long idle gap spans
  * chunks but is counted in one): the short gaps, most of them, stay as drawn.
  */
@@ -121,10 +122,41 @@ static int place(gen *g, gclient *c, const rp_model_cell *cell, size_t from, uin
 {
 	if (!timed || from == g->n_buf)
 		return 0;
+	const uint64_t end = t0 + len; /* no op of the chunk starts past it */
+	uint64_t edge = 0;  /* the first gap is at least this: the chunk's first op starts in the chunk */
+	bool lead = false; /* the first op starts at the drawn offset itself, no gap before it */
+	if (!c->started && cell->first) {
+		/* the client's first op: when the model's clients' first ops began in the chunk, not at its start */
+		uint64_t tot = 0;
+		for (unsigned i = 0; i < RP_MODEL_FIRST_BINS; i++)
+			tot += cell->first[i];
+		if (tot) {
+			uint64_t k = rp_rng_below(&c->rng, tot);
+			unsigned bin = 0;
+			for (; bin < RP_MODEL_FIRST_BINS - 1 && k >= cell->first[bin]; bin++)
+				k -= cell->first[bin];
+			const uint64_t w = g->m->chunk_ns / RP_MODEL_FIRST_BINS;
+			uint64_t off = bin * w + rp_rng_below(&c->rng, w);
+			off = off < len ? off : len;
+			t0 += off;
+			len -= off;
+			lead = true;
+		}
+	}
+	else if (c->started && c->last < t0) {
+		/* the first gap runs from the client's previous op, in the chunk before: a gap that spans the chunks'
+		 * edge is counted in this one (nfs3-write: 50 ms from 0.986 s to 1.035 s), not laid out from the edge */
+		edge = t0 - c->last;
+		len += edge;
+		t0 = c->last;
+	}
+	c->started = true;
 	const size_t n = g->n_buf - from;
 	uint64_t sum = 0;
 	for (size_t i = from; i < g->n_buf; i++) {
-		uint64_t gap = time_sample(&cell->gap, &g->m->classes[c->cls], &c->rng);
+		uint64_t gap = lead && i == from ? 0 : time_sample(&cell->gap, &g->m->classes[c->cls], &c->rng);
+		if (i == from && gap < edge)
+			gap = edge;
 		if (gap > len)
 			gap = len;
 		sum = sum + gap < sum ? UINT64_MAX : sum + gap;
@@ -154,7 +186,9 @@ static int place(gen *g, gclient *c, const rp_model_cell *cell, size_t from, uin
 		t += op->t_start < cap ? op->t_start : cap;
 		if (t < c->t)
 			t = c->t;
-		op->t_start = c->t = t;
+		if (t > end)
+			t = end;
+		op->t_start = c->t = c->last = t;
 		const rp_mhist *const lat = g->m->classes[c->cls].lat[op->op];
 		op->t_end = t + (lat ? rp_mh_sample(lat, &c->rng) : 0);
 	}
@@ -224,6 +258,41 @@ static int cmp_key(const void *a, const void *b)
 	if (x->client != y->client)
 		return x->client < y->client ? -1 : 1;
 	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+ * The trace's span ends at its last op: the last generated chunk's last op is moved to end (the span's end or
+ * --duration's), lengthening its client's longest gap of the chunk (the idle time drawn gaps fell short of:
+ * nfs3-write's 0.43 s last chunk drew 0.24 s) and moving that client's later ops of the chunk with it.
+ */
+static void reach_end(gen *g, uint64_t end)
+{
+	size_t last = SIZE_MAX;
+	for (size_t i = 0; i < g->n_buf; i++)
+		if (last == SIZE_MAX || g->buf[i].t_start > g->buf[last].t_start)
+			last = i;
+	if (last == SIZE_MAX || g->buf[last].t_start >= end)
+		return;
+	const uint32_t client = g->buf[last].client;
+	const uint64_t d = end - g->buf[last].t_start;
+	size_t at = SIZE_MAX; /* the client's op after its longest gap of the chunk */
+	uint64_t longest = 0, prev = UINT64_MAX;
+	for (size_t i = 0; i < g->n_buf; i++) { /* a client's ops are in buf in its own order */
+		if (g->buf[i].client != client)
+			continue;
+		if (prev != UINT64_MAX && g->buf[i].t_start - prev >= longest) {
+			longest = g->buf[i].t_start - prev;
+			at = i;
+		}
+		prev = g->buf[i].t_start;
+	}
+	if (at == SIZE_MAX) /* one op: it moves alone */
+		at = last;
+	for (size_t i = at; i < g->n_buf; i++)
+		if (g->buf[i].client == client) {
+			g->buf[i].t_start += d;
+			g->buf[i].t_end += d;
+		}
 }
 
 /* The chunk's ops into the sink by start time, then client, each client's own order kept. */
@@ -365,6 +434,8 @@ int rp_model_generate(const rp_model *m, const rp_gen_opts *o, rp_sink *sink, rp
 			if (row[c->cls].clients)
 				rc = client_chunk(&g, c, &row[c->cls], ch, t0, len, timed);
 		}
+		if (rc == 0 && timed && ch == chunks - 1)
+			reach_end(&g, t0 + len);
 		if (rc == 0)
 			rc = flush_chunk(&g);
 	}

@@ -44,6 +44,8 @@ typedef struct gclient {
 	rp_rng rng;
 	uint32_t cls, rank; /* its class and its place among the class's generated clients */
 	uint64_t t;
+	bool started;  /* its first op is laid out */
+	uint64_t last; /* its last op's start laid out */
 	uint64_t owed; /* unlocks made before their turn (a locked handle closed): later unlocks are them */
 	ghandle h[GEN_MAX_HANDLES];
 	uint32_t nh;

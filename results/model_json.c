@@ -6,7 +6,7 @@
 #include "results/model.h"
 
 #define MODEL_FORMAT "reprise-model"
-#define MODEL_VERSION 3 /* 2 added classes[].gapfine, 3 classes[].gapexact; older files (without them) read as before */
+#define MODEL_VERSION 3 /* 2 added classes[].gapfine, 3 classes[].gapexact and cells' first; older files (without them) read as before */
 
 /* A histogram as [first bucket, its count, the next bucket's count, ...] up to the last non-empty one; NULL when all are empty. */
 static json_t *counts_json(const uint64_t *n, int nb, bool *oom)
@@ -116,6 +116,8 @@ static json_t *cell_json(const rp_model_cell *c, bool *oom)
 	put_hist(o, "gap", &c->gap, oom);
 	put_hist(o, "think", &c->think, oom);
 	put_hist(o, "depth", &c->depth, oom);
+	if (c->first)
+		put(o, "first", counts_json(c->first, RP_MODEL_FIRST_BINS, oom), oom);
 	return o;
 }
 
@@ -346,6 +348,19 @@ static int get_cell(rd *r, const json_t *o, const char *where, rp_model_cell *c)
 		snprintf(k, sizeof(k), ".%s", names[i]);
 		if (get_hist(r, json_object_get(o, names[i]), where, k, hs[i]) < 0)
 			return -1;
+	}
+	/* first (version 3): when its clients' first ops start, at most one a client */
+	const json_t *const first = json_object_get(o, "first");
+	if (first) {
+		if (!(c->first = calloc(RP_MODEL_FIRST_BINS, sizeof(uint64_t))))
+			return bad(r, "out of memory");
+		if (get_counts(r, first, where, ".first", c->first, RP_MODEL_FIRST_BINS) < 0)
+			return -1;
+		uint64_t t = 0;
+		for (unsigned i = 0; i < RP_MODEL_FIRST_BINS; i++)
+			t += c->first[i];
+		if (t > c->clients)
+			return bad(r, "%s.first: more first ops than its %u clients", where, c->clients);
 	}
 	return 0;
 }

@@ -122,7 +122,12 @@ static void builder(void **state)
 	assert_int_equal(m.classes[0].lat[RP_OP_READ]->n[rp_mh_bucket(1000)], 3);
 	assert_int_equal(m.classes[0].rexact.n[13], 3); /* 4096 is a power of two */
 	assert_int_equal(m.fs.creates, 0);
+	assert_non_null(c0->first); /* the reader began at 0 s, the statter 0.5 s into chunk 1 (bin 128 of 256) */
+	assert_int_equal(c0->first[0], 1);
 	const rp_model_cell *const c1 = rp_model_cell_at(&m, 1, 1);
+	assert_non_null(c1->first);
+	assert_int_equal(c1->first[128], 1);
+	assert_null(rp_model_cell_at(&m, 1, 0)->first);
 	assert_int_equal(c1->ops[RP_OP_STAT], 2);
 	assert_int_equal(c1->failed[RP_OP_STAT], 1);
 	assert_int_equal(m.fs.files, 1); /* /d/f (read and stat'ed); /d/g only failed a stat; /d a directory */
@@ -209,6 +214,8 @@ static void bad_models(void **state)
 	refuse(HEAD CLASSES FILES "\"chunks\":[[{\"clients\":1,\"ops\":{\"read\":1},\"failed\":{\"read\":2}}]]}",
 	       "failed.read: more than its ops");
 	refuse(HEAD CLASSES FILES "\"chunks\":[[{\"clients\":2}]]}", "more than its class's 1");
+	refuse(HEAD CLASSES FILES "\"chunks\":[[{\"clients\":1,\"first\":[3,1,1]}]]}", "first: more first ops than its 1");
+	refuse(HEAD CLASSES FILES "\"chunks\":[[{\"clients\":1,\"first\":[256,1]}]]}", "first: first bucket");
 	refuse(HEAD CLASSES FILES "\"chunks\":[[{\"clients\":1,\"ops\":{\"read\":99999999999999}}]]}", "not a count");
 	refuse(HEAD CLASSES "\"files\":{\"files\":1,\"dirs\":0,\"created\":5,\"shared\":0},\"chunks\":[[{}]]}", "created");
 	refuse("{\"format\":\"reprise-model\",\"version\":1,\"chunk_ns\":10,\"span_ns\":0,\"ops\":1}", "under 1 µs");
@@ -309,6 +316,17 @@ static void generate(void **state)
 	}
 	rp_memsink_fini(&a);
 	rp_memsink_fini(&b);
+	/* the model's clients: the statter's first op 0.5 s into chunk 1 (its first bin), the trace's last op at the span */
+	const rp_gen_opts o0 = { .seed = 9 };
+	assert_int_equal(rp_memsink_init(&a), 0);
+	assert_int_equal(rp_model_generate(&m, &o0, &a.base, &st, eb), 0);
+	size_t k1 = 0;
+	while (k1 < a.n_ops && a.ops[k1].t_start < 1000000000)
+		k1++;
+	assert_true(k1 < a.n_ops);
+	assert_in_range(a.ops[k1].t_start, 1500000000, 1500000000 + 1000000000 / RP_MODEL_FIRST_BINS);
+	assert_int_equal(a.ops[a.n_ops - 1].t_start, m.span_ns);
+	rp_memsink_fini(&a);
 	/* failed readdirs stay failed: a listing of a directory that is never there, ENOENT recorded */
 	rp_model_cell_at(&m, 0, 0)->ops[RP_OP_READDIR] += 4;
 	uint64_t want = 0;
