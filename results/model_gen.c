@@ -123,7 +123,7 @@ static int place(gen *g, gclient *c, const rp_model_cell *cell, size_t from, uin
 	if (!timed || from == g->n_buf)
 		return 0;
 	const uint64_t end = t0 + len; /* no op of the chunk starts past it */
-	uint64_t edge = 0;  /* the first gap is at least this: the chunk's first op starts in the chunk */
+	uint64_t edge = 0;  /* the first gap's part before the chunk: the chunk's first op starts in the chunk */
 	bool lead = false; /* the first op starts at the drawn offset itself, no gap before it */
 	if (!c->started && cell->first) {
 		/* the client's first op: when the model's clients' first ops began in the chunk, not at its start */
@@ -147,16 +147,14 @@ static int place(gen *g, gclient *c, const rp_model_cell *cell, size_t from, uin
 		/* the first gap runs from the client's previous op, in the chunk before: a gap that spans the chunks'
 		 * edge is counted in this one (nfs3-write: 50 ms from 0.986 s to 1.035 s), not laid out from the edge */
 		edge = t0 - c->last;
-		len += edge;
-		t0 = c->last;
 	}
 	c->started = true;
 	const size_t n = g->n_buf - from;
 	uint64_t sum = 0;
 	for (size_t i = from; i < g->n_buf; i++) {
 		uint64_t gap = lead && i == from ? 0 : time_sample(&cell->gap, &g->m->classes[c->cls], &c->rng);
-		if (i == from && gap < edge)
-			gap = edge;
+		if (i == from) /* what is left of it inside the chunk */
+			gap = gap > edge ? gap - edge : 0;
 		if (gap > len)
 			gap = len;
 		sum = sum + gap < sum ? UINT64_MAX : sum + gap;
