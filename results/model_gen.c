@@ -66,13 +66,8 @@ static int step(gen *g, gclient *c, const rp_model_cell *cell, uint16_t *seq, si
 			return r;
 		g->st->added_opens++;
 	}
-	if (op == RP_OP_CLOSE) {
-		/* the most recent handle holding no lock: a locked one stays open for the unlock that pairs with it */
-		uint32_t k = c->nh - 1;
-		while (k > 0 && c->h[k].locks)
-			k--;
-		return rp__gen_close(g, c, c->h[k].locks ? c->nh - 1 : k);
-	}
+	if (op == RP_OP_CLOSE) /* the most recent handle; its locks are released first (rp__gen_close) */
+		return rp__gen_close(g, c, c->nh - 1);
 	if (needs_handle(op))
 		return rp__gen_io(g, c, cell, op);
 	if (op == RP_OP_UNLINK || op == RP_OP_RENAME || op == RP_OP_MKDIR || op == RP_OP_RMDIR) {

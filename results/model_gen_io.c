@@ -28,10 +28,7 @@ int rp__gen_close(gen *g, gclient *c, uint32_t k)
 int rp__gen_open(gen *g, gclient *c, bool fail)
 {
 	if (c->nh == GEN_MAX_HANDLES) {
-		uint32_t k = 0; /* the oldest holding no lock, else the oldest */
-		while (k < c->nh - 1 && c->h[k].locks)
-			k++;
-		const int r = rp__gen_close(g, c, c->h[k].locks ? 0 : k);
+		const int r = rp__gen_close(g, c, 0); /* the oldest; its locks are released first */
 		if (r < 0)
 			return r;
 		g->st->added_closes++;
