@@ -188,6 +188,18 @@ static inline bool same_fields(const rp_op *a, const rp_op *b)
 	       a->raw.level == b->raw.level && (a->t_end == RP_TIME_UNKNOWN) == (b->t_end == RP_TIME_UNKNOWN);
 }
 
+/*
+ * Whether op j of a repeat (co, copying so; cp and sp the ops before them) keeps
+ * its source's times: it starts as long after the op before it as so did, and
+ * lasts as long.
+ */
+static inline bool same_times(const rp_op *sp, const rp_op *so, const rp_op *cp, const rp_op *co, uint32_t j)
+{
+	if (j && co->t_start - cp->t_start != so->t_start - sp->t_start)
+		return false;
+	return co->t_end == RP_TIME_UNKNOWN || co->t_end - co->t_start == so->t_end - so->t_start;
+}
+
 /* A handle of a copied op: 0 stays 0, others move by the repeat's shift, set by the first one seen. */
 static inline bool same_handle(uint64_t src, uint64_t cur, bool *dh_set, uint64_t *dh)
 {
@@ -226,14 +238,9 @@ static uint32_t extend(const rpz_hist *h, const rp_op *ops, uint32_t i, uint32_t
 		}
 		if (!same_handle(so->handle, co->handle, &dh_set, &dh) || !same_handle(so->handle2, co->handle2, &dh_set, &dh))
 			break; /* a later start may see another shift first: not remembered */
-		if (times_ok) {
-			if (j && co->t_start - cp->t_start != so->t_start - sp->t_start)
-				times_ok = false;
-			else if (co->t_end != RP_TIME_UNKNOWN && co->t_end - co->t_start != so->t_end - so->t_start)
-				times_ok = false;
-			else
-				len_timed = j + 1;
-		}
+		times_ok = times_ok && same_times(sp, so, cp, co, j);
+		if (times_ok)
+			len_timed = j + 1;
 		len = j + 1;
 		sp = so;
 		cp = co;
@@ -320,14 +327,9 @@ static uint32_t extend_shift(const rpz_match *m, const rpz_hist *h, const rp_op 
 		    !same_path(m, so->path2, co->path2, &paths) || !same_offset(so->offset, co->offset, &do_set, &doff) ||
 		    !same_handle(so->handle, co->handle, &dh_set, &dh) || !same_handle(so->handle2, co->handle2, &dh_set, &dh))
 			break;
-		if (times_ok) {
-			if (j && co->t_start - cp->t_start != so->t_start - sp->t_start)
-				times_ok = false;
-			else if (co->t_end != RP_TIME_UNKNOWN && co->t_end - co->t_start != so->t_end - so->t_start)
-				times_ok = false;
-			else
-				len_timed = j + 1;
-		}
+		times_ok = times_ok && same_times(sp, so, cp, co, j);
+		if (times_ok)
+			len_timed = j + 1;
 		len = j + 1;
 		sp = so;
 		cp = co;
